@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ptbpf build. Everything generated lands in .output/. Quiet lines by
+# default, `make V=1` for full ones.
+
+OUTPUT := .output
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= cc
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+
+ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+
+WARN := -Wall -Wextra -Wno-unused-parameter
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+CFLAGS ?= -g -O2
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -DPTBPF_VERSION='"$(VERSION)"'
+CPPFLAGS += -I$(OUTPUT) -Ibpf -Iuser
+LDLIBS := -lbpf -lelf -lz -lpthread
+TEST_LDLIBS := $(LDLIBS) -lcmocka -lipt
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+MAKEFLAGS += --no-print-directory
+endif
+
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
+SIM_SRCS := $(wildcard tests/sim/*.c)
+SIM_OBJS := $(patsubst tests/sim/%.c,$(OUTPUT)/tests/sim/%.o,$(SIM_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%,$(UNIT_SRCS))
+INTEG_SRCS := $(wildcard tests/integration/test_*.c)
+INTEG_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(INTEG_SRCS))
+HELPER_SRCS := $(wildcard tests/progs/*.c)
+HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS))
+TOOL_SRCS := $(wildcard tools/dump/*.c)
+
+.PHONY: all deps check unit integration demo bench install clean fmt vmlinux
+
+all: ptbpf
+
+deps:
+	$(Q)tools/deps.sh
+
+$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests/sim $(OUTPUT)/tests/unit \
+$(OUTPUT)/tests/integration $(OUTPUT)/tests/progs:
+	$(Q)mkdir -p $@
+
+# The BPF object: CO-RE, so one object runs on kernels other than this one.
+$(OUTPUT)/ptbpf.bpf.o: bpf/ptbpf.bpf.c bpf/ptbpf.h $(VMLINUX) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+		-Wall -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/ptbpf.skel.h: $(OUTPUT)/ptbpf.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h) bpf/ptbpf.h $(OUTPUT)/ptbpf.skel.h | $(OUTPUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/libptbpf.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+ptbpf: $(OUTPUT)/user/main.o $(OUTPUT)/libptbpf.a
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/sim/%.o: tests/sim/%.c $(wildcard tests/sim/*.h) $(wildcard user/*.h) | $(OUTPUT)/tests/sim
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/sim $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(SIM_OBJS) $(OUTPUT)/libptbpf.a $(wildcard tests/*.h) | $(OUTPUT)/tests/unit
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests -Itests/sim $(CFLAGS) $< $(SIM_OBJS) $(OUTPUT)/libptbpf.a $(TEST_LDLIBS) -o $@
+
+$(OUTPUT)/tests/integration/%: tests/integration/%.c $(OUTPUT)/libptbpf.a $(wildcard tests/*.h) | $(OUTPUT)/tests/integration
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(OUTPUT)/libptbpf.a $(TEST_LDLIBS) -o $@
+
+$(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -lpthread -o $@
+
+unit: $(UNIT_BINS)
+integration: ptbpf $(INTEG_BINS) $(HELPER_BINS)
+
+# The summary line `N passed, N failed, N skipped` comes from tests/run.sh.
+check: deps
+	$(Q)$(MAKE) all unit integration
+	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS)
+
+demo: deps
+	$(Q)$(MAKE) all $(HELPER_BINS)
+	$(Q)tools/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) all $(HELPER_BINS)
+	$(Q)tests/bench/run.sh $(B)
+
+install: ptbpf
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf)
+	$(Q)install -D -m 0755 ptbpf $(DESTDIR)$(PREFIX)/bin/ptbpf
+
+vmlinux:
+	$(Q)vmlinux/gen.sh
+
+fmt:
+	$(Q)git ls-files '*.c' '*.h' | grep -v '^vmlinux/' | xargs clang-format -i
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT) ptbpf

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptbpf: follow one thread group's run/stop transitions from the scheduler
+ * and signal tracepoints, and tell user space about process-level changes.
+ *
+ * Per-thread state lives in the threads map; two counters (live threads,
+ * stopped threads) aggregate it so a transition costs O(1). The process
+ * state flips with compare-and-swap, so when two threads stop at once on two
+ * CPUs exactly one of them reports the process stop.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "ptbpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Task state bits: macros in include/linux/sched.h, not in BTF. They have
+ * kept these values since 2.6.
+ */
+#define TASK_STOPPED_BIT 0x0004 /* __TASK_STOPPED */
+#define TASK_TRACED_BIT 0x0008 /* __TASK_TRACED */
+
+#define SIGKILL 9
+#define SIGTRAP 5
+#define SIGABRT 6
+#define SIGBUS 7
+#define SIGFPE 8
+#define SIGSEGV 11
+#define SIGILL 4
+#define SIGSYS 31
+#define SIGSTOP 19
+#define SIGTSTP 20
+#define SIGTTIN 21
+#define SIGTTOU 22
+
+/* include/trace/events/signal.h: the signal was queued for delivery */
+#define TRACE_SIGNAL_DELIVERED 0
+
+const volatile __u32 targ_tgid = 0;
+
+/* Written by user space through the mmap'd .bss as well as here. */
+__s32 nr_live = 0;
+__s32 nr_stopped = 0;
+__u32 proc_state = PTBPF_PROC_UNKNOWN;
+__u64 lost_events = 0;
+__s32 last_stop_sig = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* Before 5.14 the field was called state (and was a long). */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+static __always_inline bool is_target(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, tgid) == targ_tgid;
+}
+
+static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
+				 __u32 cause)
+{
+	struct ptbpf_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return;
+	}
+	/* every byte, padding included, is written before it leaves */
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts = bpf_ktime_get_ns();
+	e->kind = kind;
+	e->tgid = BPF_CORE_READ(t, tgid);
+	e->tid = BPF_CORE_READ(t, pid);
+	e->cpu = bpf_get_smp_processor_id();
+	e->sig = sig;
+	e->cause = cause;
+	e->nr_threads = nr_live;
+	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* The thread's state slot, created (as running) on first sight. */
+static __always_inline __u32 *thread_slot(__u32 tid)
+{
+	__u32 *st = bpf_map_lookup_elem(&threads, &tid);
+	__u32 running = PTBPF_THREAD_RUNNING;
+
+	if (st)
+		return st;
+	if (!bpf_map_update_elem(&threads, &tid, &running, BPF_NOEXIST))
+		__sync_fetch_and_add(&nr_live, 1);
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/* Every live thread is stopped: the process stops (once). */
+static __always_inline void maybe_stop(struct task_struct *t, __u32 cause)
+{
+	__s32 sig = cause == PTBPF_CAUSE_SIGNAL ? last_stop_sig : 0;
+
+	if (nr_live <= 0 || nr_stopped < nr_live)
+		return;
+	if (__sync_val_compare_and_swap(&proc_state, PTBPF_PROC_RUNNING,
+					PTBPF_PROC_STOPPED) ==
+	    PTBPF_PROC_RUNNING)
+		emit(PTBPF_EV_STOP, t, sig, cause);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
+{
+	unsigned int state;
+	__u32 *st, new;
+
+	if (!is_target(prev))
+		return 0;
+	/* a preempted task stays runnable whatever __state says */
+	if (preempt)
+		return 0;
+	state = task_state(prev);
+	if (state & TASK_TRACED_BIT)
+		new = PTBPF_THREAD_TRACED;
+	else if (state & TASK_STOPPED_BIT)
+		new = PTBPF_THREAD_STOPPED;
+	else
+		return 0;
+
+	st = thread_slot(BPF_CORE_READ(prev, pid));
+	if (!st)
+		return 0;
+	if (__sync_val_compare_and_swap(st, PTBPF_THREAD_RUNNING, new) !=
+	    PTBPF_THREAD_RUNNING)
+		return 0;
+	__sync_fetch_and_add(&nr_stopped, 1);
+	maybe_stop(prev, new == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
+						      PTBPF_CAUSE_SIGNAL);
+	return 0;
+}
+
+/*
+ * A stopped task is woken by SIGCONT, by SIGKILL (TASK_WAKEKILL) or, when
+ * traced, by its tracer. sched_waking runs before the state is set to
+ * TASK_RUNNING, in the waker's context.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(handle_waking, struct task_struct *p)
+{
+	__u32 tid, *st, old;
+	__s32 sig = 0;
+
+	if (!is_target(p))
+		return 0;
+	tid = BPF_CORE_READ(p, pid);
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st)
+		return 0;
+	old = *st;
+	if (old == PTBPF_THREAD_RUNNING)
+		return 0;
+	if (__sync_val_compare_and_swap(st, old, PTBPF_THREAD_RUNNING) != old)
+		return 0;
+	__sync_fetch_and_add(&nr_stopped, -1);
+	if (__sync_val_compare_and_swap(&proc_state, PTBPF_PROC_STOPPED,
+					PTBPF_PROC_RUNNING) !=
+	    PTBPF_PROC_STOPPED)
+		return 0;
+	if (old == PTBPF_THREAD_STOPPED) {
+		/* SIGKILL is queued before the wakeup; SIGCONT is not */
+		__u64 pending = BPF_CORE_READ(p, pending.signal.sig[0]);
+
+		sig = pending & (1ULL << (SIGKILL - 1)) ? SIGKILL : 18;
+	}
+	emit(PTBPF_EV_RUN, p,
+	     sig, old == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
+					       PTBPF_CAUSE_SIGNAL);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 tid, running = PTBPF_THREAD_RUNNING;
+
+	if (!is_target(child))
+		return 0;
+	tid = BPF_CORE_READ(child, pid);
+	if (!bpf_map_update_elem(&threads, &tid, &running, BPF_NOEXIST))
+		__sync_fetch_and_add(&nr_live, 1);
+	emit(PTBPF_EV_THREAD_START, child, 0, PTBPF_CAUSE_NONE);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *p)
+{
+	__u32 tid, *st, old = PTBPF_THREAD_RUNNING;
+	struct ptbpf_event *e;
+	bool group_dead;
+
+	if (!is_target(p))
+		return 0;
+	tid = BPF_CORE_READ(p, pid);
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (st)
+		old = *st;
+	/* whoever deletes the slot (this or the user-space scan) counts it */
+	if (!bpf_map_delete_elem(&threads, &tid)) {
+		if (old != PTBPF_THREAD_RUNNING)
+			__sync_fetch_and_add(&nr_stopped, -1);
+		__sync_fetch_and_add(&nr_live, -1);
+	}
+	/* signal->live is decremented before this tracepoint fires */
+	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	if (!group_dead) {
+		emit(PTBPF_EV_THREAD_EXIT, p, 0, PTBPF_CAUSE_NONE);
+		maybe_stop(p, PTBPF_CAUSE_EXIT);
+		return 0;
+	}
+	__sync_lock_test_and_set(&proc_state, PTBPF_PROC_EXITED);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts = bpf_ktime_get_ns();
+	e->kind = PTBPF_EV_EXIT;
+	e->tgid = BPF_CORE_READ(p, tgid);
+	e->tid = tid;
+	e->cpu = bpf_get_smp_processor_id();
+	/* a group exit leaves its code in signal->group_exit_code */
+	e->exit_code = BPF_CORE_READ(p, signal, group_exit_code);
+	if (!e->exit_code)
+		e->exit_code = BPF_CORE_READ(p, exit_code);
+	e->sig = e->exit_code & 0x7f;
+	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/*
+ * After exec only the calling thread is left (de_thread killed the rest
+ * and their exits were counted), and it now has the tgid as its tid.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tid, old = old_pid, running = PTBPF_THREAD_RUNNING;
+	struct ptbpf_event *e;
+	const char *fname;
+
+	if (!is_target(p))
+		return 0;
+	tid = BPF_CORE_READ(p, pid);
+	if (old != tid)
+		bpf_map_delete_elem(&threads, &old);
+	bpf_map_update_elem(&threads, &tid, &running, BPF_ANY);
+	nr_live = 1;
+	nr_stopped = 0;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts = bpf_ktime_get_ns();
+	e->kind = PTBPF_EV_EXEC;
+	e->tgid = BPF_CORE_READ(p, tgid);
+	e->tid = tid;
+	e->old_tid = old;
+	e->cpu = bpf_get_smp_processor_id();
+	e->nr_threads = 1;
+	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
+	fname = BPF_CORE_READ(bprm, filename);
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), fname);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline bool fatal_by_default(int sig, struct task_struct *t)
+{
+	struct sighand_struct *sh;
+	void *handler = NULL;
+	unsigned int idx;
+
+	switch (sig) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGABRT:
+	case SIGSYS:
+		break;
+	case SIGTRAP:
+		/* under a debugger a trap is the debugger's business */
+		if (BPF_CORE_READ(t, ptrace))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	idx = (unsigned int)(sig - 1) & 63;
+	sh = BPF_CORE_READ(t, sighand);
+	if (!sh)
+		return false;
+	bpf_core_read(&handler, sizeof(handler), &sh->action[idx].sa.sa_handler);
+	return handler == NULL; /* SIG_DFL */
+}
+
+SEC("tp_btf/signal_generate")
+int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
+	     struct task_struct *task, int group, int result)
+{
+	if (!is_target(task))
+		return 0;
+	if (result != TRACE_SIGNAL_DELIVERED || !fatal_by_default(sig, task))
+		return 0;
+	emit(PTBPF_EV_FATAL, task, sig, PTBPF_CAUSE_SIGNAL);
+	return 0;
+}
+
+/* Remembers which job-control signal stopped the group, for the stop event. */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(handle_signal_deliver, int sig)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+
+	if (!is_target(cur))
+		return 0;
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+		last_stop_sig = sig;
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Types and constants shared by the BPF program and user space.
+ *
+ * Fixed-width fields, largest first, explicit padding: the same bytes mean
+ * the same thing on both sides of the ring buffer.
+ */
+#ifndef PTBPF_H
+#define PTBPF_H
+
+#define PTBPF_COMM_LEN 16
+#define PTBPF_FILENAME_LEN 128
+
+/* Process-level transitions and per-thread notes sent to user space. */
+enum ptbpf_event_kind {
+	PTBPF_EV_RUN = 1, /* the first thread of a stopped target runs again */
+	PTBPF_EV_STOP = 2, /* every live thread is stopped or ptrace-stopped */
+	PTBPF_EV_FATAL = 3, /* a fatal signal was generated for the target */
+	PTBPF_EV_EXEC = 4,
+	PTBPF_EV_THREAD_START = 5,
+	PTBPF_EV_THREAD_EXIT = 6,
+	PTBPF_EV_EXIT = 7, /* the last thread of the thread group exited */
+	PTBPF_EV_MAX,
+};
+
+/* Why a stop or run happened. */
+enum ptbpf_cause {
+	PTBPF_CAUSE_NONE = 0,
+	PTBPF_CAUSE_SIGNAL = 1, /* job control: SIGSTOP, SIGTSTP, SIGCONT... */
+	PTBPF_CAUSE_PTRACE = 2, /* a tracer stopped or resumed the thread */
+	PTBPF_CAUSE_EXIT = 3, /* a thread exit left only stopped threads */
+};
+
+/* Process state as the BPF program aggregates it (proc_state global). */
+enum ptbpf_proc_state {
+	PTBPF_PROC_UNKNOWN = 0, /* user space has not finished its scan */
+	PTBPF_PROC_RUNNING = 1,
+	PTBPF_PROC_STOPPED = 2,
+	PTBPF_PROC_EXITED = 3,
+};
+
+/* Per-thread state kept in the threads map. */
+enum ptbpf_thread_state {
+	PTBPF_THREAD_RUNNING = 0,
+	PTBPF_THREAD_STOPPED = 1, /* switched out in __TASK_STOPPED */
+	PTBPF_THREAD_TRACED = 2, /* switched out in __TASK_TRACED */
+};
+
+struct ptbpf_event {
+	__u64 ts; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 kind; /* enum ptbpf_event_kind */
+	__u32 tgid;
+	__u32 tid;
+	__u32 cpu;
+	__s32 sig; /* signal number, 0 when none */
+	__u32 cause; /* enum ptbpf_cause */
+	__s32 exit_code; /* task->exit_code: (status << 8) or signal */
+	__u32 nr_threads; /* live threads after this event */
+	__u32 old_tid; /* exec: the tid that called execve */
+	__u32 pad;
+	char comm[PTBPF_COMM_LEN];
+	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
+};
+
+#endif /* PTBPF_H */

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The command line: see args.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+
+enum long_only {
+	OPT_FULL = 256,
+	OPT_FORMAT,
+	OPT_NO_PAUSE,
+	OPT_KERNEL,
+	OPT_CGROUP,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "buffer-size", required_argument, NULL, 's' },
+	{ "cpus", required_argument, NULL, 'C' },
+	{ "trigger", required_argument, NULL, 't' },
+	{ "max-snapshots", required_argument, NULL, 'n' },
+	{ "full", no_argument, NULL, OPT_FULL },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "cgroup", optional_argument, NULL, OPT_CGROUP },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{},
+};
+
+void args_usage(FILE *f)
+{
+	fputs("usage: ptbpf [options] --pid PID\n"
+	      "       ptbpf [options] -- COMMAND [ARG...]\n"
+	      "\n"
+	      "  -p, --pid PID            trace this process (all its threads)\n"
+	      "  -o, --output DIR         where snapshots go (default ./ptbpf-out)\n"
+	      "  -b, --backend NAME       auto | intel-pt | sample\n"
+	      "  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
+	      "  -C, --cpus LIST          CPUs to trace, e.g. 0-3,8 (default: all online)\n"
+	      "  -t, --trigger LIST       stop,fatal,exit,none (default stop,fatal,exit)\n"
+	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
+	      "      --full               each snapshot holds whole buffers\n"
+	      "      --format LIST        perf,lldb (default both)\n"
+	      "      --no-pause           never pause collection\n"
+	      "      --kernel             trace kernel space too (intel-pt)\n"
+	      "      --cgroup[=PATH]      count only tasks of the target's (or this) cgroup v2\n"
+	      "  -q, --quiet  -v, --verbose  -h, --help  -V, --version\n"
+	      "\n"
+	      "SIGUSR2 takes a snapshot now; SIGINT/SIGTERM end the run after a last one.\n",
+	      f);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int args_parse_size(const char *s, unsigned long long *out)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (!s || !out || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K': mult = 1ULL << 10; end++; break;
+	case 'm': case 'M': mult = 1ULL << 20; end++; break;
+	case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	default:
+		return -EINVAL;
+	}
+	/* accept "4M", "4MB" and "4MiB" */
+	if (mult > 1 && (!strcmp(end, "B") || !strcmp(end, "iB")))
+		end += strlen(end);
+	if (*end)
+		return -EINVAL;
+	if (v > ULLONG_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long long max,
+		      unsigned long long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno == ERANGE || *out > max)
+		return -ERANGE;
+	return *end ? -EINVAL : 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int args_parse_cpus(const char *s, int **cpus, unsigned int *nr)
+{
+	static unsigned char seen[ARGS_MAX_CPUS];
+	unsigned long long lo, hi, c;
+	char *copy, *tok, *save, *dash;
+	unsigned int n = 0;
+	int *arr, ret = 0;
+
+	if (!s || !cpus || !nr || !*s)
+		return -EINVAL;
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	memset(seen, 0, sizeof(seen));
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		ret = parse_uint(tok, ARGS_MAX_CPUS - 1, &lo);
+		hi = lo;
+		if (!ret && dash)
+			ret = parse_uint(dash + 1, ARGS_MAX_CPUS - 1, &hi);
+		if (!ret && hi < lo)
+			ret = -EINVAL;
+		for (c = lo; !ret && c <= hi; c++)
+			seen[c] = 1;
+	}
+	free(copy);
+	if (ret)
+		return -EINVAL;
+	for (c = 0; c < ARGS_MAX_CPUS; c++)
+		n += seen[c];
+	arr = malloc(n * sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	n = 0;
+	for (c = 0; c < ARGS_MAX_CPUS; c++)
+		if (seen[c])
+			arr[n++] = (int)c;
+	qsort(arr, n, sizeof(*arr), cmp_int);
+	*cpus = arr;
+	*nr = n;
+	return 0;
+}
+
+/* "a,b,c" where each word is one of @names; bits in @out. */
+static int parse_list(const char *s, const char *const *names,
+		      const unsigned int *bits, unsigned int *out)
+{
+	char *copy, *tok, *save;
+	unsigned int v = 0, i;
+	int ret = 0;
+
+	if (!*s)
+		return -EINVAL;
+	copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; names[i] && strcmp(names[i], tok); i++)
+			;
+		if (names[i])
+			v |= bits[i];
+		else
+			ret = -EINVAL;
+	}
+	free(copy);
+	*out = v;
+	return ret;
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	unsigned long long v;
+	int ret = parse_uint(s, INT_MAX, &v);
+
+	if (ret || v == 0)
+		return ret ? ret : -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_backend(const char *s, enum ptbpf_backend *b)
+{
+	if (!strcmp(s, "auto"))
+		*b = BACKEND_AUTO;
+	else if (!strcmp(s, "intel-pt"))
+		*b = BACKEND_INTEL_PT;
+	else if (!strcmp(s, "sample"))
+		*b = BACKEND_SAMPLE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->output = "ptbpf-out";
+	cfg->backend = BACKEND_AUTO;
+	cfg->triggers = TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT;
+	cfg->formats = FORMAT_PERF | FORMAT_LLDB;
+}
+
+static const char *const trigger_names[] = { "stop", "fatal", "exit", "none",
+					     NULL };
+static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,
+					     TRIGGER_EXIT, 0 };
+static const char *const format_names[] = { "perf", "lldb", NULL };
+static const unsigned int format_bits[] = { FORMAT_PERF, FORMAT_LLDB };
+
+/* One option; returns 0 or -EINVAL with @err filled. */
+static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
+		     size_t errlen)
+{
+	unsigned long long v;
+
+	switch (opt) {
+	case 'p':
+		if (parse_pid(arg, &cfg->pid))
+			return fail(err, errlen, "invalid pid '%s': expected a positive number", arg);
+		return 0;
+	case 'o':
+		if (!*arg)
+			return fail(err, errlen, "empty output directory");
+		cfg->output = arg;
+		return 0;
+	case 'b':
+		if (parse_backend(arg, &cfg->backend))
+			return fail(err, errlen, "unknown backend '%s': use auto, intel-pt or sample", arg);
+		return 0;
+	case 's':
+		if (args_parse_size(arg, &v) || v == 0 || v > (1ULL << 40))
+			return fail(err, errlen, "invalid buffer size '%s': use e.g. 64K, 4M, 1G", arg);
+		cfg->buffer_size = v;
+		return 0;
+	case 'C':
+		free(cfg->cpus);
+		cfg->cpus = NULL;
+		if (args_parse_cpus(arg, &cfg->cpus, &cfg->nr_cpus))
+			return fail(err, errlen, "invalid CPU list '%s': use e.g. 0-3,8", arg);
+		return 0;
+	case 't':
+		if (parse_list(arg, trigger_names, trigger_bits, &cfg->triggers))
+			return fail(err, errlen, "invalid trigger list '%s': use stop,fatal,exit or none", arg);
+		return 0;
+	case 'n':
+		if (parse_uint(arg, UINT_MAX, &v))
+			return fail(err, errlen, "invalid snapshot count '%s'", arg);
+		cfg->max_snapshots = (unsigned int)v;
+		return 0;
+	case OPT_FORMAT:
+		if (parse_list(arg, format_names, format_bits, &cfg->formats))
+			return fail(err, errlen, "invalid format list '%s': use perf, lldb or perf,lldb", arg);
+		return 0;
+	case OPT_FULL: cfg->full = true; return 0;
+	case OPT_NO_PAUSE: cfg->no_pause = true; return 0;
+	case OPT_KERNEL: cfg->kernel = true; return 0;
+	case OPT_CGROUP:
+		cfg->cgroup = true;
+		if (arg && !*arg)
+			return fail(err, errlen, "empty cgroup path");
+		cfg->cgroup_path = arg;
+		return 0;
+	case 'q': cfg->verbosity = -1; return 0;
+	case 'v': cfg->verbosity = 1; return 0;
+	case 'h': cfg->help = true; return 0;
+	case 'V': cfg->version = true; return 0;
+	}
+	return fail(err, errlen, "unknown option");
+}
+
+int args_parse(struct config *cfg, int argc, char **argv, char *err,
+	       size_t errlen)
+{
+	int opt, ret;
+
+	if (!cfg || !argv || argc < 1 || !err || !errlen)
+		return -EINVAL;
+	defaults(cfg);
+	err[0] = '\0';
+	optind = 0; /* full reset: tests call this more than once */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:qvhV", long_opts,
+				  NULL)) != -1) {
+		if (opt == '?') {
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
+			return fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+		if (opt == ':')
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		ret = parse_opt(cfg, opt, optarg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (cfg->help || cfg->version)
+		return 0;
+	if (optind < argc)
+		cfg->cmd = &argv[optind];
+	if (cfg->pid && cfg->cmd)
+		return fail(err, errlen, "give either --pid or a command, not both");
+	if (!cfg->pid && !cfg->cmd)
+		return fail(err, errlen, "nothing to trace: give --pid PID or -- COMMAND (see --help)");
+	return 0;
+}
+
+void args_free(struct config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->cpus);
+	cfg->cpus = NULL;
+	cfg->nr_cpus = 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The command line, turned into one config struct. No side effects: tests
+ * call args_parse() with a made-up argv.
+ */
+#ifndef PTBPF_ARGS_H
+#define PTBPF_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "snapdata.h"
+
+#define ARGS_MAX_CPUS 4096
+
+enum trigger_bits {
+	TRIGGER_STOP = 1 << 0,
+	TRIGGER_FATAL = 1 << 1,
+	TRIGGER_EXIT = 1 << 2,
+};
+
+enum format_bits {
+	FORMAT_PERF = 1 << 0,
+	FORMAT_LLDB = 1 << 1,
+};
+
+struct config {
+	pid_t pid; /* 0 when a command is given */
+	char **cmd; /* NULL-terminated argv of the command, or NULL */
+	const char *output;
+	enum ptbpf_backend backend;
+	size_t buffer_size; /* bytes asked for; 0: the default */
+	int *cpus; /* sorted, unique; NULL: every online CPU */
+	unsigned int nr_cpus;
+	unsigned int triggers; /* enum trigger_bits */
+	unsigned int max_snapshots; /* 0: keep all */
+	unsigned int formats; /* enum format_bits */
+	bool full;
+	bool no_pause;
+	bool kernel;
+	bool cgroup; /* --cgroup given */
+	const char *cgroup_path; /* NULL: the target's own cgroup */
+	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
+	bool help;
+	bool version;
+};
+
+/*
+ * Fills @cfg from @argc/@argv. On error writes one line (no prefix, no
+ * newline) into @err and returns -EINVAL. --help and --version set their
+ * flag and return 0 without checking the rest. @cfg->cpus is malloc'd:
+ * release with args_free().
+ */
+int args_parse(struct config *cfg, int argc, char **argv, char *err,
+	       size_t errlen);
+void args_free(struct config *cfg);
+
+/*
+ * "4M", "64K", "1G", "4096": bytes into @out. Returns -EINVAL on a malformed
+ * value, -ERANGE when it does not fit.
+ */
+int args_parse_size(const char *s, unsigned long long *out);
+
+/*
+ * "0-3,8" into a sorted array without duplicates (malloc'd). Returns
+ * -EINVAL on a malformed list or a CPU >= ARGS_MAX_CPUS, -ENOMEM.
+ */
+int args_parse_cpus(const char *s, int **cpus, unsigned int *nr);
+
+void args_usage(FILE *f);
+#endif /* PTBPF_ARGS_H */

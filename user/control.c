@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Policy: see control.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "control.h"
+
+static const char *const kind_names[PTBPF_EV_MAX] = {
+	[PTBPF_EV_RUN] = "run",
+	[PTBPF_EV_STOP] = "stop",
+	[PTBPF_EV_FATAL] = "fatal",
+	[PTBPF_EV_EXEC] = "exec",
+	[PTBPF_EV_THREAD_START] = "thread_start",
+	[PTBPF_EV_THREAD_EXIT] = "thread_exit",
+	[PTBPF_EV_EXIT] = "exit",
+};
+
+static const char *const cause_names[] = {
+	[PTBPF_CAUSE_NONE] = NULL,
+	[PTBPF_CAUSE_SIGNAL] = "signal",
+	[PTBPF_CAUSE_PTRACE] = "ptrace",
+	[PTBPF_CAUSE_EXIT] = "thread_exit",
+};
+
+void control_init(struct control *c, struct eventlog *log, int pid,
+		  unsigned int triggers, bool no_pause, int verbosity,
+		  const struct control_ops *ops, void *ops_ctx)
+{
+	memset(c, 0, sizeof(*c));
+	c->log = log;
+	c->pid = pid;
+	c->triggers = triggers;
+	c->no_pause = no_pause;
+	c->verbosity = verbosity;
+	c->ops = ops;
+	c->ops_ctx = ops_ctx;
+	c->target = PTBPF_PROC_UNKNOWN;
+	c->t0 = now_ns();
+}
+
+static void say(struct control *c, uint64_t ts, const char *what,
+		const char *detail)
+{
+	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
+
+	if (c->verbosity < 0)
+		return;
+	fprintf(stderr, "ptbpf: %+10.6fs %-12s pid %d%s%s\n", rel, what, c->pid,
+		detail && *detail ? " " : "", detail ? detail : "");
+}
+
+/*
+ * Pause or resume every core, then log it. The ioctls come first: nothing
+ * is written before the collection has its new state.
+ */
+static void toggle(struct control *c, bool run, uint64_t cause_ts)
+{
+	int (*fn)(void *, uint64_t *);
+	uint64_t done = 0;
+	struct json *j;
+	int ret;
+
+	if (!c->ops || c->running == run)
+		return;
+	fn = run ? c->ops->resume : c->ops->pause;
+	ret = fn(c->ops_ctx, &done);
+	c->toggles++;
+	if (ret) {
+		char msg[64];
+
+		c->toggle_errors++;
+		snprintf(msg, sizeof(msg), "failed: %s", strerror(-ret));
+		say(c, now_ns(), run ? "resume" : "pause", msg);
+		j = eventlog_begin(c->log, run ? "resume" : "pause", now_ns(), c->pid);
+		json_str(j, "error", strerror(-ret));
+		eventlog_end(c->log);
+		return;
+	}
+	c->running = run;
+	j = eventlog_begin(c->log, run ? "resume" : "pause", done, c->pid);
+	json_u64(j, "latency_ns", done > cause_ts ? done - cause_ts : 0);
+	eventlog_end(c->log);
+	if (c->verbosity > 0) {
+		char msg[48];
+
+		snprintf(msg, sizeof(msg), "latency %.1f us",
+			 done > cause_ts ? (done - cause_ts) / 1e3 : 0.0);
+		say(c, done, run ? "resume" : "pause", msg);
+	}
+}
+
+void control_start(struct control *c, int state, const char *backend,
+		   unsigned long long buffer_size, const char *command)
+{
+	uint64_t ts = now_ns();
+	struct json *j;
+
+	c->target = state;
+	j = eventlog_begin(c->log, "start", ts, c->pid);
+	json_str(j, "state", state == PTBPF_PROC_STOPPED ? "stopped" : "running");
+	if (backend)
+		json_str(j, "backend", backend);
+	if (buffer_size)
+		json_u64(j, "buffer_size", buffer_size);
+	if (command)
+		json_str(j, "command", command);
+	json_str(j, "version", PTBPF_VERSION);
+	eventlog_end(c->log);
+	say(c, ts, "start", state == PTBPF_PROC_STOPPED ? "(stopped)" : "(running)");
+	if (c->no_pause || state == PTBPF_PROC_RUNNING)
+		toggle(c, true, ts);
+}
+
+static void log_event(struct control *c, const struct ptbpf_event *e,
+		      uint64_t recv_ns)
+{
+	const char *cause = e->cause < 4 ? cause_names[e->cause] : NULL;
+	char sig[24], detail[200];
+	const char *name = kind_names[e->kind];
+	struct json *j;
+
+	j = eventlog_begin(c->log, name, e->ts, c->pid);
+	json_u64(j, "tid", e->tid);
+	json_u64(j, "cpu", e->cpu);
+	if (signal_name(e->sig, sig, sizeof(sig)))
+		json_str(j, "signal", sig);
+	if (cause)
+		json_str(j, "cause", cause);
+	json_u64(j, "delivery_ns", recv_ns > e->ts ? recv_ns - e->ts : 0);
+	json_u64(j, "threads", e->nr_threads);
+	json_strn(j, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+	if (e->kind == PTBPF_EV_EXIT) {
+		/* the wait status layout: code << 8, or the signal */
+		if (e->exit_code & 0x7f)
+			json_i64(j, "exit_signal", e->exit_code & 0x7f);
+		else
+			json_i64(j, "exit_code", (e->exit_code >> 8) & 0xff);
+	}
+	if (e->kind == PTBPF_EV_EXEC) {
+		json_strn(j, "filename", e->filename,
+			  strnlen(e->filename, sizeof(e->filename)));
+		json_u64(j, "old_tid", e->old_tid);
+	}
+	eventlog_end(c->log);
+
+	if (e->kind == PTBPF_EV_EXEC)
+		snprintf(detail, sizeof(detail), "%.*s", (int)sizeof(e->filename), e->filename);
+	else if (e->kind == PTBPF_EV_EXIT)
+		snprintf(detail, sizeof(detail), "(%s %d)", e->exit_code & 0x7f ? "signal" : "code",
+			 e->exit_code & 0x7f ? e->exit_code & 0x7f : (e->exit_code >> 8) & 0xff);
+	else
+		snprintf(detail, sizeof(detail), "tid %u%s%s%s%s%s", e->tid,
+			 e->sig || cause ? " (" : "", e->sig ? sig : "",
+			 e->sig && cause ? ", " : "", cause ? cause : "",
+			 e->sig || cause ? ")" : "");
+	if (c->verbosity > 0 || (e->kind != PTBPF_EV_THREAD_START &&
+				 e->kind != PTBPF_EV_THREAD_EXIT))
+		say(c, e->ts, name, detail);
+}
+
+static void trigger(struct control *c, unsigned int bit, const char *name,
+		    uint64_t ts, int sig)
+{
+	if (c->ops && c->ops->snapshot && (c->triggers & bit))
+		c->ops->snapshot(c->ops_ctx, name, ts, sig);
+}
+
+void control_event(struct control *c, const struct ptbpf_event *e,
+		   uint64_t recv_ns)
+{
+	if (e->kind == 0 || e->kind >= PTBPF_EV_MAX)
+		return;
+	switch (e->kind) {
+	case PTBPF_EV_RUN:
+		c->target = PTBPF_PROC_RUNNING;
+		toggle(c, true, e->ts);
+		break;
+	case PTBPF_EV_STOP:
+	case PTBPF_EV_FATAL:
+	case PTBPF_EV_EXIT:
+		if (e->kind == PTBPF_EV_STOP)
+			c->target = PTBPF_PROC_STOPPED;
+		if (e->kind == PTBPF_EV_EXIT)
+			c->target = PTBPF_PROC_EXITED;
+		if (!c->no_pause)
+			toggle(c, false, e->ts);
+		break;
+	}
+	log_event(c, e, recv_ns);
+	if (e->kind == PTBPF_EV_STOP)
+		trigger(c, TRIGGER_STOP, "stop", e->ts, e->sig);
+	else if (e->kind == PTBPF_EV_FATAL)
+		trigger(c, TRIGGER_FATAL, "fatal", e->ts, e->sig);
+	else if (e->kind == PTBPF_EV_EXIT)
+		trigger(c, TRIGGER_EXIT, "exit", e->ts, e->sig);
+}
+
+void control_lost(struct control *c, unsigned long long total)
+{
+	struct json *j;
+
+	if (total <= c->lost_seen)
+		return;
+	j = eventlog_begin(c->log, "lost_events", now_ns(), c->pid);
+	json_u64(j, "count", total - c->lost_seen);
+	json_u64(j, "total", total);
+	eventlog_end(c->log);
+	say(c, now_ns(), "lost_events", "(BPF ring buffer full)");
+	c->lost_seen = total;
+}
+
+void control_snapshot_now(struct control *c, const char *trigger_name)
+{
+	if (c->ops && c->ops->snapshot)
+		c->ops->snapshot(c->ops_ctx, trigger_name, now_ns(), 0);
+}
+
+void control_end(struct control *c, const char *reason, bool snapshot,
+		 int exit_status)
+{
+	uint64_t ts = now_ns();
+	struct json *j;
+
+	toggle(c, false, ts);
+	if (snapshot)
+		control_snapshot_now(c, "end");
+	j = eventlog_begin(c->log, "end", now_ns(), c->pid);
+	json_str(j, "reason", reason);
+	if (exit_status >= 0)
+		json_i64(j, "status", exit_status);
+	json_u64(j, "toggles", c->toggles);
+	json_u64(j, "toggle_errors", c->toggle_errors);
+	eventlog_end(c->log);
+	say(c, now_ns(), "end", reason);
+}

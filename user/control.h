@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Policy: process transitions in, collection toggles and snapshot triggers
+ * out. Collection is paused while the target is stopped, has faulted or has
+ * exited, and runs while it runs. Knows nothing of BPF or of perf: it drives
+ * the collection through control_ops, so tests can drive it with fakes.
+ */
+#ifndef PTBPF_CONTROL_H
+#define PTBPF_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "eventlog.h"
+#include "ptbpf_types.h"
+
+struct control_ops {
+	/*
+	 * Pause / resume every core; on success *done_ns is CLOCK_MONOTONIC
+	 * when the last core's ioctl returned. Return 0 or -errno. Must not
+	 * allocate, block or write files: they run on the control path.
+	 */
+	int (*pause)(void *ctx, uint64_t *done_ns);
+	int (*resume)(void *ctx, uint64_t *done_ns);
+	/*
+	 * Stage a snapshot (memory copies only) and queue it for writing.
+	 * @trigger: "stop", "fatal", "exit", "signal", "end".
+	 */
+	int (*snapshot)(void *ctx, const char *trigger, uint64_t ts, int sig);
+};
+
+struct control {
+	const struct control_ops *ops; /* NULL: log transitions only */
+	void *ops_ctx;
+	struct eventlog *log;
+	int pid;
+	unsigned int triggers; /* enum trigger_bits */
+	bool no_pause;
+	int verbosity;
+	bool running; /* collection state */
+	int target; /* enum ptbpf_proc_state */
+	uint64_t t0; /* start, for the human lines */
+	unsigned long long lost_seen;
+	unsigned long long toggles, toggle_errors;
+};
+
+void control_init(struct control *c, struct eventlog *log, int pid,
+		  unsigned int triggers, bool no_pause, int verbosity,
+		  const struct control_ops *ops, void *ops_ctx);
+
+/*
+ * The target's state once watching began (PTBPF_PROC_RUNNING or _STOPPED):
+ * logs "start" and enables collection if the target runs (or --no-pause).
+ * @backend and @buffer_size are logged as they were chosen.
+ */
+void control_start(struct control *c, int state, const char *backend,
+		   unsigned long long buffer_size, const char *command);
+
+/* One event from the BPF program; @recv_ns is when user space got it. */
+void control_event(struct control *c, const struct ptbpf_event *e,
+		   uint64_t recv_ns);
+
+/* The BPF program's count of events it could not send, so far. */
+void control_lost(struct control *c, unsigned long long total);
+
+/* SIGUSR2: a snapshot now, with the target running or not. */
+void control_snapshot_now(struct control *c, const char *trigger);
+
+/* The end of the run: pause, a last snapshot if @snapshot, "end". */
+void control_end(struct control *c, const char *reason, bool snapshot,
+		 int exit_status);
+
+#endif /* PTBPF_CONTROL_H */

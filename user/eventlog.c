@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/* events.jsonl: see eventlog.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eventlog.h"
+
+int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
+{
+	memset(log, 0, sizeof(*log));
+	log->fd = openat(dirfd, "events.jsonl",
+			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+			 0600);
+	if (log->fd < 0)
+		return -errno;
+	if (uid != -1 && fchown(log->fd, uid, gid) < 0) {
+		int ret = -errno;
+
+		close(log->fd);
+		log->fd = -1;
+		return ret;
+	}
+	return 0;
+}
+
+struct json *eventlog_begin(struct eventlog *log, const char *event,
+			    uint64_t ts, int pid)
+{
+	struct json *j = &log->j;
+
+	json_init(j, log->line, sizeof(log->line) - 1);
+	json_obj_begin(j, NULL);
+	json_str(j, "event", event);
+	json_u64(j, "ts", ts);
+	json_i64(j, "pid", pid);
+	return j;
+}
+
+int eventlog_end(struct eventlog *log)
+{
+	struct json *j = &log->j;
+	ssize_t n;
+	int ret;
+
+	json_obj_end(j);
+	ret = json_finish(j);
+	if (ret)
+		return ret;
+	j->buf[j->len++] = '\n'; /* json_finish left room for the NUL */
+	if (log->fd < 0)
+		return -EBADF;
+	/* O_APPEND and one write: lines never interleave or tear */
+	n = write(log->fd, j->buf, j->len);
+	if (n < 0 || (size_t)n != j->len) {
+		ret = n < 0 ? -errno : -EIO;
+		if (!log->err)
+			log->err = ret;
+		return ret;
+	}
+	return 0;
+}
+
+void eventlog_close(struct eventlog *log)
+{
+	if (log->fd >= 0)
+		close(log->fd);
+	log->fd = -1;
+}
+
+const char *signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev;
+
+	if (sig <= 0)
+		return NULL;
+	abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "SIG%d", sig);
+	return buf;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}

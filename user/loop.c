@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The event loop: see loop.h. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "eventlog.h"
+#include "loop.h"
+#include "target.h"
+#include "watch.h"
+
+enum { TAG_RING = 1, TAG_PIDFD, TAG_SIGNAL };
+
+/* How long a command gets to end after SIGTERM before SIGKILL. */
+#define TERM_GRACE_MS 3000
+
+static void signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR2);
+}
+
+void loop_block_signals(void)
+{
+	sigset_t set;
+
+	signal_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int add(int ep, int fd, int tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = tag };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static void drain(const struct loop_args *a)
+{
+	watch_consume(a->watch);
+	control_lost(a->ctl, watch_lost(a->watch));
+	if (a->after_events)
+		a->after_events(a->ctx);
+}
+
+/* Ends a command we started: SIGTERM, SIGCONT, then SIGKILL if it lingers. */
+static int end_child(struct target *t)
+{
+	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+
+	kill(t->pid, SIGTERM);
+	kill(t->pid, SIGCONT);
+	if (poll(&p, 1, TERM_GRACE_MS) == 0)
+		kill(t->pid, SIGKILL);
+	return target_reap(t);
+}
+
+/* Returns 1 when the loop ends. */
+static int on_signal(const struct loop_args *a, int sfd, struct loop_result *res)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	if (si.ssi_signo == SIGUSR2) {
+		control_snapshot_now(a->ctl, "signal");
+		return 0;
+	}
+	/* the last events before ending, then a snapshot of where it was */
+	drain(a);
+	res->reason = "signal";
+	res->snapshot = true;
+	if (a->target->child) {
+		control_snapshot_now(a->ctl, "end");
+		res->snapshot = false;
+		res->status = end_child(a->target);
+		drain(a);
+	}
+	return 1;
+}
+
+int loop_run(const struct loop_args *a, struct loop_result *res)
+{
+	struct epoll_event evs[4];
+	int ep, sfd, n, i, ret = 0, done = 0;
+	sigset_t set;
+
+	memset(res, 0, sizeof(*res));
+	res->reason = "exit";
+	res->status = -1;
+	signal_set(&set);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || ep < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = add(ep, watch_fd(a->watch), TAG_RING);
+	if (!ret)
+		ret = add(ep, a->target->pidfd, TAG_PIDFD);
+	if (!ret)
+		ret = add(ep, sfd, TAG_SIGNAL);
+	if (ret)
+		goto out;
+	while (!done) {
+		n = epoll_wait(ep, evs, 4, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		for (i = 0; i < n && !done; i++) {
+			switch (evs[i].data.u32) {
+			case TAG_RING:
+				drain(a);
+				break;
+			case TAG_PIDFD:
+				/* the exit event went out before the pidfd fired */
+				drain(a);
+				if (a->target->child)
+					res->status = target_reap(a->target);
+				done = 1;
+				break;
+			case TAG_SIGNAL:
+				done = on_signal(a, sfd, res);
+				break;
+			}
+		}
+	}
+out:
+	if (ret)
+		snprintf(res->error, sizeof(res->error), "event loop failed: %s", strerror(-ret));
+	if (ep >= 0)
+		close(ep);
+	if (sfd >= 0)
+		close(sfd);
+	return ret;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The event loop: the BPF ring buffer, the target's pidfd and ptbpf's own
+ * signals (through a signalfd) in one epoll set.
+ */
+#ifndef PTBPF_LOOP_H
+#define PTBPF_LOOP_H
+
+#include <stdbool.h>
+
+struct control;
+struct watch;
+struct target;
+
+struct loop_args {
+	struct control *ctl;
+	struct watch *watch;
+	struct target *target;
+	/* called after each batch of events; may be NULL */
+	void (*after_events)(void *ctx);
+	void *ctx;
+};
+
+struct loop_result {
+	const char *reason; /* "exit" (the target is gone) or "signal" */
+	bool snapshot; /* the run ends on a signal: take a last snapshot */
+	int status; /* a started command's shell-style status, else -1 */
+	char error[256];
+};
+
+/*
+ * Blocks the signals the loop takes through its signalfd (SIGINT, SIGTERM,
+ * SIGHUP, SIGUSR2) and ignores terminal job control (a Ctrl-Z meant for
+ * the target must not stop the recorder). Call before starting a command.
+ */
+void loop_block_signals(void);
+
+/*
+ * Runs until the target exits or a terminating signal arrives. With a
+ * started command, a terminating signal is passed on as SIGTERM (and a
+ * SIGCONT, a stopped process cannot act on it), then the loop waits for the
+ * command to end. Returns 0, or -errno with res->error filled.
+ */
+int loop_run(const struct loop_args *a, struct loop_result *res);
+
+#endif /* PTBPF_LOOP_H */

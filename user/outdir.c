@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The output directory: see outdir.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outdir.h"
+
+int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (mkdir(path, 0700) == 0) {
+		if (uid != -1 && chown(path, uid, gid)) {
+			ret = -errno;
+			snprintf(err, errlen, "can't give output directory %s to uid %d: %s", path, uid, strerror(-ret));
+			rmdir(path);
+			return ret;
+		}
+	} else if (errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, errlen, "can't create output directory %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	/* O_NOFOLLOW: a symlink planted at @path is refused, not followed */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ELOOP || ret == -ENOTDIR)
+			snprintf(err, errlen, "output path %s is not a directory (or is a symlink): refusing to write there", path);
+		else
+			snprintf(err, errlen, "can't open output directory %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) ||
+	    (st.st_uid != geteuid() && (uid == -1 || st.st_uid != (uid_t)uid))) {
+		snprintf(err, errlen, "output directory %s is owned by uid %u, not by you: refusing to write there", path, (unsigned int)st.st_uid);
+		close(fd);
+		return -EPERM;
+	}
+	if (faccessat(fd, ".", W_OK, AT_EACCESS)) {
+		ret = -errno;
+		snprintf(err, errlen, "output directory %s is not writable: %s", path, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+unsigned long long outdir_last_snapshot(int dirfd)
+{
+	unsigned long long v, max = 0;
+	struct dirent *de;
+	char *end;
+	DIR *d;
+	int fd;
+
+	fd = dup(dirfd);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "snapshot-", 9))
+			continue;
+		v = strtoull(de->d_name + 9, &end, 10);
+		if (!*end && v > max)
+			max = v;
+	}
+	closedir(d);
+	return max;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What one snapshot holds once it is staged: the bytes each core recorded,
+ * and everything a writer needs to turn them into perf.data, trace.json and
+ * ptbpf.json. Filled by the collection side (cores.c, procinfo.c) with memory
+ * copies only; read by the writers (perfdata.c, bundle.c) on the writer
+ * thread. No pointer in here points into a live perf mmap.
+ */
+#ifndef PTBPF_SNAPDATA_H
+#define PTBPF_SNAPDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+
+enum ptbpf_backend {
+	BACKEND_AUTO = 0,
+	BACKEND_INTEL_PT,
+	BACKEND_SAMPLE,
+};
+
+/* perf_event_mmap_page time conversion (cap_user_time_zero). */
+struct snap_tsc_conv {
+	bool valid; /* the kernel set cap_user_time_zero */
+	__u16 time_shift;
+	__u32 time_mult;
+	__u64 time_zero;
+};
+
+/* What Intel PT decoders need beyond the attr (from sysfs caps, cpuid). */
+struct snap_cpu_info {
+	char vendor[16]; /* "GenuineIntel", "AuthenticAMD" */
+	unsigned int family, model, stepping;
+	__u32 tsc_ctc_ratio_n, tsc_ctc_ratio_d; /* 0 when unknown */
+	__u32 max_nonturbo_ratio; /* 0 when unknown */
+	__u32 mtc_freq; /* the mtc_period value in the config, when MTC is on */
+	unsigned int nr_cpus_online, nr_cpus_avail;
+};
+
+/* One traced core's staged bytes. */
+struct snap_core {
+	int cpu;
+	/*
+	 * intel-pt: raw PT packets from the AUX area, oldest first.
+	 * sample: perf records (PERF_RECORD_SAMPLE ...) from the data ring,
+	 * oldest first, as the kernel wrote them.
+	 */
+	__u8 *trace;
+	size_t trace_len;
+	/* perf records of the context-switch sideband event, oldest first */
+	__u8 *sideband;
+	size_t sideband_len;
+	bool wrapped; /* the ring overwrote data not yet snapshotted */
+	__u64 lost_bytes; /* bytes known to be lost since the last snapshot */
+	__u64 head; /* aux_head (intel-pt) or data_head at the read */
+	__u64 tsc; /* TSC (or perf clock) at the read: AUXTRACE reference */
+	__u64 data_id; /* PERF_EVENT_IOC_ID of the data event */
+	__u64 sb_id; /* PERF_EVENT_IOC_ID of the sideband event */
+	__u64 paused_ns; /* how long the core was paused for this copy */
+};
+
+struct snap_thread {
+	__u32 tid;
+	char comm[16];
+};
+
+struct snap_map {
+	__u64 start, len, pgoff;
+	__u32 prot; /* PROT_* */
+	__u32 maj, min;
+	__u64 ino;
+	char *path; /* NULL for anonymous mappings */
+};
+
+/* The target as /proc showed it at snapshot time. */
+struct snap_process {
+	__u32 pid;
+	char comm[16];
+	char *exe; /* /proc/PID/exe, NULL when gone */
+	unsigned int nr_threads;
+	struct snap_thread *threads;
+	unsigned int nr_maps;
+	struct snap_map *maps; /* executable file mappings */
+};
+
+struct snapshot {
+	__u64 id; /* 1, 2, ... in the order taken */
+	enum ptbpf_backend backend;
+	const char *trigger; /* "stop", "fatal", "exit", "signal", "end" */
+	__u64 trigger_ts; /* CLOCK_MONOTONIC ns of the transition */
+	int trigger_sig; /* 0 when none */
+	__u32 pid;
+	bool full; /* --full: whole buffers, not only new data */
+
+	struct perf_event_attr data_attr; /* intel_pt or cpu-clock */
+	struct perf_event_attr sb_attr; /* dummy, context_switch=1 */
+	struct snap_tsc_conv conv;
+	struct snap_cpu_info cpu_info;
+
+	unsigned int nr_cores;
+	struct snap_core *cores;
+	struct snap_process proc;
+};
+
+#endif /* PTBPF_SNAPDATA_H */

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The traced process: see target.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "target.h"
+
+#define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static void init(struct target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pidfd = t->go_fd = t->err_fd = -1;
+}
+
+/*
+ * Reads /proc/PID/stat: state and flags. The comm field may hold spaces and
+ * parentheses, so parsing starts after the last ')'.
+ */
+static int read_stat(const char *proc, pid_t pid, char *state,
+		     unsigned long *flags)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* ") S ppid pgrp session tty_nr tpgid flags" */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
+		return -EINVAL;
+	return 0;
+}
+
+static pid_t read_tgid(const char *proc, pid_t pid)
+{
+	char path[64], line[256];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
+{
+	unsigned long flags;
+	char state;
+	pid_t tgid;
+	int ret;
+
+	if (pid == getpid()) {
+		snprintf(err, errlen, "pid %d is ptbpf itself", pid);
+		return -EPERM;
+	}
+	ret = read_stat(proc, pid, &state, &flags);
+	if (ret) {
+		snprintf(err, errlen, "no such process: %d", pid);
+		return -ESRCH;
+	}
+	if (flags & PF_KTHREAD) {
+		snprintf(err, errlen, "pid %d is a kernel thread: ptbpf traces user-space processes", pid);
+		return -EPERM;
+	}
+	if (state == 'Z' || state == 'X') {
+		snprintf(err, errlen, "process %d has already exited", pid);
+		return -ESRCH;
+	}
+	tgid = read_tgid(proc, pid);
+	if (tgid > 0 && tgid != pid) {
+		snprintf(err, errlen, "%d is a thread of process %d: give the process id (--pid %d)", pid, tgid, tgid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
+		  size_t errlen)
+{
+	int ret;
+
+	init(t);
+	if (pid <= 0) {
+		snprintf(err, errlen, "invalid pid %d", pid);
+		return -EINVAL;
+	}
+	ret = check_pid(pid, proc, err, errlen);
+	if (ret)
+		return ret;
+	t->pidfd = pidfd_open_(pid);
+	if (t->pidfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
+		return ret;
+	}
+	/* the pid may have been reused between the check and the pidfd */
+	ret = check_pid(pid, proc, err, errlen);
+	if (ret) {
+		close(t->pidfd);
+		t->pidfd = -1;
+		return ret;
+	}
+	t->pid = pid;
+	return 0;
+}
+
+void target_invoking_user(int *uid, int *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+	long v;
+
+	*uid = *gid = -1;
+	if (geteuid() != 0 || !u || !g)
+		return;
+	errno = 0;
+	v = strtol(u, &end, 10);
+	if (errno || *end || v <= 0 || v > INT_MAX)
+		return;
+	*uid = (int)v;
+	v = strtol(g, &end, 10);
+	if (errno || *end || v < 0 || v > INT_MAX) {
+		*uid = -1;
+		return;
+	}
+	*gid = (int)v;
+}
+
+static int drop_to(int uid, int gid)
+{
+	struct passwd *pw;
+
+	if (uid == -1)
+		return 0;
+	pw = getpwuid(uid);
+	if (pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL))
+		return -1;
+	if (setgid(gid) || setuid(uid))
+		return -1;
+	return 0;
+}
+
+/* In the child: wait for the go byte, then become the command. */
+static void __attribute__((noreturn))
+child_main(char **argv, int go_rd, int err_wr, int uid, int gid)
+{
+	sigset_t none;
+	char c;
+	int e;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* ptbpf ignores the job-control signals; the command must not */
+	signal(SIGTSTP, SIG_DFL);
+	signal(SIGTTIN, SIG_DFL);
+	signal(SIGTTOU, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (read(go_rd, &c, 1) != 1)
+		_exit(127); /* ptbpf went away before letting us go */
+	close(go_rd);
+	if (drop_to(uid, gid) == 0)
+		execvp(argv[0], argv);
+	e = errno;
+	if (write(err_wr, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
+		 size_t errlen)
+{
+	int go[2], ep[2], ret;
+	pid_t pid;
+
+	init(t);
+	if (!argv || !argv[0])
+		return -EINVAL;
+	if (pipe2(go, O_CLOEXEC))
+		goto fail_errno;
+	if (pipe2(ep, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		goto fail_errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
+		snprintf(err, errlen, "can't start '%s': %s", argv[0], strerror(-ret));
+		return ret;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child_main(argv, go[0], ep[1], uid, gid);
+	}
+	close(go[0]);
+	close(ep[1]);
+	t->pid = pid;
+	t->child = true;
+	t->go_fd = go[1];
+	t->err_fd = ep[0];
+	t->pidfd = pidfd_open_(pid);
+	if (t->pidfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
+		target_abort(t);
+		return ret;
+	}
+	return 0;
+
+fail_errno:
+	ret = -errno;
+	snprintf(err, errlen, "can't start '%s': %s", argv[0], strerror(-ret));
+	return ret;
+}
+
+int target_release(struct target *t, char *err, size_t errlen)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (t->go_fd < 0)
+		return -EINVAL;
+	n = write(t->go_fd, "g", 1);
+	close(t->go_fd);
+	t->go_fd = -1;
+	if (n != 1) {
+		snprintf(err, errlen, "can't start the command: it went away");
+		return -ESRCH;
+	}
+	/* EOF: exec closed the CLOEXEC pipe; else the child sent errno */
+	n = read(t->err_fd, &e, sizeof(e));
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (n == sizeof(e) && e) {
+		snprintf(err, errlen, "can't run the command: %s", strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int target_reap(struct target *t)
+{
+	siginfo_t si;
+
+	if (!t->child)
+		return -EINVAL;
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, t->pid, &si, WEXITED) < 0)
+		if (errno != EINTR)
+			return -errno;
+	t->child = false;
+	if (si.si_code == CLD_EXITED)
+		return si.si_status;
+	return 128 + si.si_status;
+}
+
+void target_abort(struct target *t)
+{
+	if (t->child) {
+		kill(t->pid, SIGKILL);
+		target_reap(t);
+	}
+	target_close(t);
+}
+
+void target_close(struct target *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	t->pidfd = t->go_fd = t->err_fd = -1;
+}

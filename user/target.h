@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The traced process: checking a --pid, or starting a command held before
+ * its exec, and the pidfd that says, authoritatively, when it is gone (a
+ * pid number can be reused; a pidfd cannot).
+ */
+#ifndef PTBPF_TARGET_H
+#define PTBPF_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct target {
+	pid_t pid;
+	int pidfd; /* -1 when none */
+	bool child; /* started by us: we reap it */
+	int go_fd; /* child: write end of the pipe it waits on, or -1 */
+	int err_fd; /* child: read end that reports a failed exec, or -1 */
+};
+
+/*
+ * Checks that @pid names a live user-space process that is not ourselves,
+ * and opens its pidfd. @proc is the proc root ("/proc"). On error writes one
+ * line into @err and returns: -ESRCH (no such process, or a zombie), -EPERM
+ * (kernel thread, ourselves), -EINVAL (a thread id, not a process id).
+ */
+int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
+		  size_t errlen);
+
+/*
+ * Forks a child that waits, before its exec, until target_release(). When
+ * @uid is not -1 the child drops to @uid/@gid (the user who ran sudo) before
+ * exec. Returns 0 or -errno with @err filled.
+ */
+int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
+		 size_t errlen);
+
+/*
+ * Lets a spawned child exec. Returns 0, or -errno of a failed exec (e.g.
+ * -ENOENT) with @err filled; the child has then exited with status 127.
+ */
+int target_release(struct target *t, char *err, size_t errlen);
+
+/*
+ * Reaps a spawned child and returns its status as a shell would: the exit
+ * code, or 128 + signal. Returns -errno on failure.
+ */
+int target_reap(struct target *t);
+
+/* Kills (SIGKILL) and reaps a spawned child that never got to run. */
+void target_abort(struct target *t);
+void target_close(struct target *t);
+
+/* SUDO_UID/SUDO_GID when run through sudo as root, else -1/-1. */
+void target_invoking_user(int *uid, int *gid);
+
+#endif /* PTBPF_TARGET_H */

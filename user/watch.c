@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF side, from user space: see watch.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "ptbpf.skel.h"
+#include "privs.h"
+#include "watch.h"
+
+#define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
+
+struct watch {
+	struct ptbpf_bpf *skel;
+	struct ring_buffer *rb;
+	watch_cb cb;
+	void *ctx;
+	pid_t tgid;
+};
+
+/* Every tracepoint the program attaches to, as its BTF typedef names it. */
+static const char *const tracepoints[] = {
+	"sched_switch",	      "sched_waking",	"sched_process_fork",
+	"sched_process_exit", "sched_process_exec", "signal_generate",
+	"signal_deliver",
+};
+
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (!libbpf_verbose)
+		return 0;
+	fputs("libbpf: ", stderr);
+	return vfprintf(stderr, fmt, args);
+}
+
+/* PTBPF_BTF names another vmlinux BTF file, as bcc tools' --btf does. */
+static const char *btf_path(void)
+{
+	const char *p = getenv("PTBPF_BTF");
+
+	return p && *p ? p : DEFAULT_BTF;
+}
+
+static int check_kernel(const char *path, char *err, size_t errlen)
+{
+	char name[64];
+	struct btf *btf;
+	size_t i;
+
+	if (access(path, R_OK)) {
+		snprintf(err, errlen, "this kernel has no BTF (%s: %s): ptbpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y", path, strerror(errno));
+		return -ENOENT;
+	}
+	btf = btf__parse(path, NULL);
+	if (!btf) {
+		snprintf(err, errlen, "can't read kernel BTF from %s: %s", path, strerror(errno));
+		return -ENOENT;
+	}
+	for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i]);
+		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0) {
+			snprintf(err, errlen, "this kernel has no %s tracepoint (BTF type %s missing)", tracepoints[i], name);
+			btf__free(btf);
+			return -ENOENT;
+		}
+	}
+	btf__free(btf);
+	return 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct watch *w = ctx;
+
+	if (size < sizeof(struct ptbpf_event))
+		return 0;
+	return w->cb(w->ctx, data);
+}
+
+static int load(struct watch *w, const char *path, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	int ret;
+
+	if (strcmp(path, DEFAULT_BTF))
+		opts.btf_custom_path = path;
+	w->skel = ptbpf_bpf__open_opts(&opts);
+	if (!w->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "can't open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	w->skel->rodata->targ_tgid = w->tgid;
+	ret = ptbpf_bpf__load(w->skel);
+	if (ret) {
+		snprintf(err, errlen, "can't load the BPF program: %s (run with -v for the verifier's log)", strerror(-ret));
+		return ret;
+	}
+	ret = ptbpf_bpf__attach(w->skel);
+	if (ret) {
+		snprintf(err, errlen, "can't attach the BPF program: %s", strerror(-ret));
+		return ret;
+	}
+	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.events), on_event, w,
+				 NULL);
+	if (!w->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "can't open the BPF ring buffer: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
+			 char *err, size_t errlen)
+{
+	const char *path = btf_path();
+	struct watch *w;
+	int ret;
+
+	ret = privs_check(err, errlen);
+	if (!ret)
+		ret = check_kernel(path, err, errlen);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	w->tgid = tgid;
+	w->cb = cb;
+	w->ctx = ctx;
+	libbpf_verbose = verbose;
+	libbpf_set_print(libbpf_print);
+	ret = load(w, path, err, errlen);
+	if (ret) {
+		watch_close(w);
+		errno = -ret;
+		return NULL;
+	}
+	return w;
+}
+
+/* 'T' is a job-control stop, 't' a ptrace stop (fs/proc/array.c). */
+static __u32 thread_state(const char *proc, pid_t tgid, const char *tid)
+{
+	char path[128], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, tgid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return PTBPF_THREAD_RUNNING;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || !p[1])
+		return PTBPF_THREAD_RUNNING;
+	if (p[2] == 'T')
+		return PTBPF_THREAD_STOPPED;
+	if (p[2] == 't')
+		return PTBPF_THREAD_TRACED;
+	return PTBPF_THREAD_RUNNING;
+}
+
+/*
+ * One thread found in /proc. Whoever inserts a slot counts it, whoever
+ * deletes it uncounts it: the BPF program and this scan agree on that, so
+ * a thread seen by both is counted once.
+ */
+static void register_thread(struct watch *w, const char *proc, const char *name)
+{
+	struct ptbpf_bpf__bss *bss = w->skel->bss;
+	__u32 tid = (__u32)strtoul(name, NULL, 10);
+	__u32 st = thread_state(proc, w->tgid, name);
+	char path[128];
+
+	if (bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
+				 sizeof(st), BPF_NOEXIST))
+		return;
+	__atomic_fetch_add(&bss->nr_live, 1, __ATOMIC_SEQ_CST);
+	if (st != PTBPF_THREAD_RUNNING)
+		__atomic_fetch_add(&bss->nr_stopped, 1, __ATOMIC_SEQ_CST);
+	/* it may have exited before its slot existed: then nobody deleted it */
+	snprintf(path, sizeof(path), "%s/%d/task/%s", proc, w->tgid, name);
+	if (access(path, F_OK) == 0)
+		return;
+	if (bpf_map__delete_elem(w->skel->maps.threads, &tid, sizeof(tid), 0))
+		return;
+	__atomic_fetch_sub(&bss->nr_live, 1, __ATOMIC_SEQ_CST);
+	if (st != PTBPF_THREAD_RUNNING)
+		__atomic_fetch_sub(&bss->nr_stopped, 1, __ATOMIC_SEQ_CST);
+}
+
+int watch_scan(struct watch *w, const char *proc)
+{
+	struct ptbpf_bpf__bss *bss = w->skel->bss;
+	__u32 expected = PTBPF_PROC_UNKNOWN, state;
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc, w->tgid);
+	d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			register_thread(w, proc, de->d_name);
+	closedir(d);
+
+	if (__atomic_load_n(&bss->nr_live, __ATOMIC_SEQ_CST) <= 0)
+		return -ESRCH;
+	state = __atomic_load_n(&bss->nr_stopped, __ATOMIC_SEQ_CST) >=
+				__atomic_load_n(&bss->nr_live, __ATOMIC_SEQ_CST) ?
+			PTBPF_PROC_STOPPED :
+			PTBPF_PROC_RUNNING;
+	/* from here on the BPF program reports process transitions */
+	if (!__atomic_compare_exchange_n(&bss->proc_state, &expected, state,
+					 false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return expected == PTBPF_PROC_EXITED ? -ESRCH : (int)expected;
+	return (int)state;
+}
+
+int watch_fd(const struct watch *w)
+{
+	return ring_buffer__epoll_fd(w->rb);
+}
+
+int watch_consume(struct watch *w)
+{
+	return ring_buffer__consume(w->rb);
+}
+
+unsigned long long watch_lost(const struct watch *w)
+{
+	return __atomic_load_n(&w->skel->bss->lost_events, __ATOMIC_RELAXED);
+}
+
+int watch_state(const struct watch *w)
+{
+	return (int)__atomic_load_n(&w->skel->bss->proc_state, __ATOMIC_SEQ_CST);
+}
+
+void watch_counts(const struct watch *w, int *live, int *stopped)
+{
+	*live = __atomic_load_n(&w->skel->bss->nr_live, __ATOMIC_SEQ_CST);
+	*stopped = __atomic_load_n(&w->skel->bss->nr_stopped, __ATOMIC_SEQ_CST);
+}
+
+void watch_close(struct watch *w)
+{
+	if (!w)
+		return;
+	ring_buffer__free(w->rb);
+	/* destroying the skeleton detaches every link and closes every fd */
+	ptbpf_bpf__destroy(w->skel);
+	free(w);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF side, from user space: checks that the kernel can run it, then
+ * open -> set knobs -> load -> attach through the skeleton, and the ring
+ * buffer of transitions. Nothing else in user space knows about BPF.
+ */
+#ifndef PTBPF_WATCH_H
+#define PTBPF_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ptbpf_types.h"
+
+struct watch;
+
+/* Called for each event, in ring-buffer order; non-zero stops consuming. */
+typedef int (*watch_cb)(void *ctx, const struct ptbpf_event *e);
+
+/*
+ * Checks privileges, BTF and the tracepoints, loads the program for thread
+ * group @tgid and attaches it. libbpf's messages are shown when @verbose.
+ * Returns NULL with errno set and one line in @err: EPERM (privileges),
+ * ENOENT (no BTF, a tracepoint missing), or what libbpf returned.
+ */
+struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
+			 char *err, size_t errlen);
+
+/*
+ * Registers the threads of the target that already exist (from
+ * @proc/TGID/task) with their stopped/traced state, then arms process-level
+ * reporting. Returns the initial state (PTBPF_PROC_RUNNING or
+ * PTBPF_PROC_STOPPED), or -errno (-ESRCH when the target is gone).
+ */
+int watch_scan(struct watch *w, const char *proc);
+
+/* The descriptor to poll for events. */
+int watch_fd(const struct watch *w);
+
+/* Delivers every event ready now to the callback. Returns the count or -errno. */
+int watch_consume(struct watch *w);
+
+/* Events the BPF program could not reserve ring-buffer space for, so far. */
+unsigned long long watch_lost(const struct watch *w);
+
+/* The process state as the BPF program holds it now. */
+int watch_state(const struct watch *w);
+
+/* Live and stopped thread counts, as the BPF program holds them. */
+void watch_counts(const struct watch *w, int *live, int *stopped);
+
+/* Detaches and unloads everything; safe on NULL. */
+void watch_close(struct watch *w);
+
+#endif /* PTBPF_WATCH_H */
