@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ring arithmetic for perf buffers, pure (no kernel, no allocation), so the
+ * unit tests reach every branch in memory.
+ *
+ * Two kinds of ring are read:
+ *
+ * - The AUX area of an intel_pt event, mapped read-only, which the kernel
+ *   runs in overwrite mode: the newest bytes always win and aux_head is a
+ *   position inside the buffer (0..size), not a running total, so the reader
+ *   cannot tell from the head alone how much was written. struct cyc_aux
+ *   remembers where the last snapshot ended and a window of the bytes just
+ *   before that point: the writer resumes at that point, so it reaches those
+ *   bytes last; if they changed, it went (nearly) once around the buffer and
+ *   data not yet snapshotted is gone. The whole buffer is then taken and the
+ *   read says wrapped. A lap is reported up to CYC_WINDOW bytes early, and a
+ *   lap that rewrote the window with identical bytes (e.g. PT PAD packets,
+ *   which are zero bytes, over the zeroed buffer) goes unseen.
+ *
+ * - The data ring of a sampling or sideband event. Policy: overwrite, newest
+ *   wins. The ring is mapped read-only with attr.write_backward = 1, as
+ *   `perf record --overwrite` does. A flight recorder wants the target's most
+ *   recent history when it stops, and a writable ring with a reader-advanced
+ *   data_tail would keep the oldest records and drop the newest
+ *   (PERF_RECORD_LOST) once full — exactly the part we want. Writing
+ *   backward puts data_head on the newest record (a forward overwrite ring
+ *   gives no way to find the oldest intact record), and data_head is then a
+ *   running total that counts down from 0, so the bytes written since the
+ *   last read, hence the bytes lost, are known exactly. The reader walks
+ *   records from data_head (newest first) and lays them out oldest first.
+ *
+ * Every ring size is a power of two (perf rings are a power-of-two number
+ * of pages); positions may be running totals, they are taken modulo size.
+ */
+#ifndef PTBPF_CYCLIC_H
+#define PTBPF_CYCLIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+
+/* Bytes of the AUX area remembered at the end of each snapshot. */
+#define CYC_WINDOW 64
+
+/* What one read produced. */
+struct cyc_result {
+	size_t len; /* bytes written to the caller's buffer */
+	bool wrapped; /* the ring overwrote bytes not yet read */
+	__u64 lost_bytes; /* bytes known to be lost since the last read */
+	__u64 head; /* the head the read ended at */
+};
+
+/* Per-ring state of the AUX reader. */
+struct cyc_aux {
+	size_t size;
+	__u64 end; /* where the last snapshot ended, 0..size-1 */
+	size_t window_len;
+	__u8 window[CYC_WINDOW];
+};
+
+/*
+ * Copy @len bytes of the cyclic buffer @ring of @size bytes, starting at
+ * position @from (taken modulo @size), to @out, in at most two segments.
+ *
+ * Returns -EINVAL if @ring or @out is NULL (with @len > 0), if @size is not
+ * a power of two, or if @len > @size.
+ */
+int cyc_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out);
+
+/*
+ * Start reading the AUX area @ring of @size bytes from position 0, the
+ * kernel's starting point; remembers the current (zeroed) bytes before it.
+ *
+ * Returns -EINVAL if @st or @ring is NULL or @size is not a power of two.
+ */
+int cyc_aux_init(struct cyc_aux *st, const __u8 *ring, size_t size);
+
+/*
+ * Copy what the writer added since the last read, oldest first, into @out
+ * of @cap bytes: the bytes from the previous end to @aux_head (valid only
+ * after the event was disabled), or, when the window changed or @full is
+ * set, the whole buffer starting at @aux_head. When that does not fit in
+ * @cap, the newest @cap bytes are kept and the rest counted as lost.
+ * Updates @st and fills @res.
+ *
+ * Returns -EINVAL if @st, @ring, @out or @res is NULL or @st was not set up
+ * by cyc_aux_init().
+ */
+int cyc_aux_read(struct cyc_aux *st, const __u8 *ring, __u64 aux_head,
+		 bool full, __u8 *out, size_t cap, struct cyc_result *res);
+
+/*
+ * Read the whole records of a write_backward ring @ring of @size bytes
+ * written since @prev_head (the data_head of the last read, 0 at first),
+ * newest first from @data_head, into @out of @cap bytes laid out oldest
+ * first. With @full, every intact record in the ring is taken. Records that
+ * were overwritten, or that do not fit in @cap, are counted as lost bytes.
+ * Sets *@prev_head to @data_head.
+ *
+ * Returns -EINVAL if @prev_head, @ring, @out or @res is NULL or @size is
+ * not a power of two.
+ */
+int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
+		      __u64 data_head, bool full, __u8 *out, size_t cap,
+		      struct cyc_result *res);
+
+/*
+ * Walk the records of a linear buffer (what cyc_backward_read produced):
+ * stores the record at *@off in @hdr and advances *@off past it.
+ *
+ * Returns 1 when a record was returned, 0 at the end of @buf, -EINVAL for
+ * NULL arguments and -EBADMSG for a record shorter than its header or
+ * running past @len.
+ */
+int cyc_next_record(const __u8 *buf, size_t len, size_t *off,
+		    const struct perf_event_header **hdr);
+
+#endif /* PTBPF_CYCLIC_H */
