@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-core traces: collection state and pause-during-read. See cores.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "cores.h"
+#include "cyclic.h"
+#include "pmu.h"
+
+struct core {
+	int cpu;
+	int data_fd, sb_fd; /* -1: none */
+	enum core_state state;
+	__u64 data_id, sb_id;
+	struct perf_event_mmap_page *data_page, *sb_page;
+	size_t data_map_len, sb_map_len;
+	void *aux; /* intel-pt: the AUX area, read-only */
+	struct cyc_aux aux_state;
+	__u64 data_prev, sb_prev; /* data_head at the last read */
+};
+
+struct cores {
+	const struct perf_sys_ops *sys;
+	enum ptbpf_backend backend;
+	struct perf_event_attr data_attr, sb_attr;
+	struct pmu_intel_pt pmu; /* intel-pt only */
+	size_t page_size, buf_size, sb_size;
+	int pid; /* -1, or the cgroup fd */
+	unsigned long flags;
+	unsigned int nr;
+	struct core *core;
+	char err[256];
+};
+
+static int errmsg(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+static void report(const struct cores_config *cfg, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!cfg->report)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cfg->report(cfg->report_ctx, msg);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void cores_config_init(struct cores_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->backend = BACKEND_AUTO;
+	cfg->cgroup_fd = -1;
+}
+
+int cores_round_size(size_t request, size_t page_size, size_t *size)
+{
+	size_t pages, p = 1;
+
+	if (!request || !page_size || !size)
+		return -EINVAL;
+	pages = request / page_size + (request % page_size != 0);
+	while (p < pages) {
+		if (p > ((size_t)-1 / 2) / page_size)
+			return -E2BIG;
+		p <<= 1;
+	}
+	*size = p * page_size;
+	return 0;
+}
+
+/* Human-readable size for messages: "4 MiB", "96 KiB", "100 bytes". */
+static const char *human(size_t n, char *buf, size_t len)
+{
+	if (n >= (1UL << 20) && !(n % (1UL << 20)))
+		snprintf(buf, len, "%zu MiB", n >> 20);
+	else if (n >= 1024 && !(n % 1024))
+		snprintf(buf, len, "%zu KiB", n >> 10);
+	else
+		snprintf(buf, len, "%zu bytes", n);
+	return buf;
+}
+
+/* Choose the backend; for intel-pt, read the PMU and build the attr. */
+static int pick_backend(struct cores *c, const struct cores_config *cfg,
+			size_t *psb, char *err, size_t errlen)
+{
+	int rc;
+
+	*psb = 0;
+	if (cfg->backend != BACKEND_SAMPLE) {
+		rc = pmu_intel_pt_probe(cfg->sysfs_root, &c->pmu, err, errlen);
+		if (!rc) {
+			c->backend = BACKEND_INTEL_PT;
+			report(cfg, "backend: intel-pt");
+			return pmu_intel_pt_attr(&c->pmu, cfg->kernel,
+						 !cfg->start_running,
+						 &c->data_attr, psb, err,
+						 errlen);
+		}
+		if (rc != -ENOENT || cfg->backend == BACKEND_INTEL_PT) {
+			if (rc == -ENOENT && err && errlen)
+				snprintf(err, errlen,
+					 "backend intel-pt: no Intel PT PMU: "
+					 "%s not found (use --backend sample)",
+					 c->pmu.path);
+			return rc;
+		}
+		report(cfg, "backend: sample (no Intel PT PMU at %s)",
+		       c->pmu.path);
+	}
+	c->backend = BACKEND_SAMPLE;
+	return pmu_sample_attr(&c->data_attr, cfg->kernel, !cfg->start_running,
+			       cfg->sample_freq);
+}
+
+static int pick_sizes(struct cores *c, const struct cores_config *cfg,
+		      size_t psb, unsigned int nr_cpus, char *err,
+		      size_t errlen)
+{
+	size_t req = cfg->buffer_size ? cfg->buffer_size : CORES_DEFAULT_BUFFER;
+	__u64 limit = cfg->total_limit ? cfg->total_limit :
+					 CORES_DEFAULT_TOTAL_LIMIT;
+	char a[32], b[32], d[32];
+	__u64 total;
+
+	if (cores_round_size(req, c->page_size, &c->buf_size) ||
+	    cores_round_size(cfg->sideband_size ? cfg->sideband_size :
+						  CORES_DEFAULT_SIDEBAND,
+			     c->page_size, &c->sb_size))
+		return errmsg(err, errlen, -EINVAL,
+			      "buffer size %zu is not usable", req);
+	if (c->buf_size != req)
+		report(cfg,
+		       "per-core buffer size %zu rounded up to %s (%zu pages)",
+		       req, human(c->buf_size, a, sizeof(a)),
+		       c->buf_size / c->page_size);
+	if (c->buf_size < psb)
+		return errmsg(err, errlen, -EINVAL,
+			      "a per-core buffer of %s can't hold one PSB "
+			      "period (%s): raise --buffer-size to at least %s",
+			      human(c->buf_size, a, sizeof(a)),
+			      human(psb, b, sizeof(b)),
+			      human(psb, d, sizeof(d)));
+	total = (__u64)nr_cpus * (c->buf_size + c->sb_size + 2 * c->page_size);
+	if (total > limit)
+		return errmsg(
+			err, errlen, -E2BIG,
+			"buffers of %u cores need %llu MiB, more than the "
+			"limit of %llu MiB: lower --buffer-size (now %s) "
+			"or trace fewer CPUs with --cpus",
+			nr_cpus, (unsigned long long)(total >> 20),
+			(unsigned long long)(limit >> 20),
+			human(c->buf_size, a, sizeof(a)));
+	return 0;
+}
+
+/* sysfs says the CPU is offline; cpu0 often has no `online` file. */
+static bool cpu_offline(const char *root, int cpu)
+{
+	char path[256], v = '1';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/online",
+		 root ? root : "/sys", cpu);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fread(&v, 1, 1, f) != 1)
+		v = '1';
+	fclose(f);
+	return v == '0';
+}
+
+static int map_core(struct cores *c, struct core *k, char *err, size_t errlen)
+{
+	bool pt = c->backend == BACKEND_INTEL_PT;
+	int rc;
+
+	/*
+	 * intel-pt: a metadata page only, writable so aux_offset/aux_size can
+	 * be set; sample: the data ring, read-only (write_backward overwrite).
+	 */
+	k->data_map_len = c->page_size + (pt ? 0 : c->buf_size);
+	rc = perf_sys_map_ring(c->sys, k->data_fd, k->cpu, c->page_size,
+			       pt ? 0 : c->buf_size, pt, &k->data_page, err,
+			       errlen);
+	if (rc)
+		return rc;
+	if (pt) {
+		rc = perf_sys_map_aux(c->sys, k->data_fd, k->cpu, k->data_page,
+				      c->buf_size, &k->aux, err, errlen);
+		if (rc)
+			return rc;
+		cyc_aux_init(&k->aux_state, k->aux, c->buf_size);
+	}
+	k->sb_map_len = c->page_size + c->sb_size;
+	return perf_sys_map_ring(c->sys, k->sb_fd, k->cpu, c->page_size,
+				 c->sb_size, false, &k->sb_page, err, errlen);
+}
+
+/* Open core @k; 1 when its CPU turned out to be offline (skip it). */
+static int open_core(struct cores *c, struct core *k, char *err, size_t errlen)
+{
+	int rc;
+
+	rc = perf_sys_open(c->sys, &c->data_attr, k->cpu, c->pid, -1, c->flags,
+			   err, errlen);
+	if (rc == -ENODEV || rc == -ENOENT)
+		return 1;
+	if (rc < 0)
+		return rc;
+	k->data_fd = rc;
+	/* In the data event's group: one ioctl switches both. */
+	rc = perf_sys_open(c->sys, &c->sb_attr, k->cpu, c->pid, k->data_fd,
+			   c->flags, err, errlen);
+	if (rc == -ENODEV || rc == -ENOENT)
+		return 1;
+	if (rc < 0)
+		return rc;
+	k->sb_fd = rc;
+	rc = map_core(c, k, err, errlen);
+	if (!rc)
+		rc = perf_sys_id(c->sys, k->data_fd, k->cpu, &k->data_id, err,
+				 errlen);
+	if (!rc)
+		rc = perf_sys_id(c->sys, k->sb_fd, k->cpu, &k->sb_id, err,
+				 errlen);
+	return rc;
+}
+
+static void close_core(struct cores *c, struct core *k)
+{
+	if (k->aux)
+		perf_sys_unmap(c->sys, k->aux, c->buf_size, k->cpu, NULL, 0);
+	if (k->data_page)
+		perf_sys_unmap(c->sys, k->data_page, k->data_map_len, k->cpu,
+			       NULL, 0);
+	if (k->sb_page)
+		perf_sys_unmap(c->sys, k->sb_page, k->sb_map_len, k->cpu, NULL,
+			       0);
+	k->aux = NULL;
+	k->data_page = k->sb_page = NULL;
+	perf_sys_close(c->sys, &k->sb_fd);
+	perf_sys_close(c->sys, &k->data_fd);
+}
+
+static struct core *new_core(struct cores *c, int cpu, bool running)
+{
+	struct core *k = &c->core[c->nr];
+
+	memset(k, 0, sizeof(*k));
+	k->cpu = cpu;
+	k->data_fd = k->sb_fd = -1;
+	k->state = running ? CORE_RUNNING : CORE_PAUSED;
+	return k;
+}
+
+static int open_all(struct cores *c, const struct cores_config *cfg,
+		    const int *cpus, unsigned int n, char *err, size_t errlen)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		struct core *k = new_core(c, cpus ? cpus[i] : (int)i,
+					  cfg->start_running);
+
+		rc = cpu_offline(cfg->sysfs_root, k->cpu) ?
+			     1 :
+			     open_core(c, k, err, errlen);
+		if (rc == 1) {
+			close_core(c, k);
+			report(cfg, "cpu %d is offline: not traced", k->cpu);
+			continue;
+		}
+		c->nr++;
+		if (rc < 0)
+			return rc;
+	}
+	if (!c->nr)
+		return errmsg(err, errlen, -ENODEV, "no CPU could be traced");
+	return 0;
+}
+
+/* How many of @cpus sysfs says are online, for the size limit. */
+static unsigned int count_online(const struct cores_config *cfg,
+				 const int *cpus, unsigned int n)
+{
+	unsigned int i, online = 0;
+
+	for (i = 0; i < n; i++)
+		online +=
+			!cpu_offline(cfg->sysfs_root, cpus ? cpus[i] : (int)i);
+	return online;
+}
+
+struct cores *cores_open(const struct cores_config *cfg,
+			 const struct perf_sys_ops *sys, char *err,
+			 size_t errlen)
+{
+	unsigned int n;
+	struct cores *c;
+	size_t psb;
+	int rc;
+
+	if (!cfg || (cfg->cpus && !cfg->nr_cpus)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	n = cfg->cpus ? cfg->nr_cpus :
+			(unsigned int)sysconf(_SC_NPROCESSORS_CONF);
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->core = calloc(n, sizeof(*c->core));
+	if (!c || !c->core) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->sys = sys ? sys : &perf_sys_real;
+	c->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	c->pid = cfg->cgroup_fd >= 0 ? cfg->cgroup_fd : -1;
+	/* A cgroup event takes the cgroup fd where a pid would go. */
+	c->flags = cfg->cgroup_fd >= 0 ? PERF_FLAG_PID_CGROUP : 0;
+	rc = pick_backend(c, cfg, &psb, err, errlen);
+	if (!rc)
+		rc = pmu_sideband_attr(&c->sb_attr, c->backend,
+				       !cfg->start_running);
+	if (!rc)
+		rc = pick_sizes(c, cfg, psb, count_online(cfg, cfg->cpus, n),
+				err, errlen);
+	if (!rc)
+		rc = open_all(c, cfg, cfg->cpus, n, err, errlen);
+	if (rc) {
+		cores_close(c);
+		errno = -rc;
+		return NULL;
+	}
+	return c;
+}
+
+void cores_close(struct cores *c)
+{
+	unsigned int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr; i++)
+		close_core(c, &c->core[i]);
+	free(c->core);
+	free(c);
+}
+
+unsigned int cores_count(const struct cores *c)
+{
+	return c ? c->nr : 0;
+}
+
+enum ptbpf_backend cores_backend(const struct cores *c)
+{
+	return c ? c->backend : BACKEND_AUTO;
+}
+
+size_t cores_buffer_size(const struct cores *c)
+{
+	return c ? c->buf_size : 0;
+}
+
+size_t cores_sideband_size(const struct cores *c)
+{
+	return c ? c->sb_size : 0;
+}
+
+const struct perf_event_attr *cores_data_attr(const struct cores *c)
+{
+	return c ? &c->data_attr : NULL;
+}
+
+const struct perf_event_attr *cores_sideband_attr(const struct cores *c)
+{
+	return c ? &c->sb_attr : NULL;
+}
+
+const char *cores_last_error(const struct cores *c)
+{
+	return c ? c->err : "";
+}
+
+int cores_info(const struct cores *c, unsigned int idx, int *cpu,
+	       __u64 *data_id, __u64 *sb_id)
+{
+	if (!c || idx >= c->nr)
+		return -EINVAL;
+	if (cpu)
+		*cpu = c->core[idx].cpu;
+	if (data_id)
+		*data_id = c->core[idx].data_id;
+	if (sb_id)
+		*sb_id = c->core[idx].sb_id;
+	return 0;
+}
+
+int cores_tsc_conv(const struct cores *c, struct snap_tsc_conv *conv)
+{
+	volatile struct perf_event_mmap_page *pg;
+	__u32 seq;
+
+	if (!c || !conv || !c->nr)
+		return -EINVAL;
+	pg = c->core[0].data_page;
+	/* The kernel updates these under the page's seqcount `lock`. */
+	do {
+		seq = __atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE);
+		conv->valid = pg->cap_user_time_zero;
+		conv->time_zero = pg->time_zero;
+		conv->time_mult = pg->time_mult;
+		conv->time_shift = pg->time_shift;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (pg->lock != seq || (seq & 1));
+	return 0;
+}
+
+int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info)
+{
+	if (!c || !info)
+		return -EINVAL;
+	if (c->backend != BACKEND_INTEL_PT)
+		return -ENOENT;
+	return pmu_cpu_info(&c->pmu, &c->data_attr, info);
+}
+
+int cores_state(const struct cores *c, unsigned int idx, enum core_state *state)
+{
+	if (!c || !state || idx >= c->nr)
+		return -EINVAL;
+	*state = c->core[idx].state;
+	return 0;
+}
+
+/* The control path: one ioctl at most, no allocation, no I/O. */
+static int set_state(struct cores *c, struct core *k, enum core_state st,
+		     char *err, size_t errlen)
+{
+	int rc;
+
+	if (k->state == st)
+		return 0;
+	if (st == CORE_RUNNING)
+		rc = perf_sys_enable(c->sys, k->data_fd, k->cpu, true, err,
+				     errlen);
+	else
+		rc = perf_sys_disable(c->sys, k->data_fd, k->cpu, true, err,
+				      errlen);
+	if (!rc)
+		k->state = st;
+	return rc;
+}
+
+int cores_set_state(struct cores *c, unsigned int idx, enum core_state state)
+{
+	if (!c || idx >= c->nr ||
+	    (state != CORE_PAUSED && state != CORE_RUNNING))
+		return -EINVAL;
+	return set_state(c, &c->core[idx], state, c->err, sizeof(c->err));
+}
+
+static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
+{
+	unsigned int i;
+	int rc, first = 0;
+
+	if (!c)
+		return -EINVAL;
+	for (i = 0; i < c->nr; i++) {
+		/* Keep the first failure's message; later ones are dropped. */
+		rc = set_state(c, &c->core[i], st, first ? NULL : c->err,
+			       sizeof(c->err));
+		if (rc && !first)
+			first = rc;
+	}
+	if (done_ns)
+		*done_ns = now_ns();
+	return first;
+}
+
+int cores_pause_all(struct cores *c, __u64 *done_ns)
+{
+	return set_all(c, CORE_PAUSED, done_ns);
+}
+
+int cores_resume_all(struct cores *c, __u64 *done_ns)
+{
+	return set_all(c, CORE_RUNNING, done_ns);
+}
+
+/* "Now" in the data event's clock, for AUXTRACE's reference. */
+static __u64 now_clock(const struct cores *c)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	/* intel_pt timestamps are TSC values. */
+	if (c->backend == BACKEND_INTEL_PT)
+		return __rdtsc();
+#endif
+	return now_ns();
+}
+
+static void read_rings(struct cores *c, struct core *k, bool full,
+		       struct snap_core *out, __u8 *tbuf, size_t tcap,
+		       __u8 *sbuf, size_t scap)
+{
+	const __u8 *sb_ring = (const __u8 *)k->sb_page + c->page_size;
+	struct cyc_result r, s;
+	__u64 head;
+
+	/* The event is disabled: the kernel has written its last head. */
+	if (c->backend == BACKEND_INTEL_PT) {
+		head = __atomic_load_n(&k->data_page->aux_head,
+				       __ATOMIC_ACQUIRE);
+		cyc_aux_read(&k->aux_state, k->aux, head, full, tbuf, tcap, &r);
+	} else {
+		head = __atomic_load_n(&k->data_page->data_head,
+				       __ATOMIC_ACQUIRE);
+		cyc_backward_read(&k->data_prev,
+				  (const __u8 *)k->data_page + c->page_size,
+				  c->buf_size, head, full, tbuf, tcap, &r);
+	}
+	head = __atomic_load_n(&k->sb_page->data_head, __ATOMIC_ACQUIRE);
+	cyc_backward_read(&k->sb_prev, sb_ring, c->sb_size, head, full, sbuf,
+			  scap, &s);
+	out->trace = tbuf;
+	out->trace_len = r.len;
+	out->sideband = sbuf;
+	out->sideband_len = s.len;
+	out->wrapped = r.wrapped;
+	out->lost_bytes = r.lost_bytes;
+	out->head = r.head;
+}
+
+int cores_read(struct cores *c, unsigned int idx, bool full,
+	       struct snap_core *out, __u8 *trace_buf, size_t trace_cap,
+	       __u8 *sb_buf, size_t sb_cap)
+{
+	enum core_state was;
+	struct core *k;
+	__u64 t0;
+	int rc;
+
+	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
+		return -EINVAL;
+	k = &c->core[idx];
+	was = k->state;
+	t0 = now_ns();
+	/* A disable makes the CPU flush its packet buffer and the kernel
+	 * publish aux_head; nothing is overwritten while we copy. */
+	rc = set_state(c, k, CORE_PAUSED, c->err, sizeof(c->err));
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	out->cpu = k->cpu;
+	out->data_id = k->data_id;
+	out->sb_id = k->sb_id;
+	read_rings(c, k, full, out, trace_buf, trace_cap, sb_buf, sb_cap);
+	out->tsc = now_clock(c);
+	rc = set_state(c, k, was, c->err, sizeof(c->err));
+	out->paused_ns = was == CORE_RUNNING ? now_ns() - t0 : 0;
+	return rc;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-core traces: for each traced CPU a data event (intel_pt with a
+ * read-only AUX area, or cpu-clock sampling into a write_backward data ring)
+ * and a context-switch sideband event in the same group, so one
+ * PERF_IOC_FLAG_GROUP ioctl pauses or resumes both.
+ *
+ * Each core has a collection state, Running or Paused, set at open time
+ * through attr.disabled. Changing a core to the state it has is a no-op
+ * with no system call; a failed ioctl leaves the recorded state as it was.
+ * Reads pause the core for the memory copy only (DESIGN.md
+ * "Pause-during-read") and put the previous state back.
+ *
+ * Errors: functions return 0 or -errno; cores_open() returns NULL with
+ * errno set. A message naming the call and the CPU goes to the caller's
+ * buffer at open time, and to cores_last_error() afterwards. Informational
+ * lines (backend chosen, size rounded, CPU skipped) go to the config's
+ * report hook; this module prints nothing itself.
+ */
+#ifndef PTBPF_CORES_H
+#define PTBPF_CORES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+
+#include "perf_sys.h"
+#include "snapdata.h"
+
+#define CORES_DEFAULT_BUFFER (4UL << 20) /* per-core trace buffer */
+#define CORES_DEFAULT_SIDEBAND (256UL << 10) /* per-core switch records */
+/* Across all cores; LLDB's default process trace size limit is 500 MiB. */
+#define CORES_DEFAULT_TOTAL_LIMIT (512ULL << 20)
+
+enum core_state {
+	CORE_PAUSED = 0,
+	CORE_RUNNING = 1,
+};
+
+typedef void (*cores_report_fn)(void *ctx, const char *msg);
+
+struct cores_config {
+	enum ptbpf_backend backend; /* AUTO picks intel-pt when it exists */
+	const int *cpus; /* CPUs to trace; NULL: every configured CPU */
+	unsigned int nr_cpus;
+	size_t buffer_size; /* per-core trace bytes requested; 0: default */
+	size_t sideband_size; /* per-core sideband bytes; 0: default */
+	__u64 total_limit; /* all buffers of all cores; 0: default */
+	bool start_running; /* initial state; false: paused */
+	bool kernel; /* trace kernel space too */
+	int cgroup_fd; /* cgroup v2 directory fd, or -1 */
+	unsigned int sample_freq; /* sample backend, Hz; 0: PMU_SAMPLE_FREQ */
+	const char *sysfs_root; /* NULL: "/sys" */
+	cores_report_fn report; /* may be NULL */
+	void *report_ctx;
+};
+
+struct cores;
+
+/* Defaults: backend auto, all CPUs, paused, no cgroup (cgroup_fd -1). */
+void cores_config_init(struct cores_config *cfg);
+
+/*
+ * Round @request bytes up to a power-of-two number of pages of @page_size
+ * bytes (what perf requires of its rings) into *@size.
+ * Returns -EINVAL for a zero @request or @page_size or NULL @size, -E2BIG
+ * when the result does not fit in a size_t.
+ */
+int cores_round_size(size_t request, size_t page_size, size_t *size);
+
+/*
+ * Open one group of events per CPU of @cfg through @sys (NULL: the real
+ * kernel). CPUs that are offline (sysfs online == 0, or perf_event_open
+ * fails with ENODEV or ENOENT) are skipped and reported.
+ *
+ * Returns NULL with errno set, and a message in @err: EINVAL for a bad
+ * argument or a buffer that can't hold one PSB period; ENOENT when
+ * intel-pt was asked for and its PMU is missing (names the sysfs path);
+ * E2BIG when all buffers together exceed the total limit (says what to
+ * lower); ENODEV when no CPU could be traced; ENOMEM; else the errno of
+ * the failing call. Everything opened so far is closed again.
+ */
+struct cores *cores_open(const struct cores_config *cfg,
+			 const struct perf_sys_ops *sys, char *err,
+			 size_t errlen);
+
+/* Close every descriptor and unmap every ring; NULL is fine. */
+void cores_close(struct cores *c);
+
+/* Number of traced cores (0 for NULL). */
+unsigned int cores_count(const struct cores *c);
+/* The backend in use: BACKEND_INTEL_PT or BACKEND_SAMPLE. */
+enum ptbpf_backend cores_backend(const struct cores *c);
+/* Per-core trace and sideband ring sizes as chosen (0 for NULL). */
+size_t cores_buffer_size(const struct cores *c);
+size_t cores_sideband_size(const struct cores *c);
+/* The attrs the events were opened with (NULL for NULL). */
+const struct perf_event_attr *cores_data_attr(const struct cores *c);
+const struct perf_event_attr *cores_sideband_attr(const struct cores *c);
+/* The last error message of a pause, resume or read; "" when none. */
+const char *cores_last_error(const struct cores *c);
+
+/*
+ * The CPU number and the PERF_EVENT_IOC_ID ids of core @idx; @data_id and
+ * @sb_id may be NULL. Returns -EINVAL for a NULL @c or @idx out of range.
+ */
+int cores_info(const struct cores *c, unsigned int idx, int *cpu,
+	       __u64 *data_id, __u64 *sb_id);
+
+/*
+ * The TSC <-> perf time conversion of the first core's mmap page
+ * (cap_user_time_zero: time_zero, time_mult, time_shift), read under the
+ * page's seqlock. @conv->valid is false when the kernel does not offer it.
+ * Returns -EINVAL for NULL arguments or a set of no core.
+ */
+int cores_tsc_conv(const struct cores *c, struct snap_tsc_conv *conv);
+
+/*
+ * The intel_pt parts of @info (pmu_cpu_info()); -ENOENT for the sample
+ * backend, -EINVAL for NULL arguments.
+ */
+int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info);
+
+/* The recorded state of core @idx. Returns -EINVAL for bad arguments. */
+int cores_state(const struct cores *c, unsigned int idx,
+		enum core_state *state);
+
+/*
+ * Set core @idx to @state: one group ioctl, none when it already is.
+ * Returns -EINVAL for bad arguments, else -errno of the ioctl (the state
+ * is then unchanged and cores_last_error() says why).
+ */
+int cores_set_state(struct cores *c, unsigned int idx, enum core_state state);
+
+/*
+ * Pause (resume) every core. For the control path: no allocation, no file
+ * I/O, no logging. Tries every core even when one fails. Stores in
+ * *@done_ns (may be NULL) the CLOCK_MONOTONIC time after the last ioctl
+ * returned. Returns 0, -EINVAL for a NULL @c, or the first ioctl's -errno
+ * (cores_last_error() names its CPU).
+ */
+int cores_pause_all(struct cores *c, __u64 *done_ns);
+int cores_resume_all(struct cores *c, __u64 *done_ns);
+
+/*
+ * Stage core @idx: remember its state, pause it, copy what was recorded
+ * since the last read (everything with @full) into @trace_buf (@trace_cap
+ * bytes; cores_buffer_size() always suffices) and the sideband records into
+ * @sb_buf (@sb_cap bytes; cores_sideband_size() suffices), put the state
+ * back. Fills every field of @out: trace and sideband point into the
+ * caller's buffers; head, wrapped, lost_bytes describe the trace ring;
+ * tsc is "now" in the data event's clock (TSC for intel-pt, CLOCK_MONOTONIC
+ * ns for sample); paused_ns is an upper bound of the pause (0 when the core
+ * was paused already).
+ *
+ * Returns -EINVAL for NULL arguments or @idx out of range; -errno when the
+ * pause failed (nothing read), or when the restore failed (@out is filled
+ * all the same and the core stays paused).
+ */
+int cores_read(struct cores *c, unsigned int idx, bool full,
+	       struct snap_core *out, __u8 *trace_buf, size_t trace_cap,
+	       __u8 *sb_buf, size_t sb_cap);
+
+#endif /* PTBPF_CORES_H */
