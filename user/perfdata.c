@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf.data writer: see perfdata.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "fileout.h"
+#include "perfdata.h"
+#include "perfrec.h"
+
+#ifndef PTBPF_VERSION
+#define PTBPF_VERSION "unknown"
+#endif
+
+/* perf pads header feature strings to this (NAME_ALIGN in perf) */
+#define NAME_ALIGN 64
+/* perf's PERF_AUXTRACE_RECORD_ALIGNMENT: AUX data is padded to 8 */
+#define AUX_ALIGN 8
+/* made-up event IDs, far above what the kernel's counter reaches */
+#define SYNTH_ID_BASE (1ULL << 62)
+
+enum { ATTR_DATA, ATTR_SB, NR_ATTRS };
+
+struct writer {
+	const struct snapshot *snap;
+	struct fileout out;
+	struct perf_event_attr attr[NR_ATTRS];
+	__u64 *ids[NR_ATTRS]; /* one per core */
+	__u8 rec[PERFREC_MAX + 1];
+};
+
+/* A growing byte buffer for one header feature. */
+struct blob {
+	__u8 *p;
+	size_t len, cap;
+	int err;
+};
+
+static void blob_put(struct blob *b, const void *src, size_t n)
+{
+	size_t cap;
+	__u8 *p;
+
+	if (b->err)
+		return;
+	if (b->len + n > b->cap) {
+		cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	if (src)
+		memcpy(b->p + b->len, src, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+static void blob_u32(struct blob *b, __u32 v)
+{
+	blob_put(b, &v, sizeof(v));
+}
+
+/* perf_header_string: u32 length (NUL included, padded), then the bytes */
+static void blob_str(struct blob *b, const char *s)
+{
+	size_t olen = strlen(s) + 1;
+	size_t len = (olen + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+
+	blob_u32(b, (__u32)len);
+	blob_put(b, s, olen);
+	blob_put(b, NULL, len - olen);
+}
+
+int perfdata_file_attr(const struct perf_event_attr *in,
+		       struct perf_event_attr *attr)
+{
+	if (!in || !attr)
+		return -EINVAL;
+	*attr = *in;
+	attr->size = PERFDATA_ATTR_SIZE;
+	/* perf script refuses to print ip/sym for an attr without IP */
+	attr->sample_type |= PERFDATA_ID_BITS | PERF_SAMPLE_IP;
+	attr->sample_id_all = 1;
+	return 0;
+}
+
+int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
+		      __u64 *data_id, __u64 *sb_id)
+{
+	const struct snap_core *c;
+
+	if (!snap || !data_id || !sb_id || idx >= snap->nr_cores ||
+	    !snap->cores)
+		return -EINVAL;
+	c = &snap->cores[idx];
+	*data_id = c->data_id ? c->data_id : SYNTH_ID_BASE + 2 * idx;
+	*sb_id = c->sb_id ? c->sb_id : SYNTH_ID_BASE + 2 * idx + 1;
+	return 0;
+}
+
+ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
+			       size_t cap)
+{
+	struct perf_event_header h = { .type = PERFDATA_RECORD_AUXTRACE_INFO };
+	__u64 priv[PERFDATA_PT_PRIV_NR] = { 0 };
+	__u32 type_res[2] = { PERFDATA_AUXTRACE_INTEL_PT, 0 };
+	const struct snap_cpu_info *ci;
+	size_t size = sizeof(h) + sizeof(type_res) + sizeof(priv);
+	__u8 *p = dst;
+
+	if (!snap || !dst)
+		return -EINVAL;
+	if (cap < size)
+		return -ENOSPC;
+	ci = &snap->cpu_info;
+	/* the order of perf's intel-pt.h INTEL_PT_* priv slots */
+	priv[0] = snap->data_attr.type;
+	priv[1] = snap->conv.time_shift;
+	priv[2] = snap->conv.time_mult;
+	priv[3] = snap->conv.time_zero;
+	priv[4] = snap->conv.valid;
+	priv[5] = PERFDATA_PT_TSC;
+	priv[6] = PERFDATA_PT_NORETCOMP;
+	/* 3: PERF_RECORD_SWITCH_CPU_WIDE from a context_switch attr */
+	priv[7] = 3;
+	priv[8] = 0; /* not perf's snapshot mode: one buffer per core */
+	priv[9] = 1; /* per-CPU AUX buffers */
+	priv[10] = PERFDATA_PT_MTC;
+	priv[11] = PERFDATA_PT_MTC_PERIOD;
+	priv[12] = ci->tsc_ctc_ratio_n;
+	priv[13] = ci->tsc_ctc_ratio_d;
+	priv[14] = PERFDATA_PT_CYC;
+	priv[15] = ci->max_nonturbo_ratio;
+	priv[16] = 0; /* no address filter string follows */
+	h.size = (__u16)size;
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), type_res, sizeof(type_res));
+	memcpy(p + sizeof(h) + sizeof(type_res), priv, sizeof(priv));
+	return (ssize_t)size;
+}
+
+static void put_time_conv(struct writer *w)
+{
+	const struct snap_tsc_conv *cv = &w->snap->conv;
+	struct {
+		struct perf_event_header h;
+		__u64 shift, mult, zero, cycles, mask;
+		__u8 cap_zero, cap_short, reserved[6];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = PERFDATA_RECORD_TIME_CONV;
+	r.h.size = sizeof(r);
+	r.shift = cv->time_shift;
+	r.mult = cv->time_mult;
+	r.zero = cv->time_zero;
+	r.cap_zero = 1;
+	fileout_write(&w->out, &r, sizeof(r));
+}
+
+/* Synthesized records: the tracking attr's ID, time 0 (before any trace). */
+static void synth_id(struct writer *w, __u32 pid, __u32 tid,
+		     struct perfrec_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->pid = pid;
+	id->tid = tid;
+	id->id = w->ids[ATTR_SB][0];
+	id->cpu = (__u32)w->snap->cores[0].cpu;
+}
+
+static int put_process(struct writer *w)
+{
+	const struct snap_process *pr = &w->snap->proc;
+	__u64 type = w->attr[ATTR_SB].sample_type;
+	struct perfrec_id id;
+	unsigned int i;
+	ssize_t n;
+
+	for (i = 0; i < pr->nr_threads; i++) {
+		synth_id(w, pr->pid, pr->threads[i].tid, &id);
+		n = perfrec_comm(w->rec, sizeof(w->rec), pr->pid,
+				 pr->threads[i].tid, pr->threads[i].comm, type,
+				 &id);
+		if (n < 0)
+			return (int)n;
+		fileout_write(&w->out, w->rec, (size_t)n);
+	}
+	for (i = 0; i < pr->nr_maps; i++) {
+		if (!pr->maps[i].path)
+			continue;
+		synth_id(w, pr->pid, pr->pid, &id);
+		n = perfrec_mmap2(w->rec, sizeof(w->rec), pr->pid, &pr->maps[i],
+				  type, &id);
+		if (n == -ENAMETOOLONG)
+			continue; /* perf could not have used it either */
+		if (n < 0)
+			return (int)n;
+		fileout_write(&w->out, w->rec, (size_t)n);
+	}
+	return 0;
+}
+
+/* Copies a staged record stream, re-encoding each record's sample ID. */
+static int put_stream(struct writer *w, const __u8 *buf, size_t len,
+		      const struct perf_event_attr *from, int which,
+		      unsigned int idx)
+{
+	const struct perf_event_header *h;
+	struct perfrec_conv c = {
+		.from_type = from->sample_type,
+		.from_id_all = from->sample_id_all,
+		.to_type = w->attr[which].sample_type,
+		.to_id_all = true,
+		.id = w->ids[which][idx],
+		.cpu = (__u32)w->snap->cores[idx].cpu,
+	};
+	size_t off = 0;
+	ssize_t n;
+	int ret;
+
+	while ((ret = perfrec_next(buf, len, &off, &h)) > 0) {
+		n = perfrec_convert(h, h->size, &c, w->rec, sizeof(w->rec));
+		if (n < 0)
+			return (int)n;
+		fileout_write(&w->out, w->rec, (size_t)n);
+	}
+	return ret;
+}
+
+static void put_auxtrace(struct writer *w, unsigned int idx)
+{
+	const struct snap_core *c = &w->snap->cores[idx];
+	size_t pad = (AUX_ALIGN - c->trace_len % AUX_ALIGN) % AUX_ALIGN;
+	struct {
+		struct perf_event_header h;
+		__u64 size, offset, reference;
+		__u32 idx, tid, cpu, reserved;
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = PERFDATA_RECORD_AUXTRACE;
+	/* header.size excludes the data that follows: perf's convention */
+	r.h.size = sizeof(r);
+	r.size = c->trace_len + pad;
+	r.offset = c->head - c->trace_len;
+	/* perf takes the upper bits of 56-bit TSC packets from reference */
+	r.reference = c->tsc;
+	r.idx = idx;
+	r.tid = (__u32)-1;
+	r.cpu = (__u32)c->cpu;
+	fileout_write(&w->out, &r, sizeof(r));
+	fileout_write(&w->out, c->trace, c->trace_len);
+	/* PT's PAD packet is a 0 byte: zero padding decodes as nothing */
+	fileout_zero(&w->out, pad);
+}
+
+static int put_data(struct writer *w)
+{
+	const struct snapshot *s = w->snap;
+	bool pt = s->backend == BACKEND_INTEL_PT;
+	unsigned int i;
+	ssize_t n;
+	int err;
+
+	if (pt) {
+		n = perfdata_auxtrace_info(s, w->rec, sizeof(w->rec));
+		if (n < 0)
+			return (int)n;
+		fileout_write(&w->out, w->rec, (size_t)n);
+	}
+	if (s->conv.valid)
+		put_time_conv(w);
+	err = put_process(w);
+	for (i = 0; i < s->nr_cores && !err; i++) {
+		err = put_stream(w, s->cores[i].sideband,
+				 s->cores[i].sideband_len, &s->sb_attr, ATTR_SB,
+				 i);
+		if (!err && !pt)
+			err = put_stream(w, s->cores[i].trace,
+					 s->cores[i].trace_len, &s->data_attr,
+					 ATTR_DATA, i);
+	}
+	for (i = 0; i < s->nr_cores && pt && !err; i++)
+		if (s->cores[i].trace_len)
+			put_auxtrace(w, i);
+	return err;
+}
+
+static void event_name(const struct snapshot *s, int which, char *buf,
+		       size_t len)
+{
+	const struct perf_event_attr *a = which == ATTR_DATA ? &s->data_attr :
+							       &s->sb_attr;
+	const char *base = which == ATTR_SB		  ? "dummy" :
+			   s->backend == BACKEND_INTEL_PT ? "intel_pt//" :
+							    "cpu-clock";
+	const char *mod = "";
+	bool pmu;
+
+	/* perf's spelling: "intel_pt//u" but "cpu-clock:u" */
+	if (a->exclude_kernel && !a->exclude_user)
+		mod = "u";
+	else if (!a->exclude_kernel && a->exclude_user)
+		mod = "k";
+	pmu = which == ATTR_DATA && s->backend == BACKEND_INTEL_PT;
+	snprintf(buf, len, "%s%s%s", base, *mod && !pmu ? ":" : "", mod);
+}
+
+/* HEADER_EVENT_DESC: lets perf name the events as perf record would. */
+static void feat_event_desc(struct writer *w, struct blob *b)
+{
+	unsigned int i, n = w->snap->nr_cores;
+	char name[32];
+	int a;
+
+	blob_u32(b, NR_ATTRS);
+	blob_u32(b, PERFDATA_ATTR_SIZE);
+	for (a = 0; a < NR_ATTRS; a++) {
+		blob_put(b, &w->attr[a], PERFDATA_ATTR_SIZE);
+		blob_u32(b, n);
+		event_name(w->snap, a, name, sizeof(name));
+		blob_str(b, name);
+		for (i = 0; i < n; i++)
+			blob_put(b, &w->ids[a][i], sizeof(__u64));
+	}
+}
+
+static void feat_nrcpus(const struct snapshot *s, struct blob *b)
+{
+	__u32 avail = s->cpu_info.nr_cpus_avail;
+	__u32 online = s->cpu_info.nr_cpus_online;
+	unsigned int i;
+
+	/* perf sizes per-CPU tables from these: cover every traced CPU */
+	for (i = 0; i < s->nr_cores; i++)
+		if ((__u32)s->cores[i].cpu + 1 > avail)
+			avail = (__u32)s->cores[i].cpu + 1;
+	if (!online)
+		online = s->nr_cores;
+	blob_u32(b, avail);
+	blob_u32(b, online);
+}
+
+/* Builds feature @f into @b; returns false when the file leaves it out. */
+static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
+		       struct blob *b)
+{
+	const struct snap_cpu_info *ci = &w->snap->cpu_info;
+	char cpuid[64];
+	unsigned int i;
+
+	switch (f) {
+	case PERFDATA_FEAT_HOSTNAME:
+	case PERFDATA_FEAT_OSRELEASE:
+	case PERFDATA_FEAT_VERSION:
+	case PERFDATA_FEAT_ARCH: {
+		const char *v = f == PERFDATA_FEAT_HOSTNAME  ? h->hostname :
+				f == PERFDATA_FEAT_OSRELEASE ? h->osrelease :
+				f == PERFDATA_FEAT_VERSION   ? h->version :
+							       h->arch;
+		if (!v)
+			return false;
+		blob_str(b, v);
+		return true;
+	}
+	case PERFDATA_FEAT_NRCPUS:
+		feat_nrcpus(w->snap, b);
+		return true;
+	case PERFDATA_FEAT_CPUID:
+		if (!ci->vendor[0])
+			return false;
+		/* x86 perf's get_cpuid(): "vendor,family,model,stepping" */
+		snprintf(cpuid, sizeof(cpuid), "%.16s,%u,%u,%u", ci->vendor,
+			 ci->family, ci->model, ci->stepping);
+		blob_str(b, cpuid);
+		return true;
+	case PERFDATA_FEAT_CMDLINE:
+		if (!h->argc || !h->argv)
+			return false;
+		blob_u32(b, h->argc);
+		for (i = 0; i < h->argc; i++)
+			blob_str(b, h->argv[i] ? h->argv[i] : "");
+		return true;
+	case PERFDATA_FEAT_EVENT_DESC:
+		feat_event_desc(w, b);
+		return true;
+	}
+	return false;
+}
+
+static const int feats[] = {
+	PERFDATA_FEAT_HOSTNAME, PERFDATA_FEAT_OSRELEASE,  PERFDATA_FEAT_VERSION,
+	PERFDATA_FEAT_ARCH,	PERFDATA_FEAT_NRCPUS,	  PERFDATA_FEAT_CPUID,
+	PERFDATA_FEAT_CMDLINE,	PERFDATA_FEAT_EVENT_DESC,
+};
+#define NR_FEATS (sizeof(feats) / sizeof(feats[0]))
+
+/*
+ * The feature section: a table of {offset, size}, one per bit set in
+ * increasing bit order, at the end of the data section, then the contents.
+ */
+static int put_features(struct writer *w, const struct perfdata_host *h,
+			struct perfdata_header *hdr)
+{
+	struct blob b[NR_FEATS] = { 0 };
+	__u64 sec[2], off;
+	unsigned int i, n = 0;
+	int err = 0;
+
+	for (i = 0; i < NR_FEATS; i++) {
+		if (!feat_build(w, h, feats[i], &b[i]))
+			continue;
+		if (b[i].err)
+			err = b[i].err;
+		hdr->features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+		n++;
+	}
+	off = w->out.off + n * sizeof(sec);
+	for (i = 0; i < NR_FEATS && !err; i++) {
+		if (!b[i].p)
+			continue;
+		sec[0] = off;
+		sec[1] = b[i].len;
+		fileout_write(&w->out, sec, sizeof(sec));
+		off += b[i].len;
+	}
+	for (i = 0; i < NR_FEATS; i++) {
+		if (!err && b[i].p)
+			fileout_write(&w->out, b[i].p, b[i].len);
+		free(b[i].p);
+	}
+	return err;
+}
+
+/* Header placeholder, each attr's IDs, then the attrs section. */
+static void put_attrs(struct writer *w, struct perfdata_header *hdr)
+{
+	unsigned int n = w->snap->nr_cores;
+	__u64 ids_off[NR_ATTRS], sec[2];
+	int a;
+
+	fileout_zero(&w->out, sizeof(*hdr));
+	for (a = 0; a < NR_ATTRS; a++) {
+		ids_off[a] = w->out.off;
+		fileout_write(&w->out, w->ids[a], n * sizeof(__u64));
+	}
+	hdr->attrs_off = w->out.off;
+	for (a = 0; a < NR_ATTRS; a++) {
+		fileout_write(&w->out, &w->attr[a], PERFDATA_ATTR_SIZE);
+		sec[0] = ids_off[a];
+		sec[1] = n * sizeof(__u64);
+		fileout_write(&w->out, sec, sizeof(sec));
+	}
+	hdr->attrs_size = w->out.off - hdr->attrs_off;
+}
+
+static int writer_init(struct writer *w, const struct snapshot *snap)
+{
+	unsigned int i;
+	int a;
+
+	w->snap = snap;
+	perfdata_file_attr(&snap->data_attr, &w->attr[ATTR_DATA]);
+	perfdata_file_attr(&snap->sb_attr, &w->attr[ATTR_SB]);
+	for (a = 0; a < NR_ATTRS; a++) {
+		w->ids[a] = calloc(snap->nr_cores, sizeof(__u64));
+		if (!w->ids[a])
+			return -ENOMEM;
+	}
+	for (i = 0; i < snap->nr_cores; i++)
+		perfdata_core_ids(snap, i, &w->ids[ATTR_DATA][i],
+				  &w->ids[ATTR_SB][i]);
+	return 0;
+}
+
+static int write_file(struct writer *w, const struct perfdata_host *host)
+{
+	struct perfdata_header hdr;
+	int err;
+
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, "PERFILE2", 8);
+	hdr.size = sizeof(hdr);
+	hdr.attr_size = PERFDATA_ATTR_SIZE + 2 * sizeof(__u64);
+	put_attrs(w, &hdr);
+	hdr.data_off = w->out.off;
+	err = put_data(w);
+	if (err)
+		return err;
+	hdr.data_size = w->out.off - hdr.data_off;
+	err = put_features(w, host, &hdr);
+	if (err)
+		return err;
+	return fileout_pwrite(&w->out, &hdr, sizeof(hdr), 0);
+}
+
+int perfdata_write(int fd, const struct snapshot *snap,
+		   const struct perfdata_host *host)
+{
+	struct perfdata_host def = { 0 };
+	struct utsname u;
+	struct writer *w;
+	int err, a;
+
+	if (!snap || !snap->nr_cores || !snap->cores ||
+	    (snap->backend != BACKEND_INTEL_PT &&
+	     snap->backend != BACKEND_SAMPLE))
+		return -EINVAL;
+	if (!host) {
+		if (uname(&u) == 0) {
+			def.hostname = u.nodename;
+			def.osrelease = u.release;
+			def.version = "ptbpf " PTBPF_VERSION;
+			def.arch = u.machine;
+		}
+		host = &def;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	fileout_init(&w->out, fd);
+	err = writer_init(w, snap);
+	if (!err)
+		err = write_file(w, host);
+	if (!err)
+		err = fileout_flush(&w->out);
+	for (a = 0; a < NR_ATTRS; a++)
+		free(w->ids[a]);
+	free(w);
+	return err;
+}

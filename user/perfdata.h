@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf.data writer: turns a staged snapshot into a file that `perf script`
+ * and `perf report` open (tools/perf/Documentation/perf.data-file-format.txt
+ * in the kernel tree).
+ *
+ * Layout: file header, the attrs' ID arrays, the attrs section, the data
+ * section, then the feature section table and the features (HOSTNAME,
+ * OSRELEASE, VERSION, ARCH, NRCPUS, CPUID, CMDLINE, EVENT_DESC).
+ *
+ * Two attrs per file: the data event (intel_pt or cpu-clock) and the
+ * context-switch sideband (dummy). Each core's events contribute one ID to
+ * each attr. Every record in the data section carries a sample ID with
+ * PERF_SAMPLE_IDENTIFIER, TID, TIME and CPU: perf needs IDENTIFIER to find
+ * a record's attr once a file has two, and CPU to give per-CPU AUX data its
+ * thread from the context switches.
+ *
+ * intel-pt data section: PERF_RECORD_AUXTRACE_INFO, TIME_CONV, COMM and
+ * MMAP2 of the target, the context switches, one PERF_RECORD_AUXTRACE per
+ * core with that core's PT bytes.
+ * sample data section: TIME_CONV, COMM, MMAP2, the context switches and the
+ * samples (and any other record the data ring held).
+ */
+#ifndef PTBPF_PERFDATA_H
+#define PTBPF_PERFDATA_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+
+#include "snapdata.h"
+
+/*
+ * perf refuses attrs larger than the struct it was built with; perf 6.1
+ * knows PERF_ATTR_SIZE_VER7, so files carry that size.
+ */
+#define PERFDATA_ATTR_SIZE PERF_ATTR_SIZE_VER7
+
+/* The sample ID bits every record in a ptbpf perf.data carries. */
+#define PERFDATA_ID_BITS                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU)
+
+/*
+ * intel_pt config bits, as masks. The kernel's intel_pt PMU format is the
+ * RTIT_CTL MSR layout (arch/x86/events/intel/pt.c), the same on every CPU.
+ */
+#define PERFDATA_PT_CYC (1ULL << 1)
+#define PERFDATA_PT_MTC (1ULL << 9)
+#define PERFDATA_PT_TSC (1ULL << 10)
+#define PERFDATA_PT_NORETCOMP (1ULL << 11)
+#define PERFDATA_PT_MTC_PERIOD (0xfULL << 14)
+
+/* perf's PERF_RECORD_AUXTRACE_INFO / AUXTRACE / TIME_CONV record types. */
+#define PERFDATA_RECORD_AUXTRACE_INFO 70
+#define PERFDATA_RECORD_AUXTRACE 71
+#define PERFDATA_RECORD_TIME_CONV 79
+#define PERFDATA_AUXTRACE_INTEL_PT 1
+/* priv[] slots of the Intel PT AUXTRACE_INFO (perf's intel-pt.h order) */
+#define PERFDATA_PT_PRIV_NR 17
+
+/* perf.data header feature bits */
+enum perfdata_feat {
+	PERFDATA_FEAT_HOSTNAME = 3,
+	PERFDATA_FEAT_OSRELEASE = 4,
+	PERFDATA_FEAT_VERSION = 5,
+	PERFDATA_FEAT_ARCH = 6,
+	PERFDATA_FEAT_NRCPUS = 7,
+	PERFDATA_FEAT_CPUID = 9,
+	PERFDATA_FEAT_CMDLINE = 11,
+	PERFDATA_FEAT_EVENT_DESC = 12,
+};
+
+/* The on-disk file header (104 bytes). */
+struct perfdata_header {
+	char magic[8]; /* "PERFILE2" */
+	__u64 size; /* sizeof(struct perfdata_header) */
+	__u64 attr_size; /* PERFDATA_ATTR_SIZE + 16 */
+	__u64 attrs_off, attrs_size;
+	__u64 data_off, data_size;
+	__u64 event_types_off, event_types_size;
+	__u64 features[4]; /* bitmap of HEADER_* features present */
+};
+
+/* Where perf's header features come from; NULL members are left out. */
+struct perfdata_host {
+	const char *hostname, *osrelease, *version, *arch;
+	unsigned int argc; /* CMDLINE: ptbpf's own command line */
+	const char *const *argv;
+};
+
+/*
+ * Fills @attr with the attr the file declares for @in: @in's fields,
+ * size PERFDATA_ATTR_SIZE, sample_id_all set, and PERFDATA_ID_BITS and
+ * PERF_SAMPLE_IP added to sample_type.
+ *
+ * Returns 0, or -EINVAL if an argument is NULL.
+ */
+int perfdata_file_attr(const struct perf_event_attr *in,
+		       struct perf_event_attr *attr);
+
+/*
+ * The IDs the file gives core @idx's data and sideband events: the
+ * PERF_EVENT_IOC_ID values staged in @snap, or unique made-up ones where
+ * the collection left them 0.
+ *
+ * Returns 0, or -EINVAL if an argument is NULL or @idx is out of range.
+ */
+int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
+		      __u64 *data_id, __u64 *sb_id);
+
+/*
+ * Writes the Intel PT PERF_RECORD_AUXTRACE_INFO for @snap into @dst of
+ * @cap bytes: PMU type, time conversion, config bit masks, context
+ * switches on every CPU (have_sched_switch 3), per-CPU AUX buffers, MTC
+ * and TSC/CTC ratios, max non-turbo ratio, no address filter.
+ *
+ * Returns the record size.
+ * Returns -EINVAL if @snap or @dst is NULL.
+ * Returns -ENOSPC if @cap is too small.
+ */
+ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
+			       size_t cap);
+
+/*
+ * Writes the whole perf.data for @snap to @fd, which must be a new, empty
+ * regular file open for writing (the header is filled in last with
+ * pwrite). @host may be NULL: features then come from uname(2).
+ *
+ * Returns 0 on success.
+ * Returns -EINVAL if @snap is NULL, its backend is neither intel-pt nor
+ * sample, or it has no cores (the IDs of synthesized records are those of
+ * the first core's sideband event).
+ * Returns -EBADMSG if a core's staged records are malformed.
+ * Returns -ENOMEM if memory runs out.
+ * Returns the -errno of a failed write (-ENOSPC, -EIO, -EBADF ...).
+ */
+int perfdata_write(int fd, const struct snapshot *snap,
+		   const struct perfdata_host *host);
+
+#endif /* PTBPF_PERFDATA_H */

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc/PID reader: see procinfo.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "procinfo.h"
+
+/* Room for "/task/<tid>/comm" after the process directory. */
+#define BASE_MAX (PATH_MAX - 64)
+
+/* Parses a hex number ending at @end's char; advances *@s. */
+static int hex(const char **s, char end, __u64 *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtoull(*s, &e, 16);
+	if (errno || e == *s || *e != end)
+		return -EBADMSG;
+	*s = e + 1;
+	return 0;
+}
+
+/* "start-end perms offset maj:min inode" */
+static int parse_fields(const char **s, struct snap_map *m, char perms[5])
+{
+	__u64 start, end, maj, min;
+	char *e;
+
+	if (hex(s, '-', &start) || hex(s, ' ', &end) || end < start)
+		return -EBADMSG;
+	if (strlen(*s) < 5 || (*s)[4] != ' ')
+		return -EBADMSG;
+	memcpy(perms, *s, 4);
+	perms[4] = '\0';
+	*s += 5;
+	if (hex(s, ' ', &m->pgoff) || hex(s, ':', &maj) || hex(s, ' ', &min))
+		return -EBADMSG;
+	errno = 0;
+	m->ino = strtoull(*s, &e, 10);
+	if (errno || e == *s || (*e != ' ' && *e != '\n' && *e != '\0'))
+		return -EBADMSG;
+	*s = e;
+	m->start = start;
+	m->len = end - start;
+	m->maj = (__u32)maj;
+	m->min = (__u32)min;
+	return 0;
+}
+
+int procinfo_parse_map(const char *line, struct snap_map *m)
+{
+	struct snap_map tmp = { 0 };
+	const char *s = line;
+	char perms[5];
+	size_t len;
+
+	if (!line || !m)
+		return -EINVAL;
+	if (parse_fields(&s, &tmp, perms))
+		return -EBADMSG;
+	if (perms[2] != 'x')
+		return 0;
+	tmp.prot = (perms[0] == 'r' ? PROT_READ : 0) |
+		   (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+	/* the path starts after the padding; it may itself hold spaces */
+	while (*s == ' ')
+		s++;
+	len = strcspn(s, "\n");
+	if (len) {
+		tmp.path = strndup(s, len);
+		if (!tmp.path)
+			return -ENOMEM;
+	}
+	*m = tmp;
+	return 1;
+}
+
+/* Keeps the executable file mappings, in the kernel's address order. */
+static int read_maps(FILE *f, struct snap_process *p)
+{
+	struct snap_map m, *maps;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		ret = procinfo_parse_map(line, &m);
+		if (ret < 0)
+			break;
+		if (ret == 0 || !m.path) {
+			ret = 0;
+			continue;
+		}
+		ret = 0;
+		maps = reallocarray(p->maps, p->nr_maps + 1, sizeof(*maps));
+		if (!maps) {
+			free(m.path);
+			ret = -ENOMEM;
+			break;
+		}
+		p->maps = maps;
+		p->maps[p->nr_maps++] = m;
+	}
+	free(line);
+	return ret;
+}
+
+/* Reads the first line of @path into @buf, without its newline. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		ret = ferror(f) ? -EIO : -ENODATA;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return ret;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct snap_thread *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int add_thread(struct snap_process *p, const char *base, __u32 tid)
+{
+	struct snap_thread *t;
+	char path[PATH_MAX];
+
+	t = reallocarray(p->threads, p->nr_threads + 1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	p->threads = t;
+	t = &p->threads[p->nr_threads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	snprintf(path, sizeof(path), "%s/task/%u/comm", base, tid);
+	/* a thread that exits while we look keeps an empty name */
+	read_line(path, t->comm, sizeof(t->comm));
+	return 0;
+}
+
+static int read_threads(struct snap_process *p, const char *base)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	unsigned long tid;
+	char *end;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/task", base);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		errno = 0;
+		tid = strtoul(de->d_name, &end, 10);
+		if (errno || *end || end == de->d_name || !tid ||
+		    tid > UINT32_MAX)
+			continue;
+		ret = add_thread(p, base, (__u32)tid);
+	}
+	closedir(d);
+	if (!ret && p->nr_threads)
+		qsort(p->threads, p->nr_threads, sizeof(*p->threads), cmp_tid);
+	return ret;
+}
+
+static int read_exe(struct snap_process *p, const char *base)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/exe", base);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0; /* a zombie or kernel thread has none */
+	target[n] = '\0';
+	p->exe = strdup(target);
+	return p->exe ? 0 : -ENOMEM;
+}
+
+int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
+{
+	char base[BASE_MAX], path[PATH_MAX];
+	FILE *f;
+	int ret;
+
+	if (!p || !pid)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	if (snprintf(base, sizeof(base), "%s/%u",
+		     proc_root ? proc_root : "/proc", pid) >= (int)sizeof(base))
+		return -ENAMETOOLONG;
+	snprintf(path, sizeof(path), "%s/maps", base);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ret = read_maps(f, p);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/comm", base);
+	if (!ret)
+		read_line(path, p->comm, sizeof(p->comm));
+	if (!ret)
+		ret = read_exe(p, base);
+	if (!ret)
+		ret = read_threads(p, base);
+	if (ret) {
+		procinfo_free(p);
+		p->pid = pid;
+	}
+	return ret;
+}
+
+void procinfo_free(struct snap_process *p)
+{
+	unsigned int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+	free(p->threads);
+	free(p->exe);
+	memset(p, 0, sizeof(*p));
+}
