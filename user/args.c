@@ -125,7 +125,7 @@ int args_parse_cpus(const char *s, int **cpus, unsigned int *nr)
 {
 	static unsigned char seen[ARGS_MAX_CPUS];
 	unsigned long long lo, hi, c;
-	char *copy, *tok, *save, *dash;
+	char *copy, *rest, *tok, *dash;
 	unsigned int n = 0;
 	int *arr, ret = 0;
 
@@ -135,8 +135,8 @@ int args_parse_cpus(const char *s, int **cpus, unsigned int *nr)
 	if (!copy)
 		return -ENOMEM;
 	memset(seen, 0, sizeof(seen));
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: "1,,2" is an error, not "1,2" */
+	for (rest = copy; (tok = strsep(&rest, ",")) && !ret;) {
 		dash = strchr(tok, '-');
 		if (dash)
 			*dash = '\0';
@@ -171,7 +171,7 @@ int args_parse_cpus(const char *s, int **cpus, unsigned int *nr)
 static int parse_list(const char *s, const char *const *names,
 		      const unsigned int *bits, unsigned int *out)
 {
-	char *copy, *tok, *save;
+	char *copy, *rest, *tok;
 	unsigned int v = 0, i;
 	int ret = 0;
 
@@ -180,8 +180,7 @@ static int parse_list(const char *s, const char *const *names,
 	copy = strdup(s);
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save)) {
+	for (rest = copy; (tok = strsep(&rest, ",")) && !ret;) {
 		for (i = 0; names[i] && strcmp(names[i], tok); i++)
 			;
 		if (names[i])

@@ -157,7 +157,7 @@ static int run(struct app *app)
 		fprintf(stderr, "ptbpf: %s\n", res.error);
 		return EXIT_SETUP;
 	}
-	return res.status >= 0 && app->target.child ? res.status : 0;
+	return res.status >= 0 && app->cfg.cmd ? res.status : 0;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs each cmocka test binary given, sums the results and ends with the
+# line `N passed, N failed, N skipped`. A binary that dies without printing
+# its summary counts as one failure. In CI (CI=true, as root) a skipped test
+# is a failure: privileged tests must run there.
+set -u
+passed=0 failed=0 skipped=0
+log_dir=${TEST_LOG_DIR:-.output/test-logs}
+mkdir -p "$log_dir"
+
+for t in "$@"; do
+	name=$(basename "$t")
+	log="$log_dir/$name.log"
+	timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "$t" >"$log" 2>&1
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	p=${p:-0} f=${f:-0} s=${s:-0}
+	if [ -z "$(grep -E '^\[==========\] [0-9]+ test\(s\) run' "$log")" ]; then
+		# crashed or hung before its summary
+		f=$((f + 1))
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	status=ok
+	[ "$f" -gt 0 ] && status=FAIL
+	printf '%-28s %3d passed %3d failed %3d skipped  %s\n' "$name" "$p" "$f" "$s" "$status"
+	if [ "$f" -gt 0 ] || [ "$s" -gt 0 ]; then
+		grep -E '^\[  (FAILED|SKIPPED|  ERROR ) \]|error:|Skipped|Failure|failed' "$log" | head -n 20 | sed 's/^/    /'
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+done
+
+rc=0
+[ "$failed" -gt 0 ] && rc=1
+if [ "${CI:-}" = true ] && [ "$skipped" -gt 0 ]; then
+	echo "CI: $skipped test(s) skipped; privileged tests may not be skipped in CI"
+	rc=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+exit $rc

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/* args.c: the command line, with made-up argvs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "args.h"
+
+#define MAX_ARGV 40
+
+/* Parses a space-separated command line (no quoting needed in the tests). */
+static int parse(const char *line, struct config *cfg, char *err, size_t len)
+{
+	static char buf[512];
+	static char *argv[MAX_ARGV + 1];
+	int argc = 0;
+	char *tok, *save;
+
+	snprintf(buf, sizeof(buf), "ptbpf %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < MAX_ARGV;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	memset(cfg, 0xa5, sizeof(*cfg)); /* a missed field shows */
+	memset(err, 'x', len);
+	return args_parse(cfg, argc, argv, err, len);
+}
+
+struct bad_case {
+	const char *line;
+	const char *msg; /* a part of the error line */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "", "nothing to trace" },
+	{ "-q", "nothing to trace" },
+	{ "--pid 0", "invalid pid '0'" },
+	{ "--pid -5", "invalid pid '-5'" },
+	{ "--pid abc", "invalid pid 'abc'" },
+	{ "--pid 12x", "invalid pid '12x'" },
+	{ "--pid 99999999999", "invalid pid" },
+	{ "--pid", "needs a value" },
+	{ "--pid 12 -- ls", "not both" },
+	{ "--bogus", "unknown option '--bogus'" },
+	{ "-Z -- ls", "unknown option '-Z'" },
+	{ "-b foo -p 1", "unknown backend 'foo'" },
+	{ "-s 0 -p 1", "invalid buffer size" },
+	{ "-s 4X -p 1", "invalid buffer size" },
+	{ "-s M -p 1", "invalid buffer size" },
+	{ "-C 3-1 -p 1", "invalid CPU list" },
+	{ "-C 1,,2 -p 1", "invalid CPU list" },
+	{ "-C 5000 -p 1", "invalid CPU list" },
+	{ "-t stop,crash -p 1", "invalid trigger list" },
+	{ "--format json -p 1", "invalid format list" },
+	{ "-n -1 -p 1", "invalid snapshot count" },
+	{ "--cgroup= -p 1", "empty cgroup path" },
+};
+
+static void test_bad(void **state)
+{
+	struct config cfg;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		int ret = parse(bad_cases[i].line, &cfg, err, sizeof(err));
+
+		if (ret != -EINVAL || !strstr(err, bad_cases[i].msg))
+			fail_msg("'%s': ret %d, err '%.80s', want '%s'",
+				 bad_cases[i].line, ret, err, bad_cases[i].msg);
+		args_free(&cfg);
+	}
+}
+
+static void test_defaults(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("--pid 4242", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.pid, 4242);
+	assert_null(cfg.cmd);
+	assert_string_equal(cfg.output, "ptbpf-out");
+	assert_int_equal(cfg.backend, BACKEND_AUTO);
+	assert_int_equal(cfg.buffer_size, 0);
+	assert_null(cfg.cpus);
+	assert_int_equal(cfg.triggers, TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
+	assert_int_equal(cfg.formats, FORMAT_PERF | FORMAT_LLDB);
+	assert_int_equal(cfg.max_snapshots, 0);
+	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
+	assert_int_equal(cfg.verbosity, 0);
+	assert_string_equal(err, "");
+	args_free(&cfg);
+}
+
+static void test_everything(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
+			       "-n 3 --full --format perf --no-pause --kernel "
+			       "--cgroup=/sys/fs/cgroup/x -v -- ./server --port 8080",
+			       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.pid, 0);
+	assert_string_equal(cfg.cmd[0], "./server");
+	assert_string_equal(cfg.cmd[1], "--port");
+	assert_string_equal(cfg.cmd[2], "8080");
+	assert_null(cfg.cmd[3]);
+	assert_string_equal(cfg.output, "out");
+	assert_int_equal(cfg.backend, BACKEND_SAMPLE);
+	assert_int_equal(cfg.buffer_size, 4 << 20);
+	assert_int_equal(cfg.nr_cpus, 3);
+	assert_int_equal(cfg.cpus[0], 0);
+	assert_int_equal(cfg.cpus[1], 1);
+	assert_int_equal(cfg.cpus[2], 3);
+	assert_int_equal(cfg.triggers, TRIGGER_FATAL | TRIGGER_EXIT);
+	assert_int_equal(cfg.max_snapshots, 3);
+	assert_int_equal(cfg.formats, FORMAT_PERF);
+	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
+	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
+	assert_int_equal(cfg.verbosity, 1);
+	args_free(&cfg);
+}
+
+/* Options after the command belong to the command, not to ptbpf. */
+static void test_command_options(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("-q ls -l --pid 3", &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.cmd[0], "ls");
+	assert_string_equal(cfg.cmd[1], "-l");
+	assert_string_equal(cfg.cmd[2], "--pid");
+	assert_int_equal(cfg.pid, 0);
+	assert_int_equal(cfg.verbosity, -1);
+	assert_int_equal(parse("-t none -p 7 --cgroup", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.triggers, 0);
+	assert_true(cfg.cgroup);
+	assert_null(cfg.cgroup_path);
+	args_free(&cfg);
+}
+
+static void test_help_version(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("--help", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.help);
+	assert_int_equal(parse("-V", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.version);
+}
+
+struct size_case {
+	const char *s;
+	int ret;
+	unsigned long long v;
+};
+
+static const struct size_case size_cases[] = {
+	{ "4096", 0, 4096 },	       { "64K", 0, 64 << 10 },
+	{ "64k", 0, 64 << 10 },	       { "4M", 0, 4 << 20 },
+	{ "4MiB", 0, 4 << 20 },	       { "4MB", 0, 4 << 20 },
+	{ "1G", 0, 1ULL << 30 },       { "0", 0, 0 },
+	{ "", -EINVAL, 0 },	       { "-1", -EINVAL, 0 },
+	{ "1.5M", -EINVAL, 0 },	       { "4T", -EINVAL, 0 },
+	{ "4Mx", -EINVAL, 0 },	       { " 4", -EINVAL, 0 },
+	{ "99999999999999999999", -ERANGE, 0 },
+	{ "17179869184G", -ERANGE, 0 },
+};
+
+static void test_sizes(void **state)
+{
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
+		v = 0xdeadbeef;
+		assert_int_equal(args_parse_size(size_cases[i].s, &v), size_cases[i].ret);
+		if (!size_cases[i].ret)
+			assert_int_equal(v, size_cases[i].v);
+	}
+	assert_int_equal(args_parse_size(NULL, &v), -EINVAL);
+	assert_int_equal(args_parse_size("4", NULL), -EINVAL);
+}
+
+static void test_cpus(void **state)
+{
+	unsigned int nr = 77;
+	int *cpus = NULL;
+
+	assert_int_equal(args_parse_cpus("8,0-3,2", &cpus, &nr), 0);
+	assert_int_equal(nr, 5);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[3], 3);
+	assert_int_equal(cpus[4], 8);
+	free(cpus);
+	assert_int_equal(args_parse_cpus("4095", &cpus, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_int_equal(cpus[0], 4095);
+	free(cpus);
+	assert_int_equal(args_parse_cpus("", &cpus, &nr), -EINVAL);
+	assert_int_equal(args_parse_cpus("a", &cpus, &nr), -EINVAL);
+	assert_int_equal(args_parse_cpus("1-", &cpus, &nr), -EINVAL);
+	assert_int_equal(args_parse_cpus(NULL, &cpus, &nr), -EINVAL);
+	assert_int_equal(args_parse_cpus("1", NULL, &nr), -EINVAL);
+}
+
+static void test_null(void **state)
+{
+	struct config cfg;
+	char err[16];
+	char *argv[] = { "ptbpf", NULL };
+
+	assert_int_equal(args_parse(NULL, 1, argv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(args_parse(&cfg, 1, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(args_parse(&cfg, 0, argv, err, sizeof(err)), -EINVAL);
+	assert_int_equal(args_parse(&cfg, 1, argv, NULL, 0), -EINVAL);
+	args_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_everything),
+		cmocka_unit_test(test_command_options),
+		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_null),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
