@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cyclic.c: two-segment copies, AUX wrap detection, backward data rings.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cyclic.h"
+
+#define RING 256
+#define GARBAGE 0xa5
+
+/* The k-th byte any writer produces: period 251, so a lap changes bytes. */
+static __u8 stream(__u64 k)
+{
+	return (__u8)(k % 251 + 1);
+}
+
+/* ---- cyc_copy ---- */
+
+static const struct copy_case {
+	const char *name;
+	size_t size;
+	__u64 from;
+	size_t len;
+	int rc;
+} copy_cases[] = {
+	{ "nothing", 16, 3, 0, 0 },
+	{ "one byte at 0", 16, 0, 1, 0 },
+	{ "one byte at the end", 16, 15, 1, 0 },
+	{ "whole from 0", 16, 0, 16, 0 },
+	{ "whole from the middle", 16, 9, 16, 0 },
+	{ "straddles the end", 16, 12, 8, 0 },
+	{ "running position", 16, 3 * 16 + 5, 11, 0 },
+	{ "head at the end", 16, 16, 4, 0 },
+	{ "longer than the ring", 16, 0, 17, -EINVAL },
+	{ "not a power of two", 12, 0, 4, -EINVAL },
+	{ "zero size", 0, 0, 0, -EINVAL },
+};
+
+static void test_copy(void **state)
+{
+	__u8 ring[16], out[32];
+	unsigned int i;
+	size_t j;
+
+	for (j = 0; j < sizeof(ring); j++)
+		ring[j] = (__u8)(0x40 + j);
+	for (i = 0; i < sizeof(copy_cases) / sizeof(copy_cases[0]); i++) {
+		const struct copy_case *c = &copy_cases[i];
+
+		memset(out, GARBAGE, sizeof(out));
+		print_message("copy: %s\n", c->name);
+		assert_int_equal(cyc_copy(ring, c->size, c->from, c->len, out),
+				 c->rc);
+		if (c->rc)
+			continue;
+		for (j = 0; j < c->len; j++)
+			assert_int_equal(out[j], ring[(c->from + j) % c->size]);
+		/* Nothing past the copy is touched. */
+		assert_int_equal(out[c->len], GARBAGE);
+	}
+}
+
+static void test_copy_null(void **state)
+{
+	__u8 b[4];
+
+	assert_int_equal(cyc_copy(NULL, 4, 0, 1, b), -EINVAL);
+	assert_int_equal(cyc_copy(b, 4, 0, 1, NULL), -EINVAL);
+}
+
+/* ---- AUX overwrite ring ---- */
+
+struct aux_sim {
+	__u8 ring[RING];
+	__u64 written; /* running total: the hardware position */
+};
+
+static void aux_write(struct aux_sim *s, size_t n)
+{
+	for (; n; n--, s->written++)
+		s->ring[s->written % RING] = stream(s->written);
+}
+
+static const struct aux_case {
+	const char *name;
+	size_t before, after; /* written before the first read, then */
+	bool head_as_size; /* report aux_head == size instead of 0 */
+	bool full;
+	size_t cap;
+	size_t len;
+	bool wrapped;
+	__u64 lost;
+} aux_cases[] = {
+	{ "empty", 0, 0, false, false, RING, 0, false, 0 },
+	{ "not wrapped", 0, 100, false, false, RING, 100, false, 0 },
+	{ "one byte", 50, 1, false, false, RING, 1, false, 0 },
+	{ "straddles the end", 150, 150, false, false, RING, 150, false, 0 },
+	{ "head at 0", 156, 100, false, false, RING, 100, false, 0 },
+	{ "head at the end", 156, 100, true, false, RING, 100, false, 0 },
+	{ "up to the window", 0, RING - CYC_WINDOW, false, false, RING,
+	  RING - CYC_WINDOW, false, 0 },
+	{ "into the window", 0, RING - 10, false, false, RING, RING, true, 0 },
+	{ "exactly one lap", 30, RING, false, false, RING, RING, true, 0 },
+	{ "wrapped once", 10, 300, false, false, RING, RING, true, 0 },
+	{ "wrapped many times", 10, 5 * RING + 17, false, false, RING, RING,
+	  true, 0 },
+	{ "full, not wrapped", 0, 100, false, true, RING, RING, false, 0 },
+	{ "full, wrapped", 0, 300, false, true, RING, RING, true, 0 },
+	{ "caller buffer short", 0, 100, false, false, 40, 40, false, 60 },
+};
+
+static void check_aux_bytes(const struct aux_case *c, const struct aux_sim *s,
+			    const __u8 *out)
+{
+	size_t j;
+
+	if (c->len == RING) {
+		/* The whole ring from the head: oldest (maybe zero) first. */
+		for (j = 0; j < RING; j++)
+			assert_int_equal(out[j],
+					 s->ring[(s->written + j) % RING]);
+		return;
+	}
+	/* Otherwise always the newest bytes the writer produced. */
+	for (j = 0; j < c->len; j++)
+		assert_int_equal(out[j], stream(s->written - c->len + j));
+}
+
+static void test_aux(void **state)
+{
+	static struct aux_sim s;
+	__u8 out[2 * RING];
+	struct cyc_result r;
+	struct cyc_aux st;
+	unsigned int i;
+	__u64 head;
+
+	for (i = 0; i < sizeof(aux_cases) / sizeof(aux_cases[0]); i++) {
+		const struct aux_case *c = &aux_cases[i];
+
+		print_message("aux: %s\n", c->name);
+		memset(&s, 0, sizeof(s));
+		memset(&st, GARBAGE, sizeof(st));
+		assert_int_equal(cyc_aux_init(&st, s.ring, RING), 0);
+		aux_write(&s, c->before);
+		assert_int_equal(cyc_aux_read(&st, s.ring, s.written % RING,
+					      false, out, sizeof(out), &r),
+				 0);
+		assert_int_equal(r.len, c->before);
+		aux_write(&s, c->after);
+		head = s.written % RING;
+		if (c->head_as_size && !head)
+			head = RING;
+		memset(out, GARBAGE, sizeof(out));
+		memset(&r, GARBAGE, sizeof(r));
+		assert_int_equal(cyc_aux_read(&st, s.ring, head, c->full, out,
+					      c->cap, &r),
+				 0);
+		assert_int_equal(r.len, c->len);
+		assert_int_equal(r.wrapped, c->wrapped);
+		assert_int_equal(r.lost_bytes, c->lost);
+		assert_int_equal(r.head, s.written % RING);
+		check_aux_bytes(c, &s, out);
+		assert_int_equal(out[c->len], GARBAGE);
+		/* The next read starts where this one ended: nothing new. */
+		assert_int_equal(cyc_aux_read(&st, s.ring, head, false, out,
+					      sizeof(out), &r),
+				 0);
+		assert_int_equal(r.len, 0);
+		assert_false(r.wrapped);
+	}
+}
+
+static void test_aux_null(void **state)
+{
+	__u8 ring[RING] = { 0 }, out[RING];
+	struct cyc_result r;
+	struct cyc_aux st;
+
+	assert_int_equal(cyc_aux_init(NULL, ring, RING), -EINVAL);
+	assert_int_equal(cyc_aux_init(&st, NULL, RING), -EINVAL);
+	assert_int_equal(cyc_aux_init(&st, ring, 100), -EINVAL);
+	assert_int_equal(cyc_aux_init(&st, ring, RING), 0);
+	assert_int_equal(cyc_aux_read(NULL, ring, 0, false, out, RING, &r),
+			 -EINVAL);
+	assert_int_equal(cyc_aux_read(&st, ring, 0, false, NULL, RING, &r),
+			 -EINVAL);
+	assert_int_equal(cyc_aux_read(&st, ring, 0, false, out, RING, NULL),
+			 -EINVAL);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(cyc_aux_read(&st, ring, 0, false, out, RING, &r),
+			 -EINVAL);
+}
+
+/* ---- backward data rings ---- */
+
+struct bwd_sim {
+	__u8 ring[RING];
+	__u64 head; /* counts down from 0 */
+	__u32 seq;
+};
+
+/* A record of @size bytes whose payload is its sequence number. */
+static void bwd_put(struct bwd_sim *s, __u16 size)
+{
+	__u8 rec[64] = { 0 };
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, size };
+	__u16 i;
+
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), &s->seq, sizeof(s->seq));
+	s->seq++;
+	s->head -= size;
+	for (i = 0; i < size; i++)
+		s->ring[(s->head + i) % RING] = rec[i];
+}
+
+static __u32 seq_of(const __u8 *rec)
+{
+	__u32 v;
+
+	memcpy(&v, rec + sizeof(struct perf_event_header), sizeof(v));
+	return v;
+}
+
+static const struct bwd_case {
+	const char *name;
+	unsigned int before, after; /* 40-byte records before/after read 1 */
+	bool full;
+	size_t cap;
+	unsigned int nrec; /* records in the second read */
+	__u32 first_seq;
+	bool wrapped;
+	__u64 lost;
+} bwd_cases[] = {
+	{ "empty", 0, 0, false, RING, 0, 0, false, 0 },
+	{ "one record", 0, 1, false, RING, 1, 0, false, 0 },
+	{ "three records", 0, 3, false, RING, 3, 0, false, 0 },
+	{ "straddles the end", 5, 2, false, RING, 2, 5, false, 0 },
+	{ "after a read", 4, 2, false, RING, 2, 4, false, 0 },
+	{ "wrapped once", 0, 7, false, RING, 6, 1, true, 40 },
+	{ "wrapped many times", 0, 20, false, RING, 6, 14, true, 560 },
+	{ "full after a read", 4, 1, true, RING, 5, 0, false, 0 },
+	{ "caller buffer short", 0, 5, false, 100, 2, 3, false, 120 },
+};
+
+static void test_backward(void **state)
+{
+	static struct bwd_sim s;
+	__u8 out[RING + 8];
+	struct cyc_result r;
+	unsigned int i, k;
+	__u64 prev;
+
+	for (i = 0; i < sizeof(bwd_cases) / sizeof(bwd_cases[0]); i++) {
+		const struct bwd_case *c = &bwd_cases[i];
+
+		print_message("backward: %s\n", c->name);
+		memset(&s, 0, sizeof(s));
+		prev = 0;
+		for (k = 0; k < c->before; k++)
+			bwd_put(&s, 40);
+		assert_int_equal(cyc_backward_read(&prev, s.ring, RING, s.head,
+						   false, out, sizeof(out), &r),
+				 0);
+		assert_int_equal(r.len, 40 * c->before);
+		for (k = 0; k < c->after; k++)
+			bwd_put(&s, 40);
+		memset(out, GARBAGE, sizeof(out));
+		memset(&r, GARBAGE, sizeof(r));
+		assert_int_equal(cyc_backward_read(&prev, s.ring, RING, s.head,
+						   c->full, out, c->cap, &r),
+				 0);
+		assert_int_equal(r.len, 40 * c->nrec);
+		assert_int_equal(r.wrapped, c->wrapped);
+		assert_int_equal(r.lost_bytes, c->lost);
+		assert_int_equal(r.head, s.head);
+		assert_int_equal(prev, s.head);
+		/* Oldest first, no gaps, ending with the newest record. */
+		for (k = 0; k < c->nrec; k++)
+			assert_int_equal(seq_of(out + 40 * k),
+					 c->first_seq + k);
+		assert_int_equal(out[r.len], GARBAGE);
+	}
+}
+
+static void test_backward_mixed_sizes(void **state)
+{
+	static struct bwd_sim s;
+	static const __u16 sizes[] = { 16, 48, 24, 64, 8 + 8, 32, 40, 56 };
+	const struct perf_event_header *h;
+	__u8 out[RING];
+	struct cyc_result r;
+	size_t off = 0;
+	__u64 prev = 0;
+	unsigned int k, n = 0;
+
+	memset(&s, 0, sizeof(s));
+	for (k = 0; k < 3 * sizeof(sizes) / sizeof(sizes[0]); k++)
+		bwd_put(&s, sizes[k % 8]);
+	assert_int_equal(cyc_backward_read(&prev, s.ring, RING, s.head, false,
+					   out, sizeof(out), &r),
+			 0);
+	assert_true(r.wrapped);
+	/* Walk the result: consecutive sequence numbers up to the newest. */
+	while (cyc_next_record(out, r.len, &off, &h) == 1)
+		n++;
+	assert_int_equal(off, r.len);
+	assert_true(n > 3);
+	assert_int_equal(seq_of(out + r.len - 56), s.seq - 1);
+}
+
+static void test_backward_corrupt(void **state)
+{
+	__u8 ring[RING] = { 0 }, out[RING];
+	struct cyc_result r;
+	__u64 prev = 0;
+
+	/* A zero header stops the walk instead of looping forever. */
+	assert_int_equal(cyc_backward_read(&prev, ring, RING, (__u64)-64, false,
+					   out, sizeof(out), &r),
+			 0);
+	assert_int_equal(r.len, 0);
+	assert_int_equal(r.lost_bytes, 64);
+}
+
+static void test_backward_null(void **state)
+{
+	__u8 ring[RING] = { 0 }, out[RING];
+	struct cyc_result r;
+	__u64 prev = 0;
+
+	assert_int_equal(cyc_backward_read(NULL, ring, RING, 0, false, out,
+					   RING, &r),
+			 -EINVAL);
+	assert_int_equal(cyc_backward_read(&prev, NULL, RING, 0, false, out,
+					   RING, &r),
+			 -EINVAL);
+	assert_int_equal(cyc_backward_read(&prev, ring, 100, 0, false, out,
+					   RING, &r),
+			 -EINVAL);
+	assert_int_equal(cyc_backward_read(&prev, ring, RING, 0, false, out,
+					   RING, NULL),
+			 -EINVAL);
+}
+
+static void test_next_record(void **state)
+{
+	__u64 buf[4] = { 0 };
+	struct perf_event_header *h = (void *)buf;
+	const struct perf_event_header *got = NULL;
+	size_t off = 0;
+
+	*h = (struct perf_event_header){ PERF_RECORD_SAMPLE, 0, 16 };
+	h[2] = (struct perf_event_header){ PERF_RECORD_LOST, 0, 4 };
+	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, &got), 1);
+	assert_ptr_equal(got, h);
+	assert_int_equal(off, 16);
+	/* Shorter than its own header. */
+	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, &got),
+			 -EBADMSG);
+	/* Running past the end. */
+	off = 0;
+	assert_int_equal(cyc_next_record((__u8 *)buf, 12, &off, &got),
+			 -EBADMSG);
+	off = 32;
+	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, &got), 0);
+	assert_int_equal(cyc_next_record(NULL, 32, &off, &got), -EINVAL);
+	assert_int_equal(cyc_next_record((__u8 *)buf, 32, NULL, &got), -EINVAL);
+	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, NULL), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_copy_null),
+		cmocka_unit_test(test_aux),
+		cmocka_unit_test(test_aux_null),
+		cmocka_unit_test(test_backward),
+		cmocka_unit_test(test_backward_mixed_sizes),
+		cmocka_unit_test(test_backward_corrupt),
+		cmocka_unit_test(test_backward_null),
+		cmocka_unit_test(test_next_record),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
