@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A simulated kernel behind struct perf_sys_ops, for tests of cores.c.
+ *
+ * perf_event_open returns fake descriptors (>= SIM_FD_BASE, never real
+ * ones); mmap returns ordinary zeroed memory laid out like the kernel's
+ * metadata page, data ring and AUX area. Three kinds of event exist:
+ *
+ * - intel_pt (attr.type == the type given to sim_pmu_new): sim_pmu_tick()
+ *   "runs" its CPU: while the event is enabled it writes real PT packets,
+ *   made with libipt's encoder, into the AUX ring at the hardware's own
+ *   position, wrapping around; aux_head moves only when the event is
+ *   disabled, as the kernel publishes it only then. Overwrite mode only.
+ * - cpu-clock (software): sim_pmu_sample() writes a PERF_RECORD_SAMPLE.
+ * - dummy with context_switch: sim_pmu_switch() writes a
+ *   PERF_RECORD_SWITCH_CPU_WIDE.
+ * Records go into write_backward rings as the kernel writes them: data_head
+ * counts down, each record is stored below the previous one.
+ *
+ * Group ioctls (PERF_IOC_FLAG_GROUP) switch the leader and its members; a
+ * member writes only while it and its leader are enabled. Any call can be
+ * made to fail once with sim_pmu_fail(). Every call is counted.
+ */
+#ifndef PTBPF_SIM_PMU_H
+#define PTBPF_SIM_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "perf_sys.h"
+
+#define SIM_FD_BASE 1000
+#define SIM_MAX_CPUS 64
+#define SIM_MAX_EVENTS 256
+
+enum sim_call {
+	SIM_OPEN,
+	SIM_MMAP,
+	SIM_MUNMAP,
+	SIM_IOCTL,
+	SIM_CLOSE,
+	SIM_NR_CALLS,
+};
+
+struct sim_pmu;
+
+/* A simulated machine of @nr_cpus CPUs whose intel_pt PMU has @pt_type. */
+struct sim_pmu *sim_pmu_new(unsigned int nr_cpus, __u32 pt_type);
+void sim_pmu_free(struct sim_pmu *sim);
+/* The ops table to hand to cores_open(). */
+const struct perf_sys_ops *sim_pmu_ops(struct sim_pmu *sim);
+
+/* perf_event_open on @cpu fails with ENODEV, as for an offline CPU. */
+void sim_pmu_set_offline(struct sim_pmu *sim, int cpu);
+/* A PSB+ every @bytes of trace (default 256). */
+void sim_pmu_set_psb_every(struct sim_pmu *sim, size_t bytes);
+
+/*
+ * Make the (@skip + 1)-th next @call on @cpu (-1: any CPU) fail with
+ * -@err, once. For SIM_IOCTL only ENABLE/DISABLE calls count.
+ */
+void sim_pmu_fail(struct sim_pmu *sim, enum sim_call call, int cpu,
+		  unsigned int skip, int err);
+
+/* Calls made so far, and the descriptors and mappings still open. */
+unsigned long sim_pmu_calls(const struct sim_pmu *sim, enum sim_call call);
+unsigned int sim_pmu_open_fds(const struct sim_pmu *sim);
+unsigned int sim_pmu_mappings(const struct sim_pmu *sim);
+
+/* Whether @cpu's intel_pt (or cpu-clock) event writes now. */
+bool sim_pmu_running(const struct sim_pmu *sim, int cpu);
+
+/*
+ * Run @cpu for @nbytes of trace: exactly @nbytes of PT packets go into its
+ * AUX ring when the event is enabled. Returns the bytes written (0 when
+ * disabled), -ENOENT when @cpu has no mapped intel_pt event.
+ */
+long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes);
+/* Total PT bytes the hardware of @cpu has written so far. */
+__u64 sim_pmu_written(const struct sim_pmu *sim, int cpu);
+
+/* Returns 1 when a record was written, 0 when disabled, -ENOENT. */
+int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid,
+		   __u64 ip);
+int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
+		   __u32 tid);
+
+/*
+ * Fake sysfs trees under @root: sim_sysfs_write() creates the parent
+ * directories of @rel and writes @text; sim_sysfs_intel_pt() writes a
+ * real-looking intel_pt PMU (Skylake formats and caps) of @type;
+ * sim_sysfs_remove() removes @root and everything below it.
+ * Return 0 or -errno.
+ */
+int sim_sysfs_write(const char *root, const char *rel, const char *text);
+int sim_sysfs_intel_pt(const char *root, __u32 type);
+int sim_sysfs_remove(const char *root);
+
+#endif /* PTBPF_SIM_PMU_H */
