@@ -14,7 +14,8 @@ VERSION := 0.1.0
 ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 
-WARN := -Wall -Wextra -Wno-unused-parameter
+# snprintf truncation is how bounded messages and paths are made on purpose
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
 ifeq ($(CI),true)
 WARN += -Werror
 endif

@@ -108,9 +108,14 @@ void control_start(struct control *c, int state, const char *backend,
 		json_str(j, "command", command);
 	json_str(j, "version", PTBPF_VERSION);
 	eventlog_end(c->log);
-	say(c, ts, "start", state == PTBPF_PROC_STOPPED ? "(stopped)" : "(running)");
 	if (c->no_pause || state == PTBPF_PROC_RUNNING)
 		toggle(c, true, ts);
+}
+
+void control_announce(struct control *c)
+{
+	say(c, c->t0, "start",
+	    c->target == PTBPF_PROC_STOPPED ? "(stopped)" : "(running)");
 }
 
 static void log_event(struct control *c, const struct ptbpf_event *e,

@@ -56,6 +56,9 @@ void control_init(struct control *c, struct eventlog *log, int pid,
 void control_start(struct control *c, int state, const char *backend,
 		   unsigned long long buffer_size, const char *command);
 
+/* The human line for the start, once the target is known to be running. */
+void control_announce(struct control *c);
+
 /* One event from the BPF program; @recv_ns is when user space got it. */
 void control_event(struct control *c, const struct ptbpf_event *e,
 		   uint64_t recv_ns);

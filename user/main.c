@@ -87,15 +87,26 @@ static int setup_target(struct app *app)
 			     sizeof(app->err));
 }
 
-/* The target exists, held before exec if we started it; watch it. */
+/* Where the run's files go: made only once everything else is ready. */
+static int open_output(struct app *app)
+{
+	int ret;
+
+	app->outfd = outdir_open(app->cfg.output, app->uid, app->gid, app->err,
+				 sizeof(app->err));
+	if (app->outfd < 0)
+		return app->outfd;
+	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
+	if (ret)
+		snprintf(app->err, sizeof(app->err), "can't write %s/events.jsonl: %s", app->cfg.output, strerror(-ret));
+	return ret;
+}
+
+/* BPF attached; learn the threads' states, then let a held command go. */
 static int start_watching(struct app *app)
 {
 	int state;
 
-	app->watch = watch_open(app->target.pid, app->cfg.verbosity > 0,
-				on_event, app, app->err, sizeof(app->err));
-	if (!app->watch)
-		return -errno;
 	state = watch_scan(app->watch, "/proc");
 	if (state < 0) {
 		snprintf(app->err, sizeof(app->err), "process %d exited before tracing began", app->target.pid);
@@ -109,9 +120,28 @@ static int start_watching(struct app *app)
 	    target_release(&app->target, app->err, sizeof(app->err))) {
 		/* the command could not be run: as a shell, say so, exit 127 */
 		app->exec_failed = true;
+		app->ctl.verbosity = -1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
+	control_announce(&app->ctl);
 	return 0;
+}
+
+static int setup(struct app *app)
+{
+	if (privs_check(app->err, sizeof(app->err)))
+		return -EPERM;
+	loop_block_signals();
+	target_invoking_user(&app->uid, &app->gid);
+	if (setup_target(app))
+		return -ESRCH;
+	app->watch = watch_open(app->target.pid, app->cfg.verbosity > 0,
+				on_event, app, app->err, sizeof(app->err));
+	if (!app->watch)
+		return -errno;
+	if (open_output(app))
+		return -EIO;
+	return start_watching(app);
 }
 
 static int run(struct app *app)
@@ -119,24 +149,7 @@ static int run(struct app *app)
 	struct loop_result res;
 	int ret;
 
-	ret = privs_check(app->err, sizeof(app->err));
-	if (ret)
-		return fail(app);
-	loop_block_signals();
-	target_invoking_user(&app->uid, &app->gid);
-	app->outfd = outdir_open(app->cfg.output, app->uid, app->gid, app->err,
-				 sizeof(app->err));
-	if (app->outfd < 0)
-		return fail(app);
-	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
-	if (ret) {
-		snprintf(app->err, sizeof(app->err), "can't write %s/events.jsonl: %s", app->cfg.output, strerror(-ret));
-		return fail(app);
-	}
-	if (setup_target(app))
-		return fail(app);
-	ret = start_watching(app);
-	if (ret) {
+	if (setup(app)) {
 		fail(app);
 		if (app->exec_failed) {
 			control_end(&app->ctl, "exec_failed", false,
@@ -184,6 +197,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	app.target.pidfd = app.target.go_fd = app.target.err_fd = -1;
+	app.log.fd = -1;
 	ret = run(&app);
 	watch_close(app.watch);
 	target_close(&app.target);
