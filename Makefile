@@ -46,7 +46,7 @@ HELPER_SRCS := $(wildcard tests/progs/*.c)
 HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS))
 TOOL_SRCS := $(wildcard tools/dump/*.c)
 
-.PHONY: all deps check unit integration demo bench install clean fmt vmlinux
+.PHONY: all deps progs check unit integration demo bench install clean fmt vmlinux
 
 all: ptbpf
 
@@ -96,6 +96,7 @@ $(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -lpthread -o $@
 
+progs: $(HELPER_BINS)
 unit: $(UNIT_BINS)
 integration: ptbpf $(INTEG_BINS) $(HELPER_BINS)
 
@@ -105,11 +106,11 @@ check: deps
 	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS)
 
 demo: deps
-	$(Q)$(MAKE) all $(HELPER_BINS)
+	$(Q)$(MAKE) all progs
 	$(Q)tools/demo.sh
 
 bench: deps
-	$(Q)$(MAKE) all $(HELPER_BINS)
+	$(Q)$(MAKE) all progs
 	$(Q)tests/bench/run.sh $(B)
 
 install: ptbpf

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make demo`: trace the demo "server" through a stop, a continue and a
+# crash, and show what ptbpf recorded. Run as root (sudo make demo).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${DEMO_OUT:-ptbpf-demo}
+DEMO=.output/tests/progs/demo
+
+if [ "$(id -u)" != 0 ]; then
+	echo "ptbpf demo: needs root to load BPF and open perf events: sudo make demo" >&2
+	exit 1
+fi
+rm -rf "$OUT"
+echo "== ptbpf -o $OUT -- $DEMO"
+./ptbpf -o "$OUT" -- "$DEMO" &
+tracer=$!
+for _ in $(seq 50); do
+	target=$(pgrep -P "$tracer" | head -n 1)
+	[ -n "$target" ] && grep -q '"event":"exec"' "$OUT/events.jsonl" 2>/dev/null && break
+	sleep 0.1
+done
+if [ -z "${target:-}" ]; then
+	echo "ptbpf demo: the demo program did not start" >&2
+	kill "$tracer" 2>/dev/null
+	exit 1
+fi
+sleep 1
+echo "== kill -STOP $target   (as Ctrl-Z or a debugger would)"
+kill -STOP "$target"
+sleep 1
+echo "== kill -CONT $target"
+kill -CONT "$target"
+sleep 1
+echo "== kill -USR1 $target   (the demo dereferences NULL on SIGUSR1)"
+kill -USR1 "$target"
+wait "$tracer"
+status=$?
+echo
+echo "== ptbpf exited with $status (the demo's status: 128 + SIGSEGV = 139)"
+echo "== $OUT/events.jsonl:"
+cat "$OUT/events.jsonl"
+snaps=$(ls -d "$OUT"/snapshot-* 2>/dev/null)
+if [ -n "$snaps" ]; then
+	echo
+	echo "== snapshots:"
+	for s in $snaps; do
+		echo "$s: $(ls "$s" | tr '\n' ' ')"
+	done
+	last=$(echo "$snaps" | tail -n 1)
+	if [ -f "$last/perf.data" ]; then
+		echo
+		echo "== perf report -i $last/perf.data (the demo's last moments):"
+		perf report -i "$last/perf.data" --stdio --sort comm,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 15
+	fi
+fi
+echo
+echo "Everything is in $(pwd)/$OUT"
