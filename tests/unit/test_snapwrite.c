@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Snapshot directory tests: the layout a user finds, modes and owner,
+ * atomic rename, refusal to overwrite, cleanup after a full disk (a 1 MiB
+ * tmpfs, when root), rotation, and the short-write loop underneath.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fileout.h"
+#include "snapwrite.h"
+
+struct fixture {
+	char dir[64];
+	bool mounted;
+	struct snapshot snap;
+	struct snap_core core[2];
+	struct snap_thread thr;
+	struct snap_map map;
+	__u8 pt[64];
+	__u8 *big;
+	struct snapwrite_opts o;
+};
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct snapshot *s;
+	unsigned int i;
+
+	assert_non_null(fx);
+	strcpy(fx->dir, "/tmp/ptbpf-snapwrite-XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	s = &fx->snap;
+	s->id = 7;
+	s->backend = BACKEND_INTEL_PT;
+	s->trigger = "stop";
+	s->pid = 4242;
+	s->data_attr.type = 8;
+	s->sb_attr.type = PERF_TYPE_SOFTWARE;
+	s->sb_attr.config = PERF_COUNT_SW_DUMMY;
+	s->sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	s->sb_attr.sample_id_all = 1;
+	strcpy(s->cpu_info.vendor, "GenuineIntel");
+	memset(fx->pt, 0x02, sizeof(fx->pt)); /* PT bytes of some kind */
+	for (i = 0; i < 2; i++) {
+		fx->core[i].cpu = (int)i * 3; /* cpus 0 and 3 */
+		fx->core[i].trace = fx->pt;
+		fx->core[i].trace_len = sizeof(fx->pt);
+		fx->core[i].tsc = 1000;
+	}
+	s->nr_cores = 2;
+	s->cores = fx->core;
+	s->proc.pid = 4242;
+	strcpy(s->proc.comm, "target");
+	fx->thr.tid = 4242;
+	strcpy(fx->thr.comm, "target");
+	s->proc.nr_threads = 1;
+	s->proc.threads = &fx->thr;
+	fx->map.start = 0x400000;
+	fx->map.len = 0x1000;
+	fx->map.path = "/usr/bin/true";
+	s->proc.nr_maps = 1;
+	s->proc.maps = &fx->map;
+	fx->o.out_dir = fx->dir;
+	fx->o.uid = fx->o.gid = -1;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	if (fx->mounted)
+		umount2(fx->dir, MNT_DETACH);
+	nftw(fx->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	free(fx->big);
+	free(fx);
+	return 0;
+}
+
+static void assert_mode(const char *dir, const char *name, mode_t mode,
+			uid_t uid)
+{
+	char p[256];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, mode);
+	assert_int_equal(st.st_uid, uid);
+}
+
+/* Names in @dir, sorted and joined with spaces. */
+static void listing(const char *dir, char *out, size_t len)
+{
+	struct dirent **ents;
+	int n, i;
+
+	out[0] = '\0';
+	n = scandir(dir, &ents, NULL, alphasort);
+	assert_true(n >= 0);
+	for (i = 0; i < n; i++) {
+		if (strcmp(ents[i]->d_name, ".") &&
+		    strcmp(ents[i]->d_name, "..")) {
+			if (out[0])
+				strncat(out, " ", len - strlen(out) - 1);
+			strncat(out, ents[i]->d_name, len - strlen(out) - 1);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+struct layout_case {
+	enum ptbpf_backend backend;
+	unsigned int formats;
+	const char *top; /* what the snapshot directory holds */
+	const char *cpus; /* what cpus/ holds, NULL: no cpus/ */
+};
+
+static void test_layout(void **state)
+{
+	static const struct layout_case cases[] = {
+		{ BACKEND_INTEL_PT, 0, "cpus perf.data ptbpf.json trace.json",
+		  "0.intelpt_trace 0.perf_context_switch_trace "
+		  "3.intelpt_trace 3.perf_context_switch_trace" },
+		{ BACKEND_INTEL_PT, BUNDLE_FMT_PERF, "perf.data ptbpf.json",
+		  NULL },
+		{ BACKEND_INTEL_PT, BUNDLE_FMT_LLDB,
+		  "cpus ptbpf.json trace.json",
+		  "0.intelpt_trace 0.perf_context_switch_trace "
+		  "3.intelpt_trace 3.perf_context_switch_trace" },
+		{ BACKEND_SAMPLE, 0, "perf.data ptbpf.json", NULL },
+		{ BACKEND_SAMPLE, BUNDLE_FMT_LLDB, "perf.data ptbpf.json",
+		  NULL },
+	};
+	struct fixture *fx = *state;
+	char path[256], want[128], got[256], sub[300];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fx->snap.id = i + 1;
+		fx->snap.backend = cases[i].backend;
+		fx->core[0].trace_len = fx->core[1].trace_len =
+			cases[i].backend == BACKEND_SAMPLE ? 0 : 64;
+		fx->o.formats = cases[i].formats;
+		memset(path, 'x', sizeof(path));
+		assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path,
+						    sizeof(path), NULL, 0),
+				 0);
+		snprintf(want, sizeof(want), "%s/snapshot-%06u", fx->dir,
+			 i + 1);
+		assert_string_equal(path, want);
+		listing(path, got, sizeof(got));
+		assert_string_equal(got, cases[i].top);
+		if (cases[i].cpus) {
+			snprintf(sub, sizeof(sub), "%s/cpus", path);
+			listing(sub, got, sizeof(got));
+			assert_string_equal(got, cases[i].cpus);
+			assert_mode(path, "cpus", 0700, getuid());
+			assert_mode(path, "cpus/3.intelpt_trace", 0600,
+				    getuid());
+		}
+		assert_mode(fx->dir, path + strlen(fx->dir) + 1, 0700,
+			    getuid());
+		assert_mode(path, "ptbpf.json", 0600, getuid());
+	}
+	/* no temporary directory stays behind */
+	listing(fx->dir, got, sizeof(got));
+	assert_string_equal(got, "snapshot-000001 snapshot-000002 "
+				 "snapshot-000003 snapshot-000004 "
+				 "snapshot-000005");
+}
+
+static void test_ipt_bytes_and_owner(void **state)
+{
+	struct fixture *fx = *state;
+	char path[256], p[300];
+	__u8 buf[128];
+	int fd;
+
+	if (geteuid() != 0)
+		skip();
+	fx->o.uid = 65534;
+	fx->o.gid = 65534;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path,
+					    sizeof(path), NULL, 0),
+			 0);
+	assert_mode(fx->dir, "snapshot-000007", 0700, 65534);
+	assert_mode(path, "perf.data", 0600, 65534);
+	assert_mode(path, "cpus/0.perf_context_switch_trace", 0600, 65534);
+	snprintf(p, sizeof(p), "%s/cpus/3.intelpt_trace", path);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), sizeof(fx->pt));
+	assert_memory_equal(buf, fx->pt, sizeof(fx->pt));
+	close(fd);
+}
+
+/* An existing snapshot or temp dir is never overwritten or removed. */
+static void test_refuses_existing(void **state)
+{
+	struct fixture *fx = *state;
+	char err[256], p[256], got[256];
+
+	snprintf(p, sizeof(p), "%s/snapshot-000007", fx->dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err,
+					    sizeof(err)),
+			 -EEXIST);
+	assert_non_null(strstr(err, "snapshot-000007: File exists"));
+	assert_int_equal(rmdir(p), 0);
+	/* a stale temporary directory (a symlink, even) is refused too */
+	snprintf(p, sizeof(p), "%s/.snapshot-000007.tmp", fx->dir);
+	assert_int_equal(symlink("/tmp", p), 0);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err,
+					    sizeof(err)),
+			 -EEXIST);
+	listing(fx->dir, got, sizeof(got));
+	assert_string_equal(got, ".snapshot-000007.tmp");
+	unlink(p);
+}
+
+static void test_enospc_cleans_up(void **state)
+{
+	struct fixture *fx = *state;
+	char err[256], got[256];
+	unsigned int i;
+	int ret;
+
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(mount("tmpfs", fx->dir, "tmpfs", 0, "size=1m"), 0);
+	fx->mounted = true;
+	/* 2 cores x 768 KiB: the second core's file can't fit */
+	fx->big = malloc(768 * 1024);
+	assert_non_null(fx->big);
+	memset(fx->big, 0x02, 768 * 1024);
+	for (i = 0; i < 2; i++) {
+		fx->core[i].trace = fx->big;
+		fx->core[i].trace_len = 768 * 1024;
+	}
+	memset(err, 'x', sizeof(err));
+	ret = snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err));
+	assert_int_equal(ret, -ENOSPC);
+	print_message("error: %s\n", err);
+	assert_non_null(strstr(err, "snapshot 7: "));
+	assert_non_null(strstr(err, "No space left on device"));
+	listing(fx->dir, got, sizeof(got));
+	assert_string_equal(got, "");
+	/* the next, smaller snapshot goes through */
+	fx->core[0].trace_len = fx->core[1].trace_len = 4096;
+	fx->snap.id = 8;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err,
+					    sizeof(err)),
+			 0);
+	listing(fx->dir, got, sizeof(got));
+	assert_string_equal(got, "snapshot-000008");
+	assert_int_equal(umount(fx->dir), 0);
+	fx->mounted = false;
+}
+
+static void test_vanished_dir(void **state)
+{
+	struct fixture *fx = *state;
+	struct snapwrite_opts o = fx->o;
+	char err[256], p[128];
+
+	snprintf(p, sizeof(p), "%s/gone", fx->dir);
+	o.out_dir = p;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
+					    sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "gone: No such file or directory"));
+}
+
+struct rot_case {
+	unsigned int keep;
+	int removed;
+	const char *left;
+};
+
+static void test_rotate(void **state)
+{
+	static const struct rot_case cases[] = {
+		{ 0, 0, "snapshot-000001 snapshot-000002 snapshot-000010" },
+		{ 5, 0, "snapshot-000001 snapshot-000002 snapshot-000010" },
+		{ 2, 1, "snapshot-000002 snapshot-000010" },
+		{ 1, 1, "snapshot-000010" },
+	};
+	struct fixture *fx = *state;
+	char p[256], got[512], want[512];
+	unsigned int i;
+	int fd;
+
+	/* ids sort as numbers, files inside go too, strangers stay */
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/snapshot-%06u", fx->dir,
+			 i == 2 ? 10 : i + 1);
+		assert_int_equal(mkdir(p, 0700), 0);
+		strcat(p, "/perf.data");
+		fd = open(p, O_CREAT | O_WRONLY, 0600);
+		close(fd);
+	}
+	snprintf(p, sizeof(p), "%s/snapshot-1", fx->dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/.snapshot-000011.tmp", fx->dir);
+	mkdir(p, 0700);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(snapwrite_rotate(fx->dir, cases[i].keep, NULL,
+						  0),
+				 cases[i].removed);
+		listing(fx->dir, got, sizeof(got));
+		snprintf(want, sizeof(want), ".snapshot-000011.tmp %s %s",
+			 cases[i].left, "snapshot-1");
+		assert_string_equal(got, want);
+	}
+	assert_int_equal(snapwrite_rotate(NULL, 1, NULL, 0), -EINVAL);
+	snprintf(p, sizeof(p), "%s/none", fx->dir);
+	assert_int_equal(snapwrite_rotate(p, 1, NULL, 0), -ENOENT);
+}
+
+static void test_invalid_args(void **state)
+{
+	struct fixture *fx = *state;
+	struct snapwrite_opts o = fx->o;
+
+	assert_int_equal(snapwrite_snapshot(NULL, &fx->o, NULL, 0, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, NULL, NULL, 0, NULL, 0),
+			 -EINVAL);
+	o.out_dir = NULL;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, NULL, 0),
+			 -EINVAL);
+	fx->snap.id = 1000000;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, NULL,
+					    0),
+			 -EINVAL);
+	/* a broken staged record: the error names the file */
+	fx->snap.id = 3;
+	fx->core[0].sideband = fx->pt;
+	fx->core[0].sideband_len = 12;
+	{
+		char err[256], got[64];
+
+		assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0,
+						    err, sizeof(err)),
+				 -EBADMSG);
+		assert_non_null(strstr(err, "perf.data: Bad message"));
+		listing(fx->dir, got, sizeof(got));
+		assert_string_equal(got, "");
+	}
+}
+
+/* A write function that takes at most 3 bytes a call, with an EINTR. */
+static int calls;
+static ssize_t short_write(int fd, const void *buf, size_t len)
+{
+	if (++calls == 2) {
+		errno = EINTR;
+		return -1;
+	}
+	return write(fd, buf, len < 3 ? len : 3);
+}
+
+static ssize_t fail_write(int fd, const void *buf, size_t len)
+{
+	if (++calls == 3) {
+		errno = EIO;
+		return -1;
+	}
+	return write(fd, buf, len < 3 ? len : 3);
+}
+
+static void test_short_writes(void **state)
+{
+	static const char msg[] = "0123456789abcdef";
+	struct fixture *fx = *state;
+	char p[128], buf[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/f", fx->dir);
+	fd = open(p, O_CREAT | O_RDWR | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	calls = 0;
+	assert_int_equal(fileout_write_all(fd, msg, 16, short_write), 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 0), 16);
+	assert_memory_equal(buf, msg, 16);
+	calls = 0;
+	assert_int_equal(fileout_write_all(fd, msg, 16, fail_write), -EIO);
+	assert_int_equal(fileout_write_all(-1, msg, 16, NULL), -EINVAL);
+	assert_int_equal(fileout_write_all(fd, NULL, 16, NULL), -EINVAL);
+	close(fd);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_layout),		  T(test_ipt_bytes_and_owner),
+		T(test_refuses_existing), T(test_enospc_cleans_up),
+		T(test_vanished_dir),	  T(test_rotate),
+		T(test_invalid_args),	  T(test_short_writes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trace.json, ptbpf.json and LLDB context-switch files: see bundle.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "fileout.h"
+#include "perfdata.h"
+#include "perfrec.h"
+
+#ifndef PTBPF_VERSION
+#define PTBPF_VERSION "unknown"
+#endif
+
+/* The sample ID LLDB's context-switch decoder expects. */
+#define LLDB_SWITCH_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+
+const char *bundle_backend_name(enum ptbpf_backend b)
+{
+	switch (b) {
+	case BACKEND_AUTO:
+		return "auto";
+	case BACKEND_INTEL_PT:
+		return "intel-pt";
+	case BACKEND_SAMPLE:
+		return "sample";
+	}
+	return NULL;
+}
+
+int bundle_cpu_path(char *buf, size_t len, int cpu, const char *suffix)
+{
+	int n;
+
+	if (!buf || !suffix)
+		return -EINVAL;
+	n = snprintf(buf, len, "%s/%d.%s", BUNDLE_CPUS_DIR, cpu, suffix);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void json_hex(struct json *j, const char *key, __u64 v)
+{
+	char tmp[24];
+
+	snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)v);
+	json_str(j, key, tmp);
+}
+
+/* Modules are files; [vdso], [vsyscall] and the like have none. */
+static bool is_file(const struct snap_map *m)
+{
+	return m->path && m->path[0] == '/';
+}
+
+/* The first mapping of @m's file, and its lowest load address. */
+static bool first_of_module(const struct snap_process *p, unsigned int i,
+			    __u64 *load)
+{
+	const struct snap_map *m = &p->maps[i];
+	unsigned int k;
+
+	*load = m->start - m->pgoff;
+	for (k = 0; k < p->nr_maps; k++) {
+		if (!is_file(&p->maps[k]) || strcmp(p->maps[k].path, m->path))
+			continue;
+		if (k < i)
+			return false;
+		if (p->maps[k].start - p->maps[k].pgoff < *load)
+			*load = p->maps[k].start - p->maps[k].pgoff;
+	}
+	return true;
+}
+
+static void trace_process(const struct snap_process *p, struct json *j)
+{
+	unsigned int i;
+	__u64 load;
+
+	json_obj_begin(j, NULL);
+	json_u64(j, "pid", p->pid);
+	json_str(j, "triple", "x86_64-unknown-linux-gnu");
+	json_arr_begin(j, "threads");
+	for (i = 0; i < p->nr_threads; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "tid", p->threads[i].tid);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_arr_begin(j, "modules");
+	for (i = 0; i < p->nr_maps; i++) {
+		if (!is_file(&p->maps[i]) || !first_of_module(p, i, &load))
+			continue;
+		json_obj_begin(j, NULL);
+		json_str(j, "systemPath", p->maps[i].path);
+		json_hex(j, "loadAddress", load);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void trace_cpus(const struct snapshot *s, struct json *j)
+{
+	char path[64];
+	unsigned int i;
+
+	json_arr_begin(j, "cpus");
+	for (i = 0; i < s->nr_cores; i++) {
+		json_obj_begin(j, NULL);
+		json_i64(j, "id", s->cores[i].cpu);
+		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu,
+				BUNDLE_IPT_SUFFIX);
+		json_str(j, "iptTrace", path);
+		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu,
+				BUNDLE_SWITCH_SUFFIX);
+		json_str(j, "contextSwitchTrace", path);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+int bundle_trace_json(const struct snapshot *snap, struct json *j)
+{
+	const struct snap_cpu_info *ci;
+
+	if (!snap || !j || snap->backend != BACKEND_INTEL_PT ||
+	    (snap->nr_cores && !snap->cores))
+		return -EINVAL;
+	ci = &snap->cpu_info;
+	json_obj_begin(j, NULL);
+	json_str(j, "type", "intel-pt");
+	json_obj_begin(j, "cpuInfo");
+	/* the schema knows only these two vendors */
+	json_str(j, "vendor",
+		 strcmp(ci->vendor, "GenuineIntel") ? "unknown" :
+						      "GenuineIntel");
+	json_u64(j, "family", ci->family);
+	json_u64(j, "model", ci->model);
+	json_u64(j, "stepping", ci->stepping);
+	json_obj_end(j);
+	json_arr_begin(j, "processes");
+	trace_process(&snap->proc, j);
+	json_arr_end(j);
+	trace_cpus(snap, j);
+	/* required whenever "cpus" is given */
+	json_obj_begin(j, "tscPerfZeroConversion");
+	json_u64(j, "timeMult", snap->conv.time_mult);
+	json_u64(j, "timeShift", snap->conv.time_shift);
+	json_u64(j, "timeZero", snap->conv.time_zero);
+	json_obj_end(j);
+	json_obj_end(j);
+	return json_finish(j);
+}
+
+static void attr_json(struct json *j, const char *key,
+		      const struct perf_event_attr *a)
+{
+	json_obj_begin(j, key);
+	json_u64(j, "type", a->type);
+	json_hex(j, "config", a->config);
+	json_hex(j, "config1", a->config1);
+	json_hex(j, "config2", a->config2);
+	json_hex(j, "sample_type", a->sample_type);
+	json_bool(j, "sample_id_all", a->sample_id_all);
+	json_bool(j, "exclude_kernel", a->exclude_kernel);
+	json_bool(j, "exclude_user", a->exclude_user);
+	json_bool(j, "context_switch", a->context_switch);
+	json_obj_end(j);
+}
+
+static void cores_json(const struct snapshot *s, struct json *j)
+{
+	const struct snap_core *c;
+	unsigned int i;
+
+	json_arr_begin(j, "cores");
+	for (i = 0; i < s->nr_cores; i++) {
+		c = &s->cores[i];
+		json_obj_begin(j, NULL);
+		json_i64(j, "cpu", c->cpu);
+		json_u64(j, "bytes", c->trace_len);
+		json_u64(j, "sideband_bytes", c->sideband_len);
+		json_bool(j, "wrapped", c->wrapped);
+		json_u64(j, "lost_bytes", c->lost_bytes);
+		json_u64(j, "head", c->head);
+		json_u64(j, "tsc", c->tsc);
+		json_u64(j, "paused_ns", c->paused_ns);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+/* What libipt's ptxed needs to decode cpus/N.intelpt_trace by hand. */
+static void ptxed_json(const struct snapshot *s, struct json *j)
+{
+	const struct snap_cpu_info *ci = &s->cpu_info;
+	unsigned int mtc = (s->data_attr.config & PERFDATA_PT_MTC_PERIOD) >> 14;
+	char args[160], cpu[32];
+	int n;
+
+	snprintf(cpu, sizeof(cpu), "%u/%u/%u", ci->family, ci->model,
+		 ci->stepping);
+	json_obj_begin(j, "ptxed");
+	json_str(j, "cpu", cpu);
+	json_bool(j, "mtc", s->data_attr.config & PERFDATA_PT_MTC);
+	json_u64(j, "mtc_freq", mtc);
+	json_u64(j, "tsc_ctc_ratio_n", ci->tsc_ctc_ratio_n);
+	json_u64(j, "tsc_ctc_ratio_d", ci->tsc_ctc_ratio_d);
+	json_u64(j, "max_nonturbo_ratio", ci->max_nonturbo_ratio);
+	n = snprintf(args, sizeof(args), "--cpu %s", cpu);
+	if (s->data_attr.config & PERFDATA_PT_MTC)
+		n += snprintf(args + n, sizeof(args) - n, " --mtc-freq %u",
+			      mtc);
+	if (ci->max_nonturbo_ratio)
+		n += snprintf(args + n, sizeof(args) - n, " --nom-freq %u",
+			      ci->max_nonturbo_ratio);
+	/* CPUID leaf 0x15: eax is the denominator, ebx the numerator */
+	if (ci->tsc_ctc_ratio_n && ci->tsc_ctc_ratio_d)
+		snprintf(args + n, sizeof(args) - n,
+			 " --cpuid-0x15.eax %u --cpuid-0x15.ebx %u",
+			 ci->tsc_ctc_ratio_d, ci->tsc_ctc_ratio_n);
+	json_str(j, "args", args);
+	json_obj_end(j);
+}
+
+static void proc_json(const struct snap_process *p, struct json *j)
+{
+	unsigned int i;
+
+	json_obj_begin(j, "process");
+	json_u64(j, "pid", p->pid);
+	json_str(j, "comm", p->comm);
+	json_str(j, "exe", p->exe);
+	json_arr_begin(j, "threads");
+	for (i = 0; i < p->nr_threads; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "tid", p->threads[i].tid);
+		json_str(j, "comm", p->threads[i].comm);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void head_json(const struct snapshot *s, unsigned int formats,
+		      struct json *j)
+{
+	const char *sig = s->trigger_sig > 0 ? sigabbrev_np(s->trigger_sig) :
+					       NULL;
+	char signame[32];
+
+	json_str(j, "ptbpf_version", PTBPF_VERSION);
+	json_u64(j, "snapshot", s->id);
+	json_str(j, "backend", bundle_backend_name(s->backend));
+	json_str(j, "trigger", s->trigger);
+	if (sig) {
+		snprintf(signame, sizeof(signame), "SIG%s", sig);
+		json_str(j, "signal", signame);
+	} else {
+		json_null(j, "signal");
+	}
+	json_u64(j, "trigger_ts", s->trigger_ts);
+	json_u64(j, "pid", s->pid);
+	json_bool(j, "full", s->full);
+	json_obj_begin(j, "files");
+	json_bool(j, "perf", formats & BUNDLE_FMT_PERF);
+	json_bool(j, "lldb", formats & BUNDLE_FMT_LLDB);
+	json_obj_end(j);
+}
+
+int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
+		      struct json *j)
+{
+	const struct snap_cpu_info *ci;
+
+	if (!snap || !j || (snap->nr_cores && !snap->cores))
+		return -EINVAL;
+	ci = &snap->cpu_info;
+	json_obj_begin(j, NULL);
+	head_json(snap, formats, j);
+	cores_json(snap, j);
+	attr_json(j, "attr", &snap->data_attr);
+	attr_json(j, "sideband_attr", &snap->sb_attr);
+	json_obj_begin(j, "time_conv");
+	json_bool(j, "valid", snap->conv.valid);
+	json_u64(j, "time_shift", snap->conv.time_shift);
+	json_u64(j, "time_mult", snap->conv.time_mult);
+	json_u64(j, "time_zero", snap->conv.time_zero);
+	json_obj_end(j);
+	json_obj_begin(j, "cpu");
+	json_str(j, "vendor", ci->vendor);
+	json_u64(j, "family", ci->family);
+	json_u64(j, "model", ci->model);
+	json_u64(j, "stepping", ci->stepping);
+	json_u64(j, "nr_cpus_online", ci->nr_cpus_online);
+	json_obj_end(j);
+	if (snap->backend == BACKEND_INTEL_PT)
+		ptxed_json(snap, j);
+	proc_json(&snap->proc, j);
+	json_obj_end(j);
+	return json_finish(j);
+}
+
+int bundle_write_switch_trace(int fd, const struct snapshot *snap,
+			      unsigned int idx)
+{
+	const struct snap_core *c;
+	const struct perf_event_header *h;
+	struct perfrec_conv conv = { 0 };
+	struct fileout *o;
+	size_t off = 0;
+	__u8 *rec;
+	ssize_t n;
+	int ret;
+
+	if (!snap || idx >= snap->nr_cores || !snap->cores)
+		return -EINVAL;
+	c = &snap->cores[idx];
+	conv.from_type = snap->sb_attr.sample_type;
+	conv.from_id_all = snap->sb_attr.sample_id_all;
+	conv.to_type = LLDB_SWITCH_TYPE;
+	conv.to_id_all = true;
+	conv.cpu = (__u32)c->cpu;
+	o = malloc(sizeof(*o) + PERFREC_MAX + 1);
+	if (!o)
+		return -ENOMEM;
+	rec = (__u8 *)(o + 1);
+	fileout_init(o, fd);
+	while ((ret = perfrec_next(c->sideband, c->sideband_len, &off, &h)) >
+	       0) {
+		n = perfrec_convert(h, h->size, &conv, rec, PERFREC_MAX + 1);
+		if (n < 0) {
+			ret = (int)n;
+			break;
+		}
+		fileout_write(o, rec, (size_t)n);
+	}
+	if (!ret)
+		ret = fileout_flush(o);
+	free(o);
+	return ret;
+}

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Atomic snapshot directories and rotation: see snapwrite.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "fileout.h"
+#include "json.h"
+#include "perfdata.h"
+#include "snapwrite.h"
+
+#define TMP_FMT "." SNAPWRITE_PREFIX "%06llu.tmp"
+#define FINAL_FMT SNAPWRITE_PREFIX "%06llu"
+
+struct job {
+	const struct snapshot *snap;
+	const struct snapwrite_opts *o;
+	int dirfd; /* the temporary snapshot directory */
+	bool made; /* we created it: ours to remove on failure */
+	char *err;
+	size_t err_len;
+};
+
+static int fail(struct job *b, int ret, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (b->err && b->err_len)
+		snprintf(b->err, b->err_len, "snapshot %llu: %s: %s",
+			 (unsigned long long)b->snap->id, what, strerror(-ret));
+	return ret;
+}
+
+static int give(int fd, const struct snapwrite_opts *o)
+{
+	if (o->uid == -1 && o->gid == -1)
+		return 0;
+	return fchown(fd, o->uid, o->gid) ? -errno : 0;
+}
+
+/* Removes everything under directory @fd (two levels deep at most). */
+static void empty_dir(int fd, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int sub;
+
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
+			continue;
+		sub = openat(dirfd(d), de->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0 && depth > 0)
+			empty_dir(sub, depth - 1);
+		else if (sub >= 0)
+			close(sub);
+		unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+/* Removes directory @name under @parent and what it holds. */
+static int remove_tree(int parent, const char *name)
+{
+	int fd = openat(parent, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	empty_dir(fd, 2);
+	return unlinkat(parent, name, AT_REMOVEDIR) ? -errno : 0;
+}
+
+/* Creates @name in the snapshot directory: new, no symlink, 0600, ours. */
+static int create(struct job *b, const char *name)
+{
+	int fd, ret;
+
+	fd = openat(b->dirfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail(b, -errno, "%s", name);
+	ret = give(fd, b->o);
+	if (ret) {
+		close(fd);
+		return fail(b, ret, "%s: chown", name);
+	}
+	return fd;
+}
+
+/* Closes @fd; close(2) is where NFS and friends report deferred errors. */
+static int finish(struct job *b, int fd, int ret, const char *name)
+{
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret ? fail(b, ret, "%s", name) : 0;
+}
+
+static int write_perf(struct job *b)
+{
+	int fd = create(b, "perf.data");
+
+	if (fd < 0)
+		return fd;
+	return finish(b, fd, perfdata_write(fd, b->snap, b->o->host),
+		      "perf.data");
+}
+
+typedef int (*json_fn)(const struct snapshot *, unsigned int, struct json *);
+
+static int trace_json(const struct snapshot *s, unsigned int f, struct json *j)
+{
+	return bundle_trace_json(s, j);
+}
+
+static int write_json(struct job *b, const char *name, json_fn fn,
+		      unsigned int formats)
+{
+	struct json j;
+	int fd, ret;
+
+	json_init_dyn(&j);
+	ret = fn(b->snap, formats, &j);
+	if (ret) {
+		json_free(&j);
+		return fail(b, ret, "%s", name);
+	}
+	fd = create(b, name);
+	if (fd < 0) {
+		json_free(&j);
+		return fd;
+	}
+	ret = fileout_write_all(fd, j.buf, j.len, NULL);
+	json_free(&j);
+	return finish(b, fd, ret, name);
+}
+
+static int write_ipt(struct job *b, const struct snap_core *c)
+{
+	char name[64];
+	int fd;
+
+	bundle_cpu_path(name, sizeof(name), c->cpu, BUNDLE_IPT_SUFFIX);
+	fd = create(b, name);
+	if (fd < 0)
+		return fd;
+	return finish(b, fd,
+		      fileout_write_all(fd, c->trace, c->trace_len, NULL),
+		      name);
+}
+
+static int write_switches(struct job *b, unsigned int idx)
+{
+	char name[64];
+	int fd;
+
+	bundle_cpu_path(name, sizeof(name), b->snap->cores[idx].cpu,
+			BUNDLE_SWITCH_SUFFIX);
+	fd = create(b, name);
+	if (fd < 0)
+		return fd;
+	return finish(b, fd, bundle_write_switch_trace(fd, b->snap, idx), name);
+}
+
+static int write_lldb(struct job *b)
+{
+	unsigned int i;
+	int fd, ret;
+
+	if (mkdirat(b->dirfd, BUNDLE_CPUS_DIR, 0700))
+		return fail(b, -errno, "%s/", BUNDLE_CPUS_DIR);
+	fd = openat(b->dirfd, BUNDLE_CPUS_DIR,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fail(b, -errno, "%s/", BUNDLE_CPUS_DIR);
+	ret = give(fd, b->o);
+	close(fd);
+	if (ret)
+		return fail(b, ret, "%s/: chown", BUNDLE_CPUS_DIR);
+	for (i = 0; i < b->snap->nr_cores && !ret; i++) {
+		ret = write_ipt(b, &b->snap->cores[i]);
+		if (!ret)
+			ret = write_switches(b, i);
+	}
+	if (!ret)
+		ret = write_json(b, BUNDLE_TRACE_JSON, trace_json, 0);
+	return ret;
+}
+
+static int write_all(struct job *b, unsigned int formats)
+{
+	bool pt = b->snap->backend == BACKEND_INTEL_PT;
+	int ret = 0;
+
+	if ((formats & BUNDLE_FMT_PERF) || !pt)
+		ret = write_perf(b);
+	if (!ret && pt && (formats & BUNDLE_FMT_LLDB))
+		ret = write_lldb(b);
+	if (!ret)
+		ret = write_json(b, BUNDLE_PTBPF_JSON, bundle_ptbpf_json,
+				 formats);
+	return ret;
+}
+
+/* Moves @tmp to @final, refusing to replace anything already there. */
+static int publish(int outfd, const char *tmp, const char *final)
+{
+	if (renameat2(outfd, tmp, outfd, final, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* a filesystem without RENAME_NOREPLACE: check, then rename */
+	if (faccessat(outfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	return renameat(outfd, tmp, outfd, final) ? -errno : 0;
+}
+
+static int make_tmp(struct job *b, int outfd, const char *tmp)
+{
+	int ret;
+
+	if (mkdirat(outfd, tmp, 0700))
+		return fail(b, -errno, "%s/%s", b->o->out_dir, tmp);
+	b->made = true;
+	b->dirfd = openat(outfd, tmp,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (b->dirfd < 0)
+		return fail(b, -errno, "%s/%s", b->o->out_dir, tmp);
+	ret = give(b->dirfd, b->o);
+	return ret ? fail(b, ret, "%s/%s: chown", b->o->out_dir, tmp) : 0;
+}
+
+int snapwrite_snapshot(const struct snapshot *snap,
+		       const struct snapwrite_opts *o, char *path,
+		       size_t path_len, char *err, size_t err_len)
+{
+	struct job b = { snap, o, -1, false, err, err_len };
+	unsigned long long id;
+	char tmp[64], final[64];
+	int outfd, ret;
+
+	if (!snap || !o || !o->out_dir || !snap->id ||
+	    snap->id > SNAPWRITE_ID_MAX)
+		return -EINVAL;
+	id = snap->id;
+	snprintf(tmp, sizeof(tmp), TMP_FMT, id);
+	snprintf(final, sizeof(final), FINAL_FMT, id);
+	outfd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (outfd < 0)
+		return fail(&b, -errno, "%s", o->out_dir);
+	if (faccessat(outfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(outfd);
+		return fail(&b, -EEXIST, "%s/%s", o->out_dir, final);
+	}
+	ret = make_tmp(&b, outfd, tmp);
+	if (!ret)
+		ret = write_all(&b, o->formats ?
+					    o->formats :
+					    BUNDLE_FMT_PERF | BUNDLE_FMT_LLDB);
+	if (b.dirfd >= 0)
+		close(b.dirfd);
+	if (!ret) {
+		ret = publish(outfd, tmp, final);
+		if (ret)
+			fail(&b, ret, "%s/%s", o->out_dir, final);
+	}
+	if (ret && b.made)
+		remove_tree(outfd, tmp);
+	close(outfd);
+	if (!ret && path && path_len)
+		snprintf(path, path_len, "%s/%s", o->out_dir, final);
+	return ret;
+}
+
+/* The id of a "snapshot-<digits>" name, or 0 for anything else. */
+static unsigned long long snap_id(const char *name)
+{
+	size_t plen = strlen(SNAPWRITE_PREFIX);
+	unsigned long long id;
+	char *end, canon[64];
+
+	if (strncmp(name, SNAPWRITE_PREFIX, plen) || !name[plen])
+		return 0;
+	if (name[plen] < '0' || name[plen] > '9')
+		return 0;
+	errno = 0;
+	id = strtoull(name + plen, &end, 10);
+	if (errno || *end)
+		return 0;
+	/* only names this module writes, so removal finds the same name */
+	snprintf(canon, sizeof(canon), FINAL_FMT, id);
+	return strcmp(canon, name) ? 0 : id;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Collects the ids of the snapshot directories in @d. */
+static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
+{
+	unsigned long long id, *p;
+	struct dirent *de;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	while ((de = readdir(d))) {
+		id = snap_id(de->d_name);
+		if (!id || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			p = reallocarray(*ids, cap, sizeof(*p));
+			if (!p) {
+				free(*ids);
+				*ids = NULL;
+				return -ENOMEM;
+			}
+			*ids = p;
+		}
+		(*ids)[(*n)++] = id;
+	}
+	qsort(*ids, *n, sizeof(**ids), cmp_desc);
+	return 0;
+}
+
+int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
+		     size_t err_len)
+{
+	unsigned long long *ids;
+	int removed = 0, ret, first = 0;
+	char name[64];
+	size_t n, i;
+	DIR *d;
+
+	if (!out_dir)
+		return -EINVAL;
+	if (!keep)
+		return 0;
+	d = opendir(out_dir);
+	if (!d) {
+		ret = -errno;
+		if (err && err_len)
+			snprintf(err, err_len, "%s: %s", out_dir,
+				 strerror(-ret));
+		return ret;
+	}
+	ret = list_ids(d, &ids, &n);
+	for (i = keep; !ret && i < n; i++) {
+		snprintf(name, sizeof(name), FINAL_FMT, ids[i]);
+		ret = remove_tree(dirfd(d), name);
+		if (!ret) {
+			removed++;
+			continue;
+		}
+		if (!first)
+			first = ret;
+		if (err && err_len)
+			snprintf(err, err_len, "%s/%s: %s", out_dir, name,
+				 strerror(-ret));
+		ret = 0; /* try the others */
+	}
+	free(ids);
+	closedir(d);
+	if (ret)
+		return ret;
+	return first ? first : removed;
+}

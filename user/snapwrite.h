@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writes one staged snapshot as a directory, atomically:
+ *
+ *     OUT/.snapshot-NNNNNN.tmp/   built here, then renamed to
+ *     OUT/snapshot-NNNNNN/        perf.data, ptbpf.json,
+ *                                 trace.json, cpus/<id>.intelpt_trace,
+ *                                 cpus/<id>.perf_context_switch_trace
+ *
+ * A reader sees a snapshot directory only once it is complete. Files are
+ * created with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, directories 0700, and
+ * given to the invoking user when ptbpf runs through sudo. Any failure
+ * (a full disk, an I/O error, the directory removed under us) removes the
+ * temporary directory: nothing half-written stays behind.
+ *
+ * Also rotation: keep only the newest N snapshot directories.
+ */
+#ifndef PTBPF_SNAPWRITE_H
+#define PTBPF_SNAPWRITE_H
+
+#include <stddef.h>
+
+#include "bundle.h"
+#include "perfdata.h"
+#include "snapdata.h"
+
+#define SNAPWRITE_PREFIX "snapshot-"
+#define SNAPWRITE_ID_MAX 999999 /* NNNNNN: six digits */
+
+struct snapwrite_opts {
+	const char *out_dir; /* an existing directory ptbpf made */
+	int uid, gid; /* owner of what is created; -1 leaves it as is */
+	unsigned int formats; /* enum bundle_formats; 0 means both */
+	const struct perfdata_host *host; /* NULL: from uname(2) */
+};
+
+/*
+ * Writes @snap under @o->out_dir as "snapshot-NNNNNN" (NNNNNN = @snap->id,
+ * zero-padded to six digits). perf.data is written when @o->formats has
+ * BUNDLE_FMT_PERF, or for the sample backend, which has no other trace
+ * format; ptbpf.json always; trace.json and cpus/ for intel-pt when
+ * @o->formats has BUNDLE_FMT_LLDB. On success the final path is copied to
+ * @path (@path_len bytes; may be NULL).
+ *
+ * On failure @err (@err_len bytes; may be NULL) gets one line naming the
+ * file and the reason, and no directory of this snapshot is left.
+ *
+ * Returns 0 on success.
+ * Returns -EINVAL if @snap, @o or @o->out_dir is NULL, or @snap->id is 0 or
+ * above SNAPWRITE_ID_MAX.
+ * Returns -EEXIST if the final or temporary directory already exists.
+ * Returns the -errno of the failed step otherwise: -ENOSPC, -EIO, -ENOENT
+ * (the output directory vanished), -EACCES, -EPERM (chown), -EBADMSG (a
+ * malformed staged record) ...
+ */
+int snapwrite_snapshot(const struct snapshot *snap,
+		       const struct snapwrite_opts *o, char *path,
+		       size_t path_len, char *err, size_t err_len);
+
+/*
+ * Keeps the @keep snapshot directories with the highest ids in @out_dir
+ * and removes the others ("snapshot-" followed by digits only; the
+ * temporary ".snapshot-*.tmp" and anything else are left alone). @keep 0
+ * keeps all.
+ *
+ * Returns the number of directories removed (>= 0).
+ * Returns -EINVAL if @out_dir is NULL.
+ * Returns the -errno of opening @out_dir or of a removal that failed (the
+ * others are still tried); @err says which.
+ */
+int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
+		     size_t err_len);
+
+#endif /* PTBPF_SNAPWRITE_H */
