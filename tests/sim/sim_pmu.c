@@ -43,6 +43,8 @@ struct sim_pmu {
 	unsigned long calls[SIM_NR_CALLS];
 	struct sim_fail fail[SIM_NR_CALLS];
 	__u64 tsc, next_id;
+	int last_pid;
+	unsigned long last_flags;
 };
 
 static struct sim_event *by_fd(struct sim_pmu *sim, int fd)
@@ -79,6 +81,8 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 
 	if (rc)
 		return rc;
+	sim->last_pid = pid;
+	sim->last_flags = flags;
 	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || sim->offline[cpu])
 		return -ENODEV;
 	if (group_fd >= 0 && !(lead = by_fd(sim, group_fd)))
@@ -329,6 +333,13 @@ unsigned int sim_pmu_mappings(const struct sim_pmu *sim)
 	for (i = 0; i < SIM_MAX_EVENTS; i++)
 		n += !!sim->ev[i].base + !!sim->ev[i].aux;
 	return n;
+}
+
+void sim_pmu_last_open(const struct sim_pmu *sim, int *pid,
+		       unsigned long *flags)
+{
+	*pid = sim->last_pid;
+	*flags = sim->last_flags;
 }
 
 static struct sim_event *find(struct sim_pmu *sim, int cpu, enum sim_kind k)

@@ -68,6 +68,10 @@ unsigned long sim_pmu_calls(const struct sim_pmu *sim, enum sim_call call);
 unsigned int sim_pmu_open_fds(const struct sim_pmu *sim);
 unsigned int sim_pmu_mappings(const struct sim_pmu *sim);
 
+/* The pid and flags the last perf_event_open was given. */
+void sim_pmu_last_open(const struct sim_pmu *sim, int *pid,
+		       unsigned long *flags);
+
 /* Whether @cpu's intel_pt (or cpu-clock) event writes now. */
 bool sim_pmu_running(const struct sim_pmu *sim, int cpu);
 

@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cores.c against the simulated PMU: the state machine (no-op on the same
+ * state with zero system calls, restore after read, failed ioctls), pause
+ * and resume end to end, wraps, libipt decoding of what was read, offline
+ * CPUs, sizes and limits, backend choice, and cleanup of half-open sets.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <intel-pt.h>
+
+#include "cores.h"
+#include "cyclic.h"
+#include "sim_pmu.h"
+
+#define NCPU 4
+#define PT_TYPE 8
+#define GARBAGE 0xa5
+#define BUF (64UL << 10)
+
+struct fixture {
+	char root[64];
+	struct sim_pmu *sim;
+	struct cores_config cfg;
+	struct cores *c;
+	int cpus[NCPU];
+	char err[512];
+	char reports[2048];
+	__u8 *tbuf, *sbuf;
+};
+
+static void collect(void *ctx, const char *msg)
+{
+	struct fixture *f = ctx;
+
+	strncat(f->reports, msg, sizeof(f->reports) - strlen(f->reports) - 2);
+	strcat(f->reports, "\n");
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	int i;
+
+	if (!f)
+		return -1;
+	strcpy(f->root, "/tmp/ptbpf-test-cores-XXXXXX");
+	if (!mkdtemp(f->root) || sim_sysfs_intel_pt(f->root, PT_TYPE))
+		return -1;
+	f->sim = sim_pmu_new(NCPU, PT_TYPE);
+	f->tbuf = malloc(4 * BUF);
+	f->sbuf = malloc(4 * BUF);
+	if (!f->sim || !f->tbuf || !f->sbuf)
+		return -1;
+	for (i = 0; i < NCPU; i++)
+		f->cpus[i] = i;
+	cores_config_init(&f->cfg);
+	f->cfg.cpus = f->cpus;
+	f->cfg.nr_cpus = NCPU;
+	f->cfg.buffer_size = BUF;
+	f->cfg.sideband_size = 16 << 10;
+	f->cfg.sysfs_root = f->root;
+	f->cfg.report = collect;
+	f->cfg.report_ctx = f;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	int rc;
+
+	cores_close(f->c);
+	/* Whatever a test did, every descriptor and mapping is gone. */
+	rc = sim_pmu_open_fds(f->sim) || sim_pmu_mappings(f->sim);
+	sim_pmu_free(f->sim);
+	rc |= sim_sysfs_remove(f->root);
+	free(f->tbuf);
+	free(f->sbuf);
+	free(f);
+	return rc ? -1 : 0;
+}
+
+static struct cores *open_sim(struct fixture *f)
+{
+	f->c = cores_open(&f->cfg, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
+	return f->c;
+}
+
+static int read_core(struct fixture *f, unsigned int idx, bool full,
+		     struct snap_core *out)
+{
+	memset(out, GARBAGE, sizeof(*out));
+	memset(f->tbuf, GARBAGE, 4 * BUF);
+	return cores_read(f->c, idx, full, out, f->tbuf, 4 * BUF, f->sbuf,
+			  4 * BUF);
+}
+
+/* Decode @len bytes from the first PSB on; returns the packets seen. */
+static unsigned int decode(const __u8 *buf, size_t len)
+{
+	struct pt_packet_decoder *d;
+	struct pt_packet pkt;
+	struct pt_config cfg;
+	unsigned int n = 0, psbs = 0;
+	int rc;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	assert_non_null(d);
+	assert_true(pt_pkt_sync_forward(d) >= 0);
+	while ((rc = pt_pkt_next(d, &pkt, sizeof(pkt))) > 0) {
+		if (!n)
+			assert_int_equal(pkt.type, ppt_psb);
+		psbs += pkt.type == ppt_psb;
+		n++;
+	}
+	/* Every packet is whole up to the end: the head ends a tick. */
+	assert_int_equal(rc, -pte_eos);
+	pt_pkt_free_decoder(d);
+	assert_true(psbs >= 1);
+	return n;
+}
+
+static void test_open_paused(void **state)
+{
+	struct fixture *f = *state;
+	enum core_state st;
+	__u64 id, sb, ids[2 * NCPU];
+	unsigned int i, j;
+	int cpu;
+
+	f->cfg.buffer_size = 100000;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_count(f->c), NCPU);
+	assert_int_equal(cores_backend(f->c), BACKEND_INTEL_PT);
+	/* 100000 bytes: 25 pages, rounded up to 32, and the user is told. */
+	assert_int_equal(cores_buffer_size(f->c), 32 * 4096);
+	assert_non_null(strstr(f->reports, "rounded up to 128 KiB (32 pages)"));
+	assert_non_null(strstr(f->reports, "backend: intel-pt"));
+	assert_int_equal(sim_pmu_open_fds(f->sim), 2 * NCPU);
+	assert_int_equal(sim_pmu_mappings(f->sim), 3 * NCPU);
+	assert_int_equal(cores_data_attr(f->c)->type, PT_TYPE);
+	assert_true(cores_data_attr(f->c)->disabled);
+	assert_true(cores_sideband_attr(f->c)->context_switch);
+	for (i = 0; i < NCPU; i++) {
+		assert_int_equal(cores_state(f->c, i, &st), 0);
+		assert_int_equal(st, CORE_PAUSED);
+		assert_false(sim_pmu_running(f->sim, i));
+		assert_int_equal(cores_info(f->c, i, &cpu, &id, &sb), 0);
+		assert_int_equal(cpu, i);
+		ids[2 * i] = id;
+		ids[2 * i + 1] = sb;
+	}
+	for (i = 0; i < 2 * NCPU; i++)
+		for (j = i + 1; j < 2 * NCPU; j++)
+			assert_true(ids[i] && ids[i] != ids[j]);
+	/* Opening made no enable/disable call: the attr set the state. */
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	cores_close(f->c);
+	f->c = NULL;
+	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
+	assert_int_equal(sim_pmu_mappings(f->sim), 0);
+}
+
+static void test_same_state_no_call(void **state)
+{
+	struct fixture *f = *state;
+	__u64 done = 0, before;
+	struct timespec ts;
+
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_set_state(f->c, 1, CORE_PAUSED), 0);
+	assert_int_equal(cores_pause_all(f->c, &done), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	before = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	assert_int_equal(cores_resume_all(f->c, &done), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), NCPU);
+	assert_true(done >= before);
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	assert_int_equal(cores_set_state(f->c, 2, CORE_RUNNING), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), NCPU);
+	assert_int_equal(cores_pause_all(f->c, NULL), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 2 * NCPU);
+}
+
+static void test_failed_ioctl_keeps_state(void **state)
+{
+	struct fixture *f = *state;
+	enum core_state st;
+	unsigned int i;
+
+	assert_non_null(open_sim(f));
+	sim_pmu_fail(f->sim, SIM_IOCTL, 2, 0, EBADF);
+	assert_int_equal(cores_resume_all(f->c, NULL), -EBADF);
+	assert_string_equal(cores_last_error(f->c),
+			    "can't enable perf event on cpu 2: Bad file "
+			    "descriptor");
+	for (i = 0; i < NCPU; i++) {
+		assert_int_equal(cores_state(f->c, i, &st), 0);
+		/* Every other core was still resumed. */
+		assert_int_equal(st, i == 2 ? CORE_PAUSED : CORE_RUNNING);
+		assert_int_equal(sim_pmu_running(f->sim, i), i != 2);
+	}
+	sim_pmu_fail(f->sim, SIM_IOCTL, 0, 0, EIO);
+	assert_int_equal(cores_set_state(f->c, 0, CORE_PAUSED), -EIO);
+	assert_int_equal(cores_state(f->c, 0, &st), 0);
+	assert_int_equal(st, CORE_RUNNING);
+	assert_non_null(strstr(cores_last_error(f->c),
+			       "can't disable perf event on cpu 0"));
+}
+
+static void test_pause_stops_bytes(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+
+	assert_non_null(open_sim(f));
+	/* Paused from the start: the CPU runs but nothing is recorded. */
+	assert_int_equal(sim_pmu_tick(f->sim, 1, 5000), 0);
+	assert_int_equal(read_core(f, 1, false, &out), 0);
+	assert_int_equal(out.trace_len, 0);
+	assert_int_equal(out.paused_ns, 0);
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 1, 3000), 3000);
+	assert_int_equal(cores_pause_all(f->c, NULL), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 1, 7000), 0);
+	assert_int_equal(read_core(f, 1, false, &out), 0);
+	assert_int_equal(out.cpu, 1);
+	assert_int_equal(out.trace_len, 3000);
+	assert_ptr_equal(out.trace, f->tbuf);
+	assert_false(out.wrapped);
+	assert_int_equal(out.lost_bytes, 0);
+	assert_int_equal(out.head, 3000);
+	assert_true(decode(out.trace, out.trace_len) > 50);
+	assert_int_equal(f->tbuf[3000], GARBAGE);
+	/* A paused core stays paused after a read. */
+	assert_false(sim_pmu_running(f->sim, 1));
+	assert_int_equal(read_core(f, 1, false, &out), 0);
+	assert_int_equal(out.trace_len, 0);
+}
+
+static void test_read_while_running(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+	enum core_state st;
+	unsigned long calls;
+	__u64 id;
+
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_false(cores_data_attr(f->c)->disabled);
+	assert_int_equal(sim_pmu_tick(f->sim, 3, 1000), 1000);
+	/* aux_head moves only on disable: the read must pause first. */
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
+	assert_int_equal(read_core(f, 3, false, &out), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls + 2);
+	assert_int_equal(out.trace_len, 1000);
+	assert_true(out.paused_ns > 0);
+	assert_true(out.tsc > 0);
+	assert_int_equal(cores_info(f->c, 3, NULL, &id, NULL), 0);
+	assert_int_equal(out.data_id, id);
+	assert_int_equal(cores_state(f->c, 3, &st), 0);
+	assert_int_equal(st, CORE_RUNNING);
+	assert_true(sim_pmu_running(f->sim, 3));
+	/* Bytes keep coming, and the next read has only the new ones. */
+	assert_int_equal(sim_pmu_tick(f->sim, 3, 500), 500);
+	assert_int_equal(read_core(f, 3, false, &out), 0);
+	assert_int_equal(out.trace_len, 500);
+	assert_int_equal(out.head, 1500);
+}
+
+static void test_restore_fails(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+	enum core_state st;
+
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(sim_pmu_tick(f->sim, 0, 700), 700);
+	/* The disable works, the enable after the copy fails. */
+	sim_pmu_fail(f->sim, SIM_IOCTL, 0, 1, EIO);
+	assert_int_equal(read_core(f, 0, false, &out), -EIO);
+	assert_int_equal(out.trace_len, 700);
+	assert_int_equal(cores_state(f->c, 0, &st), 0);
+	assert_int_equal(st, CORE_PAUSED);
+	/* A failed pause reads nothing. */
+	assert_int_equal(cores_set_state(f->c, 0, CORE_RUNNING), 0);
+	sim_pmu_fail(f->sim, SIM_IOCTL, 0, 0, EBADF);
+	assert_int_equal(read_core(f, 0, false, &out), -EBADF);
+	assert_int_equal(out.cpu, (int)0xa5a5a5a5);
+}
+
+static void test_wraps(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+
+	f->cfg.buffer_size = 16 << 10; /* one PSB period of this PMU */
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(sim_pmu_tick(f->sim, 2, 1000), 1000);
+	assert_int_equal(read_core(f, 2, false, &out), 0);
+	assert_int_equal(out.trace_len, 1000);
+	assert_int_equal(sim_pmu_tick(f->sim, 2, 3 * (16 << 10) + 123),
+			 3 * (16 << 10) + 123);
+	assert_int_equal(read_core(f, 2, false, &out), 0);
+	assert_true(out.wrapped);
+	assert_int_equal(out.trace_len, 16 << 10);
+	assert_int_equal(out.head, (1000 + 123) % (16 << 10));
+	assert_true(decode(out.trace, out.trace_len) > 1000);
+	/* Then a plain read again. */
+	assert_int_equal(sim_pmu_tick(f->sim, 2, 100), 100);
+	assert_int_equal(read_core(f, 2, false, &out), 0);
+	assert_false(out.wrapped);
+	assert_int_equal(out.trace_len, 100);
+	/* --full: the whole buffer every time, oldest first. */
+	assert_int_equal(read_core(f, 2, true, &out), 0);
+	assert_int_equal(out.trace_len, 16 << 10);
+	decode(out.trace, out.trace_len);
+}
+
+static void test_sideband_pt(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_event_header *h;
+	struct snap_core out;
+	size_t off = 0;
+	unsigned int n = 0;
+
+	assert_non_null(open_sim(f));
+	assert_int_equal(sim_pmu_switch(f->sim, 0, true, 42, 43), 0);
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	assert_int_equal(sim_pmu_switch(f->sim, 0, true, 42, 43), 1);
+	assert_int_equal(sim_pmu_switch(f->sim, 0, false, 42, 44), 1);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_ptr_equal(out.sideband, f->sbuf);
+	while (cyc_next_record(out.sideband, out.sideband_len, &off, &h) == 1) {
+		assert_int_equal(h->type, PERF_RECORD_SWITCH_CPU_WIDE);
+		/* Oldest first: the switch-out of tid 43 comes first. */
+		assert_int_equal(((const __u32 *)(h + 1))[1], n ? 44 : 43);
+		n++;
+	}
+	assert_int_equal(n, 2);
+}
+
+static void test_sample_backend(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_event_header *h;
+	struct snap_core out;
+	size_t off = 0;
+	unsigned int n = 0;
+
+	f->cfg.backend = BACKEND_SAMPLE;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_backend(f->c), BACKEND_SAMPLE);
+	assert_int_equal(cores_data_attr(f->c)->config,
+			 PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 8, 0x1000), 0);
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 8, 0x1000), 1);
+	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 9, 0x2000), 1);
+	assert_int_equal(cores_pause_all(f->c, NULL), 0);
+	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 10, 0x3000), 0);
+	assert_int_equal(read_core(f, 1, false, &out), 0);
+	assert_int_equal(out.trace_len, 2 * 48);
+	while (cyc_next_record(out.trace, out.trace_len, &off, &h) == 1) {
+		const __u64 *v = (const __u64 *)(h + 1);
+
+		assert_int_equal(h->type, PERF_RECORD_SAMPLE);
+		assert_int_equal(v[0], out.data_id); /* IDENTIFIER */
+		assert_int_equal(v[1], n ? 0x2000 : 0x1000); /* IP */
+		n++;
+	}
+	assert_int_equal(n, 2);
+	assert_int_equal(cores_cpu_info(f->c, &(struct snap_cpu_info){ 0 }),
+			 -ENOENT);
+}
+
+static void test_offline_skipped(void **state)
+{
+	struct fixture *f = *state;
+	int cpu;
+
+	assert_int_equal(sim_sysfs_write(f->root,
+					 "devices/system/cpu/cpu1/online",
+					 "0\n"),
+			 0);
+	assert_int_equal(sim_sysfs_write(f->root,
+					 "devices/system/cpu/cpu3/online",
+					 "1\n"),
+			 0);
+	sim_pmu_set_offline(f->sim, 2); /* ENODEV from perf_event_open */
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_count(f->c), 2);
+	assert_int_equal(cores_info(f->c, 0, &cpu, NULL, NULL), 0);
+	assert_int_equal(cpu, 0);
+	assert_int_equal(cores_info(f->c, 1, &cpu, NULL, NULL), 0);
+	assert_int_equal(cpu, 3);
+	assert_non_null(strstr(f->reports, "cpu 1 is offline"));
+	assert_non_null(strstr(f->reports, "cpu 2 is offline"));
+	assert_int_equal(sim_pmu_open_fds(f->sim), 4);
+}
+
+static const struct half_case {
+	enum sim_call call;
+	unsigned int skip;
+	int err;
+	const char *msg;
+} half[] = {
+	{ SIM_OPEN, 0, EMFILE, "can't open perf event on cpu 2: Too many" },
+	{ SIM_OPEN, 1, EACCES, "cpu 2 (run as root or with CAP_PERFMON)" },
+	{ SIM_MMAP, 1, ENOMEM, "can't map the AUX area of cpu 2" },
+	{ SIM_MMAP, 2, EPERM, "can't map the perf ring of cpu 2" },
+};
+
+static void test_half_open(void **state)
+{
+	struct fixture *f = *state;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(half) / sizeof(half[0]); i++) {
+		print_message("half-open: %s\n", half[i].msg);
+		sim_pmu_fail(f->sim, half[i].call, 2, half[i].skip,
+			     half[i].err);
+		errno = 0;
+		assert_null(open_sim(f));
+		assert_int_equal(errno, half[i].err);
+		assert_non_null(strstr(f->err, half[i].msg));
+		/* CPUs 0, 1 and the half of 2 are closed again. */
+		assert_int_equal(sim_pmu_open_fds(f->sim), 0);
+		assert_int_equal(sim_pmu_mappings(f->sim), 0);
+	}
+}
+
+static void test_backend_choice(void **state)
+{
+	struct fixture *f = *state;
+	char empty[64];
+
+	strcpy(empty, "/tmp/ptbpf-test-empty-XXXXXX");
+	assert_non_null(mkdtemp(empty));
+	f->cfg.sysfs_root = empty;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_backend(f->c), BACKEND_SAMPLE);
+	assert_non_null(strstr(f->reports, "backend: sample (no Intel PT"));
+	cores_close(f->c);
+	f->cfg.backend = BACKEND_INTEL_PT;
+	errno = 0;
+	assert_null(open_sim(f));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(f->err, empty));
+	assert_non_null(strstr(f->err, "bus/event_source/devices/intel_pt"));
+	assert_int_equal(sim_sysfs_remove(empty), 0);
+	/* Forced sample on a machine with intel_pt. */
+	f->cfg.sysfs_root = f->root;
+	f->cfg.backend = BACKEND_SAMPLE;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_backend(f->c), BACKEND_SAMPLE);
+}
+
+static void test_limits(void **state)
+{
+	struct fixture *f = *state;
+
+	f->cfg.buffer_size = 512 << 10;
+	f->cfg.total_limit = 1 << 20;
+	errno = 0;
+	assert_null(open_sim(f));
+	assert_int_equal(errno, E2BIG);
+	assert_non_null(strstr(f->err, "lower --buffer-size (now 512 KiB)"));
+	assert_non_null(strstr(f->err, "--cpus"));
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_OPEN), 0);
+	/* Smaller than one PSB period (16 KiB with psb_period 3). */
+	f->cfg.total_limit = 0;
+	f->cfg.buffer_size = 8 << 10;
+	assert_null(open_sim(f));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(f->err, "can't hold one PSB period (16 KiB)"));
+}
+
+static void test_cgroup(void **state)
+{
+	struct fixture *f = *state;
+	unsigned long flags;
+	int pid;
+
+	assert_non_null(open_sim(f));
+	sim_pmu_last_open(f->sim, &pid, &flags);
+	assert_int_equal(pid, -1);
+	assert_int_equal(flags, PERF_FLAG_FD_CLOEXEC);
+	cores_close(f->c);
+	f->cfg.cgroup_fd = 7;
+	assert_non_null(open_sim(f));
+	sim_pmu_last_open(f->sim, &pid, &flags);
+	assert_int_equal(pid, 7);
+	assert_int_equal(flags, PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+}
+
+static void test_conv_and_info(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_tsc_conv conv;
+	struct snap_cpu_info info;
+
+	assert_non_null(open_sim(f));
+	memset(&conv, GARBAGE, sizeof(conv));
+	assert_int_equal(cores_tsc_conv(f->c, &conv), 0);
+	assert_true(conv.valid);
+	assert_int_equal(conv.time_zero, 123456789);
+	assert_int_equal(conv.time_mult, 1 << 20);
+	assert_int_equal(conv.time_shift, 21);
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(cores_cpu_info(f->c, &info), 0);
+	assert_int_equal(info.mtc_freq, 3);
+	assert_int_equal(info.max_nonturbo_ratio, 24);
+}
+
+static const struct round_case {
+	size_t req, want;
+	int rc;
+} rounds[] = {
+	{ 1, 4096, 0 },		 { 4096, 4096, 0 },	  { 4097, 8192, 0 },
+	{ 3 * 4096, 16384, 0 },	 { 4 << 20, 4 << 20, 0 }, { 0, 0, -EINVAL },
+	{ SIZE_MAX, 0, -E2BIG },
+};
+
+static void test_round_size(void **state)
+{
+	unsigned int i;
+	size_t got;
+
+	for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); i++) {
+		got = 12345;
+		assert_int_equal(cores_round_size(rounds[i].req, 4096, &got),
+				 rounds[i].rc);
+		if (!rounds[i].rc)
+			assert_int_equal(got, rounds[i].want);
+	}
+	assert_int_equal(cores_round_size(1, 0, &got), -EINVAL);
+	assert_int_equal(cores_round_size(1, 4096, NULL), -EINVAL);
+}
+
+static void test_invalid(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_tsc_conv conv;
+	struct snap_core out;
+	enum core_state st;
+	__u8 b[8];
+
+	errno = 0;
+	assert_null(cores_open(NULL, NULL, NULL, 0));
+	assert_int_equal(errno, EINVAL);
+	f->cfg.nr_cpus = 0;
+	assert_null(open_sim(f));
+	f->cfg.nr_cpus = NCPU;
+	cores_close(NULL);
+	cores_config_init(NULL);
+	assert_int_equal(cores_count(NULL), 0);
+	assert_int_equal(cores_buffer_size(NULL), 0);
+	assert_int_equal(cores_sideband_size(NULL), 0);
+	assert_null(cores_data_attr(NULL));
+	assert_null(cores_sideband_attr(NULL));
+	assert_string_equal(cores_last_error(NULL), "");
+	assert_int_equal(cores_backend(NULL), BACKEND_AUTO);
+	assert_int_equal(cores_pause_all(NULL, NULL), -EINVAL);
+	assert_int_equal(cores_resume_all(NULL, NULL), -EINVAL);
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_info(f->c, NCPU, NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(cores_state(f->c, NCPU, &st), -EINVAL);
+	assert_int_equal(cores_state(f->c, 0, NULL), -EINVAL);
+	assert_int_equal(cores_set_state(f->c, NCPU, CORE_RUNNING), -EINVAL);
+	assert_int_equal(cores_set_state(f->c, 0, (enum core_state)7), -EINVAL);
+	assert_int_equal(cores_tsc_conv(NULL, &conv), -EINVAL);
+	assert_int_equal(cores_tsc_conv(f->c, NULL), -EINVAL);
+	assert_int_equal(cores_cpu_info(f->c, NULL), -EINVAL);
+	assert_int_equal(cores_read(f->c, NCPU, false, &out, b, 8, b, 8),
+			 -EINVAL);
+	assert_int_equal(cores_read(f->c, 0, false, NULL, b, 8, b, 8), -EINVAL);
+	assert_int_equal(cores_read(f->c, 0, false, &out, NULL, 8, b, 8),
+			 -EINVAL);
+	assert_int_equal(cores_read(NULL, 0, false, &out, b, 8, b, 8), -EINVAL);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_open_paused),
+		T(test_same_state_no_call),
+		T(test_failed_ioctl_keeps_state),
+		T(test_pause_stops_bytes),
+		T(test_read_while_running),
+		T(test_restore_fails),
+		T(test_wraps),
+		T(test_sideband_pt),
+		T(test_sample_backend),
+		T(test_offline_skipped),
+		T(test_half_open),
+		T(test_backend_choice),
+		T(test_limits),
+		T(test_cgroup),
+		T(test_conv_and_info),
+		cmocka_unit_test(test_round_size),
+		T(test_invalid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
