@@ -378,7 +378,7 @@ static __u8 *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Finds the first record of @type in the data section. */
+/* Finds the first record of @type in the data section, or fails. */
 static const __u8 *find_rec(const __u8 *f, const struct perfdata_header *h,
 			    __u32 type)
 {
@@ -396,7 +396,8 @@ static const __u8 *find_rec(const __u8 *f, const struct perfdata_header *h,
 			off += aux; /* the data follows the record */
 		}
 	}
-	return NULL;
+	fail_msg("no record of type %u in the data section", type);
+	return f + h->data_off;
 }
 
 static void test_file_layout(void **state)
