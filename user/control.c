@@ -222,15 +222,17 @@ void control_snapshot_now(struct control *c, const char *trigger_name)
 		c->ops->snapshot(c->ops_ctx, trigger_name, now_ns(), 0);
 }
 
-void control_end(struct control *c, const char *reason, bool snapshot,
-		 int exit_status)
+void control_finish(struct control *c, bool snapshot)
 {
-	uint64_t ts = now_ns();
-	struct json *j;
-
-	toggle(c, false, ts);
+	toggle(c, false, now_ns());
 	if (snapshot)
 		control_snapshot_now(c, "end");
+}
+
+void control_end(struct control *c, const char *reason, int exit_status)
+{
+	struct json *j;
+
 	j = eventlog_begin(c->log, "end", now_ns(), c->pid);
 	json_str(j, "reason", reason);
 	if (exit_status >= 0)

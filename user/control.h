@@ -69,8 +69,10 @@ void control_lost(struct control *c, unsigned long long total);
 /* SIGUSR2: a snapshot now, with the target running or not. */
 void control_snapshot_now(struct control *c, const char *trigger);
 
-/* The end of the run: pause, a last snapshot if @snapshot, "end". */
-void control_end(struct control *c, const char *reason, bool snapshot,
-		 int exit_status);
+/* The end of the run: pause every core, and a last snapshot if @snapshot. */
+void control_finish(struct control *c, bool snapshot);
+
+/* The "end" line, once the snapshots are written. */
+void control_end(struct control *c, const char *reason, int exit_status);
 
 #endif /* PTBPF_CONTROL_H */

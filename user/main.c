@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptbpf: a flight recorder for one process. Wiring only:
- * args -> target -> watch -> control -> (cores, snapshots) -> loop.
+ * args -> target -> watch -> cores -> output -> snapshots -> control -> loop.
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "args.h"
+#include "bundle.h"
+#include "cgroup.h"
 #include "control.h"
+#include "cores.h"
 #include "eventlog.h"
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "snapshot.h"
 #include "target.h"
 #include "watch.h"
 
@@ -29,7 +32,9 @@ struct app {
 	struct eventlog log;
 	struct control ctl;
 	struct watch *watch;
-	int outfd;
+	struct cores *cores;
+	struct snapshots *snaps;
+	int outfd, cgroup_fd;
 	int uid, gid;
 	bool exec_failed;
 	char err[512];
@@ -40,8 +45,45 @@ static int on_event(void *ctx, const struct ptbpf_event *e)
 	struct app *app = ctx;
 
 	control_event(&app->ctl, e, now_ns());
+	if (e->kind == PTBPF_EV_EXEC)
+		snapshots_refresh_proc(app->snaps);
 	return 0;
 }
+
+/* control_ops over cores and snapshots. */
+static int ops_pause(void *ctx, uint64_t *done)
+{
+	struct app *app = ctx;
+	__u64 t = 0;
+	int ret = cores_pause_all(app->cores, &t);
+
+	*done = t;
+	return ret;
+}
+
+static int ops_resume(void *ctx, uint64_t *done)
+{
+	struct app *app = ctx;
+	__u64 t = 0;
+	int ret = cores_resume_all(app->cores, &t);
+
+	*done = t;
+	return ret;
+}
+
+static int ops_snapshot(void *ctx, const char *trigger, uint64_t ts, int sig)
+{
+	struct app *app = ctx;
+	int64_t id = snapshots_stage(app->snaps, trigger, ts, sig);
+
+	return id < 0 ? (int)id : 0;
+}
+
+static const struct control_ops app_ops = {
+	.pause = ops_pause,
+	.resume = ops_resume,
+	.snapshot = ops_snapshot,
+};
 
 static int fail(struct app *app)
 {
@@ -49,33 +91,12 @@ static int fail(struct app *app)
 	return EXIT_SETUP;
 }
 
-/* Options whose machinery is not built yet are refused, never ignored. */
-static int check_supported(const struct config *cfg, char *err, size_t len)
+static void report(void *ctx, const char *msg)
 {
-	const char *opt = NULL;
+	const struct app *app = ctx;
 
-	if (cfg->backend != BACKEND_AUTO)
-		opt = "--backend";
-	else if (cfg->buffer_size)
-		opt = "--buffer-size";
-	else if (cfg->cpus)
-		opt = "--cpus";
-	else if (cfg->max_snapshots)
-		opt = "--max-snapshots";
-	else if (cfg->full)
-		opt = "--full";
-	else if (cfg->formats != (FORMAT_PERF | FORMAT_LLDB))
-		opt = "--format";
-	else if (cfg->no_pause)
-		opt = "--no-pause";
-	else if (cfg->kernel)
-		opt = "--kernel";
-	else if (cfg->cgroup)
-		opt = "--cgroup";
-	if (!opt)
-		return 0;
-	snprintf(err, len, "%s is not yet supported", opt);
-	return -ENOTSUP;
+	if (app->cfg.verbosity >= 0)
+		fprintf(stderr, "ptbpf: %s\n", msg);
 }
 
 static int setup_target(struct app *app)
@@ -87,9 +108,43 @@ static int setup_target(struct app *app)
 			     sizeof(app->err));
 }
 
+static int open_cores(struct app *app)
+{
+	struct cores_config cc;
+
+	if (app->cfg.cgroup) {
+		app->cgroup_fd = cgroup_open(NULL, "/proc", app->target.pid,
+					     app->cfg.cgroup_path, app->err,
+					     sizeof(app->err));
+		if (app->cgroup_fd < 0)
+			return app->cgroup_fd;
+	}
+	cores_config_init(&cc);
+	cc.backend = app->cfg.backend;
+	cc.cpus = app->cfg.cpus;
+	cc.nr_cpus = app->cfg.nr_cpus;
+	cc.buffer_size = app->cfg.buffer_size;
+	cc.kernel = app->cfg.kernel;
+	cc.cgroup_fd = app->cgroup_fd;
+	cc.report = report;
+	cc.report_ctx = app;
+	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
+	return app->cores ? 0 : -errno;
+}
+
 /* Where the run's files go: made only once everything else is ready. */
 static int open_output(struct app *app)
 {
+	struct snapshots_config sc = {
+		.out_dir = app->cfg.output,
+		.uid = app->uid,
+		.gid = app->gid,
+		.formats = app->cfg.formats,
+		.max_snapshots = app->cfg.max_snapshots,
+		.full = app->cfg.full,
+		.pid = app->target.pid,
+		.verbosity = app->cfg.verbosity,
+	};
 	int ret;
 
 	app->outfd = outdir_open(app->cfg.output, app->uid, app->gid, app->err,
@@ -97,9 +152,15 @@ static int open_output(struct app *app)
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
-	if (ret)
+	if (ret) {
 		snprintf(app->err, sizeof(app->err), "can't write %s/events.jsonl: %s", app->cfg.output, strerror(-ret));
-	return ret;
+		return ret;
+	}
+	sc.dirfd = app->outfd;
+	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
+	app->snaps = snapshots_start(&sc, app->cores, &app->log, app->err,
+				     sizeof(app->err));
+	return app->snaps ? 0 : -errno;
 }
 
 /* BPF attached; learn the threads' states, then let a held command go. */
@@ -113,8 +174,9 @@ static int start_watching(struct app *app)
 		return state;
 	}
 	control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
-		     app->cfg.no_pause, app->cfg.verbosity, NULL, NULL);
-	control_start(&app->ctl, state, NULL, 0,
+		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
+	control_start(&app->ctl, state, bundle_backend_name(cores_backend(app->cores)),
+		      cores_buffer_size(app->cores),
 		      app->cfg.cmd ? app->cfg.cmd[0] : NULL);
 	if (app->target.child &&
 	    target_release(&app->target, app->err, sizeof(app->err))) {
@@ -139,7 +201,7 @@ static int setup(struct app *app)
 				on_event, app, app->err, sizeof(app->err));
 	if (!app->watch)
 		return -errno;
-	if (open_output(app))
+	if (open_cores(app) || open_output(app))
 		return -EIO;
 	return start_watching(app);
 }
@@ -147,17 +209,19 @@ static int setup(struct app *app)
 static int run(struct app *app)
 {
 	struct loop_result res;
-	int ret;
+	int ret, status;
 
 	if (setup(app)) {
 		fail(app);
-		if (app->exec_failed) {
-			control_end(&app->ctl, "exec_failed", false,
-				    target_reap(&app->target));
-			return 127;
+		if (!app->exec_failed) {
+			target_abort(&app->target);
+			return EXIT_SETUP;
 		}
-		target_abort(&app->target);
-		return EXIT_SETUP;
+		status = target_reap(&app->target);
+		snapshots_stop(app->snaps);
+		app->snaps = NULL;
+		control_end(&app->ctl, "exec_failed", status);
+		return 127;
 	}
 	ret = loop_run(&(struct loop_args){
 			       .ctl = &app->ctl,
@@ -165,7 +229,10 @@ static int run(struct app *app)
 			       .target = &app->target,
 		       },
 		       &res);
-	control_end(&app->ctl, res.reason, res.snapshot, res.status);
+	control_finish(&app->ctl, res.snapshot);
+	snapshots_stop(app->snaps);
+	app->snaps = NULL;
+	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {
 		fprintf(stderr, "ptbpf: %s\n", res.error);
 		return EXIT_SETUP;
@@ -173,11 +240,28 @@ static int run(struct app *app)
 	return res.status >= 0 && app->cfg.cmd ? res.status : 0;
 }
 
+/* Every path out: no BPF program attached, no perf event open. */
+static void cleanup(struct app *app)
+{
+	snapshots_stop(app->snaps);
+	cores_close(app->cores);
+	watch_close(app->watch);
+	target_close(&app->target);
+	eventlog_close(&app->log);
+	if (app->cgroup_fd >= 0)
+		close(app->cgroup_fd);
+	if (app->outfd >= 0)
+		close(app->outfd);
+	args_free(&app->cfg);
+}
+
 int main(int argc, char **argv)
 {
-	struct app app = { .outfd = -1 };
+	struct app app = { .outfd = -1, .cgroup_fd = -1 };
 	int ret;
 
+	app.target.pidfd = app.target.go_fd = app.target.err_fd = -1;
+	app.log.fd = -1;
 	if (args_parse(&app.cfg, argc, argv, app.err, sizeof(app.err))) {
 		fprintf(stderr, "ptbpf: %s\n", app.err);
 		args_free(&app.cfg);
@@ -191,19 +275,7 @@ int main(int argc, char **argv)
 		args_free(&app.cfg);
 		return 0;
 	}
-	if (check_supported(&app.cfg, app.err, sizeof(app.err))) {
-		fprintf(stderr, "ptbpf: %s\n", app.err);
-		args_free(&app.cfg);
-		return EXIT_USAGE;
-	}
-	app.target.pidfd = app.target.go_fd = app.target.err_fd = -1;
-	app.log.fd = -1;
 	ret = run(&app);
-	watch_close(app.watch);
-	target_close(&app.target);
-	eventlog_close(&app.log);
-	if (app.outfd >= 0)
-		close(app.outfd);
-	args_free(&app.cfg);
+	cleanup(&app);
 	return ret;
 }

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --cgroup: see cgroup.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "cgroup.h"
+
+int cgroup_of(const char *proc, pid_t pid, char *path, size_t len)
+{
+	char file[64], line[4096];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/%d/cgroup", proc, pid);
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* cgroup v2 is the line with hierarchy 0 and no controllers */
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, len, "%s", line + 3);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int cgroup_mount(char *mnt, size_t len)
+{
+	char dev[256], dir[4096], type[64];
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/self/mounts", "re");
+	if (!f)
+		return -errno;
+	/* /sys/fs/cgroup on a unified system, .../unified on a hybrid one */
+	while (fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "cgroup2"))
+			continue;
+		snprintf(mnt, len, "%s", dir);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int cgroup_open(const char *mnt, const char *proc, pid_t pid,
+		const char *path, char *err, size_t errlen)
+{
+	char rel[4096], full[4200], found[4096];
+	struct statfs sfs;
+	int fd, ret;
+
+	if (!mnt) {
+		if (cgroup_mount(found, sizeof(found))) {
+			snprintf(err, errlen, "--cgroup needs cgroup v2, and no cgroup2 file system is mounted");
+			return -ENOENT;
+		}
+		mnt = found;
+	}
+	if (statfs(mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(err, errlen, "--cgroup needs cgroup v2 mounted at %s (it is not)", mnt);
+		return -ENOENT;
+	}
+	if (!path) {
+		ret = cgroup_of(proc, pid, rel, sizeof(rel));
+		if (ret) {
+			snprintf(err, errlen, "can't find the cgroup v2 of process %d: %s", pid, strerror(-ret));
+			return ret;
+		}
+		snprintf(full, sizeof(full), "%s%s", mnt, rel);
+	} else if (path[0] == '/') {
+		snprintf(full, sizeof(full), "%s", path);
+	} else {
+		snprintf(full, sizeof(full), "%s/%s", mnt, path);
+	}
+	fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "can't open cgroup %s: %s", full, strerror(-ret));
+		return ret;
+	}
+	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(err, errlen, "%s is not a cgroup v2 directory", full);
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Snapshots: staging, the bounded queue and the writer thread (snapshot.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "procinfo.h"
+#include "snapshot.h"
+#include "snapwrite.h"
+
+enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
+
+struct slot {
+	enum slot_state state;
+	struct snapshot snap;
+	struct snap_core *cores;
+	__u8 *mem; /* one mapping: every core's trace then sideband buffer */
+	size_t mem_len;
+};
+
+struct snapshots {
+	struct snapshots_config cfg;
+	struct cores *cores;
+	struct eventlog *log; /* control thread's */
+	struct eventlog wlog; /* writer thread's */
+	unsigned int nr_slots, nr_cores;
+	struct slot *slots;
+	unsigned int *queue; /* FIFO of slot indices */
+	unsigned int q_head, q_len;
+	uint64_t next_id;
+	bool stopping, refresh;
+	unsigned long written;
+	struct snap_process proc_cache; /* last reading with maps */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool thread_started;
+	/* what every snapshot shares, filled once */
+	struct perf_event_attr data_attr, sb_attr;
+	struct snap_tsc_conv conv;
+	struct snap_cpu_info cpu_info;
+};
+
+/* Buffers come from mmap: pages cost memory only once a copy touches them. */
+static int slot_alloc(struct snapshots *s, struct slot *sl)
+{
+	size_t tb = cores_buffer_size(s->cores), sb = cores_sideband_size(s->cores);
+	unsigned int i;
+
+	sl->cores = calloc(s->nr_cores, sizeof(*sl->cores));
+	if (!sl->cores)
+		return -ENOMEM;
+	sl->mem_len = s->nr_cores * (tb + sb);
+	sl->mem = mmap(NULL, sl->mem_len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (sl->mem == MAP_FAILED) {
+		sl->mem = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nr_cores; i++)
+		cores_info(s->cores, i, &sl->cores[i].cpu, NULL, NULL);
+	return 0;
+}
+
+static void slot_free(struct slot *sl)
+{
+	if (sl->mem)
+		munmap(sl->mem, sl->mem_len);
+	free(sl->cores);
+	sl->mem = NULL;
+	sl->cores = NULL;
+}
+
+static unsigned int bundle_formats(unsigned int formats)
+{
+	return ((formats & FORMAT_PERF) ? BUNDLE_FMT_PERF : 0) |
+	       ((formats & FORMAT_LLDB) ? BUNDLE_FMT_LLDB : 0);
+}
+
+/* The /proc reading for a snapshot: live, or the last one that had maps. */
+static void take_proc(struct snapshots *s, struct snap_process *out)
+{
+	struct snap_process live;
+
+	memset(&live, 0, sizeof(live));
+	if (procinfo_read(s->cfg.proc_root, s->cfg.pid, &live) == 0 &&
+	    live.nr_maps > 0) {
+		procinfo_free(&s->proc_cache);
+		s->proc_cache = live;
+	} else {
+		procinfo_free(&live);
+	}
+	*out = s->proc_cache;
+}
+
+static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost,
+			     uint64_t *pause_max, uint64_t *pause_sum)
+{
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	*lost = *pause_max = *pause_sum = 0;
+	for (i = 0; i < snap->nr_cores; i++) {
+		const struct snap_core *c = &snap->cores[i];
+
+		bytes += c->trace_len + c->sideband_len;
+		*lost += c->lost_bytes;
+		*pause_sum += c->paused_ns;
+		if (c->paused_ns > *pause_max)
+			*pause_max = c->paused_ns;
+	}
+	return bytes;
+}
+
+static void log_written(struct snapshots *s, const struct snapshot *snap,
+			const char *path, uint64_t write_ns)
+{
+	uint64_t lost, pmax, psum, bytes;
+	struct json *j;
+	unsigned int i;
+	bool wrapped = false;
+
+	bytes = staged_bytes(snap, &lost, &pmax, &psum);
+	for (i = 0; i < snap->nr_cores; i++)
+		wrapped |= snap->cores[i].wrapped;
+	j = eventlog_begin(&s->wlog, "snapshot", now_ns(), s->cfg.pid);
+	json_u64(j, "snapshot", snap->id);
+	json_str(j, "path", path);
+	json_str(j, "trigger", snap->trigger);
+	json_u64(j, "trigger_ts", snap->trigger_ts);
+	json_u64(j, "bytes", bytes);
+	json_u64(j, "lost_bytes", lost);
+	json_bool(j, "wrapped", wrapped);
+	json_u64(j, "paused_max_ns", pmax);
+	json_u64(j, "paused_total_ns", psum);
+	json_u64(j, "write_ns", write_ns);
+	eventlog_end(&s->wlog);
+	if (s->cfg.verbosity >= 0)
+		fprintf(stderr, "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s\n",
+			(unsigned long long)snap->id, snap->trigger, path,
+			bytes / 1024.0, wrapped ? ", wrapped" : "");
+}
+
+static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
+		      const char *reason)
+{
+	struct json *j = eventlog_begin(log, "snapshot_error", now_ns(), pid);
+
+	json_u64(j, "snapshot", id);
+	json_str(j, "reason", reason);
+	eventlog_end(log);
+}
+
+/* Writer thread: one staged snapshot to disk. Called without the lock. */
+static void write_one(struct snapshots *s, struct slot *sl)
+{
+	struct snapwrite_opts o = {
+		.out_dir = s->cfg.out_dir,
+		.uid = s->cfg.uid,
+		.gid = s->cfg.gid,
+		.formats = bundle_formats(s->cfg.formats),
+	};
+	char path[512], err[512];
+	uint64_t t0 = now_ns();
+	int ret;
+
+	take_proc(s, &sl->snap.proc);
+	ret = snapwrite_snapshot(&sl->snap, &o, path, sizeof(path), err,
+				 sizeof(err));
+	memset(&sl->snap.proc, 0, sizeof(sl->snap.proc)); /* the cache's */
+	if (ret) {
+		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
+		if (s->cfg.verbosity >= 0)
+			fprintf(stderr, "ptbpf: snapshot %llu lost: %s\n",
+				(unsigned long long)sl->snap.id, err);
+		return;
+	}
+	s->written++;
+	log_written(s, &sl->snap, path, now_ns() - t0);
+	if (s->cfg.max_snapshots &&
+	    snapwrite_rotate(s->cfg.out_dir, s->cfg.max_snapshots, err,
+			     sizeof(err)) < 0)
+		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
+}
+
+static void *writer_main(void *arg)
+{
+	struct snapshots *s = arg;
+	struct timespec deadline;
+	struct slot *sl;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->q_len && !s->stopping) {
+			clock_gettime(CLOCK_REALTIME, &deadline);
+			deadline.tv_sec += 1;
+			if (pthread_cond_timedwait(&s->cond, &s->lock, &deadline) ==
+				    ETIMEDOUT ||
+			    s->refresh) {
+				/* idle: keep a reading with maps for later */
+				s->refresh = false;
+				pthread_mutex_unlock(&s->lock);
+				take_proc(s, &(struct snap_process){});
+				pthread_mutex_lock(&s->lock);
+			}
+		}
+		if (!s->q_len)
+			break; /* stopping, and nothing left */
+		sl = &s->slots[s->queue[s->q_head]];
+		s->q_head = (s->q_head + 1) % s->nr_slots;
+		s->q_len--;
+		sl->state = SLOT_WRITING;
+		pthread_mutex_unlock(&s->lock);
+		write_one(s, sl);
+		pthread_mutex_lock(&s->lock);
+		sl->state = SLOT_FREE;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static int init_shared(struct snapshots *s)
+{
+	s->data_attr = *cores_data_attr(s->cores);
+	s->sb_attr = *cores_sideband_attr(s->cores);
+	cores_tsc_conv(s->cores, &s->conv);
+	memset(&s->cpu_info, 0, sizeof(s->cpu_info));
+	cores_cpu_info(s->cores, &s->cpu_info); /* -ENOENT for sample: fine */
+	s->cpu_info.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	s->cpu_info.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);
+	return 0;
+}
+
+static void destroy(struct snapshots *s)
+{
+	unsigned int i;
+
+	for (i = 0; s->slots && i < s->nr_slots; i++)
+		slot_free(&s->slots[i]);
+	free(s->slots);
+	free(s->queue);
+	procinfo_free(&s->proc_cache);
+	eventlog_close(&s->wlog);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+}
+
+struct snapshots *snapshots_start(const struct snapshots_config *cfg,
+				  struct cores *cores, struct eventlog *log,
+				  char *err, size_t errlen)
+{
+	struct snapshots *s = calloc(1, sizeof(*s));
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (!s)
+		goto fail;
+	s->cfg = *cfg;
+	s->cores = cores;
+	s->log = log;
+	s->nr_cores = cores_count(cores);
+	s->nr_slots = (cfg->queue_len ? cfg->queue_len : SNAPSHOT_DEFAULT_QUEUE) + 1;
+	s->next_id = cfg->first_id ? cfg->first_id : 1;
+	s->wlog.fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->slots = calloc(s->nr_slots, sizeof(*s->slots));
+	s->queue = calloc(s->nr_slots, sizeof(*s->queue));
+	if (!s->slots || !s->queue)
+		goto fail;
+	for (i = 0; i < s->nr_slots; i++)
+		if (slot_alloc(s, &s->slots[i]))
+			goto fail;
+	init_shared(s);
+	ret = eventlog_open(&s->wlog, cfg->dirfd, cfg->uid, cfg->gid);
+	if (ret)
+		goto fail;
+	ret = -pthread_create(&s->thread, NULL, writer_main, s);
+	if (ret)
+		goto fail;
+	s->thread_started = true;
+	return s;
+fail:
+	snprintf(err, errlen, "can't set up snapshot staging: %s", strerror(-ret));
+	if (s)
+		destroy(s);
+	errno = -ret;
+	return NULL;
+}
+
+/* A free slot; when none, the oldest queued one is dropped. Under lock. */
+static struct slot *grab_slot(struct snapshots *s, uint64_t *dropped)
+{
+	unsigned int i, idx;
+
+	*dropped = 0;
+	for (i = 0; i < s->nr_slots; i++)
+		if (s->slots[i].state == SLOT_FREE)
+			return &s->slots[i];
+	if (!s->q_len)
+		return NULL; /* cannot happen: one slot is written at a time */
+	idx = s->queue[s->q_head];
+	s->q_head = (s->q_head + 1) % s->nr_slots;
+	s->q_len--;
+	*dropped = s->slots[idx].snap.id;
+	return &s->slots[idx];
+}
+
+static int stage_cores(struct snapshots *s, struct slot *sl)
+{
+	size_t tb = cores_buffer_size(s->cores), sb = cores_sideband_size(s->cores);
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < s->nr_cores; i++) {
+		__u8 *base = sl->mem + i * (tb + sb);
+
+		if (cores_read(s->cores, i, s->cfg.full, &sl->cores[i], base, tb,
+			       base + tb, sb))
+			ret = -EIO;
+	}
+	return ret;
+}
+
+int64_t snapshots_stage(struct snapshots *s, const char *trigger,
+			uint64_t ts, int sig)
+{
+	struct snapshot *snap;
+	uint64_t dropped;
+	struct slot *sl;
+	char reason[96];
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	sl = grab_slot(s, &dropped);
+	if (sl)
+		sl->state = SLOT_WRITING; /* ours while staging */
+	pthread_mutex_unlock(&s->lock);
+	if (!sl)
+		return -EBUSY;
+	if (dropped) {
+		snprintf(reason, sizeof(reason), "the writer fell behind: snapshot %llu dropped unwritten", (unsigned long long)dropped);
+		log_error(s->log, s->cfg.pid, dropped, reason);
+	}
+	snap = &sl->snap;
+	memset(snap, 0, sizeof(*snap));
+	ret = stage_cores(s, sl);
+	snap->id = s->next_id++;
+	snap->backend = cores_backend(s->cores);
+	snap->trigger = trigger;
+	snap->trigger_ts = ts;
+	snap->trigger_sig = sig;
+	snap->pid = s->cfg.pid;
+	snap->full = s->cfg.full;
+	snap->data_attr = s->data_attr;
+	snap->sb_attr = s->sb_attr;
+	snap->conv = s->conv;
+	snap->cpu_info = s->cpu_info;
+	snap->nr_cores = s->nr_cores;
+	snap->cores = sl->cores;
+
+	pthread_mutex_lock(&s->lock);
+	s->queue[(s->q_head + s->q_len) % s->nr_slots] = sl - s->slots;
+	s->q_len++;
+	sl->state = SLOT_QUEUED;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (ret)
+		log_error(s->log, s->cfg.pid, snap->id, cores_last_error(s->cores));
+	return ret ? ret : (int64_t)snap->id;
+}
+
+void snapshots_refresh_proc(struct snapshots *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->refresh = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+unsigned long snapshots_stop(struct snapshots *s)
+{
+	unsigned long n;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (s->thread_started)
+		pthread_join(s->thread, NULL);
+	n = s->written;
+	destroy(s);
+	return n;
+}
