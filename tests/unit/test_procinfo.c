@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc reader tests: a fake /proc tree, then the real /proc/self. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "procinfo.h"
+
+struct map_case {
+	const char *line;
+	int ret;
+	__u64 start, len, pgoff;
+	__u32 prot, maj, min;
+	__u64 ino;
+	const char *path;
+};
+
+static const struct map_case map_cases[] = {
+	{ "55d0c0a00000-55d0c0a21000 r-xp 00001000 fd:01 1835 /usr/bin/cat\n",
+	  1, 0x55d0c0a00000, 0x21000, 0x1000, PROT_READ | PROT_EXEC, 0xfd, 1,
+	  1835, "/usr/bin/cat" },
+	/* a path with spaces, and the padding before it */
+	{ "7f0000000000-7f0000001000 r-xp 00000000 08:02 42"
+	  "                         /opt/my app/lib x.so\n",
+	  1, 0x7f0000000000, 0x1000, 0, PROT_READ | PROT_EXEC, 8, 2, 42,
+	  "/opt/my app/lib x.so" },
+	/* a removed file, a newline the kernel escaped, a non-UTF-8 byte */
+	{ "1000-2000 --xp 00000000 00:00 7 /tmp/a\\012b\xff (deleted)\n", 1,
+	  0x1000, 0x1000, 0, PROT_EXEC, 0, 0, 7, "/tmp/a\\012b\xff (deleted)" },
+	{ "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n", 1, 0x7ffd1000,
+	  0x2000, 0, PROT_READ | PROT_EXEC, 0, 0, 0, "[vdso]" },
+	/* anonymous JIT code: executable, no path */
+	{ "3000-4000 rwxp 00000000 00:00 0\n", 1, 0x3000, 0x1000, 0,
+	  PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0, NULL },
+	{ .line = "5000-6000 r--p 00000000 fd:01 9 /usr/lib/libc.so.6\n",
+	  .ret = 0 },
+	{ .line = "5000-6000 r-xp", .ret = -EBADMSG },
+	{ .line = "zz-6000 r-xp 00000000 fd:01 9 /x\n", .ret = -EBADMSG },
+	{ .line = "6000-5000 r-xp 00000000 fd:01 9 /x\n", .ret = -EBADMSG },
+	{ .line = "5000-6000 r-xp 00000000 fd01 9 /x\n", .ret = -EBADMSG },
+	{ .line = "", .ret = -EBADMSG },
+};
+
+static void test_parse_map(void **state)
+{
+	struct snap_map m, garbage;
+	unsigned int i;
+	int ret;
+
+	memset(&garbage, 0xa5, sizeof(garbage));
+	for (i = 0; i < sizeof(map_cases) / sizeof(map_cases[0]); i++) {
+		const struct map_case *c = &map_cases[i];
+
+		m = garbage;
+		ret = procinfo_parse_map(c->line, &m);
+		assert_int_equal(ret, c->ret);
+		if (ret != 1) {
+			/* nothing written for a skipped or bad line */
+			assert_memory_equal(&m, &garbage, sizeof(m));
+			continue;
+		}
+		assert_int_equal(m.start, c->start);
+		assert_int_equal(m.len, c->len);
+		assert_int_equal(m.pgoff, c->pgoff);
+		assert_int_equal(m.prot, c->prot);
+		assert_int_equal(m.maj, c->maj);
+		assert_int_equal(m.min, c->min);
+		assert_int_equal(m.ino, c->ino);
+		if (c->path)
+			assert_string_equal(m.path, c->path);
+		else
+			assert_null(m.path);
+		free(m.path);
+	}
+	assert_int_equal(procinfo_parse_map(NULL, &m), -EINVAL);
+	assert_int_equal(procinfo_parse_map("1-2 r-xp 0 0:0 0\n", NULL),
+			 -EINVAL);
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk(const char *root, const char *rel)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	assert_int_equal(mkdir(p, 0700), 0);
+}
+
+static void test_fake_tree(void **state)
+{
+	char root[] = "/tmp/ptbpf-procinfo-XXXXXX", p[PATH_MAX];
+	char cmd[PATH_MAX + 16];
+	struct snap_process pr;
+	unsigned int i;
+
+	assert_non_null(mkdtemp(root));
+	mk(root, "123");
+	mk(root, "123/task");
+	for (i = 0; i < 3; i++) {
+		static const char *const tids[] = { "130", "123", "125" };
+		static const char *const names[] = { "worker\n", "fake\n", "" };
+
+		snprintf(p, sizeof(p), "123/task/%s", tids[i]);
+		mk(root, p);
+		strcat(p, "/comm");
+		put(root, p, names[i]);
+	}
+	mk(root, "123/task/not-a-tid");
+	put(root, "123/comm", "fake\n");
+	snprintf(p, sizeof(p), "%s/123/exe", root);
+	assert_int_equal(symlink("/usr/bin/fake prog", p), 0);
+	put(root, "123/maps",
+	    "400000-401000 r--p 00000000 fd:01 1 /usr/bin/fake prog\n"
+	    "401000-402000 r-xp 00001000 fd:01 1 /usr/bin/fake prog\n"
+	    "3000-4000 rwxp 00000000 00:00 0\n"
+	    "7f00000000-7f00001000 r-xp 00000000 fd:01 2 /lib/l\"q\".so\n");
+
+	memset(&pr, 0xa5, sizeof(pr));
+	assert_int_equal(procinfo_read(root, 123, &pr), 0);
+	assert_int_equal(pr.pid, 123);
+	assert_string_equal(pr.comm, "fake");
+	assert_string_equal(pr.exe, "/usr/bin/fake prog");
+	assert_int_equal(pr.nr_threads, 3);
+	assert_int_equal(pr.threads[0].tid, 123); /* sorted by tid */
+	assert_string_equal(pr.threads[0].comm, "fake");
+	assert_int_equal(pr.threads[1].tid, 125);
+	assert_string_equal(pr.threads[1].comm, "");
+	assert_int_equal(pr.threads[2].tid, 130);
+	assert_string_equal(pr.threads[2].comm, "worker");
+	assert_int_equal(pr.nr_maps, 2); /* executable and backed by a file */
+	assert_string_equal(pr.maps[0].path, "/usr/bin/fake prog");
+	assert_int_equal(pr.maps[0].pgoff, 0x1000);
+	assert_string_equal(pr.maps[1].path, "/lib/l\"q\".so");
+	procinfo_free(&pr);
+	assert_int_equal(pr.nr_maps, 0);
+	assert_null(pr.maps);
+
+	/* a gone process: an error and an empty result */
+	memset(&pr, 0xa5, sizeof(pr));
+	assert_int_equal(procinfo_read(root, 999, &pr), -ENOENT);
+	assert_int_equal(pr.nr_maps, 0);
+	assert_int_equal(pr.nr_threads, 0);
+	assert_null(pr.exe);
+	/* a maps file with garbage in it */
+	put(root, "123/maps", "this is not a mapping\n");
+	assert_int_equal(procinfo_read(root, 123, &pr), -EBADMSG);
+	assert_null(pr.maps);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_proc_self(void **state)
+{
+	char exe[PATH_MAX];
+	uintptr_t here = (uintptr_t)test_proc_self;
+	struct snap_process pr;
+	bool tid = false, code = false;
+	unsigned int i;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_int_equal(procinfo_read(NULL, (__u32)getpid(), &pr), 0);
+	assert_string_equal(pr.comm, "test_procinfo");
+	assert_string_equal(pr.exe, exe);
+	for (i = 0; i < pr.nr_threads; i++)
+		tid |= pr.threads[i].tid == (__u32)gettid();
+	assert_true(tid);
+	/* the mapping that holds this function is this executable */
+	for (i = 0; i < pr.nr_maps; i++) {
+		const struct snap_map *m = &pr.maps[i];
+
+		assert_true(m->prot & PROT_EXEC);
+		if (here >= m->start && here < m->start + m->len) {
+			assert_string_equal(m->path, exe);
+			code = true;
+		}
+	}
+	assert_true(code);
+	procinfo_free(&pr);
+}
+
+static void test_invalid_args(void **state)
+{
+	struct snap_process pr;
+	char longroot[PATH_MAX + 1];
+
+	assert_int_equal(procinfo_read(NULL, 1, NULL), -EINVAL);
+	assert_int_equal(procinfo_read(NULL, 0, &pr), -EINVAL);
+	memset(longroot, 'a', sizeof(longroot) - 1);
+	longroot[PATH_MAX] = '\0';
+	assert_int_equal(procinfo_read(longroot, 1, &pr), -ENAMETOOLONG);
+	procinfo_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_map),
+		cmocka_unit_test(test_fake_tree),
+		cmocka_unit_test(test_proc_self),
+		cmocka_unit_test(test_invalid_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
