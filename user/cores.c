@@ -326,6 +326,16 @@ static unsigned int count_online(const struct cores_config *cfg,
 	return online;
 }
 
+static bool cpus_valid(const struct cores_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; cfg->cpus && i < cfg->nr_cpus; i++)
+		if (cfg->cpus[i] < 0)
+			return false;
+	return true;
+}
+
 struct cores *cores_open(const struct cores_config *cfg,
 			 const struct perf_sys_ops *sys, char *err,
 			 size_t errlen)
@@ -335,7 +345,8 @@ struct cores *cores_open(const struct cores_config *cfg,
 	size_t psb;
 	int rc;
 
-	if (!cfg || (cfg->cpus && !cfg->nr_cpus)) {
+	if (!cfg || (cfg->cpus && !cfg->nr_cpus) || !cpus_valid(cfg)) {
+		errmsg(err, errlen, 0, "no CPU, or a negative CPU, to trace");
 		errno = EINVAL;
 		return NULL;
 	}

@@ -571,6 +571,11 @@ static void test_invalid(void **state)
 	f->cfg.nr_cpus = 0;
 	assert_null(open_sim(f));
 	f->cfg.nr_cpus = NCPU;
+	f->cpus[1] = -1;
+	assert_null(open_sim(f));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(f->err, "negative CPU"));
+	f->cpus[1] = 1;
 	cores_close(NULL);
 	cores_config_init(NULL);
 	assert_int_equal(cores_count(NULL), 0);
