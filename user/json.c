@@ -130,11 +130,21 @@ static void put_escaped(struct json *j, const char *val, size_t n)
 			const char *e = NULL;
 
 			switch (c) {
-			case '\n': e = "\\n"; break;
-			case '\t': e = "\\t"; break;
-			case '\r': e = "\\r"; break;
-			case '\b': e = "\\b"; break;
-			case '\f': e = "\\f"; break;
+			case '\n':
+				e = "\\n";
+				break;
+			case '\t':
+				e = "\\t";
+				break;
+			case '\r':
+				e = "\\r";
+				break;
+			case '\b':
+				e = "\\b";
+				break;
+			case '\f':
+				e = "\\f";
+				break;
 			}
 			if (e) {
 				put(j, e, 2);
@@ -159,11 +169,20 @@ static void put_escaped(struct json *j, const char *val, size_t n)
 	putc_(j, '"');
 }
 
-/* Separator, then the key when inside an object. */
+/*
+ * Separator, then the key when inside an object. A key is required inside
+ * an object and refused elsewhere, and there is one top-level value: the
+ * output would not be JSON otherwise.
+ */
 static void member(struct json *j, const char *key)
 {
 	if (j->err)
 		return;
+	if (j->depth == 0 ? key || !j->first[0] :
+			    !key != !j->in_obj[j->depth]) {
+		j->err = -EINVAL;
+		return;
+	}
 	if (!j->first[j->depth])
 		putc_(j, ',');
 	j->first[j->depth] = false;
@@ -184,13 +203,15 @@ static void open_(struct json *j, const char *key, char c)
 	}
 	putc_(j, c);
 	j->first[++j->depth] = true;
+	j->in_obj[j->depth] = c == '{';
 }
 
 static void close_(struct json *j, char c)
 {
 	if (j->err)
 		return;
-	if (j->depth == 0) {
+	/* nothing open, or "]" for an object / "}" for an array */
+	if (j->depth == 0 || j->in_obj[j->depth] != (c == '}')) {
 		j->err = -EINVAL;
 		return;
 	}
@@ -220,6 +241,8 @@ void json_arr_end(struct json *j)
 
 void json_strn(struct json *j, const char *key, const char *val, size_t len)
 {
+	if (!val && len && !j->err)
+		j->err = -EINVAL;
 	member(j, key);
 	if (!j->err)
 		put_escaped(j, val, len);
@@ -280,7 +303,8 @@ void json_double(struct json *j, const char *key, double val)
 
 int json_finish(struct json *j)
 {
-	if (!j->err && j->depth != 0)
+	/* open containers, or no value at all: not a JSON text */
+	if (!j->err && (j->depth != 0 || j->first[0]))
 		j->err = -EINVAL;
 	if (!j->err && reserve(j, 0))
 		j->buf[j->len] = '\0';

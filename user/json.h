@@ -24,6 +24,7 @@ struct json {
 	int err; /* 0 or -errno: -ENOSPC, -ENOMEM, -EINVAL */
 	int depth;
 	bool first[JSON_MAX_DEPTH]; /* no member written yet at this depth */
+	bool in_obj[JSON_MAX_DEPTH]; /* an object (not an array) at this depth */
 };
 
 /* Write into @buf of @cap bytes; -ENOSPC when it does not fit. */
@@ -34,7 +35,9 @@ void json_free(struct json *j);
 
 /*
  * Each value call takes @key: the member name inside an object, NULL inside
- * an array or at the top level.
+ * an array or at the top level. A missing key in an object, a key outside
+ * one, a second top-level value, a close that does not match its open, or
+ * nesting deeper than JSON_MAX_DEPTH - 1 sets -EINVAL.
  */
 void json_obj_begin(struct json *j, const char *key);
 void json_obj_end(struct json *j);
@@ -53,7 +56,8 @@ void json_double(struct json *j, const char *key, double val);
 /*
  * Ends the document: NUL-terminates the buffer (not counted in len).
  * Returns 0, or the first error: -ENOSPC if a fixed buffer was too small,
- * -ENOMEM if growing failed, -EINVAL if objects and arrays do not balance.
+ * -ENOMEM if growing failed, -EINVAL if objects and arrays do not balance,
+ * nothing was written, or a call above misused a key (see there).
  */
 int json_finish(struct json *j);
 
