@@ -31,6 +31,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define SIGSEGV 11
 #define SIGILL 4
 #define SIGSYS 31
+#define SIGCONT 18
 #define SIGSTOP 19
 #define SIGTSTP 20
 #define SIGTTIN 21
@@ -127,16 +128,32 @@ static __always_inline void maybe_stop(struct task_struct *t, __u32 cause)
 		emit(PTBPF_EV_STOP, t, sig, cause);
 }
 
+/* A thread our map says is stopped went on running: it is not stopped. */
+static __always_inline void thread_runs(struct task_struct *t, __u32 *st,
+					__u32 old, __s32 sig, __u32 cause)
+{
+	if (__sync_val_compare_and_swap(st, old, PTBPF_THREAD_RUNNING) != old)
+		return;
+	__sync_fetch_and_add(&nr_stopped, -1);
+	if (__sync_val_compare_and_swap(&proc_state, PTBPF_PROC_STOPPED,
+					PTBPF_PROC_RUNNING) ==
+	    PTBPF_PROC_STOPPED)
+		emit(PTBPF_EV_RUN, t, sig, cause);
+}
+
+/*
+ * A thread is stopped once it switches out in __TASK_STOPPED or
+ * __TASK_TRACED. That includes being preempted between setting the state
+ * and calling schedule(): /proc already shows it stopped, it runs no more
+ * user code, and a SIGCONT that comes meanwhile wakes it (sched_waking).
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 {
 	unsigned int state;
-	__u32 *st, new;
+	__u32 *st, new, old;
 
 	if (!is_target(prev))
-		return 0;
-	/* a preempted task stays runnable whatever __state says */
-	if (preempt)
 		return 0;
 	state = task_state(prev);
 	if (state & TASK_TRACED_BIT)
@@ -144,8 +161,25 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 	else if (state & TASK_STOPPED_BIT)
 		new = PTBPF_THREAD_STOPPED;
 	else
-		return 0;
+		new = PTBPF_THREAD_RUNNING;
 
+	if (new == PTBPF_THREAD_RUNNING) {
+		/* never creates a slot: a dead thread's last switch lands here */
+		__u32 tid = BPF_CORE_READ(prev, pid);
+
+		st = bpf_map_lookup_elem(&threads, &tid);
+		if (!st)
+			return 0;
+		old = *st;
+		/*
+		 * Switching out in another state means it ran: a stop it
+		 * began was abandoned (e.g. ptrace_stop() with the tracer
+		 * gone) without a wakeup to tell us.
+		 */
+		if (old != PTBPF_THREAD_RUNNING)
+			thread_runs(prev, st, old, 0, PTBPF_CAUSE_NONE);
+		return 0;
+	}
 	st = thread_slot(BPF_CORE_READ(prev, pid));
 	if (!st)
 		return 0;
@@ -178,22 +212,15 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 	old = *st;
 	if (old == PTBPF_THREAD_RUNNING)
 		return 0;
-	if (__sync_val_compare_and_swap(st, old, PTBPF_THREAD_RUNNING) != old)
-		return 0;
-	__sync_fetch_and_add(&nr_stopped, -1);
-	if (__sync_val_compare_and_swap(&proc_state, PTBPF_PROC_STOPPED,
-					PTBPF_PROC_RUNNING) !=
-	    PTBPF_PROC_STOPPED)
-		return 0;
 	if (old == PTBPF_THREAD_STOPPED) {
 		/* SIGKILL is queued before the wakeup; SIGCONT is not */
 		__u64 pending = BPF_CORE_READ(p, pending.signal.sig[0]);
 
-		sig = pending & (1ULL << (SIGKILL - 1)) ? SIGKILL : 18;
+		sig = pending & (1ULL << (SIGKILL - 1)) ? SIGKILL : SIGCONT;
 	}
-	emit(PTBPF_EV_RUN, p,
-	     sig, old == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
-					       PTBPF_CAUSE_SIGNAL);
+	thread_runs(p, st, old, sig,
+		    old == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
+						 PTBPF_CAUSE_SIGNAL);
 	return 0;
 }
 

@@ -102,7 +102,27 @@ static inline char task_state(pid_t pid, pid_t tid)
 	return p && p[1] ? p[2] : 0;
 }
 
-/* True when every thread of @pid is in state T or t. */
+/*
+ * True when the task is off its CPU: /proc shows T as soon as the state is
+ * set, before the task has switched out, and a SIGCONT in that window
+ * means it never stopped at all. wchan is "0" while it is on a CPU.
+ */
+static inline int task_off_cpu(pid_t pid, pid_t tid)
+{
+	char path[64], buf[64] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && strcmp(buf, "0") != 0;
+}
+
+/* True when every thread of @pid is in state T or t, and off its CPU. */
 static inline int all_stopped(pid_t pid)
 {
 	char path[64];
@@ -123,7 +143,7 @@ static inline int all_stopped(pid_t pid)
 		if (s == 0 || s == 'Z' || s == 'X')
 			continue; /* gone meanwhile */
 		any = 1;
-		if (s != 'T' && s != 't')
+		if ((s != 'T' && s != 't') || !task_off_cpu(pid, atoi(de->d_name)))
 			ok = 0;
 	}
 	closedir(d);

@@ -51,44 +51,70 @@ static void say(struct control *c, uint64_t ts, const char *what,
 		detail && *detail ? " " : "", detail ? detail : "");
 }
 
+/* One pause or resume: what happened, to log once the cause is logged. */
+struct toggle {
+	bool tried; /* false: no ops, or already in that state */
+	bool run;
+	int ret;
+	uint64_t done_ns, cause_ts;
+};
+
 /*
- * Pause or resume every core, then log it. The ioctls come first: nothing
- * is written before the collection has its new state.
+ * Pause or resume every core. The ioctls come first and nothing is logged
+ * here: the control path does no I/O before the collection has its state.
  */
-static void toggle(struct control *c, bool run, uint64_t cause_ts)
+static void toggle_do(struct control *c, bool run, uint64_t cause_ts,
+		      struct toggle *t)
 {
 	int (*fn)(void *, uint64_t *);
-	uint64_t done = 0;
-	struct json *j;
-	int ret;
 
+	memset(t, 0, sizeof(*t));
 	if (!c->ops || c->running == run)
 		return;
 	fn = run ? c->ops->resume : c->ops->pause;
-	ret = fn(c->ops_ctx, &done);
+	t->tried = true;
+	t->run = run;
+	t->cause_ts = cause_ts;
+	t->ret = fn(c->ops_ctx, &t->done_ns);
 	c->toggles++;
-	if (ret) {
-		char msg[64];
-
+	if (t->ret)
 		c->toggle_errors++;
-		snprintf(msg, sizeof(msg), "failed: %s", strerror(-ret));
-		say(c, now_ns(), run ? "resume" : "pause", msg);
-		j = eventlog_begin(c->log, run ? "resume" : "pause", now_ns(), c->pid);
-		json_str(j, "error", strerror(-ret));
+	else
+		c->running = run;
+}
+
+static void toggle_log(struct control *c, const struct toggle *t)
+{
+	const char *name = t->run ? "resume" : "pause";
+	uint64_t lat = t->done_ns > t->cause_ts ? t->done_ns - t->cause_ts : 0;
+	struct json *j;
+	char msg[64];
+
+	if (!t->tried)
+		return;
+	if (t->ret) {
+		snprintf(msg, sizeof(msg), "failed: %s", strerror(-t->ret));
+		say(c, now_ns(), name, msg);
+		j = eventlog_begin(c->log, name, now_ns(), c->pid);
+		json_str(j, "error", strerror(-t->ret));
 		eventlog_end(c->log);
 		return;
 	}
-	c->running = run;
-	j = eventlog_begin(c->log, run ? "resume" : "pause", done, c->pid);
-	json_u64(j, "latency_ns", done > cause_ts ? done - cause_ts : 0);
+	j = eventlog_begin(c->log, name, t->done_ns, c->pid);
+	json_u64(j, "latency_ns", lat);
 	eventlog_end(c->log);
 	if (c->verbosity > 0) {
-		char msg[48];
-
-		snprintf(msg, sizeof(msg), "latency %.1f us",
-			 done > cause_ts ? (done - cause_ts) / 1e3 : 0.0);
-		say(c, done, run ? "resume" : "pause", msg);
+		snprintf(msg, sizeof(msg), "latency %.1f us", lat / 1e3);
+		say(c, t->done_ns, name, msg);
 	}
+}
+
+static void toggle(struct control *c, bool run, uint64_t cause_ts)
+{
+	struct toggle t;
+
+	toggle_do(c, run, cause_ts, &t);
+	toggle_log(c, &t);
 }
 
 void control_start(struct control *c, int state, const char *backend,
@@ -175,12 +201,14 @@ static void trigger(struct control *c, unsigned int bit, const char *name,
 void control_event(struct control *c, const struct ptbpf_event *e,
 		   uint64_t recv_ns)
 {
+	struct toggle t = { 0 };
+
 	if (e->kind == 0 || e->kind >= PTBPF_EV_MAX)
 		return;
 	switch (e->kind) {
 	case PTBPF_EV_RUN:
 		c->target = PTBPF_PROC_RUNNING;
-		toggle(c, true, e->ts);
+		toggle_do(c, true, e->ts, &t);
 		break;
 	case PTBPF_EV_STOP:
 	case PTBPF_EV_FATAL:
@@ -190,10 +218,11 @@ void control_event(struct control *c, const struct ptbpf_event *e,
 		if (e->kind == PTBPF_EV_EXIT)
 			c->target = PTBPF_PROC_EXITED;
 		if (!c->no_pause)
-			toggle(c, false, e->ts);
+			toggle_do(c, false, e->ts, &t);
 		break;
 	}
 	log_event(c, e, recv_ns);
+	toggle_log(c, &t);
 	if (e->kind == PTBPF_EV_STOP)
 		trigger(c, TRIGGER_STOP, "stop", e->ts, e->sig);
 	else if (e->kind == PTBPF_EV_FATAL)

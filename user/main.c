@@ -38,6 +38,7 @@ struct app {
 	int uid, gid;
 	bool exec_failed;
 	char err[512];
+	char notes[1024]; /* cores' remarks, shown once the run has started */
 };
 
 static int on_event(void *ctx, const struct ptbpf_event *e)
@@ -91,12 +92,16 @@ static int fail(struct app *app)
 	return EXIT_SETUP;
 }
 
+/*
+ * Remarks of the collection (backend chosen, size rounded) wait until the
+ * run has started: a run that fails to start says one line, its error.
+ */
 static void report(void *ctx, const char *msg)
 {
-	const struct app *app = ctx;
+	struct app *app = ctx;
+	size_t len = strlen(app->notes);
 
-	if (app->cfg.verbosity >= 0)
-		fprintf(stderr, "ptbpf: %s\n", msg);
+	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n", msg);
 }
 
 static int setup_target(struct app *app)
@@ -185,6 +190,8 @@ static int start_watching(struct app *app)
 		app->ctl.verbosity = -1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
+	if (app->cfg.verbosity >= 0)
+		fputs(app->notes, stderr);
 	control_announce(&app->ctl);
 	return 0;
 }
