@@ -44,11 +44,15 @@ INTEG_SRCS := $(wildcard tests/integration/test_*.c)
 INTEG_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(INTEG_SRCS))
 HELPER_SRCS := $(wildcard tests/progs/*.c)
 HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS))
-TOOL_SRCS := $(wildcard tools/dump/*.c)
+DUMP_SRCS := $(wildcard tools/dump/*.c)
+DUMP_OBJS := $(patsubst tools/dump/%.c,$(OUTPUT)/tools/dump/%.o,$(DUMP_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 30
 
-.PHONY: all deps progs check unit integration demo bench install clean fmt vmlinux
+.PHONY: all deps progs fuzz check unit integration demo bench install clean fmt vmlinux
 
-all: ptbpf
+all: ptbpf $(if $(DUMP_SRCS),ptbpf-dump)
 
 deps:
 	$(Q)tools/deps.sh
@@ -79,6 +83,35 @@ $(OUTPUT)/libptbpf.a: $(LIB_OBJS)
 ptbpf: $(OUTPUT)/user/main.o $(OUTPUT)/libptbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# ptbpf-dump: the unprivileged reader. main() is tools/dump/main.c.
+$(OUTPUT)/tools/dump/%.o: tools/dump/%.c $(wildcard tools/dump/*.h) $(wildcard user/*.h)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) -Itools/dump $(CFLAGS) -c $< -o $@
+
+ptbpf-dump: $(DUMP_OBJS) $(OUTPUT)/libptbpf.a
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -lipt -o $@
+
+# libFuzzer harnesses: tests/fuzz/fuzz_*.c over the dump's parsers and the
+# library, built with clang, ASan and UBSan.
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-D_GNU_SOURCE -DPTBPF_VERSION='"$(VERSION)"' -DPTBPF_FUZZ
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(wildcard tools/dump/*.[ch]) $(wildcard user/*.[ch]) | $(OUTPUT)/ptbpf.skel.h
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS) -Itools/dump $< \
+		$(filter-out tools/dump/main.c,$(DUMP_SRCS)) $(LIB_SRCS) $(LDLIBS) -lipt -o $@
+
+fuzz: $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do \
+		mkdir -p $(OUTPUT)/fuzz/corpus-$$(basename $$f); \
+		echo "  FUZZ     $$f ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
+			$(OUTPUT)/fuzz/corpus-$$(basename $$f) tests/fuzz/seeds 2>$(OUTPUT)/fuzz/$$(basename $$f).log \
+			|| { tail -n 30 $(OUTPUT)/fuzz/$$(basename $$f).log; exit 1; }; \
+	done
 
 $(OUTPUT)/tests/sim/%.o: tests/sim/%.c $(wildcard tests/sim/*.h) $(wildcard user/*.h) | $(OUTPUT)/tests/sim
 	$(call msg,CC,$@)
@@ -113,7 +146,7 @@ bench: deps
 	$(Q)$(MAKE) all progs
 	$(Q)tests/bench/run.sh $(B)
 
-install: ptbpf
+install: ptbpf $(if $(DUMP_SRCS),ptbpf-dump)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf)
 	$(Q)install -D -m 0755 ptbpf $(DESTDIR)$(PREFIX)/bin/ptbpf
 
@@ -125,4 +158,4 @@ fmt:
 
 clean:
 	$(call msg,CLEAN)
-	$(Q)rm -rf $(OUTPUT) ptbpf
+	$(Q)rm -rf $(OUTPUT) ptbpf ptbpf-dump
