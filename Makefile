@@ -50,6 +50,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 30
 
+.SECONDARY: $(SIM_OBJS)
 .PHONY: all deps progs fuzz check unit integration demo bench install clean fmt vmlinux
 
 all: ptbpf $(if $(DUMP_SRCS),ptbpf-dump)
