@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * control.c: the policy, driven with made-up events and fake collection
+ * ops that record what they were asked to do.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "control.h"
+
+struct fake {
+	char calls[256]; /* "P R S(stop) ..." in order */
+	int fail_next; /* -errno for the next pause/resume, once */
+	uint64_t done_ns;
+};
+
+static void note(struct fake *f, const char *s)
+{
+	size_t len = strlen(f->calls);
+
+	snprintf(f->calls + len, sizeof(f->calls) - len, "%s%s", len ? " " : "", s);
+}
+
+static int fake_toggle(void *ctx, uint64_t *done, const char *what)
+{
+	struct fake *f = ctx;
+	int ret = f->fail_next;
+
+	f->fail_next = 0;
+	note(f, ret ? "fail" : what);
+	*done = f->done_ns;
+	return ret;
+}
+
+static int fake_pause(void *ctx, uint64_t *done)
+{
+	return fake_toggle(ctx, done, "P");
+}
+
+static int fake_resume(void *ctx, uint64_t *done)
+{
+	return fake_toggle(ctx, done, "R");
+}
+
+static int fake_snapshot(void *ctx, const char *trigger, uint64_t ts, int sig)
+{
+	char s[64];
+
+	snprintf(s, sizeof(s), "S(%s)", trigger);
+	note(ctx, s);
+	return 0;
+}
+
+static const struct control_ops ops = {
+	.pause = fake_pause,
+	.resume = fake_resume,
+	.snapshot = fake_snapshot,
+};
+
+struct fx {
+	struct fake fake;
+	struct eventlog log;
+	struct control ctl;
+	char dir[64];
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	int dfd;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/ptbpf-test-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	dfd = open(f->dir, O_RDONLY | O_DIRECTORY);
+	if (eventlog_open(&f->log, dfd, -1, -1))
+		return -1;
+	close(dfd);
+	f->fake.done_ns = 5000;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char path[128];
+
+	eventlog_close(&f->log);
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->dir);
+	unlink(path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* The "event" names of the log, in order, space separated. */
+static void events(struct fx *f, char *out, size_t len)
+{
+	char path[128], line[1024], name[32];
+	size_t n = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->dir);
+	fp = fopen(path, "r");
+	out[0] = 0;
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "{\"event\":\"%31[^\"]\"", name) == 1)
+			n += snprintf(out + n, len - n, "%s%s", n ? " " : "", name);
+	if (fp)
+		fclose(fp);
+}
+
+static struct ptbpf_event ev(uint32_t kind, uint64_t ts, int sig)
+{
+	struct ptbpf_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.ts = ts;
+	e.tgid = e.tid = 42;
+	e.sig = sig;
+	e.cause = PTBPF_CAUSE_SIGNAL;
+	e.nr_threads = 1;
+	return e;
+}
+
+static void feed(struct fx *f, uint32_t kind, uint64_t ts, int sig)
+{
+	struct ptbpf_event e = ev(kind, ts, sig);
+
+	control_event(&f->ctl, &e, ts + 100);
+}
+
+static void init(struct fx *f, unsigned int triggers, bool no_pause)
+{
+	control_init(&f->ctl, &f->log, 42, triggers, no_pause, -1, &ops, &f->fake);
+}
+
+static void test_stop_run_cycle(void **state)
+{
+	struct fx *f = *state;
+	char seq[512];
+
+	init(f, TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, "sample", 4096, NULL);
+	feed(f, PTBPF_EV_STOP, 1000, 19);
+	feed(f, PTBPF_EV_RUN, 2000, 18);
+	feed(f, PTBPF_EV_RUN, 2100, 18); /* already running: no ioctl */
+	feed(f, PTBPF_EV_FATAL, 3000, 11);
+	feed(f, PTBPF_EV_EXIT, 3100, 11); /* already paused: no ioctl */
+	assert_string_equal(f->fake.calls, "R P S(stop) R P S(fatal) S(exit)");
+	events(f, seq, sizeof(seq));
+	/* the cause first, then the toggle it caused */
+	assert_string_equal(seq, "start resume stop pause run resume run fatal pause exit");
+	assert_int_equal(f->ctl.toggles, 4);
+}
+
+static void test_start_stopped(void **state)
+{
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP, false);
+	control_start(&f->ctl, PTBPF_PROC_STOPPED, "sample", 4096, NULL);
+	assert_string_equal(f->fake.calls, "");
+	feed(f, PTBPF_EV_RUN, 1000, 18);
+	assert_string_equal(f->fake.calls, "R");
+}
+
+static void test_triggers(void **state)
+{
+	struct fx *f = *state;
+
+	init(f, TRIGGER_FATAL, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed(f, PTBPF_EV_STOP, 1000, 19);
+	feed(f, PTBPF_EV_RUN, 2000, 18);
+	feed(f, PTBPF_EV_FATAL, 3000, 6);
+	feed(f, PTBPF_EV_EXIT, 4000, 6);
+	assert_string_equal(f->fake.calls, "R P R P S(fatal)");
+}
+
+static void test_no_pause(void **state)
+{
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP, true);
+	control_start(&f->ctl, PTBPF_PROC_STOPPED, NULL, 0, NULL);
+	feed(f, PTBPF_EV_RUN, 1000, 18);
+	feed(f, PTBPF_EV_STOP, 2000, 19);
+	feed(f, PTBPF_EV_EXIT, 3000, 9);
+	/* running from the start and never paused; snapshots still taken */
+	assert_string_equal(f->fake.calls, "R S(stop)");
+	control_finish(&f->ctl, true);
+	assert_string_equal(f->fake.calls, "R S(stop) P S(end)");
+}
+
+/* A failed ioctl leaves the state as it was: the next event tries again. */
+static void test_failed_toggle(void **state)
+{
+	struct fx *f = *state;
+	char seq[512];
+
+	init(f, 0, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	f->fake.fail_next = -EBADF;
+	feed(f, PTBPF_EV_STOP, 1000, 19);
+	assert_true(f->ctl.running);
+	feed(f, PTBPF_EV_FATAL, 2000, 11);
+	assert_false(f->ctl.running);
+	assert_string_equal(f->fake.calls, "R fail P");
+	assert_int_equal(f->ctl.toggle_errors, 1);
+	events(f, seq, sizeof(seq));
+	assert_string_equal(seq, "start resume stop pause fatal pause");
+}
+
+static void test_latency_and_lost(void **state)
+{
+	struct fx *f = *state;
+	char path[128], *buf;
+	FILE *fp;
+	long n;
+
+	init(f, 0, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	f->fake.done_ns = 1750;
+	feed(f, PTBPF_EV_STOP, 1000, 19);
+	control_lost(&f->ctl, 3);
+	control_lost(&f->ctl, 3); /* nothing new */
+	control_lost(&f->ctl, 5);
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->dir);
+	fp = fopen(path, "r");
+	buf = calloc(1, 8192);
+	n = fread(buf, 1, 8191, fp);
+	fclose(fp);
+	assert_true(n > 0);
+	assert_non_null(strstr(buf, "{\"event\":\"pause\",\"ts\":1750,\"pid\":42,\"latency_ns\":750}"));
+	assert_non_null(strstr(buf, "\"event\":\"lost_events\""));
+	assert_non_null(strstr(buf, "\"count\":3,\"total\":3"));
+	assert_non_null(strstr(buf, "\"count\":2,\"total\":5"));
+	assert_non_null(strstr(buf, "\"signal\":\"SIGSTOP\",\"cause\":\"signal\",\"delivery_ns\":100"));
+	free(buf);
+}
+
+/* Without ops (no collection) transitions are still logged. */
+static void test_no_ops(void **state)
+{
+	struct fx *f = *state;
+	char seq[256];
+
+	control_init(&f->ctl, &f->log, 42, TRIGGER_STOP, false, -1, NULL, NULL);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed(f, PTBPF_EV_STOP, 1000, 19);
+	feed(f, 0, 1000, 0); /* unknown kinds are ignored */
+	feed(f, PTBPF_EV_MAX, 1000, 0);
+	control_end(&f->ctl, "exit", 0);
+	events(f, seq, sizeof(seq));
+	assert_string_equal(seq, "start stop end");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_stop_run_cycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_stopped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_triggers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_pause, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_toggle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_latency_and_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_ops, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
