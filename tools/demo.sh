@@ -48,11 +48,16 @@ if [ -n "$snaps" ]; then
 	for s in $snaps; do
 		echo "$s: $(ls "$s" | tr '\n' ' ')"
 	done
-	last=$(echo "$snaps" | tail -n 1)
-	if [ -f "$last/perf.data" ]; then
+	fatal=$(grep '"event":"snapshot"' "$OUT/events.jsonl" | grep '"trigger":"fatal"' |
+		sed 's/.*"path":"\([^"]*\)".*/\1/' | head -n 1)
+	if [ -n "$fatal" ] && [ -f "$fatal/perf.data" ]; then
 		echo
-		echo "== perf report -i $last/perf.data (the demo's last moments):"
-		perf report -i "$last/perf.data" --stdio --sort comm,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -n 15
+		echo "== perf report -i $fatal/perf.data --comm demo (where the demo spent its last moments):"
+		perf report -i "$fatal/perf.data" --comm demo --stdio --sort sym 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | head -n 8
+		echo
+		echo "== perf script -i $fatal/perf.data --comm demo | tail -n 5 (its very last samples):"
+		perf script -i "$fatal/perf.data" --comm demo -F tid,time,ip,sym 2>/dev/null | tail -n 5
 	fi
 fi
 echo
