@@ -66,16 +66,21 @@ struct task_struct___pre514 {
 	long state;
 } __attribute__((preserve_access_index));
 
+/*
+ * tp_btf arguments are BTF pointers: plain loads (still CO-RE relocated)
+ * instead of bpf_probe_read_kernel() calls, on the path every context
+ * switch of the machine takes.
+ */
 static __always_inline unsigned int task_state(struct task_struct *t)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+		return t->__state;
+	return ((struct task_struct___pre514 *)t)->state;
 }
 
 static __always_inline bool is_target(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, tgid) == targ_tgid;
+	return t->tgid == targ_tgid;
 }
 
 static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
