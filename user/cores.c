@@ -230,8 +230,27 @@ static int map_core(struct cores *c, struct core *k, char *err, size_t errlen)
 				 c->sb_size, false, &k->sb_page, err, errlen);
 }
 
+/*
+ * perf_event_open() says EINVAL for a CPU number past the machine's: name
+ * the cause instead (a --cpus typo), when sysfs has no such CPU either.
+ */
+static int no_such_cpu(const struct cores_config *cfg, int cpu, char *err,
+		       size_t errlen)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d",
+		 cfg->sysfs_root ? cfg->sysfs_root : "/sys", cpu);
+	if (access(path, F_OK) == 0)
+		return -EINVAL;
+	return errmsg(err, errlen, -EINVAL,
+		      "cpu %d does not exist (--cpus; this machine has %ld configured)",
+		      cpu, sysconf(_SC_NPROCESSORS_CONF));
+}
+
 /* Open core @k; 1 when its CPU turned out to be offline (skip it). */
-static int open_core(struct cores *c, struct core *k, char *err, size_t errlen)
+static int open_core(struct cores *c, const struct cores_config *cfg,
+		     struct core *k, char *err, size_t errlen)
 {
 	int rc;
 
@@ -239,6 +258,8 @@ static int open_core(struct cores *c, struct core *k, char *err, size_t errlen)
 			   err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
+	if (rc == -EINVAL)
+		return no_such_cpu(cfg, k->cpu, err, errlen);
 	if (rc < 0)
 		return rc;
 	k->data_fd = rc;
@@ -299,7 +320,7 @@ static int open_all(struct cores *c, const struct cores_config *cfg,
 
 		rc = cpu_offline(cfg->sysfs_root, k->cpu) ?
 			     1 :
-			     open_core(c, k, err, errlen);
+			     open_core(c, cfg, k, err, errlen);
 		if (rc == 1) {
 			close_core(c, k);
 			report(cfg, "cpu %d is offline: not traced", k->cpu);
