@@ -198,6 +198,23 @@ static void test_bad_output(void **state)
 	assert_int_equal(loaded_ptbpf_progs(), 0);
 }
 
+/* Collection that can't be set up: one line, nothing made, nothing left. */
+static void test_bad_collection(void **state)
+{
+	char args[128], path[128];
+
+	need_root();
+	snprintf(args, sizeof(args), "-C %ld -- /bin/true", sysconf(_SC_NPROCESSORS_CONF) + 5);
+	check(NULL, args, 1, "does not exist (--cpus");
+	check(NULL, "-s 1G -- /bin/true", 1, "lower --buffer-size");
+	check(NULL, "--cgroup=/nonexistent/cg -- /bin/true", 1, "can't open cgroup /nonexistent/cg");
+	if (access("/sys/bus/event_source/devices/intel_pt", F_OK))
+		check(NULL, "-b intel-pt -- /bin/true", 1,
+		      "no Intel PT PMU: /sys/bus/event_source/devices/intel_pt not found");
+	snprintf(path, sizeof(path), "%s/out", dir);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 /* Run through sudo, the command runs as the invoking user. */
 static void test_runs_as_sudo_user(void **state)
 {
@@ -225,6 +242,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_collection, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
