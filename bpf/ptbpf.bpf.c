@@ -358,7 +358,8 @@ static __always_inline bool fatal_by_default(int sig, struct task_struct *t)
 	sh = BPF_CORE_READ(t, sighand);
 	if (!sh)
 		return false;
-	bpf_core_read(&handler, sizeof(handler), &sh->action[idx].sa.sa_handler);
+	bpf_core_read(&handler, sizeof(handler),
+		      &sh->action[idx].sa.sa_handler);
 	return handler == NULL; /* SIG_DFL */
 }
 
@@ -382,7 +383,8 @@ int BPF_PROG(handle_signal_deliver, int sig)
 
 	if (!is_target(cur))
 		return 0;
-	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	    sig == SIGTTOU)
 		last_stop_sig = sig;
 	return 0;
 }

@@ -66,7 +66,8 @@ static inline int wait_exit(pid_t pid, double timeout_s)
 		pid_t r = waitpid(pid, &st, WNOHANG);
 
 		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			return WIFEXITED(st) ? WEXITSTATUS(st) :
+					       128 + WTERMSIG(st);
 		if (r < 0)
 			return -1;
 		msleep(5);
@@ -143,7 +144,8 @@ static inline int all_stopped(pid_t pid)
 		if (s == 0 || s == 'Z' || s == 'X')
 			continue; /* gone meanwhile */
 		any = 1;
-		if ((s != 'T' && s != 't') || !task_off_cpu(pid, atoi(de->d_name)))
+		if ((s != 'T' && s != 't') ||
+		    !task_off_cpu(pid, atoi(de->d_name)))
 			ok = 0;
 	}
 	closedir(d);
@@ -328,7 +330,9 @@ static inline void rm_rf(const char *dir)
 /* Programs of ours loaded in the kernel now (by name), via bpftool. */
 static inline int loaded_progs_now(void)
 {
-	FILE *f = popen("bpftool prog show 2>/dev/null | grep -c 'name handle_switch'", "r");
+	FILE *f = popen(
+		"bpftool prog show 2>/dev/null | grep -c 'name handle_switch'",
+		"r");
 	int n = -1;
 
 	if (!f)

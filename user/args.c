@@ -85,9 +85,21 @@ int args_parse_size(const char *s, unsigned long long *out)
 	switch (*end) {
 	case '\0':
 		break;
-	case 'k': case 'K': mult = 1ULL << 10; end++; break;
-	case 'm': case 'M': mult = 1ULL << 20; end++; break;
-	case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		end++;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -242,7 +254,10 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 	switch (opt) {
 	case 'p':
 		if (parse_pid(arg, &cfg->pid))
-			return fail(err, errlen, "invalid pid '%s': expected a positive number", arg);
+			return fail(
+				err, errlen,
+				"invalid pid '%s': expected a positive number",
+				arg);
 		return 0;
 	case 'o':
 		if (!*arg)
@@ -251,45 +266,75 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return 0;
 	case 'b':
 		if (parse_backend(arg, &cfg->backend))
-			return fail(err, errlen, "unknown backend '%s': use auto, intel-pt or sample", arg);
+			return fail(
+				err, errlen,
+				"unknown backend '%s': use auto, intel-pt or sample",
+				arg);
 		return 0;
 	case 's':
 		if (args_parse_size(arg, &v) || v == 0 || v > (1ULL << 40))
-			return fail(err, errlen, "invalid buffer size '%s': use e.g. 64K, 4M, 1G", arg);
+			return fail(
+				err, errlen,
+				"invalid buffer size '%s': use e.g. 64K, 4M, 1G",
+				arg);
 		cfg->buffer_size = v;
 		return 0;
 	case 'C':
 		free(cfg->cpus);
 		cfg->cpus = NULL;
 		if (args_parse_cpus(arg, &cfg->cpus, &cfg->nr_cpus))
-			return fail(err, errlen, "invalid CPU list '%s': use e.g. 0-3,8", arg);
+			return fail(err, errlen,
+				    "invalid CPU list '%s': use e.g. 0-3,8",
+				    arg);
 		return 0;
 	case 't':
-		if (parse_list(arg, trigger_names, trigger_bits, &cfg->triggers))
-			return fail(err, errlen, "invalid trigger list '%s': use stop,fatal,exit or none", arg);
+		if (parse_list(arg, trigger_names, trigger_bits,
+			       &cfg->triggers))
+			return fail(
+				err, errlen,
+				"invalid trigger list '%s': use stop,fatal,exit or none",
+				arg);
 		return 0;
 	case 'n':
 		if (parse_uint(arg, UINT_MAX, &v))
-			return fail(err, errlen, "invalid snapshot count '%s'", arg);
+			return fail(err, errlen, "invalid snapshot count '%s'",
+				    arg);
 		cfg->max_snapshots = (unsigned int)v;
 		return 0;
 	case OPT_FORMAT:
 		if (parse_list(arg, format_names, format_bits, &cfg->formats))
-			return fail(err, errlen, "invalid format list '%s': use perf, lldb or perf,lldb", arg);
+			return fail(
+				err, errlen,
+				"invalid format list '%s': use perf, lldb or perf,lldb",
+				arg);
 		return 0;
-	case OPT_FULL: cfg->full = true; return 0;
-	case OPT_NO_PAUSE: cfg->no_pause = true; return 0;
-	case OPT_KERNEL: cfg->kernel = true; return 0;
+	case OPT_FULL:
+		cfg->full = true;
+		return 0;
+	case OPT_NO_PAUSE:
+		cfg->no_pause = true;
+		return 0;
+	case OPT_KERNEL:
+		cfg->kernel = true;
+		return 0;
 	case OPT_CGROUP:
 		cfg->cgroup = true;
 		if (arg && !*arg)
 			return fail(err, errlen, "empty cgroup path");
 		cfg->cgroup_path = arg;
 		return 0;
-	case 'q': cfg->verbosity = -1; return 0;
-	case 'v': cfg->verbosity = 1; return 0;
-	case 'h': cfg->help = true; return 0;
-	case 'V': cfg->version = true; return 0;
+	case 'q':
+		cfg->verbosity = -1;
+		return 0;
+	case 'v':
+		cfg->verbosity = 1;
+		return 0;
+	case 'h':
+		cfg->help = true;
+		return 0;
+	case 'V':
+		cfg->version = true;
+		return 0;
 	}
 	return fail(err, errlen, "unknown option");
 }
@@ -309,11 +354,16 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err,
 				  NULL)) != -1) {
 		if (opt == '?') {
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			return fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+				return fail(err, errlen,
+					    "unknown option '-%c' (see --help)",
+					    optopt);
+			return fail(err, errlen,
+				    "unknown option '%s' (see --help)",
+				    argv[optind - 1]);
 		}
 		if (opt == ':')
-			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			return fail(err, errlen, "option '%s' needs a value",
+				    argv[optind - 1]);
 		ret = parse_opt(cfg, opt, optarg, err, errlen);
 		if (ret)
 			return ret;
@@ -323,9 +373,12 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err,
 	if (optind < argc)
 		cfg->cmd = &argv[optind];
 	if (cfg->pid && cfg->cmd)
-		return fail(err, errlen, "give either --pid or a command, not both");
+		return fail(err, errlen,
+			    "give either --pid or a command, not both");
 	if (!cfg->pid && !cfg->cmd)
-		return fail(err, errlen, "nothing to trace: give --pid PID or -- COMMAND (see --help)");
+		return fail(
+			err, errlen,
+			"nothing to trace: give --pid PID or -- COMMAND (see --help)");
 	return 0;
 }
 

@@ -54,8 +54,8 @@ int cgroup_mount(char *mnt, size_t len)
 	return ret;
 }
 
-int cgroup_open(const char *mnt, const char *proc, pid_t pid,
-		const char *path, char *err, size_t errlen)
+int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
+		char *err, size_t errlen)
 {
 	char rel[4096], full[4200], found[4096];
 	struct statfs sfs;
@@ -63,19 +63,25 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid,
 
 	if (!mnt) {
 		if (cgroup_mount(found, sizeof(found))) {
-			snprintf(err, errlen, "--cgroup needs cgroup v2, and no cgroup2 file system is mounted");
+			snprintf(
+				err, errlen,
+				"--cgroup needs cgroup v2, and no cgroup2 file system is mounted");
 			return -ENOENT;
 		}
 		mnt = found;
 	}
 	if (statfs(mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		snprintf(err, errlen, "--cgroup needs cgroup v2 mounted at %s (it is not)", mnt);
+		snprintf(err, errlen,
+			 "--cgroup needs cgroup v2 mounted at %s (it is not)",
+			 mnt);
 		return -ENOENT;
 	}
 	if (!path) {
 		ret = cgroup_of(proc, pid, rel, sizeof(rel));
 		if (ret) {
-			snprintf(err, errlen, "can't find the cgroup v2 of process %d: %s", pid, strerror(-ret));
+			snprintf(err, errlen,
+				 "can't find the cgroup v2 of process %d: %s",
+				 pid, strerror(-ret));
 			return ret;
 		}
 		snprintf(full, sizeof(full), "%s%s", mnt, rel);
@@ -87,7 +93,8 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid,
 	fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open cgroup %s: %s", full, strerror(-ret));
+		snprintf(err, errlen, "can't open cgroup %s: %s", full,
+			 strerror(-ret));
 		return ret;
 	}
 	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {

@@ -26,7 +26,7 @@ int cgroup_mount(char *mnt, size_t len);
  * Returns an O_RDONLY directory fd or -errno, with one line in @err that
  * says why it can't be used.
  */
-int cgroup_open(const char *mnt, const char *proc, pid_t pid,
-		const char *path, char *err, size_t errlen);
+int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
+		char *err, size_t errlen);
 
 #endif /* PTBPF_CGROUP_H */

@@ -125,7 +125,8 @@ void control_start(struct control *c, int state, const char *backend,
 
 	c->target = state;
 	j = eventlog_begin(c->log, "start", ts, c->pid);
-	json_str(j, "state", state == PTBPF_PROC_STOPPED ? "stopped" : "running");
+	json_str(j, "state",
+		 state == PTBPF_PROC_STOPPED ? "stopped" : "running");
 	if (backend)
 		json_str(j, "backend", backend);
 	if (buffer_size)
@@ -177,10 +178,13 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	eventlog_end(c->log);
 
 	if (e->kind == PTBPF_EV_EXEC)
-		snprintf(detail, sizeof(detail), "%.*s", (int)sizeof(e->filename), e->filename);
+		snprintf(detail, sizeof(detail), "%.*s",
+			 (int)sizeof(e->filename), e->filename);
 	else if (e->kind == PTBPF_EV_EXIT)
-		snprintf(detail, sizeof(detail), "(%s %d)", e->exit_code & 0x7f ? "signal" : "code",
-			 e->exit_code & 0x7f ? e->exit_code & 0x7f : (e->exit_code >> 8) & 0xff);
+		snprintf(detail, sizeof(detail), "(%s %d)",
+			 e->exit_code & 0x7f ? "signal" : "code",
+			 e->exit_code & 0x7f ? e->exit_code & 0x7f :
+					       (e->exit_code >> 8) & 0xff);
 	else
 		snprintf(detail, sizeof(detail), "tid %u%s%s%s%s%s", e->tid,
 			 e->sig || cause ? " (" : "", e->sig ? sig : "",

@@ -69,7 +69,8 @@ static int end_child(struct target *t)
 }
 
 /* Returns 1 when the loop ends. */
-static int on_signal(const struct loop_args *a, int sfd, struct loop_result *res)
+static int on_signal(const struct loop_args *a, int sfd,
+		     struct loop_result *res)
 {
 	struct signalfd_siginfo si;
 
@@ -143,7 +144,8 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	}
 out:
 	if (ret)
-		snprintf(res->error, sizeof(res->error), "event loop failed: %s", strerror(-ret));
+		snprintf(res->error, sizeof(res->error),
+			 "event loop failed: %s", strerror(-ret));
 	if (ep >= 0)
 		close(ep);
 	if (sfd >= 0)

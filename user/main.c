@@ -101,7 +101,8 @@ static void report(void *ctx, const char *msg)
 	struct app *app = ctx;
 	size_t len = strlen(app->notes);
 
-	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n", msg);
+	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n",
+		 msg);
 }
 
 static int setup_target(struct app *app)
@@ -158,7 +159,9 @@ static int open_output(struct app *app)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
 	if (ret) {
-		snprintf(app->err, sizeof(app->err), "can't write %s/events.jsonl: %s", app->cfg.output, strerror(-ret));
+		snprintf(app->err, sizeof(app->err),
+			 "can't write %s/events.jsonl: %s", app->cfg.output,
+			 strerror(-ret));
 		return ret;
 	}
 	sc.dirfd = app->outfd;
@@ -175,19 +178,23 @@ static int start_watching(struct app *app)
 
 	state = watch_scan(app->watch, "/proc");
 	if (state < 0) {
-		snprintf(app->err, sizeof(app->err), "process %d exited before tracing began", app->target.pid);
+		snprintf(app->err, sizeof(app->err),
+			 "process %d exited before tracing began",
+			 app->target.pid);
 		return state;
 	}
 	control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
 		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
-	control_start(&app->ctl, state, bundle_backend_name(cores_backend(app->cores)),
+	control_start(&app->ctl, state,
+		      bundle_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
 		      app->cfg.cmd ? app->cfg.cmd[0] : NULL);
 	if (app->target.child &&
 	    target_release(&app->target, app->err, sizeof(app->err))) {
 		/* the command could not be run: as a shell, say so, exit 127 */
 		app->exec_failed = true;
-		app->ctl.verbosity = -1; /* the error line is all there is to say */
+		app->ctl.verbosity =
+			-1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
 	if (app->cfg.verbosity >= 0)
@@ -230,12 +237,13 @@ static int run(struct app *app)
 		control_end(&app->ctl, "exec_failed", status);
 		return 127;
 	}
-	ret = loop_run(&(struct loop_args){
-			       .ctl = &app->ctl,
-			       .watch = app->watch,
-			       .target = &app->target,
-		       },
-		       &res);
+	ret = loop_run(
+		&(struct loop_args){
+			.ctl = &app->ctl,
+			.watch = app->watch,
+			.target = &app->target,
+		},
+		&res);
 	control_finish(&app->ctl, res.snapshot);
 	snapshots_stop(app->snaps);
 	app->snaps = NULL;

@@ -19,13 +19,16 @@ int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen)
 	if (mkdir(path, 0700) == 0) {
 		if (uid != -1 && chown(path, uid, gid)) {
 			ret = -errno;
-			snprintf(err, errlen, "can't give output directory %s to uid %d: %s", path, uid, strerror(-ret));
+			snprintf(err, errlen,
+				 "can't give output directory %s to uid %d: %s",
+				 path, uid, strerror(-ret));
 			rmdir(path);
 			return ret;
 		}
 	} else if (errno != EEXIST) {
 		ret = -errno;
-		snprintf(err, errlen, "can't create output directory %s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "can't create output directory %s: %s",
+			 path, strerror(-ret));
 		return ret;
 	}
 	/* O_NOFOLLOW: a symlink planted at @path is refused, not followed */
@@ -33,20 +36,29 @@ int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen)
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ELOOP || ret == -ENOTDIR)
-			snprintf(err, errlen, "output path %s is not a directory (or is a symlink): refusing to write there", path);
+			snprintf(
+				err, errlen,
+				"output path %s is not a directory (or is a symlink): refusing to write there",
+				path);
 		else
-			snprintf(err, errlen, "can't open output directory %s: %s", path, strerror(-ret));
+			snprintf(err, errlen,
+				 "can't open output directory %s: %s", path,
+				 strerror(-ret));
 		return ret;
 	}
-	if (fstat(fd, &st) ||
-	    (st.st_uid != geteuid() && (uid == -1 || st.st_uid != (uid_t)uid))) {
-		snprintf(err, errlen, "output directory %s is owned by uid %u, not by you: refusing to write there", path, (unsigned int)st.st_uid);
+	if (fstat(fd, &st) || (st.st_uid != geteuid() &&
+			       (uid == -1 || st.st_uid != (uid_t)uid))) {
+		snprintf(
+			err, errlen,
+			"output directory %s is owned by uid %u, not by you: refusing to write there",
+			path, (unsigned int)st.st_uid);
 		close(fd);
 		return -EPERM;
 	}
 	if (faccessat(fd, ".", W_OK, AT_EACCESS)) {
 		ret = -errno;
-		snprintf(err, errlen, "output directory %s is not writable: %s", path, strerror(-ret));
+		snprintf(err, errlen, "output directory %s is not writable: %s",
+			 path, strerror(-ret));
 		close(fd);
 		return ret;
 	}

@@ -29,12 +29,15 @@ int privs_check(char *err, size_t errlen)
 
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data)) {
-		snprintf(err, errlen, "can't read capabilities: %s", strerror(errno));
+		snprintf(err, errlen, "can't read capabilities: %s",
+			 strerror(errno));
 		return -EPERM;
 	}
 	if (has_cap(data, CAP_SYS_ADMIN) ||
 	    (has_cap(data, CAP_BPF_) && has_cap(data, CAP_PERFMON_)))
 		return 0;
-	snprintf(err, errlen, "not enough privileges: ptbpf needs CAP_BPF and CAP_PERFMON (run it as root, e.g. with sudo)");
+	snprintf(
+		err, errlen,
+		"not enough privileges: ptbpf needs CAP_BPF and CAP_PERFMON (run it as root, e.g. with sudo)");
 	return -EPERM;
 }

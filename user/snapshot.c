@@ -51,7 +51,8 @@ struct snapshots {
 /* Buffers come from mmap: pages cost memory only once a copy touches them. */
 static int slot_alloc(struct snapshots *s, struct slot *sl)
 {
-	size_t tb = cores_buffer_size(s->cores), sb = cores_sideband_size(s->cores);
+	size_t tb = cores_buffer_size(s->cores),
+	       sb = cores_sideband_size(s->cores);
 	unsigned int i;
 
 	sl->cores = calloc(s->nr_cores, sizeof(*sl->cores));
@@ -201,8 +202,8 @@ static void *writer_main(void *arg)
 		while (!s->q_len && !s->stopping) {
 			clock_gettime(CLOCK_REALTIME, &deadline);
 			deadline.tv_sec += 1;
-			if (pthread_cond_timedwait(&s->cond, &s->lock, &deadline) ==
-				    ETIMEDOUT ||
+			if (pthread_cond_timedwait(&s->cond, &s->lock,
+						   &deadline) == ETIMEDOUT ||
 			    s->refresh) {
 				/* idle: keep a reading with maps for later */
 				s->refresh = false;
@@ -267,7 +268,8 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
 	s->cores = cores;
 	s->log = log;
 	s->nr_cores = cores_count(cores);
-	s->nr_slots = (cfg->queue_len ? cfg->queue_len : SNAPSHOT_DEFAULT_QUEUE) + 1;
+	s->nr_slots =
+		(cfg->queue_len ? cfg->queue_len : SNAPSHOT_DEFAULT_QUEUE) + 1;
 	s->next_id = cfg->first_id ? cfg->first_id : 1;
 	s->wlog.fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
@@ -289,7 +291,8 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
 	s->thread_started = true;
 	return s;
 fail:
-	snprintf(err, errlen, "can't set up snapshot staging: %s", strerror(-ret));
+	snprintf(err, errlen, "can't set up snapshot staging: %s",
+		 strerror(-ret));
 	if (s)
 		destroy(s);
 	errno = -ret;
@@ -316,22 +319,23 @@ static struct slot *grab_slot(struct snapshots *s, uint64_t *dropped)
 
 static int stage_cores(struct snapshots *s, struct slot *sl)
 {
-	size_t tb = cores_buffer_size(s->cores), sb = cores_sideband_size(s->cores);
+	size_t tb = cores_buffer_size(s->cores),
+	       sb = cores_sideband_size(s->cores);
 	unsigned int i;
 	int ret = 0;
 
 	for (i = 0; i < s->nr_cores; i++) {
 		__u8 *base = sl->mem + i * (tb + sb);
 
-		if (cores_read(s->cores, i, s->cfg.full, &sl->cores[i], base, tb,
-			       base + tb, sb))
+		if (cores_read(s->cores, i, s->cfg.full, &sl->cores[i], base,
+			       tb, base + tb, sb))
 			ret = -EIO;
 	}
 	return ret;
 }
 
-int64_t snapshots_stage(struct snapshots *s, const char *trigger,
-			uint64_t ts, int sig)
+int64_t snapshots_stage(struct snapshots *s, const char *trigger, uint64_t ts,
+			int sig)
 {
 	struct snapshot *snap;
 	uint64_t dropped;
@@ -347,7 +351,10 @@ int64_t snapshots_stage(struct snapshots *s, const char *trigger,
 	if (!sl)
 		return -EBUSY;
 	if (dropped) {
-		snprintf(reason, sizeof(reason), "the writer fell behind: snapshot %llu dropped unwritten", (unsigned long long)dropped);
+		snprintf(
+			reason, sizeof(reason),
+			"the writer fell behind: snapshot %llu dropped unwritten",
+			(unsigned long long)dropped);
 		log_error(s->log, s->cfg.pid, dropped, reason);
 	}
 	snap = &sl->snap;
@@ -374,7 +381,8 @@ int64_t snapshots_stage(struct snapshots *s, const char *trigger,
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	if (ret)
-		log_error(s->log, s->cfg.pid, snap->id, cores_last_error(s->cores));
+		log_error(s->log, s->cfg.pid, snap->id,
+			  cores_last_error(s->cores));
 	return ret ? ret : (int64_t)snap->id;
 }
 

@@ -58,8 +58,8 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
  * id (> 0), or -errno: -EIO when a core could not be read (the rest are
  * staged all the same and the snapshot is still queued).
  */
-int64_t snapshots_stage(struct snapshots *s, const char *trigger,
-			uint64_t ts, int sig);
+int64_t snapshots_stage(struct snapshots *s, const char *trigger, uint64_t ts,
+			int sig);
 
 /* Asks the writer to refresh its reading of /proc/PID (after an exec). */
 void snapshots_refresh_proc(struct snapshots *s);

@@ -50,7 +50,8 @@ static int read_stat(const char *proc, pid_t pid, char *state,
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	/* ") S ppid pgrp session tty_nr tpgid flags" */
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
+	if (!p ||
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
 		return -EINVAL;
 	return 0;
 }
@@ -89,7 +90,10 @@ static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 		return -ESRCH;
 	}
 	if (flags & PF_KTHREAD) {
-		snprintf(err, errlen, "pid %d is a kernel thread: ptbpf traces user-space processes", pid);
+		snprintf(
+			err, errlen,
+			"pid %d is a kernel thread: ptbpf traces user-space processes",
+			pid);
 		return -EPERM;
 	}
 	if (state == 'Z' || state == 'X') {
@@ -98,7 +102,10 @@ static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 	}
 	tgid = read_tgid(proc, pid);
 	if (tgid > 0 && tgid != pid) {
-		snprintf(err, errlen, "%d is a thread of process %d: give the process id (--pid %d)", pid, tgid, tgid);
+		snprintf(
+			err, errlen,
+			"%d is a thread of process %d: give the process id (--pid %d)",
+			pid, tgid, tgid);
 		return -EINVAL;
 	}
 	return 0;
@@ -120,7 +127,8 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
 	t->pidfd = pidfd_open_(pid);
 	if (t->pidfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
+		snprintf(err, errlen, "can't open pidfd for %d: %s", pid,
+			 strerror(-ret));
 		return ret;
 	}
 	/* the pid may have been reused between the check and the pidfd */
@@ -216,7 +224,8 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	if (pid < 0) {
 		ret = -errno;
 		close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
-		snprintf(err, errlen, "can't start '%s': %s", argv[0], strerror(-ret));
+		snprintf(err, errlen, "can't start '%s': %s", argv[0],
+			 strerror(-ret));
 		return ret;
 	}
 	if (pid == 0) {
@@ -233,7 +242,8 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	t->pidfd = pidfd_open_(pid);
 	if (t->pidfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
+		snprintf(err, errlen, "can't open pidfd for %d: %s", pid,
+			 strerror(-ret));
 		target_abort(t);
 		return ret;
 	}

@@ -29,7 +29,7 @@ struct watch {
 
 /* Every tracepoint the program attaches to, as its BTF typedef names it. */
 static const char *const tracepoints[] = {
-	"sched_switch",	      "sched_waking",	"sched_process_fork",
+	"sched_switch",	      "sched_waking",	    "sched_process_fork",
 	"sched_process_exit", "sched_process_exec", "signal_generate",
 	"signal_deliver",
 };
@@ -60,18 +60,25 @@ static int check_kernel(const char *path, char *err, size_t errlen)
 	size_t i;
 
 	if (access(path, R_OK)) {
-		snprintf(err, errlen, "this kernel has no BTF (%s: %s): ptbpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y", path, strerror(errno));
+		snprintf(
+			err, errlen,
+			"this kernel has no BTF (%s: %s): ptbpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			path, strerror(errno));
 		return -ENOENT;
 	}
 	btf = btf__parse(path, NULL);
 	if (!btf) {
-		snprintf(err, errlen, "can't read kernel BTF from %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "can't read kernel BTF from %s: %s", path,
+			 strerror(errno));
 		return -ENOENT;
 	}
 	for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
 		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i]);
 		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0) {
-			snprintf(err, errlen, "this kernel has no %s tracepoint (BTF type %s missing)", tracepoints[i], name);
+			snprintf(
+				err, errlen,
+				"this kernel has no %s tracepoint (BTF type %s missing)",
+				tracepoints[i], name);
 			btf__free(btf);
 			return -ENOENT;
 		}
@@ -99,25 +106,31 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	w->skel = ptbpf_bpf__open_opts(&opts);
 	if (!w->skel) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF object: %s", strerror(-ret));
+		snprintf(err, errlen, "can't open the BPF object: %s",
+			 strerror(-ret));
 		return ret;
 	}
 	w->skel->rodata->targ_tgid = w->tgid;
 	ret = ptbpf_bpf__load(w->skel);
 	if (ret) {
-		snprintf(err, errlen, "can't load the BPF program: %s (run with -v for the verifier's log)", strerror(-ret));
+		snprintf(
+			err, errlen,
+			"can't load the BPF program: %s (run with -v for the verifier's log)",
+			strerror(-ret));
 		return ret;
 	}
 	ret = ptbpf_bpf__attach(w->skel);
 	if (ret) {
-		snprintf(err, errlen, "can't attach the BPF program: %s", strerror(-ret));
+		snprintf(err, errlen, "can't attach the BPF program: %s",
+			 strerror(-ret));
 		return ret;
 	}
 	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.events), on_event, w,
 				 NULL);
 	if (!w->rb) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF ring buffer: %s", strerror(-ret));
+		snprintf(err, errlen, "can't open the BPF ring buffer: %s",
+			 strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -229,7 +242,8 @@ int watch_scan(struct watch *w, const char *proc)
 	if (__atomic_load_n(&bss->nr_live, __ATOMIC_SEQ_CST) <= 0)
 		return -ESRCH;
 	state = __atomic_load_n(&bss->nr_stopped, __ATOMIC_SEQ_CST) >=
-				__atomic_load_n(&bss->nr_live, __ATOMIC_SEQ_CST) ?
+				__atomic_load_n(&bss->nr_live,
+						__ATOMIC_SEQ_CST) ?
 			PTBPF_PROC_STOPPED :
 			PTBPF_PROC_RUNNING;
 	/* from here on the BPF program reports process transitions */
@@ -257,7 +271,8 @@ unsigned long long watch_lost(const struct watch *w)
 
 int watch_state(const struct watch *w)
 {
-	return (int)__atomic_load_n(&w->skel->bss->proc_state, __ATOMIC_SEQ_CST);
+	return (int)__atomic_load_n(&w->skel->bss->proc_state,
+				    __ATOMIC_SEQ_CST);
 }
 
 void watch_counts(const struct watch *w, int *live, int *stopped)

@@ -45,21 +45,23 @@ static void need_root(void)
 }
 
 /* Runs ptbpf with @args; checks status, the one stderr line and cleanup. */
-static void check(const char *env, const char *args, int status, const char *msg)
+static void check(const char *env, const char *args, int status,
+		  const char *msg)
 {
 	char cmd[1024], err[4096];
 	int st, lines = 0;
 	char *p;
 
-	snprintf(cmd, sizeof(cmd), "%s %s -o %s/out %s </dev/null", env ? env : "",
-		 PTBPF_BIN, dir, args);
+	snprintf(cmd, sizeof(cmd), "%s %s -o %s/out %s </dev/null",
+		 env ? env : "", PTBPF_BIN, dir, args);
 	st = run_capture(cmd, err, sizeof(err));
 	for (p = err; *p; p++)
 		lines += *p == '\n';
 	if (st != status || !strstr(err, msg) || lines != 1 ||
 	    strncmp(err, "ptbpf: ", 7))
-		fail_msg("'%s': status %d (want %d), stderr '%s' (want one line with '%s')",
-			 args, st, status, err, msg);
+		fail_msg(
+			"'%s': status %d (want %d), stderr '%s' (want one line with '%s')",
+			args, st, status, err, msg);
 	assert_int_equal(loaded_ptbpf_progs(), 0);
 }
 
@@ -123,7 +125,8 @@ static void test_own_pid(void **state)
 	char cmd[256], err[1024];
 
 	need_root();
-	snprintf(cmd, sizeof(cmd), "sh -c 'exec %s -o %s/out --pid $$'", PTBPF_BIN, dir);
+	snprintf(cmd, sizeof(cmd), "sh -c 'exec %s -o %s/out --pid $$'",
+		 PTBPF_BIN, dir);
 	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "is ptbpf itself"));
 }
@@ -131,7 +134,8 @@ static void test_own_pid(void **state)
 static void test_command_not_found(void **state)
 {
 	need_root();
-	check(NULL, "-- /nonexistent/program", 127, "can't run the command: No such file");
+	check(NULL, "-- /nonexistent/program", 127,
+	      "can't run the command: No such file");
 }
 
 static void test_no_btf(void **state)
@@ -151,10 +155,14 @@ static void test_missing_tracepoint(void **state)
 	char cmd[512], err[1024], env[128];
 
 	need_root();
-	snprintf(cmd, sizeof(cmd), "bpftool gen min_core_btf /sys/kernel/btf/vmlinux %s/min.btf .output/ptbpf.bpf.o", dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"bpftool gen min_core_btf /sys/kernel/btf/vmlinux %s/min.btf .output/ptbpf.bpf.o",
+		dir);
 	assert_int_equal(run_capture(cmd, err, sizeof(err)), 0);
 	snprintf(env, sizeof(env), "PTBPF_BTF=%s/min.btf", dir);
-	check(env, "-- /bin/true", 1, "this kernel has no sched_switch tracepoint");
+	check(env, "-- /bin/true", 1,
+	      "this kernel has no sched_switch tracepoint");
 }
 
 static void test_not_root(void **state)
@@ -162,7 +170,10 @@ static void test_not_root(void **state)
 	char cmd[512], err[1024];
 
 	need_root();
-	snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups %s -o /tmp --pid 1", PTBPF_BIN);
+	snprintf(
+		cmd, sizeof(cmd),
+		"setpriv --reuid=65534 --regid=65534 --clear-groups %s -o /tmp --pid 1",
+		PTBPF_BIN);
 	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "not enough privileges"));
 	assert_non_null(strstr(err, "CAP_BPF"));
@@ -204,10 +215,12 @@ static void test_bad_collection(void **state)
 	char args[128], path[128];
 
 	need_root();
-	snprintf(args, sizeof(args), "-C %ld -- /bin/true", sysconf(_SC_NPROCESSORS_CONF) + 5);
+	snprintf(args, sizeof(args), "-C %ld -- /bin/true",
+		 sysconf(_SC_NPROCESSORS_CONF) + 5);
 	check(NULL, args, 1, "does not exist (--cpus");
 	check(NULL, "-s 1G -- /bin/true", 1, "lower --buffer-size");
-	check(NULL, "--cgroup=/nonexistent/cg -- /bin/true", 1, "can't open cgroup /nonexistent/cg");
+	check(NULL, "--cgroup=/nonexistent/cg -- /bin/true", 1,
+	      "can't open cgroup /nonexistent/cg");
 	if (access("/sys/bus/event_source/devices/intel_pt", F_OK))
 		check(NULL, "-b intel-pt -- /bin/true", 1,
 		      "no Intel PT PMU: /sys/bus/event_source/devices/intel_pt not found");
@@ -222,7 +235,10 @@ static void test_runs_as_sudo_user(void **state)
 	FILE *f;
 
 	need_root();
-	snprintf(cmd, sizeof(cmd), "SUDO_UID=65534 SUDO_GID=65534 %s -q -o %s/out -- /usr/bin/id -u", PTBPF_BIN, dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"SUDO_UID=65534 SUDO_GID=65534 %s -q -o %s/out -- /usr/bin/id -u",
+		PTBPF_BIN, dir);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(out, sizeof(out), f));
@@ -233,16 +249,23 @@ static void test_runs_as_sudo_user(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_targets, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_own_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_command_not_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_not_found, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_no_btf, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_tracepoint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_tracepoint, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_not_root, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_output, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_collection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_output, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_collection, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

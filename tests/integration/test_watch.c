@@ -58,7 +58,9 @@ static void need_root(void)
 static void start_on_pid(struct fx *f, char *const targv[])
 {
 	char pid[16], opt[64] = "-q";
-	char *argv[] = { PTBPF_BIN, "-o", f->dir, "--pid", pid, opt, NULL, NULL };
+	char *argv[] = {
+		PTBPF_BIN, "-o", f->dir, "--pid", pid, opt, NULL, NULL
+	};
 
 	if (f->extra)
 		snprintf(opt, sizeof(opt), "%s", f->extra);
@@ -112,7 +114,8 @@ static void test_single_thread_stop_cont(void **state)
 	start_on_pid(f, targv);
 	for (i = 0; i < 5; i++)
 		stop_cont(f, i);
-	assert_int_equal(event_str(f->dir, "stop", 0, "signal", sig, sizeof(sig)), 0);
+	assert_int_equal(
+		event_str(f->dir, "stop", 0, "signal", sig, sizeof(sig)), 0);
 	assert_string_equal(sig, "SIGSTOP");
 	event_str(f->dir, "stop", 0, "cause", sig, sizeof(sig));
 	assert_string_equal(sig, "signal");
@@ -120,8 +123,11 @@ static void test_single_thread_stop_cont(void **state)
 	assert_string_equal(sig, "SIGCONT");
 	end_target(f);
 	seq = event_sequence(f->dir, "pause resume snapshot");
-	assert_string_equal(seq, "start stop run stop run stop run stop run stop run exit end");
-	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"), SIGKILL);
+	assert_string_equal(
+		seq,
+		"start stop run stop run stop run stop run stop run exit end");
+	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"),
+			 SIGKILL);
 	free(seq);
 }
 
@@ -142,9 +148,11 @@ static void test_group_stop_with_churn(void **state)
 	assert_true(count_events(f->dir, "thread_start") > 0);
 	assert_true(count_events(f->dir, "thread_exit") > 0);
 	end_target(f);
-	seq = event_sequence(f->dir, "thread_start thread_exit pause resume snapshot");
-	assert_string_equal(seq, "start stop run stop run stop run stop run stop run "
-				 "stop run stop run stop run stop run stop run exit end");
+	seq = event_sequence(f->dir,
+			     "thread_start thread_exit pause resume snapshot");
+	assert_string_equal(
+		seq, "start stop run stop run stop run stop run stop run "
+		     "stop run stop run stop run stop run stop run exit end");
 	free(seq);
 }
 
@@ -185,14 +193,16 @@ static void test_gdb_attach(void **state)
 	snprintf(cmd, sizeof(cmd), "gdb -nx -batch -p %d", f->target);
 	run_capture(cmd, out, sizeof(out));
 	assert_true(wait_events(f->dir, "run", 1, 10));
-	assert_int_equal(event_str(f->dir, "stop", 0, "cause", cause, sizeof(cause)), 0);
+	assert_int_equal(
+		event_str(f->dir, "stop", 0, "cause", cause, sizeof(cause)), 0);
 	assert_string_equal(cause, "ptrace");
 	event_str(f->dir, "run", 0, "cause", cause, sizeof(cause));
 	assert_string_equal(cause, "ptrace");
 	assert_true(task_state(f->target, f->target) != 't');
 	end_target(f);
 	/* gdb may stop and resume more than once; they alternate */
-	assert_true(count_events(f->dir, "stop") == count_events(f->dir, "run"));
+	assert_true(count_events(f->dir, "stop") ==
+		    count_events(f->dir, "run"));
 }
 
 /* A tracer of our own: PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH. */
@@ -228,7 +238,8 @@ static void test_ptrace_interrupt(void **state)
 static void test_sigsegv(void **state)
 {
 	struct fx *f = *state;
-	char *argv[] = { PTBPF_BIN, "-o", f->dir, "--", PROGS "crash", "100", NULL };
+	char *argv[] = { PTBPF_BIN,	"-o",  f->dir, "--",
+			 PROGS "crash", "100", NULL };
 	char sig[32], *seq;
 
 	need_root();
@@ -239,7 +250,8 @@ static void test_sigsegv(void **state)
 	assert_string_equal(seq, "start exec fatal exit end");
 	event_str(f->dir, "fatal", 0, "signal", sig, sizeof(sig));
 	assert_string_equal(sig, "SIGSEGV");
-	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"), SIGSEGV);
+	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"),
+			 SIGSEGV);
 	assert_true(event_field(f->dir, "fatal", 0, "ts") <
 		    event_field(f->dir, "exit", 0, "ts"));
 	free(seq);
@@ -249,8 +261,8 @@ static void test_sigsegv(void **state)
 static void test_exec(void **state)
 {
 	struct fx *f = *state;
-	char *argv[] = { PTBPF_BIN, "-o", f->dir, "--", PROGS "execer", "/bin/sh",
-			 "-c", "exit 7", NULL };
+	char *argv[] = { PTBPF_BIN, "-o", f->dir,   "--", PROGS "execer",
+			 "/bin/sh", "-c", "exit 7", NULL };
 	char name[256];
 
 	need_root();
@@ -284,7 +296,8 @@ static void test_thousand_cycles(void **state)
 	int i;
 
 	need_root();
-	f->extra = "-t none"; /* the events alone: snapshots have tests of their own */
+	f->extra =
+		"-t none"; /* the events alone: snapshots have tests of their own */
 	start_on_pid(f, targv);
 	for (i = 0; i < 1000; i++) {
 		kill(f->target, SIGSTOP);
@@ -295,15 +308,18 @@ static void test_thousand_cycles(void **state)
 			fail_msg("cycle %d: target did not continue", i);
 	}
 	if (!wait_events(f->dir, "run", 1000, 20))
-		fail_msg("%d stop and %d run events of 1000, %d lost_events lines",
-			 count_events(f->dir, "stop"), count_events(f->dir, "run"),
-			 count_events(f->dir, "lost_events"));
+		fail_msg(
+			"%d stop and %d run events of 1000, %d lost_events lines",
+			count_events(f->dir, "stop"),
+			count_events(f->dir, "run"),
+			count_events(f->dir, "lost_events"));
 	assert_int_equal(count_events(f->dir, "stop"), 1000);
 	assert_int_equal(count_events(f->dir, "lost_events"), 0);
 	seq = event_sequence(f->dir, "pause resume snapshot");
 	assert_true(!strncmp(seq, "start stop run", 14));
 	for (p = seq + 6, i = 0; i < 1000; i++, p += 9)
-		if (strncmp(p, "stop run ", 9) && !(i == 999 && !strcmp(p, "stop run")))
+		if (strncmp(p, "stop run ", 9) &&
+		    !(i == 999 && !strcmp(p, "stop run")))
 			fail_msg("not alternating at cycle %d: %.40s", i, p);
 	free(seq);
 	assert_int_equal(task_state(f->target, f->target) == 'T', 0);
@@ -336,14 +352,20 @@ static void test_sigint(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_single_thread_stop_cont, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_group_stop_with_churn, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_attach_to_stopped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gdb_attach, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ptrace_interrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_thread_stop_cont,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_group_stop_with_churn,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attach_to_stopped, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_gdb_attach, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ptrace_interrupt, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_sigsegv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
 	};
 

@@ -48,7 +48,8 @@ static __attribute__((noinline)) void serve(const char *req)
 int main(void)
 {
 	static const char *reqs[] = { "GET /index.html", "GET /style.css",
-				      "POST /api/v1/items", "GET /favicon.ico" };
+				      "POST /api/v1/items",
+				      "GET /favicon.ico" };
 	unsigned long i;
 
 	signal(SIGUSR1, on_usr1);

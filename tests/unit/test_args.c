@@ -90,7 +90,8 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.backend, BACKEND_AUTO);
 	assert_int_equal(cfg.buffer_size, 0);
 	assert_null(cfg.cpus);
-	assert_int_equal(cfg.triggers, TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
+	assert_int_equal(cfg.triggers,
+			 TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
 	assert_int_equal(cfg.formats, FORMAT_PERF | FORMAT_LLDB);
 	assert_int_equal(cfg.max_snapshots, 0);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
@@ -104,10 +105,12 @@ static void test_everything(void **state)
 	struct config cfg;
 	char err[128];
 
-	assert_int_equal(parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
-			       "-n 3 --full --format perf --no-pause --kernel "
-			       "--cgroup=/sys/fs/cgroup/x -v -- ./server --port 8080",
-			       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(
+		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
+		      "-n 3 --full --format perf --no-pause --kernel "
+		      "--cgroup=/sys/fs/cgroup/x -v -- ./server --port 8080",
+		      &cfg, err, sizeof(err)),
+		0);
 	assert_int_equal(cfg.pid, 0);
 	assert_string_equal(cfg.cmd[0], "./server");
 	assert_string_equal(cfg.cmd[1], "--port");
@@ -141,7 +144,8 @@ static void test_command_options(void **state)
 	assert_string_equal(cfg.cmd[2], "--pid");
 	assert_int_equal(cfg.pid, 0);
 	assert_int_equal(cfg.verbosity, -1);
-	assert_int_equal(parse("-t none -p 7 --cgroup", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(parse("-t none -p 7 --cgroup", &cfg, err, sizeof(err)),
+			 0);
 	assert_int_equal(cfg.triggers, 0);
 	assert_true(cfg.cgroup);
 	assert_null(cfg.cgroup_path);
@@ -166,13 +170,20 @@ struct size_case {
 };
 
 static const struct size_case size_cases[] = {
-	{ "4096", 0, 4096 },	       { "64K", 0, 64 << 10 },
-	{ "64k", 0, 64 << 10 },	       { "4M", 0, 4 << 20 },
-	{ "4MiB", 0, 4 << 20 },	       { "4MB", 0, 4 << 20 },
-	{ "1G", 0, 1ULL << 30 },       { "0", 0, 0 },
-	{ "", -EINVAL, 0 },	       { "-1", -EINVAL, 0 },
-	{ "1.5M", -EINVAL, 0 },	       { "4T", -EINVAL, 0 },
-	{ "4Mx", -EINVAL, 0 },	       { " 4", -EINVAL, 0 },
+	{ "4096", 0, 4096 },
+	{ "64K", 0, 64 << 10 },
+	{ "64k", 0, 64 << 10 },
+	{ "4M", 0, 4 << 20 },
+	{ "4MiB", 0, 4 << 20 },
+	{ "4MB", 0, 4 << 20 },
+	{ "1G", 0, 1ULL << 30 },
+	{ "0", 0, 0 },
+	{ "", -EINVAL, 0 },
+	{ "-1", -EINVAL, 0 },
+	{ "1.5M", -EINVAL, 0 },
+	{ "4T", -EINVAL, 0 },
+	{ "4Mx", -EINVAL, 0 },
+	{ " 4", -EINVAL, 0 },
 	{ "99999999999999999999", -ERANGE, 0 },
 	{ "17179869184G", -ERANGE, 0 },
 };
@@ -184,7 +195,8 @@ static void test_sizes(void **state)
 
 	for (i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
 		v = 0xdeadbeef;
-		assert_int_equal(args_parse_size(size_cases[i].s, &v), size_cases[i].ret);
+		assert_int_equal(args_parse_size(size_cases[i].s, &v),
+				 size_cases[i].ret);
 		if (!size_cases[i].ret)
 			assert_int_equal(v, size_cases[i].v);
 	}

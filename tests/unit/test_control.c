@@ -28,7 +28,8 @@ static void note(struct fake *f, const char *s)
 {
 	size_t len = strlen(f->calls);
 
-	snprintf(f->calls + len, sizeof(f->calls) - len, "%s%s", len ? " " : "", s);
+	snprintf(f->calls + len, sizeof(f->calls) - len, "%s%s", len ? " " : "",
+		 s);
 }
 
 static int fake_toggle(void *ctx, uint64_t *done, const char *what)
@@ -116,7 +117,8 @@ static void events(struct fx *f, char *out, size_t len)
 	out[0] = 0;
 	while (fp && fgets(line, sizeof(line), fp))
 		if (sscanf(line, "{\"event\":\"%31[^\"]\"", name) == 1)
-			n += snprintf(out + n, len - n, "%s%s", n ? " " : "", name);
+			n += snprintf(out + n, len - n, "%s%s", n ? " " : "",
+				      name);
 	if (fp)
 		fclose(fp);
 }
@@ -144,7 +146,8 @@ static void feed(struct fx *f, uint32_t kind, uint64_t ts, int sig)
 
 static void init(struct fx *f, unsigned int triggers, bool no_pause)
 {
-	control_init(&f->ctl, &f->log, 42, triggers, no_pause, -1, &ops, &f->fake);
+	control_init(&f->ctl, &f->log, 42, triggers, no_pause, -1, &ops,
+		     &f->fake);
 }
 
 static void test_stop_run_cycle(void **state)
@@ -162,7 +165,8 @@ static void test_stop_run_cycle(void **state)
 	assert_string_equal(f->fake.calls, "R P S(stop) R P S(fatal) S(exit)");
 	events(f, seq, sizeof(seq));
 	/* the cause first, then the toggle it caused */
-	assert_string_equal(seq, "start resume stop pause run resume run fatal pause exit");
+	assert_string_equal(
+		seq, "start resume stop pause run resume run fatal pause exit");
 	assert_int_equal(f->ctl.toggles, 4);
 }
 
@@ -244,11 +248,15 @@ static void test_latency_and_lost(void **state)
 	n = fread(buf, 1, 8191, fp);
 	fclose(fp);
 	assert_true(n > 0);
-	assert_non_null(strstr(buf, "{\"event\":\"pause\",\"ts\":1750,\"pid\":42,\"latency_ns\":750}"));
+	assert_non_null(strstr(
+		buf,
+		"{\"event\":\"pause\",\"ts\":1750,\"pid\":42,\"latency_ns\":750}"));
 	assert_non_null(strstr(buf, "\"event\":\"lost_events\""));
 	assert_non_null(strstr(buf, "\"count\":3,\"total\":3"));
 	assert_non_null(strstr(buf, "\"count\":2,\"total\":5"));
-	assert_non_null(strstr(buf, "\"signal\":\"SIGSTOP\",\"cause\":\"signal\",\"delivery_ns\":100"));
+	assert_non_null(strstr(
+		buf,
+		"\"signal\":\"SIGSTOP\",\"cause\":\"signal\",\"delivery_ns\":100"));
 	free(buf);
 }
 
@@ -271,12 +279,16 @@ static void test_no_ops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_stop_run_cycle, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_start_stopped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_run_cycle, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_start_stopped, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_triggers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_pause, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_toggle, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_latency_and_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_toggle, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_latency_and_lost, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_no_ops, setup, teardown),
 	};
 
