@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptbpf-dump: the unprivileged reader of ptbpf's snapshots. Wiring only:
+ * options → each snapshot directory → the summary, packet, instruction or
+ * timeline module. Every problem with the input is counted in one
+ * struct dump_log; the exit status says whether there was any.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dumpelf.h"
+#include "dumpinsn.h"
+#include "dumppt.h"
+#include "dumpsnap.h"
+#include "dumpsum.h"
+#include "dumptl.h"
+#include "json.h"
+#include "opts.h"
+#include "snapwrite.h"
+
+#ifndef PTBPF_VERSION
+#define PTBPF_VERSION "unknown"
+#endif
+
+struct dump_run {
+	struct dump_opts o;
+	struct dump_log log;
+	struct json j; /* --json */
+	struct dump_tl tl; /* --timeline */
+	FILE *tl_file;
+};
+
+static bool want_core(const struct dump_run *r, const struct dump_core *c)
+{
+	return r->o.cpu < 0 || r->o.cpu == c->cpu;
+}
+
+/* --insn and --timeline: the modules as symbols, and as PT's image. */
+static int decode(struct dump_run *r, const struct dump_snap *s)
+{
+	bool pt = s->backend == BACKEND_INTEL_PT;
+	struct pt_image *image = pt ? pt_image_alloc(NULL) : NULL;
+	struct dump_symtab tab;
+	unsigned int i;
+	int ret;
+
+	if (pt && !image)
+		return -ENOMEM;
+	ret = dump_symtab_load(&tab, s, image, &r->log);
+	if (!ret && r->o.mode == DUMP_TIMELINE)
+		ret = dump_tl_snapshot(&r->tl, s, image, &tab, &r->log);
+	for (i = 0; !ret && r->o.mode == DUMP_INSN && i < s->nr_cores; i++)
+		if (want_core(r, &s->cores[i]))
+			ret = dump_insn_print(stdout, s, &s->cores[i], image,
+					      &tab, &r->log);
+	dump_symtab_free(&tab);
+	pt_image_free(image);
+	return ret;
+}
+
+static int packets(struct dump_run *r, const struct dump_snap *s)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < s->nr_cores; i++)
+		if (want_core(r, &s->cores[i]))
+			ret = dump_pt_print_packets(stdout, s, &s->cores[i],
+						    &r->log);
+	return ret;
+}
+
+static int one_snapshot(struct dump_run *r, const char *dir)
+{
+	bool pt, ret_ok;
+	struct dump_snap s;
+	int ret;
+
+	ret = dump_snap_load(dir, &s, &r->log);
+	ret_ok = !ret;
+	pt = s.backend == BACKEND_INTEL_PT;
+	if (!ret_ok) {
+		/* not a snapshot: reported; the next DIR still goes */
+	} else if (r->o.mode == DUMP_SUMMARY && r->o.json) {
+		ret = dump_summary_json(&r->j, &s, &r->log);
+	} else if (r->o.mode == DUMP_SUMMARY) {
+		ret = dump_summary_text(stdout, &s, &r->log);
+	} else if (!pt && r->o.mode != DUMP_TIMELINE) {
+		printf("%s: sample backend: no Intel PT to decode\n", dir);
+	} else if (r->o.mode == DUMP_PACKETS) {
+		printf("%s:\n", dir);
+		ret = packets(r, &s);
+	} else {
+		if (r->o.mode == DUMP_INSN)
+			printf("%s:\n", dir);
+		ret = decode(r, &s);
+	}
+	dump_snap_free(&s);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int is_snapshot_name(const struct dirent *de)
+{
+	const char *p = de->d_name + strlen(SNAPWRITE_PREFIX);
+
+	if (strncmp(de->d_name, SNAPWRITE_PREFIX, strlen(SNAPWRITE_PREFIX)) ||
+	    !*p)
+		return 0;
+	return strspn(p, "0123456789") == strlen(p);
+}
+
+/* events.jsonl of an output directory, into the timeline. */
+static void timeline_events(struct dump_run *r, const char *out_dir)
+{
+	char path[4096];
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", out_dir);
+	ret = dump_read_file(path, &buf, &len);
+	if (ret) {
+		dump_error(&r->log, path, -1, "%s", strerror(-ret));
+		return;
+	}
+	dump_tl_events(&r->tl, (char *)buf, len, path, &r->log);
+	free(buf);
+}
+
+/* DIR: one snapshot, or an output directory of them in order. */
+static int one_dir(struct dump_run *r, const char *dir)
+{
+	struct dirent **names;
+	char path[4096], *copy;
+	struct stat st;
+	int i, n, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/ptbpf.json", dir);
+	if (!stat(path, &st)) {
+		ret = one_snapshot(r, dir);
+		snprintf(path, sizeof(path), "%s", dir);
+		copy = dirname(path);
+		if (!ret && r->o.mode == DUMP_TIMELINE &&
+		    !stat(strcat(copy, "/events.jsonl"), &st))
+			timeline_events(r, dirname(copy));
+		return ret;
+	}
+	n = scandir(dir, &names, is_snapshot_name, alphasort);
+	if (n <= 0) {
+		dump_error(&r->log, dir, -1,
+			   n < 0 ? "%s" :
+				   "neither a snapshot (no ptbpf.json) nor an "
+				   "output directory (no snapshot-NNNNNN)%s",
+			   n < 0 ? strerror(errno) : "");
+		if (n == 0)
+			free(names);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		if (!ret)
+			ret = one_snapshot(r, path);
+		free(names[i]);
+	}
+	free(names);
+	if (!ret && r->o.mode == DUMP_TIMELINE)
+		timeline_events(r, dir);
+	return ret;
+}
+
+static int begin(struct dump_run *r)
+{
+	if (r->o.mode == DUMP_TIMELINE) {
+		r->tl_file = fopen(r->o.timeline, "w");
+		if (!r->tl_file) {
+			fprintf(stderr, "ptbpf-dump: %s: %s\n", r->o.timeline,
+				strerror(errno));
+			return -errno;
+		}
+		return dump_tl_begin(&r->tl, r->tl_file);
+	}
+	if (r->o.json) {
+		json_init_dyn(&r->j);
+		json_obj_begin(&r->j, NULL);
+		json_arr_begin(&r->j, "snapshots");
+	}
+	return 0;
+}
+
+static int finish(struct dump_run *r)
+{
+	int ret = 0;
+
+	if (r->tl_file) {
+		ret = dump_tl_end(&r->tl);
+		if (fclose(r->tl_file) && !ret)
+			ret = -EIO;
+		if (ret)
+			fprintf(stderr, "ptbpf-dump: %s: write failed\n",
+				r->o.timeline);
+	}
+	if (r->o.json) {
+		json_arr_end(&r->j);
+		json_u64(&r->j, "errors", r->log.nr_errors);
+		json_obj_end(&r->j);
+		ret = json_finish(&r->j);
+		if (!ret)
+			printf("%s\n", r->j.buf);
+		json_free(&r->j);
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct dump_run r = { .log = { stderr, 0 } };
+	char err[256];
+	int i, ret;
+
+	if (dump_opts_parse(argc, argv, &r.o, err, sizeof(err))) {
+		fprintf(stderr, "ptbpf-dump: %s\n", err);
+		return 2;
+	}
+	if (r.o.help || r.o.version) {
+		fputs(r.o.help ? dump_usage : "ptbpf-dump " PTBPF_VERSION "\n",
+		      stdout);
+		return 0;
+	}
+	if (begin(&r))
+		return 1;
+	for (ret = 0, i = 0; !ret && i < r.o.nr_dirs; i++)
+		ret = one_dir(&r, r.o.dirs[i]);
+	if (ret)
+		fprintf(stderr, "ptbpf-dump: %s\n", strerror(-ret));
+	if (finish(&r) || ret)
+		return 1;
+	if (fflush(stdout) || ferror(stdout))
+		return 1;
+	return r.log.nr_errors ? 1 : 0;
+}

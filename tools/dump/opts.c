@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ptbpf-dump's command line: see opts.h. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+
+const char dump_usage[] =
+	"usage: ptbpf-dump [OPTION] DIR...\n"
+	"Checks and decodes ptbpf snapshots. DIR is a snapshot directory or an\n"
+	"output directory (then each of its snapshots, in order).\n"
+	"\n"
+	"      (default)        summary: per core bytes, wrapped and lost data,\n"
+	"                       PT packets and whether they decode, samples\n"
+	"      --json           the summary as JSON\n"
+	"      --packets        every Intel PT packet, one a line, with its offset\n"
+	"      --insn           the target's instructions per thread, func+off\n"
+	"      --timeline FILE  a Chrome trace event file for Perfetto's UI\n"
+	"  -c, --cpu N          only core N\n"
+	"  -h, --help / -V, --version\n"
+	"\n"
+	"Exit status: 0 when everything read cleanly, 1 when some input was\n"
+	"bad (each problem named on stderr with its file and offset), 2 on a\n"
+	"usage error.\n";
+
+static int set_mode(struct dump_opts *o, enum dump_mode m, char *err,
+		    size_t len)
+{
+	if (o->mode != DUMP_SUMMARY && o->mode != m) {
+		snprintf(err, len,
+			 "--packets, --insn and --timeline go one at a time");
+		return -EINVAL;
+	}
+	o->mode = m;
+	return 0;
+}
+
+static int parse_cpu(const char *arg, struct dump_opts *o, char *err,
+		     size_t len)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v > 1 << 20) {
+		snprintf(err, len, "--cpu: \"%s\" is not a CPU number", arg);
+		return -EINVAL;
+	}
+	o->cpu = (int)v;
+	return 0;
+}
+
+int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
+		    size_t len)
+{
+	static const struct option longs[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "packets", no_argument, NULL, 'P' },
+		{ "insn", no_argument, NULL, 'I' },
+		{ "timeline", required_argument, NULL, 'T' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int c, ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->cpu = -1;
+	optind = 1;
+	opterr = 0;
+	while (!ret &&
+	       (c = getopt_long(argc, argv, "+c:hV", longs, NULL)) != -1) {
+		if (c == 'j')
+			o->json = true;
+		else if (c == 'P')
+			ret = set_mode(o, DUMP_PACKETS, err, len);
+		else if (c == 'I')
+			ret = set_mode(o, DUMP_INSN, err, len);
+		else if (c == 'T') {
+			ret = set_mode(o, DUMP_TIMELINE, err, len);
+			o->timeline = optarg;
+		} else if (c == 'c')
+			ret = parse_cpu(optarg, o, err, len);
+		else if (c == 'h')
+			o->help = true;
+		else if (c == 'V')
+			o->version = true;
+		else {
+			snprintf(err, len, "unknown option \"%s\"",
+				 argv[optind - 1]);
+			ret = -EINVAL;
+		}
+	}
+	if (ret || o->help || o->version)
+		return ret;
+	if (o->json && o->mode != DUMP_SUMMARY) {
+		snprintf(err, len, "--json goes with the summary only");
+		return -EINVAL;
+	}
+	if (optind >= argc) {
+		snprintf(err, len, "no DIR given (see --help)");
+		return -EINVAL;
+	}
+	o->dirs = argv + optind;
+	o->nr_dirs = argc - optind;
+	return 0;
+}

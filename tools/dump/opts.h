@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ptbpf-dump's command line → one options struct. */
+#ifndef PTBPF_DUMP_OPTS_H
+#define PTBPF_DUMP_OPTS_H
+
+#include <stdbool.h>
+
+enum dump_mode {
+	DUMP_SUMMARY = 0,
+	DUMP_PACKETS,
+	DUMP_INSN,
+	DUMP_TIMELINE,
+};
+
+struct dump_opts {
+	enum dump_mode mode;
+	bool json; /* summary as JSON */
+	int cpu; /* only this core; -1: all */
+	const char *timeline; /* --timeline FILE */
+	char **dirs; /* the DIR arguments */
+	int nr_dirs;
+	bool help, version;
+};
+
+/*
+ * Parses @argc/@argv into @o. On a bad argument writes one line to @err
+ * (@len bytes) saying what is wrong.
+ *
+ * Returns 0, or -EINVAL.
+ */
+int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
+		    size_t len);
+
+/* The --help text. */
+extern const char dump_usage[];
+
+#endif /* PTBPF_DUMP_OPTS_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Modules, images and symbols: see dumpelf.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dumpelf.h"
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct dump_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return y->rank - x->rank; /* the better alias first */
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+/* Run-time range and bias from the PT_LOAD headers; image segments. */
+static int segments(Elf *e, struct dump_elf *m, uint64_t load,
+		    struct pt_image *image, struct dump_log *log)
+{
+	bool first = true;
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (elf_getphdrnum(e, &n))
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first) {
+			m->bias = load - (ph.p_vaddr - ph.p_offset);
+			m->lo = ph.p_vaddr + m->bias;
+			first = false;
+		}
+		if (ph.p_vaddr + m->bias + ph.p_memsz > m->hi)
+			m->hi = ph.p_vaddr + m->bias + ph.p_memsz;
+		if (!image || !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		if (pt_image_add_file(image, m->path, ph.p_offset, ph.p_filesz,
+				      NULL, ph.p_vaddr + m->bias) < 0)
+			dump_error(log, m->path, (long long)ph.p_offset,
+				   "segment not usable by the decoder");
+	}
+	return first ? -EBADMSG : 0;
+}
+
+static int add_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
+		    struct dump_elf *m)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym sym;
+	const char *name;
+	struct dump_sym *s;
+	int type, bind;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	s = realloc(m->syms, (m->nr_syms + n + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	m->syms = s;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		name = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		bind = GELF_ST_BIND(sym.st_info);
+		s = &m->syms[m->nr_syms];
+		s->addr = sym.st_value + m->bias;
+		s->size = sym.st_size;
+		s->rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		s->name = strdup(name);
+		if (!s->name)
+			return -ENOMEM;
+		m->nr_syms++;
+	}
+	return 0;
+}
+
+/* .symtab when the file has one (not stripped), else .dynsym. */
+static int symbols(Elf *e, struct dump_elf *m)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	GElf_Shdr sh, dsh;
+	int ret;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB) {
+			ret = add_syms(e, scn, &sh, m);
+			goto sort;
+		}
+		if (sh.sh_type == SHT_DYNSYM) {
+			dyn = scn;
+			dsh = sh;
+		}
+	}
+	ret = dyn ? add_syms(e, dyn, &dsh, m) : 0;
+sort:
+	if (m->nr_syms)
+		qsort(m->syms, m->nr_syms, sizeof(*m->syms), sym_cmp);
+	return ret;
+}
+
+static int load_one(struct dump_elf *m, const struct dump_module *mod,
+		    struct pt_image *image, struct dump_log *log)
+{
+	int fd, ret = 0;
+	Elf *e;
+
+	m->path = strdup(mod->path);
+	if (!m->path)
+		return -ENOMEM;
+	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		dump_error(log, mod->path, -1, "module: %s", strerror(errno));
+		return -ENOENT;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64) {
+		dump_error(log, mod->path, 0, "module: not a 64-bit ELF file");
+		ret = -EBADMSG;
+	} else if (segments(e, m, mod->load, image, log)) {
+		dump_error(log, mod->path, -1, "module: no loadable segment");
+		ret = -EBADMSG;
+	} else {
+		ret = symbols(e, m);
+	}
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+static void free_one(struct dump_elf *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_syms; i++)
+		free(m->syms[i].name);
+	free(m->syms);
+	free(m->path);
+	memset(m, 0, sizeof(*m));
+}
+
+int dump_symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
+		     struct pt_image *image, struct dump_log *log)
+{
+	unsigned int i;
+	int ret;
+
+	if (!tab || !s || !log)
+		return -EINVAL;
+	memset(tab, 0, sizeof(*tab));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	tab->mods =
+		calloc(s->nr_modules ? s->nr_modules : 1, sizeof(*tab->mods));
+	if (!tab->mods)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_modules; i++) {
+		ret = load_one(&tab->mods[tab->nr], &s->modules[i], image, log);
+		if (ret == -ENOMEM) {
+			free_one(&tab->mods[tab->nr]);
+			return ret;
+		}
+		if (ret)
+			free_one(&tab->mods[tab->nr]);
+		else
+			tab->nr++;
+	}
+	return 0;
+}
+
+void dump_symtab_free(struct dump_symtab *tab)
+{
+	size_t i;
+
+	if (!tab)
+		return;
+	for (i = 0; i < tab->nr; i++)
+		free_one(&tab->mods[i]);
+	free(tab->mods);
+	memset(tab, 0, sizeof(*tab));
+}
+
+static const struct dump_elf *module_of(const struct dump_symtab *tab,
+					uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < tab->nr; i++)
+		if (ip >= tab->mods[i].lo && ip < tab->mods[i].hi)
+			return &tab->mods[i];
+	return NULL;
+}
+
+const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
+			  uint64_t *off)
+{
+	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
+	const struct dump_sym *s;
+	size_t lo = 0, hi;
+
+	if (!m)
+		return NULL;
+	hi = m->nr_syms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &m->syms[lo - 1];
+	/* the first of equal addresses is the preferred alias */
+	while (s > m->syms && s[-1].addr == s->addr)
+		s--;
+	/* a sized symbol covers only its size; an unsized one up to the next */
+	if (s->size && ip >= s->addr + s->size)
+		return NULL;
+	*off = ip - s->addr;
+	return s->name;
+}
+
+const char *dump_sym_format(const struct dump_symtab *tab, uint64_t ip,
+			    char *buf, size_t len)
+{
+	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
+	const char *name, *base;
+	uint64_t off;
+
+	name = dump_sym_find(tab, ip, &off);
+	if (name) {
+		snprintf(buf, len, "%s+0x%" PRIx64, name, off);
+	} else if (m) {
+		base = strrchr(m->path, '/');
+		snprintf(buf, len, "%s+0x%" PRIx64, base ? base + 1 : m->path,
+			 ip - m->lo);
+	} else {
+		snprintf(buf, len, "0x%" PRIx64, ip);
+	}
+	return buf;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The target's code as ptbpf-dump sees it: each module of a snapshot (an
+ * ELF file and the address its file offset 0 was loaded at) read with
+ * libelf, for two uses: libipt's image (the executable PT_LOAD segments at
+ * their run-time addresses, so the instruction decoder can follow the
+ * code), and the function symbols that name an address "func+0xoff".
+ *
+ * Why the bias is computed from the program headers: a PIE or a shared
+ * object links at 0 and runs at its load address, a fixed executable runs
+ * where it was linked; load - (p_vaddr - p_offset) of the first PT_LOAD is
+ * right for both.
+ */
+#ifndef PTBPF_DUMPELF_H
+#define PTBPF_DUMPELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <intel-pt.h>
+
+#include "dumpsnap.h"
+
+struct dump_sym {
+	uint64_t addr, size; /* run-time address */
+	char *name;
+	int rank; /* which of two aliases wins: global > weak > local */
+};
+
+struct dump_elf {
+	char *path;
+	uint64_t bias; /* run-time address - link-time address */
+	uint64_t lo, hi; /* run-time range of its PT_LOAD segments */
+	struct dump_sym *syms; /* sorted by address */
+	size_t nr_syms;
+};
+
+struct dump_symtab {
+	struct dump_elf *mods;
+	size_t nr;
+};
+
+/*
+ * Reads every module of @s into @tab and, when @image is not NULL, adds
+ * its executable segments to @image. A module that is missing or not an
+ * ELF file is reported to @log and left out; the others still load.
+ *
+ * Returns 0 (also with modules left out).
+ * Returns -EINVAL if @tab, @s or @log is NULL.
+ * Returns -ENOMEM if memory runs out.
+ */
+int dump_symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
+		     struct pt_image *image, struct dump_log *log);
+
+/* Releases what @tab owns; NULL is fine. */
+void dump_symtab_free(struct dump_symtab *tab);
+
+/*
+ * The function containing @ip: its name, with *@off set to @ip's offset in
+ * it; NULL when no symbol covers @ip.
+ */
+const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
+			  uint64_t *off);
+
+/*
+ * Writes @ip as "func+0xoff", else "module+0xoff" (the file's base name
+ * and the offset from its load address), else "0x..." into @buf of @len
+ * bytes. Returns @buf.
+ */
+const char *dump_sym_format(const struct dump_symtab *tab, uint64_t ip,
+			    char *buf, size_t len);
+
+#endif /* PTBPF_DUMPELF_H */

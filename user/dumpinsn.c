@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Instruction flow per thread: see dumpinsn.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "dumpinsn.h"
+#include "dumppt.h"
+
+struct walk {
+	const struct dump_snap *s;
+	struct pt_insn_decoder *d;
+	const struct dump_insn_ops *ops;
+	void *ctx;
+	struct dump_insn_stats *st;
+	struct dump_insn_at at;
+	uint64_t len;
+};
+
+/* Who is on the core now, by the decoder's last TSC. */
+static void locate(struct walk *w)
+{
+	uint64_t tsc = 0;
+	uint32_t lost_mtc, lost_cyc;
+
+	/* -pte_no_time before the first TSC: the time stays 0 */
+	pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc);
+	w->at.time = dump_tsc_to_ns(&w->s->conv, tsc);
+	dump_core_task(w->at.core, w->at.time, &w->at.pid, &w->at.tid);
+	w->at.target = w->at.pid < 0 || (uint32_t)w->at.pid == w->s->pid;
+}
+
+/* Reports the error @err at the decoder's position, then resyncs. */
+static int recover(struct walk *w, int err)
+{
+	uint64_t off = 0, sync = 0, next = w->len;
+	int ret;
+
+	pt_insn_get_offset(w->d, &off);
+	pt_insn_get_sync_offset(w->d, &sync);
+	ret = pt_insn_sync_forward(w->d);
+	/* a sync point not past the last would loop for ever */
+	if (ret >= 0 &&
+	    (pt_insn_get_sync_offset(w->d, &next) < 0 || next <= sync))
+		ret = -pte_eos;
+	if (ret < 0)
+		next = w->len;
+	if (!w->at.target) {
+		w->st->other_errors++;
+	} else {
+		w->st->errors++;
+		if (w->ops->error)
+			w->ops->error(w->ctx, &w->at, off,
+				      pt_errstr(pt_errcode(err)), next);
+	}
+	return ret;
+}
+
+/* Drains pending events; an overflow is trace lost, said in place. */
+static int events(struct walk *w, int status)
+{
+	struct pt_event ev;
+
+	while (status >= 0 && (status & pts_event_pending)) {
+		status = pt_insn_event(w->d, &ev, sizeof(ev));
+		if (status >= 0 && ev.type == ptev_overflow && w->ops->error) {
+			uint64_t off = 0;
+
+			pt_insn_get_offset(w->d, &off);
+			locate(w);
+			w->st->errors++;
+			w->ops->error(w->ctx, &w->at, off,
+				      "overflow: the CPU dropped trace here",
+				      off);
+		}
+	}
+	return status;
+}
+
+static void loop(struct walk *w, int status)
+{
+	struct pt_insn insn;
+
+	for (;;) {
+		status = events(w, status);
+		if (status >= 0)
+			status = pt_insn_next(w->d, &insn, sizeof(insn));
+		if (status == -pte_eos)
+			return;
+		if (status < 0) {
+			status = recover(w, status);
+			if (status < 0)
+				return;
+			continue;
+		}
+		locate(w);
+		if (w->at.target)
+			w->st->target_insns++;
+		else
+			w->st->other_insns++;
+		if (w->ops->insn)
+			w->ops->insn(w->ctx, &w->at, &insn);
+	}
+}
+
+int dump_insn_walk(const struct dump_snap *s, const struct dump_core *c,
+		   struct pt_image *image, const struct dump_insn_ops *ops,
+		   void *ctx, struct dump_insn_stats *st)
+{
+	struct dump_insn_stats dummy;
+	struct walk w = {
+		.s = s, .ops = ops, .ctx = ctx, .st = st ? st : &dummy
+	};
+	struct pt_config cfg;
+	int status;
+
+	if (!s || !c || !image || !ops)
+		return -EINVAL;
+	memset(w.st, 0, sizeof(*w.st));
+	if (!c->trace_len)
+		return 0;
+	w.at.core = c;
+	w.len = c->trace_len;
+	dump_pt_config(s, c->trace, c->trace_len, &cfg);
+	w.d = pt_insn_alloc_decoder(&cfg);
+	if (!w.d)
+		return -ENOMEM;
+	pt_insn_set_image(w.d, image);
+	status = pt_insn_sync_forward(w.d);
+	if (status >= 0)
+		loop(&w, status);
+	pt_insn_free_decoder(w.d);
+	return 0;
+}
+
+struct print {
+	FILE *out;
+	const struct dump_snap *s;
+	const struct dump_symtab *tab;
+	struct dump_log *log;
+	int32_t tid; /* of the last line printed; -2 before the first */
+	uint64_t hidden; /* instructions of others since */
+};
+
+static void thread_line(struct print *p, const struct dump_insn_at *at)
+{
+	if (p->hidden)
+		fprintf(p->out, "  (%" PRIu64 " instructions of other tasks)\n",
+			p->hidden);
+	p->hidden = 0;
+	if (at->tid < 0)
+		fprintf(p->out,
+			"tid ? (no context switch yet) at %" PRIu64
+			".%09" PRIu64 " s:\n",
+			at->time / 1000000000, at->time % 1000000000);
+	else
+		fprintf(p->out, "tid %d (%s) at %" PRIu64 ".%09" PRIu64 " s:\n",
+			at->tid, dump_thread_comm(p->s, (uint32_t)at->tid),
+			at->time / 1000000000, at->time % 1000000000);
+	p->tid = at->tid;
+}
+
+static void print_insn(void *ctx, const struct dump_insn_at *at,
+		       const struct pt_insn *insn)
+{
+	struct print *p = ctx;
+	char sym[256];
+
+	if (!at->target) {
+		p->hidden++;
+		return;
+	}
+	if (at->tid != p->tid || p->hidden)
+		thread_line(p, at);
+	fprintf(p->out, "  %016" PRIx64 "  %s\n", insn->ip,
+		dump_sym_format(p->tab, insn->ip, sym, sizeof(sym)));
+}
+
+static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
+			const char *why, uint64_t resync)
+{
+	struct print *p = ctx;
+	const struct dump_core *c = at->core;
+
+	fprintf(p->out, "  error at trace offset 0x%" PRIx64 ": %s; ", off,
+		why);
+	if (resync < c->trace_len)
+		fprintf(p->out, "resync at 0x%" PRIx64 "\n", resync);
+	else
+		fprintf(p->out, "no PSB after it\n");
+	dump_error(p->log, c->trace_file, (long long)(c->trace_off + off),
+		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
+}
+
+int dump_insn_print(FILE *out, const struct dump_snap *s,
+		    const struct dump_core *c, struct pt_image *image,
+		    const struct dump_symtab *tab, struct dump_log *log)
+{
+	static const struct dump_insn_ops ops = { print_insn, print_error };
+	struct print p = { out, s, tab, log, -2, 0 };
+	struct dump_insn_stats st;
+	int ret;
+
+	fprintf(out, "cpu %d: %zu bytes of Intel PT\n", c->cpu, c->trace_len);
+	ret = dump_insn_walk(s, c, image, &ops, &p, &st);
+	if (ret)
+		return ret;
+	if (p.hidden)
+		fprintf(out, "  (%" PRIu64 " instructions of other tasks)\n",
+			p.hidden);
+	fprintf(out,
+		"cpu %d: %" PRIu64 " instructions of the target, %" PRIu64
+		" of other tasks, %" PRIu64 " errors\n",
+		c->cpu, st.target_insns, st.other_insns, st.errors);
+	return 0;
+}

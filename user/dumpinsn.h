@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The instruction flow of one core's Intel PT, with libipt's instruction
+ * decoder over the snapshot's image, each instruction given to the task
+ * that ran it: the core's context-switch records say who was on the core
+ * at each moment, and the decoder's TSC, converted to perf time with the
+ * snapshot's conversion, says which moment it is.
+ *
+ * Errors in the middle (code outside the image, a bad packet, an overflow)
+ * are reported in place and decoding goes on at the next PSB. Other
+ * processes' code is not in the image, so a failure while one of them is
+ * on the core is expected and only counted.
+ */
+#ifndef PTBPF_DUMPINSN_H
+#define PTBPF_DUMPINSN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <intel-pt.h>
+
+#include "dumpelf.h"
+#include "dumpsnap.h"
+
+/* Where an instruction was, and who ran it when. */
+struct dump_insn_at {
+	const struct dump_core *core;
+	int32_t pid, tid; /* -1 when no switch record says */
+	uint64_t time; /* perf clock ns */
+	bool target; /* pid is the target's, or unknown */
+};
+
+struct dump_insn_ops {
+	/* each instruction decoded */
+	void (*insn)(void *ctx, const struct dump_insn_at *at,
+		     const struct pt_insn *insn);
+	/* a decode error at trace offset @off; decoding resumes at @resync
+	 * (the trace's length when there is no PSB left) */
+	void (*error)(void *ctx, const struct dump_insn_at *at, uint64_t off,
+		      const char *why, uint64_t resync);
+};
+
+struct dump_insn_stats {
+	uint64_t target_insns, other_insns;
+	uint64_t errors; /* reported: while the target (or nobody known) ran */
+	uint64_t other_errors; /* while another process ran: expected */
+};
+
+/*
+ * Decodes core @c of snapshot @s over @image, calling @ops (members may
+ * be NULL) with @ctx, and counting into @st (zeroed first; may be NULL).
+ *
+ * Returns 0, also when there were decode errors.
+ * Returns -EINVAL if @s, @c, @image or @ops is NULL.
+ * Returns -ENOMEM if libipt cannot allocate its decoder.
+ */
+int dump_insn_walk(const struct dump_snap *s, const struct dump_core *c,
+		   struct pt_image *image, const struct dump_insn_ops *ops,
+		   void *ctx, struct dump_insn_stats *st);
+
+/*
+ * Prints the target's instructions on core @c, one "ADDRESS  func+0xoff"
+ * line each, under a "tid N (comm) at T s" line at each change of
+ * thread; errors in place, and reported to @log with file and offset.
+ *
+ * Returns 0, or -ENOMEM.
+ */
+int dump_insn_print(FILE *out, const struct dump_snap *s,
+		    const struct dump_core *c, struct pt_image *image,
+		    const struct dump_symtab *tab, struct dump_log *log);
+
+#endif /* PTBPF_DUMPINSN_H */

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dump_snap_load(): which files of a snapshot directory are read, in what
+ * order, and what one may stand in for another (see dumpsnap.h).
+ *
+ * ptbpf.json first: it says the backend and the exact byte count of each
+ * core. Then perf.data, which every backend writes by default and which
+ * holds everything (samples, switches, modules, PT bytes). trace.json
+ * gives the modules as LLDB sees them and, when perf.data is absent
+ * (--format lldb), the cpus/ files stand in for its AUXTRACE and switches.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "bundle.h"
+#include "dumpsnap.h"
+
+struct load_ctx {
+	struct dump_log *log;
+	char path[4096];
+};
+
+/* Writes DIR/@name into @x->path; false (reported) when it does not fit. */
+static bool join(struct load_ctx *x, const struct dump_snap *s,
+		 const char *name)
+{
+	int n = snprintf(x->path, sizeof(x->path), "%s/%s", s->dir, name);
+
+	if (n < 0 || (size_t)n >= sizeof(x->path)) {
+		dump_error(x->log, s->dir, -1, "path too long");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A path from trace.json must stay inside the snapshot: it is relative,
+ * and has no ".." component.
+ */
+static bool inside_dir(const char *rel)
+{
+	const char *p = rel;
+
+	if (!*rel || *rel == '/')
+		return false;
+	while (*p) {
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return false;
+		p = strchr(p, '/');
+		if (!p)
+			break;
+		p++;
+	}
+	return true;
+}
+
+static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
+			   const char *sw, void *ctx)
+{
+	struct load_ctx *x = ctx;
+	struct dump_core *c = dump_snap_core(s, cpu);
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	if (!c)
+		return;
+	if (!inside_dir(ipt) || !inside_dir(sw)) {
+		dump_error(x->log, "trace.json", -1,
+			   "cpu %d: trace paths must stay inside the snapshot",
+			   cpu);
+		return;
+	}
+	if (!c->trace && join(x, s, ipt)) {
+		ret = dump_read_file(x->path, &buf, &len);
+		if (ret) {
+			dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+		} else {
+			c->trace = c->trace_own = buf;
+			c->trace_len = len;
+			snprintf(c->trace_file, sizeof(c->trace_file), "%s",
+				 ipt);
+		}
+	}
+	if (c->nr_sw || !join(x, s, sw))
+		return;
+	ret = dump_read_file(x->path, &buf, &len);
+	if (ret) {
+		dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+		return;
+	}
+	/* LLDB's layout: exactly TID|TIME sample IDs */
+	dump_parse_switches(c, buf, len, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sw,
+			    x->log);
+	free(buf);
+}
+
+/* Reads and parses @name with @parse; false when the file is absent. */
+static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
+		      bool trace)
+{
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	if (!join(x, s, name))
+		return false;
+	ret = dump_read_file(x->path, &buf, &len);
+	if (ret == -ENOENT)
+		return false;
+	if (ret) {
+		dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+		return true;
+	}
+	if (trace)
+		s->has_lldb = !dump_parse_trace_json(s, (char *)buf, len, name,
+						     x->log, load_cpu_files, x);
+	else
+		dump_parse_meta(s, (char *)buf, len, name, x->log);
+	free(buf);
+	return true;
+}
+
+static void load_perf(struct load_ctx *x, struct dump_snap *s)
+{
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	if (!join(x, s, "perf.data"))
+		return;
+	ret = dump_read_file(x->path, &buf, &len);
+	if (ret == -ENOENT && s->backend == BACKEND_INTEL_PT)
+		return; /* --format lldb: trace.json and cpus/ instead */
+	if (ret) {
+		dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+		return;
+	}
+	s->has_perf = !dump_parse_perf(s, buf, len, "perf.data", x->log);
+}
+
+/* What ptbpf.json promised and the trace files did not deliver. */
+static void check_cores(struct load_ctx *x, struct dump_snap *s)
+{
+	struct dump_core *c;
+	unsigned int i;
+
+	if (s->backend != BACKEND_INTEL_PT)
+		return;
+	for (i = 0; i < s->nr_cores; i++) {
+		c = &s->cores[i];
+		if (c->in_meta && c->trace_len < c->bytes)
+			dump_error(
+				x->log,
+				c->trace_file[0] ? c->trace_file : s->dir, -1,
+				"cpu %d: ptbpf.json says %llu bytes of trace, "
+				"found %zu",
+				c->cpu, (unsigned long long)c->bytes,
+				c->trace_len);
+	}
+}
+
+int dump_snap_load(const char *dir, struct dump_snap *s, struct dump_log *log)
+{
+	struct load_ctx *x;
+
+	if (!dir || !s || !log)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->dir = strdup(dir);
+	x = calloc(1, sizeof(*x));
+	if (!s->dir || !x) {
+		free(x);
+		return -ENOMEM;
+	}
+	x->log = log;
+	if (!load_json(x, s, BUNDLE_PTBPF_JSON, false)) {
+		dump_error(log, dir, -1,
+			   "not a snapshot directory (no ptbpf.json)");
+		free(x);
+		return -ENOENT;
+	}
+	load_perf(x, s);
+	if (s->backend == BACKEND_INTEL_PT &&
+	    !load_json(x, s, BUNDLE_TRACE_JSON, true) && !s->has_perf)
+		dump_error(
+			log, dir, -1,
+			"neither perf.data nor trace.json: no trace to read");
+	check_cores(x, s);
+	free(x);
+	return 0;
+}

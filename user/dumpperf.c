@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data and context-switch records, read back for ptbpf-dump: see
+ * dumpsnap.h. Only what ptbpf writes is understood (perf.data-file-format
+ * in the kernel tree); every length and offset comes from the file and is
+ * checked against the buffer before use.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "dumpsnap.h"
+#include "perfdata.h"
+#include "perfrec.h"
+
+/* perf's file-section pair: where the attr's IDs are */
+struct file_section {
+	uint64_t offset, size;
+};
+
+struct attr_info {
+	uint64_t sample_type, sample_period;
+	bool id_all, freq;
+	uint32_t type;
+};
+
+struct perf_ctx {
+	struct dump_snap *s;
+	const char *file;
+	struct dump_log *log;
+	const uint8_t *buf;
+	size_t len;
+	struct attr_info *attrs;
+	unsigned int nr_attrs;
+	uint64_t *ids; /* ids[i] belongs to attrs[id_attr[i]] */
+	unsigned int *id_attr;
+	size_t nr_ids;
+};
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* True when [@off, @off + @n) lies inside [0, @len). */
+static bool inside(size_t len, uint64_t off, uint64_t n)
+{
+	return off <= len && n <= len - off;
+}
+
+static int add_switch(struct dump_core *c, const struct dump_switch *sw)
+{
+	struct dump_switch *n;
+
+	if (!(c->nr_sw & (c->nr_sw - 1))) {
+		n = realloc(c->sw, (c->nr_sw ? c->nr_sw * 2 : 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->sw = n;
+	}
+	c->sw[c->nr_sw++] = *sw;
+	return 0;
+}
+
+/* One SWITCH or SWITCH_CPU_WIDE record of @len bytes, sample IDs @type. */
+static int one_switch(struct dump_core *c, const struct perf_event_header *h,
+		      uint64_t type)
+{
+	const uint8_t *r = (const uint8_t *)h;
+	struct dump_switch sw = { 0 };
+	struct perfrec_id id;
+	int ret;
+
+	ret = perfrec_id_get(h, h->size, type, &id);
+	if (ret)
+		return ret;
+	sw.time = id.time;
+	sw.out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	sw.pid = (int32_t)id.pid;
+	sw.tid = (int32_t)id.tid;
+	if (sw.out) {
+		/* who comes next is only known to the CPU-wide record */
+		sw.pid = sw.tid = -1;
+		if (h->type == PERF_RECORD_SWITCH_CPU_WIDE) {
+			if (h->size < 16 + perfrec_id_size(type))
+				return -EBADMSG;
+			sw.pid = (int32_t)get32(r + 8);
+			sw.tid = (int32_t)get32(r + 12);
+		}
+	}
+	return add_switch(c, &sw);
+}
+
+int dump_parse_switches(struct dump_core *core, const uint8_t *buf, size_t len,
+			uint64_t type, const char *file, struct dump_log *log)
+{
+	const struct perf_event_header *h;
+	size_t off = 0;
+	int ret;
+
+	while ((ret = perfrec_next(buf, len, &off, &h)) > 0) {
+		if (h->type != PERF_RECORD_SWITCH &&
+		    h->type != PERF_RECORD_SWITCH_CPU_WIDE)
+			continue;
+		ret = one_switch(core, h, type);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret) {
+			dump_error(log, file, (long long)(off - h->size),
+				   "context switch record too short (%u bytes)",
+				   h->size);
+			return -EBADMSG;
+		}
+	}
+	if (ret == -EBADMSG)
+		dump_error(log, file, (long long)off,
+			   "bad record header: cut off, or a size that is 0, "
+			   "not a multiple of 8 or past the end");
+	return ret;
+}
+
+static int read_attrs(struct perf_ctx *x, const struct perfdata_header *fh)
+{
+	uint64_t n, i, k, asz = fh->attr_size;
+	struct file_section ids;
+	const uint8_t *a;
+
+	if (asz < 64 + 16 || asz > 4096 || !fh->attrs_size ||
+	    fh->attrs_size % asz ||
+	    !inside(x->len, fh->attrs_off, fh->attrs_size)) {
+		dump_error(x->log, x->file, 16,
+			   "bad attrs section (attr_size %llu, offset %llu, "
+			   "size %llu)",
+			   (unsigned long long)asz,
+			   (unsigned long long)fh->attrs_off,
+			   (unsigned long long)fh->attrs_size);
+		return -EBADMSG;
+	}
+	n = fh->attrs_size / asz;
+	x->attrs = calloc(n, sizeof(*x->attrs));
+	if (!x->attrs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		a = x->buf + fh->attrs_off + i * asz;
+		x->attrs[i].type = get32(a);
+		x->attrs[i].sample_period = get64(a + 16);
+		x->attrs[i].sample_type = get64(a + 24);
+		/* the flag bit-field: sample_id_all is bit 18 */
+		x->attrs[i].id_all = get64(a + 40) >> 18 & 1;
+		x->attrs[i].freq = get64(a + 40) >> 10 & 1;
+		memcpy(&ids, a + asz - 16, sizeof(ids));
+		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
+			dump_error(x->log, x->file,
+				   (long long)(fh->attrs_off + i * asz),
+				   "attr %llu: ID array out of the file",
+				   (unsigned long long)i);
+			continue;
+		}
+		for (k = 0; k < ids.size / 8; k++) {
+			if (!(x->nr_ids & (x->nr_ids - 1))) {
+				size_t cap = x->nr_ids ? x->nr_ids * 2 : 1;
+				void *p = realloc(x->ids, cap * 8);
+				void *q = p ? realloc(x->id_attr,
+						      cap * sizeof(unsigned)) :
+					      NULL;
+
+				if (p)
+					x->ids = p;
+				if (!q)
+					return -ENOMEM;
+				x->id_attr = q;
+			}
+			x->ids[x->nr_ids] = get64(x->buf + ids.offset + k * 8);
+			x->id_attr[x->nr_ids++] = (unsigned int)i;
+		}
+	}
+	x->nr_attrs = (unsigned int)n;
+	return 0;
+}
+
+/* The attr of record @h: by its IDENTIFIER, or the only one there is. */
+static const struct attr_info *attr_of(const struct perf_ctx *x,
+				       const struct perf_event_header *h)
+{
+	const uint8_t *r = (const uint8_t *)h;
+	uint64_t id;
+	size_t i;
+
+	if (x->nr_attrs == 1)
+		return &x->attrs[0];
+	if (!(x->attrs[0].sample_type & PERF_SAMPLE_IDENTIFIER) || h->size < 16)
+		return NULL;
+	/* IDENTIFIER: first in a sample, last in a sample ID trailer */
+	id = get64(h->type == PERF_RECORD_SAMPLE ? r + 8 : r + h->size - 8);
+	for (i = 0; i < x->nr_ids; i++)
+		if (x->ids[i] == id)
+			return &x->attrs[x->id_attr[i]];
+	return NULL;
+}
+
+/* The fixed leading fields of a sample, in the kernel's order. */
+static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
+		      const struct attr_info *a)
+{
+	static const uint64_t order[] = {
+		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	  PERF_SAMPLE_TID,
+		PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID,	PERF_SAMPLE_CPU,
+	};
+	const uint8_t *r = (const uint8_t *)h;
+	struct dump_sample smp = { 0 };
+	struct dump_core *c;
+	uint32_t cpu = 0;
+	size_t off = 8, i;
+	void *n;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(a->sample_type & order[i]))
+			continue;
+		if (off + 8 > h->size)
+			return -EBADMSG;
+		if (order[i] == PERF_SAMPLE_IP)
+			smp.ip = get64(r + off);
+		else if (order[i] == PERF_SAMPLE_TID) {
+			smp.pid = get32(r + off);
+			smp.tid = get32(r + off + 4);
+		} else if (order[i] == PERF_SAMPLE_TIME)
+			smp.time = get64(r + off);
+		else if (order[i] == PERF_SAMPLE_CPU)
+			cpu = get32(r + off);
+		off += 8;
+	}
+	if (cpu > 1 << 20)
+		return -EBADMSG;
+	c = dump_snap_core(x->s, (int)cpu);
+	if (!c)
+		return -ENOMEM;
+	if (!(c->nr_samples & (c->nr_samples - 1))) {
+		n = realloc(c->samples,
+			    (c->nr_samples ? c->nr_samples * 2 : 1) *
+				    sizeof(*c->samples));
+		if (!n)
+			return -ENOMEM;
+		c->samples = n;
+	}
+	c->samples[c->nr_samples++] = smp;
+	if (a->sample_period) {
+		x->s->sample_period = a->sample_period;
+		x->s->sample_freq = a->freq;
+	}
+	return 0;
+}
+
+static int one_cpu_switch(struct perf_ctx *x, const struct perf_event_header *h,
+			  const struct attr_info *a)
+{
+	struct perfrec_id id;
+	struct dump_core *c;
+
+	if (!a->id_all || !(a->sample_type & PERF_SAMPLE_CPU) ||
+	    perfrec_id_get(h, h->size, a->sample_type, &id) || id.cpu > 1 << 20)
+		return -EBADMSG;
+	c = dump_snap_core(x->s, (int)id.cpu);
+	if (!c)
+		return -ENOMEM;
+	return one_switch(c, h, a->sample_type);
+}
+
+static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
+		     const struct attr_info *a)
+{
+	const uint8_t *r = (const uint8_t *)h;
+	size_t name_end =
+		h->size - (a->id_all ? perfrec_id_size(a->sample_type) : 0);
+	struct dump_module *m;
+	uint64_t load;
+	unsigned int i;
+	void *n;
+
+	if (h->size < 80 || name_end < 73 || !memchr(r + 72, 0, name_end - 72))
+		return -EBADMSG;
+	if (!(get32(r + 64) & PROT_EXEC) || r[72] != '/' ||
+	    (x->s->pid && get32(r + 8) != x->s->pid))
+		return 0;
+	load = get64(r + 16) - get64(r + 32);
+	for (i = 0; i < x->s->nr_modules; i++) {
+		m = &x->s->modules[i];
+		if (!strcmp(m->path, (const char *)r + 72)) {
+			/* the lowest mapping of a file is its offset 0 */
+			if (load < m->load)
+				m->load = load;
+			return 0;
+		}
+	}
+	n = realloc(x->s->modules, (x->s->nr_modules + 1) * sizeof(*m));
+	if (!n)
+		return -ENOMEM;
+	x->s->modules = n;
+	m = &x->s->modules[x->s->nr_modules];
+	m->path = strdup((const char *)r + 72);
+	m->load = load;
+	if (!m->path)
+		return -ENOMEM;
+	x->s->nr_modules++;
+	return 0;
+}
+
+/* AUXTRACE: a 48-byte record, then its data; returns the data's size. */
+static int64_t one_auxtrace(struct perf_ctx *x, size_t off, size_t end)
+{
+	const uint8_t *r = x->buf + off;
+	const struct perf_event_header *h = (const void *)r;
+	uint64_t size;
+	uint32_t cpu;
+	struct dump_core *c;
+	size_t avail;
+
+	/* walk_data checked h->size <= end - off */
+	if (h->size < 48)
+		return -EBADMSG;
+	size = get64(r + 8);
+	cpu = get32(r + 40);
+	if (cpu > 1 << 20)
+		return -EBADMSG;
+	avail = end - off - h->size;
+	if (size > avail || size % 8) {
+		dump_error(x->log, x->file, (long long)off,
+			   "AUXTRACE of cpu %u: %llu bytes of trace, %zu in "
+			   "the file (truncated?)",
+			   cpu, (unsigned long long)size, avail);
+		size = size > avail ? avail : size;
+	}
+	c = dump_snap_core(x->s, (int)cpu);
+	if (!c)
+		return -ENOMEM;
+	if (c->trace) {
+		dump_error(x->log, x->file, (long long)off,
+			   "a second AUXTRACE for cpu %u: left out", cpu);
+		return (int64_t)size;
+	}
+	c->trace = r + h->size;
+	/* perf pads the data to 8 bytes; ptbpf.json has the exact count */
+	c->trace_len = c->in_meta && c->bytes <= size ? c->bytes : size;
+	c->trace_off = off + h->size;
+	snprintf(c->trace_file, sizeof(c->trace_file), "%s", x->file);
+	return (int64_t)size;
+}
+
+static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
+{
+	const struct perf_event_header *h = (const void *)(x->buf + off);
+	const struct attr_info *a;
+
+	*skip = 0;
+	if (h->type == PERFDATA_RECORD_AUXTRACE) {
+		*skip = one_auxtrace(x, off, end);
+		return *skip < 0 ? (int)*skip : 0;
+	}
+	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_MMAP2 &&
+	    h->type != PERF_RECORD_SWITCH_CPU_WIDE &&
+	    h->type != PERF_RECORD_SWITCH)
+		return 0;
+	a = attr_of(x, h);
+	if (!a)
+		return -ENOENT;
+	if (h->type == PERF_RECORD_SAMPLE)
+		return one_sample(x, h, a);
+	if (h->type == PERF_RECORD_MMAP2)
+		return one_mmap2(x, h, a);
+	return one_cpu_switch(x, h, a);
+}
+
+static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
+{
+	uint64_t end = fh->data_off + fh->data_size;
+	const struct perf_event_header *h;
+	size_t off = fh->data_off;
+	int64_t skip;
+	int ret;
+
+	if (end < fh->data_off || end > x->len) {
+		dump_error(x->log, x->file, 56,
+			   "data section ends at %llu, the file at %zu "
+			   "(truncated?)",
+			   (unsigned long long)end, x->len);
+		end = x->len;
+	}
+	while (off < end) {
+		h = (const void *)(x->buf + off);
+		if (end - off < 8 || h->size < 8 || h->size > end - off) {
+			dump_error(x->log, x->file, (long long)off,
+				   "record cut off or of a bad size");
+			return;
+		}
+		ret = one_record(x, off, end, &skip);
+		if (ret == -ENOMEM)
+			return;
+		if (ret)
+			dump_error(x->log, x->file, (long long)off,
+				   "record of type %u: %s", h->type,
+				   ret == -ENOENT ? "no attr has its ID" :
+						    "malformed");
+		off += h->size + (size_t)skip;
+	}
+}
+
+/*
+ * Stable, and linear on the sorted input ptbpf writes: a switch-out and
+ * the switch-in that follows share a timestamp and must keep their order.
+ */
+static void sort_switches(struct dump_switch *sw, size_t n)
+{
+	struct dump_switch t;
+	size_t i, k;
+
+	for (i = 1; i < n; i++) {
+		t = sw[i];
+		for (k = i; k > 0 && sw[k - 1].time > t.time; k--)
+			sw[k] = sw[k - 1];
+		sw[k] = t;
+	}
+}
+
+int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
+		    const char *file, struct dump_log *log)
+{
+	struct perf_ctx x = {
+		.s = s, .file = file, .log = log, .buf = buf, .len = len
+	};
+	struct perfdata_header fh;
+	unsigned int i;
+	int ret;
+
+	free(s->perf_buf);
+	s->perf_buf = buf;
+	s->perf_len = len;
+	if (len < sizeof(fh) || memcmp(buf, "PERFILE2", 8)) {
+		dump_error(log, file, 0, "not a perf.data file (%s)",
+			   len < sizeof(fh) ? "shorter than its header" :
+					      "no PERFILE2 magic");
+		return -EBADMSG;
+	}
+	memcpy(&fh, buf, sizeof(fh));
+	ret = read_attrs(&x, &fh);
+	if (!ret) {
+		walk_data(&x, &fh);
+		for (i = 0; i < s->nr_cores; i++)
+			sort_switches(s->cores[i].sw, s->cores[i].nr_sw);
+	}
+	free(x.attrs);
+	free(x.ids);
+	free(x.id_attr);
+	return ret;
+}

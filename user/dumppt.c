@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Intel PT packets: see dumppt.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "dumppt.h"
+
+void dump_pt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
+		    struct pt_config *cfg)
+{
+	pt_config_init(cfg);
+	/* libipt wants a writable range type but never writes the trace */
+	cfg->begin = (uint8_t *)buf;
+	cfg->end = (uint8_t *)buf + len;
+	if (!s)
+		return;
+	if (!strcmp(s->cpu.vendor, "GenuineIntel")) {
+		cfg->cpu.vendor = pcv_intel;
+		cfg->cpu.family = (uint16_t)s->cpu.family;
+		cfg->cpu.model = (uint8_t)s->cpu.model;
+		cfg->cpu.stepping = (uint8_t)s->cpu.stepping;
+		/* the decoder works around this CPU's errata only if told */
+		pt_cpu_errata(&cfg->errata, &cfg->cpu);
+	}
+	cfg->mtc_freq = (uint8_t)s->cpu.mtc_freq;
+	cfg->nom_freq = (uint8_t)s->cpu.max_nonturbo_ratio;
+	/* CPUID leaf 0x15: eax is the denominator, ebx the numerator */
+	cfg->cpuid_0x15_eax = s->cpu.tsc_ctc_ratio_d;
+	cfg->cpuid_0x15_ebx = s->cpu.tsc_ctc_ratio_n;
+}
+
+const char *dump_pt_kind_name(int type)
+{
+	static const char *const names[DUMP_PT_KINDS] = {
+		[ppt_invalid] = "invalid", [ppt_unknown] = "unknown",
+		[ppt_pad] = "pad",	   [ppt_psb] = "psb",
+		[ppt_psbend] = "psbend",   [ppt_fup] = "fup",
+		[ppt_tip] = "tip",	   [ppt_tip_pge] = "tip.pge",
+		[ppt_tip_pgd] = "tip.pgd", [ppt_tnt_8] = "tnt.8",
+		[ppt_tnt_64] = "tnt.64",   [ppt_mode] = "mode",
+		[ppt_pip] = "pip",	   [ppt_vmcs] = "vmcs",
+		[ppt_cbr] = "cbr",	   [ppt_tsc] = "tsc",
+		[ppt_tma] = "tma",	   [ppt_mtc] = "mtc",
+		[ppt_cyc] = "cyc",	   [ppt_stop] = "stop",
+		[ppt_ovf] = "ovf",	   [ppt_mnt] = "mnt",
+		[ppt_exstop] = "exstop",   [ppt_mwait] = "mwait",
+		[ppt_pwre] = "pwre",	   [ppt_pwrx] = "pwrx",
+		[ppt_ptw] = "ptw",
+	};
+
+	if (type < 0 || type >= DUMP_PT_KINDS || !names[type])
+		return "?";
+	return names[type];
+}
+
+static const char *ipc_name(enum pt_ip_compression ipc)
+{
+	switch (ipc) {
+	case pt_ipc_suppressed:
+		return "suppressed";
+	case pt_ipc_update_16:
+		return "upd16";
+	case pt_ipc_update_32:
+		return "upd32";
+	case pt_ipc_sext_48:
+		return "sext48";
+	case pt_ipc_update_48:
+		return "upd48";
+	case pt_ipc_full:
+		return "full";
+	}
+	return "?";
+}
+
+/* TNT bits, oldest (the payload's most significant) first: ! taken. */
+static void tnt_bits(const struct pt_packet_tnt *t, char *buf, size_t len)
+{
+	size_t i, n = t->bit_size < len ? t->bit_size : len - 1;
+
+	for (i = 0; i < n; i++)
+		buf[i] = t->payload >> (t->bit_size - 1 - i) & 1 ? '!' : '.';
+	buf[n] = '\0';
+}
+
+const char *dump_pt_payload(const struct pt_packet *pkt, char *buf, size_t len)
+{
+	const struct pt_packet_mode *m = &pkt->payload.mode;
+
+	buf[0] = '\0';
+	switch (pkt->type) {
+	case ppt_fup:
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+		snprintf(buf, len, "0x%" PRIx64 " (%s)", pkt->payload.ip.ip,
+			 ipc_name(pkt->payload.ip.ipc));
+		break;
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+		tnt_bits(&pkt->payload.tnt, buf, len);
+		break;
+	case ppt_mode:
+		if (m->leaf == pt_mol_exec)
+			snprintf(buf, len, "exec %s",
+				 m->bits.exec.csl ?
+					 (m->bits.exec.csd ? "?" : "64-bit") :
+				 m->bits.exec.csd ? "32-bit" :
+						    "16-bit");
+		else
+			snprintf(buf, len, "tsx%s%s",
+				 m->bits.tsx.intx ? " intx" : "",
+				 m->bits.tsx.abrt ? " abrt" : "");
+		break;
+	case ppt_pip:
+		snprintf(buf, len, "cr3 0x%" PRIx64 "%s", pkt->payload.pip.cr3,
+			 pkt->payload.pip.nr ? " nr" : "");
+		break;
+	case ppt_tsc:
+		snprintf(buf, len, "0x%" PRIx64, pkt->payload.tsc.tsc);
+		break;
+	case ppt_cbr:
+		snprintf(buf, len, "%u", pkt->payload.cbr.ratio);
+		break;
+	case ppt_tma:
+		snprintf(buf, len, "ctc 0x%x fc 0x%x", pkt->payload.tma.ctc,
+			 pkt->payload.tma.fc);
+		break;
+	case ppt_mtc:
+		snprintf(buf, len, "0x%x", pkt->payload.mtc.ctc);
+		break;
+	case ppt_cyc:
+		snprintf(buf, len, "0x%" PRIx64, pkt->payload.cyc.value);
+		break;
+	case ppt_vmcs:
+		snprintf(buf, len, "0x%" PRIx64, pkt->payload.vmcs.base);
+		break;
+	case ppt_mnt:
+		snprintf(buf, len, "0x%" PRIx64, pkt->payload.mnt.payload);
+		break;
+	case ppt_ptw:
+		snprintf(buf, len, "0x%" PRIx64 "%s", pkt->payload.ptw.payload,
+			 pkt->payload.ptw.ip ? " ip" : "");
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
+static void count(struct dump_pt_stats *st, const struct pt_packet *p)
+{
+	st->packets++;
+	if ((int)p->type >= 0 && p->type < DUMP_PT_KINDS)
+		st->kinds[p->type]++;
+	if (p->type == ppt_psb)
+		st->psb++;
+	else if (p->type == ppt_ovf)
+		st->ovf++;
+	else if (p->type == ppt_tsc) {
+		if (!st->has_tsc)
+			st->first_tsc = p->payload.tsc.tsc;
+		st->last_tsc = p->payload.tsc.tsc;
+		st->has_tsc = true;
+	}
+}
+
+/* After an error at @off: on to the next PSB, or to the end. */
+static bool resync(struct pt_packet_decoder *d, const struct pt_config *cfg,
+		   struct dump_pt_stats *st, uint64_t off, int err,
+		   dump_pt_err_fn err_fn, void *ctx)
+{
+	uint64_t next = (uint64_t)(cfg->end - cfg->begin);
+	int ret;
+
+	st->errors++;
+	if (st->errors == 1) {
+		st->first_error_off = off;
+		snprintf(st->first_error, sizeof(st->first_error), "%s",
+			 pt_errstr(pt_errcode(err)));
+	}
+	ret = pt_pkt_sync_forward(d);
+	/* a PSB that is not past the error would make this loop for ever */
+	if (ret >= 0 && (pt_pkt_get_sync_offset(d, &next) < 0 || next <= off))
+		ret = -pte_internal;
+	if (ret < 0) {
+		next = (uint64_t)(cfg->end - cfg->begin);
+		st->tail_skipped = next - off;
+	}
+	if (err_fn)
+		err_fn(ctx, off, pt_errstr(pt_errcode(err)), next);
+	return ret >= 0;
+}
+
+int dump_pt_scan(const struct pt_config *cfg, struct dump_pt_stats *st,
+		 dump_pt_pkt_fn pkt_fn, dump_pt_err_fn err_fn, void *ctx)
+{
+	struct pt_packet_decoder *d;
+	struct pt_packet pkt;
+	uint64_t off = 0;
+	int ret;
+
+	if (!cfg || !st)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	if (cfg->end == cfg->begin)
+		return 0;
+	d = pt_pkt_alloc_decoder(cfg);
+	if (!d)
+		return -ENOMEM;
+	if (pt_pkt_sync_forward(d) < 0) {
+		/* not one PSB: nothing in here can be decoded */
+		st->head_skipped = (uint64_t)(cfg->end - cfg->begin);
+		pt_pkt_free_decoder(d);
+		return 0;
+	}
+	st->has_psb = true;
+	pt_pkt_get_sync_offset(d, &st->head_skipped);
+	for (;;) {
+		pt_pkt_get_offset(d, &off);
+		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (ret == -pte_eos)
+			break;
+		if (ret < 0) {
+			if (!resync(d, cfg, st, off, ret, err_fn, ctx))
+				break;
+			continue;
+		}
+		count(st, &pkt);
+		if (pkt_fn)
+			pkt_fn(ctx, off, &pkt);
+	}
+	pt_pkt_free_decoder(d);
+	return 0;
+}
+
+struct print_ctx {
+	FILE *out;
+	const struct dump_core *c;
+	struct dump_log *log;
+	bool started;
+};
+
+static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
+{
+	struct print_ctx *x = ctx;
+	char payload[96];
+
+	/* a cyclic buffer's oldest bytes are usually the tail of a packet */
+	if (!x->started && off)
+		fprintf(x->out,
+			"%016x  skipped: %" PRIu64
+			" bytes before the first PSB\n",
+			0, off);
+	x->started = true;
+	dump_pt_payload(pkt, payload, sizeof(payload));
+	fprintf(x->out, "%016" PRIx64 "  %-8s%s%s\n", off,
+		dump_pt_kind_name(pkt->type), payload[0] ? " " : "", payload);
+}
+
+static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
+{
+	struct print_ctx *x = ctx;
+	uint64_t end = x->c->trace_len;
+
+	fprintf(x->out, "%016" PRIx64 "  error: %s\n", off, why);
+	if (next < end)
+		fprintf(x->out,
+			"%016" PRIx64 "  resync: next PSB, %" PRIu64
+			" bytes skipped\n",
+			next, next - off);
+	else
+		fprintf(x->out,
+			"%016" PRIx64 "  end: no PSB after the error, "
+			"%" PRIu64 " bytes skipped\n",
+			end, end - off);
+	dump_error(x->log, x->c->trace_file, (long long)(x->c->trace_off + off),
+		   "cpu %d trace offset 0x%" PRIx64 ": %s", x->c->cpu, off,
+		   why);
+}
+
+int dump_pt_print_packets(FILE *out, const struct dump_snap *s,
+			  const struct dump_core *c, struct dump_log *log)
+{
+	struct print_ctx x = { out, c, log, false };
+	struct dump_pt_stats st;
+	struct pt_config cfg;
+	int ret;
+
+	fprintf(out,
+		"cpu %d: %zu bytes of Intel PT from %s at offset 0x%" PRIx64
+		"\n",
+		c->cpu, c->trace_len, c->trace_file[0] ? c->trace_file : "-",
+		c->trace_off);
+	dump_pt_config(s, c->trace, c->trace_len, &cfg);
+	ret = dump_pt_scan(&cfg, &st, print_pkt, print_err, &x);
+	if (ret)
+		return ret;
+	if (!st.has_psb && c->trace_len) {
+		fprintf(out,
+			"%016x  error: no PSB in %zu bytes: nothing "
+			"decodes\n",
+			0, c->trace_len);
+		dump_error(log, c->trace_file, (long long)c->trace_off,
+			   "cpu %d: no PSB in %zu bytes of trace", c->cpu,
+			   c->trace_len);
+	}
+	return 0;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ptbpf-dump's view of one snapshot directory, read back from the files
+ * ptbpf wrote: ptbpf.json (always), perf.data (every backend unless
+ * --format lldb), trace.json and cpus/ (intel-pt unless --format perf).
+ *
+ * Every file is untrusted input. Loading never stops at the first problem:
+ * each one is reported through a struct dump_log, naming the file (and the
+ * byte offset where it applies), and what could be read is kept, so the
+ * summary still shows the rest. A loaded snapshot owns all its memory.
+ */
+#ifndef PTBPF_DUMPSNAP_H
+#define PTBPF_DUMPSNAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "snapdata.h"
+
+/* Where problems go: "ptbpf-dump: FILE: offset 0xN: why" lines, counted. */
+struct dump_log {
+	FILE *err; /* NULL: count only */
+	unsigned int nr_errors;
+};
+
+/*
+ * Reports one problem with @file (NULL: none) at byte offset @off (-1:
+ * none) to @log, printf-style, and counts it.
+ */
+void dump_error(struct dump_log *log, const char *file, long long off,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A context switch on one core, reduced to who runs after it. */
+struct dump_switch {
+	uint64_t time; /* perf clock ns */
+	int32_t pid,
+		tid; /* the task on the core after the switch; -1: unknown */
+	bool out; /* PERF_RECORD_MISC_SWITCH_OUT */
+};
+
+struct dump_sample {
+	uint64_t ip, time;
+	uint32_t pid, tid;
+};
+
+struct dump_module {
+	char *path;
+	uint64_t load; /* address of file offset 0 */
+};
+
+struct dump_core {
+	int cpu;
+	uint64_t bytes, sideband_bytes, lost_bytes; /* as ptbpf.json says */
+	bool wrapped;
+	bool in_meta; /* ptbpf.json lists this core */
+	const uint8_t *trace; /* intel-pt: the PT bytes */
+	size_t trace_len;
+	char trace_file[64]; /* where they came from, for messages */
+	uint64_t trace_off; /* their offset in that file */
+	uint8_t *trace_own; /* when read from cpus/, owned here */
+	struct dump_switch *sw;
+	size_t nr_sw;
+	struct dump_sample *samples;
+	size_t nr_samples;
+};
+
+struct dump_thread {
+	uint32_t tid;
+	char comm[16];
+};
+
+struct dump_snap {
+	char *dir;
+	uint64_t id;
+	enum ptbpf_backend backend;
+	char trigger[16], signal[16];
+	uint64_t trigger_ts;
+	uint32_t pid;
+	char comm[16];
+	struct snap_tsc_conv conv;
+	struct snap_cpu_info cpu;
+	uint64_t pt_config; /* the intel_pt attr config */
+	uint64_t sample_period; /* from perf.data's attr; 0: unknown */
+	bool sample_freq; /* sample_period is a frequency (attr.freq) */
+	bool has_perf, has_lldb; /* perf.data / trace.json were read */
+	unsigned int nr_cores;
+	struct dump_core *cores;
+	unsigned int nr_threads;
+	struct dump_thread *threads;
+	unsigned int nr_modules;
+	struct dump_module *modules;
+	uint8_t *perf_buf; /* perf.data, which cores' traces point into */
+	size_t perf_len;
+};
+
+/*
+ * Loads the snapshot in directory @dir into @s. Problems in its files are
+ * reported to @log and loading goes on with what is left.
+ *
+ * Returns 0 when the snapshot was read, even with problems in its files
+ * (@log->nr_errors says how many).
+ * Returns -EINVAL if an argument is NULL.
+ * Returns -ENOENT if @dir holds no ptbpf.json (not a snapshot); reported.
+ * Returns -ENOMEM if memory runs out.
+ * @s is to be released with dump_snap_free() in every case.
+ */
+int dump_snap_load(const char *dir, struct dump_snap *s, struct dump_log *log);
+
+/* Releases what @s owns and zeroes it; NULL is fine. */
+void dump_snap_free(struct dump_snap *s);
+
+/*
+ * Parses ptbpf.json text @buf of @len bytes into @s (named @file in
+ * messages): missing or wrong-typed fields are reported and left at 0.
+ *
+ * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
+ */
+int dump_parse_meta(struct dump_snap *s, const char *buf, size_t len,
+		    const char *file, struct dump_log *log);
+
+/*
+ * Parses trace.json text @buf of @len bytes: the target's modules (which
+ * replace any from perf.data) and each cpu's iptTrace and
+ * contextSwitchTrace paths, handed to @cpu_cb (may be NULL) with @ctx.
+ *
+ * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
+ */
+int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
+			  const char *file, struct dump_log *log,
+			  void (*cpu_cb)(struct dump_snap *s, int cpu,
+					 const char *ipt, const char *sw,
+					 void *ctx),
+			  void *ctx);
+
+/*
+ * Parses the perf.data image @buf of @len bytes (which @s takes over:
+ * cores' traces point into it): attrs, samples, context switches, MMAP2
+ * (modules), AUXTRACE (each core's PT bytes). A malformed record ends the
+ * walk with a message naming its offset; what came before is kept.
+ *
+ * Returns 0, or -EBADMSG if the header or attrs are unusable (reported).
+ */
+int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
+		    const char *file, struct dump_log *log);
+
+/*
+ * Parses a stream of context-switch records of @len bytes as the kernel
+ * writes them with sample IDs of @type (PERF_SAMPLE_*), appending them to
+ * @core. Used for cpus/N.perf_context_switch_trace (TID|TIME).
+ *
+ * Returns 0, or -EBADMSG at a malformed record (reported at its offset).
+ */
+int dump_parse_switches(struct dump_core *core, const uint8_t *buf, size_t len,
+			uint64_t type, const char *file, struct dump_log *log);
+
+/* Core @cpu of @s, added when missing; NULL when out of memory. */
+struct dump_core *dump_snap_core(struct dump_snap *s, int cpu);
+
+/* perf time (ns) of TSC @tsc with @c; @tsc itself when @c is not valid. */
+uint64_t dump_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc);
+
+/*
+ * The task running on @core at perf time @t, from its switch records:
+ * sets *@pid and *@tid (-1 when unknown: before the first record).
+ */
+void dump_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
+		    int32_t *tid);
+
+/* The comm of thread @tid of the target, or "" when unknown. */
+const char *dump_thread_comm(const struct dump_snap *s, uint32_t tid);
+
+/* Reads the whole file @path into a malloc'd buffer (*@buf, *@len);
+ * returns 0 or -errno. A NUL follows the bytes (not counted). */
+int dump_read_file(const char *path, uint8_t **buf, size_t *len);
+
+#endif /* PTBPF_DUMPSNAP_H */

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Snapshot summaries: see dumpsum.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "dumpsum.h"
+
+static void count_samples(const struct dump_snap *s, const struct dump_core *c,
+			  struct dump_core_sum *sum)
+{
+	const struct dump_sample *smp;
+	unsigned int k;
+	size_t i;
+
+	for (i = 0; i < c->nr_samples; i++) {
+		smp = &c->samples[i];
+		if (smp->pid != s->pid) {
+			sum->other_samples++;
+			continue;
+		}
+		sum->target_samples++;
+		for (k = 0; k < sum->nr_threads; k++)
+			if (sum->threads[k].tid == smp->tid)
+				break;
+		if (k == sum->nr_threads) {
+			if (k == DUMP_SUM_THREADS)
+				continue;
+			sum->threads[k].tid = smp->tid;
+			sum->threads[k].samples = 0;
+			sum->nr_threads++;
+		}
+		sum->threads[k].samples++;
+	}
+}
+
+int dump_core_summary(const struct dump_snap *s, const struct dump_core *c,
+		      struct dump_core_sum *sum, struct dump_log *log)
+{
+	struct pt_config cfg;
+	int ret;
+
+	memset(sum, 0, sizeof(*sum));
+	if (s->backend == BACKEND_SAMPLE) {
+		count_samples(s, c, sum);
+		return 0;
+	}
+	if (s->backend != BACKEND_INTEL_PT)
+		return 0;
+	dump_pt_config(s, c->trace, c->trace_len, &cfg);
+	ret = dump_pt_scan(&cfg, &sum->pt, NULL, NULL, NULL);
+	if (ret)
+		return ret;
+	sum->decodes = sum->pt.has_psb && !sum->pt.errors;
+	if (c->trace_len && !sum->pt.has_psb)
+		dump_error(log, c->trace_file, (long long)c->trace_off,
+			   "cpu %d: no PSB in %zu bytes of trace", c->cpu,
+			   c->trace_len);
+	if (sum->pt.errors)
+		dump_error(log, c->trace_file,
+			   (long long)(c->trace_off + sum->pt.first_error_off),
+			   "cpu %d: %" PRIu64 " packet errors, the first at "
+			   "trace offset 0x%" PRIx64 ": %s",
+			   c->cpu, sum->pt.errors, sum->pt.first_error_off,
+			   sum->pt.first_error);
+	return 0;
+}
+
+static void print_time(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000,
+		ns % 1000000000);
+}
+
+static void text_pt(FILE *out, const struct dump_snap *s,
+		    const struct dump_core_sum *sum)
+{
+	const struct dump_pt_stats *st = &sum->pt;
+	const char *sep = "";
+	int k;
+
+	fprintf(out, "    packets %" PRIu64 ":", st->packets);
+	for (k = 0; k < DUMP_PT_KINDS; k++) {
+		if (!st->kinds[k])
+			continue;
+		fprintf(out, "%s %s %" PRIu64, sep, dump_pt_kind_name(k),
+			st->kinds[k]);
+		sep = ",";
+	}
+	fprintf(out, "\n    psb %" PRIu64 ", ovf %" PRIu64, st->psb, st->ovf);
+	if (st->head_skipped)
+		fprintf(out, ", %" PRIu64 " bytes before the first PSB",
+			st->head_skipped);
+	fputc('\n', out);
+	if (st->has_tsc) {
+		fprintf(out, "    tsc 0x%" PRIx64 " .. 0x%" PRIx64 " (",
+			st->first_tsc, st->last_tsc);
+		print_time(out, dump_tsc_to_ns(&s->conv, st->first_tsc));
+		fputs(" .. ", out);
+		print_time(out, dump_tsc_to_ns(&s->conv, st->last_tsc));
+		fprintf(out, "%s)\n", s->conv.valid ? "" : ", no conversion");
+	}
+	if (sum->decodes)
+		fputs("    decodes: yes\n", out);
+	else if (!st->has_psb)
+		fputs("    decodes: no (no PSB)\n", out);
+	else
+		fprintf(out,
+			"    decodes: no (%" PRIu64 " errors, the first at "
+			"0x%" PRIx64 ": %s)\n",
+			st->errors, st->first_error_off, st->first_error);
+}
+
+static void text_sample(FILE *out, const struct dump_core_sum *sum)
+{
+	unsigned int k;
+
+	fprintf(out, "    samples: target %" PRIu64, sum->target_samples);
+	for (k = 0; k < sum->nr_threads; k++)
+		fprintf(out, "%s %u: %" PRIu64, k ? ", tid" : " (tid",
+			sum->threads[k].tid, sum->threads[k].samples);
+	fprintf(out, "%s, others %" PRIu64 "\n", sum->nr_threads ? ")" : "",
+		sum->other_samples);
+}
+
+int dump_summary_text(FILE *out, const struct dump_snap *s,
+		      struct dump_log *log)
+{
+	const char *be = bundle_backend_name(s->backend);
+	struct dump_core_sum sum;
+	const struct dump_core *c;
+	unsigned int i;
+	int ret;
+
+	fprintf(out, "%s: snapshot %" PRIu64 ", %s, trigger %s", s->dir, s->id,
+		be ? be : "unknown backend", s->trigger[0] ? s->trigger : "?");
+	if (s->signal[0])
+		fprintf(out, " (%s)", s->signal);
+	fputs(" at ", out);
+	print_time(out, s->trigger_ts);
+	fprintf(out, ", pid %u (%s)\n", s->pid, s->comm);
+	for (i = 0; i < s->nr_cores; i++) {
+		c = &s->cores[i];
+		ret = dump_core_summary(s, c, &sum, log);
+		if (ret)
+			return ret;
+		fprintf(out,
+			"  cpu %d: %" PRIu64 " bytes, sideband %" PRIu64
+			" bytes, wrapped %s, lost %" PRIu64 " bytes, "
+			"%zu context switches\n",
+			c->cpu, c->bytes, c->sideband_bytes,
+			c->wrapped ? "yes" : "no", c->lost_bytes, c->nr_sw);
+		if (s->backend == BACKEND_INTEL_PT)
+			text_pt(out, s, &sum);
+		else
+			text_sample(out, &sum);
+	}
+	return 0;
+}
+
+static void json_pt(struct json *j, const struct dump_snap *s,
+		    const struct dump_core_sum *sum)
+{
+	const struct dump_pt_stats *st = &sum->pt;
+	int k;
+
+	json_u64(j, "psb", st->psb);
+	json_u64(j, "ovf", st->ovf);
+	json_u64(j, "skipped_before_psb", st->head_skipped);
+	json_obj_begin(j, "packets");
+	for (k = 0; k < DUMP_PT_KINDS; k++)
+		if (st->kinds[k])
+			json_u64(j, dump_pt_kind_name(k), st->kinds[k]);
+	json_obj_end(j);
+	if (st->has_tsc) {
+		json_u64(j, "first_tsc", st->first_tsc);
+		json_u64(j, "last_tsc", st->last_tsc);
+		json_u64(j, "first_time_ns",
+			 dump_tsc_to_ns(&s->conv, st->first_tsc));
+		json_u64(j, "last_time_ns",
+			 dump_tsc_to_ns(&s->conv, st->last_tsc));
+	}
+	json_bool(j, "decodes", sum->decodes);
+	json_u64(j, "errors", st->errors);
+	if (st->errors) {
+		json_u64(j, "first_error_offset", st->first_error_off);
+		json_str(j, "first_error", st->first_error);
+	}
+}
+
+static void json_sample(struct json *j, const struct dump_core_sum *sum)
+{
+	unsigned int k;
+
+	json_obj_begin(j, "samples");
+	json_u64(j, "target", sum->target_samples);
+	json_u64(j, "others", sum->other_samples);
+	json_arr_begin(j, "threads");
+	for (k = 0; k < sum->nr_threads; k++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "tid", sum->threads[k].tid);
+		json_u64(j, "samples", sum->threads[k].samples);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void json_head(struct json *j, const struct dump_snap *s)
+{
+	json_str(j, "dir", s->dir);
+	json_u64(j, "snapshot", s->id);
+	json_str(j, "backend", bundle_backend_name(s->backend));
+	json_str(j, "trigger", s->trigger);
+	if (s->signal[0])
+		json_str(j, "signal", s->signal);
+	else
+		json_null(j, "signal");
+	json_u64(j, "trigger_ts", s->trigger_ts);
+	json_u64(j, "pid", s->pid);
+	json_str(j, "comm", s->comm);
+}
+
+int dump_summary_json(struct json *j, const struct dump_snap *s,
+		      struct dump_log *log)
+{
+	struct dump_core_sum sum;
+	const struct dump_core *c;
+	unsigned int i;
+	int ret;
+
+	json_obj_begin(j, NULL);
+	json_head(j, s);
+	json_arr_begin(j, "cores");
+	for (i = 0; i < s->nr_cores; i++) {
+		c = &s->cores[i];
+		ret = dump_core_summary(s, c, &sum, log);
+		if (ret)
+			return ret;
+		json_obj_begin(j, NULL);
+		json_i64(j, "cpu", c->cpu);
+		json_u64(j, "bytes", c->bytes);
+		json_u64(j, "sideband_bytes", c->sideband_bytes);
+		json_bool(j, "wrapped", c->wrapped);
+		json_u64(j, "lost_bytes", c->lost_bytes);
+		json_u64(j, "context_switches", c->nr_sw);
+		if (s->backend == BACKEND_INTEL_PT)
+			json_pt(j, s, &sum);
+		else
+			json_sample(j, &sum);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+	return j->err == -ENOMEM ? -ENOMEM : 0;
+}

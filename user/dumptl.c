@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The Chrome trace event timeline: see dumptl.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "dumpinsn.h"
+#include "dumptl.h"
+#include "json.h"
+#include "jsonread.h"
+
+/* An event is small; names and args are bounded by their sources. */
+#define EV_MAX 4096
+
+int dump_tl_begin(struct dump_tl *tl, FILE *out)
+{
+	if (!tl || !out)
+		return -EINVAL;
+	memset(tl, 0, sizeof(*tl));
+	tl->out = out;
+	tl->begun = true;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+	return 0;
+}
+
+int dump_tl_end(struct dump_tl *tl)
+{
+	if (!tl || !tl->begun)
+		return -EINVAL;
+	fputs("\n]}\n", tl->out);
+	tl->begun = false;
+	return fflush(tl->out) || ferror(tl->out) ? -EIO : 0;
+}
+
+/* Opens one event object: ph, name, ts (perf ns), pid, tid. */
+static void ev_begin(struct json *j, char *buf, const char *ph,
+		     const char *name, uint64_t ns, uint32_t pid, uint32_t tid)
+{
+	json_init(j, buf, EV_MAX);
+	json_obj_begin(j, NULL);
+	json_str(j, "ph", ph);
+	json_str(j, "name", name);
+	/* microseconds; a double keeps the ns as its fraction */
+	json_double(j, "ts", (double)ns / 1000.0);
+	json_u64(j, "pid", pid);
+	json_u64(j, "tid", tid);
+}
+
+static void ev_end(struct dump_tl *tl, struct json *j)
+{
+	json_obj_end(j);
+	if (json_finish(j))
+		return; /* too long to be one of ours: left out */
+	fputs(tl->nr_events ? ",\n" : "\n", tl->out);
+	fputs(j->buf, tl->out);
+	tl->nr_events++;
+}
+
+static void meta(struct dump_tl *tl, const char *what, uint32_t pid,
+		 uint32_t tid, const char *name)
+{
+	char buf[EV_MAX];
+	struct json j;
+
+	ev_begin(&j, buf, "M", what, 0, pid, tid);
+	json_obj_begin(&j, "args");
+	json_str(&j, "name", name);
+	json_obj_end(&j);
+	ev_end(tl, &j);
+}
+
+/* A call stack of one thread's run on one core. */
+struct run {
+	struct dump_tl *tl;
+	const struct dump_snap *s;
+	const struct dump_symtab *tab;
+	struct dump_log *log;
+	int32_t tid; /* -2: no run open */
+	unsigned int depth;
+	bool after_call;
+	uint64_t last; /* time of the last instruction */
+};
+
+/* A slice's name: the function, without the offset. */
+static const char *func_name(const struct dump_symtab *tab, uint64_t ip,
+			     char *buf, size_t len)
+{
+	uint64_t off;
+	const char *name = dump_sym_find(tab, ip, &off);
+	char *plus;
+
+	if (name)
+		return name;
+	dump_sym_format(tab, ip, buf, len);
+	plus = strchr(buf, '+');
+	if (plus && strncmp(buf, "0x", 2))
+		*plus = '\0';
+	return buf;
+}
+
+static void slice(struct run *r, const char *ph, const char *name, uint64_t ns)
+{
+	char buf[EV_MAX];
+	struct json j;
+
+	ev_begin(&j, buf, ph, name, ns, r->s->pid, (uint32_t)r->tid);
+	ev_end(r->tl, &j);
+}
+
+/* Closes every open slice of the run: the thread left the core. */
+static void close_run(struct run *r)
+{
+	for (; r->depth; r->depth--)
+		slice(r, "E", "", r->last);
+	r->tid = -2;
+	r->after_call = false;
+}
+
+static void tl_insn(void *ctx, const struct dump_insn_at *at,
+		    const struct pt_insn *insn)
+{
+	struct run *r = ctx;
+	char buf[256];
+
+	if (r->tid != -2 && (r->tid != at->tid || !at->target))
+		close_run(r);
+	if (!at->target || at->tid < 0)
+		return;
+	r->tid = at->tid;
+	r->last = at->time;
+	if (!r->depth || r->after_call) {
+		slice(r, "B", func_name(r->tab, insn->ip, buf, sizeof(buf)),
+		      at->time);
+		r->depth++;
+	}
+	r->after_call = insn->iclass == ptic_call ||
+			insn->iclass == ptic_far_call;
+	if ((insn->iclass == ptic_return || insn->iclass == ptic_far_return) &&
+	    r->depth) {
+		slice(r, "E", "", at->time);
+		r->depth--;
+	}
+}
+
+static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
+		     const char *why, uint64_t resync)
+{
+	struct run *r = ctx;
+	const struct dump_core *c = at->core;
+
+	/* the flow is lost here: what was open cannot be closed later */
+	close_run(r);
+	dump_error(r->log, c->trace_file, (long long)(c->trace_off + off),
+		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
+}
+
+static int tl_pt(struct dump_tl *tl, const struct dump_snap *s,
+		 struct pt_image *image, const struct dump_symtab *tab,
+		 struct dump_log *log)
+{
+	static const struct dump_insn_ops ops = { tl_insn, tl_error };
+	struct run r = { tl, s, tab, log, -2, 0, false, 0 };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->nr_cores; i++) {
+		ret = dump_insn_walk(s, &s->cores[i], image, &ops, &r, NULL);
+		close_run(&r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void tl_samples(struct dump_tl *tl, const struct dump_snap *s,
+		       const struct dump_symtab *tab)
+{
+	/* cpu-clock counts ns: a sample stands for one period */
+	uint64_t dur = s->sample_period && !s->sample_freq ? s->sample_period :
+		       s->sample_period ? 1000000000 / s->sample_period :
+					  1000;
+	const struct dump_sample *smp;
+	char buf[EV_MAX], name[256], ip[24];
+	unsigned int i;
+	struct json j;
+	size_t k;
+
+	for (i = 0; i < s->nr_cores; i++) {
+		for (k = 0; k < s->cores[i].nr_samples; k++) {
+			smp = &s->cores[i].samples[k];
+			if (smp->pid != s->pid)
+				continue;
+			ev_begin(&j, buf, "X",
+				 func_name(tab, smp->ip, name, sizeof(name)),
+				 smp->time, smp->pid, smp->tid);
+			json_double(&j, "dur", (double)dur / 1000.0);
+			json_obj_begin(&j, "args");
+			snprintf(ip, sizeof(ip), "0x%" PRIx64, smp->ip);
+			json_str(&j, "ip", ip);
+			json_i64(&j, "cpu", s->cores[i].cpu);
+			json_obj_end(&j);
+			ev_end(tl, &j);
+		}
+	}
+}
+
+int dump_tl_snapshot(struct dump_tl *tl, const struct dump_snap *s,
+		     struct pt_image *image, const struct dump_symtab *tab,
+		     struct dump_log *log)
+{
+	unsigned int i;
+
+	if (!tl || !s || !log || (s->backend == BACKEND_INTEL_PT && !image))
+		return -EINVAL;
+	meta(tl, "process_name", s->pid, s->pid, s->comm);
+	for (i = 0; i < s->nr_threads; i++)
+		meta(tl, "thread_name", s->pid, s->threads[i].tid,
+		     s->threads[i].comm);
+	if (s->backend == BACKEND_INTEL_PT)
+		return tl_pt(tl, s, image, tab, log);
+	tl_samples(tl, s, tab);
+	return 0;
+}
+
+/* The scalar members of an events.jsonl line become the event's args. */
+static void line_args(struct json *j, const struct jval *o)
+{
+	size_t i;
+
+	json_obj_begin(j, "args");
+	for (i = 0; i < o->n; i++) {
+		const struct jval *v = o->items[i];
+
+		if (v->type == JT_STR)
+			json_strn(j, o->keys[i], v->s, v->slen);
+		else if (v->type == JT_BOOL)
+			json_bool(j, o->keys[i], v->b);
+		else if (v->type == JT_NUM && v->is_int && !v->is_neg)
+			json_u64(j, o->keys[i], v->u);
+		else if (v->type == JT_NUM)
+			json_double(j, o->keys[i], v->d);
+	}
+	json_obj_end(j);
+}
+
+static int one_line(struct dump_tl *tl, const char *line, size_t len,
+		    size_t off, const char *file, struct dump_log *log)
+{
+	struct jread_err e = { 0, "" };
+	uint64_t ts, pid, tid;
+	const char *name;
+	char buf[EV_MAX];
+	struct jval *o;
+	struct json j;
+	int ret;
+
+	ret = jread_parse(line, len, &o, &e);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		dump_error(log, file, (long long)(off + e.off), "not JSON: %s",
+			   e.why);
+		return 0;
+	}
+	if (jval_get_str(o, "event", &name) || jval_get_u64(o, "ts", &ts) ||
+	    jval_get_u64(o, "pid", &pid) || pid > UINT32_MAX) {
+		dump_error(log, file, (long long)off,
+			   "needs a string \"event\" and numbers \"ts\" and "
+			   "\"pid\"");
+		jval_free(o);
+		return 0;
+	}
+	if (jval_get_u64(o, "tid", &tid) || tid > UINT32_MAX)
+		tid = pid;
+	ev_begin(&j, buf, "i", name, ts, (uint32_t)pid, (uint32_t)tid);
+	/* a thread's own event on its track, the others across the process */
+	json_str(&j, "s", jval_get(o, "tid") ? "t" : "p");
+	line_args(&j, o);
+	ev_end(tl, &j);
+	jval_free(o);
+	return 1;
+}
+
+int dump_tl_events(struct dump_tl *tl, const char *buf, size_t len,
+		   const char *file, struct dump_log *log)
+{
+	size_t off = 0, end;
+	const char *nl;
+	int n = 0, ret;
+
+	if (!tl || (!buf && len) || !log)
+		return -EINVAL;
+	while (off < len) {
+		nl = memchr(buf + off, '\n', len - off);
+		end = nl ? (size_t)(nl - buf) : len;
+		if (end > off) {
+			ret = one_line(tl, buf + off, end - off, off, file,
+				       log);
+			if (ret < 0)
+				return ret;
+			n += ret;
+		}
+		off = end + 1;
+	}
+	return n;
+}
