@@ -254,8 +254,12 @@ static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 			0, off);
 	x->started = true;
 	dump_pt_payload(pkt, payload, sizeof(payload));
-	fprintf(x->out, "%016" PRIx64 "  %-8s%s%s\n", off,
-		dump_pt_kind_name(pkt->type), payload[0] ? " " : "", payload);
+	if (payload[0])
+		fprintf(x->out, "%016" PRIx64 "  %-8s %s\n", off,
+			dump_pt_kind_name(pkt->type), payload);
+	else
+		fprintf(x->out, "%016" PRIx64 "  %s\n", off,
+			dump_pt_kind_name(pkt->type));
 }
 
 static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptbpf-dump on Intel PT snapshots made here: two runs of a known path
+ * (tests/ptgen.h) by two threads of this process on one core, written by
+ * snapwrite like a real snapshot. Packets, instructions, symbols, the
+ * summary and the timeline are asserted exactly; the instructions also
+ * against `perf script --itrace=i0ns` on the same perf.data.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "dumpinsn.h"
+#include "dumppt.h"
+#include "dumpsum.h"
+#include "dumptl.h"
+#include "jsonread.h"
+#include "ptgen.h"
+#include "snapwrite.h"
+
+#define T_RUN1 1000
+#define T_RUN2 3000
+
+struct fixture {
+	char dir[64], snap_dir[128];
+	struct snapshot snap;
+	struct snap_core core;
+	uint8_t pt[512], sb[512];
+	size_t garbage_at; /* where the garbage went, 0: none */
+	pthread_t thread;
+	uint32_t tid_a, tid_b;
+	char *out, *err; /* what the code under test printed */
+	size_t out_len, err_len;
+	FILE *fout;
+	struct dump_log log;
+	struct dump_snap ds;
+};
+
+static pthread_barrier_t started;
+
+static void *second(void *arg)
+{
+	uint32_t *tid = arg;
+
+	pthread_setname_np(pthread_self(), "ptgen-b");
+	*tid = (uint32_t)gettid();
+	pthread_barrier_wait(&started);
+	pause();
+	return NULL;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	strcpy(fx->dir, "/tmp/ptbpf-dump-XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	snprintf(fx->snap_dir, sizeof(fx->snap_dir), "%s/snapshot-000001",
+		 fx->dir);
+	fx->tid_a = (uint32_t)gettid();
+	pthread_barrier_init(&started, NULL, 2);
+	assert_int_equal(pthread_create(&fx->thread, NULL, second, &fx->tid_b),
+			 0);
+	pthread_barrier_wait(&started);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	pthread_cancel(fx->thread);
+	pthread_join(fx->thread, NULL);
+	pthread_barrier_destroy(&started);
+	dump_snap_free(&fx->ds);
+	procinfo_free(&fx->snap.proc);
+	if (fx->fout)
+		fclose(fx->fout);
+	free(fx->out);
+	free(fx->err);
+	if (!getenv("PTBPF_TEST_KEEP"))
+		nftw(fx->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	free(fx);
+	return 0;
+}
+
+/* Thread A runs the path at T_RUN1, B at T_RUN2; @garbage between. */
+static void make_snapshot(struct fixture *fx, const uint8_t *garbage,
+			  size_t glen)
+{
+	uint32_t pid = (uint32_t)getpid(), a = fx->tid_a, b = fx->tid_b;
+	uint64_t back = (uint64_t)(uintptr_t)make_snapshot;
+	struct snapwrite_opts o = { .out_dir = fx->dir, .uid = -1, .gid = -1 };
+	size_t n = 0, off;
+	char err[256];
+
+	assert_int_equal(ptgen_snapshot(&fx->snap, &fx->core), 0);
+	off = ptgen_run(fx->pt, sizeof(fx->pt), 0, T_RUN1, back);
+	if (glen) {
+		fx->garbage_at = off;
+		memcpy(fx->pt + off, garbage, glen);
+		off += glen;
+	}
+	off = ptgen_run(fx->pt, sizeof(fx->pt), off, T_RUN2, back);
+	assert_true(off > 0);
+	fx->core.trace = fx->pt;
+	fx->core.trace_len = off;
+	fx->core.head = off;
+	n += ptgen_switch(fx->sb + n, true, pid, a, 0, 0, 900);
+	n += ptgen_switch(fx->sb + n, false, 0, 0, pid, a, 900);
+	n += ptgen_switch(fx->sb + n, true, pid, b, pid, a, 2000);
+	n += ptgen_switch(fx->sb + n, false, pid, a, pid, b, 2000);
+	n += ptgen_switch(fx->sb + n, true, 0, 0, pid, b, 5000);
+	n += ptgen_switch(fx->sb + n, false, pid, b, 0, 0, 5000);
+	fx->core.sideband = fx->sb;
+	fx->core.sideband_len = n;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
+					    sizeof(err)),
+			 0);
+}
+
+/* Loads the snapshot; what is printed goes to fx->out, messages to err. */
+static void load(struct fixture *fx)
+{
+	fx->log.err = open_memstream(&fx->err, &fx->err_len);
+	assert_non_null(fx->log.err);
+	assert_int_equal(dump_snap_load(fx->snap_dir, &fx->ds, &fx->log), 0);
+	fx->fout = open_memstream(&fx->out, &fx->out_len);
+	assert_non_null(fx->fout);
+}
+
+static void done(struct fixture *fx)
+{
+	fflush(fx->fout);
+	fclose(fx->log.err);
+	fx->log.err = NULL;
+}
+
+static void test_packets(void **state)
+{
+	static const char expect[] =
+		"cpu 0: %zu bytes of Intel PT from perf.data at offset 0x%llx\n"
+		"0000000000000000  psb\n"
+		"0000000000000010  tsc      0x3e8\n"
+		"0000000000000018  psbend\n"
+		"000000000000001a  mode     exec 64-bit\n"
+		"000000000000001c  tip.pge  0x%llx (sext48)\n"
+		"0000000000000023  tnt.8    !!\n"
+		"0000000000000024  tip.pgd  0x%llx (sext48)\n"
+		"000000000000002b  psb\n"
+		"000000000000003b  tsc      0xbb8\n"
+		"0000000000000043  psbend\n"
+		"0000000000000045  mode     exec 64-bit\n"
+		"0000000000000047  tip.pge  0x%llx (sext48)\n"
+		"000000000000004e  tnt.8    !!\n"
+		"000000000000004f  tip.pgd  0x%llx (sext48)\n";
+	struct fixture *fx = *state;
+	unsigned long long outer = (uintptr_t)ptgen_outer;
+	unsigned long long back = (uintptr_t)make_snapshot;
+	char want[2048];
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	assert_int_equal(dump_pt_print_packets(fx->fout, &fx->ds,
+					       &fx->ds.cores[0], &fx->log),
+			 0);
+	done(fx);
+	snprintf(want, sizeof(want), expect, fx->ds.cores[0].trace_len,
+		 (unsigned long long)fx->ds.cores[0].trace_off, outer, back,
+		 outer, back);
+	assert_string_equal(fx->out, want);
+	assert_string_equal(fx->err, "");
+	assert_int_equal(fx->log.nr_errors, 0);
+}
+
+/* The expected --insn text for the two runs, with this run's addresses. */
+static void insn_text(struct fixture *fx, char *buf, size_t len, bool run1)
+{
+	char sym[64];
+	size_t n = 0;
+	unsigned int r, i;
+
+	n += snprintf(buf + n, len - n, "cpu 0: %zu bytes of Intel PT\n",
+		      fx->ds.cores[0].trace_len);
+	for (r = run1 ? 0 : 1; r < 2; r++) {
+		n += snprintf(buf + n, len - n,
+			      "tid %u (%s) at 0.00000%d000 s:\n",
+			      r ? fx->tid_b : fx->tid_a,
+			      r ? "ptgen-b" : "test_dump_pt", r ? 3 : 1);
+		if (!r && fx->garbage_at)
+			continue;
+		for (i = 0; i < PTGEN_PATH_LEN; i++) {
+			snprintf(sym, sizeof(sym), "%s+0x%x",
+				 ptgen_path[i].inner ? "ptgen_inner" :
+						       "ptgen_outer",
+				 ptgen_path[i].off);
+			n += snprintf(
+				buf + n, len - n, "  %016llx  %s\n",
+				(unsigned long long)ptgen_ip(&ptgen_path[i]),
+				sym);
+		}
+	}
+}
+
+static void decode_insn(struct fixture *fx)
+{
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct dump_symtab tab;
+
+	assert_non_null(image);
+	assert_int_equal(dump_symtab_load(&tab, &fx->ds, image, &fx->log), 0);
+	assert_int_equal(dump_insn_print(fx->fout, &fx->ds, &fx->ds.cores[0],
+					 image, &tab, &fx->log),
+			 0);
+	dump_symtab_free(&tab);
+	pt_image_free(image);
+	done(fx);
+}
+
+static void test_insn(void **state)
+{
+	struct fixture *fx = *state;
+	char want[4096];
+	size_t n;
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	decode_insn(fx);
+	insn_text(fx, want, sizeof(want), true);
+	n = strlen(want);
+	snprintf(want + n, sizeof(want) - n,
+		 "cpu 0: 14 instructions of the target, 0 of other tasks, "
+		 "0 errors\n");
+	assert_string_equal(fx->out, want);
+	assert_string_equal(fx->err, "");
+}
+
+/* Runs @cmd and returns its stdout (malloc'd). */
+static char *run(const char *cmd)
+{
+	size_t len = 0, cap = 1 << 16, n;
+	char *out = malloc(cap);
+	FILE *f = popen(cmd, "r");
+
+	assert_non_null(out);
+	assert_non_null(f);
+	while ((n = fread(out + len, 1, cap - 1 - len, f)) > 0)
+		len += n;
+	out[len] = '\0';
+	assert_int_equal(pclose(f), 0);
+	return out;
+}
+
+/* "tid ip sym" lines of --insn output @out (modified) into @buf. */
+static void ours_as_lines(char *out, char *buf, size_t len)
+{
+	unsigned long tid, cur = 0, ip;
+	char sym[128], *p, *q;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (p = out; (q = strchr(p, '\n')); p = q + 1) {
+		*q = '\0';
+		if (sscanf(p, "tid %lu", &tid) == 1)
+			cur = tid;
+		else if (!strncmp(p, "  ", 2) &&
+			 sscanf(p, "%lx %127s", &ip, sym) == 2)
+			n += snprintf(buf + n, len - n, "%lu %lx %s\n", cur, ip,
+				      sym);
+	}
+}
+
+/* Our --insn, instruction for instruction, is what perf script says. */
+static void test_insn_matches_perf(void **state)
+{
+	struct fixture *fx = *state;
+	char cmd[512], mine[4096], theirs[4096], *perf, *line, *save = NULL;
+	unsigned long tid, ip;
+	char sym[128];
+	size_t n = 0;
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	decode_insn(fx);
+	ours_as_lines(fx->out, mine, sizeof(mine));
+	snprintf(
+		cmd, sizeof(cmd),
+		"perf script --itrace=i0ns -F tid,ip,sym,symoff -i %s/perf.data"
+		" 2>/dev/null",
+		fx->snap_dir);
+	perf = run(cmd);
+	for (line = strtok_r(perf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		assert_int_equal(sscanf(line, "%lu %lx %127s", &tid, &ip, sym),
+				 3);
+		n += snprintf(theirs + n, sizeof(theirs) - n, "%lu %lx %s\n",
+			      tid, ip, sym);
+	}
+	free(perf);
+	assert_string_equal(mine, theirs);
+	/* both runs, each on its own thread */
+	assert_int_equal(n, strlen(mine));
+	assert_non_null(strstr(mine, "ptgen_inner+0x3"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_packets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insn_matches_perf, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
