@@ -22,6 +22,7 @@
 #include "dumppt.h"
 #include "dumpsum.h"
 #include "dumptl.h"
+#include "json.h"
 #include "jsonread.h"
 #include "ptgen.h"
 #include "snapwrite.h"
@@ -318,12 +319,220 @@ static void test_insn_matches_perf(void **state)
 	assert_non_null(strstr(mine, "ptgen_inner+0x3"));
 }
 
+static void test_summary(void **state)
+{
+	static const char expect[] =
+		"%s: snapshot 1, intel-pt, trigger stop (SIGSTOP) at "
+		"0.000006000 s, pid %u (test_dump_pt)\n"
+		"  cpu 0: 86 bytes, sideband 192 bytes, wrapped no, lost 0 "
+		"bytes, 6 context switches\n"
+		"    packets 14: psb 2, psbend 2, tip.pge 2, tip.pgd 2, tnt.8 2, "
+		"mode 2, tsc 2\n"
+		"    psb 2, ovf 0\n"
+		"    tsc 0x3e8 .. 0xbb8 (0.000001000 s .. 0.000003000 s)\n"
+		"    decodes: yes\n";
+	struct fixture *fx = *state;
+	char want[1024];
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, &fx->log), 0);
+	done(fx);
+	snprintf(want, sizeof(want), expect, fx->snap_dir, getpid());
+	assert_string_equal(fx->out, want);
+	assert_int_equal(fx->log.nr_errors, 0);
+}
+
+static void test_summary_json(void **state)
+{
+	struct fixture *fx = *state;
+	const struct jval *core, *pk;
+	struct jval *root;
+	struct json j;
+	uint64_t v;
+	bool b;
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	json_init_dyn(&j);
+	assert_int_equal(dump_summary_json(&j, &fx->ds, &fx->log), 0);
+	assert_int_equal(json_finish(&j), 0);
+	done(fx);
+	assert_int_equal(jread_parse(j.buf, j.len, &root, NULL), 0);
+	json_free(&j);
+	assert_int_equal(jval_get_u64(root, "pid", &v), 0);
+	assert_int_equal(v, getpid());
+	core = jval_at(jval_get(root, "cores"), 0);
+	assert_non_null(core);
+	assert_int_equal(jval_get_u64(core, "bytes", &v), 0);
+	assert_int_equal(v, 86);
+	assert_int_equal(jval_get_u64(core, "psb", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(jval_get_u64(core, "first_time_ns", &v), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(jval_get_u64(core, "last_time_ns", &v), 0);
+	assert_int_equal(v, 3000);
+	assert_int_equal(jval_get_bool(core, "decodes", &b), 0);
+	assert_true(b);
+	pk = jval_get(core, "packets");
+	assert_int_equal(jval_get_u64(pk, "tnt.8", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(pk->n, 7);
+	jval_free(root);
+}
+
+struct tl_want {
+	const char *ph, *name;
+	int tid; /* 0: thread A, 1: thread B */
+	double ts;
+};
+
+/* Each slice of the timeline: B/E nested per thread, in time. */
+static void test_timeline(void **state)
+{
+	static const struct tl_want want[] = {
+		{ "B", "ptgen_outer", 0, 1.0 },
+		{ "B", "ptgen_inner", 0, 1.0 },
+		{ "E", "", 0, 1.0 },
+		{ "E", "", 0, 1.0 },
+		{ "B", "ptgen_outer", 1, 3.0 },
+		{ "B", "ptgen_inner", 1, 3.0 },
+		{ "E", "", 1, 3.0 },
+		{ "E", "", 1, 3.0 },
+		{ "i", "stop", 0, 6.0 },
+	};
+	static const char events[] =
+		"{\"event\":\"stop\",\"ts\":6000,\"pid\":%u,\"tid\":%u,"
+		"\"signal\":\"SIGSTOP\"}\n"
+		"not json\n";
+	struct fixture *fx = *state;
+	struct pt_image *image = pt_image_alloc(NULL);
+	const struct jval *evs, *e;
+	struct dump_symtab tab;
+	struct dump_tl tl;
+	struct jval *root;
+	const char *ph, *name;
+	char line[256];
+	unsigned int i, k = 0;
+	uint64_t pid, tid;
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	assert_int_equal(dump_symtab_load(&tab, &fx->ds, image, &fx->log), 0);
+	assert_int_equal(dump_tl_begin(&tl, fx->fout), 0);
+	assert_int_equal(dump_tl_snapshot(&tl, &fx->ds, image, &tab, &fx->log),
+			 0);
+	snprintf(line, sizeof(line), events, getpid(), fx->tid_a);
+	assert_int_equal(dump_tl_events(&tl, line, strlen(line), "ev.jsonl",
+					&fx->log),
+			 1);
+	assert_int_equal(dump_tl_end(&tl), 0);
+	dump_symtab_free(&tab);
+	pt_image_free(image);
+	done(fx);
+	/* the bad line is named with its offset; the good one went in */
+	snprintf(line, sizeof(line),
+		 "ptbpf-dump: ev.jsonl: offset 0x%zx: not JSON: unknown "
+		 "literal\n",
+		 strlen(line) - strlen("not json\n"));
+	assert_string_equal(fx->err, line);
+	assert_int_equal(jread_parse(fx->out, fx->out_len, &root, NULL), 0);
+	evs = jval_get(root, "traceEvents");
+	assert_non_null(evs);
+	for (i = 0; (e = jval_at(evs, i)); i++) {
+		assert_int_equal(jval_get_str(e, "ph", &ph), 0);
+		assert_int_equal(jval_get_str(e, "name", &name), 0);
+		assert_int_equal(jval_get_u64(e, "pid", &pid), 0);
+		assert_int_equal(jval_get_u64(e, "tid", &tid), 0);
+		assert_non_null(jval_get(e, "ts"));
+		assert_int_equal(pid, getpid());
+		if (!strcmp(ph, "M"))
+			continue;
+		assert_true(k < sizeof(want) / sizeof(want[0]));
+		assert_string_equal(ph, want[k].ph);
+		assert_string_equal(name, want[k].name);
+		assert_int_equal(tid, want[k].tid ? fx->tid_b : fx->tid_a);
+		assert_true(jval_get(e, "ts")->d == want[k].ts);
+		k++;
+	}
+	assert_int_equal(k, sizeof(want) / sizeof(want[0]));
+	jval_free(root);
+}
+
+/*
+ * Garbage between the runs: the packet listing says where and why, and
+ * picks up at the second PSB; --insn shows the error in place and still
+ * decodes the second run; both name the file and offset on stderr.
+ */
+static void test_garbage_resyncs(void **state)
+{
+	static const uint8_t garbage[] = { 0x02, 0xff, 0x02, 0xff };
+	struct fixture *fx = *state;
+	unsigned long long off;
+	char want[4096], msg[256];
+	size_t n;
+
+	make_snapshot(fx, garbage, sizeof(garbage));
+	load(fx);
+	off = fx->ds.cores[0].trace_off + fx->garbage_at;
+	assert_int_equal(dump_pt_print_packets(fx->fout, &fx->ds,
+					       &fx->ds.cores[0], &fx->log),
+			 0);
+	done(fx);
+	snprintf(want, sizeof(want),
+		 "%016zx  error: unknown opcode\n"
+		 "%016zx  resync: next PSB, %zu bytes skipped\n"
+		 "%016zx  psb\n",
+		 fx->garbage_at, fx->garbage_at + sizeof(garbage),
+		 sizeof(garbage), fx->garbage_at + sizeof(garbage));
+	assert_non_null(strstr(fx->out, want));
+	snprintf(msg, sizeof(msg),
+		 "ptbpf-dump: perf.data: offset 0x%llx: cpu 0 trace offset "
+		 "0x%zx: unknown opcode\n",
+		 off, fx->garbage_at);
+	assert_string_equal(fx->err, msg);
+	assert_int_equal(fx->log.nr_errors, 1);
+
+	/* --insn: the first run is whole, the error in place, the second */
+	fclose(fx->fout);
+	free(fx->out);
+	free(fx->err);
+	fx->out = fx->err = NULL;
+	load(fx);
+	decode_insn(fx);
+	assert_non_null(strstr(fx->out, "ptgen_inner+0x3"));
+	snprintf(want, sizeof(want),
+		 "  error at trace offset 0x%zx: unknown opcode; resync at "
+		 "0x%zx\ntid %u (ptgen-b) at 0.000003000 s:\n",
+		 fx->garbage_at, fx->garbage_at + sizeof(garbage), fx->tid_b);
+	assert_non_null(strstr(fx->out, want));
+	/*
+	 * libipt's query decoder reads a packet ahead: it meets the garbage
+	 * before it gives out the first run's last two instructions.
+	 */
+	n = strlen(fx->out);
+	snprintf(want, sizeof(want), "  %016llx  ptgen_inner+0x0\n  error at",
+		 (unsigned long long)ptgen_ip(&ptgen_path[4]));
+	assert_non_null(strstr(fx->out, want));
+	assert_non_null(strstr(fx->out,
+			       "cpu 0: 12 instructions of the "
+			       "target, 0 of other tasks, 1 errors\n"));
+	assert_true(n > 0);
+	assert_string_equal(fx->err, msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn_matches_perf, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_json, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_resyncs, setup,
 						teardown),
 	};
 
