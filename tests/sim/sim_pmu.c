@@ -453,6 +453,28 @@ long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes)
 	return (long)nbytes;
 }
 
+long sim_pmu_emit(struct sim_pmu *sim, int cpu, const void *bytes, size_t len)
+{
+	struct sim_event *e = find(sim, cpu, SIM_PT);
+	size_t i;
+
+	if (!bytes)
+		return -EINVAL;
+	if (!e || !e->aux)
+		return -ENOENT;
+	if (!active(sim, e))
+		return 0;
+	for (i = 0; i < len; i++)
+		e->aux[(e->hw_pos + i) % e->aux_len] = ((const __u8 *)bytes)[i];
+	e->hw_pos += len;
+	return (long)len;
+}
+
+void sim_pmu_set_time(struct sim_pmu *sim, __u64 t)
+{
+	sim->tsc = t - 100;
+}
+
 /* Store a record the way a write_backward ring gets it. */
 static void put_backward(struct sim_event *e, const void *rec, size_t len)
 {
@@ -494,6 +516,12 @@ int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
 
 int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid)
 {
+	return sim_pmu_switch_np(sim, cpu, out, pid, tid, pid, tid);
+}
+
+int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
+		      __u32 tid, __u32 np_pid, __u32 np_tid)
+{
 	struct sim_event *e = find(sim, cpu, SIM_DUMMY);
 	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
 	struct {
@@ -510,8 +538,10 @@ int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid)
 		return -ENOENT;
 	if (!active(sim, e))
 		return 0;
-	r.np_pid = r.pid = pid;
-	r.np_tid = r.tid = tid;
+	r.np_pid = np_pid;
+	r.np_tid = np_tid;
+	r.pid = pid;
+	r.tid = tid;
 	r.time = sim->tsc += 100;
 	r.cpu = (__u32)cpu;
 	r.id = e->id;

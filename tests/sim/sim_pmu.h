@@ -81,6 +81,13 @@ bool sim_pmu_running(const struct sim_pmu *sim, int cpu);
  * disabled), -ENOENT when @cpu has no mapped intel_pt event.
  */
 long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes);
+/*
+ * Run @cpu through a known path: the hardware writes exactly the @len PT
+ * bytes of @bytes (made by the caller with libipt's encoder) into the AUX
+ * ring when the event is enabled. Returns @len, 0 when disabled, -ENOENT
+ * when @cpu has no mapped intel_pt event, -EINVAL for NULL @bytes.
+ */
+long sim_pmu_emit(struct sim_pmu *sim, int cpu, const void *bytes, size_t len);
 /* Total PT bytes the hardware of @cpu has written so far. */
 __u64 sim_pmu_written(const struct sim_pmu *sim, int cpu);
 
@@ -89,6 +96,15 @@ int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid,
 		   __u64 ip);
 int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
 		   __u32 tid);
+/* A switch record of @pid/@tid whose next (out) or previous (in) task is
+ * @np_pid/@np_tid, as the kernel writes CPU-wide switches. */
+int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
+		      __u32 tid, __u32 np_pid, __u32 np_tid);
+/*
+ * The simulated clock: records (samples, switches, PSB TSCs) carry
+ * successive times 100 apart; the next one carries @t.
+ */
+void sim_pmu_set_time(struct sim_pmu *sim, __u64 t);
 
 /*
  * Fake sysfs trees under @root: sim_sysfs_write() creates the parent

@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The intel-pt path end to end, over the simulated PMU: the real
+ * controller (control.c) pauses and resumes the real per-core collection
+ * (cores.c) on stop and run events and stages snapshots (snapshot.c), whose
+ * writer thread writes the real files. The simulated hardware writes a PT
+ * stream made with libipt's encoder for a known path through a known
+ * function of this binary (PSB, TSC, MODE.exec, TIP.PGE, TNT, TIP.PGD),
+ * with matching context-switch records. Then, as a user would:
+ *
+ * - `perf script --itrace=i0ns -F tid,ip,sym,symoff` prints exactly the
+ *   instructions of that path, for the thread that ran it;
+ * - libipt's instruction decoder, over an image built from trace.json's
+ *   modules, decodes cpus/<id>.intelpt_trace to the same instructions;
+ * - trace.json passes the lldb-19 intel-pt schema check.
+ *
+ * Also: no PT byte is written while paused; snapshots form a stream (the
+ * second holds only new bytes) unless --full; a wrapped ring says
+ * "wrapped": true in ptbpf.json and in the snapshot event.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <intel-pt.h>
+
+#include "args.h"
+#include "control.h"
+#include "cores.h"
+#include "eventlog.h"
+#include "lldb_schema.h"
+#include "ptbpf.h"
+#include "sim_pmu.h"
+#include "snapshot.h"
+
+/*
+ * The traced function, hand-written so its bytes and offsets are known.
+ * x != 1 (path A): xor, cmp, jne (taken), add $2, test, je (not taken),
+ * add $3, ret. x == 1 (path B): jne not taken, so add $1 runs too.
+ */
+__asm__(".text\n"
+	".globl pipe_branches\n"
+	".type pipe_branches, @function\n"
+	"pipe_branches:\n"
+	"	xor %eax, %eax\n" /* +0x0, 2 bytes */
+	"	cmp $1, %edi\n" /* +0x2, 3 */
+	"	jne 1f\n" /* +0x5, 2 */
+	"	add $1, %eax\n" /* +0x7, 3 */
+	"1:	add $2, %eax\n" /* +0xa, 3 */
+	"	test %edi, %edi\n" /* +0xd, 2 */
+	"	je 2f\n" /* +0xf, 2 */
+	"	add $3, %eax\n" /* +0x11, 3 */
+	"2:	ret\n" /* +0x14 */
+	".size pipe_branches, .-pipe_branches\n");
+int pipe_branches(int x);
+
+struct path {
+	const char *name;
+	__u8 tnt; /* 2 bits, the first (jne) in the MSB; 1 = taken */
+	unsigned int n;
+	unsigned int offs[9];
+};
+
+static const struct path path_a = { "A",
+				    0x2,
+				    8,
+				    { 0x0, 0x2, 0x5, 0xa, 0xd, 0xf, 0x11,
+				      0x14 } };
+static const struct path path_b = { "B",
+				    0x0,
+				    9,
+				    { 0x0, 0x2, 0x5, 0x7, 0xa, 0xd, 0xf, 0x11,
+				      0x14 } };
+
+#define NCPU 2
+#define PT_TYPE 8
+#define BUF (64UL << 10)
+/*
+ * sim_pmu's mmap page converts TSC to perf time as time_zero 123456789,
+ * mult 1 << 20, shift 21: perf time = 123456789 + TSC / 2 (TSC < 2^21).
+ * Each path runs inside its thread's switch-in and switch-out.
+ */
+#define PERF_TIME(tsc) (123456789ULL + (tsc) / 2)
+
+struct fx {
+	char root[64], out[64];
+	struct sim_pmu *sim;
+	struct cores *cores;
+	struct snapshots *snaps;
+	struct eventlog log;
+	struct control ctl;
+	int outfd;
+	bool full;
+	__u32 pid, tid, tid2;
+	pthread_t helper;
+	int helper_pipe[2];
+	char err[512];
+};
+
+/* A second thread of this process, with a name, that waits to be ended. */
+static void *helper_main(void *arg)
+{
+	struct fx *f = arg;
+	char c;
+
+	f->tid2 = (__u32)syscall(SYS_gettid);
+	if (read(f->helper_pipe[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	strcpy(f->root, "/tmp/ptbpf-test-pipe-XXXXXX");
+	strcpy(f->out, "/tmp/ptbpf-test-pout-XXXXXX");
+	if (!mkdtemp(f->root) || sim_sysfs_intel_pt(f->root, PT_TYPE) ||
+	    !mkdtemp(f->out))
+		return -1;
+	f->sim = sim_pmu_new(NCPU, PT_TYPE);
+	f->outfd = open(f->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	f->log.fd = -1;
+	f->pid = (__u32)getpid();
+	f->tid = (__u32)syscall(SYS_gettid);
+	if (!f->sim || f->outfd < 0 || pipe(f->helper_pipe) ||
+	    pthread_create(&f->helper, NULL, helper_main, f))
+		return -1;
+	pthread_setname_np(f->helper, "pipe-helper");
+	while (!__atomic_load_n(&f->tid2, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[160];
+	int rc;
+
+	snapshots_stop(f->snaps);
+	cores_close(f->cores);
+	eventlog_close(&f->log);
+	/* every descriptor and mapping of the simulated kernel is gone */
+	rc = sim_pmu_open_fds(f->sim) || sim_pmu_mappings(f->sim);
+	sim_pmu_free(f->sim);
+	rc |= sim_sysfs_remove(f->root);
+	close(f->outfd);
+	if (write(f->helper_pipe[1], "x", 1) != 1)
+		rc = 1;
+	pthread_join(f->helper, NULL);
+	close(f->helper_pipe[0]);
+	close(f->helper_pipe[1]);
+	/* PTBPF_TEST_KEEP=1 keeps the snapshots, to look at them by hand */
+	if (getenv("PTBPF_TEST_KEEP"))
+		fprintf(stderr, "kept %s\n", f->out);
+	else {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->out);
+		rc |= system(cmd);
+	}
+	free(f);
+	return rc ? -1 : 0;
+}
+
+static __u64 now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* control_ops over cores and snapshots, as main.c wires them. */
+static int op_pause(void *ctx, uint64_t *done)
+{
+	struct fx *f = ctx;
+	__u64 t = 0;
+	int rc = cores_pause_all(f->cores, &t);
+
+	*done = t;
+	return rc;
+}
+
+static int op_resume(void *ctx, uint64_t *done)
+{
+	struct fx *f = ctx;
+	__u64 t = 0;
+	int rc = cores_resume_all(f->cores, &t);
+
+	*done = t;
+	return rc;
+}
+
+static int op_snapshot(void *ctx, const char *trigger, uint64_t ts, int sig)
+{
+	struct fx *f = ctx;
+	int64_t id = snapshots_stage(f->snaps, trigger, ts, sig);
+
+	return id < 0 ? (int)id : 0;
+}
+
+static const struct control_ops ops = {
+	.pause = op_pause,
+	.resume = op_resume,
+	.snapshot = op_snapshot,
+};
+
+/* cores over the sim, the writer, the controller; the target running. */
+static void start(struct fx *f, size_t buf)
+{
+	struct cores_config cc;
+	struct snapshots_config sc = {
+		.out_dir = f->out,
+		.uid = -1,
+		.gid = -1,
+		.formats = FORMAT_PERF | FORMAT_LLDB,
+		.full = f->full,
+		.pid = f->pid,
+		.first_id = 1,
+		.verbosity = -1,
+	};
+
+	cores_config_init(&cc);
+	cc.buffer_size = buf;
+	cc.sideband_size = 16 << 10;
+	cc.sysfs_root = f->root;
+	cc.backend = BACKEND_INTEL_PT;
+	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
+	if (!f->cores)
+		fail_msg("cores_open: %s", f->err);
+	assert_int_equal(cores_count(f->cores), NCPU);
+	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
+	sc.dirfd = f->outfd;
+	f->snaps =
+		snapshots_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
+	if (!f->snaps)
+		fail_msg("snapshots_start: %s", f->err);
+	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP, false, -1,
+		     &ops, f);
+	/* collection starts paused, resumed once the target runs */
+	assert_false(sim_pmu_running(f->sim, 0));
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, "intel-pt", buf, NULL);
+	assert_true(sim_pmu_running(f->sim, 0));
+	assert_true(sim_pmu_running(f->sim, 1));
+}
+
+/* The BPF program's word: the target stopped (SIGSTOP) or runs again. */
+static void target_event(struct fx *f, enum ptbpf_event_kind kind)
+{
+	struct ptbpf_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = now();
+	e.kind = kind;
+	e.tgid = f->pid;
+	e.tid = f->tid;
+	e.sig = kind == PTBPF_EV_STOP ? SIGSTOP : SIGCONT;
+	e.cause = PTBPF_CAUSE_SIGNAL;
+	e.nr_threads = 2;
+	strcpy(e.comm, "test_pt_pipelin");
+	control_event(&f->ctl, &e, now());
+}
+
+/* PSB+ with a TSC, MODE.exec 64-bit, TIP.PGE, TNT, TIP.PGD. */
+static size_t encode_path(__u8 *buf, size_t cap, const struct path *p,
+			  __u64 tsc)
+{
+	__u64 func = (__u64)(uintptr_t)pipe_branches;
+	struct pt_packet pk[7];
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	unsigned int i;
+	uint64_t off;
+
+	memset(pk, 0, sizeof(pk));
+	pk[0].type = ppt_psb;
+	pk[1].type = ppt_tsc;
+	pk[1].payload.tsc.tsc = tsc;
+	pk[2].type = ppt_psbend;
+	pk[3].type = ppt_mode;
+	pk[3].payload.mode.leaf = pt_mol_exec;
+	pk[3].payload.mode.bits.exec.csl = 1;
+	pk[4].type = ppt_tip_pge;
+	pk[4].payload.ip.ipc = pt_ipc_sext_48;
+	pk[4].payload.ip.ip = func;
+	pk[5].type = ppt_tnt_8;
+	pk[5].payload.tnt.bit_size = 2;
+	pk[5].payload.tnt.payload = p->tnt;
+	/* ret leaves the function: tracing stops at its return address,
+	 * anywhere in this binary outside pipe_branches */
+	pk[6].type = ppt_tip_pgd;
+	pk[6].payload.ip.ipc = pt_ipc_sext_48;
+	pk[6].payload.ip.ip = (__u64)(uintptr_t)encode_path;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + cap;
+	enc = pt_alloc_encoder(&cfg);
+	assert_non_null(enc);
+	for (i = 0; i < 7; i++)
+		assert_true(pt_enc_next(enc, &pk[i]) > 0);
+	assert_int_equal(pt_enc_get_offset(enc, &off), 0);
+	pt_free_encoder(enc);
+	return (size_t)off;
+}
+
+/*
+ * Thread @tid runs path @p on @cpu at TSC @tsc: switched in from idle
+ * just before, the PT bytes, switched out to idle just after. Returns the
+ * PT bytes written (into @pt too), 0 when the core was paused.
+ */
+static size_t run_path(struct fx *f, int cpu, __u32 tid, const struct path *p,
+		       __u64 tsc, __u8 *pt, size_t cap)
+{
+	size_t len = encode_path(pt, cap, p, tsc);
+	long n;
+
+	sim_pmu_set_time(f->sim, PERF_TIME(tsc) - 1000);
+	sim_pmu_switch_np(f->sim, cpu, true, 0, 0, f->pid, tid);
+	sim_pmu_switch_np(f->sim, cpu, false, f->pid, tid, 0, 0);
+	n = sim_pmu_emit(f->sim, cpu, pt, len);
+	assert_true(n >= 0);
+	sim_pmu_set_time(f->sim, PERF_TIME(tsc) + 1000);
+	sim_pmu_switch_np(f->sim, cpu, true, f->pid, tid, 0, 0);
+	sim_pmu_switch_np(f->sim, cpu, false, 0, 0, f->pid, tid);
+	return (size_t)n;
+}
+
+/* Runs @cmd; returns its stdout (malloc'd); fails on a non-zero exit. */
+static char *run(const char *cmd)
+{
+	size_t len = 0, cap = 1 << 16, n;
+	char *out = malloc(cap);
+	FILE *p = popen(cmd, "r");
+
+	assert_non_null(out);
+	assert_non_null(p);
+	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
+		len += n;
+	out[len] = '\0';
+	if (pclose(p))
+		fail_msg("`%s` failed; it printed:\n%s", cmd, out);
+	return out;
+}
+
+static __u8 *read_all(const char *path, size_t *len)
+{
+	struct stat st;
+	__u8 *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		fail_msg("%s: %s", path, strerror(errno));
+	assert_int_equal(fstat(fd, &st), 0);
+	buf = malloc((size_t)st.st_size + 1);
+	assert_non_null(buf);
+	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+/* Writes everything queued and stops the writer: the files are final. */
+static void drain(struct fx *f, unsigned long written)
+{
+	assert_int_equal(snapshots_stop(f->snaps), written);
+	f->snaps = NULL;
+}
+
+/* perf script prints exactly path @p then @p2 (may be NULL), by @tid. */
+static void check_perf_script2(struct fx *f, int id, const struct path *p,
+			       const struct path *p2, __u32 tid)
+{
+	__u64 base = (__u64)(uintptr_t)pipe_branches;
+	char cmd[512], sym[64], want[64], *out, *line, *save = NULL;
+	unsigned int n = 0, total = p->n + (p2 ? p2->n : 0);
+	unsigned long t, ip, off;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script --itrace=i0ns -F tid,ip,sym,symoff -i "
+		 "%s/snapshot-%06d/perf.data 2>/dev/null",
+		 f->out, id);
+	out = run(cmd);
+	print_message("snapshot %d, perf script:\n%s", id, out);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		assert_int_equal(sscanf(line, "%lu %lx %63s", &t, &ip, sym), 3);
+		assert_true(n < total);
+		off = n < p->n ? p->offs[n] : p2->offs[n - p->n];
+		assert_int_equal(t, tid);
+		assert_int_equal(ip, base + off);
+		snprintf(want, sizeof(want), "pipe_branches+0x%lx", off);
+		assert_string_equal(sym, want);
+		n++;
+	}
+	assert_int_equal(n, total);
+	free(out);
+}
+
+static void check_perf_script(struct fx *f, int id, const struct path *p,
+			      __u32 tid)
+{
+	check_perf_script2(f, id, p, NULL, tid);
+}
+
+/* The bytes of cpus/@cpu.intelpt_trace of snapshot @id equal @want. */
+static void check_cpu_file(struct fx *f, int id, int cpu, const __u8 *want,
+			   size_t len)
+{
+	char path[256];
+	size_t got;
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
+		 f->out, id, cpu);
+	buf = read_all(path, &got);
+	assert_int_equal(got, len);
+	if (len)
+		assert_memory_equal(buf, want, len);
+	free(buf);
+}
+
+/* An image of trace.json's modules, each file at its loadAddress. */
+static struct pt_image *image_from_bundle(struct fx *f, int id)
+{
+	char cmd[512], *out, *line, *save = NULL, *path;
+	struct pt_image *img = pt_image_alloc("bundle");
+	unsigned long long load;
+	unsigned int added = 0;
+	struct stat st;
+
+	assert_non_null(img);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys\n"
+		 "d = json.load(open(sys.argv[1]))\n"
+		 "for p in d[\"processes\"]:\n"
+		 "  for m in p[\"modules\"]:\n"
+		 "    a = m[\"loadAddress\"]\n"
+		 "    a = int(a, 0) if type(a) is str else a\n"
+		 "    print(\"%%x %%s\" %% (a, m[\"systemPath\"]))' "
+		 "%s/snapshot-%06d/trace.json",
+		 f->out, id);
+	out = run(cmd);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		load = strtoull(line, &path, 16);
+		path++;
+		if (stat(path, &st))
+			continue; /* deleted since: not ours */
+		assert_true(pt_image_add_file(img, path, 0,
+					      (uint64_t)st.st_size, NULL,
+					      load) >= 0);
+		added++;
+	}
+	free(out);
+	assert_true(added > 0);
+	return img;
+}
+
+/* libipt's instruction decoder over @img: the instructions of @buf. */
+static unsigned int insn_decode(const __u8 *buf, size_t len,
+				struct pt_image *img, __u64 *ips,
+				unsigned int max)
+{
+	struct pt_insn_decoder *d;
+	struct pt_config cfg;
+	struct pt_insn insn;
+	struct pt_event ev;
+	unsigned int n = 0;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_insn_alloc_decoder(&cfg);
+	assert_non_null(d);
+	assert_int_equal(pt_insn_set_image(d, img), 0);
+	st = pt_insn_sync_forward(d);
+	while (st >= 0) {
+		while (st >= 0 && (st & pts_event_pending))
+			st = pt_insn_event(d, &ev, sizeof(ev));
+		if (st < 0)
+			break;
+		memset(&insn, 0, sizeof(insn));
+		st = pt_insn_next(d, &insn, sizeof(insn));
+		if (insn.iclass != ptic_error && n < max)
+			ips[n++] = insn.ip;
+	}
+	/* the whole stream decoded, up to its end */
+	assert_int_equal(st, -pte_eos);
+	pt_insn_free_decoder(d);
+	return n;
+}
+
+static void check_libipt(struct fx *f, int id, int cpu, const struct path *p)
+{
+	__u64 base = (__u64)(uintptr_t)pipe_branches, ips[32];
+	struct pt_image *img = image_from_bundle(f, id);
+	char path[256];
+	unsigned int n, i;
+	size_t len;
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
+		 f->out, id, cpu);
+	buf = read_all(path, &len);
+	n = insn_decode(buf, len, img, ips, 32);
+	assert_int_equal(n, p->n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ips[i], base + p->offs[i]);
+	free(buf);
+	pt_image_free(img);
+}
+
+/* trace.json against the schema lldb-19 prints. */
+static void check_schema(struct fx *f, int id)
+{
+	char py[128], lldb[128], cmd[512], *out;
+	FILE *s;
+
+	snprintf(py, sizeof(py), "%s/check.py", f->out);
+	s = fopen(py, "w");
+	assert_non_null(s);
+	fputs(schema_py, s);
+	fputs(check_py, s);
+	fclose(s);
+	snprintf(lldb, sizeof(lldb), "%s/schema.txt", f->out);
+	snprintf(cmd, sizeof(cmd),
+		 "lldb-19 -b -o 'trace schema intel-pt' >%s 2>/dev/null", lldb);
+	if (system(cmd) != 0)
+		lldb[0] = '\0'; /* no lldb-19: the hard-coded list alone */
+	snprintf(cmd, sizeof(cmd), "python3 %s %s/snapshot-%06d/trace.json %s",
+		 py, f->out, id, lldb);
+	out = run(cmd);
+	/* this binary is among the modules */
+	assert_non_null(strstr(out, "test_pt_pipeline"));
+	free(out);
+	unlink(py);
+	unlink(lldb);
+}
+
+/* One value of ptbpf.json of snapshot @id, by a Python expression. */
+static char *ptbpf_json(struct fx *f, int id, const char *expr)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys; d = json.load(open(sys.argv"
+		 "[1])); print(%s)' %s/snapshot-%06d/ptbpf.json",
+		 expr, f->out, id);
+	return run(cmd);
+}
+
+/* The snapshot lines of events.jsonl, as Python prints their @keys. */
+static char *snapshot_events(struct fx *f, const char *keys)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys\n"
+		 "for l in open(sys.argv[1]):\n"
+		 "  e = json.loads(l)\n"
+		 "  if e[\"event\"] == \"snapshot\":\n"
+		 "    print(*[e[k] for k in \"%s\".split()])' "
+		 "%s/events.jsonl",
+		 keys, f->out);
+	return run(cmd);
+}
+
+/*
+ * Path A on CPU 0 by this thread, stop: snapshot 1 decodes to path A with
+ * perf and libipt. Run; path B on CPU 1 by the helper thread, stop:
+ * snapshot 2 holds path B only (a stream), CPU 0 has nothing new.
+ */
+static void test_stop_snapshots_decode(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], b[128], junk[128];
+	size_t la, lb;
+	__u64 w0, w1;
+	char *out;
+
+	start(f, BUF);
+	la = run_path(f, 0, f->tid, &path_a, 2000000, a, sizeof(a));
+	assert_true(la > 0);
+	target_event(f, PTBPF_EV_STOP);
+	/* paused: the hardware writes nothing, on any core */
+	assert_false(sim_pmu_running(f->sim, 0));
+	assert_false(sim_pmu_running(f->sim, 1));
+	w0 = sim_pmu_written(f->sim, 0);
+	w1 = sim_pmu_written(f->sim, 1);
+	assert_int_equal(run_path(f, 0, f->tid, &path_b, 2010000, junk,
+				  sizeof(junk)),
+			 0);
+	assert_int_equal(sim_pmu_written(f->sim, 0), w0);
+	assert_int_equal(sim_pmu_written(f->sim, 1), w1);
+	/* running again: appended */
+	target_event(f, PTBPF_EV_RUN);
+	assert_true(sim_pmu_running(f->sim, 0));
+	lb = run_path(f, 1, f->tid2, &path_b, 2050000, b, sizeof(b));
+	assert_int_equal(lb, encode_path(junk, sizeof(junk), &path_b, 2050000));
+	assert_int_equal(sim_pmu_written(f->sim, 1), w1 + lb);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+
+	check_cpu_file(f, 1, 0, a, la);
+	check_cpu_file(f, 1, 1, NULL, 0);
+	check_perf_script(f, 1, &path_a, f->tid);
+	check_libipt(f, 1, 0, &path_a);
+	check_schema(f, 1);
+
+	check_cpu_file(f, 2, 0, NULL, 0);
+	check_cpu_file(f, 2, 1, b, lb);
+	check_perf_script(f, 2, &path_b, f->tid2);
+	check_libipt(f, 2, 1, &path_b);
+	check_schema(f, 2);
+
+	out = ptbpf_json(f, 1,
+			 "d[\"backend\"], d[\"trigger\"], d[\"signal\"], "
+			 "[(c[\"cpu\"], c[\"bytes\"], c[\"wrapped\"]) for c in "
+			 "d[\"cores\"]]");
+	snprintf((char *)junk, sizeof(junk),
+		 "intel-pt stop SIGSTOP [(0, %zu, False), (1, 0, False)]\n",
+		 la);
+	assert_string_equal(out, (char *)junk);
+	free(out);
+	out = snapshot_events(f, "snapshot trigger wrapped lost_bytes");
+	assert_string_equal(out, "1 stop False 0\n2 stop False 0\n");
+	free(out);
+}
+
+/*
+ * The whole buffer of @cpu in snapshot @id, oldest first: zeros (PAD
+ * packets, the ring as mapped) then @want at its end.
+ */
+static void check_whole_ring(struct fx *f, int id, int cpu, const __u8 *want,
+			     size_t len)
+{
+	char path[256];
+	size_t got, i;
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
+		 f->out, id, cpu);
+	buf = read_all(path, &got);
+	assert_int_equal(got, BUF);
+	for (i = 0; i < BUF - len; i++)
+		if (buf[i])
+			fail_msg("byte %zu of %s is 0x%x", i, path, buf[i]);
+	assert_memory_equal(buf + BUF - len, want, len);
+	free(buf);
+}
+
+/* --full: every snapshot holds whole buffers, old bytes included. */
+static void test_full_holds_all(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], b[128], ab[256];
+	size_t la, lb;
+
+	f->full = true;
+	start(f, BUF);
+	la = run_path(f, 0, f->tid, &path_a, 2000000, a, sizeof(a));
+	target_event(f, PTBPF_EV_STOP);
+	target_event(f, PTBPF_EV_RUN);
+	lb = run_path(f, 0, f->tid, &path_b, 2050000, b, sizeof(b));
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	memcpy(ab, a, la);
+	memcpy(ab + la, b, lb);
+	check_whole_ring(f, 1, 0, a, la);
+	check_whole_ring(f, 2, 0, ab, la + lb);
+	check_whole_ring(f, 2, 1, NULL, 0);
+	check_perf_script(f, 1, &path_a, f->tid);
+	check_perf_script2(f, 2, &path_a, &path_b, f->tid);
+}
+
+/* More than the ring holds between two snapshots: wrapped, and said so. */
+static void test_wrap_reported(void **state)
+{
+	struct fx *f = *state;
+	char *out, want[128];
+
+	start(f, BUF);
+	assert_int_equal(sim_pmu_tick(f->sim, 0, 3 * BUF + 1000),
+			 3 * BUF + 1000);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+	/* the whole ring, newest last; how much was lost the head can't say
+	 * (in overwrite mode aux_head is a position, not a running total) */
+	out = ptbpf_json(f, 1,
+			 "[(c[\"bytes\"], c[\"wrapped\"]) for c in "
+			 "d[\"cores\"]]");
+	snprintf(want, sizeof(want), "[(%lu, True), (0, False)]\n", BUF);
+	assert_string_equal(out, want);
+	free(out);
+	out = snapshot_events(f, "snapshot wrapped");
+	assert_string_equal(out, "1 True\n");
+	free(out);
+}
+
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_stop_snapshots_decode),
+		T(test_full_holds_all),
+		T(test_wrap_reported),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
