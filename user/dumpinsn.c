@@ -36,6 +36,8 @@ static int recover(struct walk *w, int err)
 	uint64_t off = 0, sync = 0, next = w->len;
 	int ret;
 
+	/* whose code failed decides whether it is worth a message */
+	locate(w);
 	pt_insn_get_offset(w->d, &off);
 	pt_insn_get_sync_offset(w->d, &sync);
 	ret = pt_insn_sync_forward(w->d);
