@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptbpf-dump on real sample-backend snapshots: ptbpf (root, as in every
+ * integration test) records `crash`, then ptbpf-dump reads the output as
+ * a user would. What it prints is checked against perf script on the same
+ * perf.data and against events.jsonl; its exit status and messages on bad
+ * arguments too.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "integ.h"
+#include "jsonread.h"
+
+#define DUMP_BIN "./ptbpf-dump"
+
+static char dir[64], out[128];
+static pid_t target;
+
+/* Runs @cmd; its stdout (malloc'd) and exit status. */
+static char *run_out(const char *cmd, int *status)
+{
+	size_t len = 0, cap = 1 << 20, n;
+	char *buf = malloc(cap);
+	FILE *f = popen(cmd, "r");
+	int st;
+
+	assert_non_null(buf);
+	assert_non_null(f);
+	while ((n = fread(buf + len, 1, cap - 1 - len, f)) > 0)
+		len += n;
+	buf[len] = '\0';
+	st = pclose(f);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return buf;
+}
+
+/* One recording of crash for all tests: it is the slow part. */
+static int setup_group(void **state)
+{
+	char cmd[512], *d = make_tmpdir();
+	int st;
+
+	if (!d || geteuid() != 0 || access(DUMP_BIN, X_OK))
+		return 0; /* the tests skip */
+	snprintf(dir, sizeof(dir), "%s", d);
+	free(d);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q -b sample -o %s -- " PROGS "crash 150 >/dev/null 2>&1",
+		 PTBPF_BIN, out);
+	st = system(cmd);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 139)
+		return -1;
+	target = (pid_t)event_field(out, "fatal", 0, "pid");
+	return target > 0 ? 0 : -1;
+}
+
+static int teardown_group(void **state)
+{
+	if (dir[0])
+		rm_rf(dir);
+	return 0;
+}
+
+static void need_run(void)
+{
+	if (!target)
+		skip();
+}
+
+/* Samples of pid @pid in @perf_data, as perf script counts them. */
+static long perf_samples(const char *perf_data, pid_t pid)
+{
+	char cmd[512];
+	long n = 0;
+	int st;
+	char *o, *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -F pid -i %s 2>/dev/null | awk '$1 == %d' | "
+		 "wc -l",
+		 perf_data, pid);
+	o = run_out(cmd, &st);
+	p = o;
+	n = strtol(p, NULL, 10);
+	free(o);
+	return n;
+}
+
+/* The summary: trigger, signal, pid, and the target's sample count. */
+static void test_summary(void **state)
+{
+	char cmd[512], want[256], path[256], *o, *p;
+	unsigned long total = 0, n;
+	int st;
+
+	need_run();
+	snprintf(cmd, sizeof(cmd), "%s %s", DUMP_BIN, out);
+	o = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	snprintf(want, sizeof(want),
+		 "%s/snapshot-000001: snapshot 1, sample, trigger fatal "
+		 "(SIGSEGV) at ",
+		 out);
+	assert_memory_equal(o, want, strlen(want));
+	snprintf(want, sizeof(want), ", pid %d (crash)\n", target);
+	assert_non_null(strstr(o, want));
+	snprintf(want, sizeof(want),
+		 "%s/snapshot-000002: snapshot 2, sample, "
+		 "trigger exit",
+		 out);
+	p = strstr(o, want);
+	assert_non_null(p);
+	/* the first snapshot's target samples, summed over its cores */
+	*p = '\0';
+	snprintf(want, sizeof(want), "samples: target ");
+	for (p = o; (p = strstr(p, want)); p++) {
+		n = strtoul(p + strlen(want), NULL, 10);
+		total += n;
+	}
+	snprintf(path, sizeof(path), "%s/snapshot-000001/perf.data", out);
+	assert_int_equal(total, perf_samples(path, target));
+	assert_true(total > 0);
+	free(o);
+}
+
+static void test_json(void **state)
+{
+	const struct jval *snaps, *s, *cores, *c;
+	char cmd[512], *o;
+	struct jval *root;
+	const char *str;
+	uint64_t v, sum = 0;
+	size_t i;
+	int st;
+
+	need_run();
+	snprintf(cmd, sizeof(cmd), "%s --json %s", DUMP_BIN, out);
+	o = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	assert_int_equal(jread_parse(o, strlen(o), &root, NULL), 0);
+	assert_int_equal(jval_get_u64(root, "errors", &v), 0);
+	assert_int_equal(v, 0);
+	snaps = jval_get(root, "snapshots");
+	assert_int_equal(snaps->n, 2);
+	s = jval_at(snaps, 0);
+	assert_int_equal(jval_get_str(s, "trigger", &str), 0);
+	assert_string_equal(str, "fatal");
+	assert_int_equal(jval_get_str(s, "signal", &str), 0);
+	assert_string_equal(str, "SIGSEGV");
+	assert_int_equal(jval_get_u64(s, "pid", &v), 0);
+	assert_int_equal(v, target);
+	cores = jval_get(s, "cores");
+	for (i = 0; (c = jval_at(cores, i)); i++) {
+		assert_int_equal(
+			jval_get_u64(jval_get(c, "samples"), "target", &v), 0);
+		sum += v;
+	}
+	assert_true(sum > 0);
+	jval_free(root);
+	free(o);
+}
+
+/* Valid trace event JSON; the transitions as instants; slices named. */
+static void test_timeline(void **state)
+{
+	const char *want[] = { "fatal", "pause", "snapshot", "exit" };
+	const struct jval *evs, *e;
+	char cmd[512], tl[160], *o, *buf;
+	const char *ph, *name;
+	struct jval *root;
+	unsigned int k = 0, work = 0;
+	uint64_t pid, tid;
+	size_t i;
+	int st;
+
+	need_run();
+	snprintf(tl, sizeof(tl), "%s/tl.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s --timeline %s %s", DUMP_BIN, tl, out);
+	o = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	assert_string_equal(o, "");
+	buf = slurp(tl);
+	assert_non_null(buf);
+	assert_int_equal(jread_parse(buf, strlen(buf), &root, NULL), 0);
+	evs = jval_get(root, "traceEvents");
+	assert_non_null(evs);
+	for (i = 0; (e = jval_at(evs, i)); i++) {
+		assert_int_equal(jval_get_str(e, "ph", &ph), 0);
+		assert_int_equal(jval_get_str(e, "name", &name), 0);
+		assert_int_equal(jval_get_u64(e, "pid", &pid), 0);
+		assert_int_equal(jval_get_u64(e, "tid", &tid), 0);
+		assert_non_null(jval_get(e, "ts"));
+		assert_int_equal(pid, target);
+		if (!strcmp(ph, "X") && !strcmp(name, "work"))
+			work++;
+		if (!strcmp(ph, "i") && k < 4 && !strcmp(name, want[k]))
+			k++;
+	}
+	assert_int_equal(k, 4); /* in this order */
+	assert_true(work > 0);
+	jval_free(root);
+	free(buf);
+	free(o);
+}
+
+struct argcase {
+	const char *args;
+	int status;
+	const char *err;
+};
+
+static void test_bad_args(void **state)
+{
+	static const struct argcase cases[] = {
+		{ "", 2, "ptbpf-dump: no DIR given (see --help)\n" },
+		{ "--bogus x", 2, "ptbpf-dump: unknown option \"--bogus\"\n" },
+		{ "--cpu -1 x", 2,
+		  "ptbpf-dump: --cpu: \"-1\" is not a CPU number\n" },
+		{ "--insn --packets x", 2,
+		  "ptbpf-dump: --packets, --insn and --timeline go one at a "
+		  "time\n" },
+		{ "--json --insn x", 2,
+		  "ptbpf-dump: --json goes with the summary only\n" },
+		{ "/nonexistent-dir", 1,
+		  "ptbpf-dump: /nonexistent-dir: No such file or directory\n" },
+		{ "/tmp", 1,
+		  "ptbpf-dump: /tmp: neither a snapshot (no ptbpf.json) nor "
+		  "an output directory (no snapshot-NNNNNN)\n" },
+	};
+	char cmd[512], err[1024];
+	unsigned int i;
+
+	if (access(DUMP_BIN, X_OK))
+		skip();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s %s", DUMP_BIN, cases[i].args);
+		assert_int_equal(run_capture(cmd, err, sizeof(err)),
+				 cases[i].status);
+		assert_string_equal(err, cases[i].err);
+	}
+}
+
+static void test_packets_on_sample(void **state)
+{
+	char cmd[512], want[256], *o;
+	int st;
+
+	need_run();
+	snprintf(cmd, sizeof(cmd), "%s --packets %s/snapshot-000001", DUMP_BIN,
+		 out);
+	o = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	snprintf(want, sizeof(want),
+		 "%s/snapshot-000001: sample backend: no Intel PT to decode\n",
+		 out);
+	assert_string_equal(o, want);
+	free(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_packets_on_sample),
+		cmocka_unit_test(test_bad_args),
+	};
+
+	return cmocka_run_group_tests(tests, setup_group, teardown_group);
+}
