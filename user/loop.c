@@ -2,6 +2,7 @@
 /* The event loop: see loop.h. */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,15 @@ void loop_block_signals(void)
 	signal(SIGTTIN, SIG_IGN);
 	signal(SIGTTOU, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+int loop_set_realtime(void)
+{
+	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
+
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
+		return -errno;
+	return 0;
 }
 
 static int add(int ep, int fd, int tag)

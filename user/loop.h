@@ -36,6 +36,15 @@ struct loop_result {
 void loop_block_signals(void);
 
 /*
+ * Puts the control path (this thread) in SCHED_FIFO at the lowest real-time
+ * priority: a resume otherwise waits for a time slice on a busy machine
+ * (measured: median 2.4 ms instead of 0.15 ms with both cores loaded). With
+ * SCHED_RESET_ON_FORK, so neither the writer thread nor the command inherit
+ * it. Returns 0 or -errno (then the policy is unchanged; not fatal).
+ */
+int loop_set_realtime(void);
+
+/*
  * Runs until the target exits or a terminating signal arrives. With a
  * started command, a terminating signal is passed on as SIGTERM (and a
  * SIGCONT, a stopped process cannot act on it), then the loop waits for the
