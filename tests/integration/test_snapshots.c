@@ -505,7 +505,7 @@ static void test_crash_fatal_snapshot(void **state)
 	/* 400 ms of work(), which spends most of its loop in
 	 * clock_gettime (the vDSO): its own samples are ~1 in 25 */
 	assert_true(mine > 200);
-	assert_true(fatal - last < 5000000ULL);
+	assert_true(fatal - last < 20000000ULL);
 	assert_true(last_work > 0 && fatal - last_work < 50000000ULL);
 	free(s.v);
 	f->target = 0;
@@ -817,20 +817,21 @@ static int perf_fds(pid_t pid)
  */
 static int our_perf_holders(pid_t ptbpf, pid_t target)
 {
-	char cmd[400], *out, *line, *save;
+	char *out, *line, *save;
 	int n = 0, pid, ppid;
 
-	snprintf(cmd, sizeof(cmd),
-		 "for d in /proc/[0-9]*; do ls -l $d/fd 2>/dev/null | "
-		 "grep -q perf_event && echo ${d#/proc/} $(awk "
-		 "'{print $4}' $d/stat 2>/dev/null); done");
-	out = run_out(cmd, NULL);
+	/* pid and ppid of every process; comm may hold spaces, so from
+	 * the first field and the one after the last ')' */
+	out = run_out("cat /proc/[0-9]*/stat 2>/dev/null | "
+		      "sed 's/^\\([0-9]*\\) .*) . \\([0-9]*\\) .*/\\1 \\2/'",
+		      NULL);
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%d %d", &pid, &ppid) != 2)
 			continue;
-		if (pid == ptbpf || pid == target || ppid == ptbpf ||
-		    (target > 0 && ppid == target))
+		if ((pid == ptbpf || pid == target || ppid == ptbpf ||
+		     (target > 0 && ppid == target)) &&
+		    perf_fds(pid) > 0)
 			n++;
 	}
 	free(out);
@@ -864,7 +865,7 @@ static void test_exit_paths_leave_nothing(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct exit_case *c = &cases[i];
 		const char *opts[] = { c->opt1, c->opt2, NULL };
-		char *worker[] = { PROGS "worker", "600", NULL };
+		char *worker[] = { PROGS "worker", "1500", NULL };
 		char *spin[] = { PROGS "spin", NULL };
 		char *log, pid[16];
 		pid_t ptbpf;
