@@ -553,7 +553,8 @@ static int check_complete(const char *out)
 static void test_full_disk(void **state)
 {
 	static const char *const opts[] = { "-t", "stop", NULL };
-	char *targv[] = { PROGS "worker", "4000", NULL };
+	/* long enough for 10 stops on a loaded machine; it then exits 0 */
+	char *targv[] = { PROGS "worker", "8000", NULL };
 	char *spin[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	char reason[200];
@@ -575,7 +576,7 @@ static void test_full_disk(void **state)
 		msleep(300);
 		stop_cont(f, i, false, 50);
 	}
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 15), 0);
 	f->ptbpf = 0;
 	f->target = 0;
 	errors = count_events(f->out, "snapshot_error");
