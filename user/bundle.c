@@ -185,6 +185,8 @@ static void cores_json(const struct snapshot *s, struct json *j)
 		json_u64(j, "sideband_bytes", c->sideband_len);
 		json_bool(j, "wrapped", c->wrapped);
 		json_u64(j, "lost_bytes", c->lost_bytes);
+		json_bool(j, "sideband_wrapped", c->sb_wrapped);
+		json_u64(j, "sideband_lost_bytes", c->sb_lost_bytes);
 		json_u64(j, "head", c->head);
 		json_u64(j, "tsc", c->tsc);
 		json_u64(j, "paused_ns", c->paused_ns);

@@ -598,6 +598,8 @@ static void read_rings(struct cores *c, struct core *k, bool full,
 	out->wrapped = r.wrapped;
 	out->lost_bytes = r.lost_bytes;
 	out->head = r.head;
+	out->sb_wrapped = s.wrapped;
+	out->sb_lost_bytes = s.lost_bytes;
 }
 
 int cores_read(struct cores *c, unsigned int idx, bool full,

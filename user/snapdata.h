@@ -58,6 +58,9 @@ struct snap_core {
 	__u64 data_id; /* PERF_EVENT_IOC_ID of the data event */
 	__u64 sb_id; /* PERF_EVENT_IOC_ID of the sideband event */
 	__u64 paused_ns; /* how long the core was paused for this copy */
+	/* the sideband ring overwrote switch records not yet snapshotted */
+	bool sb_wrapped;
+	__u64 sb_lost_bytes;
 };
 
 struct snap_thread {

@@ -123,14 +123,17 @@ static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost,
 static void log_written(struct snapshots *s, const struct snapshot *snap,
 			const char *path, uint64_t write_ns)
 {
-	uint64_t lost, pmax, psum, bytes;
+	uint64_t lost, pmax, psum, bytes, sb_lost = 0;
+	bool wrapped = false, sb_wrapped = false;
 	struct json *j;
 	unsigned int i;
-	bool wrapped = false;
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
-	for (i = 0; i < snap->nr_cores; i++)
+	for (i = 0; i < snap->nr_cores; i++) {
 		wrapped |= snap->cores[i].wrapped;
+		sb_wrapped |= snap->cores[i].sb_wrapped;
+		sb_lost += snap->cores[i].sb_lost_bytes;
+	}
 	j = eventlog_begin(&s->wlog, "snapshot", now_ns(), s->cfg.pid);
 	json_u64(j, "snapshot", snap->id);
 	json_str(j, "path", path);
@@ -139,6 +142,8 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	json_u64(j, "bytes", bytes);
 	json_u64(j, "lost_bytes", lost);
 	json_bool(j, "wrapped", wrapped);
+	json_bool(j, "sideband_wrapped", sb_wrapped);
+	json_u64(j, "sideband_lost_bytes", sb_lost);
 	json_u64(j, "paused_max_ns", pmax);
 	json_u64(j, "paused_total_ns", psum);
 	json_u64(j, "write_ns", write_ns);

@@ -357,6 +357,31 @@ static void test_sideband_pt(void **state)
 		n++;
 	}
 	assert_int_equal(n, 2);
+	assert_false(out.sb_wrapped);
+	assert_int_equal(out.sb_lost_bytes, 0);
+}
+
+/* Switch records the ring overwrote before a snapshot are reported lost. */
+static void test_sideband_wrap(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+	unsigned int i;
+
+	f->cfg.sideband_size = 4096;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(sim_pmu_switch(f->sim, 0, i & 1, 42, 43), 1);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_true(out.sb_wrapped);
+	assert_true(out.sb_lost_bytes > 0);
+	assert_true(out.sideband_len <= 4096);
+	/* the next read starts afresh */
+	assert_int_equal(sim_pmu_switch(f->sim, 0, true, 42, 43), 1);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_false(out.sb_wrapped);
+	assert_int_equal(out.sb_lost_bytes, 0);
 }
 
 static void test_sample_backend(void **state)
@@ -618,6 +643,7 @@ int main(void)
 		T(test_restore_fails),
 		T(test_wraps),
 		T(test_sideband_pt),
+		T(test_sideband_wrap),
 		T(test_sample_backend),
 		T(test_offline_skipped),
 		T(test_half_open),
