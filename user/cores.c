@@ -243,9 +243,10 @@ static int no_such_cpu(const struct cores_config *cfg, int cpu, char *err,
 		 cfg->sysfs_root ? cfg->sysfs_root : "/sys", cpu);
 	if (access(path, F_OK) == 0)
 		return -EINVAL;
-	return errmsg(err, errlen, -EINVAL,
-		      "cpu %d does not exist (--cpus; this machine has %ld configured)",
-		      cpu, sysconf(_SC_NPROCESSORS_CONF));
+	return errmsg(
+		err, errlen, -EINVAL,
+		"cpu %d does not exist (--cpus; this machine has %ld configured)",
+		cpu, sysconf(_SC_NPROCESSORS_CONF));
 }
 
 /* Open core @k; 1 when its CPU turned out to be offline (skip it). */
