@@ -83,15 +83,19 @@ static __always_inline bool is_target(struct task_struct *t)
 	return t->tgid == targ_tgid;
 }
 
-static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
-				 __u32 cause)
+/*
+ * A zeroed event with the common fields filled, or NULL when the ring is
+ * full (counted: user space reports it as lost_events).
+ */
+static __always_inline struct ptbpf_event *reserve(__u32 kind,
+						   struct task_struct *t)
 {
 	struct ptbpf_event *e;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		__sync_fetch_and_add(&lost_events, 1);
-		return;
+		return NULL;
 	}
 	/* every byte, padding included, is written before it leaves */
 	__builtin_memset(e, 0, sizeof(*e));
@@ -100,10 +104,20 @@ static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
 	e->tgid = BPF_CORE_READ(t, tgid);
 	e->tid = BPF_CORE_READ(t, pid);
 	e->cpu = bpf_get_smp_processor_id();
-	e->sig = sig;
-	e->cause = cause;
 	e->nr_threads = nr_live;
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
+	return e;
+}
+
+static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
+				 __u32 cause)
+{
+	struct ptbpf_event *e = reserve(kind, t);
+
+	if (!e)
+		return;
+	e->sig = sig;
+	e->cause = cause;
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -270,23 +284,14 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 		return 0;
 	}
 	__sync_lock_test_and_set(&proc_state, PTBPF_PROC_EXITED);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		__sync_fetch_and_add(&lost_events, 1);
+	e = reserve(PTBPF_EV_EXIT, p);
+	if (!e)
 		return 0;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->ts = bpf_ktime_get_ns();
-	e->kind = PTBPF_EV_EXIT;
-	e->tgid = BPF_CORE_READ(p, tgid);
-	e->tid = tid;
-	e->cpu = bpf_get_smp_processor_id();
 	/* a group exit leaves its code in signal->group_exit_code */
 	e->exit_code = BPF_CORE_READ(p, signal, group_exit_code);
 	if (!e->exit_code)
 		e->exit_code = BPF_CORE_READ(p, exit_code);
 	e->sig = e->exit_code & 0x7f;
-	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -312,20 +317,10 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	nr_live = 1;
 	nr_stopped = 0;
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		__sync_fetch_and_add(&lost_events, 1);
+	e = reserve(PTBPF_EV_EXEC, p);
+	if (!e)
 		return 0;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->ts = bpf_ktime_get_ns();
-	e->kind = PTBPF_EV_EXEC;
-	e->tgid = BPF_CORE_READ(p, tgid);
-	e->tid = tid;
 	e->old_tid = old;
-	e->cpu = bpf_get_smp_processor_id();
-	e->nr_threads = 1;
-	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
 	fname = BPF_CORE_READ(bprm, filename);
 	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), fname);
 	bpf_ringbuf_submit(e, 0);
