@@ -15,6 +15,7 @@ struct walk {
 	struct dump_insn_stats *st;
 	struct dump_insn_at at;
 	uint64_t len;
+	uint64_t last_off, same_off; /* see stuck() */
 };
 
 /* Who is on the core now, by the decoder's last TSC. */
@@ -79,6 +80,24 @@ static int events(struct walk *w, int status)
 	return status;
 }
 
+/*
+ * Direct jumps and calls need no trace, so code that loops through them
+ * only (a "jmp ." or a wrong image) would give instructions for ever
+ * without the decoder moving in the trace. Counted, and cut off.
+ */
+static bool stuck(struct walk *w)
+{
+	uint64_t off = 0;
+
+	pt_insn_get_offset(w->d, &off);
+	if (off != w->last_off) {
+		w->last_off = off;
+		w->same_off = 0;
+		return false;
+	}
+	return ++w->same_off > DUMP_INSN_MAX_UNTRACED;
+}
+
 static void loop(struct walk *w, int status)
 {
 	struct pt_insn insn;
@@ -89,7 +108,10 @@ static void loop(struct walk *w, int status)
 			status = pt_insn_next(w->d, &insn, sizeof(insn));
 		if (status == -pte_eos)
 			return;
+		if (status >= 0 && stuck(w))
+			status = -pte_bad_insn;
 		if (status < 0) {
+			w->same_off = 0;
 			status = recover(w, status);
 			if (status < 0)
 				return;

@@ -40,6 +40,13 @@ struct dump_insn_ops {
 		      const char *why, uint64_t resync);
 };
 
+/*
+ * At most this many instructions in a row without the decoder moving on in
+ * the trace: more is a loop of direct branches (a wrong image, or a
+ * "jmp ."), reported as an error at that offset.
+ */
+#define DUMP_INSN_MAX_UNTRACED (1 << 16)
+
 struct dump_insn_stats {
 	uint64_t target_insns, other_insns;
 	uint64_t errors; /* reported: while the target (or nobody known) ran */

@@ -398,6 +398,13 @@ static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
 		end = x->len;
 	}
 	while (off < end) {
+		/* perf writes every record 8-byte aligned; headers are read
+		 * in place */
+		if (off % 8) {
+			dump_error(x->log, x->file, (long long)off,
+				   "record not 8-byte aligned");
+			return;
+		}
 		h = (const void *)(x->buf + off);
 		if (end - off < 8 || h->size < 8 || h->size > end - off) {
 			dump_error(x->log, x->file, (long long)off,

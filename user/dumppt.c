@@ -12,7 +12,7 @@ void dump_pt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
 	pt_config_init(cfg);
 	/* libipt wants a writable range type but never writes the trace */
 	cfg->begin = (uint8_t *)buf;
-	cfg->end = (uint8_t *)buf + len;
+	cfg->end = buf ? (uint8_t *)buf + len : cfg->begin;
 	if (!s)
 		return;
 	if (!strcmp(s->cpu.vendor, "GenuineIntel")) {

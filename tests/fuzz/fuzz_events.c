@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer: events.jsonl lines into the timeline. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dumptl.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dump_log log = { NULL, 0 };
+	FILE *null = fopen("/dev/null", "w");
+	struct dump_tl tl;
+
+	if (!null)
+		return 0;
+	dump_tl_begin(&tl, null);
+	dump_tl_events(&tl, (const char *)data, size, "events.jsonl", &log);
+	dump_tl_end(&tl);
+	fclose(null);
+	return 0;
+}
