@@ -498,6 +498,7 @@ static void test_garbage_resyncs(void **state)
 	free(fx->out);
 	free(fx->err);
 	fx->out = fx->err = NULL;
+	dump_snap_free(&fx->ds);
 	load(fx);
 	decode_insn(fx);
 	assert_non_null(strstr(fx->out, "ptgen_inner+0x3"));
