@@ -134,10 +134,12 @@ progs: $(HELPER_BINS)
 unit: $(UNIT_BINS)
 integration: ptbpf $(INTEG_BINS) $(HELPER_BINS)
 
-# The summary line `N passed, N failed, N skipped` comes from tests/run.sh.
+# The summary line `N passed, N failed, N skipped` comes from tests/run.sh;
+# the fuzz runs (30 s a target) and the sanitizer builds count as one test each.
 check: deps
 	$(Q)$(MAKE) all unit integration
-	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS)
+	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS) $(if $(FUZZ_SRCS),tests/fuzz/run.sh) \
+		$(wildcard tests/sanitize.sh)
 
 demo: deps
 	$(Q)$(MAKE) all progs

@@ -3,7 +3,8 @@
 #
 # Runs each cmocka test binary given, sums the results and ends with the
 # line `N passed, N failed, N skipped`. A binary that dies without printing
-# its summary counts as one failure. In CI (CI=true, as root) a skipped test
+# its summary counts as one failure. A script (*.sh) is one test that passes
+# when it exits 0 (the fuzz runs, the sanitizer builds). In CI (CI=true, as root) a skipped test
 # is a failure: privileged tests must run there.
 set -u
 passed=0 failed=0 skipped=0
@@ -15,6 +16,14 @@ for t in "$@"; do
 	log="$log_dir/$name.log"
 	timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "$t" >"$log" 2>&1
 	rc=$?
+	if [ "${t%.sh}" != "$t" ]; then
+		p=0 f=0
+		if [ "$rc" -eq 0 ]; then p=1; else f=1; fi
+		printf '%-28s %3d passed %3d failed %3d skipped  %s\n' "$name" "$p" "$f" 0 "$([ "$f" = 0 ] && echo ok || echo FAIL)"
+		[ "$f" -gt 0 ] && tail -n 20 "$log" | sed 's/^/    /'
+		passed=$((passed + p)) failed=$((failed + f))
+		continue
+	fi
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
 	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)

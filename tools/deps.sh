@@ -8,7 +8,7 @@ set -eu
 
 PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libipt-dev libcmocka-dev pkg-config linux-perf gdb procps util-linux
-lldb-19 python3"
+lldb-19 python3 libclang-rt-dev"
 
 missing=""
 for p in $PKGS; do
