@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dump_gen OUT MIB: writes OUT/snapshot-000001, an intel-pt snapshot of
+ * this process with MIB MiB of Intel PT made by libipt's encoder: the
+ * path of tests/ptgen.h run over and over (TNT.8 + TIP.update16 per run,
+ * 7 instructions in 4 bytes), a PSB+ every 4 KiB as the hardware would.
+ * Then times bare libipt loops over the same bytes, in this process so
+ * the image is at the addresses the trace names, and prints
+ * "bare-pkt MB/s" and "bare-insn MB/s".
+ */
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ptgen.h"
+#include "snapwrite.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int enc(struct pt_encoder *e, enum pt_packet_type t, uint64_t v,
+	       enum pt_ip_compression ipc)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = t;
+	if (t == ppt_tsc)
+		p.payload.tsc.tsc = v;
+	else if (t == ppt_mode) {
+		p.payload.mode.leaf = pt_mol_exec;
+		p.payload.mode.bits.exec.csl = 1;
+	} else if (t == ppt_tnt_8) {
+		p.payload.tnt.bit_size = 2;
+		p.payload.tnt.payload = 3;
+	} else {
+		p.payload.ip.ipc = ipc;
+		p.payload.ip.ip = v;
+	}
+	return pt_enc_next(e, &p);
+}
+
+static size_t generate(uint8_t *buf, size_t len)
+{
+	uint64_t outer = (uint64_t)(uintptr_t)ptgen_outer, off = 0, tsc = 1000;
+	struct pt_encoder *e;
+	struct pt_config cfg;
+	size_t next_psb = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + len;
+	e = pt_alloc_encoder(&cfg);
+	enc(e, ppt_psb, 0, 0);
+	enc(e, ppt_tsc, tsc, 0);
+	enc(e, ppt_mode, 0, 0);
+	enc(e, ppt_psbend, 0, 0);
+	enc(e, ppt_tip_pge, outer, pt_ipc_sext_48);
+	for (;;) {
+		pt_enc_get_offset(e, &off);
+		if (off + 64 > len)
+			break;
+		if (off >= next_psb) {
+			next_psb = off + 4096;
+			tsc += 1000;
+			enc(e, ppt_psb, 0, 0);
+			enc(e, ppt_tsc, tsc, 0);
+			enc(e, ppt_mode, 0, 0);
+			enc(e, ppt_fup, outer, pt_ipc_sext_48);
+			enc(e, ppt_psbend, 0, 0);
+		}
+		/* jne taken, inner's ret compressed; outer's ret: TIP */
+		enc(e, ppt_tnt_8, 0, 0);
+		enc(e, ppt_tip, outer, pt_ipc_update_16);
+	}
+	enc(e, ppt_tip_pgd, outer, pt_ipc_suppressed);
+	pt_enc_get_offset(e, &off);
+	pt_free_encoder(e);
+	return (size_t)off;
+}
+
+/* The executable segments of this program, where they run. */
+static int add_self(struct dl_phdr_info *info, size_t size, void *img)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			pt_image_add_file(img, "/proc/self/exe", ph->p_offset,
+					  ph->p_filesz, NULL,
+					  info->dlpi_addr + ph->p_vaddr);
+	}
+	return 1; /* the first object is the program itself */
+}
+
+static void bare(const uint8_t *buf, size_t len)
+{
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	struct pt_insn insn;
+	struct pt_event ev;
+	struct pt_packet_decoder *pd;
+	struct pt_insn_decoder *id;
+	struct pt_image *img;
+	uint64_t n = 0;
+	double t;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	t = now();
+	for (st = pt_pkt_sync_forward(pd); st >= 0;)
+		if ((st = pt_pkt_next(pd, &pkt, sizeof(pkt))) >= 0)
+			n++;
+	t = now() - t;
+	printf("bare-pkt %.1f MB/s (%llu packets)\n", len / t / 1e6,
+	       (unsigned long long)n);
+	pt_pkt_free_decoder(pd);
+
+	img = pt_image_alloc(NULL);
+	dl_iterate_phdr(add_self, img);
+	id = pt_insn_alloc_decoder(&cfg);
+	pt_insn_set_image(id, img);
+	n = 0;
+	t = now();
+	for (st = pt_insn_sync_forward(id); st >= 0;) {
+		while (st & pts_event_pending)
+			st = pt_insn_event(id, &ev, sizeof(ev));
+		if (st < 0 || (st = pt_insn_next(id, &insn, sizeof(insn))) < 0)
+			break;
+		n++;
+	}
+	t = now() - t;
+	printf("bare-insn %.1f MB/s (%llu instructions)\n", len / t / 1e6,
+	       (unsigned long long)n);
+	pt_insn_free_decoder(id);
+	pt_image_free(img);
+}
+
+int main(int argc, char **argv)
+{
+	struct snapwrite_opts o = { .uid = -1, .gid = -1 };
+	size_t len = argc > 2 ? strtoul(argv[2], NULL, 10) << 20 : 64 << 20;
+	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)gettid();
+	struct snap_core core;
+	struct snapshot s;
+	uint8_t *pt, sb[128];
+	char err[256];
+	size_t n = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: dump_gen OUT [MIB]\n");
+		return 2;
+	}
+	pt = malloc(len);
+	if (!pt || ptgen_snapshot(&s, &core))
+		return 1;
+	core.trace = pt;
+	core.trace_len = generate(pt, len);
+	core.head = core.trace_len;
+	n += ptgen_switch(sb + n, false, 0, 0, pid, tid, 0);
+	core.sideband = sb;
+	core.sideband_len = n;
+	o.out_dir = argv[1];
+	if (snapwrite_snapshot(&s, &o, NULL, 0, err, sizeof(err))) {
+		fprintf(stderr, "dump_gen: %s\n", err);
+		return 1;
+	}
+	printf("generated %zu bytes\n", core.trace_len);
+	bare(pt, core.trace_len);
+	procinfo_free(&s.proc);
+	free(pt);
+	return 0;
+}
