@@ -97,7 +97,8 @@ static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
 	free(buf);
 }
 
-/* Reads and parses @name with @parse; false when the file is absent. */
+/* Reads and parses @name (trace.json when @trace, else ptbpf.json); false
+ * when the file is absent. */
 static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
 		      bool trace)
 {
