@@ -109,7 +109,7 @@ fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do \
 		mkdir -p $(OUTPUT)/fuzz/corpus-$$(basename $$f); \
 		echo "  FUZZ     $$f ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 -artifact_prefix=$(OUTPUT)/fuzz/ \
 			$(OUTPUT)/fuzz/corpus-$$(basename $$f) tests/fuzz/seeds 2>$(OUTPUT)/fuzz/$$(basename $$f).log \
 			|| { tail -n 30 $(OUTPUT)/fuzz/$$(basename $$f).log; exit 1; }; \
 	done
@@ -132,7 +132,7 @@ $(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
 
 progs: $(HELPER_BINS)
 unit: $(UNIT_BINS)
-integration: ptbpf $(INTEG_BINS) $(HELPER_BINS)
+integration: all $(INTEG_BINS) $(HELPER_BINS)
 
 # The summary line `N passed, N failed, N skipped` comes from tests/run.sh;
 # the fuzz runs (30 s a target) and the sanitizer builds count as one test each.
