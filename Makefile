@@ -138,7 +138,7 @@ integration: all $(INTEG_BINS) $(HELPER_BINS)
 # the fuzz runs (30 s a target) and the sanitizer builds count as one test each.
 check: deps
 	$(Q)$(MAKE) all unit integration
-	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS) $(if $(FUZZ_SRCS),tests/fuzz/run.sh) \
+	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS) $(if $(FUZZ_SRCS),tests/fuzz/fuzz-all.sh) \
 		$(wildcard tests/sanitize.sh)
 
 demo: deps
