@@ -569,6 +569,10 @@ static __u64 now_clock(const struct cores *c)
 	return now_ns();
 }
 
+/*
+ * While the core is paused: the raw bytes only. Records of the data rings
+ * are put in order by order_rings() once the core runs again.
+ */
 static void read_rings(struct cores *c, struct core *k, bool full,
 		       struct snap_core *out, __u8 *tbuf, size_t tcap,
 		       __u8 *sbuf, size_t scap)
@@ -585,12 +589,12 @@ static void read_rings(struct cores *c, struct core *k, bool full,
 	} else {
 		head = __atomic_load_n(&k->data_page->data_head,
 				       __ATOMIC_ACQUIRE);
-		cyc_backward_read(&k->data_prev,
+		cyc_backward_take(&k->data_prev,
 				  (const __u8 *)k->data_page + c->page_size,
 				  c->buf_size, head, full, tbuf, tcap, &r);
 	}
 	head = __atomic_load_n(&k->sb_page->data_head, __ATOMIC_ACQUIRE);
-	cyc_backward_read(&k->sb_prev, sb_ring, c->sb_size, head, full, sbuf,
+	cyc_backward_take(&k->sb_prev, sb_ring, c->sb_size, head, full, sbuf,
 			  scap, &s);
 	out->trace = tbuf;
 	out->trace_len = r.len;
@@ -600,6 +604,28 @@ static void read_rings(struct cores *c, struct core *k, bool full,
 	out->lost_bytes = r.lost_bytes;
 	out->head = r.head;
 	out->sb_wrapped = s.wrapped;
+	out->sb_lost_bytes = s.lost_bytes;
+}
+
+/* After the pause: keep the intact records, oldest first. */
+static void order_rings(struct cores *c, struct snap_core *out)
+{
+	struct cyc_result r = {
+		.len = out->trace_len,
+		.lost_bytes = out->lost_bytes,
+	};
+	struct cyc_result s = {
+		.len = out->sideband_len,
+		.lost_bytes = out->sb_lost_bytes,
+	};
+
+	if (c->backend != BACKEND_INTEL_PT) {
+		cyc_backward_done(out->trace, &r);
+		out->trace_len = r.len;
+		out->lost_bytes = r.lost_bytes;
+	}
+	cyc_backward_done(out->sideband, &s);
+	out->sideband_len = s.len;
 	out->sb_lost_bytes = s.lost_bytes;
 }
 
@@ -630,5 +656,6 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	out->tsc = now_clock(c);
 	rc = set_state(c, k, was, c->err, sizeof(c->err));
 	out->paused_ns = was == CORE_RUNNING ? now_ns() - t0 : 0;
+	order_rings(c, out);
 	return rc;
 }

@@ -94,31 +94,49 @@ int cyc_aux_read(struct cyc_aux *st, const __u8 *ring, __u64 aux_head,
  * bytes; with @out, place each one so that @out ends up oldest first in
  * @total bytes. Returns the bytes walked.
  */
-static size_t backward_walk(const __u8 *ring, size_t size, __u64 head,
-			    size_t limit, __u8 *out, size_t total)
+/* Reverse the order of the @n 8-byte words at @p, in place, any alignment. */
+static void reverse_words(__u8 *p, size_t n)
+{
+	__u64 a, b;
+	size_t i;
+
+	for (i = 0; i < n / 2; i++) {
+		memcpy(&a, p + 8 * i, 8);
+		memcpy(&b, p + 8 * (n - 1 - i), 8);
+		memcpy(p + 8 * i, &b, 8);
+		memcpy(p + 8 * (n - 1 - i), &a, 8);
+	}
+}
+
+size_t cyc_backward_order(__u8 *buf, size_t len)
 {
 	struct perf_event_header h;
 	size_t off = 0;
 
-	while (limit - off >= sizeof(h)) {
-		/* A header may straddle the end of the ring too. */
-		cyc_copy(ring, size, head + off, sizeof(h), (__u8 *)&h);
-		if (h.size < sizeof(h) || h.size > limit - off)
+	if (!buf)
+		return 0;
+	/*
+	 * Each record reversed word by word, then the whole span: the records
+	 * end up oldest first, each in its own order again. Records are
+	 * 8-byte multiples (the kernel aligns them), so words suffice.
+	 */
+	while (len - off >= sizeof(h)) {
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off || (h.size & 7))
 			break;
-		if (out)
-			cyc_copy(ring, size, head + off, h.size,
-				 out + total - off - h.size);
+		reverse_words(buf + off, h.size / 8);
 		off += h.size;
 	}
+	reverse_words(buf, off / 8);
 	return off;
 }
 
-int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
+int cyc_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
 		      __u64 data_head, bool full, __u8 *out, size_t cap,
 		      struct cyc_result *res)
 {
 	__u64 written, avail;
-	size_t limit, taken;
+	size_t limit;
 
 	if (!prev_head || !ring || !out || !res || !pow2(size))
 		return -EINVAL;
@@ -128,15 +146,34 @@ int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
 	limit = avail < size ? avail : size;
 	if (limit > cap)
 		limit = cap;
-	taken = backward_walk(ring, size, data_head, limit, NULL, 0);
-	backward_walk(ring, size, data_head, taken, out, taken);
+	cyc_copy(ring, size, data_head, limit, out);
 	memset(res, 0, sizeof(*res));
-	res->len = taken;
+	res->len = limit;
 	res->head = data_head;
 	res->wrapped = written > size;
-	res->lost_bytes = written > taken ? written - taken : 0;
+	res->lost_bytes = written; /* until cyc_backward_done() */
 	*prev_head = data_head;
 	return 0;
+}
+
+void cyc_backward_done(__u8 *out, struct cyc_result *res)
+{
+	__u64 written = res->lost_bytes;
+
+	res->len = cyc_backward_order(out, res->len);
+	res->lost_bytes = written > res->len ? written - res->len : 0;
+}
+
+int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
+		      __u64 data_head, bool full, __u8 *out, size_t cap,
+		      struct cyc_result *res)
+{
+	int rc = cyc_backward_take(prev_head, ring, size, data_head, full, out,
+				   cap, res);
+
+	if (!rc)
+		cyc_backward_done(out, res);
+	return rc;
 }
 
 int cyc_next_record(const __u8 *buf, size_t len, size_t *off,

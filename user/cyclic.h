@@ -106,6 +106,28 @@ int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
 		      struct cyc_result *res);
 
 /*
+ * cyc_backward_read() in two steps, so that only the copy happens while
+ * the event is paused: cyc_backward_take() copies the raw span (newest
+ * record first) into @out; cyc_backward_done(), once the event runs again,
+ * keeps the intact records, lays them out oldest first and sets res->len
+ * and res->lost_bytes.
+ *
+ * cyc_backward_take() returns -EINVAL as cyc_backward_read() does.
+ */
+int cyc_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
+		      __u64 data_head, bool full, __u8 *out, size_t cap,
+		      struct cyc_result *res);
+void cyc_backward_done(__u8 *out, struct cyc_result *res);
+
+/*
+ * Lays the records of @len bytes at @buf, newest first as
+ * a write_backward ring holds them, out oldest first, in place. Stops at
+ * the first record that is not intact (shorter than its header, past
+ * @len, or not a multiple of 8 bytes). Returns the bytes kept (0 for NULL).
+ */
+size_t cyc_backward_order(__u8 *buf, size_t len);
+
+/*
  * Walk the records of a linear buffer (what cyc_backward_read produced):
  * stores the record at *@off in @hdr and advances *@off past it.
  *

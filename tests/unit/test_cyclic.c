@@ -287,7 +287,11 @@ static void test_backward(void **state)
 		for (k = 0; k < c->nrec; k++)
 			assert_int_equal(seq_of(out + 40 * k),
 					 c->first_seq + k);
-		assert_int_equal(out[r.len], GARBAGE);
+		/*
+		 * Past len are raw ring bytes the order step dropped (an
+		 * overwritten record's remains); never past the cap.
+		 */
+		assert_int_equal(out[c->cap], GARBAGE);
 	}
 }
 
@@ -329,6 +333,50 @@ static void test_backward_corrupt(void **state)
 			 0);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(r.lost_bytes, 64);
+}
+
+/* Put a record of @size bytes, type @type, at @p. */
+static void put_rec(__u8 *p, __u16 size, __u32 type)
+{
+	struct perf_event_header h = { .type = type, .size = size };
+
+	memset(p, (int)type, size);
+	memcpy(p, &h, sizeof(h));
+}
+
+/*
+ * The order step alone, at any alignment: newest-first records come out
+ * oldest first, each intact; a record that is not a multiple of 8 bytes
+ * ends the intact part.
+ */
+static void test_backward_order(void **state)
+{
+	static const __u16 sizes[] = { 24, 8, 48, 16 }; /* newest first */
+	__u8 raw[256] __attribute__((aligned(8)));
+	const struct perf_event_header *h;
+	size_t off, len, k, shift;
+
+	for (shift = 0; shift < 8; shift++) {
+		__u8 *buf = raw + shift;
+
+		memset(raw, GARBAGE, sizeof(raw));
+		for (k = 0, off = 0; k < 4; off += sizes[k], k++)
+			put_rec(buf + off, sizes[k], 10 + k);
+		put_rec(buf + off, 12, 99); /* not intact: ends the walk */
+		len = cyc_backward_order(buf, off + 12);
+		assert_int_equal(len, 96);
+		for (k = 4, off = 0; k-- > 0;) {
+			h = (const void *)(buf + off);
+			assert_int_equal(h->type, 10 + k);
+			assert_int_equal(h->size, sizes[k]);
+			if (h->size > sizeof(*h))
+				assert_int_equal(buf[off + h->size - 1],
+						 10 + k);
+			off += h->size;
+		}
+	}
+	assert_int_equal(cyc_backward_order(NULL, 64), 0);
+	assert_int_equal(cyc_backward_order(raw, 0), 0);
 }
 
 static void test_backward_null(void **state)
@@ -388,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_backward_mixed_sizes),
 		cmocka_unit_test(test_backward_corrupt),
 		cmocka_unit_test(test_backward_null),
+		cmocka_unit_test(test_backward_order),
 		cmocka_unit_test(test_next_record),
 	};
 
