@@ -152,6 +152,8 @@ bench: deps
 install: ptbpf $(if $(DUMP_SRCS),ptbpf-dump)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf)
 	$(Q)install -D -m 0755 ptbpf $(DESTDIR)$(PREFIX)/bin/ptbpf
+	$(if $(DUMP_SRCS),$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf-dump))
+	$(if $(DUMP_SRCS),$(Q)install -D -m 0755 ptbpf-dump $(DESTDIR)$(PREFIX)/bin/ptbpf-dump)
 
 vmlinux:
 	$(Q)vmlinux/gen.sh
