@@ -210,6 +210,22 @@ static int put_process(struct writer *w)
 	return 0;
 }
 
+/*
+ * The kernel already wrote every record as the file declares it: the same
+ * sample_type with sample_id_all, and the ids are the kernel's own. Then
+ * the stream is checked record by record but copied in one piece.
+ */
+static bool stream_as_is(const struct writer *w,
+			 const struct perf_event_attr *from, int which,
+			 unsigned int idx)
+{
+	const struct snap_core *core = &w->snap->cores[idx];
+	__u64 kid = which == ATTR_DATA ? core->data_id : core->sb_id;
+
+	return from->sample_type == w->attr[which].sample_type &&
+	       from->sample_id_all && kid && kid == w->ids[which][idx];
+}
+
 /* Copies a staged record stream, re-encoding each record's sample ID. */
 static int put_stream(struct writer *w, const __u8 *buf, size_t len,
 		      const struct perf_event_attr *from, int which,
@@ -228,6 +244,13 @@ static int put_stream(struct writer *w, const __u8 *buf, size_t len,
 	ssize_t n;
 	int ret;
 
+	if (stream_as_is(w, from, which, idx)) {
+		while ((ret = perfrec_next(buf, len, &off, &h)) > 0)
+			;
+		if (ret == 0)
+			fileout_write(&w->out, buf, off);
+		return ret;
+	}
 	while ((ret = perfrec_next(buf, len, &off, &h)) > 0) {
 		n = perfrec_convert(h, h->size, &c, w->rec, sizeof(w->rec));
 		if (n < 0)
