@@ -2,14 +2,17 @@
 /*
  * The intel-pt trace bundle schema that `lldb-19 -b -o "trace schema
  * intel-pt"` prints (LLDB 19.1.7), as a Python checker shared by the tests
- * of trace.json: write schema_py then check_py to a file and run
- * `python3 FILE trace.json [lldb-schema-output]`. It fails on a missing
- * required field, a field of the wrong type or an unknown field, and,
- * given lldb's own output, on a field lldb no longer lists; it prints the
- * modules' systemPath values as a JSON list.
+ * of trace.json: lldb_schema_write() writes schema_py then check_py to a
+ * file; run `python3 FILE trace.json [lldb-schema-output]`. It fails on
+ * a missing required field, a field of the wrong type or an unknown
+ * field, and, given lldb's own output, on a field lldb no longer lists;
+ * it prints the modules' systemPath values as a JSON list.
  */
 #ifndef PTBPF_TESTS_LLDB_SCHEMA_H
 #define PTBPF_TESTS_LLDB_SCHEMA_H
+
+#include <stdio.h>
+#include <stdlib.h>
 
 /*
  * The schema, as a Python literal: name -> (kind, required, children).
@@ -71,5 +74,33 @@ static const char check_py[] =
 	"    walk(S)\n"
 	"print(json.dumps([m['systemPath'] for p in d['processes']\n"
 	"                  for m in p['modules']]))\n";
+
+/*
+ * Writes schema_py then check_py to @dir/check.py, its path into @py
+ * (@pylen bytes), and what lldb-19 prints as the schema to
+ * @dir/schema.txt, its path into @lldb (@lldblen bytes); @lldb is "" when
+ * lldb-19 is not installed: the hard-coded list alone is checked. Returns
+ * 0, or -1 when check.py can't be written.
+ */
+static inline int lldb_schema_write(const char *dir, char *py, size_t pylen,
+				    char *lldb, size_t lldblen)
+{
+	char cmd[512];
+	FILE *f;
+
+	snprintf(py, pylen, "%s/check.py", dir);
+	f = fopen(py, "w");
+	if (!f)
+		return -1;
+	fputs(schema_py, f);
+	fputs(check_py, f);
+	fclose(f);
+	snprintf(lldb, lldblen, "%s/schema.txt", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "lldb-19 -b -o 'trace schema intel-pt' >%s 2>/dev/null", lldb);
+	if (system(cmd) != 0)
+		lldb[0] = '\0';
+	return 0;
+}
 
 #endif /* PTBPF_TESTS_LLDB_SCHEMA_H */

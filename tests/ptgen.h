@@ -64,18 +64,22 @@ static inline uint64_t ptgen_ip(const struct ptgen_step *s)
 }
 
 /*
- * Encodes one run at @off of @buf (@cap bytes): PSB+ with TSC @tsc,
- * MODE.exec 64-bit, TIP.PGE at ptgen_outer, TNT taken/taken, TIP.PGD to
- * @back. Returns the new offset, 0 when it does not fit.
+ * Encodes one pass through a function at @off of @buf (@cap bytes): PSB+
+ * with TSC @tsc, MODE.exec 64-bit, TIP.PGE at @func, one TNT.8 of two
+ * bits @tnt (the first branch in the MSB; 1 = taken), TIP.PGD to @back,
+ * where the function's ret leaves the traced code. Returns the new offset,
+ * 0 when it does not fit or libipt refuses a packet.
  */
-static inline size_t ptgen_run(uint8_t *buf, size_t cap, size_t off,
-			       uint64_t tsc, uint64_t back)
+static inline size_t ptgen_encode(uint8_t *buf, size_t cap, size_t off,
+				  uint64_t tsc, uint64_t func, uint8_t tnt,
+				  uint64_t back)
 {
 	struct pt_packet pk[7];
 	struct pt_encoder *enc;
 	struct pt_config cfg;
 	uint64_t end = 0;
 	unsigned int i;
+	bool ok;
 
 	memset(pk, 0, sizeof(pk));
 	pk[0].type = ppt_psb;
@@ -87,10 +91,10 @@ static inline size_t ptgen_run(uint8_t *buf, size_t cap, size_t off,
 	pk[3].payload.mode.bits.exec.csl = 1;
 	pk[4].type = ppt_tip_pge;
 	pk[4].payload.ip.ipc = pt_ipc_sext_48;
-	pk[4].payload.ip.ip = (uint64_t)(uintptr_t)ptgen_outer;
+	pk[4].payload.ip.ip = func;
 	pk[5].type = ppt_tnt_8;
 	pk[5].payload.tnt.bit_size = 2;
-	pk[5].payload.tnt.payload = 0x3;
+	pk[5].payload.tnt.payload = tnt;
 	pk[6].type = ppt_tip_pgd;
 	pk[6].payload.ip.ipc = pt_ipc_sext_48;
 	pk[6].payload.ip.ip = back;
@@ -102,13 +106,23 @@ static inline size_t ptgen_run(uint8_t *buf, size_t cap, size_t off,
 	if (!enc)
 		return 0;
 	for (i = 0; i < 7; i++)
-		if (pt_enc_next(enc, &pk[i]) < 0) {
-			pt_free_encoder(enc);
-			return 0;
-		}
-	pt_enc_get_offset(enc, &end);
+		if (pt_enc_next(enc, &pk[i]) <= 0)
+			break;
+	ok = i == 7 && pt_enc_get_offset(enc, &end) == 0;
 	pt_free_encoder(enc);
-	return off + (size_t)end;
+	return ok ? off + (size_t)end : 0;
+}
+
+/*
+ * Encodes one run of ptgen_path at @off of @buf (@cap bytes): TIP.PGE at
+ * ptgen_outer, TNT taken/taken, TIP.PGD to @back, after a PSB+ with TSC
+ * @tsc. Returns the new offset, 0 when it does not fit.
+ */
+static inline size_t ptgen_run(uint8_t *buf, size_t cap, size_t off,
+			       uint64_t tsc, uint64_t back)
+{
+	return ptgen_encode(buf, cap, off, tsc,
+			    (uint64_t)(uintptr_t)ptgen_outer, 0x3, back);
 }
 
 /* One PERF_RECORD_SWITCH_CPU_WIDE as the kernel writes it (TID|TIME). */
@@ -134,27 +148,35 @@ static inline size_t ptgen_switch(uint8_t *p, bool out, uint32_t np_pid,
 	return sizeof(r);
 }
 
+/* The data attr of intel-pt as ptbpf opens it: TSC packets, user only. */
+static inline void ptgen_pt_attr(struct perf_event_attr *a)
+{
+	a->type = 8;
+	a->config = PERFDATA_PT_TSC;
+	a->exclude_kernel = 1;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+}
+
 /*
- * Fills @s as ptbpf would for one core (cpu 0) of this process, intel-pt,
- * perf time == TSC (mult 1, shift 0, zero 0). The caller sets the core's
- * trace and sideband, and releases @s->proc with procinfo_free().
+ * Zeroes @s and @core and fills what every backend shares, as ptbpf would
+ * for one core (cpu 0) of this process: trigger "stop", the switch
+ * sideband attr, perf time == TSC (mult 1, shift 0, zero 0), the CPU, the
+ * record IDs and the process. The caller sets the data attr, the core's
+ * TSC, trace and sideband, and releases @s->proc with procinfo_free().
+ * Returns procinfo_read()'s result.
  */
-static inline int ptgen_snapshot(struct snapshot *s, struct snap_core *core)
+static inline int ptgen_snapshot_init(struct snapshot *s,
+				      struct snap_core *core,
+				      enum ptbpf_backend backend)
 {
 	uint32_t pid = (uint32_t)getpid();
 
 	memset(s, 0, sizeof(*s));
 	memset(core, 0, sizeof(*core));
 	s->id = 1;
-	s->backend = BACKEND_INTEL_PT;
+	s->backend = backend;
 	s->trigger = "stop";
-	s->trigger_ts = 6000;
-	s->trigger_sig = 19; /* SIGSTOP */
 	s->pid = pid;
-	s->data_attr.type = 8;
-	s->data_attr.config = PERFDATA_PT_TSC;
-	s->data_attr.exclude_kernel = 1;
-	s->data_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	s->sb_attr.type = PERF_TYPE_SOFTWARE;
 	s->sb_attr.config = PERF_COUNT_SW_DUMMY;
 	s->sb_attr.context_switch = 1;
@@ -167,14 +189,30 @@ static inline int ptgen_snapshot(struct snapshot *s, struct snap_core *core)
 	s->cpu_info.family = 6;
 	s->cpu_info.model = 142;
 	s->cpu_info.stepping = 10;
-	s->cpu_info.nr_cpus_online = 1;
 	s->nr_cores = 1;
 	s->cores = core;
 	core->cpu = 0;
-	core->tsc = 9000;
 	core->data_id = 11;
 	core->sb_id = 12;
 	return procinfo_read(NULL, pid, &s->proc);
+}
+
+/*
+ * Fills @s as ptbpf would for one core (cpu 0) of this process, intel-pt,
+ * stopped by SIGSTOP at 6000, the core read at TSC 9000. The caller sets
+ * the core's trace and sideband, and releases @s->proc with
+ * procinfo_free().
+ */
+static inline int ptgen_snapshot(struct snapshot *s, struct snap_core *core)
+{
+	int err = ptgen_snapshot_init(s, core, BACKEND_INTEL_PT);
+
+	ptgen_pt_attr(&s->data_attr);
+	s->trigger_ts = 6000;
+	s->trigger_sig = 19; /* SIGSTOP */
+	s->cpu_info.nr_cpus_online = 1;
+	core->tsc = 9000;
+	return err;
 }
 
 #endif /* PTBPF_TESTS_PTGEN_H */

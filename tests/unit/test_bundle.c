@@ -22,6 +22,7 @@
 #include "bundle.h"
 #include "lldb_schema.h"
 #include "perfrec.h"
+#include "testio.h"
 
 /* Odd but real paths: quote, backslash, tab, \012 as the kernel writes a
  * newline, a lone 0xff byte, UTF-8, a space. */
@@ -132,21 +133,6 @@ static void save(const char *path, const void *buf, size_t len)
 	fclose(f);
 }
 
-/* Runs @cmd, returns its stdout; fails the test on a non-zero exit. */
-static char *run(const char *cmd)
-{
-	char *out = calloc(1, 1 << 16);
-	FILE *f = popen(cmd, "r");
-	size_t n;
-
-	assert_non_null(out);
-	assert_non_null(f);
-	n = fread(out, 1, (1 << 16) - 1, f);
-	out[n] = '\0';
-	assert_int_equal(pclose(f), 0);
-	return out;
-}
-
 static void test_trace_json_schema(void **state)
 {
 	static const char *const bad[] = {
@@ -166,22 +152,11 @@ static void test_trace_json_schema(void **state)
 	snprintf(js, sizeof(js), "%s/trace.json", fx->dir);
 	save(js, j.buf, j.len);
 	json_free(&j);
-	snprintf(py, sizeof(py), "%s/check.py", fx->dir);
-	{
-		FILE *f = fopen(py, "w");
-
-		assert_non_null(f);
-		fputs(schema_py, f);
-		fputs(check_py, f);
-		fclose(f);
-	}
-	snprintf(lldb, sizeof(lldb), "%s/schema.txt", fx->dir);
-	snprintf(cmd, sizeof(cmd),
-		 "lldb-19 -b -o 'trace schema intel-pt' >%s 2>/dev/null", lldb);
-	if (system(cmd) != 0)
-		lldb[0] = '\0'; /* no lldb-19: the hard-coded list alone */
+	assert_int_equal(lldb_schema_write(fx->dir, py, sizeof(py), lldb,
+					   sizeof(lldb)),
+			 0);
 	snprintf(cmd, sizeof(cmd), "python3 %s %s %s", py, js, lldb);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	assert_string_equal(out, odd_expected);
 	free(out);
 	/* the checker itself rejects an unknown field and a wrong type */
@@ -235,7 +210,7 @@ static void test_ptbpf_json(void **state)
 		 "d[\"files\"][\"lldb\"], d[\"process\"][\"threads\"][1]"
 		 "[\"comm\"]); print(d[\"ptxed\"][\"args\"])' %s",
 		 js);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	assert_string_equal(out, "intel-pt fatal SIGSEGV 3 True 4096 8 False "
 				 "worker \"1\"\n"
 				 "--cpu 6/142/10 --mtc-freq 3 --nom-freq 21 "

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +22,7 @@
 #include "dumpsum.h"
 #include "ptgen.h"
 #include "snapwrite.h"
+#include "testio.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -34,11 +34,6 @@ struct fixture {
 	char *err, *out;
 	size_t err_len, out_len;
 };
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(p);
-}
 
 static int setup(void **state)
 {
@@ -74,7 +69,7 @@ static int teardown(void **state)
 	procinfo_free(&fx->s.proc);
 	free(fx->err);
 	free(fx->out);
-	nftw(fx->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	rm_tree(fx->dir);
 	free(fx);
 	return 0;
 }
@@ -83,23 +78,6 @@ static char *file(struct fixture *fx, const char *name)
 {
 	snprintf(fx->path, sizeof(fx->path), "%s/%s", fx->snap, name);
 	return fx->path;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	char *buf;
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
-	buf[st.st_size] = '\0';
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
 }
 
 static void put(const char *path, const char *buf, size_t len)
@@ -116,7 +94,7 @@ static void edit(struct fixture *fx, const char *name, const char *from,
 		 const char *to)
 {
 	size_t len, fl = strlen(from), tl = strlen(to);
-	char *buf = slurp(file(fx, name), &len), *p, *out;
+	char *buf = read_whole(file(fx, name), &len), *p, *out;
 
 	p = strstr(buf, from);
 	assert_non_null(p);
@@ -195,7 +173,7 @@ static void test_meta_truncated(void **state)
 {
 	struct fixture *fx = *state;
 	size_t len;
-	char *buf = slurp(file(fx, "ptbpf.json"), &len), want[256], *cut;
+	char *buf = read_whole(file(fx, "ptbpf.json"), &len), want[256], *cut;
 
 	cut = strstr(buf, "\"snapshot\":1,") + strlen("\"snapshot\":1,");
 	put(fx->path, buf, (size_t)(cut - buf));
@@ -242,7 +220,7 @@ static void test_perf_truncated(void **state)
 	};
 	struct fixture *fx = *state;
 	size_t len;
-	char *buf = slurp(file(fx, "perf.data"), &len);
+	char *buf = read_whole(file(fx, "perf.data"), &len);
 	struct perfdata_header h;
 	unsigned int i;
 
@@ -272,7 +250,7 @@ static void test_perf_bad_record(void **state)
 {
 	struct fixture *fx = *state;
 	size_t len;
-	char *buf = slurp(file(fx, "perf.data"), &len), want[160];
+	char *buf = read_whole(file(fx, "perf.data"), &len), want[160];
 	struct perfdata_header h;
 
 	memcpy(&h, buf, sizeof(h));
@@ -358,7 +336,7 @@ static void test_switch_file_cut(void **state)
 	char *buf;
 
 	unlink(file(fx, "perf.data"));
-	buf = slurp(file(fx, "cpus/0.perf_context_switch_trace"), &len);
+	buf = read_whole(file(fx, "cpus/0.perf_context_switch_trace"), &len);
 	put(fx->path, buf, len - 4);
 	assert_int_equal(summarize(fx, 0), 1);
 	assert_string_equal(fx->err, "ptbpf-dump: "
@@ -389,7 +367,7 @@ static void test_no_psb(void **state)
 {
 	struct fixture *fx = *state;
 	size_t len;
-	char *buf = slurp(file(fx, "perf.data"), &len);
+	char *buf = read_whole(file(fx, "perf.data"), &len);
 	char *psb = memmem(buf, len, "\x02\x82\x02\x82", 4);
 
 	assert_non_null(psb);

@@ -7,7 +7,6 @@
  * against `perf script --itrace=i0ns` on the same perf.data.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 #include "jsonread.h"
 #include "ptgen.h"
 #include "snapwrite.h"
+#include "testio.h"
 
 #define T_RUN1 1000
 #define T_RUN2 3000
@@ -56,11 +56,6 @@ static void *second(void *arg)
 	pthread_barrier_wait(&started);
 	pause();
 	return NULL;
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(p);
 }
 
 static int setup(void **state)
@@ -95,7 +90,7 @@ static int teardown(void **state)
 	free(fx->out);
 	free(fx->err);
 	if (!getenv("PTBPF_TEST_KEEP"))
-		nftw(fx->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+		rm_tree(fx->dir);
 	free(fx);
 	return 0;
 }
@@ -251,22 +246,6 @@ static void test_insn(void **state)
 	assert_string_equal(fx->err, "");
 }
 
-/* Runs @cmd and returns its stdout (malloc'd). */
-static char *run(const char *cmd)
-{
-	size_t len = 0, cap = 1 << 16, n;
-	char *out = malloc(cap);
-	FILE *f = popen(cmd, "r");
-
-	assert_non_null(out);
-	assert_non_null(f);
-	while ((n = fread(out + len, 1, cap - 1 - len, f)) > 0)
-		len += n;
-	out[len] = '\0';
-	assert_int_equal(pclose(f), 0);
-	return out;
-}
-
 /* "tid ip sym" lines of --insn output @out (modified) into @buf. */
 static void ours_as_lines(char *out, char *buf, size_t len)
 {
@@ -304,7 +283,7 @@ static void test_insn_matches_perf(void **state)
 		"perf script --itrace=i0ns -F tid,ip,sym,symoff -i %s/perf.data"
 		" 2>/dev/null",
 		fx->snap_dir);
-	perf = run(cmd);
+	perf = run_cmd(cmd);
 	for (line = strtok_r(perf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		assert_int_equal(sscanf(line, "%lu %lx %127s", &tid, &ip, sym),

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,40 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <intel-pt.h>
 
 #include "perfdata.h"
 #include "perfrec.h"
 #include "procinfo.h"
+#include "ptbranches.h"
+#include "ptgen.h"
+#include "testio.h"
 
-/*
- * The traced function. Hand-written so its bytes, and so the offsets perf
- * prints, are known: the path taken is xor, cmp, jne (taken), add $2,
- * test, je (not taken), add $3, ret.
- */
-__asm__(".text\n"
-	".globl demo_branches\n"
-	".type demo_branches, @function\n"
-	"demo_branches:\n"
-	"	xor %eax, %eax\n" /* +0x0, 2 bytes */
-	"	cmp $1, %edi\n" /* +0x2, 3 */
-	"	jne 1f\n" /* +0x5, 2 */
-	"	add $1, %eax\n" /* +0x7, 3 */
-	"1:	add $2, %eax\n" /* +0xa, 3 */
-	"	test %edi, %edi\n" /* +0xd, 2 */
-	"	je 2f\n" /* +0xf, 2 */
-	"	add $3, %eax\n" /* +0x11, 3 */
-	"2:	ret\n" /* +0x14 */
-	".size demo_branches, .-demo_branches\n");
-int demo_branches(int x);
-
-static const unsigned int path_offs[] = { 0x0, 0x2, 0x5,  0xa,
-					  0xd, 0xf, 0x11, 0x14 };
-#define PATH_LEN (sizeof(path_offs) / sizeof(path_offs[0]))
+/* The traced path: path A of tests/ptbranches.h. */
+#define PATH (&ptgen_branches_a)
 
 /* perf time == TSC with these: mult 1, shift 0, zero 0 */
 #define T_IN 900
@@ -65,11 +42,6 @@ struct fixture {
 	__u8 sb[512];
 	__u8 trace[1024];
 };
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(p);
-}
 
 static int setup(void **state)
 {
@@ -90,113 +62,29 @@ static int teardown(void **state)
 	procinfo_free(&fx->snap.proc);
 	/* PTBPF_TEST_KEEP=1 keeps the files, to run perf on them by hand */
 	if (!getenv("PTBPF_TEST_KEEP"))
-		nftw(fx->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+		rm_tree(fx->dir);
 	free(fx);
 	return 0;
-}
-
-/* PSB+ with a TSC, MODE.exec 64-bit, TIP.PGE, TNT taken/not, TIP.PGD. */
-static size_t encode_path(__u8 *buf, size_t cap, __u64 func, __u64 back)
-{
-	struct pt_packet pk[7];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	unsigned int i;
-	uint64_t off;
-
-	memset(pk, 0, sizeof(pk));
-	pk[0].type = ppt_psb;
-	pk[1].type = ppt_tsc;
-	pk[1].payload.tsc.tsc = T_TSC;
-	pk[2].type = ppt_psbend;
-	pk[3].type = ppt_mode;
-	pk[3].payload.mode.leaf = pt_mol_exec;
-	pk[3].payload.mode.bits.exec.csl = 1;
-	pk[4].type = ppt_tip_pge;
-	pk[4].payload.ip.ipc = pt_ipc_sext_48;
-	pk[4].payload.ip.ip = func;
-	pk[5].type = ppt_tnt_8;
-	pk[5].payload.tnt.bit_size = 2;
-	pk[5].payload.tnt.payload = 0x2; /* first bit (MSB) taken */
-	pk[6].type = ppt_tip_pgd;
-	pk[6].payload.ip.ipc = pt_ipc_sext_48;
-	pk[6].payload.ip.ip = back;
-
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + cap;
-	enc = pt_alloc_encoder(&cfg);
-	assert_non_null(enc);
-	for (i = 0; i < 7; i++)
-		assert_true(pt_enc_next(enc, &pk[i]) > 0);
-	assert_int_equal(pt_enc_get_offset(enc, &off), 0);
-	pt_free_encoder(enc);
-	return (size_t)off;
-}
-
-/* One PERF_RECORD_SWITCH_CPU_WIDE as the kernel writes it (TID|TIME). */
-static size_t put_switch(__u8 *p, bool out, __u32 np_pid, __u32 np_tid,
-			 __u32 pid, __u32 tid, __u64 time)
-{
-	struct {
-		struct perf_event_header h;
-		__u32 np_pid, np_tid, pid, tid;
-		__u64 time;
-	} r = {
-		.h = { PERF_RECORD_SWITCH_CPU_WIDE,
-		       out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) },
-		.np_pid = np_pid,
-		.np_tid = np_tid,
-		.pid = pid,
-		.tid = tid,
-		.time = time,
-	};
-
-	memcpy(p, &r, sizeof(r));
-	return sizeof(r);
 }
 
 static size_t switches(__u8 *p, __u32 pid, __u32 tid)
 {
 	size_t n = 0;
 
-	n += put_switch(p + n, true, pid, tid, 0, 0, T_IN);
-	n += put_switch(p + n, false, 0, 0, pid, tid, T_IN);
-	n += put_switch(p + n, true, 0, 0, pid, tid, T_OUT);
-	n += put_switch(p + n, false, pid, tid, 0, 0, T_OUT);
+	n += ptgen_switch(p + n, true, pid, tid, 0, 0, T_IN);
+	n += ptgen_switch(p + n, false, 0, 0, pid, tid, T_IN);
+	n += ptgen_switch(p + n, true, 0, 0, pid, tid, T_OUT);
+	n += ptgen_switch(p + n, false, pid, tid, 0, 0, T_OUT);
 	return n;
 }
 
 static void fill_common(struct fixture *fx, enum ptbpf_backend be)
 {
-	struct snapshot *s = &fx->snap;
-	__u32 pid = (__u32)getpid();
-
-	s->id = 1;
-	s->backend = be;
-	s->trigger = "stop";
-	s->pid = pid;
-	s->sb_attr.type = PERF_TYPE_SOFTWARE;
-	s->sb_attr.config = PERF_COUNT_SW_DUMMY;
-	s->sb_attr.context_switch = 1;
-	s->sb_attr.sample_id_all = 1;
-	s->sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	s->sb_attr.exclude_kernel = 1;
-	s->conv.valid = true;
-	s->conv.time_mult = 1;
-	strcpy(s->cpu_info.vendor, "GenuineIntel");
-	s->cpu_info.family = 6;
-	s->cpu_info.model = 142;
-	s->cpu_info.stepping = 10;
-	s->nr_cores = 1;
-	s->cores = &fx->core;
-	fx->core.cpu = 0;
+	assert_int_equal(ptgen_snapshot_init(&fx->snap, &fx->core, be), 0);
 	fx->core.sideband = fx->sb;
-	fx->core.sideband_len = switches(fx->sb, pid, (__u32)gettid());
+	fx->core.sideband_len =
+		switches(fx->sb, (__u32)getpid(), (__u32)gettid());
 	fx->core.tsc = T_READ;
-	fx->core.data_id = 11;
-	fx->core.sb_id = 12;
-	assert_int_equal(procinfo_read(NULL, pid, &s->proc), 0);
 }
 
 static void fill_pt(struct fixture *fx)
@@ -204,15 +92,13 @@ static void fill_pt(struct fixture *fx)
 	struct snapshot *s = &fx->snap;
 
 	fill_common(fx, BACKEND_INTEL_PT);
-	s->data_attr.type = 8;
-	s->data_attr.config = PERFDATA_PT_TSC;
-	s->data_attr.exclude_kernel = 1;
-	s->data_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	ptgen_pt_attr(&s->data_attr);
 	fx->core.trace = fx->pt;
-	/* the return address: anywhere in this binary but demo_branches */
-	fx->core.trace_len = encode_path(fx->pt, sizeof(fx->pt),
-					 (__u64)(uintptr_t)demo_branches,
-					 (__u64)(uintptr_t)fill_pt);
+	/* the return address: anywhere in this binary but ptgen_branches */
+	fx->core.trace_len = ptgen_encode(fx->pt, sizeof(fx->pt), 0, T_TSC,
+					  (__u64)(uintptr_t)ptgen_branches,
+					  PATH->tnt, (__u64)(uintptr_t)fill_pt);
+	assert_true(fx->core.trace_len > 0);
 	fx->core.head = fx->core.trace_len;
 }
 
@@ -225,30 +111,13 @@ static void write_file(struct fixture *fx)
 	close(fd);
 }
 
-/* Runs @cmd (perf) and returns its stdout, NUL-terminated. */
-static char *run(const char *cmd)
-{
-	size_t len = 0, cap = 1 << 16;
-	char *out = malloc(cap);
-	FILE *f = popen(cmd, "r");
-	size_t n;
-
-	assert_non_null(out);
-	assert_non_null(f);
-	while ((n = fread(out + len, 1, cap - 1 - len, f)) > 0)
-		len += n;
-	out[len] = '\0';
-	assert_int_equal(pclose(f), 0);
-	return out;
-}
-
 static void test_pt_end_to_end(void **state)
 {
 	struct fixture *fx = *state;
 	char cmd[512], sym[64], *out, *line, *save = NULL;
 	unsigned long tid, ip;
 	unsigned int n = 0, off;
-	__u64 base = (__u64)(uintptr_t)demo_branches;
+	__u64 base = (__u64)(uintptr_t)ptgen_branches;
 
 	fill_pt(fx);
 	write_file(fx);
@@ -256,20 +125,21 @@ static void test_pt_end_to_end(void **state)
 		 "perf script --itrace=i0ns -F tid,ip,sym,symoff -i %s "
 		 "2>%s/perf.err",
 		 fx->path, fx->dir);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	print_message("perf script printed:\n%s", out);
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		assert_int_equal(sscanf(line, "%lu %lx %63s", &tid, &ip, sym),
 				 3);
-		assert_true(n < PATH_LEN);
+		assert_true(n < PATH->n);
 		assert_int_equal(tid, (unsigned long)gettid());
-		assert_int_equal(ip, base + path_offs[n]);
-		snprintf(cmd, sizeof(cmd), "demo_branches+0x%x", path_offs[n]);
+		assert_int_equal(ip, base + PATH->offs[n]);
+		snprintf(cmd, sizeof(cmd), "ptgen_branches+0x%x",
+			 PATH->offs[n]);
 		assert_string_equal(sym, cmd);
 		n++;
 	}
-	assert_int_equal(n, PATH_LEN);
+	assert_int_equal(n, PATH->n);
 	free(out);
 	(void)off;
 }
@@ -297,7 +167,7 @@ static size_t put_sample(__u8 *p, __u64 ip, __u32 pid, __u32 tid, __u64 t)
 
 static void fill_sample(struct fixture *fx)
 {
-	__u64 base = (__u64)(uintptr_t)demo_branches;
+	__u64 base = (__u64)(uintptr_t)ptgen_branches;
 	__u32 pid = (__u32)getpid(), tid = (__u32)gettid();
 	struct snapshot *s = &fx->snap;
 	size_t n = 0;
@@ -323,7 +193,7 @@ static void test_sample_end_to_end(void **state)
 	static const unsigned int offs[] = { 0x2, 0xa, 0x14 };
 	struct fixture *fx = *state;
 	char cmd[512], comm[32], sym[64], *out, *line, *save = NULL;
-	__u64 base = (__u64)(uintptr_t)demo_branches;
+	__u64 base = (__u64)(uintptr_t)ptgen_branches;
 	unsigned long tid, ip;
 	unsigned int n = 0;
 
@@ -332,7 +202,7 @@ static void test_sample_end_to_end(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "perf script -F comm,tid,ip,sym -i %s 2>%s/perf.err", fx->path,
 		 fx->dir);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	print_message("perf script printed:\n%s", out);
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -343,7 +213,7 @@ static void test_sample_end_to_end(void **state)
 		assert_string_equal(comm, fx->snap.proc.comm);
 		assert_int_equal(tid, (unsigned long)gettid());
 		assert_int_equal(ip, base + offs[n]);
-		assert_string_equal(sym, "demo_branches");
+		assert_string_equal(sym, "ptgen_branches");
 		n++;
 	}
 	assert_int_equal(n, 3);
@@ -353,29 +223,12 @@ static void test_sample_end_to_end(void **state)
 		 "perf report --stdio --sort comm,sym -i %s 2>%s/perf.err | "
 		 "grep -v '^#' | grep .",
 		 fx->path, fx->dir);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	print_message("perf report printed:\n%s", out);
 	assert_non_null(strstr(out, "100.00%"));
 	assert_non_null(strstr(out, fx->snap.proc.comm));
-	assert_non_null(strstr(out, "[.] demo_branches"));
+	assert_non_null(strstr(out, "[.] ptgen_branches"));
 	free(out);
-}
-
-/* Reads the whole file at @path. */
-static __u8 *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	__u8 *buf;
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
 }
 
 /* Finds the first record of @type in the data section, or fails. */
@@ -413,7 +266,7 @@ static void test_file_layout(void **state)
 	fx->core.trace_len = 13; /* not a multiple of 8: padded to 16 */
 	fx->core.head = 4096 + 13;
 	write_file(fx);
-	f = slurp(fx->path, &len);
+	f = read_whole(fx->path, &len);
 	memcpy(&h, f, sizeof(h));
 	assert_memory_equal(h.magic, "PERFILE2", 8);
 	assert_int_equal(h.size, 104);
@@ -470,7 +323,7 @@ static void test_header_features(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "perf report --header-only -i %s 2>%s/perf.err", fx->path,
 		 fx->dir);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	assert_non_null(strstr(out, "# cpuid : GenuineIntel,6,142,10"));
 	assert_non_null(strstr(out, "# nrcpus online : 1"));
 	assert_non_null(strstr(out, "# arch : "));
@@ -574,7 +427,7 @@ static void test_convert_switch(void **state)
 	};
 	__u8 rec[64], out[128], back[128];
 	struct perfrec_id id;
-	size_t len = put_switch(rec, true, 7, 8, 9, 10, 12345);
+	size_t len = ptgen_switch(rec, true, 7, 8, 9, 10, 12345);
 	ssize_t n;
 
 	memset(out, 0xa5, sizeof(out));

@@ -42,47 +42,11 @@
 #include "eventlog.h"
 #include "lldb_schema.h"
 #include "ptbpf.h"
+#include "ptbranches.h"
+#include "ptgen.h"
 #include "sim_pmu.h"
 #include "snapshot.h"
-
-/*
- * The traced function, hand-written so its bytes and offsets are known.
- * x != 1 (path A): xor, cmp, jne (taken), add $2, test, je (not taken),
- * add $3, ret. x == 1 (path B): jne not taken, so add $1 runs too.
- */
-__asm__(".text\n"
-	".globl pipe_branches\n"
-	".type pipe_branches, @function\n"
-	"pipe_branches:\n"
-	"	xor %eax, %eax\n" /* +0x0, 2 bytes */
-	"	cmp $1, %edi\n" /* +0x2, 3 */
-	"	jne 1f\n" /* +0x5, 2 */
-	"	add $1, %eax\n" /* +0x7, 3 */
-	"1:	add $2, %eax\n" /* +0xa, 3 */
-	"	test %edi, %edi\n" /* +0xd, 2 */
-	"	je 2f\n" /* +0xf, 2 */
-	"	add $3, %eax\n" /* +0x11, 3 */
-	"2:	ret\n" /* +0x14 */
-	".size pipe_branches, .-pipe_branches\n");
-int pipe_branches(int x);
-
-struct path {
-	const char *name;
-	__u8 tnt; /* 2 bits, the first (jne) in the MSB; 1 = taken */
-	unsigned int n;
-	unsigned int offs[9];
-};
-
-static const struct path path_a = { "A",
-				    0x2,
-				    8,
-				    { 0x0, 0x2, 0x5, 0xa, 0xd, 0xf, 0x11,
-				      0x14 } };
-static const struct path path_b = { "B",
-				    0x0,
-				    9,
-				    { 0x0, 0x2, 0x5, 0x7, 0xa, 0xd, 0xf, 0x11,
-				      0x14 } };
+#include "testio.h"
 
 #define NCPU 2
 #define PT_TYPE 8
@@ -276,47 +240,20 @@ static void target_event(struct fx *f, enum ptbpf_event_kind kind)
 	control_event(&f->ctl, &e, now());
 }
 
-/* PSB+ with a TSC, MODE.exec 64-bit, TIP.PGE, TNT, TIP.PGD. */
-static size_t encode_path(__u8 *buf, size_t cap, const struct path *p,
-			  __u64 tsc)
+/*
+ * Path @p through ptgen_branches at TSC @tsc. Its ret leaves the function:
+ * tracing stops at its return address, anywhere in this binary outside
+ * ptgen_branches.
+ */
+static size_t encode_path(__u8 *buf, size_t cap,
+			  const struct ptgen_branch_path *p, __u64 tsc)
 {
-	__u64 func = (__u64)(uintptr_t)pipe_branches;
-	struct pt_packet pk[7];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	unsigned int i;
-	uint64_t off;
+	size_t n = ptgen_encode(buf, cap, 0, tsc,
+				(__u64)(uintptr_t)ptgen_branches, p->tnt,
+				(__u64)(uintptr_t)encode_path);
 
-	memset(pk, 0, sizeof(pk));
-	pk[0].type = ppt_psb;
-	pk[1].type = ppt_tsc;
-	pk[1].payload.tsc.tsc = tsc;
-	pk[2].type = ppt_psbend;
-	pk[3].type = ppt_mode;
-	pk[3].payload.mode.leaf = pt_mol_exec;
-	pk[3].payload.mode.bits.exec.csl = 1;
-	pk[4].type = ppt_tip_pge;
-	pk[4].payload.ip.ipc = pt_ipc_sext_48;
-	pk[4].payload.ip.ip = func;
-	pk[5].type = ppt_tnt_8;
-	pk[5].payload.tnt.bit_size = 2;
-	pk[5].payload.tnt.payload = p->tnt;
-	/* ret leaves the function: tracing stops at its return address,
-	 * anywhere in this binary outside pipe_branches */
-	pk[6].type = ppt_tip_pgd;
-	pk[6].payload.ip.ipc = pt_ipc_sext_48;
-	pk[6].payload.ip.ip = (__u64)(uintptr_t)encode_path;
-
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + cap;
-	enc = pt_alloc_encoder(&cfg);
-	assert_non_null(enc);
-	for (i = 0; i < 7; i++)
-		assert_true(pt_enc_next(enc, &pk[i]) > 0);
-	assert_int_equal(pt_enc_get_offset(enc, &off), 0);
-	pt_free_encoder(enc);
-	return (size_t)off;
+	assert_true(n > 0);
+	return n;
 }
 
 /*
@@ -324,8 +261,9 @@ static size_t encode_path(__u8 *buf, size_t cap, const struct path *p,
  * just before, the PT bytes, switched out to idle just after. Returns the
  * PT bytes written (into @pt too), 0 when the core was paused.
  */
-static size_t run_path(struct fx *f, int cpu, __u32 tid, const struct path *p,
-		       __u64 tsc, __u8 *pt, size_t cap)
+static size_t run_path(struct fx *f, int cpu, __u32 tid,
+		       const struct ptgen_branch_path *p, __u64 tsc, __u8 *pt,
+		       size_t cap)
 {
 	size_t len = encode_path(pt, cap, p, tsc);
 	long n;
@@ -341,40 +279,6 @@ static size_t run_path(struct fx *f, int cpu, __u32 tid, const struct path *p,
 	return (size_t)n;
 }
 
-/* Runs @cmd; returns its stdout (malloc'd); fails on a non-zero exit. */
-static char *run(const char *cmd)
-{
-	size_t len = 0, cap = 1 << 16, n;
-	char *out = malloc(cap);
-	FILE *p = popen(cmd, "r");
-
-	assert_non_null(out);
-	assert_non_null(p);
-	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0)
-		len += n;
-	out[len] = '\0';
-	if (pclose(p))
-		fail_msg("`%s` failed; it printed:\n%s", cmd, out);
-	return out;
-}
-
-static __u8 *read_all(const char *path, size_t *len)
-{
-	struct stat st;
-	__u8 *buf;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		fail_msg("%s: %s", path, strerror(errno));
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
-}
-
 /* Writes everything queued and stops the writer: the files are final. */
 static void drain(struct fx *f, unsigned long written)
 {
@@ -383,10 +287,11 @@ static void drain(struct fx *f, unsigned long written)
 }
 
 /* perf script prints exactly path @p then @p2 (may be NULL), by @tid. */
-static void check_perf_script2(struct fx *f, int id, const struct path *p,
-			       const struct path *p2, __u32 tid)
+static void check_perf_script2(struct fx *f, int id,
+			       const struct ptgen_branch_path *p,
+			       const struct ptgen_branch_path *p2, __u32 tid)
 {
-	__u64 base = (__u64)(uintptr_t)pipe_branches;
+	__u64 base = (__u64)(uintptr_t)ptgen_branches;
 	char cmd[512], sym[64], want[64], *out, *line, *save = NULL;
 	unsigned int n = 0, total = p->n + (p2 ? p2->n : 0);
 	unsigned long t, ip, off;
@@ -395,7 +300,7 @@ static void check_perf_script2(struct fx *f, int id, const struct path *p,
 		 "perf script --itrace=i0ns -F tid,ip,sym,symoff -i "
 		 "%s/snapshot-%06d/perf.data 2>/dev/null",
 		 f->out, id);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	print_message("snapshot %d, perf script:\n%s", id, out);
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -404,7 +309,7 @@ static void check_perf_script2(struct fx *f, int id, const struct path *p,
 		off = n < p->n ? p->offs[n] : p2->offs[n - p->n];
 		assert_int_equal(t, tid);
 		assert_int_equal(ip, base + off);
-		snprintf(want, sizeof(want), "pipe_branches+0x%lx", off);
+		snprintf(want, sizeof(want), "ptgen_branches+0x%lx", off);
 		assert_string_equal(sym, want);
 		n++;
 	}
@@ -412,8 +317,8 @@ static void check_perf_script2(struct fx *f, int id, const struct path *p,
 	free(out);
 }
 
-static void check_perf_script(struct fx *f, int id, const struct path *p,
-			      __u32 tid)
+static void check_perf_script(struct fx *f, int id,
+			      const struct ptgen_branch_path *p, __u32 tid)
 {
 	check_perf_script2(f, id, p, NULL, tid);
 }
@@ -428,7 +333,7 @@ static void check_cpu_file(struct fx *f, int id, int cpu, const __u8 *want,
 
 	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
 		 f->out, id, cpu);
-	buf = read_all(path, &got);
+	buf = read_whole(path, &got);
 	assert_int_equal(got, len);
 	if (len)
 		assert_memory_equal(buf, want, len);
@@ -455,7 +360,7 @@ static struct pt_image *image_from_bundle(struct fx *f, int id)
 		 "    print(\"%%x %%s\" %% (a, m[\"systemPath\"]))' "
 		 "%s/snapshot-%06d/trace.json",
 		 f->out, id);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		load = strtoull(line, &path, 16);
@@ -507,9 +412,10 @@ static unsigned int insn_decode(const __u8 *buf, size_t len,
 	return n;
 }
 
-static void check_libipt(struct fx *f, int id, int cpu, const struct path *p)
+static void check_libipt(struct fx *f, int id, int cpu,
+			 const struct ptgen_branch_path *p)
 {
-	__u64 base = (__u64)(uintptr_t)pipe_branches, ips[32];
+	__u64 base = (__u64)(uintptr_t)ptgen_branches, ips[32];
 	struct pt_image *img = image_from_bundle(f, id);
 	char path[256];
 	unsigned int n, i;
@@ -518,7 +424,7 @@ static void check_libipt(struct fx *f, int id, int cpu, const struct path *p)
 
 	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
 		 f->out, id, cpu);
-	buf = read_all(path, &len);
+	buf = read_whole(path, &len);
 	n = insn_decode(buf, len, img, ips, 32);
 	assert_int_equal(n, p->n);
 	for (i = 0; i < n; i++)
@@ -531,22 +437,13 @@ static void check_libipt(struct fx *f, int id, int cpu, const struct path *p)
 static void check_schema(struct fx *f, int id)
 {
 	char py[128], lldb[128], cmd[512], *out;
-	FILE *s;
 
-	snprintf(py, sizeof(py), "%s/check.py", f->out);
-	s = fopen(py, "w");
-	assert_non_null(s);
-	fputs(schema_py, s);
-	fputs(check_py, s);
-	fclose(s);
-	snprintf(lldb, sizeof(lldb), "%s/schema.txt", f->out);
-	snprintf(cmd, sizeof(cmd),
-		 "lldb-19 -b -o 'trace schema intel-pt' >%s 2>/dev/null", lldb);
-	if (system(cmd) != 0)
-		lldb[0] = '\0'; /* no lldb-19: the hard-coded list alone */
+	assert_int_equal(lldb_schema_write(f->out, py, sizeof(py), lldb,
+					   sizeof(lldb)),
+			 0);
 	snprintf(cmd, sizeof(cmd), "python3 %s %s/snapshot-%06d/trace.json %s",
 		 py, f->out, id, lldb);
-	out = run(cmd);
+	out = run_cmd(cmd);
 	/* this binary is among the modules */
 	assert_non_null(strstr(out, "test_pt_pipeline"));
 	free(out);
@@ -563,7 +460,7 @@ static char *ptbpf_json(struct fx *f, int id, const char *expr)
 		 "python3 -c 'import json, sys; d = json.load(open(sys.argv"
 		 "[1])); print(%s)' %s/snapshot-%06d/ptbpf.json",
 		 expr, f->out, id);
-	return run(cmd);
+	return run_cmd(cmd);
 }
 
 /* The snapshot lines of events.jsonl, as Python prints their @keys. */
@@ -579,7 +476,7 @@ static char *snapshot_events(struct fx *f, const char *keys)
 		 "    print(*[e[k] for k in \"%s\".split()])' "
 		 "%s/events.jsonl",
 		 keys, f->out);
-	return run(cmd);
+	return run_cmd(cmd);
 }
 
 /*
@@ -596,7 +493,7 @@ static void test_stop_snapshots_decode(void **state)
 	char *out;
 
 	start(f, BUF);
-	la = run_path(f, 0, f->tid, &path_a, 2000000, a, sizeof(a));
+	la = run_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
 	assert_true(la > 0);
 	target_event(f, PTBPF_EV_STOP);
 	/* paused: the hardware writes nothing, on any core */
@@ -604,30 +501,31 @@ static void test_stop_snapshots_decode(void **state)
 	assert_false(sim_pmu_running(f->sim, 1));
 	w0 = sim_pmu_written(f->sim, 0);
 	w1 = sim_pmu_written(f->sim, 1);
-	assert_int_equal(run_path(f, 0, f->tid, &path_b, 2010000, junk,
-				  sizeof(junk)),
+	assert_int_equal(run_path(f, 0, f->tid, &ptgen_branches_b, 2010000,
+				  junk, sizeof(junk)),
 			 0);
 	assert_int_equal(sim_pmu_written(f->sim, 0), w0);
 	assert_int_equal(sim_pmu_written(f->sim, 1), w1);
 	/* running again: appended */
 	target_event(f, PTBPF_EV_RUN);
 	assert_true(sim_pmu_running(f->sim, 0));
-	lb = run_path(f, 1, f->tid2, &path_b, 2050000, b, sizeof(b));
-	assert_int_equal(lb, encode_path(junk, sizeof(junk), &path_b, 2050000));
+	lb = run_path(f, 1, f->tid2, &ptgen_branches_b, 2050000, b, sizeof(b));
+	assert_int_equal(lb, encode_path(junk, sizeof(junk), &ptgen_branches_b,
+					 2050000));
 	assert_int_equal(sim_pmu_written(f->sim, 1), w1 + lb);
 	target_event(f, PTBPF_EV_STOP);
 	drain(f, 2);
 
 	check_cpu_file(f, 1, 0, a, la);
 	check_cpu_file(f, 1, 1, NULL, 0);
-	check_perf_script(f, 1, &path_a, f->tid);
-	check_libipt(f, 1, 0, &path_a);
+	check_perf_script(f, 1, &ptgen_branches_a, f->tid);
+	check_libipt(f, 1, 0, &ptgen_branches_a);
 	check_schema(f, 1);
 
 	check_cpu_file(f, 2, 0, NULL, 0);
 	check_cpu_file(f, 2, 1, b, lb);
-	check_perf_script(f, 2, &path_b, f->tid2);
-	check_libipt(f, 2, 1, &path_b);
+	check_perf_script(f, 2, &ptgen_branches_b, f->tid2);
+	check_libipt(f, 2, 1, &ptgen_branches_b);
 	check_schema(f, 2);
 
 	out = ptbpf_json(f, 1,
@@ -657,7 +555,7 @@ static void check_whole_ring(struct fx *f, int id, int cpu, const __u8 *want,
 
 	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
 		 f->out, id, cpu);
-	buf = read_all(path, &got);
+	buf = read_whole(path, &got);
 	assert_int_equal(got, BUF);
 	for (i = 0; i < BUF - len; i++)
 		if (buf[i])
@@ -675,10 +573,10 @@ static void test_full_holds_all(void **state)
 
 	f->full = true;
 	start(f, BUF);
-	la = run_path(f, 0, f->tid, &path_a, 2000000, a, sizeof(a));
+	la = run_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
 	target_event(f, PTBPF_EV_STOP);
 	target_event(f, PTBPF_EV_RUN);
-	lb = run_path(f, 0, f->tid, &path_b, 2050000, b, sizeof(b));
+	lb = run_path(f, 0, f->tid, &ptgen_branches_b, 2050000, b, sizeof(b));
 	target_event(f, PTBPF_EV_STOP);
 	drain(f, 2);
 	memcpy(ab, a, la);
@@ -686,8 +584,8 @@ static void test_full_holds_all(void **state)
 	check_whole_ring(f, 1, 0, a, la);
 	check_whole_ring(f, 2, 0, ab, la + lb);
 	check_whole_ring(f, 2, 1, NULL, 0);
-	check_perf_script(f, 1, &path_a, f->tid);
-	check_perf_script2(f, 2, &path_a, &path_b, f->tid);
+	check_perf_script(f, 1, &ptgen_branches_a, f->tid);
+	check_perf_script2(f, 2, &ptgen_branches_a, &ptgen_branches_b, f->tid);
 }
 
 /* More than the ring holds between two snapshots: wrapped, and said so. */

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +21,7 @@
 
 #include "fileout.h"
 #include "snapwrite.h"
+#include "testio.h"
 
 struct fixture {
 	char dir[64];
@@ -34,11 +34,6 @@ struct fixture {
 	__u8 *big;
 	struct snapwrite_opts o;
 };
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(p);
-}
 
 static int setup(void **state)
 {
@@ -92,7 +87,7 @@ static int teardown(void **state)
 
 	if (fx->mounted)
 		umount2(fx->dir, MNT_DETACH);
-	nftw(fx->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	rm_tree(fx->dir);
 	free(fx->big);
 	free(fx);
 	return 0;
