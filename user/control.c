@@ -235,18 +235,30 @@ void control_event(struct control *c, const struct ptbpf_event *e,
 		trigger(c, TRIGGER_EXIT, "exit", e->ts, e->sig);
 }
 
-void control_lost(struct control *c, unsigned long long total)
+bool control_lost(struct control *c, unsigned long long total)
 {
 	struct json *j;
 
 	if (total <= c->lost_seen)
-		return;
+		return false;
 	j = eventlog_begin(c->log, "lost_events", now_ns(), c->pid);
 	json_u64(j, "count", total - c->lost_seen);
 	json_u64(j, "total", total);
 	eventlog_end(c->log);
 	say(c, now_ns(), "lost_events", "(BPF ring buffer full)");
 	c->lost_seen = total;
+	return true;
+}
+
+void control_resync(struct control *c, int state)
+{
+	if (state == PTBPF_PROC_UNKNOWN || state == c->target)
+		return;
+	c->target = state;
+	if (state == PTBPF_PROC_RUNNING || c->no_pause)
+		toggle(c, true, now_ns());
+	else
+		toggle(c, false, now_ns());
 }
 
 void control_snapshot_now(struct control *c, const char *trigger_name)

@@ -63,8 +63,17 @@ void control_announce(struct control *c);
 void control_event(struct control *c, const struct ptbpf_event *e,
 		   uint64_t recv_ns);
 
-/* The BPF program's count of events it could not send, so far. */
-void control_lost(struct control *c, unsigned long long total);
+/*
+ * The BPF program's count of events it could not send, so far. Returns
+ * true when it grew since the last call (a transition may be among them).
+ */
+bool control_lost(struct control *c, unsigned long long total);
+
+/*
+ * Brings the collection in line with @state (enum ptbpf_proc_state, as the
+ * BPF program holds it) after events were lost: pause unless it runs.
+ */
+void control_resync(struct control *c, int state);
 
 /* SIGUSR2: a snapshot now, with the target running or not. */
 void control_snapshot_now(struct control *c, const char *trigger);

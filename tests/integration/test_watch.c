@@ -331,6 +331,39 @@ static void test_thousand_cycles(void **state)
 	end_target(f);
 }
 
+/*
+ * A full BPF ring buffer: ptbpf itself stopped while the target creates
+ * threads, then the target stops too. The lost events are reported, and
+ * the collection follows the BPF side's state (paused) all the same.
+ */
+static void test_lost_events_resync(void **state)
+{
+	struct fx *f = *state;
+	char *targv[] = { PROGS "spin", "1", "churn", NULL };
+	char *seq, *p;
+
+	need_root();
+	f->extra = "-t none";
+	start_on_pid(f, targv);
+	assert_true(wait_events(f->dir, "resume", 1, 5));
+	kill(f->ptbpf, SIGSTOP);
+	/* ~2 events a thread, a thread every ~2 ms: past the ring's 1,365 */
+	msleep(4000);
+	kill(f->target, SIGSTOP);
+	assert_true(wait_stopped(f->target, 1, 5));
+	kill(f->ptbpf, SIGCONT);
+	assert_true(wait_events(f->dir, "lost_events", 1, 10));
+	assert_true(wait_events(f->dir, "pause", 1, 10));
+	assert_true(event_field(f->dir, "lost_events", 0, "count") > 0);
+	seq = event_sequence(f->dir, "thread_start thread_exit");
+	/* no stop event came through, but the collection paused */
+	p = strstr(seq, "lost_events");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "pause"));
+	free(seq);
+	end_target(f);
+}
+
 /* SIGINT ends a --pid run cleanly; the target goes on untouched. */
 static void test_sigint(void **state)
 {
@@ -367,6 +400,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -260,6 +260,24 @@ static void test_latency_and_lost(void **state)
 	free(buf);
 }
 
+/* After lost events the BPF side's state rules. */
+static void test_resync(void **state)
+{
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	assert_true(control_lost(&f->ctl, 2));
+	control_resync(&f->ctl, PTBPF_PROC_STOPPED); /* the stop was lost */
+	control_resync(&f->ctl, PTBPF_PROC_STOPPED); /* no change: no call */
+	control_resync(&f->ctl, PTBPF_PROC_UNKNOWN);
+	assert_false(control_lost(&f->ctl, 2));
+	control_resync(&f->ctl, PTBPF_PROC_RUNNING); /* the run was lost */
+	control_resync(&f->ctl, PTBPF_PROC_EXITED);
+	assert_string_equal(f->fake.calls, "R P R P");
+	assert_int_equal(f->ctl.target, PTBPF_PROC_EXITED);
+}
+
 /* Without ops (no collection) transitions are still logged. */
 static void test_no_ops(void **state)
 {
@@ -290,6 +308,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_latency_and_lost, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_ops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
