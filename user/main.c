@@ -209,7 +209,8 @@ static int setup(struct app *app)
 		return -EPERM;
 	loop_block_signals();
 	if (loop_set_realtime() && app->cfg.verbosity > 0)
-		fprintf(stderr, "ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
+		fprintf(stderr,
+			"ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
 	if (setup_target(app))
 		return -ESRCH;
