@@ -7,6 +7,11 @@
 #ifndef PTBPF_TESTS_INTEG_H
 #define PTBPF_TESTS_INTEG_H
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +27,13 @@
 
 #define PTBPF_BIN "./ptbpf"
 #define PROGS ".output/tests/progs/"
+
+/* The integration tests load BPF and open per-CPU events: root only. */
+static inline void need_root(void)
+{
+	if (geteuid() != 0)
+		skip();
+}
 
 static inline double mono_s(void)
 {

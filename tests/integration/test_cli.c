@@ -38,12 +38,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void need_root(void)
-{
-	if (geteuid() != 0)
-		skip();
-}
-
 /* Runs ptbpf with @args; checks status, the one stderr line and cleanup. */
 static void check(const char *env, const char *args, int status,
 		  const char *msg)

@@ -91,12 +91,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void need_root(void)
-{
-	if (geteuid() != 0)
-		skip();
-}
-
 /*
  * ptbpf -o OUT OPTS... --pid (a spawned @targv) when @by_pid, else
  * ptbpf -o OUT OPTS... -- @targv. Waits for "start"; sets f->target.

@@ -48,12 +48,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void need_root(void)
-{
-	if (geteuid() != 0)
-		skip();
-}
-
 /* Starts @targv as the target and ptbpf --pid on it; waits for "start". */
 static void start_on_pid(struct fx *f, char *const targv[])
 {
