@@ -182,6 +182,13 @@ static void meta_cores(struct dump_snap *s, const struct jval *arr,
 			need_u64(o, "sideband_bytes", file, where, log);
 		c->wrapped = need_bool(o, "wrapped", file, where, log);
 		c->lost_bytes = need_u64(o, "lost_bytes", file, where, log);
+		/* newer fields: a snapshot without them lost no switch record */
+		if (jval_get(o, "sideband_wrapped"))
+			c->sb_wrapped = need_bool(o, "sideband_wrapped", file,
+						  where, log);
+		if (jval_get(o, "sideband_lost_bytes"))
+			c->sb_lost_bytes = need_u64(o, "sideband_lost_bytes",
+						    file, where, log);
 	}
 }
 

@@ -54,6 +54,8 @@ struct dump_core {
 	int cpu;
 	uint64_t bytes, sideband_bytes, lost_bytes; /* as ptbpf.json says */
 	bool wrapped;
+	bool sb_wrapped; /* switch records were overwritten */
+	uint64_t sb_lost_bytes;
 	bool in_meta; /* ptbpf.json lists this core */
 	const uint8_t *trace; /* intel-pt: the PT bytes */
 	size_t trace_len;

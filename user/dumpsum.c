@@ -148,9 +148,14 @@ int dump_summary_text(FILE *out, const struct dump_snap *s,
 		fprintf(out,
 			"  cpu %d: %" PRIu64 " bytes, sideband %" PRIu64
 			" bytes, wrapped %s, lost %" PRIu64 " bytes, "
-			"%zu context switches\n",
+			"%zu context switches",
 			c->cpu, c->bytes, c->sideband_bytes,
 			c->wrapped ? "yes" : "no", c->lost_bytes, c->nr_sw);
+		if (c->sb_wrapped)
+			fprintf(out,
+				" (switch records lost: %" PRIu64 " bytes)",
+				c->sb_lost_bytes);
+		fputc('\n', out);
 		if (s->backend == BACKEND_INTEL_PT)
 			text_pt(out, s, &sum);
 		else
@@ -244,6 +249,8 @@ int dump_summary_json(struct json *j, const struct dump_snap *s,
 		json_u64(j, "sideband_bytes", c->sideband_bytes);
 		json_bool(j, "wrapped", c->wrapped);
 		json_u64(j, "lost_bytes", c->lost_bytes);
+		json_bool(j, "sideband_wrapped", c->sb_wrapped);
+		json_u64(j, "sideband_lost_bytes", c->sb_lost_bytes);
 		json_u64(j, "context_switches", c->nr_sw);
 		if (s->backend == BACKEND_INTEL_PT)
 			json_pt(j, s, &sum);

@@ -36,6 +36,7 @@ struct fixture {
 	struct snap_core core;
 	uint8_t pt[512], sb[512];
 	size_t garbage_at; /* where the garbage went, 0: none */
+	uint64_t sb_lost; /* switch-record bytes the snapshot says were lost */
 	pthread_t thread;
 	uint32_t tid_a, tid_b;
 	char *out, *err; /* what the code under test printed */
@@ -125,6 +126,8 @@ static void make_snapshot(struct fixture *fx, const uint8_t *garbage,
 	n += ptgen_switch(fx->sb + n, false, pid, b, 0, 0, 5000);
 	fx->core.sideband = fx->sb;
 	fx->core.sideband_len = n;
+	fx->core.sb_wrapped = fx->sb_lost > 0;
+	fx->core.sb_lost_bytes = fx->sb_lost;
 	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
 					    sizeof(err)),
 			 0);
@@ -322,6 +325,37 @@ static void test_summary(void **state)
 	assert_int_equal(fx->log.nr_errors, 0);
 }
 
+/* Overwritten switch records are shown, in text and in JSON. */
+static void test_summary_switches_lost(void **state)
+{
+	struct fixture *fx = *state;
+	const struct jval *core;
+	struct jval *root;
+	struct json j;
+	uint64_t v;
+	bool b;
+
+	fx->sb_lost = 4096;
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, &fx->log), 0);
+	json_init_dyn(&j);
+	assert_int_equal(dump_summary_json(&j, &fx->ds, &fx->log), 0);
+	assert_int_equal(json_finish(&j), 0);
+	done(fx);
+	assert_non_null(strstr(fx->out, "6 context switches (switch records "
+					"lost: 4096 bytes)\n"));
+	assert_int_equal(jread_parse(j.buf, j.len, &root, NULL), 0);
+	json_free(&j);
+	core = jval_at(jval_get(root, "cores"), 0);
+	assert_int_equal(jval_get_bool(core, "sideband_wrapped", &b), 0);
+	assert_true(b);
+	assert_int_equal(jval_get_u64(core, "sideband_lost_bytes", &v), 0);
+	assert_int_equal(v, 4096);
+	jval_free(root);
+	assert_int_equal(fx->log.nr_errors, 0);
+}
+
 static void test_summary_json(void **state)
 {
 	struct fixture *fx = *state;
@@ -509,6 +543,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_insn_matches_perf, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_switches_lost,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_json, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
