@@ -59,6 +59,11 @@ if [ -n "$snaps" ]; then
 		echo "== perf script -i $fatal/perf.data --comm demo | tail -n 5 (its very last samples):"
 		perf script -i "$fatal/perf.data" --comm demo -F tid,time,ip,sym 2>/dev/null | tail -n 5
 	fi
+	if [ -x ./ptbpf-dump ]; then
+		echo
+		echo "== ptbpf-dump $OUT (what each snapshot holds; --timeline FILE draws it for Perfetto):"
+		./ptbpf-dump "$OUT"
+	fi
 fi
 echo
 echo "Everything is in $(pwd)/$OUT"

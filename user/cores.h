@@ -29,7 +29,11 @@
 #include "snapdata.h"
 
 #define CORES_DEFAULT_BUFFER (4UL << 20) /* per-core trace buffer */
-#define CORES_DEFAULT_SIDEBAND (256UL << 10) /* per-core switch records */
+/*
+ * Per-core switch records: 48 bytes each; a core that switches 5,000 times
+ * a second (a target that sleeps often) fills 1 MiB in about 4 s.
+ */
+#define CORES_DEFAULT_SIDEBAND (1UL << 20)
 /* Across all cores; LLDB's default process trace size limit is 500 MiB. */
 #define CORES_DEFAULT_TOTAL_LIMIT (512ULL << 20)
 
