@@ -128,17 +128,20 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 	priv[2] = snap->conv.time_mult;
 	priv[3] = snap->conv.time_zero;
 	priv[4] = snap->conv.valid;
-	priv[5] = PERFDATA_PT_TSC;
-	priv[6] = PERFDATA_PT_NORETCOMP;
+	/* the PMU's own format bits; the RTIT_CTL layout when not known */
+	priv[5] = ci->pt_tsc_mask ? ci->pt_tsc_mask : PERFDATA_PT_TSC;
+	priv[6] = ci->pt_noretcomp_mask ? ci->pt_noretcomp_mask :
+					  PERFDATA_PT_NORETCOMP;
 	/* 3: PERF_RECORD_SWITCH_CPU_WIDE from a context_switch attr */
 	priv[7] = 3;
 	priv[8] = 0; /* not perf's snapshot mode: one buffer per core */
 	priv[9] = 1; /* per-CPU AUX buffers */
-	priv[10] = PERFDATA_PT_MTC;
-	priv[11] = PERFDATA_PT_MTC_PERIOD;
+	priv[10] = ci->pt_mtc_mask ? ci->pt_mtc_mask : PERFDATA_PT_MTC;
+	priv[11] = ci->pt_mtc_period_mask ? ci->pt_mtc_period_mask :
+					    PERFDATA_PT_MTC_PERIOD;
 	priv[12] = ci->tsc_ctc_ratio_n;
 	priv[13] = ci->tsc_ctc_ratio_d;
-	priv[14] = PERFDATA_PT_CYC;
+	priv[14] = ci->pt_cyc_mask ? ci->pt_cyc_mask : PERFDATA_PT_CYC;
 	priv[15] = ci->max_nonturbo_ratio;
 	priv[16] = 0; /* no address filter string follows */
 	h.size = (__u16)size;

@@ -452,11 +452,28 @@ static __u64 get_field(const struct pmu_intel_pt *pmu,
 	return (word >> f->lo) & (width == 64 ? ~0ULL : (1ULL << width) - 1);
 }
 
+/* The mask of attr.config that format field @name covers; 0 if elsewhere. */
+static __u64 config_mask(const struct pmu_intel_pt *pmu, const char *name)
+{
+	const struct pmu_field *f = pmu_field(pmu, name);
+	unsigned int width;
+
+	if (!f || f->word != 0 || f->hi < f->lo || f->hi > 63)
+		return 0;
+	width = f->hi - f->lo + 1;
+	return (width == 64 ? ~0ULL : ((1ULL << width) - 1)) << f->lo;
+}
+
 int pmu_cpu_info(const struct pmu_intel_pt *pmu,
 		 const struct perf_event_attr *attr, struct snap_cpu_info *info)
 {
 	if (!pmu || !attr || !info)
 		return -EINVAL;
+	info->pt_tsc_mask = config_mask(pmu, "tsc");
+	info->pt_noretcomp_mask = config_mask(pmu, "noretcomp");
+	info->pt_mtc_mask = config_mask(pmu, "mtc");
+	info->pt_mtc_period_mask = config_mask(pmu, "mtc_period");
+	info->pt_cyc_mask = config_mask(pmu, "cyc");
 	/* tsc_art_ratio is CPUID 0x15: TSC/ART = ebx/eax, which CTC runs on. */
 	info->tsc_ctc_ratio_n = pmu->tsc_art_n;
 	info->tsc_ctc_ratio_d = pmu->tsc_art_d;

@@ -35,6 +35,12 @@ struct snap_cpu_info {
 	__u32 tsc_ctc_ratio_n, tsc_ctc_ratio_d; /* 0 when unknown */
 	__u32 max_nonturbo_ratio; /* 0 when unknown */
 	__u32 mtc_freq; /* the mtc_period value in the config, when MTC is on */
+	/*
+	 * Where sysfs format/ puts the intel_pt config fields, as masks of
+	 * attr.config (perf's AUXTRACE_INFO wants masks); 0 when unknown.
+	 */
+	__u64 pt_tsc_mask, pt_noretcomp_mask, pt_mtc_mask, pt_mtc_period_mask,
+		pt_cyc_mask;
 	unsigned int nr_cpus_online, nr_cpus_avail;
 };
 

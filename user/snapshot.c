@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "cpuinfo.h"
 #include "procinfo.h"
 #include "snapshot.h"
 #include "snapwrite.h"
@@ -239,6 +240,7 @@ static int init_shared(struct snapshots *s)
 	cores_tsc_conv(s->cores, &s->conv);
 	memset(&s->cpu_info, 0, sizeof(s->cpu_info));
 	cores_cpu_info(s->cores, &s->cpu_info); /* -ENOENT for sample: fine */
+	cpuinfo_read(NULL, &s->cpu_info); /* left empty if unreadable */
 	s->cpu_info.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
 	s->cpu_info.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);
 	return 0;

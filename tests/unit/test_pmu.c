@@ -116,6 +116,37 @@ static void test_attr_skylake(void **state)
 	assert_int_equal(info.tsc_ctc_ratio_n, 188);
 	assert_int_equal(info.tsc_ctc_ratio_d, 2);
 	assert_int_equal(info.max_nonturbo_ratio, 24);
+	/* the masks perf's AUXTRACE_INFO wants, from format/ */
+	assert_int_equal(info.pt_tsc_mask, 1ULL << 10);
+	assert_int_equal(info.pt_noretcomp_mask, 1ULL << 11);
+	assert_int_equal(info.pt_mtc_mask, 1ULL << 9);
+	assert_int_equal(info.pt_mtc_period_mask, 0xfULL << 14);
+	assert_int_equal(info.pt_cyc_mask, 1ULL << 1);
+}
+
+/* A field moved: its mask follows; one outside config is not a mask. */
+static void test_masks_moved(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_cpu_info info;
+	struct perf_event_attr a;
+
+	assert_int_equal(sim_sysfs_intel_pt(f->root, 8), 0);
+	assert_int_equal(
+		sim_sysfs_write(f->root, PT "format/tsc", "config:3\n"), 0);
+	assert_int_equal(sim_sysfs_write(f->root, PT "format/mtc_period",
+					 "config:60-63\n"),
+			 0);
+	assert_int_equal(
+		sim_sysfs_write(f->root, PT "format/cyc", "config1:1\n"), 0);
+	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0), 0);
+	assert_int_equal(
+		pmu_intel_pt_attr(&f->pmu, false, false, &a, NULL, NULL, 0), 0);
+	memset(&info, GARBAGE, sizeof(info));
+	assert_int_equal(pmu_cpu_info(&f->pmu, &a, &info), 0);
+	assert_int_equal(info.pt_tsc_mask, 1ULL << 3);
+	assert_int_equal(info.pt_mtc_period_mask, 0xfULL << 60);
+	assert_int_equal(info.pt_cyc_mask, 0);
 }
 
 /* Formats moved elsewhere: the bits follow the files, not a table. */
@@ -379,6 +410,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_attr_skylake, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_attr_moved_bits, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_masks_moved, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_psb_bytes, setup,
 						teardown),
