@@ -305,6 +305,18 @@ static void test_stops_give_snapshots(void **state)
 		assert_string_equal(path, dir);
 		event_str(f->out, "snapshot", i, "trigger", path, sizeof(path));
 		assert_string_equal(path, "stop");
+		if (i == 0) {
+			/* the processor, named as /proc/cpuinfo names it */
+			char *meta;
+
+			snprintf(path, sizeof(path), "%s/ptbpf.json", dir);
+			meta = slurp(path);
+			assert_non_null(meta);
+			assert_non_null(strstr(meta, "\"vendor\":\""));
+			assert_null(strstr(meta, "\"vendor\":\"\""));
+			assert_null(strstr(meta, "\"family\":0,"));
+			free(meta);
+		}
 		read_samples(dir, &s);
 		for (k = 0; k < s.n; k++) {
 			const struct smp *x = &s.v[k];
