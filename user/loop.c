@@ -65,8 +65,6 @@ static void drain(const struct loop_args *a)
 	/* lost events may have hidden a transition: the BPF side's state rules */
 	if (control_lost(a->ctl, watch_lost(a->watch)))
 		control_resync(a->ctl, watch_state(a->watch));
-	if (a->after_events)
-		a->after_events(a->ctx);
 }
 
 /* Ends a command we started: SIGTERM, SIGCONT, then SIGKILL if it lingers. */

@@ -16,9 +16,6 @@ struct loop_args {
 	struct control *ctl;
 	struct watch *watch;
 	struct target *target;
-	/* called after each batch of events; may be NULL */
-	void (*after_events)(void *ctx);
-	void *ctx;
 };
 
 struct loop_result {
