@@ -283,7 +283,13 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 		maybe_stop(p, PTBPF_CAUSE_EXIT);
 		return 0;
 	}
-	__sync_lock_test_and_set(&proc_state, PTBPF_PROC_EXITED);
+	/*
+	 * Threads that exit together on several CPUs can all see live == 0
+	 * (each decrements it before its tracepoint): one of them reports.
+	 */
+	if (__sync_lock_test_and_set(&proc_state, PTBPF_PROC_EXITED) ==
+	    PTBPF_PROC_EXITED)
+		return 0;
 	e = reserve(PTBPF_EV_EXIT, p);
 	if (!e)
 		return 0;
