@@ -109,7 +109,7 @@ fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do \
 		mkdir -p $(OUTPUT)/fuzz/corpus-$$(basename $$f); \
 		echo "  FUZZ     $$f ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 -artifact_prefix=$(OUTPUT)/fuzz/ \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 -timeout=10 -artifact_prefix=$(OUTPUT)/fuzz/ \
 			$(OUTPUT)/fuzz/corpus-$$(basename $$f) tests/fuzz/seeds 2>$(OUTPUT)/fuzz/$$(basename $$f).log \
 			|| { tail -n 30 $(OUTPUT)/fuzz/$$(basename $$f).log; exit 1; }; \
 	done

@@ -365,8 +365,13 @@ static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
 
 	*skip = 0;
 	if (h->type == PERFDATA_RECORD_AUXTRACE) {
-		*skip = one_auxtrace(x, off, end);
-		return *skip < 0 ? (int)*skip : 0;
+		int64_t n = one_auxtrace(x, off, end);
+
+		/* a malformed header: go on after it, never backwards */
+		if (n < 0)
+			return (int)n;
+		*skip = n;
+		return 0;
 	}
 	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_MMAP2 &&
 	    h->type != PERF_RECORD_SWITCH_CPU_WIDE &&
