@@ -95,22 +95,31 @@ static inline void kill_wait(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-/* The state letter of a task in /proc (R, S, T, t, Z...), or 0. */
-static inline char task_state(pid_t pid, pid_t tid)
+/* /proc/PID/task/TID/@name into @buf (NUL-terminated); bytes read, or -1. */
+static inline ssize_t read_task_file(pid_t pid, pid_t tid, const char *name,
+				     char *buf, size_t len)
 {
-	char path[64], buf[512], *p;
+	char path[96];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, len - 1);
 	close(fd);
-	if (n <= 0)
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
+/* The state letter of a task in /proc (R, S, T, t, Z...), or 0. */
+static inline char task_state(pid_t pid, pid_t tid)
+{
+	char buf[512], *p;
+
+	if (read_task_file(pid, tid, "stat", buf, sizeof(buf)) <= 0)
 		return 0;
-	buf[n] = 0;
 	p = strrchr(buf, ')');
 	return p && p[1] ? p[2] : 0;
 }
@@ -122,17 +131,10 @@ static inline char task_state(pid_t pid, pid_t tid)
  */
 static inline int task_off_cpu(pid_t pid, pid_t tid)
 {
-	char path[64], buf[64] = "";
-	ssize_t n;
-	int fd;
+	char buf[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 && strcmp(buf, "0") != 0;
+	return read_task_file(pid, tid, "wchan", buf, sizeof(buf)) > 0 &&
+	       strcmp(buf, "0") != 0;
 }
 
 /* True when every thread of @pid is in state T or t, and off its CPU. */
