@@ -82,6 +82,16 @@ static void field_error(struct dump_log *log, const char *file,
 					     want);
 }
 
+/* True when @v is an array; else says why field @name is not. */
+static bool need_array(const struct jval *v, const char *name, const char *file,
+		       struct dump_log *log)
+{
+	if (v && v->type == JT_ARR)
+		return true;
+	field_error(log, file, name, v ? -EINVAL : -ENOENT, "is not an array");
+	return false;
+}
+
 static uint64_t need_u64(const struct jval *o, const char *key,
 			 const char *file, const char *where,
 			 struct dump_log *log)
@@ -160,11 +170,8 @@ static void meta_cores(struct dump_snap *s, const struct jval *arr,
 	int64_t cpu;
 	size_t i;
 
-	if (!arr || arr->type != JT_ARR) {
-		field_error(log, file, "cores", arr ? -EINVAL : -ENOENT,
-			    "is not an array");
+	if (!need_array(arr, "cores", file, log))
 		return;
-	}
 	for (i = 0; (o = jval_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "cores[%zu].", i);
 		if (jval_get_i64(o, "cpu", &cpu) || cpu < 0 || cpu > 1 << 20) {
@@ -207,11 +214,8 @@ static void meta_process(struct dump_snap *s, const struct jval *p,
 	}
 	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log,
 		 false);
-	if (!arr || arr->type != JT_ARR) {
-		field_error(log, file, "process.threads",
-			    arr ? -EINVAL : -ENOENT, "is not an array");
+	if (!need_array(arr, "process.threads", file, log))
 		return;
-	}
 	t = calloc(arr->n ? arr->n : 1, sizeof(*t));
 	if (!t)
 		return;
@@ -322,11 +326,8 @@ static void trace_modules(struct dump_snap *s, const struct jval *proc,
 	const char *path;
 	size_t i;
 
-	if (!mods || mods->type != JT_ARR) {
-		field_error(log, file, "processes[0].modules",
-			    mods ? -EINVAL : -ENOENT, "is not an array");
+	if (!need_array(mods, "processes[0].modules", file, log))
 		return;
-	}
 	out = calloc(mods->n ? mods->n : 1, sizeof(*out));
 	if (!out)
 		return;
@@ -377,9 +378,7 @@ int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 	}
 	trace_modules(s, jval_at(jval_get(root, "processes"), 0), file, log);
 	cpus = jval_get(root, "cpus");
-	if (!cpus || cpus->type != JT_ARR)
-		field_error(log, file, "cpus", cpus ? -EINVAL : -ENOENT,
-			    "is not an array");
+	need_array(cpus, "cpus", file, log);
 	for (i = 0; (c = jval_at(cpus, i)); i++) {
 		if (jval_get_i64(c, "id", &id) || id < 0 || id > 1 << 20 ||
 		    jval_get_str(c, "iptTrace", &ipt) ||
