@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,8 @@ struct fx {
 	struct snapshots *snaps;
 	struct eventlog log;
 	int outfd;
+	pthread_t feeder;
+	bool feeding, stop_feeder;
 };
 
 static int setup(void **state)
@@ -54,6 +59,7 @@ static int setup(void **state)
 	snprintf(f->maps, sizeof(f->maps), "%s/maps", path);
 	if (mkfifo(f->maps, 0600))
 		return -1;
+	signal(SIGPIPE, SIG_IGN); /* the feeder may write to a reader gone */
 	f->sim = sim_pmu_new(NCPU, 8);
 	cores_config_init(&cc);
 	cc.backend = BACKEND_SAMPLE;
@@ -69,23 +75,52 @@ static int setup(void **state)
 	return 0;
 }
 
-/* Lets the writer through: maps becomes a plain file with one mapping. */
-static void unblock(struct fx *f)
+/*
+ * Lets the writer through, from now on: a feeder thread opens the FIFO
+ * for writing (which completes the writer's blocked open), writes one
+ * mapping and closes it (EOF), for every open the writer makes.
+ */
+static void *feeder(void *arg)
 {
-	char tmp[160];
-	FILE *w;
+	static const char line[] =
+		"00400000-00401000 r-xp 00000000 08:01 42 /bin/true\n";
+	struct fx *f = arg;
+	ssize_t n;
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.new", f->maps);
-	w = fopen(tmp, "w");
-	assert_non_null(w);
-	fputs("00400000-00401000 r-xp 00000000 08:01 42 /bin/true\n", w);
-	fclose(w);
-	/* the writer blocked in open(): give it a writer end, then EOF */
-	fd = open(f->maps, O_WRONLY | O_NONBLOCK);
-	assert_int_equal(rename(tmp, f->maps), 0);
+	while (!__atomic_load_n(&f->stop_feeder, __ATOMIC_ACQUIRE)) {
+		fd = open(f->maps, O_WRONLY);
+		if (fd < 0)
+			break;
+		/* a reader that went away needs no line: ignore EPIPE */
+		n = write(fd, line, sizeof(line) - 1);
+		(void)n;
+		close(fd);
+	}
+	return NULL;
+}
+
+static void unblock(struct fx *f)
+{
+	if (!f->feeding)
+		assert_int_equal(pthread_create(&f->feeder, NULL, feeder, f),
+				 0);
+	f->feeding = true;
+}
+
+static void stop_feeder(struct fx *f)
+{
+	int fd;
+
+	if (!f->feeding)
+		return;
+	__atomic_store_n(&f->stop_feeder, true, __ATOMIC_RELEASE);
+	/* a reader of our own completes the feeder's blocked open */
+	fd = open(f->maps, O_RDONLY | O_NONBLOCK);
+	pthread_join(f->feeder, NULL);
 	if (fd >= 0)
 		close(fd);
+	f->feeding = false;
 }
 
 static int teardown(void **state)
@@ -94,6 +129,7 @@ static int teardown(void **state)
 
 	unblock(f);
 	snapshots_stop(f->snaps);
+	stop_feeder(f);
 	cores_close(f->cores);
 	eventlog_close(&f->log);
 	sim_pmu_free(f->sim);
