@@ -330,9 +330,10 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return 0;
 	case OPT_CGROUP:
 		if (cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
-			return fail(err, errlen,
-				    "--cgroup is --scope cgroup, not --scope %s",
-				    scope_name(cfg->scope));
+			return fail(
+				err, errlen,
+				"--cgroup is --scope cgroup, not --scope %s",
+				scope_name(cfg->scope));
 		cfg->cgroup = true;
 		cfg->scope = SCOPE_CGROUP;
 		if (arg && !*arg)
@@ -346,16 +347,18 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 				"invalid scope '%s': use auto, process, cgroup or cpu",
 				arg);
 		if (cfg->cgroup && v_scope != SCOPE_CGROUP)
-			return fail(err, errlen,
-				    "--cgroup is --scope cgroup, not --scope %s",
-				    arg);
+			return fail(
+				err, errlen,
+				"--cgroup is --scope cgroup, not --scope %s",
+				arg);
 		cfg->scope = v_scope;
 		return 0;
 	case OPT_MAX_EVENTS:
 		if (parse_uint(arg, ULONG_MAX, &v) || !v)
-			return fail(err, errlen,
-				    "invalid event limit '%s': give a count > 0",
-				    arg);
+			return fail(
+				err, errlen,
+				"invalid event limit '%s': give a count > 0",
+				arg);
 		cfg->max_events = (unsigned long)v;
 		return 0;
 	case 'q':

@@ -279,9 +279,9 @@ static void report_scope(struct app *app)
 			 cores_event_count(app->cores));
 	else if (app->scope == SCOPE_CGROUP)
 		snprintf(msg, sizeof(msg), "scope: cgroup %s",
-			 app->leaf[0]		? app->leaf :
+			 app->leaf[0]	      ? app->leaf :
 			 app->cfg.cgroup_path ? app->cfg.cgroup_path :
-						  "(the target's)");
+						"(the target's)");
 	else
 		snprintf(msg, sizeof(msg),
 			 "scope: cpu (every task on each traced CPU)");

@@ -51,18 +51,17 @@ static int teardown(void **state)
 /* Starts @targv as the target and ptbpf --pid on it; waits for "start". */
 static void start_on_pid(struct fx *f, char *const targv[])
 {
-	char pid[16], opt[64] = "-q";
-	char *argv[] = {
-		PTBPF_BIN, "-o", f->dir, "--pid", pid, opt, NULL, NULL
-	};
+	char pid[16], opt[64] = "-q", *word, *save;
+	char *argv[12] = { PTBPF_BIN, "-o", f->dir, "--pid", pid };
+	int n = 5;
 
 	if (f->extra)
 		snprintf(opt, sizeof(opt), "%s", f->extra);
-	if (strchr(opt, ' ')) { /* "-t none": two words */
-		*strchr(opt, ' ') = '\0';
-		argv[6] = opt + strlen(opt) + 1;
-		argv[7] = NULL;
-	}
+	/* "-t none --scope cpu": one argument a word */
+	for (word = strtok_r(opt, " ", &save); word && n < 11;
+	     word = strtok_r(NULL, " ", &save))
+		argv[n++] = word;
+	argv[n] = NULL;
 	f->target = spawn(targv, NULL);
 	assert_true(f->target > 0);
 	msleep(50); /* let it exec and start its threads */
@@ -338,7 +337,8 @@ static void test_lost_events_resync(void **state)
 	char *seq, *p;
 
 	need_root();
-	f->extra = "-t none";
+	/* cpu scope: the catch-up is a pause (process scope needs none) */
+	f->extra = "-t none --scope cpu";
 	start_on_pid(f, targv);
 	assert_true(wait_events(f->dir, "resume", 1, 5));
 	kill(f->ptbpf, SIGSTOP);
