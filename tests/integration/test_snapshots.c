@@ -37,6 +37,7 @@ struct fx {
 	char mnt[600]; /* a tmpfs mounted here, or "" */
 	char cg[300]; /* a cgroup made here, or "" */
 	pid_t target, other, ptbpf;
+	struct held held; /* what this test's ptbpf held, by id */
 };
 
 struct smp {
@@ -122,6 +123,8 @@ static void start(struct fx *f, const char *const opts[], char *const targv[],
 	f->ptbpf = spawn(argv, f->log);
 	if (!wait_events(f->out, "start", 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_true(f->held.n[HELD_PROG] > 0);
 	if (!by_pid)
 		f->target = (pid_t)event_field(f->out, "start", 0, "pid");
 }
@@ -134,15 +137,16 @@ static int finish(struct fx *f)
 	kill(f->ptbpf, SIGINT);
 	st = wait_exit(f->ptbpf, 20);
 	f->ptbpf = 0;
+	if (st >= 0 && held_left(&f->held))
+		fail_msg("ptbpf's BPF objects are still loaded after its exit");
 	return st;
 }
 
 /*
- * One stop: SIGSTOP, wait until every thread is off its CPU and ptbpf has
- * logged stop number @i (0-based) and, when @snap, snapshot @i + 1; stay
- * stopped @hold_ms; SIGCONT and wait for run @i.
+ * SIGSTOP, wait until every thread is off its CPU and ptbpf has logged stop
+ * number @i (0-based) and, when @snap, snapshot @i + 1.
  */
-static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
+static void stop_wait(struct fx *f, int i, bool snap)
 {
 	assert_int_equal(kill(f->target, SIGSTOP), 0);
 	if (!wait_stopped(f->target, 1, 5))
@@ -151,10 +155,22 @@ static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
 		fail_msg("cycle %d: no stop event", i);
 	if (snap && !wait_events(f->out, "snapshot", i + 1, 10))
 		fail_msg("cycle %d: no snapshot: %s", i, slurp(f->log));
-	msleep(hold_ms);
+}
+
+/* SIGCONT and wait for run number @i. */
+static void cont_wait(struct fx *f, int i)
+{
 	assert_int_equal(kill(f->target, SIGCONT), 0);
 	if (!wait_events(f->out, "run", i + 1, 5))
 		fail_msg("cycle %d: no run event", i);
+}
+
+/* One stop (see stop_wait), stopped @hold_ms, and the run after it. */
+static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
+{
+	stop_wait(f, i, snap);
+	msleep(hold_ms);
+	cont_wait(f, i);
 }
 
 /* Every value of numeric @key in lines of event @name, in order. */
@@ -276,7 +292,9 @@ static void test_stops_give_snapshots(void **state)
 	need_root();
 	start(f, opts, targv, true);
 	for (i = 0; i < N; i++) {
-		msleep(500);
+		/* 50 samples and more: its CPU time, not wall time, counts */
+		msleep(200);
+		assert_true(wait_cpu(f->target, 150, 30));
 		stop_cont(f, i, true, 50);
 	}
 	seq = event_sequence(f->out, "pause resume");
@@ -382,10 +400,15 @@ static void test_sigusr2_while_running(void **state)
 
 	need_root();
 	start(f, opts, targv, true);
-	msleep(300);
+	/*
+	 * > 100 samples: its CPU time, not wall time, counts on a loaded
+	 * machine (the kernel's frequency mode gives a task that is often
+	 * switched out ~1.5 samples per ms here, not 4)
+	 */
+	assert_true(wait_cpu(f->target, 300, 30));
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 1, 10));
-	msleep(200);
+	assert_true(wait_cpu(f->target, 300, 30));
 	assert_false(all_stopped(f->target));
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 2, 10));
@@ -399,6 +422,8 @@ static void test_sigusr2_while_running(void **state)
 	read_samples(dir, &s1);
 	snap_dir(f, 2, dir, sizeof(dir));
 	read_samples(dir, &s2);
+	print_message("SIGUSR2 snapshots: %zu and %zu samples of the target\n",
+		      count_pid(&s1, f->target), count_pid(&s2, f->target));
 	assert_true(count_pid(&s1, f->target) > 100);
 	assert_true(count_pid(&s2, f->target) > 100);
 	for (k = 0; k < s1.n; k++)
@@ -615,8 +640,12 @@ static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 	f->other = spawn(spin, NULL);
 	start(f, no_pause ? nopause_opts : pause_opts, targv, true);
 	for (i = 0; i < 4; i++) {
-		msleep(200);
-		stop_cont(f, i, true, 200);
+		assert_true(wait_cpu(f->other, 50, 30));
+		stop_wait(f, i, true);
+		/* the neighbour runs 200 ms of CPU while the target is
+		 * stopped, however loaded the machine */
+		assert_true(wait_cpu(f->other, 200, 30));
+		cont_wait(f, i);
 	}
 	msleep(200);
 	assert_int_equal(finish(f), 0);
@@ -699,7 +728,8 @@ static void test_no_pause_records_others(void **state)
 	print_message("with --no-pause: %zu samples, %.1f%% of other "
 		      "processes, %zu of them while the target was stopped\n",
 		      all.n, share_other(f, &all), during);
-	/* 4 stops of 200 ms, one CPU busy at 4 kHz: about 3200 */
+	/* 4 stops, each while the neighbour ran 200 ms of CPU, at 4 kHz:
+	 * about 3200 */
 	assert_true(during > 1000);
 	free(all.v);
 	free(s_ts);
@@ -743,7 +773,9 @@ static void test_cgroup(void **state)
 	f->ptbpf = spawn(argv, f->log);
 	if (!wait_events(f->out, "start", 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
-	msleep(500);
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	/* > 500 samples: its CPU time counts (see above) */
+	assert_true(wait_cpu(f->target, 800, 30));
 	stop_cont(f, 0, true, 10);
 	snap_dir(f, 1, dir, sizeof(dir));
 	read_samples(dir, &s);
@@ -799,21 +831,6 @@ static void test_switch_records(void **state)
 	assert_int_equal(tids, 3);
 	free(out);
 	assert_int_equal(finish(f), 0);
-}
-
-/* perf event descriptors of @pid. */
-static int perf_fds(pid_t pid)
-{
-	char cmd[200];
-	char *out;
-	int n;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ls -l /proc/%d/fd 2>/dev/null | grep -c perf_event", pid);
-	out = run_out(cmd, NULL);
-	n = atoi(out);
-	free(out);
-	return n;
 }
 
 /*
@@ -874,10 +891,11 @@ static void test_exit_paths_leave_nothing(void **state)
 		const char *opts[] = { c->opt1, c->opt2, NULL };
 		char *worker[] = { PROGS "worker", "1500", NULL };
 		char *spin[] = { PROGS "spin", NULL };
-		char *log, pid[16];
+		char err[2048], pid[16];
 		pid_t ptbpf;
 		int st;
 
+		memset(&f->held, 0, sizeof(f->held));
 		snprintf(f->out, sizeof(f->out), "%s/out%u", f->dir, i);
 		if (c->how == FAIL) {
 			char *argv[] = { PTBPF_BIN,
@@ -891,15 +909,13 @@ static void test_exit_paths_leave_nothing(void **state)
 
 			f->target = spawn(spin, NULL);
 			snprintf(pid, sizeof(pid), "%d", f->target);
-			ptbpf = f->ptbpf = spawn(argv, f->log);
-			st = wait_exit(f->ptbpf, 10);
-			f->ptbpf = 0;
-			log = slurp(f->log);
-			print_message("%s: %s", c->name, log);
-			assert_int_equal(strncmp(log, "ptbpf: ", 7), 0);
-			assert_non_null(strchr(log, '\n'));
-			assert_null(strchr(log, '\n')[1] ? log : NULL);
-			free(log);
+			ptbpf = -1; /* gone; its pid is not known here */
+			st = run_held(NULL, argv, err, sizeof(err), &f->held,
+				      20);
+			print_message("%s: %s", c->name, err);
+			assert_int_equal(strncmp(err, "ptbpf: ", 7), 0);
+			assert_non_null(strchr(err, '\n'));
+			assert_null(strchr(err, '\n')[1] ? err : NULL);
 			/* the target is left running, nothing half made */
 			assert_false(all_stopped(f->target));
 			assert_int_not_equal(access(f->out, F_OK), 0);
@@ -927,8 +943,8 @@ static void test_exit_paths_leave_nothing(void **state)
 			fail_msg("%s: exit status %d", c->name, st);
 		if (our_perf_holders(ptbpf, f->target))
 			fail_msg("%s: perf fds left open", c->name);
-		if (loaded_ptbpf_progs())
-			fail_msg("%s: BPF programs left", c->name);
+		if (held_left(&f->held))
+			fail_msg("%s: BPF objects left", c->name);
 		kill_wait(f->target);
 		f->target = 0;
 	}

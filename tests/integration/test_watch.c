@@ -19,6 +19,7 @@ struct fx {
 	pid_t ptbpf;
 	const char *extra; /* one more ptbpf option, or NULL */
 	char log[600];
+	struct held held; /* what this test's ptbpf held */
 };
 
 static int setup(void **state)
@@ -70,6 +71,9 @@ static void start_on_pid(struct fx *f, char *const targv[])
 	f->ptbpf = spawn(argv, f->log);
 	if (!wait_events(f->dir, "start", 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	/* attached before "start": its programs, by id */
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_true(f->held.n[HELD_PROG] > 0);
 }
 
 /* Stops and continues @pid, checking each transition against /proc. */
@@ -94,7 +98,7 @@ static void end_target(struct fx *f)
 	f->target = 0;
 	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
 	f->ptbpf = 0;
-	assert_int_equal(loaded_ptbpf_progs(), 0);
+	assert_int_equal(held_left(&f->held), 0);
 }
 
 static void test_single_thread_stop_cont(void **state)
@@ -373,7 +377,7 @@ static void test_sigint(void **state)
 	f->ptbpf = 0;
 	event_str(f->dir, "end", 0, "reason", reason, sizeof(reason));
 	assert_string_equal(reason, "signal");
-	assert_int_equal(loaded_ptbpf_progs(), 0);
+	assert_int_equal(held_left(&f->held), 0);
 	assert_int_equal(kill(f->target, 0), 0); /* still alive */
 }
 
