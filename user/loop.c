@@ -59,12 +59,42 @@ static int add(int ep, int fd, int tag)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+static void resync(const struct loop_args *a)
+{
+	unsigned long long seq;
+	int state = watch_state(a->watch, &seq);
+
+	control_resync(a->ctl, state, seq);
+}
+
 static void drain(const struct loop_args *a)
 {
 	watch_consume(a->watch);
 	/* lost events may have hidden a transition: the BPF side's state rules */
 	if (control_lost(a->ctl, watch_lost(a->watch)))
-		control_resync(a->ctl, watch_state(a->watch));
+		resync(a);
+}
+
+/*
+ * Timed work, between events: a gap in the transitions' order that lasted
+ * too long is given up (the BPF side's state rules), and a fatal pause the
+ * target did not die of ends. Returns the epoll timeout, in ms (-1: none).
+ */
+static int timers(const struct loop_args *a)
+{
+	uint64_t now = now_ns(), gap, fatal, next = 0;
+
+	gap = control_gap_deadline(a->ctl);
+	if (gap && now >= gap) {
+		resync(a);
+		gap = 0;
+	}
+	fatal = control_fatal_check(a->ctl, watch_dying(a->watch),
+				    watch_state(a->watch, NULL), now);
+	next = gap && (!fatal || gap < fatal) ? gap : fatal;
+	if (!next)
+		return -1;
+	return next > now ? (int)((next - now) / 1000000 + 1) : 0;
 }
 
 /* Ends a command we started: SIGTERM, SIGCONT, then SIGKILL if it lingers. */
@@ -128,7 +158,7 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	if (ret)
 		goto out;
 	while (!done) {
-		n = epoll_wait(ep, evs, 4, -1);
+		n = epoll_wait(ep, evs, 4, timers(a));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

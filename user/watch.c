@@ -225,7 +225,8 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 int watch_scan(struct watch *w, const char *proc)
 {
 	struct ptbpf_bpf__bss *bss = w->skel->bss;
-	__u32 expected = PTBPF_PROC_UNKNOWN, state;
+	__u64 expected = PTBPF_WORD(0, PTBPF_PROC_UNKNOWN);
+	__u32 state;
 	char path[64];
 	struct dirent *de;
 	DIR *d;
@@ -247,10 +248,12 @@ int watch_scan(struct watch *w, const char *proc)
 			PTBPF_PROC_STOPPED :
 			PTBPF_PROC_RUNNING;
 	/* from here on the BPF program reports process transitions */
-	if (!__atomic_compare_exchange_n(&bss->proc_state, &expected, state,
-					 false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST))
-		return expected == PTBPF_PROC_EXITED ? -ESRCH : (int)expected;
+	if (!__atomic_compare_exchange_n(&bss->proc_word, &expected,
+					 PTBPF_WORD(0, state), false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return PTBPF_WORD_STATE(expected) == PTBPF_PROC_EXITED ?
+			       -ESRCH :
+			       (int)PTBPF_WORD_STATE(expected);
 	return (int)state;
 }
 
@@ -269,10 +272,19 @@ unsigned long long watch_lost(const struct watch *w)
 	return __atomic_load_n(&w->skel->bss->lost_events, __ATOMIC_RELAXED);
 }
 
-int watch_state(const struct watch *w)
+int watch_state(const struct watch *w, unsigned long long *seq)
 {
-	return (int)__atomic_load_n(&w->skel->bss->proc_state,
-				    __ATOMIC_SEQ_CST);
+	__u64 word =
+		__atomic_load_n(&w->skel->bss->proc_word, __ATOMIC_SEQ_CST);
+
+	if (seq)
+		*seq = PTBPF_WORD_SEQ(word);
+	return (int)PTBPF_WORD_STATE(word);
+}
+
+bool watch_dying(const struct watch *w)
+{
+	return __atomic_load_n(&w->skel->bss->fatal_dying, __ATOMIC_SEQ_CST);
 }
 
 void watch_counts(const struct watch *w, int *live, int *stopped)

@@ -626,6 +626,54 @@ static void test_full_disk(void **state)
 	assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
 }
 
+/*
+ * A SIGABRT the target blocks, or ignores, is not fatal: it runs on, and a
+ * snapshot taken afterwards holds its samples from after the signal.
+ */
+static void test_blocked_fatal(void **state)
+{
+	static const char *const opts[] = { "-t", "stop,fatal", NULL };
+	static const char *const modes[] = { "block-abrt", "ignore-abrt" };
+	struct fx *f = *state;
+	unsigned int m;
+
+	need_root();
+	for (m = 0; m < 2; m++) {
+		char *targv[] = { PROGS "spin", "1", (char *)modes[m], NULL };
+		unsigned long long sent;
+		char dir[700];
+		struct smps s;
+		size_t k, after = 0;
+
+		memset(&f->held, 0, sizeof(f->held));
+		snprintf(f->out, sizeof(f->out), "%s/out-%s", f->dir, modes[m]);
+		start(f, opts, targv, true);
+		assert_true(wait_cpu(f->target, 50, 30));
+		sent = (unsigned long long)(mono_s() * 1e9);
+		assert_int_equal(kill(f->target, SIGABRT), 0);
+		/* it keeps running: CPU time, in state R */
+		assert_true(wait_cpu(f->target, 300, 30));
+		assert_int_equal(kill(f->target, 0), 0);
+		assert_false(all_stopped(f->target));
+		kill(f->ptbpf, SIGUSR2);
+		assert_true(wait_events(f->out, "snapshot", 1, 10));
+		snap_dir(f, 1, dir, sizeof(dir));
+		read_samples(dir, &s);
+		for (k = 0; k < s.n; k++)
+			after += s.v[k].pid == f->target && s.v[k].t > sent;
+		print_message("%s: %d fatal events, %zu samples after "
+			      "SIGABRT\n",
+			      modes[m], count_events(f->out, "fatal"), after);
+		assert_int_equal(count_events(f->out, "fatal"), 0);
+		assert_int_equal(count_events(f->out, "pause"), 0);
+		assert_true(after > 100);
+		free(s.v);
+		assert_int_equal(finish(f), 0);
+		kill_wait(f->target);
+		f->target = 0;
+	}
+}
+
 /* Runs @me (demo) next to an unrelated busy process, stopped 4 times. */
 static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 {
@@ -1141,6 +1189,7 @@ int main(void)
 		T(test_sigusr2_while_running),
 		T(test_max_snapshots),
 		T(test_crash_fatal_snapshot),
+		T(test_blocked_fatal),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
 		T(test_no_pause_records_others),

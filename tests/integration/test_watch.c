@@ -330,6 +330,115 @@ static void test_thousand_cycles(void **state)
 	end_target(f);
 }
 
+/* VmRSS of @pid in KiB, or -1. */
+static long rss_kb(pid_t pid)
+{
+	char path[64], *buf, *p;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	buf = slurp(path);
+	if (buf && (p = strstr(buf, "VmRSS:")))
+		v = strtol(p + 6, NULL, 10);
+	free(buf);
+	return v;
+}
+
+struct order {
+	int stops, runs, out_of_order, bad_seq;
+};
+
+/*
+ * Reads the stop and run lines of events.jsonl: they must alternate,
+ * starting with a stop, and their "seq" must count 1, 2, 3...
+ */
+static void read_order(const char *dir, struct order *o)
+{
+	char path[600], *buf, *line, *save, *q;
+	long long want = 1;
+	int expect_stop = 1;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	buf = slurp(path);
+	assert_non_null(buf);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int stop = !strncmp(line, "{\"event\":\"stop\"", 15);
+		int run = !strncmp(line, "{\"event\":\"run\"", 14);
+
+		if (!stop && !run)
+			continue;
+		o->stops += stop;
+		o->runs += run;
+		if (stop != expect_stop)
+			o->out_of_order++;
+		expect_stop = !stop;
+		q = strstr(line, "\"seq\":");
+		if (!q || strtoll(q + 6, NULL, 10) != want)
+			o->bad_seq++;
+		want = q ? strtoll(q + 6, NULL, 10) + 1 : want + 1;
+	}
+	free(buf);
+}
+
+/*
+ * @n stop/continue cycles, each waiting for /proc to show the state (as a
+ * user would), then every transition must be in events.jsonl, in order.
+ */
+static void cycles_in_order(struct fx *f, int n)
+{
+	long rss0 = rss_kb(f->ptbpf), rss1;
+	struct order o;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kill(f->target, SIGSTOP);
+		if (!wait_stopped(f->target, 1, 5))
+			fail_msg("cycle %d: target did not stop", i);
+		kill(f->target, SIGCONT);
+		if (!wait_stopped(f->target, 0, 5))
+			fail_msg("cycle %d: target did not continue", i);
+	}
+	wait_events(f->dir, "run", n, 60);
+	rss1 = rss_kb(f->ptbpf);
+	read_order(f->dir, &o);
+	printf("%d cycles: %d stops, %d runs, %d out of order, %d with a "
+	       "wrong seq, %d lost_events lines; ptbpf RSS %ld KiB before, "
+	       "%ld KiB after\n",
+	       n, o.stops, o.runs, o.out_of_order, o.bad_seq,
+	       count_events(f->dir, "lost_events"), rss0, rss1);
+	assert_int_equal(o.stops, n);
+	assert_int_equal(o.runs, n);
+	assert_int_equal(o.out_of_order, 0);
+	assert_int_equal(o.bad_seq, 0);
+	assert_int_equal(count_events(f->dir, "lost_events"), 0);
+}
+
+/*
+ * Many cycles (PTBPF_CYCLES, default 3,000; the closing note's run used
+ * 20,000): every transition reaches events.jsonl in the order it happened.
+ */
+static void test_cycles_in_order(void **state)
+{
+	struct fx *f = *state;
+	/* two threads on two CPUs: the stop and the run flip on either */
+	char *targv[] = { PROGS "spin", "2", NULL };
+	const char *env = getenv("PTBPF_CYCLES");
+	int n = env ? atoi(env) : 3000;
+	need_root();
+	f->extra = "-t none";
+	start_on_pid(f, targv);
+	cycles_in_order(f, n > 0 ? n : 3000);
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	f->ptbpf = 0;
+	printf("records that came before an earlier one, put back in order: "
+	       "%lld\n",
+	       event_field(f->dir, "end", 0, "reordered"));
+	assert_int_equal(held_left(&f->held), 0);
+}
+
 /*
  * A full BPF ring buffer: ptbpf itself stopped while the target creates
  * threads, then the target stops too. The lost events are reported, and
@@ -398,10 +507,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_cycles_in_order, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup,
 						teardown),
 	};
 
+	/* TEST_FILTER=test_sigint runs one (cmocka's glob) */
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
