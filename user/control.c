@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "control.h"
+#include "say.h"
 
 static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_RUN] = "run",
@@ -40,15 +41,16 @@ void control_init(struct control *c, struct eventlog *log, int pid,
 	c->t0 = now_ns();
 }
 
-static void say(struct control *c, uint64_t ts, const char *what,
-		const char *detail)
+/* A human line: queued, never waited for (see say.h). */
+static void human(struct control *c, uint64_t ts, const char *what,
+		  const char *detail)
 {
 	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
 
 	if (c->verbosity < 0)
 		return;
-	fprintf(stderr, "ptbpf: %+10.6fs %-12s pid %d%s%s\n", rel, what, c->pid,
-		detail && *detail ? " " : "", detail ? detail : "");
+	say("ptbpf: %+10.6fs %-12s pid %d%s%s\n", rel, what, c->pid,
+	    detail && *detail ? " " : "", detail ? detail : "");
 }
 
 /* One pause or resume: what happened, to log once the cause is logged. */
@@ -95,7 +97,7 @@ static void toggle_log(struct control *c, const struct toggle *t)
 		return;
 	if (t->ret) {
 		snprintf(msg, sizeof(msg), "failed: %s", strerror(-t->ret));
-		say(c, now_ns(), name, msg);
+		human(c, now_ns(), name, msg);
 		j = eventlog_begin(c->log, name, now_ns(), c->pid);
 		json_str(j, "error", strerror(-t->ret));
 		eventlog_end(c->log);
@@ -108,7 +110,7 @@ static void toggle_log(struct control *c, const struct toggle *t)
 	eventlog_end(c->log);
 	if (c->verbosity > 0) {
 		snprintf(msg, sizeof(msg), "latency %.1f us", lat / 1e3);
-		say(c, t->done_ns, name, msg);
+		human(c, t->done_ns, name, msg);
 	}
 }
 
@@ -144,8 +146,8 @@ void control_start(struct control *c, int state, const char *backend,
 
 void control_announce(struct control *c)
 {
-	say(c, c->t0, "start",
-	    c->target == PTBPF_PROC_STOPPED ? "(stopped)" : "(running)");
+	human(c, c->t0, "start",
+	      c->target == PTBPF_PROC_STOPPED ? "(stopped)" : "(running)");
 }
 
 static void log_event(struct control *c, const struct ptbpf_event *e,
@@ -197,7 +199,7 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 			 e->sig || cause ? ")" : "");
 	if (c->verbosity > 0 || (e->kind != PTBPF_EV_THREAD_START &&
 				 e->kind != PTBPF_EV_THREAD_EXIT))
-		say(c, e->ts, name, detail);
+		human(c, e->ts, name, detail);
 }
 
 static void trigger(struct control *c, unsigned int bit, const char *name,
@@ -345,7 +347,7 @@ bool control_lost(struct control *c, unsigned long long total)
 	json_u64(j, "count", total - c->lost_seen);
 	json_u64(j, "total", total);
 	eventlog_end(c->log);
-	say(c, now_ns(), "lost_events", "(BPF ring buffer full)");
+	human(c, now_ns(), "lost_events", "(BPF ring buffer full)");
 	c->lost_seen = total;
 	return true;
 }
@@ -394,6 +396,8 @@ void control_end(struct control *c, const char *reason, int exit_status)
 	json_u64(j, "toggle_errors", c->toggle_errors);
 	/* transitions whose record came before an earlier one's */
 	json_u64(j, "reordered", c->reordered);
+	/* human lines a stderr that did not keep up never got */
+	json_u64(j, "stderr_dropped", say_dropped());
 	eventlog_end(c->log);
-	say(c, now_ns(), "end", reason);
+	human(c, now_ns(), "end", reason);
 }

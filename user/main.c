@@ -19,12 +19,15 @@
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "say.h"
 #include "snapshot.h"
 #include "target.h"
 #include "watch.h"
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
+/* How long the last human lines may take to reach a slow stderr. */
+#define SAY_EXIT_WAIT_MS 500
 
 struct app {
 	struct config cfg;
@@ -88,7 +91,7 @@ static const struct control_ops app_ops = {
 
 static int fail(struct app *app)
 {
-	fprintf(stderr, "ptbpf: %s\n", app->err);
+	say("ptbpf: %s\n", app->err);
 	return EXIT_SETUP;
 }
 
@@ -197,8 +200,8 @@ static int start_watching(struct app *app)
 			-1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
-	if (app->cfg.verbosity >= 0)
-		fputs(app->notes, stderr);
+	if (app->cfg.verbosity >= 0 && app->notes[0])
+		say("%s", app->notes);
 	control_announce(&app->ctl);
 	return 0;
 }
@@ -209,8 +212,7 @@ static int setup(struct app *app)
 		return -EPERM;
 	loop_block_signals();
 	if (loop_set_realtime() && app->cfg.verbosity > 0)
-		fprintf(stderr,
-			"ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
+		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
 	if (setup_target(app))
 		return -ESRCH;
@@ -252,7 +254,7 @@ static int run(struct app *app)
 	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {
-		fprintf(stderr, "ptbpf: %s\n", res.error);
+		say("ptbpf: %s\n", res.error);
 		return EXIT_SETUP;
 	}
 	return res.status >= 0 && app->cfg.cmd ? res.status : 0;
@@ -293,7 +295,11 @@ int main(int argc, char **argv)
 		args_free(&app.cfg);
 		return 0;
 	}
+	/* from here on no human line may make ptbpf wait (say.h) */
+	say_start(STDERR_FILENO);
 	ret = run(&app);
 	cleanup(&app);
+	/* a stderr nobody reads gets a moment, not the power to hang us */
+	say_stop(SAY_EXIT_WAIT_MS);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #include "args.h"
 #include "cpuinfo.h"
 #include "procinfo.h"
+#include "say.h"
 #include "snapshot.h"
 #include "snapwrite.h"
 
@@ -150,9 +151,9 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	json_u64(j, "write_ns", write_ns);
 	eventlog_end(&s->wlog);
 	if (s->cfg.verbosity >= 0)
-		fprintf(stderr, "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s\n",
-			(unsigned long long)snap->id, snap->trigger, path,
-			bytes / 1024.0, wrapped ? ", wrapped" : "");
+		say("ptbpf: snapshot %llu (%s): %s, %.1f KiB%s\n",
+		    (unsigned long long)snap->id, snap->trigger, path,
+		    bytes / 1024.0, wrapped ? ", wrapped" : "");
 }
 
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
@@ -185,8 +186,8 @@ static void write_one(struct snapshots *s, struct slot *sl)
 	if (ret) {
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
 		if (s->cfg.verbosity >= 0)
-			fprintf(stderr, "ptbpf: snapshot %llu lost: %s\n",
-				(unsigned long long)sl->snap.id, err);
+			say("ptbpf: snapshot %llu lost: %s\n",
+			    (unsigned long long)sl->snap.id, err);
 		return;
 	}
 	s->written++;

@@ -15,6 +15,7 @@
 
 #include "ptbpf.skel.h"
 #include "privs.h"
+#include "say.h"
 #include "watch.h"
 
 #define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
@@ -39,10 +40,13 @@ static bool libbpf_verbose;
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
+	char line[1024];
+
 	if (!libbpf_verbose)
 		return 0;
-	fputs("libbpf: ", stderr);
-	return vfprintf(stderr, fmt, args);
+	vsnprintf(line, sizeof(line), fmt, args);
+	say("libbpf: %s", line);
+	return 0;
 }
 
 /* PTBPF_BTF names another vmlinux BTF file, as bcc tools' --btf does. */

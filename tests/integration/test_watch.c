@@ -17,8 +17,9 @@ struct fx {
 	char *dir;
 	pid_t target;
 	pid_t ptbpf;
-	const char *extra; /* one more ptbpf option, or NULL */
+	const char *extra; /* more ptbpf options (space separated), or NULL */
 	char log[600];
+	int fifo_rd; /* a FIFO's read end kept open, or 0 */
 	struct held held; /* what this test's ptbpf held */
 };
 
@@ -40,6 +41,8 @@ static int teardown(void **state)
 	if (getenv("TEST_VERBOSE") && log)
 		fprintf(stderr, "--- ptbpf stderr:\n%s", log);
 	free(log);
+	if (f->fifo_rd > 0)
+		close(f->fifo_rd);
 	kill_wait(f->target);
 	if (f->ptbpf > 0 && wait_exit(f->ptbpf, 10) < 0)
 		kill_wait(f->ptbpf);
@@ -49,31 +52,41 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Starts @targv as the target and ptbpf --pid on it; waits for "start". */
-static void start_on_pid(struct fx *f, char *const targv[])
+/*
+ * Starts @targv as the target and ptbpf --pid on it, its stderr to @log
+ * (f->log when NULL); waits for "start".
+ */
+static void start_logged(struct fx *f, char *const targv[], const char *log)
 {
-	char pid[16], opt[64] = "-q";
-	char *argv[] = {
-		PTBPF_BIN, "-o", f->dir, "--pid", pid, opt, NULL, NULL
-	};
+	char pid[16], opts[256] = "-q", *argv[24], *w, *save;
+	int n = 0;
 
 	if (f->extra)
-		snprintf(opt, sizeof(opt), "%s", f->extra);
-	if (strchr(opt, ' ')) { /* "-t none": two words */
-		*strchr(opt, ' ') = '\0';
-		argv[6] = opt + strlen(opt) + 1;
-		argv[7] = NULL;
-	}
+		snprintf(opts, sizeof(opts), "%s", f->extra);
+	argv[n++] = PTBPF_BIN;
+	argv[n++] = "-o";
+	argv[n++] = f->dir;
+	argv[n++] = "--pid";
+	argv[n++] = pid;
+	for (w = strtok_r(opts, " ", &save); w && n < 23;
+	     w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
 	f->target = spawn(targv, NULL);
 	assert_true(f->target > 0);
 	msleep(50); /* let it exec and start its threads */
 	snprintf(pid, sizeof(pid), "%d", f->target);
-	f->ptbpf = spawn(argv, f->log);
+	f->ptbpf = spawn(argv, log ? log : f->log);
 	if (!wait_events(f->dir, "start", 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	/* attached before "start": its programs, by id */
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_true(f->held.n[HELD_PROG] > 0);
+}
+
+static void start_on_pid(struct fx *f, char *const targv[])
+{
+	start_logged(f, targv, NULL);
 }
 
 /* Stops and continues @pid, checking each transition against /proc. */
@@ -440,6 +453,44 @@ static void test_cycles_in_order(void **state)
 }
 
 /*
+ * stderr on a FIFO nobody reads: its buffer fills within a few hundred
+ * lines, and from then on every human line would block. Through 3,000
+ * cycles (with a snapshot each) the control path goes on; one more stop
+ * is logged at once and SIGINT is obeyed within seconds; the lines that
+ * could not be written are counted.
+ */
+static void test_stalled_stderr(void **state)
+{
+	struct fx *f = *state;
+	char *targv[] = { PROGS "spin", NULL };
+	char fifo[700];
+	double t0;
+
+	need_root();
+	snprintf(fifo, sizeof(fifo), "%s/stderr.fifo", f->dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* a reader that never reads: writes block once the pipe is full */
+	f->fifo_rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(f->fifo_rd > 0);
+	f->extra = "-v -t stop -n 2 -s 64K";
+	start_logged(f, targv, fifo);
+	cycles_in_order(f, 3000);
+	kill(f->target, SIGSTOP);
+	if (!wait_events(f->dir, "stop", 3001, 5))
+		fail_msg("the stop after 3,000 cycles was not logged");
+	t0 = mono_s();
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	f->ptbpf = 0;
+	print_message("SIGINT obeyed in %.2f s; %lld human lines dropped\n",
+		      mono_s() - t0,
+		      event_field(f->dir, "end", 0, "stderr_dropped"));
+	assert_true(mono_s() - t0 < 5);
+	assert_true(event_field(f->dir, "end", 0, "stderr_dropped") > 0);
+	assert_int_equal(held_left(&f->held), 0);
+}
+
+/*
  * A full BPF ring buffer: ptbpf itself stopped while the target creates
  * threads, then the target stops too. The lost events are reported, and
  * the collection follows the BPF side's state (paused) all the same.
@@ -508,6 +559,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cycles_in_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_stderr, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup,
