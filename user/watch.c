@@ -173,8 +173,14 @@ struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
 	return w;
 }
 
-/* 'T' is a job-control stop, 't' a ptrace stop (fs/proc/array.c). */
-static __u32 thread_state(const char *proc, pid_t tgid, const char *tid)
+#define THREAD_GONE -1 /* exited (Z, X) or no longer there */
+
+/*
+ * 'T' is a job-control stop, 't' a ptrace stop (fs/proc/array.c); 'Z' and
+ * 'X' a thread that has exited: a leader that called pthread_exit() stays
+ * in /proc as a zombie while its other threads run on.
+ */
+static int thread_state(const char *proc, pid_t tgid, const char *tid)
 {
 	char path[128], buf[512], *p;
 	ssize_t n;
@@ -183,13 +189,15 @@ static __u32 thread_state(const char *proc, pid_t tgid, const char *tid)
 	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, tgid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return PTBPF_THREAD_RUNNING;
+		return THREAD_GONE;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	p = strrchr(buf, ')');
 	if (!p || !p[1])
-		return PTBPF_THREAD_RUNNING;
+		return THREAD_GONE;
+	if (p[2] == 'Z' || p[2] == 'X')
+		return THREAD_GONE;
 	if (p[2] == 'T')
 		return PTBPF_THREAD_STOPPED;
 	if (p[2] == 't')
@@ -206,9 +214,13 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 {
 	struct ptbpf_bpf__bss *bss = w->skel->bss;
 	__u32 tid = (__u32)strtoul(name, NULL, 10);
-	__u32 st = thread_state(proc, w->tgid, name);
+	int state = thread_state(proc, w->tgid, name);
+	__u32 st = (__u32)state;
 	char path[128];
 
+	/* its exit has been (or will not be) seen: it is not a live thread */
+	if (state == THREAD_GONE)
+		return;
 	if (bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
 				 sizeof(st), BPF_NOEXIST))
 		return;

@@ -523,6 +523,37 @@ static void test_lost_events_resync(void **state)
 	end_target(f);
 }
 
+/*
+ * A process whose main thread called pthread_exit(): a zombie leader, its
+ * other thread running on. It is traced like any other: attached, and its
+ * stop and run reported.
+ */
+static void test_zombie_leader(void **state)
+{
+	struct fx *f = *state;
+	char *targv[] = { PROGS "spin", "2", "zombie", NULL };
+	char path[700], *seq, *meta;
+	int i;
+
+	need_root();
+	f->extra = "-q -t stop";
+	start_on_pid(f, targv);
+	assert_int_equal(task_state(f->target, f->target), 'Z');
+	for (i = 0; i < 3; i++)
+		stop_cont(f, i);
+	seq = event_sequence(f->dir, "pause resume snapshot");
+	assert_string_equal(seq, "start stop run stop run stop run");
+	free(seq);
+	/* the snapshot names its program: read from a live thread */
+	assert_true(wait_events(f->dir, "snapshot", 1, 10));
+	snprintf(path, sizeof(path), "%s/snapshot-000001/ptbpf.json", f->dir);
+	meta = slurp(path);
+	assert_non_null(meta);
+	assert_non_null(strstr(meta, "/tests/progs/spin\""));
+	free(meta);
+	end_target(f);
+}
+
 /* SIGINT ends a --pid run cleanly; the target goes on untouched. */
 static void test_sigint(void **state)
 {
@@ -563,6 +594,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stalled_stderr, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zombie_leader, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup,
 						teardown),
 	};
