@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -254,7 +255,7 @@ static inline char *slurp(const char *path)
 /* Number of lines of @dir/events.jsonl whose "event" is @name. */
 static inline int count_events(const char *dir, const char *name)
 {
-	char path[512], pat[64], *buf, *p;
+	char path[PATH_MAX + 32], pat[64], *buf, *p;
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -287,7 +288,7 @@ static inline int wait_events(const char *dir, const char *name, int n,
  */
 static inline char *event_sequence(const char *dir, const char *skip)
 {
-	char path[512], *buf, *line, *save, *out;
+	char path[PATH_MAX + 32], *buf, *line, *save, *out;
 	size_t len = 0;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -319,7 +320,7 @@ static inline char *event_sequence(const char *dir, const char *skip)
 static inline long long event_field(const char *dir, const char *name, int nth,
 				    const char *key)
 {
-	char path[512], pat[64], kpat[64], *buf, *p, *q;
+	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q;
 	long long v = -1;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -344,7 +345,7 @@ static inline long long event_field(const char *dir, const char *name, int nth,
 static inline int event_str(const char *dir, const char *name, int nth,
 			    const char *key, char *out, size_t len)
 {
-	char path[512], pat[64], kpat[64], *buf, *p, *q, *nl;
+	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q, *nl;
 	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -598,8 +599,11 @@ static inline int run_held(const char *env, char *const argv[], char *err,
 			if (traced)
 				held_add(h, pid); /* what it holds meanwhile */
 			if (mono_s() > end) {
+				/* its exit stops at PTRACE_EVENT_EXIT too */
 				kill(pid, SIGKILL);
-				waitpid(pid, NULL, 0);
+				while (waitpid(pid, &st, 0) == pid &&
+				       WIFSTOPPED(st))
+					ptrace(PTRACE_CONT, pid, NULL, NULL);
 				break;
 			}
 			usleep(1000);

@@ -4,6 +4,7 @@
  * args -> target -> watch -> cores -> output -> snapshots -> control -> loop.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ struct app {
 	int outfd, cgroup_fd;
 	int uid, gid;
 	bool exec_failed;
-	char err[512];
+	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
+	char err[PATH_MAX + 512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
 };
 
@@ -153,6 +155,7 @@ static int open_output(struct app *app)
 		.full = app->cfg.full,
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
+		.run = app->run,
 	};
 	int ret;
 
@@ -161,12 +164,21 @@ static int open_output(struct app *app)
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
+	if (ret == -EINVAL || ret == -ENXIO) {
+		snprintf(
+			app->err, sizeof(app->err),
+			"%s/events.jsonl is not a regular file (a FIFO or device?): refusing to write there",
+			app->cfg.output);
+		return ret;
+	}
 	if (ret) {
 		snprintf(app->err, sizeof(app->err),
 			 "can't write %s/events.jsonl: %s", app->cfg.output,
 			 strerror(-ret));
 		return ret;
 	}
+	eventlog_new_run(app->run);
+	eventlog_set_run(&app->log, app->run);
 	sc.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
 	app->snaps = snapshots_start(&sc, app->cores, &app->log, app->err,
@@ -210,7 +222,7 @@ static int setup(struct app *app)
 {
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
-	loop_block_signals();
+	loop_setup_signals();
 	if (loop_set_realtime() && app->cfg.verbosity > 0)
 		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
@@ -222,6 +234,7 @@ static int setup(struct app *app)
 		return -errno;
 	if (open_cores(app) || open_output(app))
 		return -EIO;
+	loop_block_signals();
 	return start_watching(app);
 }
 
@@ -247,6 +260,7 @@ static int run(struct app *app)
 			.ctl = &app->ctl,
 			.watch = app->watch,
 			.target = &app->target,
+			.grace_ms = app->cfg.grace_ms,
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);

@@ -225,6 +225,10 @@ child_main(char **argv, int go_rd, int err_wr, int uid, int gid)
 	signal(SIGTTIN, SIG_DFL);
 	signal(SIGTTOU, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	/* ptbpf's setup handlers note a signal for ptbpf, not for us */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (read(go_rd, &c, 1) != 1)
 		_exit(127); /* ptbpf went away before letting us go */
 	close(go_rd);

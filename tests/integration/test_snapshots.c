@@ -32,7 +32,7 @@
 
 struct fx {
 	char *dir;
-	char out[600]; /* ptbpf -o */
+	char out[PATH_MAX + 64]; /* ptbpf -o */
 	char log[600]; /* ptbpf's stderr */
 	char mnt[600]; /* a tmpfs mounted here, or "" */
 	char cg[300]; /* a cgroup made here, or "" */
@@ -100,7 +100,7 @@ static void start(struct fx *f, const char *const opts[], char *const targv[],
 		  bool by_pid)
 {
 	char *argv[48], pid[16];
-	int n = 0, i;
+	int n = 0, i, starts;
 
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-o";
@@ -120,13 +120,15 @@ static void start(struct fx *f, const char *const opts[], char *const targv[],
 			argv[n++] = targv[i];
 	}
 	argv[n] = NULL;
+	/* a run before on the same -o left its own "start" */
+	starts = count_events(f->out, "start");
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", starts + 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_true(f->held.n[HELD_PROG] > 0);
 	if (!by_pid)
-		f->target = (pid_t)event_field(f->out, "start", 0, "pid");
+		f->target = (pid_t)event_field(f->out, "start", starts, "pid");
 }
 
 /* Ends ptbpf with SIGINT (after its last snapshot); returns its status. */
@@ -674,6 +676,152 @@ static void test_blocked_fatal(void **state)
 	}
 }
 
+/*
+ * The output directory swapped, mid-run, for a symlink to a directory of
+ * another user: ptbpf goes on writing, and rotating (-n 1), in the
+ * directory it opened at the start; the other user's directory, and the
+ * snapshot-000001 in it, stay untouched.
+ */
+static void test_dir_swapped(void **state)
+{
+	static const char *const opts[] = {
+		"-q", "-t", "stop", "-n", "1", NULL
+	};
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char moved[700], theirs[700], decoy[800], path[800], *ls;
+	int i;
+
+	need_root();
+	start(f, opts, targv, true);
+	snprintf(moved, sizeof(moved), "%s.moved", f->out);
+	snprintf(theirs, sizeof(theirs), "%s/theirs", f->dir);
+	assert_int_equal(mkdir(theirs, 0755), 0);
+	snprintf(decoy, sizeof(decoy), "%s/snapshot-000001", theirs);
+	assert_int_equal(mkdir(decoy, 0755), 0);
+	assert_int_equal(chown(decoy, 65534, 65534), 0);
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	assert_int_equal(rename(f->out, moved), 0);
+	assert_int_equal(symlink(theirs, f->out), 0);
+	/* events.jsonl was opened at the start too: it is in moved/ */
+	snprintf(f->out, sizeof(f->out), "%s", moved);
+	for (i = 0; i < 2; i++)
+		stop_cont(f, i, true, 10);
+	assert_int_equal(finish(f), 0);
+	ls = list_dir(theirs);
+	assert_string_equal(ls, "snapshot-000001 ");
+	free(ls);
+	ls = list_dir(decoy);
+	assert_string_equal(ls, "");
+	free(ls);
+	/* the newest one (the end's), rotation done in moved/ */
+	ls = list_dir(moved);
+	assert_string_equal(ls, "events.jsonl snapshot-000003 ");
+	free(ls);
+	snprintf(path, sizeof(path), "%s/snapshot-000003/perf.data", moved);
+	assert_int_equal(access(path, F_OK), 0);
+}
+
+/*
+ * An -o of 4,000 bytes (the file system allows PATH_MAX, 4,096): the path
+ * in events.jsonl and on stderr names the snapshot, whole.
+ */
+static void test_long_path(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char want[PATH_MAX + 64], *got, *log;
+	size_t len;
+
+	need_root();
+	snprintf(f->out, sizeof(f->out), "%s", f->dir);
+	/* directories of 199 bytes a name (NAME_MAX is 255) */
+	while ((len = strlen(f->out)) + 200 + 20 < 4000) {
+		snprintf(f->out + len, sizeof(f->out) - len, "/%0199d", 0);
+		assert_int_equal(mkdir(f->out, 0700), 0);
+	}
+	/* the last one, made by ptbpf, brings it to 4,000 */
+	len = strlen(f->out);
+	f->out[len] = '/';
+	memset(f->out + len + 1, 'o', 4000 - len - 1);
+	f->out[4000] = '\0';
+	assert_int_equal(strlen(f->out), 4000);
+	start(f, opts, targv, true);
+	stop_cont(f, 0, true, 10);
+	snprintf(want, sizeof(want), "%s/snapshot-000001", f->out);
+	got = calloc(1, PATH_MAX + 64);
+	assert_int_equal(event_str(f->out, "snapshot", 0, "path", got,
+				   PATH_MAX + 64),
+			 0);
+	assert_string_equal(got, want);
+	assert_int_equal(access(got, F_OK), 0);
+	free(got);
+	assert_int_equal(finish(f), 0);
+	log = slurp(f->log);
+	assert_non_null(strstr(log, want));
+	free(log);
+}
+
+/* Every line of @dir/events.jsonl has a "run"; how many different ones. */
+static int runs_in_log(const char *dir, char first[17])
+{
+	char path[PATH_MAX], ids[8][17], *buf, *line, *save, *q;
+	int n = 0, i;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	buf = slurp(path);
+	assert_non_null(buf);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		q = strstr(line, "\"run\":\"");
+		if (!q || strlen(q) < 7 + 16 + 1 || q[7 + 16] != '"')
+			fail_msg("a line without its run: %s", line);
+		for (i = 0; i < n && strncmp(ids[i], q + 7, 16); i++)
+			;
+		if (i == n && n < 8)
+			snprintf(ids[n++], 17, "%.16s", q + 7);
+	}
+	free(buf);
+	snprintf(first, 17, "%s", n ? ids[0] : "");
+	return n;
+}
+
+/*
+ * Two runs on one -o: the second is refused while the first runs (they
+ * would take the same snapshot numbers); one after the other they share
+ * events.jsonl, each line naming its run, and the numbering goes on.
+ */
+static void test_two_runs_one_dir(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char pid[16], err[1024], run1[17], run2[17];
+	char *argv[] = { PTBPF_BIN, "-o",    f->out, "-t",
+			 "stop",    "--pid", pid,    NULL };
+	struct held h;
+
+	need_root();
+	start(f, opts, targv, true);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 20), 1);
+	assert_non_null(strstr(err, "in use by another ptbpf run"));
+	assert_int_equal(held_left(&h), 0);
+	stop_cont(f, 0, true, 10);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(runs_in_log(f->out, run1), 1);
+	kill_wait(f->target);
+	memset(&f->held, 0, sizeof(f->held));
+	start(f, opts, targv, true);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(runs_in_log(f->out, run2), 2);
+	assert_string_equal(run1, run2); /* the first run's lines come first */
+	/* 1 (stop) and 2 (end) by the first run; 3 (end) by the second */
+	assert_int_equal(event_field(f->out, "snapshot", 2, "snapshot"), 3);
+	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
+}
+
 /* Runs @me (demo) next to an unrelated busy process, stopped 4 times. */
 static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 {
@@ -1190,6 +1338,9 @@ int main(void)
 		T(test_max_snapshots),
 		T(test_crash_fatal_snapshot),
 		T(test_blocked_fatal),
+		T(test_dir_swapped),
+		T(test_long_path),
+		T(test_two_runs_one_dir),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
 		T(test_no_pause_records_others),
