@@ -822,6 +822,63 @@ static void test_two_runs_one_dir(void **state)
 	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
 }
 
+/* Waits until @pid ignores SIGTERM (its trap ran); 0 on timeout. */
+static int wait_ignores_term(pid_t pid)
+{
+	char path[64], *buf, *p;
+	int i, ok = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	for (i = 0; i < 1000 && !ok; i++, msleep(10)) {
+		buf = slurp(path);
+		p = buf ? strstr(buf, "SigIgn:") : NULL;
+		ok = p && (strtoull(p + 7, NULL, 16) >> (SIGTERM - 1)) & 1;
+		free(buf);
+	}
+	return ok;
+}
+
+/*
+ * A started command that ignores SIGTERM: it gets --grace before SIGKILL,
+ * and a second SIGINT cuts the grace short.
+ */
+static void test_grace(void **state)
+{
+	static const char *const long_grace[] = { "-q",	     "-t",  "none",
+						  "--grace", "60s", NULL };
+	static const char *const short_grace[] = { "-q",      "-t",    "none",
+						   "--grace", "200ms", NULL };
+	char *targv[] = { "/bin/sh", "-c",
+			  "trap '' TERM; while :; do sleep 0.05; done", NULL };
+	struct fx *f = *state;
+	double t0;
+
+	need_root();
+	start(f, long_grace, targv, false);
+	assert_true(wait_ignores_term(f->target));
+	kill(f->ptbpf, SIGINT);
+	/* the command got SIGTERM, ignores it: ptbpf waits for it */
+	assert_int_equal(wait_exit(f->ptbpf, 1), -1);
+	t0 = mono_s();
+	kill(f->ptbpf, SIGINT);
+	/* now: far less than the 60 s of grace */
+	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	print_message("second SIGINT: ended in %.2f s\n", mono_s() - t0);
+	f->ptbpf = 0;
+	f->target = 0;
+	assert_int_equal(held_left(&f->held), 0);
+
+	snprintf(f->out, sizeof(f->out), "%s/out2", f->dir);
+	memset(&f->held, 0, sizeof(f->held));
+	start(f, short_grace, targv, false);
+	assert_true(wait_ignores_term(f->target));
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	f->ptbpf = 0;
+	f->target = 0;
+	assert_int_equal(held_left(&f->held), 0);
+}
+
 /* Runs @me (demo) next to an unrelated busy process, stopped 4 times. */
 static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 {
@@ -1341,6 +1398,7 @@ int main(void)
 		T(test_dir_swapped),
 		T(test_long_path),
 		T(test_two_runs_one_dir),
+		T(test_grace),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
 		T(test_no_pause_records_others),

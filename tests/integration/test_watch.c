@@ -492,8 +492,9 @@ static void test_stalled_stderr(void **state)
 
 /*
  * A full BPF ring buffer: ptbpf itself stopped while the target creates
- * threads, then the target stops too. The lost events are reported, and
- * the collection follows the BPF side's state (paused) all the same.
+ * threads, then the target stops too. The lost events are reported, the
+ * collection follows the BPF side's state (paused) all the same, and the
+ * stop whose event was lost gets its snapshot.
  */
 static void test_lost_events_resync(void **state)
 {
@@ -501,8 +502,10 @@ static void test_lost_events_resync(void **state)
 	char *targv[] = { PROGS "spin", "1", "churn", NULL };
 	char *seq, *p;
 
+	char trig[32];
+
 	need_root();
-	f->extra = "-t none";
+	f->extra = "-q -t stop";
 	start_on_pid(f, targv);
 	assert_true(wait_events(f->dir, "resume", 1, 5));
 	kill(f->ptbpf, SIGSTOP);
@@ -520,6 +523,10 @@ static void test_lost_events_resync(void **state)
 	assert_non_null(p);
 	assert_non_null(strstr(p, "pause"));
 	free(seq);
+	/* and the stop it missed still has its snapshot */
+	assert_true(wait_events(f->dir, "snapshot", 1, 10));
+	event_str(f->dir, "snapshot", 0, "trigger", trig, sizeof(trig));
+	assert_string_equal(trig, "stop");
 	end_target(f);
 }
 
