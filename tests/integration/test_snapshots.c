@@ -32,11 +32,12 @@
 
 struct fx {
 	char *dir;
-	char out[600]; /* ptbpf -o */
+	char out[PATH_MAX + 64]; /* ptbpf -o */
 	char log[600]; /* ptbpf's stderr */
 	char mnt[600]; /* a tmpfs mounted here, or "" */
 	char cg[300]; /* a cgroup made here, or "" */
 	pid_t target, other, other2, ptbpf;
+	struct held held; /* what this test's ptbpf held, by id */
 };
 
 struct smp {
@@ -100,7 +101,7 @@ static void start(struct fx *f, const char *const opts[], char *const targv[],
 		  bool by_pid)
 {
 	char *argv[48], pid[16];
-	int n = 0, i;
+	int n = 0, i, starts;
 
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-o";
@@ -120,11 +121,15 @@ static void start(struct fx *f, const char *const opts[], char *const targv[],
 			argv[n++] = targv[i];
 	}
 	argv[n] = NULL;
+	/* a run before on the same -o left its own "start" */
+	starts = count_events(f->out, "start");
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", starts + 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_true(f->held.n[HELD_PROG] > 0);
 	if (!by_pid)
-		f->target = (pid_t)event_field(f->out, "start", 0, "pid");
+		f->target = (pid_t)event_field(f->out, "start", starts, "pid");
 }
 
 /* Ends ptbpf with SIGINT (after its last snapshot); returns its status. */
@@ -135,15 +140,16 @@ static int finish(struct fx *f)
 	kill(f->ptbpf, SIGINT);
 	st = wait_exit(f->ptbpf, 20);
 	f->ptbpf = 0;
+	if (st >= 0 && held_left(&f->held))
+		fail_msg("ptbpf's BPF objects are still loaded after its exit");
 	return st;
 }
 
 /*
- * One stop: SIGSTOP, wait until every thread is off its CPU and ptbpf has
- * logged stop number @i (0-based) and, when @snap, snapshot @i + 1; stay
- * stopped @hold_ms; SIGCONT and wait for run @i.
+ * SIGSTOP, wait until every thread is off its CPU and ptbpf has logged stop
+ * number @i (0-based) and, when @snap, snapshot @i + 1.
  */
-static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
+static void stop_wait(struct fx *f, int i, bool snap)
 {
 	assert_int_equal(kill(f->target, SIGSTOP), 0);
 	if (!wait_stopped(f->target, 1, 5))
@@ -152,10 +158,22 @@ static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
 		fail_msg("cycle %d: no stop event", i);
 	if (snap && !wait_events(f->out, "snapshot", i + 1, 10))
 		fail_msg("cycle %d: no snapshot: %s", i, slurp(f->log));
-	msleep(hold_ms);
+}
+
+/* SIGCONT and wait for run number @i. */
+static void cont_wait(struct fx *f, int i)
+{
 	assert_int_equal(kill(f->target, SIGCONT), 0);
 	if (!wait_events(f->out, "run", i + 1, 5))
 		fail_msg("cycle %d: no run event", i);
+}
+
+/* One stop (see stop_wait), stopped @hold_ms, and the run after it. */
+static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
+{
+	stop_wait(f, i, snap);
+	msleep(hold_ms);
+	cont_wait(f, i);
 }
 
 /* Every value of numeric @key in lines of event @name, in order. */
@@ -278,7 +296,9 @@ static void test_stops_give_snapshots(void **state)
 	need_root();
 	start(f, opts, targv, true);
 	for (i = 0; i < N; i++) {
-		msleep(500);
+		/* 50 samples and more: its CPU time, not wall time, counts */
+		msleep(200);
+		assert_true(wait_cpu(f->target, 150, 30));
 		stop_cont(f, i, true, 50);
 	}
 	seq = event_sequence(f->out, "pause resume");
@@ -384,10 +404,15 @@ static void test_sigusr2_while_running(void **state)
 
 	need_root();
 	start(f, opts, targv, true);
-	msleep(300);
+	/*
+	 * > 100 samples: its CPU time, not wall time, counts on a loaded
+	 * machine (the kernel's frequency mode gives a task that is often
+	 * switched out ~1.5 samples per ms here, not 4)
+	 */
+	assert_true(wait_cpu(f->target, 300, 30));
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 1, 10));
-	msleep(200);
+	assert_true(wait_cpu(f->target, 300, 30));
 	assert_false(all_stopped(f->target));
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 2, 10));
@@ -401,6 +426,8 @@ static void test_sigusr2_while_running(void **state)
 	read_samples(dir, &s1);
 	snap_dir(f, 2, dir, sizeof(dir));
 	read_samples(dir, &s2);
+	print_message("SIGUSR2 snapshots: %zu and %zu samples of the target\n",
+		      count_pid(&s1, f->target), count_pid(&s2, f->target));
 	assert_true(count_pid(&s1, f->target) > 100);
 	assert_true(count_pid(&s2, f->target) > 100);
 	for (k = 0; k < s1.n; k++)
@@ -604,6 +631,257 @@ static void test_full_disk(void **state)
 	assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
 }
 
+/*
+ * A SIGABRT the target blocks, or ignores, is not fatal: it runs on, and a
+ * snapshot taken afterwards holds its samples from after the signal.
+ */
+static void test_blocked_fatal(void **state)
+{
+	static const char *const opts[] = { "-t", "stop,fatal", NULL };
+	static const char *const modes[] = { "block-abrt", "ignore-abrt" };
+	struct fx *f = *state;
+	unsigned int m;
+
+	need_root();
+	for (m = 0; m < 2; m++) {
+		char *targv[] = { PROGS "spin", "1", (char *)modes[m], NULL };
+		unsigned long long sent;
+		char dir[700];
+		struct smps s;
+		size_t k, after = 0;
+
+		memset(&f->held, 0, sizeof(f->held));
+		snprintf(f->out, sizeof(f->out), "%s/out-%s", f->dir, modes[m]);
+		start(f, opts, targv, true);
+		assert_true(wait_cpu(f->target, 50, 30));
+		sent = (unsigned long long)(mono_s() * 1e9);
+		assert_int_equal(kill(f->target, SIGABRT), 0);
+		/* it keeps running: CPU time, in state R */
+		assert_true(wait_cpu(f->target, 300, 30));
+		assert_int_equal(kill(f->target, 0), 0);
+		assert_false(all_stopped(f->target));
+		kill(f->ptbpf, SIGUSR2);
+		assert_true(wait_events(f->out, "snapshot", 1, 10));
+		snap_dir(f, 1, dir, sizeof(dir));
+		read_samples(dir, &s);
+		for (k = 0; k < s.n; k++)
+			after += s.v[k].pid == f->target && s.v[k].t > sent;
+		print_message("%s: %d fatal events, %zu samples after "
+			      "SIGABRT\n",
+			      modes[m], count_events(f->out, "fatal"), after);
+		assert_int_equal(count_events(f->out, "fatal"), 0);
+		assert_int_equal(count_events(f->out, "pause"), 0);
+		assert_true(after > 100);
+		free(s.v);
+		assert_int_equal(finish(f), 0);
+		kill_wait(f->target);
+		f->target = 0;
+	}
+}
+
+/*
+ * The output directory swapped, mid-run, for a symlink to a directory of
+ * another user: ptbpf goes on writing, and rotating (-n 1), in the
+ * directory it opened at the start; the other user's directory, and the
+ * snapshot-000001 in it, stay untouched.
+ */
+static void test_dir_swapped(void **state)
+{
+	static const char *const opts[] = {
+		"-q", "-t", "stop", "-n", "1", NULL
+	};
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char moved[700], theirs[700], decoy[800], path[800], *ls;
+	int i;
+
+	need_root();
+	start(f, opts, targv, true);
+	snprintf(moved, sizeof(moved), "%s.moved", f->out);
+	snprintf(theirs, sizeof(theirs), "%s/theirs", f->dir);
+	assert_int_equal(mkdir(theirs, 0755), 0);
+	snprintf(decoy, sizeof(decoy), "%s/snapshot-000001", theirs);
+	assert_int_equal(mkdir(decoy, 0755), 0);
+	assert_int_equal(chown(decoy, 65534, 65534), 0);
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	assert_int_equal(rename(f->out, moved), 0);
+	assert_int_equal(symlink(theirs, f->out), 0);
+	/* events.jsonl was opened at the start too: it is in moved/ */
+	snprintf(f->out, sizeof(f->out), "%s", moved);
+	for (i = 0; i < 2; i++)
+		stop_cont(f, i, true, 10);
+	assert_int_equal(finish(f), 0);
+	ls = list_dir(theirs);
+	assert_string_equal(ls, "snapshot-000001 ");
+	free(ls);
+	ls = list_dir(decoy);
+	assert_string_equal(ls, "");
+	free(ls);
+	/* the newest one (the end's), rotation done in moved/ */
+	ls = list_dir(moved);
+	assert_string_equal(ls, "events.jsonl snapshot-000003 ");
+	free(ls);
+	snprintf(path, sizeof(path), "%s/snapshot-000003/perf.data", moved);
+	assert_int_equal(access(path, F_OK), 0);
+}
+
+/*
+ * An -o of 4,000 bytes (the file system allows PATH_MAX, 4,096): the path
+ * in events.jsonl and on stderr names the snapshot, whole.
+ */
+static void test_long_path(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char want[PATH_MAX + 64], *got, *log;
+	size_t len;
+
+	need_root();
+	snprintf(f->out, sizeof(f->out), "%s", f->dir);
+	/* directories of 199 bytes a name (NAME_MAX is 255) */
+	while ((len = strlen(f->out)) + 200 + 20 < 4000) {
+		snprintf(f->out + len, sizeof(f->out) - len, "/%0199d", 0);
+		assert_int_equal(mkdir(f->out, 0700), 0);
+	}
+	/* the last one, made by ptbpf, brings it to 4,000 */
+	len = strlen(f->out);
+	f->out[len] = '/';
+	memset(f->out + len + 1, 'o', 4000 - len - 1);
+	f->out[4000] = '\0';
+	assert_int_equal(strlen(f->out), 4000);
+	start(f, opts, targv, true);
+	stop_cont(f, 0, true, 10);
+	snprintf(want, sizeof(want), "%s/snapshot-000001", f->out);
+	got = calloc(1, PATH_MAX + 64);
+	assert_int_equal(event_str(f->out, "snapshot", 0, "path", got,
+				   PATH_MAX + 64),
+			 0);
+	assert_string_equal(got, want);
+	assert_int_equal(access(got, F_OK), 0);
+	free(got);
+	assert_int_equal(finish(f), 0);
+	log = slurp(f->log);
+	assert_non_null(strstr(log, want));
+	free(log);
+}
+
+/* Every line of @dir/events.jsonl has a "run"; how many different ones. */
+static int runs_in_log(const char *dir, char first[17])
+{
+	char path[PATH_MAX], ids[8][17], *buf, *line, *save, *q;
+	int n = 0, i;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	buf = slurp(path);
+	assert_non_null(buf);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		q = strstr(line, "\"run\":\"");
+		if (!q || strlen(q) < 7 + 16 + 1 || q[7 + 16] != '"')
+			fail_msg("a line without its run: %s", line);
+		for (i = 0; i < n && strncmp(ids[i], q + 7, 16); i++)
+			;
+		if (i == n && n < 8)
+			snprintf(ids[n++], 17, "%.16s", q + 7);
+	}
+	free(buf);
+	snprintf(first, 17, "%s", n ? ids[0] : "");
+	return n;
+}
+
+/*
+ * Two runs on one -o: the second is refused while the first runs (they
+ * would take the same snapshot numbers); one after the other they share
+ * events.jsonl, each line naming its run, and the numbering goes on.
+ */
+static void test_two_runs_one_dir(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char pid[16], err[1024], run1[17], run2[17];
+	char *argv[] = { PTBPF_BIN, "-o",    f->out, "-t",
+			 "stop",    "--pid", pid,    NULL };
+	struct held h;
+
+	need_root();
+	start(f, opts, targv, true);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 20), 1);
+	assert_non_null(strstr(err, "in use by another ptbpf run"));
+	assert_int_equal(held_left(&h), 0);
+	stop_cont(f, 0, true, 10);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(runs_in_log(f->out, run1), 1);
+	kill_wait(f->target);
+	memset(&f->held, 0, sizeof(f->held));
+	start(f, opts, targv, true);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(runs_in_log(f->out, run2), 2);
+	assert_string_equal(run1, run2); /* the first run's lines come first */
+	/* 1 (stop) and 2 (end) by the first run; 3 (end) by the second */
+	assert_int_equal(event_field(f->out, "snapshot", 2, "snapshot"), 3);
+	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
+}
+
+/* Waits until @pid ignores SIGTERM (its trap ran); 0 on timeout. */
+static int wait_ignores_term(pid_t pid)
+{
+	char path[64], *buf, *p;
+	int i, ok = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	for (i = 0; i < 1000 && !ok; i++, msleep(10)) {
+		buf = slurp(path);
+		p = buf ? strstr(buf, "SigIgn:") : NULL;
+		ok = p && (strtoull(p + 7, NULL, 16) >> (SIGTERM - 1)) & 1;
+		free(buf);
+	}
+	return ok;
+}
+
+/*
+ * A started command that ignores SIGTERM: it gets --grace before SIGKILL,
+ * and a second SIGINT cuts the grace short.
+ */
+static void test_grace(void **state)
+{
+	static const char *const long_grace[] = { "-q",	     "-t",  "none",
+						  "--grace", "60s", NULL };
+	static const char *const short_grace[] = { "-q",      "-t",    "none",
+						   "--grace", "200ms", NULL };
+	char *targv[] = { "/bin/sh", "-c",
+			  "trap '' TERM; while :; do sleep 0.05; done", NULL };
+	struct fx *f = *state;
+	double t0;
+
+	need_root();
+	start(f, long_grace, targv, false);
+	assert_true(wait_ignores_term(f->target));
+	kill(f->ptbpf, SIGINT);
+	/* the command got SIGTERM, ignores it: ptbpf waits for it */
+	assert_int_equal(wait_exit(f->ptbpf, 1), -1);
+	t0 = mono_s();
+	kill(f->ptbpf, SIGINT);
+	/* now: far less than the 60 s of grace */
+	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	print_message("second SIGINT: ended in %.2f s\n", mono_s() - t0);
+	f->ptbpf = 0;
+	f->target = 0;
+	assert_int_equal(held_left(&f->held), 0);
+
+	snprintf(f->out, sizeof(f->out), "%s/out2", f->dir);
+	memset(&f->held, 0, sizeof(f->held));
+	start(f, short_grace, targv, false);
+	assert_true(wait_ignores_term(f->target));
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	f->ptbpf = 0;
+	f->target = 0;
+	assert_int_equal(held_left(&f->held), 0);
+}
+
 /* Runs @me (demo) next to an unrelated busy process, stopped 4 times. */
 static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 {
@@ -620,8 +898,12 @@ static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 	f->other = spawn(spin, NULL);
 	start(f, no_pause ? nopause_opts : pause_opts, targv, true);
 	for (i = 0; i < 4; i++) {
-		msleep(200);
-		stop_cont(f, i, true, 200);
+		assert_true(wait_cpu(f->other, 50, 30));
+		stop_wait(f, i, true);
+		/* the neighbour runs 200 ms of CPU while the target is
+		 * stopped, however loaded the machine */
+		assert_true(wait_cpu(f->other, 200, 30));
+		cont_wait(f, i);
 	}
 	msleep(200);
 	assert_int_equal(finish(f), 0);
@@ -704,7 +986,8 @@ static void test_no_pause_records_others(void **state)
 	print_message("with --no-pause: %zu samples, %.1f%% of other "
 		      "processes, %zu of them while the target was stopped\n",
 		      all.n, share_other(f, &all), during);
-	/* 4 stops of 200 ms, one CPU busy at 4 kHz: about 3200 */
+	/* 4 stops, each while the neighbour ran 200 ms of CPU, at 4 kHz:
+	 * about 3200 */
 	assert_true(during > 1000);
 	free(all.v);
 	free(s_ts);
@@ -748,7 +1031,9 @@ static void test_cgroup(void **state)
 	f->ptbpf = spawn(argv, f->log);
 	if (!wait_events(f->out, "start", 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
-	msleep(500);
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	/* > 500 samples: its CPU time counts (see above) */
+	assert_true(wait_cpu(f->target, 800, 30));
 	stop_cont(f, 0, true, 10);
 	snap_dir(f, 1, dir, sizeof(dir));
 	read_samples(dir, &s);
@@ -804,21 +1089,6 @@ static void test_switch_records(void **state)
 	assert_int_equal(tids, 3);
 	free(out);
 	assert_int_equal(finish(f), 0);
-}
-
-/* perf event descriptors of @pid. */
-static int perf_fds(pid_t pid)
-{
-	char cmd[200];
-	char *out;
-	int n;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ls -l /proc/%d/fd 2>/dev/null | grep -c perf_event", pid);
-	out = run_out(cmd, NULL);
-	n = atoi(out);
-	free(out);
-	return n;
 }
 
 /*
@@ -879,10 +1149,11 @@ static void test_exit_paths_leave_nothing(void **state)
 		const char *opts[] = { c->opt1, c->opt2, NULL };
 		char *worker[] = { PROGS "worker", "1500", NULL };
 		char *spin[] = { PROGS "spin", NULL };
-		char *log, pid[16];
+		char err[2048], pid[16];
 		pid_t ptbpf;
 		int st;
 
+		memset(&f->held, 0, sizeof(f->held));
 		snprintf(f->out, sizeof(f->out), "%s/out%u", f->dir, i);
 		if (c->how == FAIL) {
 			char *argv[] = { PTBPF_BIN,
@@ -896,15 +1167,13 @@ static void test_exit_paths_leave_nothing(void **state)
 
 			f->target = spawn(spin, NULL);
 			snprintf(pid, sizeof(pid), "%d", f->target);
-			ptbpf = f->ptbpf = spawn(argv, f->log);
-			st = wait_exit(f->ptbpf, 10);
-			f->ptbpf = 0;
-			log = slurp(f->log);
-			print_message("%s: %s", c->name, log);
-			assert_int_equal(strncmp(log, "ptbpf: ", 7), 0);
-			assert_non_null(strchr(log, '\n'));
-			assert_null(strchr(log, '\n')[1] ? log : NULL);
-			free(log);
+			ptbpf = -1; /* gone; its pid is not known here */
+			st = run_held(NULL, argv, err, sizeof(err), &f->held,
+				      20);
+			print_message("%s: %s", c->name, err);
+			assert_int_equal(strncmp(err, "ptbpf: ", 7), 0);
+			assert_non_null(strchr(err, '\n'));
+			assert_null(strchr(err, '\n')[1] ? err : NULL);
 			/* the target is left running, nothing half made */
 			assert_false(all_stopped(f->target));
 			assert_int_not_equal(access(f->out, F_OK), 0);
@@ -932,8 +1201,8 @@ static void test_exit_paths_leave_nothing(void **state)
 			fail_msg("%s: exit status %d", c->name, st);
 		if (our_perf_holders(ptbpf, f->target))
 			fail_msg("%s: perf fds left open", c->name);
-		if (loaded_ptbpf_progs())
-			fail_msg("%s: BPF programs left", c->name);
+		if (held_left(&f->held))
+			fail_msg("%s: BPF objects left", c->name);
 		kill_wait(f->target);
 		f->target = 0;
 	}
@@ -1490,6 +1759,11 @@ int main(void)
 		T(test_sigusr2_while_running),
 		T(test_max_snapshots),
 		T(test_crash_fatal_snapshot),
+		T(test_blocked_fatal),
+		T(test_dir_swapped),
+		T(test_long_path),
+		T(test_two_runs_one_dir),
+		T(test_grace),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
 		T(test_no_pause_records_others),
