@@ -822,7 +822,7 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 {
 	enum core_state was;
 	struct core *k;
-	__u64 t0;
+	__u64 t0, t_copy;
 	int rc;
 
 	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
@@ -847,7 +847,9 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	out->data_id = k->data_id;
 	out->sb_id = k->sb_id;
 	out->mixed_ids = k->nr_extra > 0;
+	t_copy = now_ns();
 	read_rings(c, k, full, out, trace_buf, trace_cap, sb_buf, sb_cap);
+	out->copy_ns = now_ns() - t_copy;
 	out->tsc = now_clock(c);
 	rc = c->offcpu ? 0 : set_state(c, k, was, c->err, sizeof(c->err));
 	out->paused_ns = was == CORE_RUNNING ? now_ns() - t0 : 0;

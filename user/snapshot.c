@@ -124,6 +124,18 @@ static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost,
 	return bytes;
 }
 
+/* The longest copy of one core's rings: the cost a snapshot can't avoid. */
+static uint64_t copy_max(const struct snapshot *snap)
+{
+	uint64_t max = 0;
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_cores; i++)
+		if (snap->cores[i].copy_ns > max)
+			max = snap->cores[i].copy_ns;
+	return max;
+}
+
 static void log_written(struct snapshots *s, const struct snapshot *snap,
 			const char *path, uint64_t write_ns)
 {
@@ -150,6 +162,7 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	json_u64(j, "sideband_lost_bytes", sb_lost);
 	json_u64(j, "paused_max_ns", pmax);
 	json_u64(j, "paused_total_ns", psum);
+	json_u64(j, "copy_max_ns", copy_max(snap));
 	json_u64(j, "write_ns", write_ns);
 	eventlog_end(&s->wlog);
 	if (s->cfg.verbosity >= 0)

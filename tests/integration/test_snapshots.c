@@ -1318,8 +1318,9 @@ static long long core_bytes(const struct fx *f, int id, int core)
  */
 static void test_measure_snapshot(void **state)
 {
-	static const char *const opts[] = { "-t", "none", "--full",
-					    "-s", "4M",	  NULL };
+	/* cpu scope: every task fills the rings, as before --scope */
+	static const char *const opts[] = { "-t", "none", "--full", "-s",
+					    "4M", "--scope", "cpu", NULL };
 	char *targv[] = { PROGS "spin", "2", NULL };
 	struct fx *f = *state;
 	long long bytes, pmax[3], wns[3], c0, c1;
