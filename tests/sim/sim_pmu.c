@@ -890,8 +890,7 @@ static void write_switches(struct sim_pmu *sim, int cpu,
 		__u64 time;
 		__u32 cpu, res;
 		__u64 id;
-	} w = { .h = { PERF_RECORD_SWITCH_CPU_WIDE,
-		       out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(w) } };
+	} w = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, sizeof(w) } };
 	int i;
 
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
@@ -908,11 +907,30 @@ static void write_switches(struct sim_pmu *sim, int cpu,
 			r.id = primary_id(sim, e);
 			put_backward(rb, &r, sizeof(r));
 		} else {
-			w.pid = t->pid;
-			w.tid = t->tid;
-			w.time = sim->tsc += 100;
+			/*
+			 * The CPU switches from idle to @t (@t to idle): the
+			 * switch-out of the task going, then the switch-in
+			 * of the one coming, each naming the other.
+			 */
 			w.cpu = (__u32)cpu;
 			w.id = primary_id(sim, e);
+			w.h.misc = PERF_RECORD_MISC_SWITCH_OUT;
+			w.pid = w.tid = 0;
+			w.np_pid = t->pid;
+			w.np_tid = t->tid;
+			if (out) {
+				w.pid = w.np_pid;
+				w.tid = w.np_tid;
+				w.np_pid = w.np_tid = 0;
+			}
+			w.time = sim->tsc += 100;
+			put_backward(rb, &w, sizeof(w));
+			w.h.misc = 0;
+			w.np_pid = w.pid;
+			w.np_tid = w.tid;
+			w.pid = out ? 0 : t->pid;
+			w.tid = out ? 0 : t->tid;
+			w.time = sim->tsc += 100;
 			put_backward(rb, &w, sizeof(w));
 		}
 	}

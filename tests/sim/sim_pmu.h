@@ -34,7 +34,8 @@
  * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
  *   sample id only, no next/prev fields) at its own task's sched-in and
  *   sched-out; CPU-wide ones write PERF_RECORD_SWITCH_CPU_WIDE at every
- *   sched-in/out of the CPU (the other side idle, pid/tid 0);
+ *   sched-in/out of the CPU, two each time: the switch-out of the task
+ *   going and the switch-in of the one coming, one side idle (pid/tid 0);
  * - records carry the primary id: an inherited event's parent's;
  * - PERF_EVENT_IOC_SET_OUTPUT sends an event's records and AUX data into
  *   another event's rings: -EINVAL unless both are on one CPU, write in the
