@@ -4,6 +4,11 @@
  * state with zero system calls, restore after read, failed ioctls), pause
  * and resume end to end, wraps, libipt decoding of what was read, offline
  * CPUs, sizes and limits, backend choice, and cleanup of half-open sets.
+ * Process scope over the sim's task-bound events: groups per thread and
+ * CPU sharing one ring through SET_OUTPUT, threads added later, reads of a
+ * stopped target with no ioctl, all-or-nothing toggles, inherit into new
+ * threads and not into forked children, enable_on_exec; and the sim's own
+ * kernel rules those tests rely on.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 #include <intel-pt.h>
 
@@ -1049,6 +1055,116 @@ static void test_process_enable_on_exec(void **state)
 	assert_int_equal(sw[3].tid, 520);
 }
 
+/*
+ * The thread whose events own the rings exits: its events are dead, the
+ * rings stay, and the other threads' trace still lands there.
+ */
+static void test_process_owner_exits(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+
+	proc_config(f, 2);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(run_task(f, 0, TPID, 100), 100);
+	assert_int_equal(sim_pmu_exit(f->sim, TPID), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -ESRCH);
+	assert_int_equal(run_task(f, 0, TPID + 1, 400), 400);
+	cores_set_offcpu(f->c, true);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(out.trace_len, 500);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	/* a thread found now is gone: nothing is opened for it */
+	assert_int_equal(cores_add_thread(f->c, TPID), -ESRCH);
+}
+
+/*
+ * The simulated kernel's own rules, which the tests above rely on:
+ * SET_OUTPUT only within a CPU and direction, never from a mapped event
+ * or to one with no ring; inherit follows a fork when inherit_thread is 0;
+ * a task-bound group stays in its task.
+ */
+static void test_sim_rules(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .context_switch = 1,
+				     .inherit = 1 };
+	int e0, e1, e2, e3, e4, fd;
+	void *ring, *ring4;
+
+	assert_int_equal(sim_pmu_task(f->sim, TPID, TPID), 0);
+	assert_int_equal(ops->open(ops->ctx, &a, 4242, 0, -1, 0), -ESRCH);
+	e0 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	e1 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	e2 = ops->open(ops->ctx, &a, TPID, 1, -1, 0);
+	assert_true(e0 >= SIM_FD_BASE && e1 >= 0 && e2 >= 0);
+	/* into an event with no ring */
+	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	assert_int_equal(ops->mmap(ops->ctx, e0, 2 * 4096, PROT_READ, 0, &ring),
+			 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e2, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 0);
+	a.write_backward = 1;
+	e3 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	/* a group member on another CPU, or of another task */
+	assert_int_equal(ops->open(ops->ctx, &a, TPID, 1, e3, 0), -EINVAL);
+	assert_int_equal(ops->open(ops->ctx, &a, -1, 0, e3, 0), -EINVAL);
+	/* a fork inherits with inherit_thread 0: its switches reach e0 */
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, false), 0);
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, true), -EEXIST);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, 600), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -EBUSY);
+	assert_int_equal(sim_pmu_exit(f->sim, 600), -EBUSY);
+	assert_int_equal(sim_pmu_on_cpu(f->sim, 0), 600);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), -ESRCH);
+	/* e0's own and e1's (sent there): a switch-in and -out each */
+	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head,
+			 (__u64) - (4 * 40));
+	e4 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	assert_int_equal(
+		ops->mmap(ops->ctx, e4, 2 * 4096, PROT_READ, 0, &ring4), 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e4, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e3),
+			 -EINVAL); /* e3 has no ring either */
+	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e4),
+			 0);
+	/* a mapped event keeps its own ring (no cycle through e1 either) */
+	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e1),
+			 -EBUSY);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_SET_OUTPUT), 8);
+	assert_int_equal(sim_pmu_exit(f->sim, 600), 0);
+	/* leave the sim as teardown wants it: nothing open, nothing mapped */
+	assert_int_equal(ops->munmap(ops->ctx, ring, 2 * 4096), 0);
+	assert_int_equal(ops->munmap(ops->ctx, ring4, 2 * 4096), 0);
+	assert_int_equal(sim_pmu_mappings(f->sim), 0);
+	/* (the fork's inherited events had slots in between: no fds) */
+	for (fd = 0; fd < 5; fd++)
+		assert_int_equal(ops->close(ops->ctx,
+					    (int[]){ e0, e1, e2, e3, e4 }[fd]),
+				 0);
+	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1080,6 +1196,8 @@ int main(void)
 		T(test_process_add_thread),
 		T(test_process_fork_stays_out),
 		T(test_process_enable_on_exec),
+		T(test_process_owner_exits),
+		T(test_sim_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,11 @@
  * Also: no PT byte is written while paused; snapshots form a stream (the
  * second holds only new bytes) unless --full; a wrapped ring says
  * "wrapped": true in ptbpf.json and in the snapshot event.
+ *
+ * Process scope: the sim's scheduler alternates the target's threads with
+ * an unrelated process on the same CPUs; the buffers, perf script and the
+ * bundle's switch traces hold the target's execution only, read with no
+ * ioctl once it stopped. The same schedule in cpu scope is the control.
  */
 #include <errno.h>
 #include <fcntl.h>
