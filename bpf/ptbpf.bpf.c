@@ -66,6 +66,12 @@ __u32 fatal_dying = 0;
  */
 __u8 cpu_ran[PTBPF_MAX_CPUS] = {};
 __u8 cpu_on[PTBPF_MAX_CPUS] = {};
+/*
+ * sample_filter lets the target's samples through once this is set: by
+ * user space for --pid, here at the exec of a launched command (its code
+ * before the exec is ptbpf's).
+ */
+__u8 filter_open = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -407,6 +413,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	bpf_map_update_elem(&threads, &tid, &running, BPF_ANY);
 	nr_live = 1;
 	nr_stopped = 0;
+	filter_open = 1;
 
 	e = reserve(PTBPF_EV_EXEC, p);
 	if (!e)
@@ -503,4 +510,19 @@ int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info,
 	if (__sync_val_compare_and_swap(&fatal_reported, sig, 0) != sig)
 		emit(PTBPF_EV_FATAL, cur, sig, PTBPF_CAUSE_SIGNAL);
 	return 0;
+}
+
+/*
+ * Process scope, sample backend: on each CPU's cpu-clock event (attached
+ * with PERF_EVENT_IOC_SET_BPF, so it goes with the event). Returning 0
+ * makes __perf_event_overflow() drop the sample, so the ring only ever
+ * holds the target's: the cut of task-bound events, without their cost of
+ * an hrtimer stopped and started at every context switch of the target.
+ */
+SEC("perf_event")
+int sample_filter(struct bpf_perf_event_data *ctx)
+{
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+		return 0;
+	return filter_open;
 }
