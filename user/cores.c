@@ -923,6 +923,7 @@ int cores_read_unchanged(struct cores *c, unsigned int idx,
 	out->data_id = k->data_id;
 	out->sb_id = k->sb_id;
 	out->mixed_ids = k->nr_extra > 0;
+	out->unchanged = true;
 	out->trace = trace_buf;
 	out->sideband = sb_buf;
 	/* where the last read ended: the next one starts there */
