@@ -505,7 +505,8 @@ static void test_lost_events_resync(void **state)
 	char trig[32];
 
 	need_root();
-	f->extra = "-q -t stop";
+	/* cpu scope: user space pauses (in process scope the kernel does) */
+	f->extra = "-q -t stop --scope cpu";
 	start_on_pid(f, targv);
 	assert_true(wait_events(f->dir, "resume", 1, 5));
 	kill(f->ptbpf, SIGSTOP);
