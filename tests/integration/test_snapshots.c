@@ -36,7 +36,7 @@ struct fx {
 	char log[600]; /* ptbpf's stderr */
 	char mnt[600]; /* a tmpfs mounted here, or "" */
 	char cg[300]; /* a cgroup made here, or "" */
-	pid_t target, other, ptbpf;
+	pid_t target, other, other2, ptbpf;
 	struct held held; /* what this test's ptbpf held, by id */
 };
 
@@ -79,6 +79,7 @@ static int teardown(void **state)
 	}
 	kill_wait(f->target);
 	kill_wait(f->other);
+	kill_wait(f->other2);
 	if (f->cg[0] && rmdir(f->cg))
 		fprintf(stderr, "can't remove cgroup %s: %m\n", f->cg);
 	if (f->mnt[0]) {
@@ -283,7 +284,8 @@ static char *list_dir(const char *dir)
  */
 static void test_stops_give_snapshots(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "cpu",
+					    NULL };
 	char *targv[] = { PROGS "demo", NULL };
 	struct fx *f = *state;
 	long long *stop_ts, *pause_ts, *res_ts, *res_lat, *snap_id, *trig_ts;
@@ -585,7 +587,8 @@ static int check_complete(const char *out)
  */
 static void test_full_disk(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "cpu",
+					    NULL };
 	/* long enough for 10 stops on a loaded machine; it then exits 0 */
 	char *targv[] = { PROGS "worker", "8000", NULL };
 	char *spin[] = { PROGS "spin", NULL };
@@ -882,7 +885,9 @@ static void test_grace(void **state)
 /* Runs @me (demo) next to an unrelated busy process, stopped 4 times. */
 static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 {
-	static const char *const pause_opts[] = { "-t", "stop", NULL };
+	/* cpu scope: what pausing alone does, next to --no-pause */
+	static const char *const pause_opts[] = { "-t", "stop", "--scope",
+						  "cpu", NULL };
 	static const char *const nopause_opts[] = { "-t", "stop", "--no-pause",
 						    NULL };
 	char *targv[] = { PROGS "demo", NULL };
@@ -1060,12 +1065,12 @@ static void test_switch_records(void **state)
 	start(f, opts, targv, true);
 	msleep(600);
 	stop_cont(f, 0, true, 10);
-	/* lines "PID/TID PERF_RECORD_SWITCH_CPU_WIDE ...", after a '\n'
+	/* lines "PID/TID PERF_RECORD_SWITCH[_CPU_WIDE] ...", after a '\n'
 	 * (perf right-aligns PID: the leading spaces go) */
 	snprintf(
 		cmd, sizeof(cmd),
 		"echo; perf script -i %s/snapshot-000001/perf.data --show-"
-		"switch-events -F pid,tid 2>/dev/null | grep SWITCH_CPU_WIDE | "
+		"switch-events -F pid,tid 2>/dev/null | grep PERF_RECORD_SWITCH | "
 		"sed 's/^ *//'",
 		f->out);
 	out = run_out(cmd, NULL);
@@ -1220,7 +1225,8 @@ static void median_p99(long long *v, size_t n, double *med, double *p99)
 /* Measured: pause and resume latency over 1000 stop/continue cycles. */
 static void test_measure_latency(void **state)
 {
-	static const char *const opts[] = { "-t", "none", NULL };
+	static const char *const opts[] = { "-t", "none", "--scope", "cpu",
+					    NULL };
 	char *targv[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	long long *p, *r;
@@ -1385,6 +1391,365 @@ static void test_measure_snapshot(void **state)
 		      bytes / (wns[2] / 1e9) / 1e6, dd_mb);
 }
 
+/*
+ * Scopes (--scope): every record perf script prints, samples and context
+ * switches, with its pid, tid, CPU and CLOCK_MONOTONIC time.
+ */
+struct rec {
+	int pid, tid, cpu;
+	unsigned long long t;
+	char kind; /* 's' sample, 'i' switch in, 'o' switch out */
+};
+
+struct recs {
+	struct rec *v;
+	size_t n, cap;
+};
+
+static void read_records(const char *snapdir, struct recs *r)
+{
+	char cmd[800], *out, *line, *save;
+	unsigned long long sec, ns;
+	struct rec x;
+	int st, off;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data --ns --show-switch-events "
+		 "-F pid,tid,cpu,time 2>/dev/null",
+		 snapdir);
+	out = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		memset(&x, 0, sizeof(x));
+		if (sscanf(line, " %d/%d [%d] %llu.%llu:%n", &x.pid, &x.tid,
+			   &x.cpu, &sec, &ns, &off) < 5)
+			continue;
+		x.t = sec * NS + ns;
+		x.kind = !strstr(line + off, "PERF_RECORD_SWITCH") ? 's' :
+			 strstr(line + off, " OUT")		   ? 'o' :
+								     'i';
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 1024;
+			r->v = realloc(r->v, r->cap * sizeof(*r->v));
+		}
+		r->v[r->n++] = x;
+	}
+	free(out);
+}
+
+/* The records of every snapshot of the run, in snapshot order. */
+static void read_all_records(const struct fx *f, struct recs *r)
+{
+	int i, n = count_events(f->out, "snapshot");
+	char dir[700];
+
+	memset(r, 0, sizeof(*r));
+	for (i = 1; i <= n; i++) {
+		snap_dir(f, i, dir, sizeof(dir));
+		read_records(dir, r);
+	}
+}
+
+/*
+ * No record of any process other than @pid (any pid, with @pid 0); and
+ * with @stops, none but a switch-out (the kernel's cut itself, stamped
+ * just after the BPF program saw the switch) between a stop's kernel
+ * timestamp and the following run's. Returns the target's samples.
+ */
+static size_t check_scoped(const struct fx *f, const struct recs *r, int pid,
+			   bool stops)
+{
+	long long *s_ts = NULL, *r_ts = NULL;
+	size_t i, k, ns = 0, mine = 0;
+
+	if (stops) {
+		ns = event_values(f->out, "stop", "ts", &s_ts);
+		assert_int_equal(event_values(f->out, "run", "ts", &r_ts), ns);
+	}
+	for (k = 0; k < r->n; k++) {
+		const struct rec *x = &r->v[k];
+
+		if (pid && x->pid != pid)
+			fail_msg("pid %d/%d recorded on cpu %d ('%c' at %llu): "
+				 "not the target %d",
+				 x->pid, x->tid, x->cpu, x->kind, x->t, pid);
+		mine += x->kind == 's' && x->pid == f->target;
+		for (i = 0; i < ns; i++)
+			if (x->kind != 'o' &&
+			    x->t > (unsigned long long)s_ts[i] &&
+			    x->t < (unsigned long long)r_ts[i])
+				fail_msg("pid %d/%d recorded on cpu %d ('%c') "
+					 "at %llu, stopped from %lld to %lld",
+					 x->pid, x->tid, x->cpu, x->kind, x->t,
+					 s_ts[i], r_ts[i]);
+	}
+	free(s_ts);
+	free(r_ts);
+	return mine;
+}
+
+/* One busy unrelated process per core (2 cores here). */
+static void spawn_neighbours(struct fx *f)
+{
+	char *spin[] = { PROGS "spin", NULL };
+
+	f->other = spawn(spin, NULL);
+	f->other2 = spawn(spin, NULL);
+}
+
+static void scope_of_run(const struct fx *f, const char *want)
+{
+	char got[32] = "", path[700], *json;
+
+	event_str(f->out, "start", 0, "scope", got, sizeof(got));
+	assert_string_equal(got, want);
+	snprintf(path, sizeof(path), "%s/snapshot-000001/ptbpf.json", f->out);
+	json = slurp(path);
+	assert_non_null(json);
+	snprintf(path, sizeof(path), "\"scope\":\"%s\"", want);
+	if (!strstr(json, path))
+		fail_msg("ptbpf.json does not say %s", path);
+	free(json);
+}
+
+/*
+ * --scope process, -- COMMAND, next to a busy process on each core: the
+ * snapshots hold the command's samples and switches and nothing else, and
+ * nothing is recorded while it is stopped.
+ */
+static void test_scope_process_command(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", "--scope", "process",
+					    NULL };
+	char *targv[] = { PROGS "spin", "2", NULL };
+	struct fx *f = *state;
+	struct recs r;
+	size_t mine;
+	int i;
+
+	need_root();
+	spawn_neighbours(f);
+	start(f, opts, targv, false);
+	for (i = 0; i < 3; i++) {
+		msleep(300);
+		stop_cont(f, i, true, 200);
+	}
+	msleep(300);
+	/* ptbpf ends the command with SIGTERM and exits with its status */
+	assert_int_equal(finish(f), 128 + SIGTERM);
+	scope_of_run(f, "process");
+	read_all_records(f, &r);
+	mine = check_scoped(f, &r, f->target, true);
+	print_message("--scope process, -- COMMAND: %zu records, %zu samples, "
+		      "all of the target; none while it was stopped\n",
+		      r.n, mine);
+	assert_true(mine > 100);
+	assert_int_equal(count_events(f->out, "pause"), 1); /* the end's */
+	free(r.v);
+}
+
+/* Distinct tids of @pid among @r's records. */
+static size_t count_tids(const struct recs *r, int pid)
+{
+	size_t k, j, n = 0;
+
+	for (k = 0; k < r->n; k++) {
+		if (r->v[k].pid != pid)
+			continue;
+		for (j = 0; j < k; j++)
+			if (r->v[j].tid == r->v[k].tid && r->v[j].pid == pid)
+				break;
+		n += j == k;
+	}
+	return n;
+}
+
+/*
+ * --scope process --pid on a target that keeps creating threads: the
+ * threads made after the attach write into the same buffers (inherit),
+ * and still nothing of any other process gets in.
+ */
+static void test_scope_process_pid_threads(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", "--scope", "process",
+					    NULL };
+	char *targv[] = { PROGS "spin", "2", "churn", NULL };
+	struct fx *f = *state;
+	struct recs r;
+	size_t tids;
+	int i;
+
+	need_root();
+	spawn_neighbours(f);
+	start(f, opts, targv, true);
+	for (i = 0; i < 2; i++) {
+		msleep(500);
+		stop_cont(f, i, true, 200);
+	}
+	msleep(300);
+	assert_int_equal(finish(f), 0);
+	scope_of_run(f, "process");
+	read_all_records(f, &r);
+	assert_true(check_scoped(f, &r, f->target, true) > 100);
+	tids = count_tids(&r, f->target);
+	print_message("--scope process --pid: %zu records of %zu threads, "
+		      "all of the target\n",
+		      r.n, tids);
+	/* 3 threads at the attach; churn makes one every ~2 ms */
+	assert_true(tids > 10);
+	free(r.v);
+}
+
+/* A forked child is another process: process scope leaves it out. */
+static void test_scope_children_stay_out(void **state)
+{
+	static const char *const opts[] = { "-t", "exit", NULL };
+	char *targv[] = { PROGS "forker", "1500", NULL };
+	char dir[700], cmd[900], *syms;
+	struct fx *f = *state;
+	struct recs r;
+
+	need_root();
+	start(f, opts, targv, false);
+	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	f->ptbpf = 0;
+	scope_of_run(f, "process");
+	read_all_records(f, &r);
+	assert_true(check_scoped(f, &r, f->target, false) > 100);
+	snap_dir(f, 1, dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
+		 dir);
+	syms = run_out(cmd, NULL);
+	assert_non_null(strstr(syms, "parent_spin"));
+	if (strstr(syms, "child_spin"))
+		fail_msg("the forked child was recorded: %s", syms);
+	free(syms);
+	free(r.v);
+}
+
+/* exec keeps the target covered: the new program's samples are there. */
+static void test_scope_process_exec(void **state)
+{
+	static const char *const opts[] = { "-t", "exit", NULL };
+	char *targv[] = { PROGS "execer", PROGS "worker", "600", NULL };
+	char dir[700], cmd[900], *syms;
+	struct fx *f = *state;
+
+	need_root();
+	start(f, opts, targv, false);
+	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	f->ptbpf = 0;
+	/* ptbpf's exec of execer, then execer's of worker */
+	assert_int_equal(count_events(f->out, "exec"), 2);
+	snap_dir(f, 1, dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F comm,ip,sym 2>/dev/null | "
+		 "grep -c 'worker .*checksum'",
+		 dir);
+	syms = run_out(cmd, NULL);
+	print_message("after exec: %d samples of worker's checksum()\n",
+		      atoi(syms));
+	assert_true(atoi(syms) > 100);
+	free(syms);
+}
+
+/*
+ * --scope cgroup with -- COMMAND: a cgroup made for the command holds it
+ * (and what it forks) while it runs and is gone after; nothing outside it
+ * is recorded, nothing while the command is stopped.
+ */
+static void test_scope_cgroup_command(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", "--scope", "cgroup",
+					    NULL };
+	char *targv[] = { PROGS "spin", "2", NULL };
+	char leaf[300], *own;
+	struct fx *f = *state;
+	struct recs r;
+	ssize_t n;
+
+	need_root();
+	if (access(CGROUP2 "/cgroup.procs", F_OK))
+		skip();
+	spawn_neighbours(f);
+	start(f, opts, targv, false);
+	own = calloc(1, 4096);
+	n = read_task_file(f->target, f->target, "cgroup", own, 4095);
+	assert_true(n > 0);
+	snprintf(leaf, sizeof(leaf), "ptbpf-%d", f->target);
+	if (!strstr(own, leaf))
+		fail_msg("the command is not in a cgroup of its own: %s", own);
+	free(own);
+	msleep(400);
+	stop_cont(f, 0, true, 200);
+	msleep(300);
+	assert_int_equal(finish(f), 128 + SIGTERM);
+	scope_of_run(f, "cgroup");
+	read_all_records(f, &r);
+	print_message("--scope cgroup, -- COMMAND: %zu records, %zu samples of "
+		      "the target\n",
+		      r.n, check_scoped(f, &r, f->target, true));
+	assert_true(check_scoped(f, &r, f->target, true) > 100);
+	snprintf(leaf, sizeof(leaf), CGROUP2 "/ptbpf-%d", f->target);
+	assert_int_equal(access(leaf, F_OK), -1);
+	free(r.v);
+}
+
+/*
+ * auto falls back to cpu scope past --max-events, and says why; an
+ * explicit --scope process past it, and --no-pause outside cpu scope, are
+ * refused with one line.
+ */
+static void test_scope_fallback(void **state)
+{
+	char *targv[] = { PROGS "spin", "3", NULL };
+	struct fx *f = *state;
+	char why[300] = "", pid[16], cmd[900], *log;
+	int st;
+
+	need_root();
+	f->target = spawn(targv, NULL);
+	msleep(100);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	{
+		char *argv[] = { PTBPF_BIN,	 "-o", f->out,	"-t", "none",
+				 "--max-events", "4",  "--pid", pid,  NULL };
+
+		f->ptbpf = spawn(argv, f->log);
+	}
+	if (!wait_events(f->out, "start", 1, 10))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_int_equal(finish(f), 0);
+	event_str(f->out, "start", 0, "scope_fallback", why, sizeof(why));
+	if (!strstr(why, "3 threads x ") || !strstr(why, "over the limit of 4"))
+		fail_msg("fallback reason: '%s'", why);
+	log = slurp(f->log);
+	assert_non_null(strstr(log, "scope fell back to cpu: 3 threads"));
+	free(log);
+	scope_of_run(f, "cpu");
+	snprintf(
+		cmd, sizeof(cmd),
+		"%s -o %s/refused --scope process --max-events 4 --pid %s 2>&1",
+		PTBPF_BIN, f->dir, pid);
+	log = run_out(cmd, &st);
+	assert_int_equal(st, 1);
+	assert_non_null(strstr(log, "ptbpf: --scope process: 3 threads x "));
+	/* one line, the error */
+	assert_ptr_equal(strchr(log, '\n'), log + strlen(log) - 1);
+	free(log);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -o %s/refused --scope process --no-pause --pid %s 2>&1",
+		 PTBPF_BIN, f->dir, pid);
+	log = run_out(cmd, &st);
+	assert_int_equal(st, 1);
+	assert_non_null(strstr(log, "--no-pause only applies to --scope cpu"));
+	free(log);
+	snprintf(cmd, sizeof(cmd), "%s/refused", f->dir);
+	assert_int_equal(access(cmd, F_OK), -1);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -1407,6 +1772,12 @@ int main(void)
 		T(test_exit_paths_leave_nothing),
 		T(test_measure_latency),
 		T(test_measure_snapshot),
+		T(test_scope_process_command),
+		T(test_scope_process_pid_threads),
+		T(test_scope_children_stay_out),
+		T(test_scope_process_exec),
+		T(test_scope_cgroup_command),
+		T(test_scope_fallback),
 	};
 
 	/* TEST_FILTER=test_cgroup runs one (cmocka's glob) */

@@ -505,7 +505,7 @@ static void test_lost_events_resync(void **state)
 	char trig[32];
 
 	need_root();
-	/* cpu scope: user space pauses (in process scope the kernel does) */
+	/* cpu scope: the catch-up is a pause (process scope needs none) */
 	f->extra = "-q -t stop --scope cpu";
 	start_on_pid(f, targv);
 	assert_true(wait_events(f->dir, "resume", 1, 5));
