@@ -16,6 +16,7 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_THREAD_START] = "thread_start",
 	[PTBPF_EV_THREAD_EXIT] = "thread_exit",
 	[PTBPF_EV_EXIT] = "exit",
+	[PTBPF_EV_CGROUP_LEFT] = "warning",
 };
 
 static const char *const cause_names[] = {
@@ -204,6 +205,8 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 		else
 			json_i64(j, "exit_code", (e->exit_code >> 8) & 0xff);
 	}
+	if (e->kind == PTBPF_EV_CGROUP_LEFT)
+		json_str(j, "reason", "cgroup_left");
 	if (e->kind == PTBPF_EV_EXEC) {
 		json_strn(j, "filename", e->filename,
 			  strnlen(e->filename, sizeof(e->filename)));
@@ -214,6 +217,11 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	if (e->kind == PTBPF_EV_EXEC)
 		snprintf(detail, sizeof(detail), "%.*s",
 			 (int)sizeof(e->filename), e->filename);
+	else if (e->kind == PTBPF_EV_CGROUP_LEFT)
+		snprintf(detail, sizeof(detail),
+			 "tid %u left the traced cgroup: its execution is no "
+			 "longer recorded",
+			 e->tid);
 	else if (e->kind == PTBPF_EV_EXIT)
 		snprintf(detail, sizeof(detail), "(%s %d)",
 			 e->exit_code & 0x7f ? "signal" : "code",
