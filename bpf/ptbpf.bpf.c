@@ -80,6 +80,22 @@ struct {
 	__type(value, __u32);
 } threads SEC(".maps");
 
+/*
+ * Cgroup scope: the cgroup whose perf events count the target (slot 0,
+ * set by user space with watch_cgroup). A target thread seen running
+ * outside it (a write to another cgroup.procs) is reported once: its
+ * execution is no longer recorded, and the user must hear of it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} targ_cgroup SEC(".maps");
+
+__u32 watch_cgroup = 0;
+__u32 cgroup_left = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
@@ -263,6 +279,11 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	}
 	mark_cpu(next_is_target);
+	/* prev is still current here: its cgroup is the one it ran in */
+	if (watch_cgroup && !cgroup_left &&
+	    bpf_current_task_under_cgroup(&targ_cgroup, 0) == 0 &&
+	    __sync_val_compare_and_swap(&cgroup_left, 0, 1) == 0)
+		emit(PTBPF_EV_CGROUP_LEFT, prev, 0, PTBPF_CAUSE_NONE);
 	state = task_state(prev);
 	if (state & TASK_TRACED_BIT)
 		new = PTBPF_THREAD_TRACED;

@@ -310,6 +310,13 @@ static int open_cores(struct app *app)
 		ret = open_cgroup(app);
 		if (ret)
 			return ret;
+		ret = watch_cgroup(app->watch, app->cgroup_fd);
+		if (ret) {
+			snprintf(app->err, sizeof(app->err),
+				 "can't watch the target's cgroup: %s",
+				 strerror(-ret));
+			return ret;
+		}
 	}
 	cores_config_init(&cc);
 	cc.scope = app->scope;

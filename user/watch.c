@@ -300,6 +300,19 @@ int watch_state(const struct watch *w, unsigned long long *seq)
 	return (int)PTBPF_WORD_STATE(word);
 }
 
+int watch_cgroup(struct watch *w, int cgroup_fd)
+{
+	__u32 key = 0, fd = (__u32)cgroup_fd;
+	int ret;
+
+	ret = bpf_map__update_elem(w->skel->maps.targ_cgroup, &key, sizeof(key),
+				   &fd, sizeof(fd), BPF_ANY);
+	if (ret)
+		return ret;
+	__atomic_store_n(&w->skel->bss->watch_cgroup, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 bool watch_dying(const struct watch *w)
 {
 	return __atomic_load_n(&w->skel->bss->fatal_dying, __ATOMIC_SEQ_CST);

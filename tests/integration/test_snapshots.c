@@ -1003,7 +1003,10 @@ static void write_file(const char *path, const char *text)
 	close(fd);
 }
 
-/* --cgroup=PATH: no sample of a task outside the cgroup. */
+/*
+ * --cgroup=PATH: no sample of a task outside the cgroup; the target moved
+ * out of it is reported (a "warning" event, once).
+ */
 static void test_cgroup(void **state)
 {
 	char *targv[] = { PROGS "spin", "2", NULL };
@@ -1045,7 +1048,14 @@ static void test_cgroup(void **state)
 	print_message("--cgroup: %zu samples, all of the target\n", mine);
 	assert_true(mine > 500);
 	free(s.v);
+	/* moved out of the cgroup: no longer recorded, and ptbpf says so */
+	write_file(CGROUP2 "/cgroup.procs", pid);
+	if (!wait_events(f->out, "warning", 1, 10))
+		fail_msg("the target left the cgroup unnoticed");
+	event_str(f->out, "warning", 0, "reason", dir, sizeof(dir));
+	assert_string_equal(dir, "cgroup_left");
 	assert_int_equal(finish(f), 0);
+	assert_int_equal(count_events(f->out, "warning"), 1);
 	kill_wait(f->target);
 	f->target = 0;
 }
