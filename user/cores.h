@@ -55,6 +55,8 @@ struct cores_config {
 	bool kernel; /* trace kernel space too */
 	int cgroup_fd; /* cgroup v2 directory fd, or -1 */
 	unsigned int sample_freq; /* sample backend, Hz; 0: PMU_SAMPLE_FREQ */
+	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
+	__u32 stack_size; /* CALLGRAPH_DWARF bytes; 0: PMU_STACK_USER_DEFAULT */
 	const char *sysfs_root; /* NULL: "/sys" */
 	cores_report_fn report; /* may be NULL */
 	void *report_ctx;

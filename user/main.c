@@ -131,6 +131,9 @@ static int open_cores(struct app *app)
 	cc.nr_cpus = app->cfg.nr_cpus;
 	cc.buffer_size = app->cfg.buffer_size;
 	cc.kernel = app->cfg.kernel;
+	cc.sample_freq = app->cfg.freq;
+	cc.call_graph = app->cfg.call_graph;
+	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->cgroup_fd;
 	cc.report = report;
 	cc.report_ctx = app;

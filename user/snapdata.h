@@ -20,6 +20,16 @@ enum ptbpf_backend {
 	BACKEND_SAMPLE,
 };
 
+/*
+ * How the sample backend records call stacks. The zero value is the
+ * default: user call chains walked by the kernel through frame pointers.
+ */
+enum ptbpf_callgraph {
+	CALLGRAPH_FP = 0, /* PERF_SAMPLE_CALLCHAIN, user space only */
+	CALLGRAPH_DWARF, /* PERF_SAMPLE_REGS_USER|STACK_USER: unwound later */
+	CALLGRAPH_NONE, /* the IP alone */
+};
+
 /* perf_event_mmap_page time conversion (cap_user_time_zero). */
 struct snap_tsc_conv {
 	bool valid; /* the kernel set cap_user_time_zero */

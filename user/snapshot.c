@@ -37,6 +37,12 @@ struct snapshots {
 	unsigned int q_head, q_len;
 	uint64_t next_id;
 	bool stopping, refresh;
+	/*
+	 * After an exec, the loader maps the libraries within milliseconds,
+	 * and a short-lived target may be gone before the next idle reading:
+	 * read again after 2, 4, 8 ... ms, then every second. 0: idle rate.
+	 */
+	unsigned int refresh_ms;
 	unsigned long written;
 	struct snap_process proc_cache; /* last reading with maps */
 	pthread_mutex_t lock;
@@ -207,7 +213,17 @@ static void *writer_main(void *arg)
 	for (;;) {
 		while (!s->q_len && !s->stopping) {
 			clock_gettime(CLOCK_REALTIME, &deadline);
-			deadline.tv_sec += 1;
+			if (s->refresh_ms) {
+				deadline.tv_nsec += s->refresh_ms * 1000000L;
+				deadline.tv_sec +=
+					deadline.tv_nsec / 1000000000L;
+				deadline.tv_nsec %= 1000000000L;
+				s->refresh_ms = s->refresh_ms >= 512 ?
+							0 :
+							s->refresh_ms * 2;
+			} else {
+				deadline.tv_sec += 1;
+			}
 			if (pthread_cond_timedwait(&s->cond, &s->lock,
 						   &deadline) == ETIMEDOUT ||
 			    s->refresh) {
@@ -399,6 +415,7 @@ void snapshots_refresh_proc(struct snapshots *s)
 		return;
 	pthread_mutex_lock(&s->lock);
 	s->refresh = true;
+	s->refresh_ms = 2;
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 }

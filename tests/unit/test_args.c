@@ -60,6 +60,15 @@ static const struct bad_case bad_cases[] = {
 	{ "--format json -p 1", "invalid format list" },
 	{ "-n -1 -p 1", "invalid snapshot count" },
 	{ "--cgroup= -p 1", "empty cgroup path" },
+	{ "-F 0 -p 1", "invalid sampling rate '0'" },
+	{ "-F 4k -p 1", "invalid sampling rate" },
+	{ "-F -p 1", "invalid sampling rate" },
+	{ "--call-graph lbr -p 1", "invalid call graph 'lbr'" },
+	{ "--call-graph dwarf, -p 1", "invalid call graph" },
+	{ "--call-graph dwarf,12 -p 1", "multiple of 8" },
+	{ "--call-graph dwarf,64K -p 1", "invalid call graph" },
+	{ "--call-graph dwarf,0 -p 1", "invalid call graph" },
+	{ "--call-graph dwarfy -p 1", "invalid call graph" },
 };
 
 static void test_bad(void **state)
@@ -96,6 +105,9 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.max_snapshots, 0);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
 	assert_int_equal(cfg.verbosity, 0);
+	assert_int_equal(cfg.freq, 0);
+	assert_int_equal(cfg.call_graph, CALLGRAPH_FP);
+	assert_int_equal(cfg.stack_size, 0);
 	assert_string_equal(err, "");
 	args_free(&cfg);
 }
@@ -108,7 +120,8 @@ static void test_everything(void **state)
 	assert_int_equal(
 		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
 		      "-n 3 --full --format perf --no-pause --kernel "
-		      "--cgroup=/sys/fs/cgroup/x -v -- ./server --port 8080",
+		      "--cgroup=/sys/fs/cgroup/x -F 997 --call-graph dwarf,16K "
+		      "-v -- ./server --port 8080",
 		      &cfg, err, sizeof(err)),
 		0);
 	assert_int_equal(cfg.pid, 0);
@@ -129,7 +142,47 @@ static void test_everything(void **state)
 	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
 	assert_int_equal(cfg.verbosity, 1);
+	assert_int_equal(cfg.freq, 997);
+	assert_int_equal(cfg.call_graph, CALLGRAPH_DWARF);
+	assert_int_equal(cfg.stack_size, 16384);
 	args_free(&cfg);
+}
+
+static void test_callgraph(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		enum ptbpf_callgraph mode;
+		unsigned int stack;
+	} cases[] = {
+		{ "fp", 0, CALLGRAPH_FP, 0 },
+		{ "none", 0, CALLGRAPH_NONE, 0 },
+		{ "dwarf", 0, CALLGRAPH_DWARF, 0 },
+		{ "dwarf,4096", 0, CALLGRAPH_DWARF, 4096 },
+		{ "dwarf,65528", 0, CALLGRAPH_DWARF, 65528 },
+		{ "dwarf,65536", -EINVAL, 0, 0 },
+		{ "dwarf,4095", -EINVAL, 0, 0 },
+		{ "FP", -EINVAL, 0, 0 },
+		{ "", -EINVAL, 0, 0 },
+	};
+	enum ptbpf_callgraph mode;
+	unsigned int stack, i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mode = (enum ptbpf_callgraph)99;
+		stack = 12345;
+		assert_int_equal(args_parse_callgraph(cases[i].s, &mode,
+						      &stack),
+				 cases[i].ret);
+		if (cases[i].ret)
+			continue;
+		assert_int_equal(mode, cases[i].mode);
+		assert_int_equal(stack, cases[i].stack);
+	}
+	assert_int_equal(args_parse_callgraph(NULL, &mode, &stack), -EINVAL);
+	assert_int_equal(args_parse_callgraph("fp", NULL, &stack), -EINVAL);
+	assert_int_equal(args_parse_callgraph("fp", &mode, NULL), -EINVAL);
 }
 
 /* Options after the command belong to the command, not to ptbpf. */
@@ -248,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_command_options),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_callgraph),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_null),
 	};

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Call stacks and perf.data as perf writes it, on real sample-backend
+ * snapshots: ptbpf (root) records `callstack` (main -> build -> crunch,
+ * then main -> walk_and_crash -> crunch -> SIGSEGV) with frame pointers,
+ * and `callstack-nofp` (the same without them) with --call-graph dwarf;
+ * perf itself then reads the fatal snapshot as a user would.
+ */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "integ.h"
+
+static char dir[64], out_fp[128], out_dwarf[128], log_fp[128];
+static pid_t pid_fp, pid_dwarf;
+
+/* Runs @cmd; its stdout (malloc'd) and exit status. */
+static char *run_out(const char *cmd, int *status)
+{
+	size_t len = 0, cap = 1 << 20, n;
+	char *buf = malloc(cap);
+	FILE *f = popen(cmd, "r");
+	int st;
+
+	assert_non_null(buf);
+	assert_non_null(f);
+	while ((n = fread(buf + len, 1, cap - 1 - len, f)) > 0) {
+		len += n;
+		if (cap - 1 - len < 4096)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	st = pclose(f);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return buf;
+}
+
+/* ptbpf -o @out OPTS -- PROG 150: must die of the target's SIGSEGV. */
+static int record(const char *out, const char *log, const char *opts,
+		  const char *prog, pid_t *pid)
+{
+	char cmd[700];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s -b sample %s -o %s -- " PROGS "%s 150 "
+		 ">/dev/null 2>%s",
+		 PTBPF_BIN, opts, out, prog, log);
+	st = system(cmd);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 139)
+		return -1;
+	*pid = (pid_t)event_field(out, "fatal", 0, "pid");
+	return *pid > 0 ? 0 : -1;
+}
+
+static int setup_group(void **state)
+{
+	char *d = make_tmpdir(), log[160];
+
+	if (!d || geteuid() != 0)
+		return 0; /* the tests skip */
+	snprintf(dir, sizeof(dir), "%s", d);
+	free(d);
+	snprintf(out_fp, sizeof(out_fp), "%s/fp", dir);
+	snprintf(out_dwarf, sizeof(out_dwarf), "%s/dwarf", dir);
+	snprintf(log_fp, sizeof(log_fp), "%s/fp.log", dir);
+	snprintf(log, sizeof(log), "%s/dwarf.log", dir);
+	if (record(out_fp, log_fp, "", "callstack", &pid_fp) ||
+	    record(out_dwarf, log, "--call-graph dwarf -s 16M",
+		   "callstack-nofp", &pid_dwarf))
+		return -1;
+	return 0;
+}
+
+static int teardown_group(void **state)
+{
+	if (dir[0])
+		rm_rf(dir);
+	return 0;
+}
+
+/* The directory of the snapshot the fatal trigger took in @out. */
+static void fatal_snap(const char *out, char *buf, size_t len)
+{
+	char trig[32];
+	int i, n = count_events(out, "snapshot");
+
+	for (i = 0; i < n; i++) {
+		event_str(out, "snapshot", i, "trigger", trig, sizeof(trig));
+		if (!strcmp(trig, "fatal")) {
+			snprintf(buf, len, "%s/snapshot-%06lld", out,
+				 event_field(out, "snapshot", i, "snapshot"));
+			return;
+		}
+	}
+	fail_msg("no fatal snapshot in %s", out);
+}
+
+#define MAX_FRAMES 8
+
+struct stack {
+	int pid;
+	int n;
+	char sym[MAX_FRAMES][64]; /* innermost first */
+};
+
+/*
+ * The target's samples of @snap as perf script unwinds them, oldest first:
+ * "PID TIME:" then one "\tADDR SYM" line per frame.
+ */
+static size_t read_stacks(const char *snap, int pid, struct stack **out)
+{
+	char cmd[400], *txt, *line, *save, sym[64];
+	struct stack *v = NULL, *cur = NULL;
+	size_t n = 0, cap = 0;
+	unsigned long long addr;
+	int st, p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F pid,ip,sym 2>/dev/null", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '\t' && line[0] != ' ') {
+			cur = NULL;
+			if (sscanf(line, "%d", &p) != 1 || p != pid)
+				continue;
+			if (n == cap)
+				v = realloc(v, (cap = cap ? 2 * cap : 256) *
+						       sizeof(*v));
+			cur = &v[n++];
+			memset(cur, 0, sizeof(*cur));
+			cur->pid = p;
+		} else if (cur && cur->n < MAX_FRAMES &&
+			   sscanf(line, " %llx %63s", &addr, sym) == 2) {
+			snprintf(cur->sym[cur->n++], 64, "%s", sym);
+		}
+	}
+	free(txt);
+	*out = v;
+	return n;
+}
+
+/* @s begins with the frames @want (innermost first). */
+static bool starts_with(const struct stack *s, const char *const *want)
+{
+	int i;
+
+	for (i = 0; want[i]; i++)
+		if (i >= s->n || strcmp(s->sym[i], want[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The newest samples are in crunch called from walk_and_crash, called from
+ * main; earlier ones in crunch called from build: every sample in crunch
+ * has one of the two call paths, and both are there.
+ */
+static void check_call_paths(const char *out, pid_t pid)
+{
+	static const char *const walk[] = { "crunch", "walk_and_crash", "main",
+					    NULL };
+	static const char *const build[] = { "crunch", "build", "main", NULL };
+	size_t i, n, nwalk = 0, nbuild = 0, ncrunch = 0;
+	char snap[300];
+	struct stack *s;
+
+	fatal_snap(out, snap, sizeof(snap));
+	n = read_stacks(snap, pid, &s);
+	for (i = 0; i < n; i++) {
+		if (!s[i].n || strcmp(s[i].sym[0], "crunch"))
+			continue;
+		ncrunch++;
+		nwalk += starts_with(&s[i], walk);
+		nbuild += starts_with(&s[i], build);
+	}
+	print_message("%s: %zu samples, %zu in crunch: %zu from build, %zu "
+		      "from walk_and_crash\n",
+		      out, n, ncrunch, nbuild, nwalk);
+	assert_true(ncrunch > 100);
+	/* a sample may land while the stack is being built: allow 5 % */
+	assert_true(nwalk + nbuild >= ncrunch * 95 / 100);
+	assert_true(nwalk > ncrunch / 4 && nbuild > ncrunch / 4);
+	/* the newest sample in crunch ran in walk_and_crash */
+	for (i = n; i-- > 0;)
+		if (s[i].n && !strcmp(s[i].sym[0], "crunch"))
+			break;
+	assert_true(i < n && starts_with(&s[i], walk));
+	free(s);
+}
+
+static void test_frame_pointer_stacks(void **state)
+{
+	need_root();
+	check_call_paths(out_fp, pid_fp);
+}
+
+static void test_dwarf_stacks(void **state)
+{
+	need_root();
+	check_call_paths(out_dwarf, pid_dwarf);
+}
+
+/* perf report -g draws crunch's two callers from the fatal snapshot. */
+static void test_report_callers(void **state)
+{
+	char snap[300], cmd[500], *txt;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf report -i %s/perf.data -g caller --stdio --no-children "
+		 "--comm callstack 2>/dev/null",
+		 snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	if (!strstr(txt, "--build") || !strstr(txt, "--walk_and_crash") ||
+	    strstr(txt, "no callchain"))
+		fail_msg("perf report -g shows no callers:\n%s", txt);
+	free(txt);
+}
+
+/* -F above kernel.perf_event_max_sample_rate is lowered, and said. */
+static void test_freq_bounded(void **state)
+{
+	char cmd[600], max[32] = "", log[160], *txt;
+	FILE *f;
+	int st;
+
+	need_root();
+	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(max, sizeof(max), f));
+	fclose(f);
+	max[strcspn(max, "\n")] = 0;
+	snprintf(log, sizeof(log), "%s/freq.log", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -b sample -F %llu -o %s/freq -- /bin/true "
+		 ">/dev/null 2>%s",
+		 PTBPF_BIN, strtoull(max, NULL, 10) * 2, dir, log);
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	txt = slurp(log);
+	assert_non_null(txt);
+	snprintf(cmd, sizeof(cmd), "sampling at %s Hz", max);
+	if (!strstr(txt, cmd) ||
+	    !strstr(txt, "kernel.perf_event_max_sample_rate"))
+		fail_msg("no word of the lowered rate:\n%s", txt);
+	free(txt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frame_pointer_stacks),
+		cmocka_unit_test(test_dwarf_stacks),
+		cmocka_unit_test(test_report_callers),
+		cmocka_unit_test(test_freq_bounded),
+	};
+
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	return cmocka_run_group_tests(tests, setup_group, teardown_group);
+}
