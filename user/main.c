@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "buildcache.h"
 #include "bundle.h"
 #include "cgroup.h"
 #include "control.h"
@@ -39,6 +40,7 @@ struct app {
 	bool exec_failed;
 	char err[512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
+	char cache_dir[512]; /* perf's build-id cache */
 };
 
 static int on_event(void *ctx, const struct ptbpf_event *e)
@@ -48,6 +50,9 @@ static int on_event(void *ctx, const struct ptbpf_event *e)
 	control_event(&app->ctl, e, now_ns());
 	if (e->kind == PTBPF_EV_EXEC)
 		snapshots_refresh_proc(app->snaps);
+	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
+	    e->kind == PTBPF_EV_THREAD_EXIT)
+		snapshots_note_thread(app->snaps, e->tid, e->comm);
 	return 0;
 }
 
@@ -153,6 +158,8 @@ static int open_output(struct app *app)
 		.full = app->cfg.full,
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
+		.buildid_cache =
+			buildcache_dir(app->cache_dir, sizeof(app->cache_dir)),
 	};
 	int ret;
 

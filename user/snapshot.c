@@ -14,6 +14,7 @@
 #include "cpuinfo.h"
 #include "procinfo.h"
 #include "snapshot.h"
+#include "threadnames.h"
 #include "snapwrite.h"
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
@@ -45,6 +46,7 @@ struct snapshots {
 	unsigned int refresh_ms;
 	unsigned long written;
 	struct snap_process proc_cache; /* last reading with maps */
+	struct threadnames names; /* under lock: from the BPF events */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
@@ -179,15 +181,27 @@ static void write_one(struct snapshots *s, struct slot *sl)
 		.uid = s->cfg.uid,
 		.gid = s->cfg.gid,
 		.formats = bundle_formats(s->cfg.formats),
+		.buildid_cache = s->cfg.buildid_cache,
 	};
 	char path[512], err[512];
 	uint64_t t0 = now_ns();
 	int ret;
 
+	struct snap_thread *threads = NULL;
+	unsigned int nr;
+
 	take_proc(s, &sl->snap.proc);
+	/* threads gone by now keep the name they had (perf shows ":TID") */
+	pthread_mutex_lock(&s->lock);
+	if (!threadnames_merge(&s->names, &sl->snap.proc, &threads, &nr)) {
+		sl->snap.proc.threads = threads;
+		sl->snap.proc.nr_threads = nr;
+	}
+	pthread_mutex_unlock(&s->lock);
 	ret = snapwrite_snapshot(&sl->snap, &o, path, sizeof(path), err,
 				 sizeof(err));
 	memset(&sl->snap.proc, 0, sizeof(sl->snap.proc)); /* the cache's */
+	free(threads);
 	if (ret) {
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
 		if (s->cfg.verbosity >= 0)
@@ -271,6 +285,7 @@ static void destroy(struct snapshots *s)
 	free(s->slots);
 	free(s->queue);
 	procinfo_free(&s->proc_cache);
+	threadnames_free(&s->names);
 	eventlog_close(&s->wlog);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
@@ -407,6 +422,15 @@ int64_t snapshots_stage(struct snapshots *s, const char *trigger, uint64_t ts,
 		log_error(s->log, s->cfg.pid, snap->id,
 			  cores_last_error(s->cores));
 	return ret ? ret : (int64_t)snap->id;
+}
+
+void snapshots_note_thread(struct snapshots *s, uint32_t tid, const char *comm)
+{
+	if (!s || !comm)
+		return;
+	pthread_mutex_lock(&s->lock);
+	threadnames_note(&s->names, tid, comm); /* -ENOMEM: /proc's name */
+	pthread_mutex_unlock(&s->lock);
 }
 
 void snapshots_refresh_proc(struct snapshots *s)

@@ -4,7 +4,10 @@
  * snapshots: ptbpf (root) records `callstack` (main -> build -> crunch,
  * then main -> walk_and_crash -> crunch -> SIGSEGV) with frame pointers,
  * and `callstack-nofp` (the same without them) with --call-graph dwarf;
- * perf itself then reads the fatal snapshot as a user would.
+ * perf itself then reads the fatal snapshot as a user would: call paths,
+ * the header features perf record writes, build-ids against readelf,
+ * perf data convert, perf archive, and the name of a thread that exited
+ * before the snapshot (`shortthread`).
  */
 #include <setjmp.h>
 #include <stdbool.h>
@@ -15,8 +18,8 @@
 
 #include "integ.h"
 
-static char dir[64], out_fp[128], out_dwarf[128], log_fp[128];
-static pid_t pid_fp, pid_dwarf;
+static char dir[64], out_fp[128], out_dwarf[128], out_thr[128], log_fp[128];
+static pid_t pid_fp, pid_dwarf, pid_thr;
 
 /* Runs @cmd; its stdout (malloc'd) and exit status. */
 static char *run_out(const char *cmd, int *status)
@@ -68,8 +71,10 @@ static int setup_group(void **state)
 	snprintf(out_fp, sizeof(out_fp), "%s/fp", dir);
 	snprintf(out_dwarf, sizeof(out_dwarf), "%s/dwarf", dir);
 	snprintf(log_fp, sizeof(log_fp), "%s/fp.log", dir);
+	snprintf(out_thr, sizeof(out_thr), "%s/thr", dir);
 	snprintf(log, sizeof(log), "%s/dwarf.log", dir);
 	if (record(out_fp, log_fp, "", "callstack", &pid_fp) ||
+	    record(out_thr, log_fp, "", "shortthread", &pid_thr) ||
 	    record(out_dwarf, log, "--call-graph dwarf -s 16M",
 		   "callstack-nofp", &pid_dwarf))
 		return -1;
@@ -256,6 +261,169 @@ static void test_freq_bounded(void **state)
 	free(txt);
 }
 
+/* perf report --header-only shows what perf record would have written. */
+static void test_header_features(void **state)
+{
+	static const char *const want[] = {
+		"# cpudesc : ",
+		"# total memory : ",
+		"# cmdline : ",
+		"ptbpf",
+		"# sibling threads : ",
+		"# CPU 0: Core ID",
+		"# clockid: monotonic (1)",
+		"# reference time: ",
+		"# nrcpus avail : ",
+		"# cpuid : ",
+	};
+	static const char *const feats[] = { "BUILD_ID",     "CPUDESC",
+					     "TOTAL_MEM",    "CMDLINE",
+					     "CPU_TOPOLOGY", "CLOCKID",
+					     "CLOCK_DATA" };
+	char snap[300], cmd[500], *txt, *miss;
+	unsigned int i;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --header-only -I -i %s/perf.data 2>/dev/null",
+		 snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(txt, want[i]))
+			fail_msg("no '%s' in:\n%s", want[i], txt);
+	miss = strstr(txt, "# missing features:");
+	for (i = 0; miss && i < sizeof(feats) / sizeof(feats[0]); i++) {
+		char word[32];
+
+		snprintf(word, sizeof(word), " %s ", feats[i]);
+		if (strstr(miss, word))
+			fail_msg("%s missing:\n%s", feats[i], txt);
+	}
+	free(txt);
+}
+
+/* readelf -n's Build ID of @path, or "" */
+static void readelf_id(const char *path, char *id, size_t len)
+{
+	char cmd[400], *txt;
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -n '%s' 2>/dev/null | sed -n 's/.*Build ID: //p'",
+		 path);
+	txt = run_out(cmd, &st);
+	txt[strcspn(txt, "\n")] = 0;
+	snprintf(id, len, "%s", txt);
+	free(txt);
+}
+
+/* perf buildid-list: the program and libc, each with readelf's id. */
+static void test_build_ids(void **state)
+{
+	char snap[300], cmd[500], id[64], want[64], path[400], *txt, *line,
+		*save;
+	bool prog = false, libc = false;
+	int st, n = 0;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s/perf.data 2>&1",
+		 snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %399s", id, path) != 2)
+			continue;
+		readelf_id(path, want, sizeof(want));
+		if (strcmp(id, want))
+			fail_msg("%s: perf says %s, readelf %s", path, id,
+				 want);
+		prog |= !!strstr(path, "/callstack");
+		libc |= !!strstr(path, "/libc.so");
+		n++;
+	}
+	print_message("%d build-ids, each as readelf -n has it\n", n);
+	assert_true(prog && libc);
+	free(txt);
+}
+
+/* perf data convert --to-json exits 0 with JSON that parses. */
+static void test_convert_json(void **state)
+{
+	char snap[300], cmd[900], *txt;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf data convert --to-json %s/conv.json --force -i "
+		 "%s/perf.data >/dev/null 2>&1 && python3 -c 'import json,sys; "
+		 "d=json.load(open(sys.argv[1])); s=d[\"samples\"]; "
+		 "print(len(s), sum(1 for x in s if len(x.get(\"callchain\", "
+		 "[])) > 2))' %s/conv.json",
+		 dir, snap, dir);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	print_message("perf data convert: samples, with a call chain: %s", txt);
+	assert_true(atoi(txt) > 100);
+	assert_true(atoi(strchr(txt, ' ') + 1) > 100);
+	free(txt);
+}
+
+/* perf archive packs the objects from the build-id cache ptbpf filled. */
+static void test_archive(void **state)
+{
+	char snap[300], cmd[700], want[64], *txt;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	readelf_id(PROGS "callstack", want, sizeof(want));
+	snprintf(cmd, sizeof(cmd),
+		 "perf archive %s/perf.data >/dev/null 2>&1 && "
+		 "tar tjf %s/perf.data.tar.bz2",
+		 snap, snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	snprintf(cmd, sizeof(cmd), "progs/callstack/%s/elf", want);
+	/* perf archive packs the objects with samples (--with-hits) */
+	if (!strstr(txt, cmd))
+		fail_msg("perf archive lacks %s:\n%s", cmd, txt);
+	free(txt);
+}
+
+/* A thread gone before the snapshot keeps its name (perf showed :TID). */
+static void test_exited_thread_named(void **state)
+{
+	char snap[300], cmd[500], comm[32], *txt, *line, *save;
+	long long tid = event_field(out_thr, "thread_exit", 0, "tid");
+	int st, t, named = 0, anon = 0;
+
+	need_root();
+	assert_true(tid > 0);
+	fatal_snap(out_thr, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F tid,comm 2>/dev/null", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%31s %d", comm, &t) != 2 || t != tid)
+			continue;
+		named += !strcmp(comm, "shortlived");
+		anon += comm[0] == ':';
+	}
+	print_message("thread %lld: %d samples named shortlived, %d :TID\n",
+		      tid, named, anon);
+	assert_true(named > 50);
+	assert_int_equal(anon, 0);
+	free(txt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +431,11 @@ int main(void)
 		cmocka_unit_test(test_dwarf_stacks),
 		cmocka_unit_test(test_report_callers),
 		cmocka_unit_test(test_freq_bounded),
+		cmocka_unit_test(test_header_features),
+		cmocka_unit_test(test_build_ids),
+		cmocka_unit_test(test_convert_json),
+		cmocka_unit_test(test_archive),
+		cmocka_unit_test(test_exited_thread_named),
 	};
 
 	if (getenv("TEST_FILTER"))
