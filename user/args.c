@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "scope.h"
 
 enum long_only {
 	OPT_FULL = 256,
@@ -17,6 +18,8 @@ enum long_only {
 	OPT_KERNEL,
 	OPT_CGROUP,
 	OPT_CALL_GRAPH,
+	OPT_SCOPE,
+	OPT_MAX_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +37,8 @@ static const struct option long_opts[] = {
 	{ "cgroup", optional_argument, NULL, OPT_CGROUP },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "scope", required_argument, NULL, OPT_SCOPE },
+	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -55,9 +60,14 @@ void args_usage(FILE *f)
 	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
 	      "      --full               each snapshot holds whole buffers\n"
 	      "      --format LIST        perf,lldb (default both)\n"
-	      "      --no-pause           never pause collection\n"
+	      "      --scope NAME         auto | process | cgroup | cpu (default auto:\n"
+	      "                           process, or cpu past --max-events)\n"
+	      "      --max-events N       process scope, --pid: at most N perf events\n"
+	      "                           (threads x CPUs x 2; default 16384)\n"
+	      "      --no-pause           never pause collection (cpu scope only)\n"
 	      "      --kernel             trace kernel space too (intel-pt)\n"
-	      "      --cgroup[=PATH]      count only tasks of the target's (or this) cgroup v2\n"
+	      "      --cgroup[=PATH]      --scope cgroup: the target's (or this) cgroup v2;\n"
+	      "                           a command gets a cgroup of its own\n"
 	      "  -F, --freq HZ            sample backend: samples a second per core (default 4000,\n"
 	      "                           lowered to kernel.perf_event_max_sample_rate, and said)\n"
 	      "      --call-graph MODE    sample backend call stacks: fp (default: frame pointers),\n"
@@ -283,6 +293,7 @@ static const unsigned int format_bits[] = { FORMAT_PERF, FORMAT_LLDB };
 static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		     size_t errlen)
 {
+	enum ptbpf_scope v_scope;
 	unsigned long long v;
 
 	switch (opt) {
@@ -369,10 +380,37 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		cfg->kernel = true;
 		return 0;
 	case OPT_CGROUP:
+		if (cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
+			return fail(
+				err, errlen,
+				"--cgroup is --scope cgroup, not --scope %s",
+				scope_name(cfg->scope));
 		cfg->cgroup = true;
+		cfg->scope = SCOPE_CGROUP;
 		if (arg && !*arg)
 			return fail(err, errlen, "empty cgroup path");
 		cfg->cgroup_path = arg;
+		return 0;
+	case OPT_SCOPE:
+		if (scope_parse(arg, &v_scope))
+			return fail(
+				err, errlen,
+				"invalid scope '%s': use auto, process, cgroup or cpu",
+				arg);
+		if (cfg->cgroup && v_scope != SCOPE_CGROUP)
+			return fail(
+				err, errlen,
+				"--cgroup is --scope cgroup, not --scope %s",
+				arg);
+		cfg->scope = v_scope;
+		return 0;
+	case OPT_MAX_EVENTS:
+		if (parse_uint(arg, ULONG_MAX, &v) || !v)
+			return fail(
+				err, errlen,
+				"invalid event limit '%s': give a count > 0",
+				arg);
+		cfg->max_events = (unsigned long)v;
 		return 0;
 	case 'q':
 		cfg->verbosity = -1;

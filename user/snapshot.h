@@ -38,6 +38,14 @@ struct snapshots_config {
 	const char *proc_root; /* NULL: "/proc" */
 	const char *buildid_cache; /* perf's, to fill; NULL: none */
 	int verbosity; /* >= 0: a line on stderr per snapshot written */
+	/*
+	 * Process scope: whether the target ran on @cpu since the last
+	 * snapshot (watch_cpu_take()); cores it did not are not read. NULL:
+	 * read every core.
+	 */
+	const char *scope_why; /* why auto fell back, kept for the run */
+	bool (*cpu_ran)(void *ctx, int cpu);
+	void *cpu_ran_ctx;
 };
 
 struct snapshots;
