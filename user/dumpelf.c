@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "dumpelf.h"
 
 static int sym_cmp(const void *a, const void *b)
@@ -92,21 +93,64 @@ static int add_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
-/* .symtab when the file has one (not stripped), else .dynsym. */
-static int symbols(Elf *e, struct dump_elf *m)
+/* The .symtab of @e, added to @m; -ENOENT when it has none. */
+static int add_symtab(Elf *e, struct dump_elf *m)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return add_syms(e, scn, &sh, m);
+	return -ENOENT;
+}
+
+/*
+ * A stripped file's full symbol table lives in its separate debug file,
+ * found by build-id as perf and gdb find it (Debian's -dbg packages):
+ * DUMP_DEBUG_DIR/.build-id/xx/rest.debug, linked at the same addresses.
+ */
+static int debug_symtab(const char *path, struct dump_elf *m)
+{
+	char hex[2 * BUILDID_MAX + 1], dbg[128];
+	__u8 id[BUILDID_MAX];
+	int fd, ret = -ENOENT;
+	size_t len;
+	Elf *e;
+
+	if (buildid_read(path, id, &len) || len < 2)
+		return -ENOENT;
+	buildid_hex(id, len, hex);
+	snprintf(dbg, sizeof(dbg), DUMP_DEBUG_DIR "/.build-id/%.2s/%s.debug",
+		 hex, hex + 2);
+	fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		ret = add_symtab(e, m);
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+/*
+ * .symtab when the file has one (not stripped), else its debug file's,
+ * else .dynsym: the names perf shows.
+ */
+static int symbols(Elf *e, const char *path, struct dump_elf *m)
 {
 	Elf_Scn *scn = NULL, *dyn = NULL;
 	GElf_Shdr sh, dsh;
 	int ret;
 
+	ret = add_symtab(e, m);
+	if (ret == -ENOENT)
+		ret = debug_symtab(path, m);
+	if (ret != -ENOENT)
+		goto sort;
 	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			ret = add_syms(e, scn, &sh, m);
-			goto sort;
-		}
-		if (sh.sh_type == SHT_DYNSYM) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
 			dyn = scn;
 			dsh = sh;
 		}
@@ -140,7 +184,7 @@ static int load_one(struct dump_elf *m, const struct dump_module *mod,
 		dump_error(log, mod->path, -1, "module: no loadable segment");
 		ret = -EBADMSG;
 	} else {
-		ret = symbols(e, m);
+		ret = symbols(e, mod->path, m);
 	}
 	elf_end(e);
 	close(fd);
@@ -239,6 +283,17 @@ const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
 		return NULL;
 	*off = ip - s->addr;
 	return s->name;
+}
+
+const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip)
+{
+	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
+	const char *base;
+
+	if (!m)
+		return NULL;
+	base = strrchr(m->path, '/');
+	return base ? base + 1 : m->path;
 }
 
 const char *dump_sym_format(const struct dump_symtab *tab, uint64_t ip,

@@ -20,6 +20,9 @@
 
 #include "dumpsnap.h"
 
+/* Where separate debug files are, by build-id (perf's and gdb's default) */
+#define DUMP_DEBUG_DIR "/usr/lib/debug"
+
 struct dump_sym {
 	uint64_t addr, size; /* run-time address */
 	char *name;
@@ -60,6 +63,9 @@ void dump_symtab_free(struct dump_symtab *tab);
  */
 const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
 			  uint64_t *off);
+
+/* The base name of the module holding @ip, or NULL. */
+const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip);
 
 /*
  * Writes @ip as "func+0xoff", else "module+0xoff" (the file's base name

@@ -424,6 +424,212 @@ static void test_exited_thread_named(void **state)
 	free(txt);
 }
 
+/* ptbpf-dump's summary: span, hottest functions, the last ones, named. */
+static void test_dump_summary(void **state)
+{
+	char snap[300], cmd[500], *txt, *last;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	last = strstr(txt, "last before the fatal (newest first):");
+	if (!strstr(txt, "  span: ") || !strstr(txt, "hottest of the target") ||
+	    !strstr(txt, "%  crunch") || !last ||
+	    !strstr(last, "crunch <- walk_and_crash <- main <- "
+			  "__libc_start_call_main"))
+		fail_msg("summary lacks the last moments:\n%s", txt);
+	free(txt);
+}
+
+/* The timeline nests call stacks and never overlaps slices on a track. */
+static void test_timeline_nesting(void **state)
+{
+	char cmd[600], *txt;
+	int st, tracks, slices, depth, chained;
+
+	need_root();
+	snprintf(cmd, sizeof(cmd),
+		 "./ptbpf-dump --timeline %s/tl.json %s >/dev/null && "
+		 "python3 tests/tl_check.py %s/tl.json --chain "
+		 "main,walk_and_crash,crunch",
+		 dir, out_fp, dir);
+	txt = run_out(cmd, &st);
+	if (st)
+		fail_msg("timeline check failed (%d): %s", st, txt);
+	assert_int_equal(sscanf(txt,
+				"tracks %d slices %d maxdepth %d "
+				"chained %d",
+				&tracks, &slices, &depth, &chained),
+			 4);
+	print_message("timeline: %s", txt);
+	assert_true(depth >= 4 && chained > 10 && slices > 100);
+	free(txt);
+}
+
+/*
+ * ptbpf -o @out @opts -- spin, stopped and continued @n times 15 ms
+ * apart, one snapshot a stop: a debugger session's rhythm. Returns the
+ * target's pid.
+ */
+static pid_t stop_cycles(const char *out, const char *opt, int n)
+{
+	char *argv[] = { PTBPF_BIN,    "-q", "-b",	  "sample",    "-t",
+			 "stop",       "-o", (char *)out, (char *)opt, "--",
+			 PROGS "spin", "1",  NULL };
+	pid_t ptbpf, target;
+	int i;
+
+	if (!*opt) { /* no option: close the gap */
+		argv[8] = "--";
+		argv[9] = PROGS "spin";
+		argv[10] = "1";
+		argv[11] = NULL;
+	}
+	ptbpf = spawn(argv, NULL);
+	assert_true(ptbpf > 0);
+	if (!wait_events(out, "start", 1, 10))
+		fail_msg("ptbpf did not start");
+	target = (pid_t)event_field(out, "start", 0, "pid");
+	msleep(100);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(kill(target, SIGSTOP), 0);
+		if (!wait_events(out, "snapshot", i + 1, 10))
+			fail_msg("stop %d: no snapshot", i);
+		assert_int_equal(kill(target, SIGCONT), 0);
+		if (!wait_events(out, "run", i + 1, 5))
+			fail_msg("stop %d: no run", i);
+		msleep(15);
+	}
+	kill(target, SIGKILL);
+	wait_exit(ptbpf, 20);
+	return target;
+}
+
+/*
+ * What perf script shows of @pid's samples in snapshots @lo..@hi of @out
+ * within [@from, @to]: "REL_MS tid TID ip IP" lines, sorted, each once.
+ */
+static char *perf_window(const char *out, int lo, int hi, pid_t pid,
+			 unsigned long long from, unsigned long long to)
+{
+	char cmd[1024], *txt, *line, *save, *res;
+	unsigned long long sec, ns, ip, t;
+	int i, st, p, tid;
+	FILE *sorted;
+	char tmp[200];
+
+	snprintf(tmp, sizeof(tmp), "%s/window.txt", dir);
+	sorted = fopen(tmp, "w");
+	assert_non_null(sorted);
+	for (i = lo; i <= hi; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "perf script -i %s/snapshot-%06d/perf.data --ns "
+			 "-F pid,tid,time,ip -G 2>/dev/null",
+			 out, i);
+		txt = run_out(cmd, &st);
+		for (line = strtok_r(txt, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(line, "%d/%d %llu.%llu: %llx", &p, &tid,
+				   &sec, &ns, &ip) != 5 ||
+			    p != pid)
+				continue;
+			t = sec * 1000000000ULL + ns;
+			if (t < from || t > to)
+				continue;
+			fprintf(sorted, "%+.3f tid %d ip 0x%llx\n",
+				((double)t - (double)to) / 1e6, tid, ip);
+		}
+		free(txt);
+	}
+	fclose(sorted);
+	snprintf(cmd, sizeof(cmd), "sort -u %s", tmp);
+	res = run_out(cmd, &st);
+	return res;
+}
+
+/* The same lines from ptbpf-dump --last @dur SNAP (sorted, each once). */
+static char *dump_window(const char *snap, const char *dur, int *joined)
+{
+	char cmd[600], path[200], rel[32], when[32], *txt, *line, *save, *p;
+	unsigned long long ip;
+	int st, lo = 0, hi = 0, tid, cpu;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump --last %s %s", dur, snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	p = strstr(txt, "from snapshot");
+	assert_non_null(p);
+	p += strlen("from snapshot");
+	if (*p == 's')
+		p++;
+	assert_int_equal(sscanf(p, " %d..%d", &lo, &hi), 2);
+	*joined = hi - lo + 1;
+	snprintf(path, sizeof(path), "%s/window-dump.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, " %31s %31s ms tid %d cpu %d 0x%llx", when,
+			   rel, &tid, &cpu, &ip) == 5)
+			fprintf(f, "%s tid %d ip 0x%llx\n", rel, tid, ip);
+	fclose(f);
+	free(txt);
+	snprintf(cmd, sizeof(cmd), "sort -u %s", path);
+	return run_out(cmd, &st);
+}
+
+static void check_last(const char *out, pid_t pid, int n, bool full)
+{
+	unsigned long long trig, dur = 50000000ULL;
+	char snap[300], *want, *got;
+	int joined, lines = 0;
+	const char *p;
+
+	snprintf(snap, sizeof(snap), "%s/snapshot-%06d", out, n);
+	trig = (unsigned long long)event_field(out, "stop", n - 1, "ts");
+	assert_int_equal(event_field(out, "snapshot", n - 1, "trigger_ts"),
+			 trig);
+	got = dump_window(snap, "50ms", &joined);
+	/* a --full snapshot holds the whole buffer: it alone is the truth */
+	want = perf_window(out, full ? n : 1, n, pid, trig - dur, trig);
+	for (p = got; (p = strchr(p, '\n')); p++)
+		lines++;
+	print_message("%s: --last 50ms: %d samples from %d snapshot(s)\n", out,
+		      lines, joined);
+	if (strcmp(got, want))
+		fail_msg("--last differs from perf script's window:\n--- "
+			 "ptbpf-dump\n%s--- perf script\n%s",
+			 got, want);
+	assert_true(lines > 20);
+	if (!full)
+		assert_true(joined >= 2);
+	free(got);
+	free(want);
+}
+
+/*
+ * --last 50ms on the 8th of 8 stream snapshots joins those before it and
+ * shows exactly the samples perf script finds in that window over all of
+ * them; on a --full run, exactly those of the one snapshot, each once.
+ */
+static void test_last_joins_stream(void **state)
+{
+	char out[160];
+	pid_t pid;
+
+	need_root();
+	snprintf(out, sizeof(out), "%s/stream", dir);
+	pid = stop_cycles(out, "", 8);
+	check_last(out, pid, 8, false);
+	snprintf(out, sizeof(out), "%s/full", dir);
+	pid = stop_cycles(out, "--full", 8);
+	check_last(out, pid, 8, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +642,9 @@ int main(void)
 		cmocka_unit_test(test_convert_json),
 		cmocka_unit_test(test_archive),
 		cmocka_unit_test(test_exited_thread_named),
+		cmocka_unit_test(test_dump_summary),
+		cmocka_unit_test(test_timeline_nesting),
+		cmocka_unit_test(test_last_joins_stream),
 	};
 
 	if (getenv("TEST_FILTER"))
