@@ -11,6 +11,7 @@
 
 #include "buildid.h"
 #include "dumpelf.h"
+#include "fmtnum.h"
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -254,15 +255,16 @@ static const struct dump_elf *module_of(const struct dump_symtab *tab,
 	return NULL;
 }
 
-const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
-			  uint64_t *off)
+/*
+ * The symbol of @m covering @ip, and in [*@lo, *@hi) the addresses it
+ * covers (the module's end or the next symbol bound an unsized one).
+ */
+static const struct dump_sym *sym_in(const struct dump_elf *m, uint64_t ip,
+				     uint64_t *from, uint64_t *to)
 {
-	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
 	const struct dump_sym *s;
 	size_t lo = 0, hi;
 
-	if (!m)
-		return NULL;
 	hi = m->nr_syms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -281,8 +283,65 @@ const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
 	/* a sized symbol covers only its size; an unsized one up to the next */
 	if (s->size && ip >= s->addr + s->size)
 		return NULL;
+	*from = s->addr;
+	/* ... and a symbol starting inside it takes over from there */
+	*to = s->size ? s->addr + s->size : m->hi;
+	if (lo < m->nr_syms && m->syms[lo].addr < *to)
+		*to = m->syms[lo].addr;
+	if (*to > m->hi)
+		*to = m->hi;
+	return s;
+}
+
+const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
+			  uint64_t *off)
+{
+	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
+	const struct dump_sym *s;
+	uint64_t lo, hi;
+
+	if (!m || !(s = sym_in(m, ip, &lo, &hi)))
+		return NULL;
 	*off = ip - s->addr;
 	return s->name;
+}
+
+char *dump_sym_format_fast(const struct dump_symtab *tab,
+			   struct dump_sym_cache *c, uint64_t ip, char *buf)
+{
+	const struct dump_elf *m;
+	const struct dump_sym *s;
+	const char *base;
+	uint64_t lo, hi;
+	unsigned int i;
+	char *p = buf;
+
+	for (i = 0; i < DUMP_SYM_CACHE; i++) {
+		if (c->e[i].name && ip >= c->e[i].lo && ip < c->e[i].hi) {
+			memcpy(p, c->e[i].name, c->e[i].len);
+			p += c->e[i].len;
+			*p++ = '+';
+			return fmt_0x(p, ip - c->e[i].lo);
+		}
+	}
+	m = tab ? module_of(tab, ip) : NULL;
+	s = m ? sym_in(m, ip, &lo, &hi) : NULL;
+	if (s && lo < hi) {
+		i = c->next++ % DUMP_SYM_CACHE;
+		c->e[i].lo = lo;
+		c->e[i].hi = hi;
+		c->e[i].name = s->name;
+		c->e[i].len = strnlen(s->name, 256);
+		memcpy(p, s->name, c->e[i].len);
+		p += c->e[i].len;
+		*p++ = '+';
+		return fmt_0x(p, ip - s->addr);
+	}
+	if (!m)
+		return fmt_0x(p, ip);
+	base = strrchr(m->path, '/');
+	p = fmt_str(p, base ? base + 1 : m->path, 256);
+	return fmt_0x(fmt_str(p, "+", 1), ip - m->lo);
 }
 
 const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip)

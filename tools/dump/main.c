@@ -279,6 +279,9 @@ int main(int argc, char **argv)
 		      stdout);
 		return 0;
 	}
+	/* --packets and --insn print a line per packet or instruction:
+	 * full buffering in big blocks, also to a terminal or a pipe */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	if (begin(&r))
 		return 1;
 	if (r.o.mode == DUMP_LAST)
