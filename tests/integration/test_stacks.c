@@ -604,7 +604,8 @@ static void check_last(const char *out, pid_t pid, int n, bool full)
 		fail_msg("--last differs from perf script's window:\n--- "
 			 "ptbpf-dump\n%s--- perf script\n%s",
 			 got, want);
-	assert_true(lines > 20);
+	/* a loaded machine gives spin little CPU: samples, not many */
+	assert_true(lines >= 5);
 	if (!full)
 		assert_true(joined >= 2);
 	free(got);
