@@ -290,6 +290,9 @@ static void meta_head(struct dump_snap *s, const struct jval *root,
 		 true);
 	s->trigger_ts = need_u64(root, "trigger_ts", file, "", log);
 	s->pid = (uint32_t)need_u64(root, "pid", file, "", log);
+	/* older snapshots may lack it: a stream, as before --full existed */
+	if (jval_get_bool(root, "full", &s->full))
+		s->full = false;
 }
 
 int dump_parse_meta(struct dump_snap *s, const char *buf, size_t len,
