@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run one function on every CPU of a set at once: one thread pinned to each
+ * CPU, asleep on its own futex word until a call wakes it.
+ *
+ * Why: a perf event's ENABLE/DISABLE ioctl issued on the event's own CPU is
+ * a direct function call in the kernel (~1.4 us here); from another CPU it
+ * is a synchronous cross-CPU call (~29 us here in a VM). Toggling N cores
+ * from one thread costs the sum of N-1 remote calls; toggling each core
+ * from a thread on that core costs the slowest core plus the cost of
+ * waking the threads.
+ *
+ * The wake-up is a tree: the caller wakes tree positions 1..CPURUN_FANOUT,
+ * each woken worker first wakes its own children (positions F*p+1 ..
+ * F*p+F) and only then runs the function, so reaching N workers takes
+ * about log_F(N) wake-up latencies, not N futex wakes in a row. The caller
+ * is the root of the tree: when it is itself running on one of the CPUs of
+ * the set, it runs that CPU's function inline instead of waking the worker
+ * pinned there (same CPU: a wake-up would only switch to that worker once
+ * the caller blocks, and with both SCHED_FIFO at one priority not even
+ * earlier). Completion: an atomic count of the workers still running; the
+ * one that brings it to zero wakes the caller through a futex.
+ *
+ * Errors: cpurun_start() returns NULL with errno set and one line in @err;
+ * cpurun_call() returns what the functions returned.
+ */
+#ifndef PTBPF_CPURUN_H
+#define PTBPF_CPURUN_H
+
+#include <stddef.h>
+
+/* Children per tree node (the caller included). */
+#define CPURUN_FANOUT 2
+
+struct cpurun;
+
+/*
+ * The function run for index @idx of the set, on the CPU cpus[@idx] of
+ * cpurun_start(). Returns 0 or a value cpurun_call() passes on (by
+ * convention -errno).
+ */
+typedef int (*cpurun_fn)(void *ctx, unsigned int idx);
+
+/*
+ * Start one thread pinned to each of @cpus[0..@nr-1] (sched_setaffinity
+ * from the thread itself, so it runs there before this returns). With
+ * @rt_prio > 0 each thread runs SCHED_FIFO at @rt_prio with
+ * SCHED_RESET_ON_FORK; where the kernel refuses (no CAP_SYS_NICE, an
+ * RLIMIT_RTPRIO too low, RT throttling groups), it silently stays
+ * SCHED_OTHER. Threads are always created with an explicit SCHED_OTHER
+ * policy, so they never inherit a realtime policy of the caller, and with
+ * every signal blocked (the caller's own mask is put back before this
+ * returns), so no signal meant for the process is ever handled on them.
+ *
+ * Returns NULL with errno set and one line in @err (may be NULL): EINVAL
+ * for a NULL @cpus, a zero @nr, a negative or repeated CPU, or @rt_prio
+ * above the SCHED_FIFO maximum; EINVAL also, naming the CPU, when a CPU
+ * does not exist or is offline (sched_setaffinity refused it); ENOMEM; or
+ * the errno of pthread_create (EAGAIN: thread limit). Every thread started
+ * so far is stopped and joined again.
+ */
+struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
+			    char *err, size_t errlen);
+
+/*
+ * Run @fn(@ctx, i) for every i in [0, cpurun_count()), each on CPU
+ * cpus[i], all at once, and return when every one has returned. Index i
+ * runs on the worker pinned to cpus[i], or inline on the calling thread
+ * when sched_getcpu() says the caller is on cpus[i] at the time of the
+ * call (a caller that is not itself pinned can migrate while @fn runs:
+ * the function then still runs, from another CPU).
+ *
+ * For the control path: no allocation, no I/O, no lock (futex wake/wait
+ * and atomics only), so a writer thread holding a lock never delays it.
+ * One call at a time per @r: it is not safe to call from two threads at
+ * once, nor from @fn.
+ *
+ * Returns -EINVAL for a NULL @r or @fn, else the first non-zero result in
+ * index order, or 0.
+ */
+int cpurun_call(struct cpurun *r, cpurun_fn fn, void *ctx);
+
+/* Number of CPUs in the set (0 for NULL). */
+unsigned int cpurun_count(const struct cpurun *r);
+
+/* Wake, stop and join every thread, and free @r; NULL is fine. */
+void cpurun_stop(struct cpurun *r);
+
+#endif /* PTBPF_CPURUN_H */
