@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/types.h>
 #include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -79,25 +81,47 @@ static void futex_wake(unsigned int *word, int nr)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
 }
 
-static unsigned int nr_positions(const struct cpurun *r)
+static __u64 now_ns(void)
 {
-	return r->nr + (r->inline_idx < 0);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Watch *@word for @val for up to CPURUN_SPIN_NS (why: cpurun.h). */
+static bool spin_for(const unsigned int *word, unsigned int val)
+{
+	__u64 end = 0;
+	unsigned int n = 0;
+
+	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) {
+		/* The clock every 64 rounds: it costs more than a load. */
+		if (!(n++ & 63)) {
+			__u64 t = now_ns();
+
+			if (!end)
+				end = t + CPURUN_SPIN_NS;
+			else if (t > end)
+				return false;
+		}
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+	return true;
 }
 
 /* The index at tree position @p (@p > 0), and the position of index @i. */
-static unsigned int idx_at(const struct cpurun *r, unsigned int p)
+static unsigned int idx_at(int k, unsigned int p)
 {
-	int k = r->inline_idx;
-
 	if (k < 0)
 		return p - 1;
 	return p == (unsigned int)k ? 0 : p;
 }
 
-static unsigned int pos_of(const struct cpurun *r, unsigned int i)
+static unsigned int pos_of(int k, unsigned int i)
 {
-	int k = r->inline_idx;
-
 	if (k < 0)
 		return i + 1;
 	if (i == (unsigned int)k)
@@ -105,15 +129,38 @@ static unsigned int pos_of(const struct cpurun *r, unsigned int i)
 	return i == 0 ? (unsigned int)k : i;
 }
 
-static void wake_children(struct cpurun *r, unsigned int p, unsigned int gen)
+/* The indices tree position @p wakes, in the order it wakes them. */
+static unsigned int children(unsigned int nr, int k, unsigned int p,
+			     unsigned int out[CPURUN_FANOUT])
 {
-	unsigned int n = nr_positions(r), c, end;
+	unsigned int n = nr + (k < 0), c, end, i = 0;
 
-	/* The first child has the biggest subtree: wake it first. */
+	/* The first child has the biggest subtree: woken first. */
 	c = CPURUN_FANOUT * p + 1;
 	end = c + CPURUN_FANOUT;
-	for (; c < end && c < n; c++) {
-		struct worker *w = &r->w[idx_at(r, c)];
+	for (; c < end && c < n; c++)
+		out[i++] = idx_at(k, c);
+	return i;
+}
+
+unsigned int cpurun_tree_children(unsigned int nr, int inline_idx, int idx,
+				  unsigned int out[CPURUN_FANOUT])
+{
+	if (!out || inline_idx < -1 || inline_idx >= (int)nr || idx < -1 ||
+	    idx >= (int)nr)
+		return 0;
+	/* The caller is position 0, and so is the index it runs inline. */
+	return children(nr, inline_idx, idx < 0 ? 0 : pos_of(inline_idx, idx),
+			out);
+}
+
+static void wake_children(struct cpurun *r, unsigned int p, unsigned int gen)
+{
+	unsigned int kids[CPURUN_FANOUT], n, i;
+
+	n = children(r->nr, r->inline_idx, p, kids);
+	for (i = 0; i < n; i++) {
+		struct worker *w = &r->w[kids[i]];
 
 		__atomic_store_n(&w->go, gen, __ATOMIC_RELEASE);
 		futex_wake(&w->go, 1);
@@ -164,7 +211,7 @@ static void worker_run(struct worker *w)
 		if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
 			return;
 		/* Children first: their wake-up latency overlaps our fn. */
-		wake_children(r, pos_of(r, w->idx), gen);
+		wake_children(r, pos_of(r->inline_idx, w->idx), gen);
 		w->result = r->fn(r->ctx, w->idx);
 		if (__atomic_sub_fetch(&r->pending, 1, __ATOMIC_ACQ_REL) == 0) {
 			__atomic_store_n(&r->done, gen, __ATOMIC_RELEASE);
@@ -362,7 +409,7 @@ int cpurun_call(struct cpurun *r, cpurun_fn fn, void *ctx)
 	wake_children(r, 0, gen);
 	if (k >= 0)
 		r->w[k].result = fn(ctx, k);
-	if (workers)
+	if (workers && !spin_for(&r->done, gen))
 		while ((v = __atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) != gen)
 			futex_wait(&r->done, v);
 	for (i = 0; i < r->nr; i++)

@@ -10,16 +10,18 @@
  * from a thread on that core costs the slowest core plus the cost of
  * waking the threads.
  *
- * The wake-up is a tree: the caller wakes tree positions 1..CPURUN_FANOUT,
- * each woken worker first wakes its own children (positions F*p+1 ..
- * F*p+F) and only then runs the function, so reaching N workers takes
- * about log_F(N) wake-up latencies, not N futex wakes in a row. The caller
- * is the root of the tree: when it is itself running on one of the CPUs of
- * the set, it runs that CPU's function inline instead of waking the worker
- * pinned there (same CPU: a wake-up would only switch to that worker once
- * the caller blocks, and with both SCHED_FIFO at one priority not even
- * earlier). Completion: an atomic count of the workers still running; the
- * one that brings it to zero wakes the caller through a futex.
+ * The wake-up is a tree: the caller wakes tree positions 1..F (F =
+ * CPURUN_FANOUT), each woken worker first wakes its own children
+ * (positions F*p+1 .. F*p+F) and only then runs the function, so reaching
+ * N workers takes about log_F(N) wake-up latencies, not N futex wakes in a
+ * row. The caller is the root of the tree: when it is itself running on
+ * one of the CPUs of the set, it runs that CPU's function inline instead
+ * of waking the worker pinned there (same CPU: a wake-up would only switch
+ * to that worker once the caller blocks, and with both SCHED_FIFO at one
+ * priority not even earlier). Completion: an atomic count of the workers
+ * still running; the one that brings it to zero stores the call's number
+ * in a futex word and wakes it; the caller watches that word for up to
+ * CPURUN_SPIN_NS before it sleeps on it.
  *
  * Errors: cpurun_start() returns NULL with errno set and one line in @err;
  * cpurun_call() returns what the functions returned.
@@ -29,8 +31,24 @@
 
 #include <stddef.h>
 
-/* Children per tree node (the caller included). */
-#define CPURUN_FANOUT 2
+/*
+ * Children per tree node, the caller included. Each level costs one
+ * wake-to-run latency plus a futex send per earlier sibling; for 256 CPUs
+ * 4 beats 2 whenever a send costs less than a wake-to-run (always: the
+ * latter includes the former), and 8 beats 4 only when a send is under a
+ * ninth of it (tests/bench/toggle.c measures both; in this VM ~8 us send,
+ * ~17 us wake-to-run).
+ */
+#define CPURUN_FANOUT 4
+
+/*
+ * How long cpurun_call() watches for completion before it sleeps on the
+ * futex. Sleeping at once costs a second wake-up latency (the caller's CPU
+ * went idle; ~20 us in this VM, as much as waking a worker); 200 us covers
+ * a tree of 256 CPUs projected from this VM's figures, and bounds what a
+ * caller that migrated onto a woken worker's CPU can delay it.
+ */
+#define CPURUN_SPIN_NS 200000ULL
 
 struct cpurun;
 
@@ -79,6 +97,17 @@ struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
  * index order, or 0.
  */
 int cpurun_call(struct cpurun *r, cpurun_fn fn, void *ctx);
+
+/*
+ * The wake-up tree, as cpurun_call() walks it, for tests and models: the
+ * indices (into cpus[] of a set of @nr) that the runner of index @idx wakes
+ * when the caller runs index @inline_idx itself (-1: the caller is on no
+ * CPU of the set), in the order it wakes them, into @out. @idx -1 is the
+ * caller (the same node as @inline_idx when that is not -1). Returns how
+ * many were stored; 0 for a leaf, a NULL @out or arguments out of range.
+ */
+unsigned int cpurun_tree_children(unsigned int nr, int inline_idx, int idx,
+				  unsigned int out[CPURUN_FANOUT]);
 
 /* Number of CPUs in the set (0 for NULL). */
 unsigned int cpurun_count(const struct cpurun *r);

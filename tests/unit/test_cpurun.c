@@ -43,6 +43,7 @@ static unsigned int ncpus;
 /* What each function call saw, by index. */
 struct seen {
 	int cpu[MAX_CPUS];
+	int pinned[MAX_CPUS]; /* the one CPU the thread may run on, or -1 */
 	pid_t tid[MAX_CPUS];
 	int policy[MAX_CPUS];
 	int prio[MAX_CPUS];
@@ -62,6 +63,19 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* The only CPU in the calling thread's affinity mask, or -1. */
+static int pinned_to(void)
+{
+	cpu_set_t set;
+	int i;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return -1;
+	for (i = 0; !CPU_ISSET(i, &set); i++)
+		;
+	return i;
+}
+
 static int record(void *ctx, unsigned int idx)
 {
 	struct seen *s = ctx;
@@ -69,6 +83,7 @@ static int record(void *ctx, unsigned int idx)
 	sigset_t cur;
 
 	s->cpu[idx] = sched_getcpu();
+	s->pinned[idx] = pinned_to();
 	s->tid[idx] = gettid();
 	s->policy[idx] = sched_getscheduler(0);
 	s->prio[idx] = sched_getparam(0, &sp) ? -1 : sp.sched_priority;
@@ -295,6 +310,7 @@ static void test_own_cpu(void **state)
 	for (i = 0; i < ncpus; i++) {
 		assert_int_equal(s->runs[i], 1);
 		assert_int_equal(s->cpu[i], cpus[i]);
+		assert_int_equal(s->pinned[i], cpus[i]);
 		if (i == 0)
 			assert_int_equal(s->tid[i], caller);
 		else
@@ -311,6 +327,7 @@ static void test_own_cpu(void **state)
 	for (i = 0; i < ncpus - 1; i++) {
 		assert_int_equal(s->runs[i], 1);
 		assert_int_equal(s->cpu[i], cpus[i + 1]);
+		assert_int_equal(s->pinned[i], cpus[i + 1]);
 		assert_int_not_equal(s->tid[i], caller);
 	}
 	cpurun_stop(r);
@@ -535,6 +552,77 @@ static void test_realtime_refused(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/*
+ * The wake tree for every size up to 300 and several inline choices: each
+ * index is woken exactly once (the inline one never: the caller runs it),
+ * by a node woken before it, no node wakes more than CPURUN_FANOUT, and
+ * the depth is the least a tree of that fan-out allows.
+ */
+static void check_tree(unsigned int nr, int k)
+{
+	static unsigned int woken[400], depth[400], queue[400];
+	unsigned int head = 0, tail = 0, out[CPURUN_FANOUT], n, i, max = 0;
+	unsigned int positions = nr + (k < 0), level = 1, want = 0;
+
+	memset(woken, 0, sizeof(woken));
+	/* -1 is the caller; the queue holds index + 1. */
+	queue[tail++] = 0;
+	depth[0] = 0;
+	while (head < tail) {
+		unsigned int node = queue[head++];
+		int idx = node ? (int)node - 1 : -1;
+		unsigned int d = node ? depth[node] : 0;
+
+		memset(out, GARBAGE, sizeof(out));
+		n = cpurun_tree_children(nr, k, idx, out);
+		assert_true(n <= CPURUN_FANOUT);
+		for (i = 0; i < n; i++) {
+			assert_true(out[i] < nr);
+			assert_int_not_equal((int)out[i], k);
+			woken[out[i]]++;
+			assert_int_equal(woken[out[i]], 1);
+			depth[out[i] + 1] = d + 1;
+			if (d + 1 > max)
+				max = d + 1;
+			queue[tail++] = out[i] + 1;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		assert_int_equal(woken[i], (int)i == k ? 0 : 1);
+	/* Least depth: levels of 1, F, F^2... until they hold every position. */
+	for (unsigned int held = 1; held < positions; want++) {
+		level *= CPURUN_FANOUT;
+		held += level;
+	}
+	assert_int_equal(max, want);
+}
+
+static void test_tree(void **state)
+{
+	unsigned int out[CPURUN_FANOUT], nr;
+
+	for (nr = 1; nr <= 300; nr++) {
+		int ks[] = { -1, 0, 1, (int)nr / 2, (int)nr - 1 };
+
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++)
+			if (ks[j] < (int)nr)
+				check_tree(nr, ks[j]);
+	}
+	/* The caller and its inline index are one node. */
+	assert_int_equal(cpurun_tree_children(10, 3, -1, out), CPURUN_FANOUT);
+	memset(out, GARBAGE, sizeof(out));
+	assert_int_equal(cpurun_tree_children(10, 3, 3, out), CPURUN_FANOUT);
+	assert_int_equal(out[0], 1);
+	/* Out of range, or nowhere to write: nothing written. */
+	memset(out, GARBAGE, sizeof(out));
+	assert_int_equal(cpurun_tree_children(4, 4, -1, out), 0);
+	assert_int_equal(cpurun_tree_children(4, -2, -1, out), 0);
+	assert_int_equal(cpurun_tree_children(4, -1, 4, out), 0);
+	assert_int_equal(cpurun_tree_children(4, -1, -2, out), 0);
+	assert_int_equal(out[0], 0x5a5a5a5a);
+	assert_int_equal(cpurun_tree_children(4, -1, -1, NULL), 0);
+}
+
 static int setup(void **state)
 {
 	cpu_set_t set;
@@ -554,6 +642,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_null_fn),
+		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_no_such_cpu),
 		cmocka_unit_test(test_own_cpu),
 		cmocka_unit_test(test_concurrent),
