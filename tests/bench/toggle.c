@@ -5,8 +5,10 @@
  * Pinned to CPU 0 and, where allowed, SCHED_FIFO at the lowest priority
  * with SCHED_RESET_ON_FORK (as ptbpf's control thread), it times:
  *
- * - serial: cores_pause_all / cores_resume_all, one group ioctl per core
- *   from this thread (every core but CPU 0's is a remote cross-call);
+ * - serial: one cores_set_state() per core from this thread, today's
+ *   cores_pause_all / cores_resume_all (every core but CPU 0's is a remote
+ *   cross-call); and "all": cores_pause_all / cores_resume_all themselves,
+ *   whatever they do now;
  * - parallel: each core's cores_set_state() run by cpurun_call() on the
  *   thread pinned to its own CPU (CPU 0's inline), so every ioctl is local;
  * - the per-core parts of both: one core's ioctl from its own CPU (local)
@@ -172,7 +174,23 @@ static int set_one(void *ctx, unsigned int idx)
 	return rc;
 }
 
-static __u64 timed_serial(struct cores *c, int pause)
+/*
+ * Today's serial path, spelt out: one cores_set_state() per core from
+ * this thread, so the baseline stays serial whatever cores_pause_all()
+ * becomes.
+ */
+static __u64 timed_serial(struct cores *c, int pause, unsigned int n)
+{
+	enum core_state st = pause ? CORE_PAUSED : CORE_RUNNING;
+	__u64 t0 = now_ns();
+
+	for (unsigned int i = 0; i < n; i++)
+		cores_set_state(c, i, st);
+	return now_ns() - t0;
+}
+
+/* What ptbpf itself calls. */
+static __u64 timed_all(struct cores *c, int pause)
 {
 	__u64 t0 = now_ns();
 
@@ -184,7 +202,7 @@ static __u64 timed_serial(struct cores *c, int pause)
 }
 
 /* The series of one direction: totals, and the last core's parts. */
-enum { SER, PAR, PWAKE, PFN, PDONE, NSERIES };
+enum { SER, ALL, PAR, PWAKE, PFN, PDONE, NSERIES };
 
 static void timed_parallel(struct cpurun *r, struct cores *c, int pause,
 			   unsigned int n, __u64 **v, int i)
@@ -212,13 +230,18 @@ static void all_cores(struct cores *c, struct cpurun *r, unsigned int n,
 		      const char *mode, __u64 **v[2],
 		      struct pct out[2][NSERIES])
 {
-	static const char *const name[NSERIES] = { "serial", "par", "par_wake",
+	static const char *const name[NSERIES] = { "serial", "all",
+						   "par",    "par_wake",
 						   "par_fn", "par_done" };
 	char buf[64];
 
 	for (int i = 0; i < rounds; i++) {
 		for (int d = 0; d < 2; d++) {
-			v[d][SER][i] = timed_serial(c, d);
+			v[d][SER][i] = timed_serial(c, d, n);
+			gap();
+		}
+		for (int d = 0; d < 2; d++) {
+			v[d][ALL][i] = timed_all(c, d);
 			gap();
 		}
 		for (int d = 0; d < 2; d++) {
@@ -566,6 +589,7 @@ int main(int argc, char **argv)
 	printf("gap_us %ld\n", gap_ns / 1000);
 	printf("caller_fifo %d\n", rt_prio);
 	printf("fanout %d\n", CPURUN_FANOUT);
+	printf("spin_ns %llu\n", (unsigned long long)CPURUN_SPIN_NS);
 	measure(c, r, cpus, n, "idle", v);
 	spinners_start(spin, cpus, n);
 	measure(c, r, cpus, n, "busy", v);
