@@ -255,19 +255,19 @@ static int check_cpus(struct cpurun *r, const int *cpus, unsigned int nr,
 
 	for (i = 0; i < nr; i++) {
 		if (cpus[i] < 0 || cpus[i] > CPURUN_MAX_CPU)
-			return errmsg(err, errlen, EINVAL,
+			return errmsg(err, errlen, -EINVAL,
 				      "cpu %d does not exist", cpus[i]);
 		if (cpus[i] > r->max_cpu)
 			r->max_cpu = cpus[i];
 	}
 	r->idx_of = malloc((r->max_cpu + 1) * sizeof(*r->idx_of));
 	if (!r->idx_of)
-		return errmsg(err, errlen, ENOMEM, "out of memory");
+		return errmsg(err, errlen, -ENOMEM, "out of memory");
 	for (i = 0; i <= (unsigned int)r->max_cpu; i++)
 		r->idx_of[i] = -1;
 	for (i = 0; i < nr; i++) {
 		if (r->idx_of[cpus[i]] >= 0)
-			return errmsg(err, errlen, EINVAL,
+			return errmsg(err, errlen, -EINVAL,
 				      "cpu %d is listed twice", cpus[i]);
 		r->idx_of[cpus[i]] = i;
 	}
@@ -288,7 +288,7 @@ static int create_all(struct cpurun *r, int rt_prio, char *err, size_t errlen)
 
 	rc = pthread_attr_init(&a);
 	if (rc)
-		return errmsg(err, errlen, rc, "can't create threads: %s",
+		return errmsg(err, errlen, -rc, "can't create threads: %s",
 			      strerror(rc));
 	pthread_attr_setstacksize(&a, CPURUN_STACK);
 	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
@@ -302,7 +302,7 @@ static int create_all(struct cpurun *r, int rt_prio, char *err, size_t errlen)
 		w->rt_prio = rt_prio;
 		rc = pthread_create(&w->thread, &a, worker_main, w);
 		if (rc)
-			errmsg(err, errlen, rc,
+			errmsg(err, errlen, 0,
 			       "can't create the thread for cpu %d: %s", w->cpu,
 			       strerror(rc));
 		else
@@ -310,10 +310,13 @@ static int create_all(struct cpurun *r, int rt_prio, char *err, size_t errlen)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
-	return rc;
+	return -rc;
 }
 
-/* Wait until every created thread is through worker_setup(). */
+/*
+ * Wait until every created thread is through worker_setup(); -errno of the
+ * first that failed it.
+ */
 static int wait_ready(struct cpurun *r, char *err, size_t errlen)
 {
 	unsigned int i, n = 0, v;
@@ -327,7 +330,7 @@ static int wait_ready(struct cpurun *r, char *err, size_t errlen)
 
 		if (!w->created || !w->start_err)
 			continue;
-		return errmsg(err, errlen, w->start_err,
+		return errmsg(err, errlen, -w->start_err,
 			      "can't pin a thread to cpu %d (not present, "
 			      "offline, or outside this process's CPU set): %s",
 			      w->cpu, strerror(w->start_err));
@@ -383,7 +386,7 @@ struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
 		wait_ready(r, NULL, 0);
 	if (rc) {
 		cpurun_stop(r);
-		errno = rc;
+		errno = -rc;
 		return NULL;
 	}
 	return r;

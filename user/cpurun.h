@@ -4,11 +4,17 @@
  * CPU, asleep on its own futex word until a call wakes it.
  *
  * Why: a perf event's ENABLE/DISABLE ioctl issued on the event's own CPU is
- * a direct function call in the kernel (~1.4 us here); from another CPU it
- * is a synchronous cross-CPU call (~29 us here in a VM). Toggling N cores
- * from one thread costs the sum of N-1 remote calls; toggling each core
- * from a thread on that core costs the slowest core plus the cost of
+ * a direct function call in the kernel (~1.4 us on a quiet run of this
+ * VM); from another CPU it is a synchronous cross-CPU call (~29 us). Toggling
+ * N cores from one thread costs the sum of N-1 remote calls; toggling each
+ * core from a thread on that core costs the slowest core plus the cost of
  * waking the threads.
+ *
+ * The price: a woken thread runs only when its CPU reaches a preemption
+ * point, where a cross-CPU call interrupts whatever runs there. On a
+ * PREEMPT_NONE kernel (this VM's) a CPU busy in the kernel delays the
+ * worker until it leaves the kernel, so the tail of a call can be worse
+ * than the serial ioctls' (tests/bench/toggle.c prints both p99s).
  *
  * The wake-up is a tree: the caller wakes tree positions 1..F (F =
  * CPURUN_FANOUT), each woken worker first wakes its own children
@@ -36,15 +42,15 @@
  * wake-to-run latency plus a futex send per earlier sibling; for 256 CPUs
  * 4 beats 2 whenever a send costs less than a wake-to-run (always: the
  * latter includes the former), and 8 beats 4 only when a send is under a
- * ninth of it (tests/bench/toggle.c measures both; in this VM ~8 us send,
- * ~17 us wake-to-run).
+ * ninth of it (tests/bench/toggle.c measures both; in this VM a send
+ * costs 8-12 us, a wake-to-run 17-45 us, depending on the load).
  */
 #define CPURUN_FANOUT 4
 
 /*
  * How long cpurun_call() watches for completion before it sleeps on the
  * futex. Sleeping at once costs a second wake-up latency (the caller's CPU
- * went idle; ~20 us in this VM, as much as waking a worker); 200 us covers
+ * went idle; 17-50 us in this VM, as much as waking a worker); 200 us covers
  * a tree of 256 CPUs projected from this VM's figures, and bounds what a
  * caller that migrated onto a woken worker's CPU can delay it.
  */
@@ -86,7 +92,8 @@ struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
  * runs on the worker pinned to cpus[i], or inline on the calling thread
  * when sched_getcpu() says the caller is on cpus[i] at the time of the
  * call (a caller that is not itself pinned can migrate while @fn runs:
- * the function then still runs, from another CPU).
+ * the function then still runs, from another CPU; so does a worker whose
+ * CPU went offline after cpurun_start(): the kernel moves it elsewhere).
  *
  * For the control path: no allocation, no I/O, no lock (futex wake/wait
  * and atomics only), so a writer thread holding a lock never delays it.

@@ -103,11 +103,10 @@ static int pin_self(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
-/* --- a spinner on every CPU: the busy machine ----------------------------- */
+/* --- a spinner on every CPU: the busy machine --- */
 
 struct spinners {
 	pthread_t t[CPU_SETSIZE];
-	int cpu[CPU_SETSIZE];
 	unsigned int n;
 	volatile int stop;
 };
@@ -152,7 +151,7 @@ static void spinners_stop(struct spinners *s)
 	s->n = 0;
 }
 
-/* --- cores through cpurun ---------------------------------------------------- */
+/* --- cores through cpurun --- */
 
 static const char *const dir_name[2] = { "resume", "pause" };
 
@@ -280,7 +279,7 @@ static struct pct one_core(struct cores *c, unsigned int idx, int pause,
 	return pct(v, rounds);
 }
 
-/* --- one pinned worker: wake-to-run and completion ----------------------------- */
+/* --- one pinned worker: wake-to-run and completion --- */
 
 /*
  * Per-core figures, medians, for the models: the caller's ioctl on its own
@@ -349,7 +348,7 @@ static void wake_latency(int remote, const char *mode, struct fig *f, __u64 *v,
 	cpurun_stop(r);
 }
 
-/* --- the send cost of one FUTEX_WAKE to a sleeper on another CPU -------------- */
+/* --- the send cost of one FUTEX_WAKE to a sleeper on another CPU --- */
 
 struct sleeper {
 	int cpu;
@@ -413,7 +412,7 @@ static struct pct futex_send(int remote, const char *mode, __u64 *v)
 	return pct(v, n);
 }
 
-/* --- the model ------------------------------------------------------------------ */
+/* --- the model --- */
 
 /* The children of @node in a tree over @n CPUs; @fan for the heap only. */
 typedef unsigned int (*kids_fn)(unsigned int n, unsigned int fan,
