@@ -120,6 +120,18 @@ static int count_runs(void *ctx, unsigned int idx)
 	return 0;
 }
 
+/* Index 1 (a worker's, the caller pinned to cpus[0]) outlasts the spin. */
+static int count_slow(void *ctx, unsigned int idx)
+{
+	struct seen *s = ctx;
+	uint64_t until = now_ns() + CPURUN_SPIN_NS + 50000;
+
+	while (idx == 1 && now_ns() < until)
+		;
+	s->runs[idx]++;
+	return 0;
+}
+
 /* The calling side, on a thread of its own so the test can time it out. */
 struct caller {
 	struct cpurun *r;
@@ -389,7 +401,11 @@ static void test_first_error(void **state)
 	free(s);
 }
 
-/* 10,000 calls each from a pinned and an unpinned caller: none lost. */
+/*
+ * 10,000 calls each from a pinned and an unpinned caller, and 1,000 where
+ * a worker outlasts the caller's spin (so the caller sleeps on the futex
+ * and the last worker's wake is what brings it back): none lost.
+ */
 static void test_repeated(void **state)
 {
 	struct cpurun *r = start_ok(cpus, ncpus, 0);
@@ -401,6 +417,11 @@ static void test_repeated(void **state)
 	assert_int_equal(call_timed(r, count_runs, s, -1, REPEATS, NULL), 0);
 	for (i = 0; i < ncpus; i++)
 		assert_int_equal(s->runs[i], 2 * REPEATS);
+	memset(s->runs, 0, sizeof(s->runs));
+	assert_int_equal(
+		call_timed(r, count_slow, s, cpus[0], REPEATS / 10, NULL), 0);
+	for (i = 0; i < ncpus; i++)
+		assert_int_equal(s->runs[i], REPEATS / 10);
 	cpurun_stop(r);
 	free(s);
 }
