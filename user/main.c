@@ -4,6 +4,7 @@
  * args -> target -> watch -> cores -> output -> snapshots -> control -> loop.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "say.h"
 #include "scope.h"
 #include "snapshot.h"
 #include "target.h"
@@ -27,6 +29,8 @@
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
+/* How long the last human lines may take to reach a slow stderr. */
+#define SAY_EXIT_WAIT_MS 500
 
 struct app {
 	struct config cfg;
@@ -44,7 +48,8 @@ struct app {
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
-	char err[512];
+	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
+	char err[PATH_MAX + 512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
 };
 
@@ -110,7 +115,7 @@ static bool cpu_ran(void *ctx, int cpu)
 
 static int fail(struct app *app)
 {
-	fprintf(stderr, "ptbpf: %s\n", app->err);
+	say("ptbpf: %s\n", app->err);
 	return EXIT_SETUP;
 }
 
@@ -279,9 +284,9 @@ static void report_scope(struct app *app)
 			 cores_event_count(app->cores));
 	else if (app->scope == SCOPE_CGROUP)
 		snprintf(msg, sizeof(msg), "scope: cgroup %s",
-			 app->leaf[0]		? app->leaf :
+			 app->leaf[0]	      ? app->leaf :
 			 app->cfg.cgroup_path ? app->cfg.cgroup_path :
-						  "(the target's)");
+						"(the target's)");
 	else
 		snprintf(msg, sizeof(msg),
 			 "scope: cpu (every task on each traced CPU)");
@@ -344,6 +349,7 @@ static int open_output(struct app *app)
 		.full = app->cfg.full,
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
+		.run = app->run,
 		.scope_why = app->scope_why,
 		.cpu_ran = cpu_ran,
 		.cpu_ran_ctx = app,
@@ -355,12 +361,21 @@ static int open_output(struct app *app)
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
+	if (ret == -EINVAL || ret == -ENXIO) {
+		snprintf(
+			app->err, sizeof(app->err),
+			"%s/events.jsonl is not a regular file (a FIFO or device?): refusing to write there",
+			app->cfg.output);
+		return ret;
+	}
 	if (ret) {
 		snprintf(app->err, sizeof(app->err),
 			 "can't write %s/events.jsonl: %s", app->cfg.output,
 			 strerror(-ret));
 		return ret;
 	}
+	eventlog_new_run(app->run);
+	eventlog_set_run(&app->log, app->run);
 	sc.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
 	app->snaps = snapshots_start(&sc, app->cores, &app->log, app->err,
@@ -396,8 +411,8 @@ static int start_watching(struct app *app)
 			-1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
-	if (app->cfg.verbosity >= 0)
-		fputs(app->notes, stderr);
+	if (app->cfg.verbosity >= 0 && app->notes[0])
+		say("%s", app->notes);
 	control_announce(&app->ctl);
 	return 0;
 }
@@ -406,10 +421,9 @@ static int setup(struct app *app)
 {
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
-	loop_block_signals();
+	loop_setup_signals();
 	if (loop_set_realtime() && app->cfg.verbosity > 0)
-		fprintf(stderr,
-			"ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
+		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
 	if (setup_target(app))
 		return -ESRCH;
@@ -419,6 +433,7 @@ static int setup(struct app *app)
 		return -errno;
 	if (open_cores(app) || open_output(app))
 		return -EIO;
+	loop_block_signals();
 	return start_watching(app);
 }
 
@@ -444,6 +459,7 @@ static int run(struct app *app)
 			.ctl = &app->ctl,
 			.watch = app->watch,
 			.target = &app->target,
+			.grace_ms = app->cfg.grace_ms,
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
@@ -451,7 +467,7 @@ static int run(struct app *app)
 	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {
-		fprintf(stderr, "ptbpf: %s\n", res.error);
+		say("ptbpf: %s\n", res.error);
 		return EXIT_SETUP;
 	}
 	return res.status >= 0 && app->cfg.cmd ? res.status : 0;
@@ -495,7 +511,11 @@ int main(int argc, char **argv)
 		args_free(&app.cfg);
 		return 0;
 	}
+	/* from here on no human line may make ptbpf wait (say.h) */
+	say_start(STDERR_FILENO);
 	ret = run(&app);
 	cleanup(&app);
+	/* a stderr nobody reads gets a moment, not the power to hang us */
+	say_stop(SAY_EXIT_WAIT_MS);
 	return ret;
 }
