@@ -331,6 +331,9 @@ static int open_cores(struct app *app)
 	cc.enable_on_exec = app->cfg.cmd != NULL;
 	/* sample backend: per-CPU events behind the filter (see cores.h) */
 	cc.sample_filter_fd = watch_sample_filter(app->watch, !app->cfg.cmd);
+	/* cpu/cgroup scope: each core toggled from its own CPU at once */
+	cc.parallel = true;
+	cc.parallel_rt_prio = 1;
 	cc.backend = app->cfg.backend;
 	cc.cpus = app->cfg.cpus;
 	cc.nr_cpus = app->cfg.nr_cpus;
