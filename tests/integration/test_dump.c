@@ -49,8 +49,13 @@ static int setup_group(void **state)
 	snprintf(dir, sizeof(dir), "%s", d);
 	free(d);
 	snprintf(out, sizeof(out), "%s/out", dir);
+	/*
+	 * 400 ms of work(): its own samples are ~1 in 25 (the rest are in
+	 * clock_gettime), and a loaded machine gives it a fraction of the
+	 * CPU; 150 ms left work() without a sample now and then.
+	 */
 	snprintf(cmd, sizeof(cmd),
-		 "%s -q -b sample -o %s -- " PROGS "crash 150 >/dev/null 2>&1",
+		 "%s -q -b sample -o %s -- " PROGS "crash 400 >/dev/null 2>&1",
 		 PTBPF_BIN, out);
 	st = system(cmd);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 139)
