@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <linux/bpf.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -578,6 +580,60 @@ static inline int perf_fds(pid_t pid)
 	memset(&h, 0, sizeof(h));
 	n = held_add(&h, pid);
 	return n < 0 ? 0 : h.perf;
+}
+
+/*
+ * The value of global @var of the BPF program (in a map whose name ends
+ * in ".bss") of the objects in @h, or -1: read by map id, with the
+ * variable's offset from the map's BTF, so a test can wait for what the
+ * BPF side counts (e.g. lost_events) while ptbpf itself is stopped.
+ */
+static inline long long held_bpf_global(const struct held *h, const char *var)
+{
+	long long v = -1;
+	int i;
+
+	for (i = 0; i < h->n[HELD_MAP] && v < 0; i++) {
+		struct bpf_map_info info;
+		__u32 len = sizeof(info), key = 0, j;
+		const struct btf_type *t;
+		struct btf_var_secinfo *vs;
+		struct btf *btf;
+		char *val;
+		int fd;
+
+		fd = bpf_map_get_fd_by_id(h->id[HELD_MAP][i]);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+		    !strstr(info.name, ".bss") || !info.btf_id ||
+		    !(btf = btf__load_from_kernel_by_id(info.btf_id))) {
+			close(fd);
+			continue;
+		}
+		t = btf__type_by_id(btf, info.btf_value_type_id);
+		val = calloc(1, info.value_size);
+		if (t && btf_is_datasec(t) && val &&
+		    !bpf_map_lookup_elem(fd, &key, val)) {
+			vs = btf_var_secinfos(t);
+			for (j = 0; j < btf_vlen(t); j++, vs++) {
+				const struct btf_type *vt =
+					btf__type_by_id(btf, vs->type);
+
+				if (vt &&
+				    !strcmp(btf__name_by_offset(btf,
+								vt->name_off),
+					    var) &&
+				    vs->size == 8)
+					memcpy(&v, val + vs->offset, 8);
+			}
+		}
+		free(val);
+		btf__free(btf);
+		close(fd);
+	}
+	return v;
 }
 
 /*

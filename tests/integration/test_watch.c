@@ -509,9 +509,8 @@ static void test_lost_events_resync(void **state)
 {
 	struct fx *f = *state;
 	char *targv[] = { PROGS "spin", "1", "churn", NULL };
-	char *seq, *p;
-
-	char trig[32];
+	char *seq, *p, trig[32];
+	int i;
 
 	need_root();
 	/* cpu scope: the catch-up is a pause (process scope needs none) */
@@ -519,8 +518,11 @@ static void test_lost_events_resync(void **state)
 	start_on_pid(f, targv);
 	assert_true(wait_events(f->dir, "resume", 1, 5));
 	kill(f->ptbpf, SIGSTOP);
-	/* ~2 events a thread, a thread every ~2 ms: past the ring's 1,365 */
-	msleep(4000);
+	/* ~2 events a thread, a thread every ~2 ms: until the ring is full */
+	for (i = 0; i < 3000 && held_bpf_global(&f->held, "lost_events") <= 0;
+	     i++)
+		msleep(10);
+	assert_true(held_bpf_global(&f->held, "lost_events") > 0);
 	kill(f->target, SIGSTOP);
 	assert_true(wait_stopped(f->target, 1, 5));
 	kill(f->ptbpf, SIGCONT);
