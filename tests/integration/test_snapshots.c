@@ -233,7 +233,7 @@ static void read_samples(const char *snapdir, struct smps *s)
 
 	memset(s, 0, sizeof(*s));
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data --ns "
+		 "perf script -G -i %s/perf.data --ns "
 		 "-F comm,pid,tid,cpu,time,ip,sym 2>/dev/null",
 		 snapdir);
 	out = run_out(cmd, &st);
