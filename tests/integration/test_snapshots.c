@@ -1425,7 +1425,7 @@ static void read_records(const char *snapdir, struct recs *r)
 	int st, off;
 
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data --ns --show-switch-events "
+		 "perf script -G -i %s/perf.data --ns --show-switch-events "
 		 "-F pid,tid,cpu,time 2>/dev/null",
 		 snapdir);
 	out = run_out(cmd, &st);
@@ -1629,9 +1629,10 @@ static void test_scope_children_stay_out(void **state)
 	read_all_records(f, &r);
 	assert_true(check_scoped(f, &r, f->target, false) > 100);
 	snap_dir(f, 1, dir, sizeof(dir));
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
-		 dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
+		dir);
 	syms = run_out(cmd, NULL);
 	assert_non_null(strstr(syms, "parent_spin"));
 	if (strstr(syms, "child_spin"))
@@ -1656,7 +1657,7 @@ static void test_scope_process_exec(void **state)
 	assert_int_equal(count_events(f->out, "exec"), 2);
 	snap_dir(f, 1, dir, sizeof(dir));
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F comm,ip,sym 2>/dev/null | "
+		 "perf script -G -i %s/perf.data -F comm,ip,sym 2>/dev/null | "
 		 "grep -c 'worker .*checksum'",
 		 dir);
 	syms = run_out(cmd, NULL);
