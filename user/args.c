@@ -20,6 +20,7 @@ enum long_only {
 	OPT_CALL_GRAPH,
 	OPT_SCOPE,
 	OPT_MAX_EVENTS,
+	OPT_GRACE,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +40,7 @@ static const struct option long_opts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
+	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -58,6 +60,7 @@ void args_usage(FILE *f)
 	      "  -C, --cpus LIST          CPUs to trace, e.g. 0-3,8 (default: all online)\n"
 	      "  -t, --trigger LIST       stop,fatal,exit,none (default stop,fatal,exit)\n"
 	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
+	      "                           (0, the default, keeps them all)\n"
 	      "      --full               each snapshot holds whole buffers\n"
 	      "      --format LIST        perf,lldb (default both)\n"
 	      "      --scope NAME         auto | process | cgroup | cpu (default auto:\n"
@@ -73,9 +76,13 @@ void args_usage(FILE *f)
 	      "      --call-graph MODE    sample backend call stacks: fp (default: frame pointers),\n"
 	      "                           dwarf[,SIZE] (user registers and SIZE bytes of stack,\n"
 	      "                           default 8192, for code without frame pointers), none\n"
+	      "      --grace DURATION     at the end, how long a started command has after\n"
+	      "                           SIGTERM before SIGKILL, e.g. 500ms, 10s (default 3s)\n"
 	      "  -q, --quiet  -v, --verbose  -h, --help  -V, --version\n"
 	      "\n"
-	      "SIGUSR2 takes a snapshot now; SIGINT/SIGTERM end the run after a last one.\n",
+	      "SIGUSR2 takes a snapshot now. SIGINT, SIGTERM and SIGHUP end the run after a\n"
+	      "last snapshot; a started command gets SIGTERM, and a second SIGINT or SIGTERM\n"
+	      "ends it with SIGKILL at once. One run per output directory at a time.\n",
 	      f);
 }
 
@@ -169,6 +176,32 @@ int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode,
 	} else {
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int args_parse_duration(const char *s, unsigned long long max_ms,
+			unsigned long long *out)
+{
+	unsigned long long v, mult;
+	char *end;
+
+	if (!s || !out || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (!strcmp(end, "ms"))
+		mult = 1;
+	else if (!*end || !strcmp(end, "s"))
+		mult = 1000;
+	else if (!strcmp(end, "m"))
+		mult = 60 * 1000;
+	else
+		return -EINVAL;
+	if (v > max_ms / mult)
+		return -ERANGE;
+	*out = v * mult;
 	return 0;
 }
 
@@ -280,6 +313,7 @@ static void defaults(struct config *cfg)
 	cfg->backend = BACKEND_AUTO;
 	cfg->triggers = TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT;
 	cfg->formats = FORMAT_PERF | FORMAT_LLDB;
+	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
 }
 
 static const char *const trigger_names[] = { "stop", "fatal", "exit", "none",
@@ -369,6 +403,14 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 				err, errlen,
 				"invalid format list '%s': use perf, lldb or perf,lldb",
 				arg);
+		return 0;
+	case OPT_GRACE:
+		if (args_parse_duration(arg, ARGS_GRACE_MS_MAX, &v))
+			return fail(
+				err, errlen,
+				"invalid grace period '%s': use e.g. 500ms, 3s, 1m (at most 1 hour)",
+				arg);
+		cfg->grace_ms = (unsigned int)v;
 		return 0;
 	case OPT_FULL:
 		cfg->full = true;

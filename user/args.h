@@ -47,6 +47,7 @@ struct config {
 	unsigned int freq; /* -F: sample backend, Hz; 0: the default */
 	enum ptbpf_callgraph call_graph; /* --call-graph; default fp */
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
+	unsigned int grace_ms; /* --grace: SIGTERM to SIGKILL, for a command */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 	bool help;
 	bool version;
@@ -67,6 +68,17 @@ void args_free(struct config *cfg);
  * value, -ERANGE when it does not fit.
  */
 int args_parse_size(const char *s, unsigned long long *out);
+
+/* The default --grace: how long a command has to end after SIGTERM. */
+#define ARGS_GRACE_MS_DEFAULT 3000
+#define ARGS_GRACE_MS_MAX (3600 * 1000)
+
+/*
+ * "3", "3s", "500ms", "2m", "0": milliseconds into @out (no unit: seconds).
+ * Returns -EINVAL on a malformed value, -ERANGE above @max_ms.
+ */
+int args_parse_duration(const char *s, unsigned long long max_ms,
+			unsigned long long *out);
 
 /*
  * "0-3,8" into a sorted array without duplicates (malloc'd). Returns

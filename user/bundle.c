@@ -196,6 +196,9 @@ static void cores_json(const struct snapshot *s, struct json *j)
 		json_u64(j, "head", c->head);
 		json_u64(j, "tsc", c->tsc);
 		json_u64(j, "paused_ns", c->paused_ns);
+		json_u64(j, "copy_ns", c->copy_ns);
+		/* process scope: the target did not run there, nothing new */
+		json_bool(j, "read", !c->unchanged);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -330,8 +333,7 @@ static ssize_t cpu_wide(const struct perf_event_header *h,
 	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
 	size_t body = h->size - sizeof(*h);
 
-	if (h->size < sizeof(*h) ||
-	    h->size + sizeof(unknown) > PERFREC_MAX)
+	if (h->size < sizeof(*h) || h->size + sizeof(unknown) > PERFREC_MAX)
 		return -EBADMSG;
 	w->type = PERF_RECORD_SWITCH_CPU_WIDE;
 	w->misc = h->misc;

@@ -4,6 +4,7 @@
  * args -> target -> watch -> cores -> output -> snapshots -> control -> loop.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "say.h"
 #include "scope.h"
 #include "snapshot.h"
 #include "target.h"
@@ -28,6 +30,8 @@
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
+/* How long the last human lines may take to reach a slow stderr. */
+#define SAY_EXIT_WAIT_MS 500
 
 struct app {
 	struct config cfg;
@@ -45,7 +49,8 @@ struct app {
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
-	char err[512];
+	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
+	char err[PATH_MAX + 512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
 	char cache_dir[512]; /* perf's build-id cache */
 };
@@ -115,7 +120,7 @@ static bool cpu_ran(void *ctx, int cpu)
 
 static int fail(struct app *app)
 {
-	fprintf(stderr, "ptbpf: %s\n", app->err);
+	say("ptbpf: %s\n", app->err);
 	return EXIT_SETUP;
 }
 
@@ -317,6 +322,8 @@ static int open_cores(struct app *app)
 	cc.nr_tids = app->nr_tids;
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
+	/* sample backend: per-CPU events behind the filter (see cores.h) */
+	cc.sample_filter_fd = watch_sample_filter(app->watch, !app->cfg.cmd);
 	cc.backend = app->cfg.backend;
 	cc.cpus = app->cfg.cpus;
 	cc.nr_cpus = app->cfg.nr_cpus;
@@ -354,6 +361,7 @@ static int open_output(struct app *app)
 		.verbosity = app->cfg.verbosity,
 		.buildid_cache =
 			buildcache_dir(app->cache_dir, sizeof(app->cache_dir)),
+		.run = app->run,
 		.scope_why = app->scope_why,
 		.cpu_ran = cpu_ran,
 		.cpu_ran_ctx = app,
@@ -365,12 +373,21 @@ static int open_output(struct app *app)
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
+	if (ret == -EINVAL || ret == -ENXIO) {
+		snprintf(
+			app->err, sizeof(app->err),
+			"%s/events.jsonl is not a regular file (a FIFO or device?): refusing to write there",
+			app->cfg.output);
+		return ret;
+	}
 	if (ret) {
 		snprintf(app->err, sizeof(app->err),
 			 "can't write %s/events.jsonl: %s", app->cfg.output,
 			 strerror(-ret));
 		return ret;
 	}
+	eventlog_new_run(app->run);
+	eventlog_set_run(&app->log, app->run);
 	sc.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
 	app->snaps = snapshots_start(&sc, app->cores, &app->log, app->err,
@@ -406,8 +423,8 @@ static int start_watching(struct app *app)
 			-1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
-	if (app->cfg.verbosity >= 0)
-		fputs(app->notes, stderr);
+	if (app->cfg.verbosity >= 0 && app->notes[0])
+		say("%s", app->notes);
 	control_announce(&app->ctl);
 	return 0;
 }
@@ -416,10 +433,9 @@ static int setup(struct app *app)
 {
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
-	loop_block_signals();
+	loop_setup_signals();
 	if (loop_set_realtime() && app->cfg.verbosity > 0)
-		fprintf(stderr,
-			"ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
+		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
 	if (setup_target(app))
 		return -ESRCH;
@@ -429,6 +445,7 @@ static int setup(struct app *app)
 		return -errno;
 	if (open_cores(app) || open_output(app))
 		return -EIO;
+	loop_block_signals();
 	return start_watching(app);
 }
 
@@ -454,6 +471,7 @@ static int run(struct app *app)
 			.ctl = &app->ctl,
 			.watch = app->watch,
 			.target = &app->target,
+			.grace_ms = app->cfg.grace_ms,
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
@@ -461,7 +479,7 @@ static int run(struct app *app)
 	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {
-		fprintf(stderr, "ptbpf: %s\n", res.error);
+		say("ptbpf: %s\n", res.error);
 		return EXIT_SETUP;
 	}
 	return res.status >= 0 && app->cfg.cmd ? res.status : 0;
@@ -505,7 +523,11 @@ int main(int argc, char **argv)
 		args_free(&app.cfg);
 		return 0;
 	}
+	/* from here on no human line may make ptbpf wait (say.h) */
+	say_start(STDERR_FILENO);
 	ret = run(&app);
 	cleanup(&app);
+	/* a stderr nobody reads gets a moment, not the power to hang us */
+	say_stop(SAY_EXIT_WAIT_MS);
 	return ret;
 }

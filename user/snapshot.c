@@ -2,7 +2,9 @@
 /* Snapshots: staging, the bounded queue and the writer thread (snapshot.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "args.h"
 #include "cpuinfo.h"
 #include "procinfo.h"
+#include "say.h"
 #include "snapshot.h"
 #include "threadnames.h"
 #include "snapwrite.h"
@@ -129,6 +132,18 @@ static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost,
 	return bytes;
 }
 
+/* The longest copy of one core's rings: the cost a snapshot can't avoid. */
+static uint64_t copy_max(const struct snapshot *snap)
+{
+	uint64_t max = 0;
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_cores; i++)
+		if (snap->cores[i].copy_ns > max)
+			max = snap->cores[i].copy_ns;
+	return max;
+}
+
 static void log_written(struct snapshots *s, const struct snapshot *snap,
 			const char *path, uint64_t write_ns)
 {
@@ -155,12 +170,13 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	json_u64(j, "sideband_lost_bytes", sb_lost);
 	json_u64(j, "paused_max_ns", pmax);
 	json_u64(j, "paused_total_ns", psum);
+	json_u64(j, "copy_max_ns", copy_max(snap));
 	json_u64(j, "write_ns", write_ns);
 	eventlog_end(&s->wlog);
 	if (s->cfg.verbosity >= 0)
-		fprintf(stderr, "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s\n",
-			(unsigned long long)snap->id, snap->trigger, path,
-			bytes / 1024.0, wrapped ? ", wrapped" : "");
+		say("ptbpf: snapshot %llu (%s): %s, %.1f KiB%s\n",
+		    (unsigned long long)snap->id, snap->trigger, path,
+		    bytes / 1024.0, wrapped ? ", wrapped" : "");
 }
 
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
@@ -178,12 +194,13 @@ static void write_one(struct snapshots *s, struct slot *sl)
 {
 	struct snapwrite_opts o = {
 		.out_dir = s->cfg.out_dir,
+		.dirfd = s->cfg.dirfd,
 		.uid = s->cfg.uid,
 		.gid = s->cfg.gid,
 		.formats = bundle_formats(s->cfg.formats),
 		.buildid_cache = s->cfg.buildid_cache,
 	};
-	char path[512], err[512];
+	char path[PATH_MAX + 32], err[PATH_MAX + 256];
 	uint64_t t0 = now_ns();
 	int ret;
 
@@ -205,15 +222,15 @@ static void write_one(struct snapshots *s, struct slot *sl)
 	if (ret) {
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
 		if (s->cfg.verbosity >= 0)
-			fprintf(stderr, "ptbpf: snapshot %llu lost: %s\n",
-				(unsigned long long)sl->snap.id, err);
+			say("ptbpf: snapshot %llu lost: %s\n",
+			    (unsigned long long)sl->snap.id, err);
 		return;
 	}
 	s->written++;
 	log_written(s, &sl->snap, path, now_ns() - t0);
 	if (s->cfg.max_snapshots &&
-	    snapwrite_rotate(s->cfg.out_dir, s->cfg.max_snapshots, err,
-			     sizeof(err)) < 0)
+	    snapwrite_rotate(s->cfg.dirfd, s->cfg.out_dir, s->cfg.max_snapshots,
+			     err, sizeof(err)) < 0)
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
 }
 
@@ -276,6 +293,19 @@ static int init_shared(struct snapshots *s)
 	return 0;
 }
 
+/* The writer takes no signal: they are the control thread's (signalfd). */
+static int start_writer(struct snapshots *s)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&s->thread, NULL, writer_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
 static void destroy(struct snapshots *s)
 {
 	unsigned int i;
@@ -323,7 +353,8 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
 	ret = eventlog_open(&s->wlog, cfg->dirfd, cfg->uid, cfg->gid);
 	if (ret)
 		goto fail;
-	ret = -pthread_create(&s->thread, NULL, writer_main, s);
+	eventlog_set_run(&s->wlog, cfg->run);
+	ret = start_writer(s);
 	if (ret)
 		goto fail;
 	s->thread_started = true;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ struct job {
 
 static int fail(struct job *b, int ret, const char *fmt, ...)
 {
-	char what[256];
+	char what[PATH_MAX + 128];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -268,7 +269,10 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	id = snap->id;
 	snprintf(tmp, sizeof(tmp), TMP_FMT, id);
 	snprintf(final, sizeof(final), FINAL_FMT, id);
-	outfd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	outfd = o->dirfd >= 0 ?
+			fcntl(o->dirfd, F_DUPFD_CLOEXEC, 0) :
+			open(o->out_dir,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (outfd < 0)
 		return fail(&b, -errno, "%s", o->out_dir);
 	if (faccessat(outfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -290,8 +294,10 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	if (ret && b.made)
 		remove_tree(outfd, tmp);
 	close(outfd);
-	if (!ret && path && path_len)
-		snprintf(path, path_len, "%s/%s", o->out_dir, final);
+	if (!ret && path && path_len &&
+	    snprintf(path, path_len, "%s/%s", o->out_dir, final) >=
+		    (int)path_len)
+		return -ENAMETOOLONG; /* written, but never named cut */
 	return ret;
 }
 
@@ -352,27 +358,34 @@ static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
 	return 0;
 }
 
-int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
-		     size_t err_len)
+int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep,
+		     char *err, size_t err_len)
 {
 	unsigned long long *ids;
-	int removed = 0, ret, first = 0;
+	int removed = 0, ret, first = 0, fd;
 	char name[64];
 	size_t n, i;
 	DIR *d;
 
-	if (!out_dir)
-		return -EINVAL;
+	if (outfd < 0)
+		return -EBADF;
 	if (!keep)
 		return 0;
-	d = opendir(out_dir);
+	if (!out_dir)
+		out_dir = ".";
+	/* a descriptor of our own: closedir() closes it, rewind reads anew */
+	fd = fcntl(outfd, F_DUPFD_CLOEXEC, 0);
+	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		ret = -errno;
+		if (fd >= 0)
+			close(fd);
 		if (err && err_len)
 			snprintf(err, err_len, "%s: %s", out_dir,
 				 strerror(-ret));
 		return ret;
 	}
+	rewinddir(d);
 	ret = list_ids(d, &ids, &n);
 	for (i = keep; !ret && i < n; i++) {
 		snprintf(name, sizeof(name), FINAL_FMT, ids[i]);

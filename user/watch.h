@@ -44,8 +44,18 @@ int watch_consume(struct watch *w);
 /* Events the BPF program could not reserve ring-buffer space for, so far. */
 unsigned long long watch_lost(const struct watch *w);
 
-/* The process state as the BPF program holds it now. */
-int watch_state(const struct watch *w);
+/*
+ * The process state as the BPF program holds it now (enum
+ * ptbpf_proc_state); @seq (may be NULL) gets the number of the last
+ * transition, the seq of its event.
+ */
+int watch_state(const struct watch *w, unsigned long long *seq);
+
+/*
+ * True once the target took a fatal signal with its default action (the
+ * kernel is ending it): a pause for a fatal event holds until its exit.
+ */
+bool watch_dying(const struct watch *w);
 
 /* Live and stopped thread counts, as the BPF program holds them. */
 void watch_counts(const struct watch *w, int *live, int *stopped);
@@ -56,6 +66,15 @@ void watch_counts(const struct watch *w, int *live, int *stopped);
  * the first call (a thread may have been on it since before the attach).
  */
 bool watch_cpu_take(struct watch *w, int cpu);
+
+/*
+ * The descriptor of the sample_filter program (a BPF_PROG_TYPE_PERF_EVENT
+ * program that drops every sample not of the target) for
+ * PERF_EVENT_IOC_SET_BPF; it stays valid until watch_close(). With @open
+ * it passes the target's samples from now on (--pid); else from the
+ * target's next exec (a command held before its exec).
+ */
+int watch_sample_filter(struct watch *w, bool open);
 
 /* Detaches and unloads everything; safe on NULL. */
 void watch_close(struct watch *w);

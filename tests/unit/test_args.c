@@ -74,6 +74,10 @@ static const struct bad_case bad_cases[] = {
 	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
 	{ "--max-events 0 -p 1", "invalid event limit '0'" },
 	{ "--max-events x -p 1", "invalid event limit 'x'" },
+	{ "--grace -p 1", "invalid grace period '-p'" },
+	{ "--grace 3h -p 1", "invalid grace period '3h'" },
+	{ "--grace 61m -p 1", "invalid grace period '61m'" },
+	{ "--grace s -p 1", "invalid grace period 's'" },
 };
 
 static void test_bad(void **state)
@@ -108,6 +112,7 @@ static void test_defaults(void **state)
 			 TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
 	assert_int_equal(cfg.formats, FORMAT_PERF | FORMAT_LLDB);
 	assert_int_equal(cfg.max_snapshots, 0);
+	assert_int_equal(cfg.grace_ms, 3000);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
 	assert_int_equal(cfg.scope, SCOPE_AUTO);
 	assert_int_equal(cfg.max_events, 0);
@@ -128,7 +133,7 @@ static void test_everything(void **state)
 		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
 		      "-n 3 --full --format perf --no-pause --kernel "
 		      "--cgroup=/sys/fs/cgroup/x -F 997 --call-graph dwarf,16K "
-		      "-v -- ./server --port 8080",
+		      "-v --grace 250ms -- ./server --port 8080",
 		      &cfg, err, sizeof(err)),
 		0);
 	assert_int_equal(cfg.pid, 0);
@@ -153,6 +158,7 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.freq, 997);
 	assert_int_equal(cfg.call_graph, CALLGRAPH_DWARF);
 	assert_int_equal(cfg.stack_size, 16384);
+	assert_int_equal(cfg.grace_ms, 250);
 	args_free(&cfg);
 }
 
@@ -191,6 +197,37 @@ static void test_callgraph(void **state)
 	assert_int_equal(args_parse_callgraph(NULL, &mode, &stack), -EINVAL);
 	assert_int_equal(args_parse_callgraph("fp", NULL, &stack), -EINVAL);
 	assert_int_equal(args_parse_callgraph("fp", &mode, NULL), -EINVAL);
+}
+
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		unsigned long long ms;
+	} cases[] = {
+		{ "0", 0, 0 },		{ "3", 0, 3000 },
+		{ "3s", 0, 3000 },	{ "500ms", 0, 500 },
+		{ "2m", 0, 120000 },	{ "60m", 0, 3600000 },
+		{ "61m", -ERANGE, 0 },	{ "3h", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },	{ "-1", -EINVAL, 0 },
+		{ "1.5s", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 },
+	};
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 12345;
+		assert_int_equal(args_parse_duration(cases[i].s,
+						     ARGS_GRACE_MS_MAX, &v),
+				 cases[i].ret);
+		if (!cases[i].ret)
+			assert_int_equal(v, cases[i].ms);
+		else
+			assert_int_equal(v, 12345);
+	}
+	assert_int_equal(args_parse_duration(NULL, 1, &v), -EINVAL);
+	assert_int_equal(args_parse_duration("1", 1000, NULL), -EINVAL);
 }
 
 /* Options after the command belong to the command, not to ptbpf. */
@@ -336,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_callgraph),
+		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_null),
