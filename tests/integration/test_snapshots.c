@@ -223,7 +223,10 @@ static char *run_out(const char *cmd, int *status)
 	return out;
 }
 
-/* Samples of @snapdir/perf.data as `perf script` prints them. */
+/*
+ * Samples of @snapdir/perf.data as `perf script` prints them; -G: the
+ * sampled function alone, not the call stack below each sample.
+ */
 static void read_samples(const char *snapdir, struct smps *s)
 {
 	char cmd[800], *out, *line, *save;
@@ -234,7 +237,7 @@ static void read_samples(const char *snapdir, struct smps *s)
 	memset(s, 0, sizeof(*s));
 	snprintf(cmd, sizeof(cmd),
 		 "perf script -i %s/perf.data --ns "
-		 "-F comm,pid,tid,cpu,time,ip,sym 2>/dev/null",
+		 "-F comm,pid,tid,cpu,time,ip,sym -G 2>/dev/null",
 		 snapdir);
 	out = run_out(cmd, &st);
 	assert_int_equal(st, 0);
@@ -1619,9 +1622,10 @@ static void test_scope_children_stay_out(void **state)
 	read_all_records(f, &r);
 	assert_true(check_scoped(f, &r, f->target, false) > 100);
 	snap_dir(f, 1, dir, sizeof(dir));
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
-		 dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"perf script -i %s/perf.data -F ip,sym -G 2>/dev/null | sort -u",
+		dir);
 	syms = run_out(cmd, NULL);
 	assert_non_null(strstr(syms, "parent_spin"));
 	if (strstr(syms, "child_spin"))
@@ -1646,7 +1650,7 @@ static void test_scope_process_exec(void **state)
 	assert_int_equal(count_events(f->out, "exec"), 2);
 	snap_dir(f, 1, dir, sizeof(dir));
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F comm,ip,sym 2>/dev/null | "
+		 "perf script -i %s/perf.data -F comm,ip,sym -G 2>/dev/null | "
 		 "grep -c 'worker .*checksum'",
 		 dir);
 	syms = run_out(cmd, NULL);
