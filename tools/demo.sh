@@ -56,8 +56,8 @@ if [ -n "$snaps" ]; then
 		perf report -i "$fatal/perf.data" --comm demo --stdio --sort sym 2>/dev/null |
 			grep -v '^#' | grep -v '^$' | head -n 8
 		echo
-		echo "== perf script -i $fatal/perf.data --comm demo | tail -n 5 (its very last samples):"
-		perf script -i "$fatal/perf.data" --comm demo -F tid,time,ip,sym 2>/dev/null | tail -n 5
+		echo "== perf script -G -i $fatal/perf.data --comm demo | tail -n 5 (its very last samples):"
+		perf script -G -i "$fatal/perf.data" --comm demo -F tid,time,ip,sym 2>/dev/null | tail -n 5
 	fi
 	if [ -x ./ptbpf-dump ]; then
 		echo

@@ -233,7 +233,7 @@ static void read_samples(const char *snapdir, struct smps *s)
 
 	memset(s, 0, sizeof(*s));
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data --ns "
+		 "perf script -G -i %s/perf.data --ns "
 		 "-F comm,pid,tid,cpu,time,ip,sym 2>/dev/null",
 		 snapdir);
 	out = run_out(cmd, &st);
@@ -628,7 +628,9 @@ static void test_full_disk(void **state)
 	assert_int_equal(count_events(f->out, "stop"), 10);
 	assert_int_equal(count_events(f->out, "run"), 10);
 	assert_int_equal(count_events(f->out, "snapshot"), complete);
-	assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
+	/* the disk may be too full for the end line itself: then no status */
+	if (count_events(f->out, "end"))
+		assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
 }
 
 /*
@@ -1630,7 +1632,7 @@ static void test_scope_children_stay_out(void **state)
 	assert_true(check_scoped(f, &r, f->target, false) > 100);
 	snap_dir(f, 1, dir, sizeof(dir));
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
+		 "perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
 		 dir);
 	syms = run_out(cmd, NULL);
 	assert_non_null(strstr(syms, "parent_spin"));
@@ -1656,7 +1658,7 @@ static void test_scope_process_exec(void **state)
 	assert_int_equal(count_events(f->out, "exec"), 2);
 	snap_dir(f, 1, dir, sizeof(dir));
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F comm,ip,sym 2>/dev/null | "
+		 "perf script -G -i %s/perf.data -F comm,ip,sym 2>/dev/null | "
 		 "grep -c 'worker .*checksum'",
 		 dir);
 	syms = run_out(cmd, NULL);
