@@ -174,7 +174,7 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
 	return 0;
 }
 
-static bool thread_live(const char *proc, pid_t pid, const char *tid)
+char target_thread_state(const char *proc, pid_t pid, const char *tid)
 {
 	char path[96], buf[512], *p;
 	ssize_t n;
@@ -183,14 +183,22 @@ static bool thread_live(const char *proc, pid_t pid, const char *tid)
 	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, pid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	buf[n] = '\0';
+	/* the comm field may hold spaces and parentheses */
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static bool thread_live(const char *proc, pid_t pid, const char *tid)
+{
+	char st = target_thread_state(proc, pid, tid);
+
+	return st && st != 'Z' && st != 'X';
 }
 
 int target_threads(const char *proc, pid_t pid, pid_t **tids)

@@ -53,6 +53,14 @@ void target_abort(struct target *t);
 void target_close(struct target *t);
 
 /*
+ * The state letter of thread @tid (a decimal string) of process @pid in
+ * @proc/PID/task/TID/stat: 'R', 'S', 'T' (job-control stop), 't' (ptrace
+ * stop), 'Z' or 'X' (exited; a leader that called pthread_exit() stays a
+ * zombie while its other threads run on) ...; 0 when it is not there.
+ */
+char target_thread_state(const char *proc, pid_t pid, const char *tid);
+
+/*
  * The live threads of process @pid from @proc/PID/task (zombie threads,
  * e.g. a leader that called pthread_exit(), are left out: perf can't bind
  * to them), into a malloc'd array. Returns the count (0 when none is

@@ -1502,6 +1502,18 @@ static size_t check_scoped(const struct fx *f, const struct recs *r, int pid,
 	return mine;
 }
 
+/* @n stop/continue cycles @run_ms apart, each stop @hold_ms, then @run_ms. */
+static void cycles(struct fx *f, int n, int run_ms, int hold_ms)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		msleep(run_ms);
+		stop_cont(f, i, true, hold_ms);
+	}
+	msleep(run_ms);
+}
+
 /* One busy unrelated process per core (2 cores here). */
 static void spawn_neighbours(struct fx *f)
 {
@@ -1539,16 +1551,11 @@ static void test_scope_process_command(void **state)
 	struct fx *f = *state;
 	struct recs r;
 	size_t mine;
-	int i;
 
 	need_root();
 	spawn_neighbours(f);
 	start(f, opts, targv, false);
-	for (i = 0; i < 3; i++) {
-		msleep(300);
-		stop_cont(f, i, true, 200);
-	}
-	msleep(300);
+	cycles(f, 3, 300, 200);
 	/* ptbpf ends the command with SIGTERM and exits with its status */
 	assert_int_equal(finish(f), 128 + SIGTERM);
 	scope_of_run(f, "process");
@@ -1591,16 +1598,11 @@ static void test_scope_process_pid_threads(void **state)
 	struct fx *f = *state;
 	struct recs r;
 	size_t tids;
-	int i;
 
 	need_root();
 	spawn_neighbours(f);
 	start(f, opts, targv, true);
-	for (i = 0; i < 2; i++) {
-		msleep(500);
-		stop_cont(f, i, true, 200);
-	}
-	msleep(300);
+	cycles(f, 2, 500, 200);
 	assert_int_equal(finish(f), 0);
 	scope_of_run(f, "process");
 	read_all_records(f, &r);
@@ -1695,9 +1697,7 @@ static void test_scope_cgroup_command(void **state)
 	if (!strstr(own, leaf))
 		fail_msg("the command is not in a cgroup of its own: %s", own);
 	free(own);
-	msleep(400);
-	stop_cont(f, 0, true, 200);
-	msleep(300);
+	cycles(f, 1, 400, 200);
 	assert_int_equal(finish(f), 128 + SIGTERM);
 	scope_of_run(f, "cgroup");
 	read_all_records(f, &r);
@@ -1774,15 +1774,11 @@ static void test_scope_reads_only_its_cpus(void **state)
 	char *targv[] = { "taskset", "-c", "0", PROGS "spin", NULL };
 	char path[700], *json, *c1;
 	struct fx *f = *state;
-	int i;
 
 	need_root();
 	assert_true(sysconf(_SC_NPROCESSORS_ONLN) >= 2);
 	start(f, opts, targv, false);
-	for (i = 0; i < 2; i++) {
-		msleep(300);
-		stop_cont(f, i, true, 50);
-	}
+	cycles(f, 2, 300, 50);
 	assert_int_equal(finish(f), 128 + SIGTERM);
 	snprintf(path, sizeof(path), "%s/snapshot-000002/ptbpf.json", f->out);
 	json = slurp(path);
