@@ -16,6 +16,8 @@ enum long_only {
 	OPT_NO_PAUSE,
 	OPT_KERNEL,
 	OPT_CGROUP,
+	OPT_MAX_SIZE,
+	OPT_MIN_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -26,6 +28,8 @@ static const struct option long_opts[] = {
 	{ "cpus", required_argument, NULL, 'C' },
 	{ "trigger", required_argument, NULL, 't' },
 	{ "max-snapshots", required_argument, NULL, 'n' },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
 	{ "full", no_argument, NULL, OPT_FULL },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
@@ -48,8 +52,14 @@ void args_usage(FILE *f)
 	      "  -b, --backend NAME       auto | intel-pt | sample\n"
 	      "  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
 	      "  -C, --cpus LIST          CPUs to trace, e.g. 0-3,8 (default: all online)\n"
-	      "  -t, --trigger LIST       stop,fatal,exit,none (default stop,fatal,exit)\n"
+	      "  -t, --trigger LIST       stop,fatal,exit,step,none (default stop,fatal,exit;\n"
+	      "                           step: a debugger's single-steps get snapshots too)\n"
 	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
+	      "      --max-size SIZE      keep the snapshots within SIZE bytes, e.g. 100M\n"
+	      "                           (the oldest are removed first)\n"
+	      "      --min-interval TIME  fold stops closer than TIME (e.g. 500ms) to the\n"
+	      "                           last snapshot into the next; the last stop\n"
+	      "                           always gets one\n"
 	      "      --full               each snapshot holds whole buffers\n"
 	      "      --format LIST        perf,lldb (default both)\n"
 	      "      --no-pause           never pause collection\n"
@@ -112,6 +122,35 @@ int args_parse_size(const char *s, unsigned long long *out)
 		return -ERANGE;
 	*out = v * mult;
 	return 0;
+}
+
+int args_parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },  { "s", 1e9 },
+		      { "", 1e9 }, { "m", 60e9 }, { "min", 60e9 } };
+	double v;
+	char *end;
+	size_t i;
+
+	if (!s || !ns || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE)
+		return -ERANGE;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v *= units[i].mult;
+		if (v >= 18446744073709551615.0)
+			return -ERANGE;
+		*ns = (unsigned long long)v;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 static int parse_uint(const char *s, unsigned long long max,
@@ -238,10 +277,10 @@ static void defaults(struct config *cfg)
 	cfg->formats = FORMAT_PERF | FORMAT_LLDB;
 }
 
-static const char *const trigger_names[] = { "stop", "fatal", "exit", "none",
-					     NULL };
+static const char *const trigger_names[] = { "stop", "fatal", "exit",
+					     "step", "none",  NULL };
 static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,
-					     TRIGGER_EXIT, 0 };
+					     TRIGGER_EXIT, TRIGGER_STEP, 0 };
 static const char *const format_names[] = { "perf", "lldb", NULL };
 static const unsigned int format_bits[] = { FORMAT_PERF, FORMAT_LLDB };
 
@@ -292,7 +331,7 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 			       &cfg->triggers))
 			return fail(
 				err, errlen,
-				"invalid trigger list '%s': use stop,fatal,exit or none",
+				"invalid trigger list '%s': use stop,fatal,exit,step or none",
 				arg);
 		return 0;
 	case 'n':
@@ -300,6 +339,22 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 			return fail(err, errlen, "invalid snapshot count '%s'",
 				    arg);
 		cfg->max_snapshots = (unsigned int)v;
+		return 0;
+	case OPT_MAX_SIZE:
+		if (args_parse_size(arg, &v) || v == 0)
+			return fail(
+				err, errlen,
+				"invalid --max-size '%s': use e.g. 500M, 2G",
+				arg);
+		cfg->max_size = v;
+		return 0;
+	case OPT_MIN_INTERVAL:
+		if (args_parse_duration(arg, &v))
+			return fail(
+				err, errlen,
+				"invalid --min-interval '%s': use e.g. 500ms, 2s",
+				arg);
+		cfg->min_interval_ns = v;
 		return 0;
 	case OPT_FORMAT:
 		if (parse_list(arg, format_names, format_bits, &cfg->formats))

@@ -19,6 +19,7 @@ enum trigger_bits {
 	TRIGGER_STOP = 1 << 0,
 	TRIGGER_FATAL = 1 << 1,
 	TRIGGER_EXIT = 1 << 2,
+	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
 };
 
 enum format_bits {
@@ -36,6 +37,8 @@ struct config {
 	unsigned int nr_cpus;
 	unsigned int triggers; /* enum trigger_bits */
 	unsigned int max_snapshots; /* 0: keep all */
+	unsigned long long max_size; /* bytes of snapshots kept; 0: no limit */
+	unsigned long long min_interval_ns; /* 0: a snapshot per stop */
 	unsigned int formats; /* enum format_bits */
 	bool full;
 	bool no_pause;
@@ -62,6 +65,13 @@ void args_free(struct config *cfg);
  * value, -ERANGE when it does not fit.
  */
 int args_parse_size(const char *s, unsigned long long *out);
+
+/*
+ * "500ms", "2s", "1.5s", "100us", "250000ns", "1m"; a bare number is
+ * seconds. Into @ns. Returns -EINVAL on a malformed value, -ERANGE when it
+ * does not fit.
+ */
+int args_parse_duration(const char *s, unsigned long long *ns);
 
 /*
  * "0-3,8" into a sorted array without duplicates (malloc'd). Returns

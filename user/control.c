@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "args.h"
 #include "control.h"
@@ -124,7 +125,11 @@ void control_start(struct control *c, int state, const char *backend,
 	struct json *j;
 
 	c->target = state;
+	clock_pair(&c->real0, &c->mono0);
 	j = eventlog_begin(c->log, "start", ts, c->pid);
+	/* read together: any ts converts to a time of day */
+	json_u64(j, "realtime_ns", c->real0);
+	json_u64(j, "monotonic_ns", c->mono0);
 	json_str(j, "state",
 		 state == PTBPF_PROC_STOPPED ? "stopped" : "running");
 	if (backend)
@@ -141,8 +146,76 @@ void control_start(struct control *c, int state, const char *backend,
 
 void control_announce(struct control *c)
 {
-	say(c, c->t0, "start",
-	    c->target == PTBPF_PROC_STOPPED ? "(stopped)" : "(running)");
+	uint64_t real = c->real0 + c->t0 - c->mono0;
+	time_t secs = (time_t)(real / 1000000000ULL);
+	const char *state = c->target == PTBPF_PROC_STOPPED ? "stopped" :
+							      "running";
+	char when[64], detail[128];
+	struct tm tm;
+
+	/* the one line that ties the +seconds to a time of day */
+	if (c->real0 && localtime_r(&secs, &tm) &&
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu", state,
+			 when,
+			 (unsigned long long)(real % 1000000000ULL) / 1000);
+	else
+		snprintf(detail, sizeof(detail), "(%s)", state);
+	say(c, c->t0, "start", detail);
+}
+
+/* The event's fields that say what it was: signal, kind, addresses. */
+static void log_details(struct json *j, const struct ptbpf_event *e)
+{
+	const char *kind = stop_kind_name(e->stop_kind),
+		   *code = si_code_name(e->sig, e->si_code);
+	char hex[24];
+
+	if (e->kind == PTBPF_EV_STOP && kind)
+		json_str(j, "kind", kind);
+	if (e->kind == PTBPF_EV_STOP && e->stop_kind == PTBPF_STOP_PTRACE_EVENT)
+		json_u64(j, "ptrace_event", e->ptrace_event);
+	if ((e->kind == PTBPF_EV_FATAL && e->si_code) ||
+	    (e->kind == PTBPF_EV_STOP && e->stop_kind >= PTBPF_STOP_SIGNAL &&
+	     e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT)) {
+		json_i64(j, "si_code", e->si_code);
+		if (code)
+			json_str(j, "si_code_name", code);
+	}
+	if (e->ip)
+		json_str(j, "ip", hex_addr(e->ip, hex, sizeof(hex)));
+	if (e->flags & PTBPF_F_ADDR)
+		json_str(j, "addr", hex_addr(e->addr, hex, sizeof(hex)));
+}
+
+/* "tid 12 (SIGTRAP, breakpoint at 0x401136)" for the terminal line. */
+static void detail_line(const struct ptbpf_event *e, const char *sig,
+			const char *cause, char *buf, size_t len)
+{
+	const char *kind = e->kind == PTBPF_EV_STOP ?
+				   stop_kind_name(e->stop_kind) :
+				   NULL,
+		   *code = e->kind == PTBPF_EV_FATAL ?
+				   si_code_name(e->sig, e->si_code) :
+				   NULL;
+	size_t n;
+
+	n = snprintf(buf, len, "tid %u", e->tid);
+	if (!e->sig && !cause)
+		return;
+	n += snprintf(buf + n, n < len ? len - n : 0, " (%s%s%s",
+		      e->sig ? sig : "", e->sig ? ", " : "",
+		      kind  ? kind :
+		      code  ? code :
+		      cause ? cause :
+			      "");
+	if (e->ip)
+		n += snprintf(buf + n, n < len ? len - n : 0, " at 0x%llx",
+			      (unsigned long long)e->ip);
+	if (e->flags & PTBPF_F_ADDR)
+		n += snprintf(buf + n, n < len ? len - n : 0,
+			      ", address 0x%llx", (unsigned long long)e->addr);
+	snprintf(buf + n, n < len ? len - n : 0, ")");
 }
 
 static void log_event(struct control *c, const struct ptbpf_event *e,
@@ -153,13 +226,16 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	const char *name = kind_names[e->kind];
 	struct json *j;
 
+	if (!signal_name(e->sig, sig, sizeof(sig)))
+		sig[0] = '\0';
 	j = eventlog_begin(c->log, name, e->ts, c->pid);
 	json_u64(j, "tid", e->tid);
 	json_u64(j, "cpu", e->cpu);
-	if (signal_name(e->sig, sig, sizeof(sig)))
+	if (e->sig)
 		json_str(j, "signal", sig);
 	if (cause)
 		json_str(j, "cause", cause);
+	log_details(j, e);
 	json_u64(j, "delivery_ns", recv_ns > e->ts ? recv_ns - e->ts : 0);
 	json_u64(j, "threads", e->nr_threads);
 	json_strn(j, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
@@ -186,20 +262,59 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 			 e->exit_code & 0x7f ? e->exit_code & 0x7f :
 					       (e->exit_code >> 8) & 0xff);
 	else
-		snprintf(detail, sizeof(detail), "tid %u%s%s%s%s%s", e->tid,
-			 e->sig || cause ? " (" : "", e->sig ? sig : "",
-			 e->sig && cause ? ", " : "", cause ? cause : "",
-			 e->sig || cause ? ")" : "");
+		detail_line(e, sig, cause, detail, sizeof(detail));
 	if (c->verbosity > 0 || (e->kind != PTBPF_EV_THREAD_START &&
 				 e->kind != PTBPF_EV_THREAD_EXIT))
 		say(c, e->ts, name, detail);
 }
 
-static void trigger(struct control *c, unsigned int bit, const char *name,
-		    uint64_t ts, int sig)
+/* Stages the snapshot of @t, which holds every stop folded since the last. */
+static void take(struct control *c, struct snap_trigger *t)
 {
-	if (c->ops && c->ops->snapshot && (c->triggers & bit))
-		c->ops->snapshot(c->ops_ctx, name, ts, sig);
+	t->folded = c->folded;
+	c->folded = 0;
+	c->has_pending = false;
+	/* the trigger's time: stops are compared with it, on their own clock */
+	c->last_snap_ns = t->ts;
+	c->ops->snapshot(c->ops_ctx, t);
+}
+
+static void trigger(struct control *c, unsigned int bit,
+		    const struct ptbpf_event *e, const char *name)
+{
+	struct snap_trigger t = {
+		.name = name,
+		.ts = e->ts,
+		.sig = e->sig,
+		.tid = e->tid,
+		.ip = e->ip,
+		.addr = e->addr,
+		.has_addr = e->flags & PTBPF_F_ADDR,
+		.si_code = e->si_code,
+		.has_si_code = e->kind == PTBPF_EV_FATAL ||
+			       (e->stop_kind >= PTBPF_STOP_SIGNAL &&
+				e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT),
+	};
+
+	if (!c->ops || !c->ops->snapshot || !(c->triggers & bit))
+		return;
+	if (e->kind == PTBPF_EV_STOP) {
+		t.stop_kind = stop_kind_name(e->stop_kind);
+		/* a debugger stepping over its breakpoint: bytes go to the next */
+		if (e->stop_kind == PTBPF_STOP_SINGLESTEP &&
+		    !(c->triggers & TRIGGER_STEP)) {
+			c->folded++;
+			return;
+		}
+		if (c->min_interval_ns && c->last_snap_ns &&
+		    e->ts < c->last_snap_ns + c->min_interval_ns) {
+			c->pending = t;
+			c->has_pending = true;
+			c->folded++;
+			return;
+		}
+	}
+	take(c, &t);
 }
 
 void control_event(struct control *c, const struct ptbpf_event *e,
@@ -228,11 +343,27 @@ void control_event(struct control *c, const struct ptbpf_event *e,
 	log_event(c, e, recv_ns);
 	toggle_log(c, &t);
 	if (e->kind == PTBPF_EV_STOP)
-		trigger(c, TRIGGER_STOP, "stop", e->ts, e->sig);
+		trigger(c, TRIGGER_STOP, e, "stop");
 	else if (e->kind == PTBPF_EV_FATAL)
-		trigger(c, TRIGGER_FATAL, "fatal", e->ts, e->sig);
+		trigger(c, TRIGGER_FATAL, e, "fatal");
 	else if (e->kind == PTBPF_EV_EXIT)
-		trigger(c, TRIGGER_EXIT, "exit", e->ts, e->sig);
+		trigger(c, TRIGGER_EXIT, e, "exit");
+}
+
+uint64_t control_deadline(const struct control *c)
+{
+	return c->has_pending ? c->last_snap_ns + c->min_interval_ns : 0;
+}
+
+void control_tick(struct control *c, uint64_t now)
+{
+	struct snap_trigger t;
+
+	if (!c->has_pending || now < control_deadline(c))
+		return;
+	t = c->pending;
+	c->folded--; /* the pending stop is this snapshot's own */
+	take(c, &t);
 }
 
 bool control_lost(struct control *c, unsigned long long total)
@@ -263,15 +394,24 @@ void control_resync(struct control *c, int state)
 
 void control_snapshot_now(struct control *c, const char *trigger_name)
 {
+	struct snap_trigger t = { .name = trigger_name, .ts = now_ns() };
+
 	if (c->ops && c->ops->snapshot)
-		c->ops->snapshot(c->ops_ctx, trigger_name, now_ns(), 0);
+		take(c, &t);
 }
 
 void control_finish(struct control *c, bool snapshot)
 {
+	struct snap_trigger t = c->pending;
+
 	toggle(c, false, now_ns());
-	if (snapshot)
+	if (snapshot) {
 		control_snapshot_now(c, "end");
+	} else if (c->has_pending) {
+		/* the last stop gets its snapshot, even cut short */
+		c->folded--;
+		take(c, &t);
+	}
 }
 
 void control_end(struct control *c, const char *reason, int exit_status)

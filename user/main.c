@@ -16,6 +16,7 @@
 #include "control.h"
 #include "cores.h"
 #include "eventlog.h"
+#include "jobctl.h"
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
@@ -29,6 +30,7 @@
 struct app {
 	struct config cfg;
 	struct target target;
+	struct jobctl jc; /* launch mode at a terminal */
 	struct eventlog log;
 	struct control ctl;
 	struct watch *watch;
@@ -37,6 +39,7 @@ struct app {
 	int outfd, cgroup_fd;
 	int uid, gid;
 	bool exec_failed;
+	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char err[512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
 };
@@ -72,10 +75,10 @@ static int ops_resume(void *ctx, uint64_t *done)
 	return ret;
 }
 
-static int ops_snapshot(void *ctx, const char *trigger, uint64_t ts, int sig)
+static int ops_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	struct app *app = ctx;
-	int64_t id = snapshots_stage(app->snaps, trigger, ts, sig);
+	int64_t id = snapshots_stage(app->snaps, t);
 
 	return id < 0 ? (int)id : 0;
 }
@@ -147,6 +150,8 @@ static int open_output(struct app *app)
 		.gid = app->gid,
 		.formats = app->cfg.formats,
 		.max_snapshots = app->cfg.max_snapshots,
+		.max_size = app->cfg.max_size,
+		.run_start_ns = app->start_ns,
 		.full = app->cfg.full,
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
@@ -185,6 +190,8 @@ static int start_watching(struct app *app)
 	}
 	control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
 		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
+	app->ctl.min_interval_ns = app->cfg.min_interval_ns;
+	app->ctl.t0 = app->start_ns;
 	control_start(&app->ctl, state,
 		      bundle_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
@@ -205,6 +212,7 @@ static int start_watching(struct app *app)
 
 static int setup(struct app *app)
 {
+	app->start_ns = now_ns();
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
 	loop_block_signals();
@@ -245,6 +253,7 @@ static int run(struct app *app)
 			.ctl = &app->ctl,
 			.watch = app->watch,
 			.target = &app->target,
+			.jc = &app->jc,
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
@@ -292,6 +301,14 @@ int main(int argc, char **argv)
 			printf("ptbpf %s\n", PTBPF_VERSION);
 		args_free(&app.cfg);
 		return 0;
+	}
+	/* at a terminal, the shell's job control goes to the command */
+	ret = app.cfg.cmd ? jobctl_split(&app.jc) : 0;
+	if (ret) {
+		fprintf(stderr, "ptbpf: can't set up job control: %s\n",
+			strerror(-ret));
+		args_free(&app.cfg);
+		return EXIT_SETUP;
 	}
 	ret = run(&app);
 	cleanup(&app);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -389,4 +390,82 @@ int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
 	if (ret)
 		return ret;
 	return first ? first : removed;
+}
+
+int snapwrite_list(const char *out_dir, unsigned long long **ids, size_t *n)
+{
+	DIR *d;
+	int ret;
+
+	if (!out_dir || !ids || !n)
+		return -EINVAL;
+	d = opendir(out_dir);
+	if (!d)
+		return -errno;
+	ret = list_ids(d, ids, n);
+	closedir(d);
+	return ret;
+}
+
+/* Sums the sizes of the regular files under directory @fd (closed here). */
+static void tree_bytes(int fd, int depth, unsigned long long *sum)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d = fdopendir(fd);
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISREG(st.st_mode))
+			*sum += st.st_size;
+		else if (S_ISDIR(st.st_mode) && depth > 0) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						 O_CLOEXEC);
+
+			if (sub >= 0)
+				tree_bytes(sub, depth - 1, sum);
+		}
+	}
+	closedir(d);
+}
+
+int snapwrite_size(const char *out_dir, unsigned long long id,
+		   unsigned long long *bytes)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!out_dir || !bytes)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/" FINAL_FMT, out_dir, id);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*bytes = 0;
+	tree_bytes(fd, 2, bytes);
+	return 0;
+}
+
+int snapwrite_remove(const char *out_dir, unsigned long long id)
+{
+	char name[64];
+	int fd, ret;
+
+	if (!out_dir)
+		return -EINVAL;
+	fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(name, sizeof(name), FINAL_FMT, id);
+	ret = remove_tree(fd, name);
+	close(fd);
+	return ret;
 }

@@ -71,4 +71,22 @@ int snapwrite_snapshot(const struct snapshot *snap,
 int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
 		     size_t err_len);
 
+/*
+ * The ids of the snapshot directories in @out_dir, highest first, into
+ * *@ids (malloc'd) and *@n. Returns 0, or -errno of opening @out_dir,
+ * -ENOMEM.
+ */
+int snapwrite_list(const char *out_dir, unsigned long long **ids, size_t *n);
+
+/*
+ * The bytes snapshot @id holds in @out_dir: the sum of its regular files'
+ * sizes (what `du --apparent-size -b` counts, less the directories).
+ * Returns 0, or -errno (-ENOENT: no such snapshot).
+ */
+int snapwrite_size(const char *out_dir, unsigned long long id,
+		   unsigned long long *bytes);
+
+/* Removes snapshot @id from @out_dir. Returns 0 or -errno. */
+int snapwrite_remove(const char *out_dir, unsigned long long id);
+
 #endif /* PTBPF_SNAPWRITE_H */

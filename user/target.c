@@ -192,6 +192,7 @@ child_main(char **argv, int go_rd, int err_wr, int uid, int gid)
 	signal(SIGTSTP, SIG_DFL);
 	signal(SIGTTIN, SIG_DFL);
 	signal(SIGTTOU, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	if (read(go_rd, &c, 1) != 1)
 		_exit(127); /* ptbpf went away before letting us go */

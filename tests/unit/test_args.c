@@ -60,6 +60,11 @@ static const struct bad_case bad_cases[] = {
 	{ "--format json -p 1", "invalid format list" },
 	{ "-n -1 -p 1", "invalid snapshot count" },
 	{ "--cgroup= -p 1", "empty cgroup path" },
+	{ "--max-size 0 -p 1", "invalid --max-size '0'" },
+	{ "--max-size 1T -p 1", "invalid --max-size" },
+	{ "--min-interval 5x -p 1", "invalid --min-interval '5x'" },
+	{ "--min-interval -1s -p 1", "invalid --min-interval" },
+	{ "-t stop,steps -p 1", "invalid trigger list" },
 };
 
 static void test_bad(void **state)
@@ -94,6 +99,8 @@ static void test_defaults(void **state)
 			 TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
 	assert_int_equal(cfg.formats, FORMAT_PERF | FORMAT_LLDB);
 	assert_int_equal(cfg.max_snapshots, 0);
+	assert_int_equal(cfg.max_size, 0);
+	assert_int_equal(cfg.min_interval_ns, 0);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
 	assert_int_equal(cfg.verbosity, 0);
 	assert_string_equal(err, "");
@@ -106,8 +113,8 @@ static void test_everything(void **state)
 	char err[128];
 
 	assert_int_equal(
-		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
-		      "-n 3 --full --format perf --no-pause --kernel "
+		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit,step "
+		      "-n 3 --max-size 100M --min-interval 250ms --full --format perf --no-pause --kernel "
 		      "--cgroup=/sys/fs/cgroup/x -v -- ./server --port 8080",
 		      &cfg, err, sizeof(err)),
 		0);
@@ -123,8 +130,11 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.cpus[0], 0);
 	assert_int_equal(cfg.cpus[1], 1);
 	assert_int_equal(cfg.cpus[2], 3);
-	assert_int_equal(cfg.triggers, TRIGGER_FATAL | TRIGGER_EXIT);
+	assert_int_equal(cfg.triggers,
+			 TRIGGER_FATAL | TRIGGER_EXIT | TRIGGER_STEP);
 	assert_int_equal(cfg.max_snapshots, 3);
+	assert_int_equal(cfg.max_size, 100ULL << 20);
+	assert_int_equal(cfg.min_interval_ns, 250000000ULL);
 	assert_int_equal(cfg.formats, FORMAT_PERF);
 	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
@@ -204,6 +214,39 @@ static void test_sizes(void **state)
 	assert_int_equal(args_parse_size("4", NULL), -EINVAL);
 }
 
+static const struct {
+	const char *s;
+	int ret;
+	unsigned long long ns;
+} duration_cases[] = {
+	{ "500ms", 0, 500000000ULL }, { "2s", 0, 2000000000ULL },
+	{ "2", 0, 2000000000ULL },    { "1.5s", 0, 1500000000ULL },
+	{ "100us", 0, 100000ULL },    { "250000ns", 0, 250000ULL },
+	{ "1m", 0, 60000000000ULL },  { "0", 0, 0 },
+	{ "", -EINVAL, 0 },	      { "ms", -EINVAL, 0 },
+	{ "-1s", -EINVAL, 0 },	      { "5 s", -EINVAL, 0 },
+	{ "3h", -EINVAL, 0 },	      { "1e30s", -ERANGE, 0 },
+};
+
+static void test_durations(void **state)
+{
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(duration_cases) / sizeof(duration_cases[0]);
+	     i++) {
+		v = 0xdeadbeef;
+		if (args_parse_duration(duration_cases[i].s, &v) !=
+		    duration_cases[i].ret)
+			fail_msg("'%s': want %d", duration_cases[i].s,
+				 duration_cases[i].ret);
+		if (!duration_cases[i].ret)
+			assert_int_equal(v, duration_cases[i].ns);
+	}
+	assert_int_equal(args_parse_duration(NULL, &v), -EINVAL);
+	assert_int_equal(args_parse_duration("1s", NULL), -EINVAL);
+}
+
 static void test_cpus(void **state)
 {
 	unsigned int nr = 77;
@@ -248,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_command_options),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_null),
 	};
