@@ -61,6 +61,15 @@ __u32 proc_state = PTBPF_PROC_UNKNOWN;
 __u64 lost_events = 0;
 __s32 last_stop_sig = 0;
 
+/*
+ * Process scope: the CPUs a target thread ran on since user space last
+ * looked (set here, cleared by user space when it takes a snapshot), and
+ * whether one is on that CPU now. A snapshot copies only those cores: no
+ * other task writes into a process-scope buffer.
+ */
+__u8 cpu_ran[PTBPF_MAX_CPUS] = {};
+__u8 cpu_on[PTBPF_MAX_CPUS] = {};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -265,14 +274,31 @@ static __always_inline void thread_runs(struct task_struct *t, __u32 *st,
  * and calling schedule(): /proc already shows it stopped, it runs no more
  * user code, and a SIGCONT that comes meanwhile wakes it (sched_waking).
  */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
+static __always_inline void mark_cpu(__u8 on)
 {
+	__u32 cpu = bpf_get_smp_processor_id() & (PTBPF_MAX_CPUS - 1);
+
+	/* a store only when it changes: no cache line bouncing per switch */
+	if (!cpu_ran[cpu])
+		cpu_ran[cpu] = 1;
+	if (cpu_on[cpu] != on)
+		cpu_on[cpu] = on;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	bool next_is_target = is_target(next);
 	unsigned int state;
 	__u32 *st, new, old;
 
-	if (!is_target(prev))
+	if (!is_target(prev)) {
+		if (next_is_target)
+			mark_cpu(1);
 		return 0;
+	}
+	mark_cpu(next_is_target);
 	state = task_state(prev);
 	if (state & TASK_TRACED_BIT)
 		new = PTBPF_THREAD_TRACED;

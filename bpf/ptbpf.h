@@ -10,6 +10,8 @@
 
 #define PTBPF_COMM_LEN 16
 #define PTBPF_FILENAME_LEN 128
+/* Size of the per-CPU marks (cpu_ran, cpu_on): a power of two. */
+#define PTBPF_MAX_CPUS 4096
 
 /* Process-level transitions and per-thread notes sent to user space. */
 enum ptbpf_event_kind {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "scope.h"
 
 enum long_only {
 	OPT_FULL = 256,
@@ -18,6 +19,8 @@ enum long_only {
 	OPT_CGROUP,
 	OPT_MAX_SIZE,
 	OPT_MIN_INTERVAL,
+	OPT_SCOPE,
+	OPT_MAX_EVENTS,
 };
 
 static const struct option long_opts[] = {
@@ -35,6 +38,8 @@ static const struct option long_opts[] = {
 	{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "cgroup", optional_argument, NULL, OPT_CGROUP },
+	{ "scope", required_argument, NULL, OPT_SCOPE },
+	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -62,9 +67,14 @@ void args_usage(FILE *f)
 	      "                           always gets one\n"
 	      "      --full               each snapshot holds whole buffers\n"
 	      "      --format LIST        perf,lldb (default both)\n"
-	      "      --no-pause           never pause collection\n"
+	      "      --scope NAME         auto | process | cgroup | cpu (default auto:\n"
+	      "                           process, or cpu past --max-events)\n"
+	      "      --max-events N       process scope, --pid: at most N perf events\n"
+	      "                           (threads x CPUs x 2; default 16384)\n"
+	      "      --no-pause           never pause collection (cpu scope only)\n"
 	      "      --kernel             trace kernel space too (intel-pt)\n"
-	      "      --cgroup[=PATH]      count only tasks of the target's (or this) cgroup v2\n"
+	      "      --cgroup[=PATH]      --scope cgroup: the target's (or this) cgroup v2;\n"
+	      "                           a command gets a cgroup of its own\n"
 	      "  -q, --quiet  -v, --verbose  -h, --help  -V, --version\n"
 	      "\n"
 	      "SIGUSR2 takes a snapshot now; SIGINT/SIGTERM end the run after a last one.\n",
@@ -288,6 +298,7 @@ static const unsigned int format_bits[] = { FORMAT_PERF, FORMAT_LLDB };
 static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		     size_t errlen)
 {
+	enum ptbpf_scope v_scope;
 	unsigned long long v;
 
 	switch (opt) {
@@ -373,10 +384,34 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		cfg->kernel = true;
 		return 0;
 	case OPT_CGROUP:
+		if (cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
+			return fail(err, errlen,
+				    "--cgroup is --scope cgroup, not --scope %s",
+				    scope_name(cfg->scope));
 		cfg->cgroup = true;
+		cfg->scope = SCOPE_CGROUP;
 		if (arg && !*arg)
 			return fail(err, errlen, "empty cgroup path");
 		cfg->cgroup_path = arg;
+		return 0;
+	case OPT_SCOPE:
+		if (scope_parse(arg, &v_scope))
+			return fail(
+				err, errlen,
+				"invalid scope '%s': use auto, process, cgroup or cpu",
+				arg);
+		if (cfg->cgroup && v_scope != SCOPE_CGROUP)
+			return fail(err, errlen,
+				    "--cgroup is --scope cgroup, not --scope %s",
+				    arg);
+		cfg->scope = v_scope;
+		return 0;
+	case OPT_MAX_EVENTS:
+		if (parse_uint(arg, ULONG_MAX, &v) || !v)
+			return fail(err, errlen,
+				    "invalid event limit '%s': give a count > 0",
+				    arg);
+		cfg->max_events = (unsigned long)v;
 		return 0;
 	case 'q':
 		cfg->verbosity = -1;

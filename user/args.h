@@ -43,6 +43,8 @@ struct config {
 	bool full;
 	bool no_pause;
 	bool kernel;
+	enum ptbpf_scope scope; /* --scope; --cgroup means SCOPE_CGROUP */
+	unsigned long max_events; /* --max-events; 0: the default */
 	bool cgroup; /* --cgroup given */
 	const char *cgroup_path; /* NULL: the target's own cgroup */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bundle.h"
+#include "scope.h"
 #include "fileout.h"
 #include "perfdata.h"
 #include "perfrec.h"
@@ -292,6 +293,9 @@ static void head_json(const struct snapshot *s, unsigned int formats,
 	json_str(j, "ptbpf_version", PTBPF_VERSION);
 	json_u64(j, "snapshot", s->id);
 	json_str(j, "backend", bundle_backend_name(s->backend));
+	json_str(j, "scope", scope_name(s->scope));
+	if (s->scope_why && *s->scope_why)
+		json_str(j, "scope_fallback", s->scope_why);
 	json_str(j, "trigger", s->trigger);
 	if (sig) {
 		snprintf(signame, sizeof(signame), "SIG%s", sig);
@@ -342,6 +346,32 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
 	return json_finish(j);
 }
 
+/*
+ * A task-bound sideband event (process scope) writes PERF_RECORD_SWITCH:
+ * the header and the sample ID, nothing of the other task. LLDB reads only
+ * PERF_RECORD_SWITCH_CPU_WIDE, and of it only the sample ID's pid, tid and
+ * time, so the record becomes one with next_prev_pid/tid -1 (unknown: the
+ * event does not see the other task).
+ */
+static ssize_t cpu_wide(const struct perf_event_header *h,
+			const struct perfrec_conv *conv, __u8 *dst, size_t cap)
+{
+	__u8 wide[PERFREC_MAX + 1];
+	struct perf_event_header *w = (struct perf_event_header *)wide;
+	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
+	size_t body = h->size - sizeof(*h);
+
+	if (h->size < sizeof(*h) ||
+	    h->size + sizeof(unknown) > PERFREC_MAX)
+		return -EBADMSG;
+	w->type = PERF_RECORD_SWITCH_CPU_WIDE;
+	w->misc = h->misc;
+	w->size = (__u16)(h->size + sizeof(unknown));
+	memcpy(wide + sizeof(*w), unknown, sizeof(unknown));
+	memcpy(wide + sizeof(*w) + sizeof(unknown), h + 1, body);
+	return perfrec_convert(wide, w->size, conv, dst, cap);
+}
+
 int bundle_write_switch_trace(int fd, const struct snapshot *snap,
 			      unsigned int idx)
 {
@@ -369,6 +399,15 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap,
 	fileout_init(o, fd);
 	while ((ret = perfrec_next(c->sideband, c->sideband_len, &off, &h)) >
 	       0) {
+		if (h->type == PERF_RECORD_SWITCH) {
+			n = cpu_wide(h, &conv, rec, PERFREC_MAX + 1);
+			if (n < 0) {
+				ret = (int)n;
+				break;
+			}
+			fileout_write(o, rec, (size_t)n);
+			continue;
+		}
 		n = perfrec_convert(h, h->size, &conv, rec, PERFREC_MAX + 1);
 		if (n < 0) {
 			ret = (int)n;

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -103,4 +105,85 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
 		return -EINVAL;
 	}
 	return fd;
+}
+
+/* Writes @pid into the cgroup.procs of directory @dir. */
+static int move_to(const char *dir, pid_t pid)
+{
+	char file[4200], num[24];
+	int fd, n, ret = 0;
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", dir);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(num, sizeof(num), "%d", pid);
+	if (write(fd, num, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len,
+		     char *err, size_t errlen)
+{
+	char mnt[4096], own[4096];
+	int fd, ret;
+
+	if (cgroup_mount(mnt, sizeof(mnt))) {
+		snprintf(err, errlen,
+			 "--scope cgroup needs cgroup v2, and no cgroup2 file "
+			 "system is mounted");
+		return -ENOENT;
+	}
+	ret = cgroup_of(proc, getpid(), own, sizeof(own));
+	if (ret) {
+		snprintf(err, errlen, "can't find ptbpf's own cgroup v2: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	if ((size_t)snprintf(path, len, "%s%s%sptbpf-%d", mnt, own,
+			     strcmp(own, "/") ? "/" : "", child) >= len) {
+		snprintf(err, errlen, "cgroup path too long under %s%s", mnt,
+			 own);
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(path, 0755)) {
+		ret = -errno;
+		snprintf(err, errlen, "can't make cgroup %s: %s", path,
+			 strerror(-ret));
+		return ret;
+	}
+	ret = move_to(path, child);
+	if (ret) {
+		snprintf(err, errlen, "can't move the command into cgroup %s: %s",
+			 path, strerror(-ret));
+		rmdir(path);
+		return ret;
+	}
+	fd = cgroup_open(mnt, proc, child, path, err, errlen);
+	if (fd < 0)
+		cgroup_remove_leaf(path);
+	return fd;
+}
+
+int cgroup_remove_leaf(const char *path)
+{
+	char parent[4200], line[32], file[4200];
+	char *slash;
+	FILE *f;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	f = fopen(file, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			move_to(parent, (pid_t)strtol(line, NULL, 10));
+		fclose(f);
+	}
+	return rmdir(path) ? -errno : 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --cgroup: the cgroup v2 directory whose tasks the per-core events count
- * (PERF_FLAG_PID_CGROUP), the target's own unless a path is given.
+ * --scope cgroup: the cgroup v2 directory whose tasks the per-core events
+ * count (PERF_FLAG_PID_CGROUP): the target's own unless a path is given, or
+ * for a launched command one made for it.
  */
 #ifndef PTBPF_CGROUP_H
 #define PTBPF_CGROUP_H
@@ -28,5 +29,24 @@ int cgroup_mount(char *mnt, size_t len);
  */
 int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
 		char *err, size_t errlen);
+
+/*
+ * --scope cgroup with -- COMMAND: a leaf cgroup made for the held child
+ * @child, so the scope is exactly the command and what it starts. Makes
+ * "ptbpf-<child>" in ptbpf's own cgroup v2 (mode 0755), moves @child into it
+ * (it is blocked before its exec: perf counts it from its next switch-in)
+ * and stores the directory in @path (@len bytes, PATH_MAX suffices).
+ * Returns an O_RDONLY directory fd for perf, or -errno with one line in
+ * @err; on error nothing is left behind.
+ */
+int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len,
+		     char *err, size_t errlen);
+
+/*
+ * Removes a leaf made by cgroup_make_leaf(): what still lives in it (the
+ * command's daemonized children) goes back to the parent cgroup first.
+ * Returns 0 or -errno of the rmdir.
+ */
+int cgroup_remove_leaf(const char *path);
 
 #endif /* PTBPF_CGROUP_H */

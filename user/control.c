@@ -118,6 +118,28 @@ static void toggle(struct control *c, bool run, uint64_t cause_ts)
 	toggle_log(c, &t);
 }
 
+void control_set_scope(struct control *c, const char *name, const char *why,
+		       bool kernel_cut)
+{
+	c->scope = name;
+	c->scope_why = why;
+	c->kernel_cut = kernel_cut;
+}
+
+static void offcpu(struct control *c, bool off)
+{
+	if (c->ops && c->ops->offcpu)
+		c->ops->offcpu(c->ops_ctx, off);
+}
+
+/* Whether the transition to @state pauses the collection. */
+static bool pauses(const struct control *c, int kind)
+{
+	if (c->no_pause)
+		return false;
+	return !c->kernel_cut || kind == PTBPF_EV_FATAL;
+}
+
 void control_start(struct control *c, int state, const char *backend,
 		   unsigned long long buffer_size, const char *command)
 {
@@ -136,11 +158,16 @@ void control_start(struct control *c, int state, const char *backend,
 		json_str(j, "backend", backend);
 	if (buffer_size)
 		json_u64(j, "buffer_size", buffer_size);
+	if (c->scope)
+		json_str(j, "scope", c->scope);
+	if (c->scope_why && *c->scope_why)
+		json_str(j, "scope_fallback", c->scope_why);
 	if (command)
 		json_str(j, "command", command);
 	json_str(j, "version", PTBPF_VERSION);
 	eventlog_end(c->log);
-	if (c->no_pause || state == PTBPF_PROC_RUNNING)
+	offcpu(c, state != PTBPF_PROC_RUNNING);
+	if (c->no_pause || state == PTBPF_PROC_RUNNING || c->kernel_cut)
 		toggle(c, true, ts);
 }
 
@@ -327,6 +354,7 @@ void control_event(struct control *c, const struct ptbpf_event *e,
 	switch (e->kind) {
 	case PTBPF_EV_RUN:
 		c->target = PTBPF_PROC_RUNNING;
+		offcpu(c, false);
 		toggle_do(c, true, e->ts, &t);
 		break;
 	case PTBPF_EV_STOP:
@@ -336,7 +364,9 @@ void control_event(struct control *c, const struct ptbpf_event *e,
 			c->target = PTBPF_PROC_STOPPED;
 		if (e->kind == PTBPF_EV_EXIT)
 			c->target = PTBPF_PROC_EXITED;
-		if (!c->no_pause)
+		if (e->kind != PTBPF_EV_FATAL)
+			offcpu(c, true);
+		if (pauses(c, e->kind))
 			toggle_do(c, false, e->ts, &t);
 		break;
 	}
@@ -386,7 +416,8 @@ void control_resync(struct control *c, int state)
 	if (state == PTBPF_PROC_UNKNOWN || state == c->target)
 		return;
 	c->target = state;
-	if (state == PTBPF_PROC_RUNNING || c->no_pause)
+	offcpu(c, state != PTBPF_PROC_RUNNING);
+	if (state == PTBPF_PROC_RUNNING || c->no_pause || c->kernel_cut)
 		toggle(c, true, now_ns());
 	else
 		toggle(c, false, now_ns());

@@ -29,6 +29,11 @@ struct control_ops {
 	 * -ENODATA when there were no new bytes (nothing written), or -errno.
 	 */
 	int (*snapshot)(void *ctx, const struct snap_trigger *t);
+	/*
+	 * Optional. The target has no thread that can run (@off: stopped or
+	 * exited) or has one again. Memory only: it runs on the control path.
+	 */
+	void (*offcpu)(void *ctx, bool off);
 };
 
 struct control {
@@ -38,6 +43,13 @@ struct control {
 	int pid;
 	unsigned int triggers; /* enum trigger_bits */
 	bool no_pause;
+	/*
+	 * Process scope: the kernel takes the events off each CPU with the
+	 * target's threads, so a stop or an exit needs no pause; a fatal
+	 * signal still does (the target runs on until it dies).
+	 */
+	bool kernel_cut;
+	const char *scope, *scope_why; /* for the start event */
 	int verbosity;
 	bool running; /* collection state */
 	int target; /* enum ptbpf_proc_state */
@@ -60,6 +72,15 @@ struct control {
 void control_init(struct control *c, struct eventlog *log, int pid,
 		  unsigned int triggers, bool no_pause, int verbosity,
 		  const struct control_ops *ops, void *ops_ctx);
+
+/*
+ * The scope in force, logged by control_start() (@why: why auto fell back,
+ * "" or NULL when it did not; both must outlive @c), and whether the kernel
+ * cuts the collection itself (process scope, see kernel_cut). Call after
+ * control_init().
+ */
+void control_set_scope(struct control *c, const char *name, const char *why,
+		       bool kernel_cut);
 
 /*
  * The target's state once watching began (PTBPF_PROC_RUNNING or _STOPPED):

@@ -17,9 +17,16 @@
 #include "cyclic.h"
 #include "pmu.h"
 
+/* Process scope: one more thread's events on a core, output redirected. */
+struct thread_group {
+	int data_fd, sb_fd; /* -1: none */
+};
+
 struct core {
 	int cpu;
-	int data_fd, sb_fd; /* -1: none */
+	int data_fd, sb_fd; /* -1: none; the events that own the rings */
+	struct thread_group *extra; /* process scope: the other threads */
+	unsigned int nr_extra, cap_extra;
 	enum core_state state;
 	__u64 data_id, sb_id;
 	struct perf_event_mmap_page *data_page, *sb_page;
@@ -35,8 +42,10 @@ struct cores {
 	struct perf_event_attr data_attr, sb_attr;
 	struct pmu_intel_pt pmu; /* intel-pt only */
 	size_t page_size, buf_size, sb_size;
-	int pid; /* -1, or the cgroup fd */
+	int pid; /* -1, the cgroup fd, or the first thread */
 	unsigned long flags;
+	enum ptbpf_scope scope;
+	bool offcpu; /* process scope: no target thread can run */
 	unsigned int nr;
 	struct core *core;
 	char err[256];
@@ -294,6 +303,15 @@ static void close_core(struct cores *c, struct core *k)
 			       0);
 	k->aux = NULL;
 	k->data_page = k->sb_page = NULL;
+	while (k->nr_extra) {
+		struct thread_group *g = &k->extra[--k->nr_extra];
+
+		perf_sys_close(c->sys, &g->sb_fd);
+		perf_sys_close(c->sys, &g->data_fd);
+	}
+	free(k->extra);
+	k->extra = NULL;
+	k->cap_extra = 0;
 	perf_sys_close(c->sys, &k->sb_fd);
 	perf_sys_close(c->sys, &k->data_fd);
 }
@@ -317,7 +335,9 @@ static int open_all(struct cores *c, const struct cores_config *cfg,
 
 	for (i = 0; i < n; i++) {
 		struct core *k = new_core(c, cpus ? cpus[i] : (int)i,
-					  cfg->start_running);
+					  cfg->start_running ||
+						  (c->scope == SCOPE_PROCESS &&
+						   cfg->enable_on_exec));
 
 		rc = cpu_offline(cfg->sysfs_root, k->cpu) ?
 			     1 :
@@ -358,11 +378,154 @@ static bool cpus_valid(const struct cores_config *cfg)
 	return true;
 }
 
+static int pick_scope(struct cores *c, const struct cores_config *cfg,
+		      char *err, size_t errlen)
+{
+	c->scope = cfg->scope != SCOPE_AUTO ? cfg->scope :
+		   cfg->cgroup_fd >= 0	    ? SCOPE_CGROUP :
+					      SCOPE_CPU;
+	c->pid = -1;
+	c->flags = 0;
+	switch (c->scope) {
+	case SCOPE_PROCESS:
+		if (!cfg->tids || !cfg->nr_tids || cfg->tids[0] <= 0)
+			return errmsg(err, errlen, -EINVAL,
+				      "process scope needs the target's threads");
+		c->pid = cfg->tids[0];
+		return 0;
+	case SCOPE_CGROUP:
+		if (cfg->cgroup_fd < 0)
+			return errmsg(err, errlen, -EINVAL,
+				      "cgroup scope needs a cgroup");
+		/* A cgroup event takes the cgroup fd where a pid would go. */
+		c->pid = cfg->cgroup_fd;
+		c->flags = PERF_FLAG_PID_CGROUP;
+		return 0;
+	case SCOPE_CPU:
+		return 0;
+	default:
+		return errmsg(err, errlen, -EINVAL, "unknown scope");
+	}
+}
+
+/*
+ * Process scope: the events follow the threads the target creates
+ * (inherit), but not the processes it forks (inherit_thread: the kernel
+ * copies them only for CLONE_THREAD). Inherited events write into the
+ * parent event's ring, so one ring per CPU still holds every thread.
+ */
+static void scope_attrs(struct cores *c, const struct cores_config *cfg)
+{
+	if (c->scope != SCOPE_PROCESS)
+		return;
+	c->data_attr.inherit = c->sb_attr.inherit = 1;
+	c->data_attr.inherit_thread = c->sb_attr.inherit_thread = 1;
+	if (cfg->enable_on_exec) {
+		/* the leader only: siblings follow it in and out */
+		c->data_attr.disabled = 1;
+		c->data_attr.enable_on_exec = 1;
+		c->sb_attr.disabled = 0;
+	}
+}
+
+/* One more thread's group on core @k, output into the core's rings. */
+static int add_group(struct cores *c, struct core *k, pid_t tid, char *err,
+		     size_t errlen)
+{
+	struct perf_event_attr da = c->data_attr, sa = c->sb_attr;
+	struct thread_group g = { -1, -1 };
+	int rc;
+
+	if (k->nr_extra == k->cap_extra) {
+		unsigned int cap = k->cap_extra ? 2 * k->cap_extra : 8;
+		void *p = realloc(k->extra, cap * sizeof(*k->extra));
+
+		if (!p)
+			return errmsg(err, errlen, -ENOMEM, "out of memory");
+		k->extra = p;
+		k->cap_extra = cap;
+	}
+	da.disabled = sa.disabled = k->state != CORE_RUNNING;
+	da.enable_on_exec = sa.enable_on_exec = 0;
+	rc = perf_sys_open(c->sys, &da, k->cpu, tid, -1, 0, err, errlen);
+	if (rc < 0)
+		return rc;
+	g.data_fd = rc;
+	rc = perf_sys_open(c->sys, &sa, k->cpu, tid, g.data_fd, 0, err,
+			   errlen);
+	if (rc >= 0) {
+		g.sb_fd = rc;
+		rc = perf_sys_set_output(c->sys, g.data_fd, k->data_fd, k->cpu,
+					 err, errlen);
+	}
+	if (!rc)
+		rc = perf_sys_set_output(c->sys, g.sb_fd, k->sb_fd, k->cpu, err,
+					 errlen);
+	if (rc < 0) {
+		perf_sys_close(c->sys, &g.sb_fd);
+		perf_sys_close(c->sys, &g.data_fd);
+		return rc;
+	}
+	k->extra[k->nr_extra++] = g;
+	return 0;
+}
+
+/* Thread @tid on every core; a thread gone half-way is removed again. */
+static int add_thread(struct cores *c, pid_t tid, char *err, size_t errlen)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < c->nr && !rc; i++)
+		rc = add_group(c, &c->core[i], tid, err, errlen);
+	if (rc == -ESRCH) {
+		while (i-- > 1) {
+			struct core *k = &c->core[i - 1];
+			struct thread_group *g = &k->extra[--k->nr_extra];
+
+			perf_sys_close(c->sys, &g->sb_fd);
+			perf_sys_close(c->sys, &g->data_fd);
+		}
+	}
+	return rc;
+}
+
+int cores_add_thread(struct cores *c, pid_t tid)
+{
+	if (!c || tid <= 0)
+		return -EINVAL;
+	if (c->scope != SCOPE_PROCESS)
+		return errmsg(c->err, sizeof(c->err), -EINVAL,
+			      "threads are added in process scope only");
+	return add_thread(c, tid, c->err, sizeof(c->err));
+}
+
+void cores_set_offcpu(struct cores *c, bool off)
+{
+	if (c && c->scope == SCOPE_PROCESS)
+		c->offcpu = off;
+}
+
+enum ptbpf_scope cores_scope(const struct cores *c)
+{
+	return c ? c->scope : SCOPE_CPU;
+}
+
+unsigned long cores_event_count(const struct cores *c)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; c && i < c->nr; i++)
+		n += 2 + 2UL * c->core[i].nr_extra;
+	return n;
+}
+
 struct cores *cores_open(const struct cores_config *cfg,
 			 const struct perf_sys_ops *sys, char *err,
 			 size_t errlen)
 {
-	unsigned int n;
+	unsigned int n, i;
 	struct cores *c;
 	size_t psb;
 	int rc;
@@ -384,18 +547,24 @@ struct cores *cores_open(const struct cores_config *cfg,
 	}
 	c->sys = sys ? sys : &perf_sys_real;
 	c->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	c->pid = cfg->cgroup_fd >= 0 ? cfg->cgroup_fd : -1;
-	/* A cgroup event takes the cgroup fd where a pid would go. */
-	c->flags = cfg->cgroup_fd >= 0 ? PERF_FLAG_PID_CGROUP : 0;
-	rc = pick_backend(c, cfg, &psb, err, errlen);
+	rc = pick_scope(c, cfg, err, errlen);
+	if (!rc)
+		rc = pick_backend(c, cfg, &psb, err, errlen);
 	if (!rc)
 		rc = pmu_sideband_attr(&c->sb_attr, c->backend,
 				       !cfg->start_running);
+	if (!rc)
+		scope_attrs(c, cfg);
 	if (!rc)
 		rc = pick_sizes(c, cfg, psb, count_online(cfg, cfg->cpus, n),
 				err, errlen);
 	if (!rc)
 		rc = open_all(c, cfg, cfg->cpus, n, err, errlen);
+	for (i = 1; !rc && c->scope == SCOPE_PROCESS && i < cfg->nr_tids; i++) {
+		rc = add_thread(c, cfg->tids[i], err, errlen);
+		if (rc == -ESRCH) /* it exited meanwhile: nothing to trace */
+			rc = 0;
+	}
 	if (rc) {
 		cores_close(c);
 		errno = -rc;
@@ -502,22 +671,40 @@ int cores_state(const struct cores *c, unsigned int idx, enum core_state *state)
 	return 0;
 }
 
-/* The control path: one ioctl at most, no allocation, no I/O. */
+static int toggle_group(struct cores *c, int fd, int cpu, enum core_state st,
+			char *err, size_t errlen)
+{
+	if (st == CORE_RUNNING)
+		return perf_sys_enable(c->sys, fd, cpu, true, err, errlen);
+	return perf_sys_disable(c->sys, fd, cpu, true, err, errlen);
+}
+
+/*
+ * The control path: one ioctl per group (one group per core outside
+ * process scope), no allocation, no I/O.
+ */
 static int set_state(struct cores *c, struct core *k, enum core_state st,
 		     char *err, size_t errlen)
 {
 	int rc;
 
+	unsigned int i;
+
 	if (k->state == st)
 		return 0;
-	if (st == CORE_RUNNING)
-		rc = perf_sys_enable(c->sys, k->data_fd, k->cpu, true, err,
-				     errlen);
-	else
-		rc = perf_sys_disable(c->sys, k->data_fd, k->cpu, true, err,
-				      errlen);
+	rc = toggle_group(c, k->data_fd, k->cpu, st, err, errlen);
+	/* process scope: every thread's group writes into these rings */
+	for (i = 0; !rc && i < k->nr_extra; i++)
+		rc = toggle_group(c, k->extra[i].data_fd, k->cpu, st, err,
+				  errlen);
 	if (!rc)
 		k->state = st;
+	else
+		/* all or nothing: what was switched goes back */
+		while (i-- > 0)
+			toggle_group(c, i ? k->extra[i - 1].data_fd :
+					    k->data_fd,
+				     k->cpu, k->state, NULL, 0);
 	return rc;
 }
 
@@ -641,21 +828,51 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
 		return -EINVAL;
 	k = &c->core[idx];
-	was = k->state;
+	/*
+	 * Process scope with no target thread able to run: the kernel took
+	 * the events off the CPU with the threads (for intel_pt,
+	 * pt_event_del() stopped the trace and published aux_head), so
+	 * nothing writes while we copy and no ioctl is needed.
+	 */
+	was = c->offcpu ? CORE_PAUSED : k->state;
 	t0 = now_ns();
 	/* A disable makes the CPU flush its packet buffer and the kernel
 	 * publish aux_head; nothing is overwritten while we copy. */
-	rc = set_state(c, k, CORE_PAUSED, c->err, sizeof(c->err));
+	rc = c->offcpu ? 0 : set_state(c, k, CORE_PAUSED, c->err,
+				       sizeof(c->err));
 	if (rc)
 		return rc;
 	memset(out, 0, sizeof(*out));
 	out->cpu = k->cpu;
 	out->data_id = k->data_id;
 	out->sb_id = k->sb_id;
+	out->mixed_ids = k->nr_extra > 0;
 	read_rings(c, k, full, out, trace_buf, trace_cap, sb_buf, sb_cap);
 	out->tsc = now_clock(c);
-	rc = set_state(c, k, was, c->err, sizeof(c->err));
+	rc = c->offcpu ? 0 : set_state(c, k, was, c->err, sizeof(c->err));
 	out->paused_ns = was == CORE_RUNNING ? now_ns() - t0 : 0;
 	order_rings(c, out);
 	return rc;
+}
+
+int cores_read_unchanged(struct cores *c, unsigned int idx,
+			 struct snap_core *out, __u8 *trace_buf, __u8 *sb_buf)
+{
+	struct core *k;
+
+	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
+		return -EINVAL;
+	k = &c->core[idx];
+	memset(out, 0, sizeof(*out));
+	out->cpu = k->cpu;
+	out->data_id = k->data_id;
+	out->sb_id = k->sb_id;
+	out->mixed_ids = k->nr_extra > 0;
+	out->trace = trace_buf;
+	out->sideband = sb_buf;
+	/* where the last read ended: the next one starts there */
+	out->head = c->backend == BACKEND_INTEL_PT ? k->aux_state.end :
+						     k->data_prev;
+	out->tsc = now_clock(c);
+	return 0;
 }

@@ -5,6 +5,15 @@
  * and a context-switch sideband event in the same group, so one
  * PERF_IOC_FLAG_GROUP ioctl pauses or resumes both.
  *
+ * The scope (scope.h) says what the events count. cpu: every task on the
+ * CPU (pid -1); cgroup: a cgroup v2 (PERF_FLAG_PID_CGROUP); process: the
+ * target's threads, one group per thread and CPU bound to that thread with
+ * inherit=1 and inherit_thread=1, so threads it creates later are counted
+ * and forked children are not. The first thread's group on each CPU owns
+ * that CPU's rings; the others send their records there with
+ * PERF_EVENT_IOC_SET_OUTPUT. In process scope the kernel itself switches the
+ * events in and out with the target's threads.
+ *
  * Each core has a collection state, Running or Paused, set at open time
  * through attr.disabled. Changing a core to the state it has is a no-op
  * with no system call; a failed ioctl leaves the recorded state as it was.
@@ -54,6 +63,16 @@ struct cores_config {
 	bool start_running; /* initial state; false: paused */
 	bool kernel; /* trace kernel space too */
 	int cgroup_fd; /* cgroup v2 directory fd, or -1 */
+	/* PROCESS needs @tids; AUTO: CGROUP with a cgroup_fd, else CPU */
+	enum ptbpf_scope scope;
+	const pid_t *tids; /* process scope: the threads to bind to */
+	unsigned int nr_tids;
+	/*
+	 * Process scope, a command held before its exec: the events are armed
+	 * with enable_on_exec, so its first instruction is the first recorded
+	 * and none of the pre-exec code is; the core counts as running.
+	 */
+	bool enable_on_exec;
 	unsigned int sample_freq; /* sample backend, Hz; 0: PMU_SAMPLE_FREQ */
 	const char *sysfs_root; /* NULL: "/sys" */
 	cores_report_fn report; /* may be NULL */
@@ -102,6 +121,28 @@ size_t cores_sideband_size(const struct cores *c);
 /* The attrs the events were opened with (NULL for NULL). */
 const struct perf_event_attr *cores_data_attr(const struct cores *c);
 const struct perf_event_attr *cores_sideband_attr(const struct cores *c);
+/* The scope the events were opened in (SCOPE_CPU for NULL). */
+enum ptbpf_scope cores_scope(const struct cores *c);
+/* Perf events open (descriptors held), over all cores. */
+unsigned long cores_event_count(const struct cores *c);
+
+/*
+ * Process scope: bind one more thread @tid (one found after the first scan)
+ * on every core, its records going into that core's rings, in the core's
+ * current state. Returns 0; -ESRCH when the thread is gone (nothing is
+ * kept); -EINVAL outside process scope; else -errno (cores_last_error()
+ * says which call).
+ */
+int cores_add_thread(struct cores *c, pid_t tid);
+
+/*
+ * Process scope: the target has no thread that can run (every one stopped,
+ * or all exited). The kernel switched the events out with the threads, so
+ * reads need no pause: head, barrier, copy. @off false undoes it. Without
+ * effect in other scopes, where other tasks write.
+ */
+void cores_set_offcpu(struct cores *c, bool off);
+
 /* The last error message of a pause, resume or read; "" when none. */
 const char *cores_last_error(const struct cores *c);
 
@@ -165,5 +206,14 @@ int cores_resume_all(struct cores *c, __u64 *done_ns);
 int cores_read(struct cores *c, unsigned int idx, bool full,
 	       struct snap_core *out, __u8 *trace_buf, size_t trace_cap,
 	       __u8 *sb_buf, size_t sb_cap);
+
+/*
+ * Fill @out for core @idx as a read that found nothing new, without
+ * touching the rings: for a process-scope core the target did not run on
+ * since the last read (nothing else writes there). The next cores_read()
+ * starts where the last one ended. Returns -EINVAL for bad arguments.
+ */
+int cores_read_unchanged(struct cores *c, unsigned int idx,
+			 struct snap_core *out, __u8 *trace_buf, __u8 *sb_buf);
 
 #endif /* PTBPF_CORES_H */

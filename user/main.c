@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -20,6 +21,7 @@
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "scope.h"
 #include "snapshot.h"
 #include "target.h"
 #include "watch.h"
@@ -38,6 +40,11 @@ struct app {
 	struct snapshots *snaps;
 	int outfd, cgroup_fd;
 	int uid, gid;
+	enum ptbpf_scope scope;
+	char scope_why[256]; /* why auto fell back, "" when it did not */
+	char leaf[4096]; /* the cgroup made for the command, "" when none */
+	pid_t *tids; /* process scope: the threads bound so far */
+	unsigned int nr_tids;
 	bool exec_failed;
 	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char err[512];
@@ -83,11 +90,26 @@ static int ops_snapshot(void *ctx, const struct snap_trigger *t)
 	return id < 0 ? (int)id : 0;
 }
 
+static void ops_offcpu(void *ctx, bool off)
+{
+	struct app *app = ctx;
+
+	cores_set_offcpu(app->cores, off);
+}
+
 static const struct control_ops app_ops = {
 	.pause = ops_pause,
 	.resume = ops_resume,
 	.snapshot = ops_snapshot,
+	.offcpu = ops_offcpu,
 };
+
+static bool cpu_ran(void *ctx, int cpu)
+{
+	struct app *app = ctx;
+
+	return watch_cpu_take(app->watch, cpu);
+}
 
 static int fail(struct app *app)
 {
@@ -117,18 +139,182 @@ static int setup_target(struct app *app)
 			     sizeof(app->err));
 }
 
-static int open_cores(struct app *app)
+/*
+ * Each perf event is a descriptor: a process-scope --pid run may need
+ * thousands. Raise the soft limit to the hard one; the event limit is then
+ * what the hard limit leaves room for.
+ */
+static unsigned long fd_room(void)
 {
-	struct cores_config cc;
+	struct rlimit rl;
 
-	if (app->cfg.cgroup) {
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* room for everything else ptbpf opens */
+	return rl.rlim_cur > 256 ? (unsigned long)(rl.rlim_cur - 256) : 1;
+}
+
+static int plan_scope(struct app *app)
+{
+	struct scope_request req = {
+		.scope = app->cfg.scope,
+		.launch = app->cfg.cmd != NULL,
+		.no_pause = app->cfg.no_pause,
+		.nr_cpus = app->cfg.cpus ?
+				   app->cfg.nr_cpus :
+				   (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
+		.max_events = app->cfg.max_events ? app->cfg.max_events :
+						    SCOPE_DEFAULT_MAX_EVENTS,
+	};
+	unsigned long room = fd_room();
+	int n, ret;
+
+	if (room && req.max_events > room)
+		req.max_events = room;
+	if (app->cfg.cmd) {
+		app->tids = malloc(sizeof(*app->tids));
+		if (!app->tids)
+			return -ENOMEM;
+		app->tids[0] = app->target.pid;
+		app->nr_tids = 1;
+	} else {
+		n = target_threads("/proc", app->target.pid, &app->tids);
+		if (n <= 0) {
+			snprintf(app->err, sizeof(app->err),
+				 "process %d has no live thread to trace",
+				 app->target.pid);
+			return n < 0 ? n : -ESRCH;
+		}
+		app->nr_tids = (unsigned int)n;
+		req.nr_threads = app->nr_tids;
+	}
+	ret = scope_plan(&req, &app->scope, app->scope_why,
+			 sizeof(app->scope_why));
+	if (ret)
+		snprintf(app->err, sizeof(app->err), "%s", app->scope_why);
+	return ret;
+}
+
+static bool known_tid(const struct app *app, pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < app->nr_tids; i++)
+		if (app->tids[i] == tid)
+			return true;
+	return false;
+}
+
+/*
+ * --pid, process scope: a thread the target creates after its creator's
+ * events are open inherits them; one created before that but after the
+ * first scan is bound here. Scan again until a scan finds none new.
+ */
+static int bind_late_threads(struct app *app)
+{
+	unsigned int round, i, added;
+	pid_t *now, *grown;
+	int n, ret;
+
+	for (round = 0; round < 64; round++) {
+		n = target_threads("/proc", app->target.pid, &now);
+		if (n < 0)
+			return 0; /* gone: the watcher reports the exit */
+		added = 0;
+		for (i = 0; i < (unsigned int)n; i++) {
+			if (known_tid(app, now[i]))
+				continue;
+			ret = cores_add_thread(app->cores, now[i]);
+			if (ret == -ESRCH)
+				continue;
+			if (ret) {
+				snprintf(app->err, sizeof(app->err), "%s",
+					 cores_last_error(app->cores));
+				free(now);
+				return ret;
+			}
+			grown = realloc(app->tids,
+					(app->nr_tids + 1) * sizeof(*grown));
+			if (!grown) {
+				free(now);
+				return -ENOMEM;
+			}
+			app->tids = grown;
+			app->tids[app->nr_tids++] = now[i];
+			added++;
+		}
+		free(now);
+		if (!added)
+			return 0;
+	}
+	return 0;
+}
+
+static int open_cgroup(struct app *app)
+{
+	if (app->cfg.cmd && !app->cfg.cgroup_path) {
+		app->cgroup_fd = cgroup_make_leaf("/proc", app->target.pid,
+						  app->leaf, sizeof(app->leaf),
+						  app->err, sizeof(app->err));
+		if (app->cgroup_fd < 0)
+			app->leaf[0] = '\0';
+	} else {
 		app->cgroup_fd = cgroup_open(NULL, "/proc", app->target.pid,
 					     app->cfg.cgroup_path, app->err,
 					     sizeof(app->err));
-		if (app->cgroup_fd < 0)
-			return app->cgroup_fd;
+	}
+	return app->cgroup_fd < 0 ? app->cgroup_fd : 0;
+}
+
+static void report_scope(struct app *app)
+{
+	char msg[4200];
+
+	if (app->scope == SCOPE_PROCESS)
+		snprintf(msg, sizeof(msg),
+			 "scope: process (%lu perf events on the target's "
+			 "threads; the kernel switches them with it)",
+			 cores_event_count(app->cores));
+	else if (app->scope == SCOPE_CGROUP)
+		snprintf(msg, sizeof(msg), "scope: cgroup %s",
+			 app->leaf[0]		? app->leaf :
+			 app->cfg.cgroup_path ? app->cfg.cgroup_path :
+						  "(the target's)");
+	else
+		snprintf(msg, sizeof(msg),
+			 "scope: cpu (every task on each traced CPU)");
+	report(app, msg);
+	if (app->scope_why[0]) {
+		snprintf(msg, sizeof(msg), "scope fell back to %s",
+			 app->scope_why);
+		report(app, msg);
+	}
+}
+
+static int open_cores(struct app *app)
+{
+	struct cores_config cc;
+	int ret;
+
+	ret = plan_scope(app);
+	if (ret)
+		return ret;
+	if (app->scope == SCOPE_CGROUP) {
+		ret = open_cgroup(app);
+		if (ret)
+			return ret;
 	}
 	cores_config_init(&cc);
+	cc.scope = app->scope;
+	cc.tids = app->tids;
+	cc.nr_tids = app->nr_tids;
+	/* a held command: armed for its exec, none of ptbpf's code before */
+	cc.enable_on_exec = app->cfg.cmd != NULL;
 	cc.backend = app->cfg.backend;
 	cc.cpus = app->cfg.cpus;
 	cc.nr_cpus = app->cfg.nr_cpus;
@@ -138,7 +324,15 @@ static int open_cores(struct app *app)
 	cc.report = report;
 	cc.report_ctx = app;
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
-	return app->cores ? 0 : -errno;
+	if (!app->cores)
+		return -errno;
+	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
+		ret = bind_late_threads(app);
+		if (ret)
+			return ret;
+	}
+	report_scope(app);
+	return 0;
 }
 
 /* Where the run's files go: made only once everything else is ready. */
@@ -155,6 +349,9 @@ static int open_output(struct app *app)
 		.full = app->cfg.full,
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
+		.scope_why = app->scope_why,
+		.cpu_ran = cpu_ran,
+		.cpu_ran_ctx = app,
 	};
 	int ret;
 
@@ -192,6 +389,8 @@ static int start_watching(struct app *app)
 		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
 	app->ctl.min_interval_ns = app->cfg.min_interval_ns;
 	app->ctl.t0 = app->start_ns;
+	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
+			  app->scope == SCOPE_PROCESS);
 	control_start(&app->ctl, state,
 		      bundle_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
@@ -277,6 +476,9 @@ static void cleanup(struct app *app)
 	eventlog_close(&app->log);
 	if (app->cgroup_fd >= 0)
 		close(app->cgroup_fd);
+	if (app->leaf[0])
+		cgroup_remove_leaf(app->leaf);
+	free(app->tids);
 	if (app->outfd >= 0)
 		close(app->outfd);
 	args_free(&app->cfg);

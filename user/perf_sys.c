@@ -206,6 +206,22 @@ int perf_sys_id(const struct perf_sys_ops *sys, int fd, int cpu, __u64 *id,
 	return 0;
 }
 
+int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd,
+			int cpu, char *err, size_t errlen)
+{
+	int rc = -EBADF;
+
+	if (!sys)
+		rc = -EINVAL;
+	else if (fd >= 0 && out_fd >= 0)
+		rc = sys->ioctl(sys->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT,
+				(unsigned long)out_fd);
+	if (rc < 0)
+		return fail(rc, err, errlen,
+			    "can't redirect perf event output on cpu %d", cpu);
+	return 0;
+}
+
 int perf_sys_close(const struct perf_sys_ops *sys, int *fd)
 {
 	int rc;

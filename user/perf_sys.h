@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The system-call edge of per-core collection: perf_event_open, mmap and
- * munmap of the perf ring and of the AUX area, the ENABLE/DISABLE/ID ioctls
+ * munmap of the perf ring and of the AUX area, the ENABLE/DISABLE/ID/SET_OUTPUT
+ * ioctls
  * and close. Nothing else in ptbpf makes these calls, so a test can put a
  * simulated kernel (tests/sim/sim_pmu.c) in place of the real one by passing
  * another struct perf_sys_ops.
@@ -43,8 +44,8 @@ struct perf_sys_ops {
 extern const struct perf_sys_ops perf_sys_real;
 
 /*
- * Open one per-CPU event (pid -1, or a cgroup fd with PERF_FLAG_PID_CGROUP
- * in @flags). PERF_FLAG_FD_CLOEXEC is always added.
+ * Open one per-CPU event: on every task (@pid -1), a cgroup's (a cgroup fd
+ * with PERF_FLAG_PID_CGROUP in @flags), or one thread's (@pid a tid). PERF_FLAG_FD_CLOEXEC is always added.
  *
  * Returns the descriptor, or -errno from perf_event_open: -ENODEV or -ENOENT
  * for an offline CPU or an unknown PMU, -EACCES/-EPERM without CAP_PERFMON.
@@ -100,6 +101,14 @@ int perf_sys_disable(const struct perf_sys_ops *sys, int fd, int cpu,
  */
 int perf_sys_id(const struct perf_sys_ops *sys, int fd, int cpu, __u64 *id,
 		char *err, size_t errlen);
+
+/*
+ * PERF_EVENT_IOC_SET_OUTPUT: @fd's records go into @out_fd's ring (and AUX
+ * area) from now on. The kernel wants both on the same CPU with the same
+ * clock. Returns -EBADF for a negative descriptor, else -errno from ioctl.
+ */
+int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd,
+			int cpu, char *err, size_t errlen);
 
 /*
  * Close *@fd when it is not -1 and set it to -1. Returns 0, or -errno from

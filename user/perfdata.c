@@ -226,7 +226,8 @@ static bool stream_as_is(const struct writer *w,
 	__u64 kid = which == ATTR_DATA ? core->data_id : core->sb_id;
 
 	return from->sample_type == w->attr[which].sample_type &&
-	       from->sample_id_all && kid && kid == w->ids[which][idx];
+	       from->sample_id_all && kid && kid == w->ids[which][idx] &&
+	       !core->mixed_ids;
 }
 
 /* Copies a staged record stream, re-encoding each record's sample ID. */

@@ -20,6 +20,17 @@ enum ptbpf_backend {
 	BACKEND_SAMPLE,
 };
 
+/*
+ * Which tasks the per-core events count (scope.h): the target's own
+ * threads (task-bound events), a cgroup v2, or everything on the CPU.
+ */
+enum ptbpf_scope {
+	SCOPE_AUTO = 0,
+	SCOPE_PROCESS,
+	SCOPE_CGROUP,
+	SCOPE_CPU,
+};
+
 /* perf_event_mmap_page time conversion (cap_user_time_zero). */
 struct snap_tsc_conv {
 	bool valid; /* the kernel set cap_user_time_zero */
@@ -63,6 +74,12 @@ struct snap_core {
 	__u64 tsc; /* TSC (or perf clock) at the read: AUXTRACE reference */
 	__u64 data_id; /* PERF_EVENT_IOC_ID of the data event */
 	__u64 sb_id; /* PERF_EVENT_IOC_ID of the sideband event */
+	/*
+	 * Process scope, --pid: other threads' events write here too
+	 * (SET_OUTPUT), each record with its own event's id; a writer must
+	 * put data_id/sb_id in every record.
+	 */
+	bool mixed_ids;
 	__u64 paused_ns; /* how long the core was paused for this copy */
 	/* the sideband ring overwrote switch records not yet snapshotted */
 	bool sb_wrapped;
@@ -114,6 +131,8 @@ struct snap_trigger {
 struct snapshot {
 	__u64 id; /* 1, 2, ... in the order taken */
 	enum ptbpf_backend backend;
+	enum ptbpf_scope scope;
+	const char *scope_why; /* why auto fell back; NULL or "" when not */
 	const char *trigger; /* "stop", "fatal", "exit", "signal", "end" */
 	__u64 trigger_ts; /* CLOCK_MONOTONIC ns of the transition */
 	int trigger_sig; /* 0 when none */

@@ -487,11 +487,19 @@ static int stage_cores(struct snapshots *s, struct slot *sl)
 	unsigned int i;
 	int ret = 0;
 
+	bool skip = s->cfg.cpu_ran && !s->cfg.full &&
+		    cores_scope(s->cores) == SCOPE_PROCESS;
+
 	for (i = 0; i < s->nr_cores; i++) {
 		__u8 *base = sl->mem + i * (tb + sb);
+		int cpu = -1;
 
-		if (cores_read(s->cores, i, s->cfg.full, &sl->cores[i], base,
-			       tb, base + tb, sb))
+		cores_info(s->cores, i, &cpu, NULL, NULL);
+		if (skip && !s->cfg.cpu_ran(s->cfg.cpu_ran_ctx, cpu))
+			cores_read_unchanged(s->cores, i, &sl->cores[i], base,
+					     base + tb);
+		else if (cores_read(s->cores, i, s->cfg.full, &sl->cores[i],
+				    base, tb, base + tb, sb))
 			ret = -EIO;
 	}
 	return ret;
@@ -561,6 +569,8 @@ int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t)
 	}
 	snap->id = s->next_id++;
 	snap->backend = cores_backend(s->cores);
+	snap->scope = cores_scope(s->cores);
+	snap->scope_why = s->cfg.scope_why;
 	snap->why = *t;
 	snap->trigger = t->name;
 	snap->trigger_ts = t->ts;

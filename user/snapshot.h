@@ -44,6 +44,14 @@ struct snapshots_config {
 	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start, or 0 */
 	const char *proc_root; /* NULL: "/proc" */
 	int verbosity; /* >= 0: a line on stderr per snapshot written */
+	/*
+	 * Process scope: whether the target ran on @cpu since the last
+	 * snapshot (watch_cpu_take()); cores it did not are not read. NULL:
+	 * read every core.
+	 */
+	const char *scope_why; /* why auto fell back, kept for the run */
+	bool (*cpu_ran)(void *ctx, int cpu);
+	void *cpu_ran_ctx;
 };
 
 struct snapshots;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The traced process: see target.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,62 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
 	}
 	t->pid = pid;
 	return 0;
+}
+
+static bool thread_live(const char *proc, pid_t pid, const char *tid)
+{
+	char path[96], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+int target_threads(const char *proc, pid_t pid, pid_t **tids)
+{
+	unsigned int n = 0, cap = 16;
+	char path[64];
+	struct dirent *de;
+	pid_t *v;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+	d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	v = malloc(cap * sizeof(*v));
+	while (v && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' ||
+		    !thread_live(proc, pid, de->d_name))
+			continue;
+		if (n == cap) {
+			pid_t *p = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!p) {
+				free(v);
+				v = NULL;
+				break;
+			}
+			v = p;
+			cap *= 2;
+		}
+		v[n++] = (pid_t)strtol(de->d_name, NULL, 10);
+	}
+	closedir(d);
+	if (!v)
+		return -ENOMEM;
+	*tids = v;
+	return (int)n;
 }
 
 void target_invoking_user(int *uid, int *gid)

@@ -52,6 +52,14 @@ int target_reap(struct target *t);
 void target_abort(struct target *t);
 void target_close(struct target *t);
 
+/*
+ * The live threads of process @pid from @proc/PID/task (zombie threads,
+ * e.g. a leader that called pthread_exit(), are left out: perf can't bind
+ * to them), into a malloc'd array. Returns the count (0 when none is
+ * live), or -errno (-ESRCH when the process is gone, -ENOMEM).
+ */
+int target_threads(const char *proc, pid_t pid, pid_t **tids);
+
 /* SUDO_UID/SUDO_GID when run through sudo as root, else -1/-1. */
 void target_invoking_user(int *uid, int *gid);
 

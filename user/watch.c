@@ -119,6 +119,8 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 			strerror(-ret));
 		return ret;
 	}
+	/* a thread may be on any CPU since before the attach: look at all */
+	memset(w->skel->bss->cpu_ran, 1, sizeof(w->skel->bss->cpu_ran));
 	ret = ptbpf_bpf__attach(w->skel);
 	if (ret) {
 		snprintf(err, errlen, "can't attach the BPF program: %s",
@@ -279,6 +281,19 @@ void watch_counts(const struct watch *w, int *live, int *stopped)
 {
 	*live = __atomic_load_n(&w->skel->bss->nr_live, __ATOMIC_SEQ_CST);
 	*stopped = __atomic_load_n(&w->skel->bss->nr_stopped, __ATOMIC_SEQ_CST);
+}
+
+bool watch_cpu_take(struct watch *w, int cpu)
+{
+	unsigned int i = (unsigned int)cpu & (PTBPF_MAX_CPUS - 1);
+	struct ptbpf_bpf__bss *bss;
+
+	if (!w || cpu < 0)
+		return true;
+	bss = w->skel->bss;
+	/* clear first: a switch-in after this marks it for the next time */
+	return __atomic_exchange_n(&bss->cpu_ran[i], 0, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&bss->cpu_on[i], __ATOMIC_SEQ_CST);
 }
 
 void watch_close(struct watch *w)

@@ -50,6 +50,13 @@ int watch_state(const struct watch *w);
 /* Live and stopped thread counts, as the BPF program holds them. */
 void watch_counts(const struct watch *w, int *live, int *stopped);
 
+/*
+ * Whether a thread of the target ran on @cpu since the last call for that
+ * CPU, or runs there now; clears the mark. Every CPU counts as ran before
+ * the first call (a thread may have been on it since before the attach).
+ */
+bool watch_cpu_take(struct watch *w, int cpu);
+
 /* Detaches and unloads everything; safe on NULL. */
 void watch_close(struct watch *w);
 

@@ -65,6 +65,11 @@ static const struct bad_case bad_cases[] = {
 	{ "--min-interval 5x -p 1", "invalid --min-interval '5x'" },
 	{ "--min-interval -1s -p 1", "invalid --min-interval" },
 	{ "-t stop,steps -p 1", "invalid trigger list" },
+	{ "--scope thread -p 1", "invalid scope 'thread'" },
+	{ "--scope cpu --cgroup -p 1", "--cgroup is --scope cgroup" },
+	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
+	{ "--max-events 0 -p 1", "invalid event limit '0'" },
+	{ "--max-events x -p 1", "invalid event limit 'x'" },
 };
 
 static void test_bad(void **state)
@@ -102,6 +107,8 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.max_size, 0);
 	assert_int_equal(cfg.min_interval_ns, 0);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
+	assert_int_equal(cfg.scope, SCOPE_AUTO);
+	assert_int_equal(cfg.max_events, 0);
 	assert_int_equal(cfg.verbosity, 0);
 	assert_string_equal(err, "");
 	args_free(&cfg);
@@ -138,6 +145,7 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.formats, FORMAT_PERF);
 	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
+	assert_int_equal(cfg.scope, SCOPE_CGROUP);
 	assert_int_equal(cfg.verbosity, 1);
 	args_free(&cfg);
 }
@@ -269,6 +277,32 @@ static void test_cpus(void **state)
 	assert_int_equal(args_parse_cpus("1", NULL, &nr), -EINVAL);
 }
 
+static void test_scope(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("--scope process --max-events 99 -p 1", &cfg,
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.scope, SCOPE_PROCESS);
+	assert_int_equal(cfg.max_events, 99);
+	args_free(&cfg);
+	assert_int_equal(parse("--scope cgroup --cgroup=x -p 1", &cfg, err,
+			       sizeof(err)),
+			 0);
+	assert_int_equal(cfg.scope, SCOPE_CGROUP);
+	assert_true(cfg.cgroup);
+	assert_string_equal(cfg.cgroup_path, "x");
+	args_free(&cfg);
+	assert_int_equal(parse("--scope cpu --no-pause -p 1", &cfg, err,
+			       sizeof(err)),
+			 0);
+	assert_int_equal(cfg.scope, SCOPE_CPU);
+	assert_true(cfg.no_pause);
+	args_free(&cfg);
+}
+
 static void test_null(void **state)
 {
 	struct config cfg;
@@ -293,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_null),
 	};
 

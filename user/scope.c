@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The collection scope: see scope.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scope.h"
+
+static const char *const names[] = {
+	[SCOPE_AUTO] = "auto",
+	[SCOPE_PROCESS] = "process",
+	[SCOPE_CGROUP] = "cgroup",
+	[SCOPE_CPU] = "cpu",
+};
+
+const char *scope_name(enum ptbpf_scope s)
+{
+	if ((unsigned int)s >= sizeof(names) / sizeof(names[0]))
+		return "?";
+	return names[s];
+}
+
+int scope_parse(const char *name, enum ptbpf_scope *out)
+{
+	unsigned int i;
+
+	if (!name || !out)
+		return -EINVAL;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(name, names[i])) {
+			*out = (enum ptbpf_scope)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+unsigned long long scope_events(unsigned int nr_threads, unsigned int nr_cpus)
+{
+	return (unsigned long long)nr_threads * nr_cpus *
+	       SCOPE_EVENTS_PER_GROUP;
+}
+
+int scope_plan(const struct scope_request *req, enum ptbpf_scope *out,
+	       char *why, size_t whylen)
+{
+	unsigned long limit;
+	unsigned long long need;
+	unsigned int threads;
+
+	if (!req || !out || !why || !whylen)
+		return -EINVAL;
+	why[0] = '\0';
+	limit = req->max_events ? req->max_events : SCOPE_DEFAULT_MAX_EVENTS;
+	/* A launched command is one task when its events are opened. */
+	threads = req->launch ? 1 : req->nr_threads;
+	need = scope_events(threads ? threads : 1, req->nr_cpus);
+	switch (req->scope) {
+	case SCOPE_CPU:
+		*out = SCOPE_CPU;
+		return 0;
+	case SCOPE_CGROUP:
+	case SCOPE_PROCESS:
+		if (req->no_pause) {
+			snprintf(why, whylen,
+				 "--no-pause only applies to --scope cpu: in "
+				 "%s scope the kernel stops collection "
+				 "with the target",
+				 scope_name(req->scope));
+			return -EINVAL;
+		}
+		if (req->scope == SCOPE_PROCESS && need > limit) {
+			snprintf(why, whylen,
+				 "--scope process: %u threads x %u CPUs x %d "
+				 "needs %llu events, over the limit of %lu "
+				 "(--max-events)",
+				 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP,
+				 need, limit);
+			return -EINVAL;
+		}
+		*out = req->scope;
+		return 0;
+	case SCOPE_AUTO:
+		break;
+	default:
+		snprintf(why, whylen, "unknown scope %d", (int)req->scope);
+		return -EINVAL;
+	}
+	if (req->no_pause) {
+		*out = SCOPE_CPU;
+		snprintf(why, whylen, "cpu: --no-pause asks for cpu scope");
+		return 0;
+	}
+	if (need > limit) {
+		*out = SCOPE_CPU;
+		snprintf(why, whylen,
+			 "cpu: %u threads x %u CPUs x %d needs %llu events, "
+			 "over the limit of %lu",
+			 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need,
+			 limit);
+		return 0;
+	}
+	*out = SCOPE_PROCESS;
+	return 0;
+}
