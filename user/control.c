@@ -167,8 +167,21 @@ void control_start(struct control *c, int state, const char *backend,
 	json_str(j, "version", PTBPF_VERSION);
 	eventlog_end(c->log);
 	offcpu(c, state != PTBPF_PROC_RUNNING);
-	if (c->no_pause || state == PTBPF_PROC_RUNNING || c->kernel_cut)
-		toggle(c, true, ts);
+	if (c->no_pause || state == PTBPF_PROC_RUNNING || c->kernel_cut) {
+		struct toggle t;
+		int v = c->verbosity;
+
+		toggle_do(c, true, ts, &t);
+		/* its line comes after the start line (control_announce) */
+		c->verbosity = v > 0 ? 0 : v;
+		toggle_log(c, &t);
+		c->verbosity = v;
+		if (t.tried && !t.ret) {
+			c->start_resume_ns = t.done_ns;
+			c->start_resume_lat = t.done_ns > ts ? t.done_ns - ts :
+							       0;
+		}
+	}
 }
 
 void control_announce(struct control *c)
@@ -189,6 +202,11 @@ void control_announce(struct control *c)
 	else
 		snprintf(detail, sizeof(detail), "(%s)", state);
 	say(c, c->t0, "start", detail);
+	if (c->verbosity > 0 && c->start_resume_ns) {
+		snprintf(detail, sizeof(detail), "latency %.1f us",
+			 c->start_resume_lat / 1e3);
+		say(c, c->start_resume_ns, "resume", detail);
+	}
 }
 
 /* The event's fields that say what it was: signal, kind, addresses. */

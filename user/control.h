@@ -55,6 +55,7 @@ struct control {
 	int target; /* enum ptbpf_proc_state */
 	uint64_t t0; /* start, for the human lines */
 	uint64_t real0, mono0; /* the clock pair of the start event */
+	uint64_t start_resume_ns, start_resume_lat; /* the first resume */
 	unsigned long long lost_seen;
 	unsigned long long toggles, toggle_errors;
 	/*

@@ -282,9 +282,9 @@ static void report_scope(struct app *app)
 			 cores_event_count(app->cores));
 	else if (app->scope == SCOPE_CGROUP)
 		snprintf(msg, sizeof(msg), "scope: cgroup %s",
-			 app->leaf[0]		? app->leaf :
+			 app->leaf[0]	      ? app->leaf :
 			 app->cfg.cgroup_path ? app->cfg.cgroup_path :
-						  "(the target's)");
+						"(the target's)");
 	else
 		snprintf(msg, sizeof(msg),
 			 "scope: cpu (every task on each traced CPU)");
@@ -326,6 +326,14 @@ static int open_cores(struct app *app)
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
 	if (!app->cores)
 		return -errno;
+	/* the LLDB bundle is Intel PT's: samples have only perf.data */
+	if (!(app->cfg.formats & FORMAT_PERF) &&
+	    cores_backend(app->cores) == BACKEND_SAMPLE) {
+		snprintf(
+			app->err, sizeof(app->err),
+			"--format lldb needs the intel-pt backend: the sample backend writes perf.data (use --format perf)");
+		return -EINVAL;
+	}
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
 		ret = bind_late_threads(app);
 		if (ret)

@@ -2,6 +2,7 @@
 /* Snapshots: staging, the bounded queue and the writer thread (snapshot.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,8 +155,10 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 {
 	uint64_t lost, pmax, psum, bytes, sb_lost = 0;
 	bool wrapped = false, sb_wrapped = false;
+	char line[PATH_MAX + 256];
 	struct json *j;
 	unsigned int i;
+	size_t n;
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
 	for (i = 0; i < snap->nr_cores; i++) {
@@ -182,21 +185,26 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	eventlog_end(&s->wlog);
 	if (s->cfg.verbosity < 0)
 		return;
-	fprintf(stderr, "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
-		(unsigned long long)snap->id, snap->trigger, path,
-		bytes / 1024.0, wrapped ? ", wrapped" : "");
+	/* one write: the control thread prints lines of its own meanwhile */
+	n = snprintf(line, sizeof(line),
+		     "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
+		     (unsigned long long)snap->id, snap->trigger, path,
+		     bytes / 1024.0, wrapped ? ", wrapped" : "");
 	if (snap->why.folded)
-		fprintf(stderr, ", %u earlier stop%s folded in",
-			snap->why.folded, snap->why.folded == 1 ? "" : "s");
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      ", %u earlier stop%s folded in", snap->why.folded,
+			      snap->why.folded == 1 ? "" : "s");
 	if (rm->n)
-		fprintf(stderr, "; removed %u oldest (%.1f KiB) for %s", rm->n,
-			rm->bytes / 1024.0,
-			rm->size ? "--max-size" : "--max-snapshots");
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; removed %u oldest (%.1f KiB) for %s", rm->n,
+			      rm->bytes / 1024.0,
+			      rm->size ? "--max-size" : "--max-snapshots");
 	if (s->cfg.max_size)
-		fprintf(stderr, "; %.1f of %.1f MiB used",
-			s->budget.used / 1048576.0,
-			s->cfg.max_size / 1048576.0);
-	fputc('\n', stderr);
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; %.1f of %.1f MiB used",
+			      s->budget.used / 1048576.0,
+			      s->cfg.max_size / 1048576.0);
+	fprintf(stderr, "%s\n", line);
 }
 
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,

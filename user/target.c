@@ -296,6 +296,7 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	close(ep[1]);
 	t->pid = pid;
 	t->child = true;
+	t->name = argv[0];
 	t->go_fd = go[1];
 	t->err_fd = ep[0];
 	t->pidfd = pidfd_open_(pid);
@@ -333,7 +334,8 @@ int target_release(struct target *t, char *err, size_t errlen)
 	close(t->err_fd);
 	t->err_fd = -1;
 	if (n == sizeof(e) && e) {
-		snprintf(err, errlen, "can't run the command: %s", strerror(e));
+		snprintf(err, errlen, "can't run %s: %s",
+			 t->name ? t->name : "the command", strerror(e));
 		return -e;
 	}
 	return 0;

@@ -41,7 +41,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 {
 	if (!libbpf_verbose)
 		return 0;
-	fputs("libbpf: ", stderr);
+	/* libbpf's lines carry their own "libbpf: " prefix */
 	return vfprintf(stderr, fmt, args);
 }
 

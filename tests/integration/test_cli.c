@@ -129,7 +129,7 @@ static void test_command_not_found(void **state)
 {
 	need_root();
 	check(NULL, "-- /nonexistent/program", 127,
-	      "can't run the command: No such file");
+	      "can't run /nonexistent/program: No such file");
 }
 
 static void test_no_btf(void **state)
@@ -173,6 +173,25 @@ static void test_not_root(void **state)
 	assert_non_null(strstr(err, "CAP_BPF"));
 }
 
+/* -v: libbpf's lines once prefixed, and the start before its resume. */
+static void test_verbose_lines(void **state)
+{
+	char cmd[512], err[1 << 16], *start, *resume;
+
+	need_root();
+	snprintf(cmd, sizeof(cmd), "%s -v -b sample -o %s/out -- /bin/true",
+		 PTBPF_BIN, dir);
+	/* run_capture keeps 64 KiB of stderr: the verifier's lines fit */
+	assert_int_equal(run_capture(cmd, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "libbpf: "));
+	assert_null(strstr(err, "libbpf: libbpf:"));
+	start = strstr(err, " start ");
+	resume = strstr(err, " resume ");
+	assert_non_null(start);
+	assert_non_null(resume);
+	assert_true(start < resume);
+}
+
 static void test_bad_output(void **state)
 {
 	char path[128], args[256], err[1024], cmd[512];
@@ -200,6 +219,16 @@ static void test_bad_output(void **state)
 	assert_non_null(strstr(err, "owned by uid 65534"));
 	snprintf(args, sizeof(args), "%s/theirs/events.jsonl", dir);
 	assert_int_equal(access(args, F_OK), -1);
+
+	/* missing parents: named, with what to do; nothing made */
+	snprintf(path, sizeof(path), "%s/a/b/out", dir);
+	snprintf(cmd, sizeof(cmd), "%s -o %s -- /bin/true", PTBPF_BIN, path);
+	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
+	snprintf(args, sizeof(args),
+		 "%s/a/b does not exist (mkdir -p %s/a/b first)", dir, dir);
+	assert_non_null(strstr(err, args));
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(loaded_ptbpf_progs(), 0);
 }
 
@@ -213,6 +242,8 @@ static void test_bad_collection(void **state)
 		 sysconf(_SC_NPROCESSORS_CONF) + 5);
 	check(NULL, args, 1, "does not exist (--cpus");
 	check(NULL, "-s 1G -- /bin/true", 1, "lower --buffer-size");
+	check(NULL, "-b sample --format lldb -- /bin/true", 1,
+	      "--format lldb needs the intel-pt backend");
 	check(NULL, "--cgroup=/nonexistent/cg -- /bin/true", 1,
 	      "can't open cgroup /nonexistent/cg");
 	if (access("/sys/bus/event_source/devices/intel_pt", F_OK))
@@ -254,6 +285,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_tracepoint, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_not_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verbose_lines, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_output, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup,

@@ -355,7 +355,8 @@ static void test_max_size_100_stops(void **state)
 	start_ticker(f, "1000000", "1");
 	start_ptbpf(f, opts);
 	for (i = 0; i < 100; i++) {
-		msleep(30);
+		/* ~80 ms of samples a stop: 100 of them hold more than 1 MiB */
+		msleep(80);
 		assert_int_equal(kill(f->target, SIGSTOP), 0);
 		if (!wait_events(f->out, "snapshot", i + 1, 10))
 			fail_msg("stop %d: no snapshot: %s", i, slurp(f->log));

@@ -193,6 +193,12 @@ static void test_timeline(void **state)
 	assert_string_equal(o, "");
 	buf = slurp(tl);
 	assert_non_null(buf);
+	/* --timeline -: the same file on standard output */
+	snprintf(cmd, sizeof(cmd), "%s --timeline - %s", DUMP_BIN, out);
+	free(o);
+	o = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	assert_string_equal(o, buf);
 	assert_int_equal(jread_parse(buf, strlen(buf), &root, NULL), 0);
 	evs = jval_get(root, "traceEvents");
 	assert_non_null(evs);

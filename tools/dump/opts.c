@@ -19,6 +19,7 @@ const char dump_usage[] =
 	"      --packets        every Intel PT packet, one a line, with its offset\n"
 	"      --insn           the target's instructions per thread, func+off\n"
 	"      --timeline FILE  a Chrome trace event file for Perfetto's UI\n"
+	"                       (- for standard output)\n"
 	"  -c, --cpu N          only core N\n"
 	"  -h, --help / -V, --version\n"
 	"\n"
