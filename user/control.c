@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "control.h"
+#include "status.h"
 
 static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_RUN] = "run",
@@ -45,11 +46,25 @@ static void say(struct control *c, uint64_t ts, const char *what,
 		const char *detail)
 {
 	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
+	bool stop = !strcmp(what, "stop"), run = !strcmp(what, "run");
+	char line[320];
 
 	if (c->verbosity < 0)
 		return;
-	fprintf(stderr, "ptbpf: %+10.6fs %-12s pid %d%s%s\n", rel, what, c->pid,
-		detail && *detail ? " " : "", detail ? detail : "");
+	if ((stop || run) && status_on()) {
+		/* on a terminal the status line tells the stops, not a flood */
+		snprintf(line, sizeof(line), "pid %d %s%s%s", c->pid,
+			 stop ? "stopped" : "running",
+			 stop && detail ? " " : "",
+			 stop && detail ? detail : "");
+		status_target(line, stop);
+		if (c->verbosity == 0)
+			return;
+	}
+	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel,
+		 what, c->pid, detail && *detail ? " " : "",
+		 detail ? detail : "");
+	status_say(line);
 }
 
 /* One pause or resume: what happened, to log once the cause is logged. */

@@ -15,6 +15,7 @@
 #include "eventlog.h"
 #include "jobctl.h"
 #include "loop.h"
+#include "status.h"
 #include "target.h"
 #include "watch.h"
 
@@ -161,7 +162,8 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 		goto out;
 	while (!done) {
 		arm(tfd, a->ctl);
-		n = epoll_wait(ep, evs, 4, -1);
+		status_flush();
+		n = epoll_wait(ep, evs, 4, status_pending() ? 100 : -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

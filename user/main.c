@@ -23,6 +23,7 @@
 #include "privs.h"
 #include "scope.h"
 #include "snapshot.h"
+#include "status.h"
 #include "target.h"
 #include "watch.h"
 
@@ -455,6 +456,14 @@ static int run(struct app *app)
 		control_end(&app->ctl, "exec_failed", status);
 		return 127;
 	}
+	if (status_open(STDERR_FILENO, app->cfg.verbosity >= 0)) {
+		char state[64];
+
+		snprintf(state, sizeof(state), "pid %d %s", app->target.pid,
+			 app->ctl.target == PTBPF_PROC_STOPPED ? "stopped" :
+								 "running");
+		status_target(state, false);
+	}
 	ret = loop_run(
 		&(struct loop_args){
 			.ctl = &app->ctl,
@@ -465,6 +474,7 @@ static int run(struct app *app)
 		&res);
 	control_finish(&app->ctl, res.snapshot);
 	snapshots_stop(app->snaps);
+	status_close(); /* the last lines are plain ones */
 	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {

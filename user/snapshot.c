@@ -16,6 +16,7 @@
 #include "cpuinfo.h"
 #include "procinfo.h"
 #include "snapshot.h"
+#include "status.h"
 #include "snapwrite.h"
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
@@ -185,6 +186,9 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	eventlog_end(&s->wlog);
 	if (s->cfg.verbosity < 0)
 		return;
+	status_snapshot(bytes, s->budget.used, s->cfg.max_size);
+	if (status_on() && s->cfg.verbosity == 0 && !rm->n)
+		return; /* the status line counts it */
 	/* one write: the control thread prints lines of its own meanwhile */
 	n = snprintf(line, sizeof(line),
 		     "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
@@ -204,7 +208,7 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 			      "; %.1f of %.1f MiB used",
 			      s->budget.used / 1048576.0,
 			      s->cfg.max_size / 1048576.0);
-	fprintf(stderr, "%s\n", line);
+	status_say(line);
 }
 
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
@@ -326,8 +330,8 @@ static void write_one(struct snapshots *s, struct slot *sl)
 	if (ret) {
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
 		if (s->cfg.verbosity >= 0)
-			fprintf(stderr, "ptbpf: snapshot %llu lost: %s\n",
-				(unsigned long long)sl->snap.id, err);
+			status_say_f("ptbpf: snapshot %llu lost: %s",
+				     (unsigned long long)sl->snap.id, err);
 		return;
 	}
 	s->written++;
@@ -538,8 +542,7 @@ static void log_skipped(struct snapshots *s, const struct snap_trigger *t)
 	json_str(j, "reason", "no new bytes");
 	eventlog_end(s->log);
 	if (s->cfg.verbosity > 0)
-		fprintf(stderr, "ptbpf: no snapshot (%s): no new bytes\n",
-			t->name);
+		status_say_f("ptbpf: no snapshot (%s): no new bytes", t->name);
 }
 
 int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t)

@@ -261,9 +261,13 @@ static void test_ctrl_z_fg_ctrl_c(void **state)
 	type(f, "fg\n");
 	assert_true(wait_stopped(target, 0, 5));
 	assert_true(wait_events(f->out, "run", 1, 5));
+	/* the status line, redrawn in place, says where the run stands */
+	must_see(f, "\r\033[Kptbpf: pid ", 5);
+	must_see(f, " running | 1 stop | 1 snapshot, ", 5);
 	msleep(200);
 	/* Ctrl-C reaches the command (no handler: it dies of SIGINT) */
 	type(f, "\x03");
+	must_see(f, "ptbpf: 1 stop, 2 snapshots written (", 10);
 	exit_status_is(f, "status=130");
 	assert_true(wait_events(f->out, "end", 1, 5));
 	assert_int_equal(event_field(f->out, "exit", 0, "exit_signal"), SIGINT);
@@ -318,6 +322,29 @@ static void test_ctrl_c_handled(void **state)
 	assert_int_equal(count_events(f->out, "stop"), 0);
 }
 
+/*
+ * SIGINT sent to ptbpf itself (not the terminal's): passed on as before,
+ * the command is asked to end (SIGTERM) after a last snapshot.
+ */
+static void test_sigint_to_ptbpf(void **state)
+{
+	struct fx *f = *state;
+	char reason[32];
+	pid_t front;
+
+	need_root();
+	launch(f, PROGS "ticker 1000000 5");
+	msleep(300);
+	front = front_pid(f);
+	assert_true(front > 0);
+	assert_int_equal(kill(front, SIGINT), 0);
+	exit_status_is(f, "status=143");
+	event_str(f->out, "end", 0, "reason", reason, sizeof(reason));
+	assert_string_equal(reason, "signal");
+	assert_int_equal(event_field(f->out, "exit", 0, "exit_signal"),
+			 SIGTERM);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -326,6 +353,7 @@ int main(void)
 		T(test_ctrl_z_fg_ctrl_c),
 		T(test_bg_continues),
 		T(test_ctrl_c_handled),
+		T(test_sigint_to_ptbpf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
