@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make demo`: trace the demo "server" through a stop, a continue and a
-# crash, and show what ptbpf recorded. Run as root (sudo make demo).
+# crash, and show what ptbpf recorded. Run as root: `make demo` in a root
+# shell (no sudo needed, none used), or `sudo make demo`.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${DEMO_OUT:-ptbpf-demo}
 DEMO=.output/tests/progs/demo
 
 if [ "$(id -u)" != 0 ]; then
-	echo "ptbpf demo: needs root to load BPF and open perf events: sudo make demo" >&2
+	echo "ptbpf demo: needs root to load BPF and open perf events: sudo make demo (or make demo as root)" >&2
 	exit 1
 fi
 rm -rf "$OUT"

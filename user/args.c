@@ -77,7 +77,8 @@ void args_usage(FILE *f)
 	      "                           a command gets a cgroup of its own\n"
 	      "  -q, --quiet  -v, --verbose  -h, --help  -V, --version\n"
 	      "\n"
-	      "SIGUSR2 takes a snapshot now; SIGINT/SIGTERM end the run after a last one.\n",
+	      "SIGUSR2 takes a snapshot now; SIGINT/SIGTERM end the run after a last one.\n"
+	      "At a terminal a command gets Ctrl-C and Ctrl-Z as it would alone.\n",
 	      f);
 }
 
