@@ -303,6 +303,8 @@ static void json_head(struct json *j, const struct dump_snap *s)
 		json_str(j, "ip", hex_addr(s->ip, hex, sizeof(hex)));
 	if (s->has_addr)
 		json_str(j, "addr", hex_addr(s->addr, hex, sizeof(hex)));
+	if (s->folded_stops)
+		json_u64(j, "folded_stops", s->folded_stops);
 	if (s->realtime_ns)
 		json_u64(j, "trigger_realtime_ns",
 			 s->realtime_ns + s->trigger_ts - s->monotonic_ns);
