@@ -5,8 +5,10 @@
  *
  * Per-thread state lives in the threads map; two counters (live threads,
  * stopped threads) aggregate it so a transition costs O(1). The process
- * state flips with compare-and-swap, so when two threads stop at once on two
- * CPUs exactly one of them reports the process stop.
+ * state flips with compare-and-swap on a word that also counts the
+ * transitions (PTBPF_WORD), so when two threads stop at once on two CPUs
+ * exactly one of them reports the process stop, and every report carries
+ * its place in the order the flips happened.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -57,9 +59,16 @@ const volatile __u32 targ_tgid = 0;
 /* Written by user space through the mmap'd .bss as well as here. */
 __s32 nr_live = 0;
 __s32 nr_stopped = 0;
-__u32 proc_state = PTBPF_PROC_UNKNOWN;
+__u64 proc_word = PTBPF_WORD(0, PTBPF_PROC_UNKNOWN);
 __u64 lost_events = 0;
 __s32 last_stop_sig = 0;
+/*
+ * A fatal signal reported at generation time, until delivered (then the
+ * target is dying: fatal_dying) or found not fatal after all. User space
+ * reads both to know whether a fatal pause should hold.
+ */
+__s32 fatal_reported = 0;
+__u32 fatal_dying = 0;
 
 /*
  * Process scope: the CPUs a target thread ran on since user space last
@@ -206,8 +215,8 @@ static __always_inline void stop_details(struct ptbpf_event *e,
 		e->stop_kind = PTBPF_STOP_HW_BREAKPOINT;
 }
 
-static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
-				 __u32 cause)
+static __always_inline void emit_seq(__u32 kind, struct task_struct *t,
+				     __s32 sig, __u32 cause, __u64 seq)
 {
 	struct ptbpf_event *e = reserve(kind, t);
 
@@ -215,7 +224,44 @@ static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
 		return;
 	e->sig = sig;
 	e->cause = cause;
+	e->seq = seq;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
+				 __u32 cause)
+{
+	emit_seq(kind, t, sig, cause, 0);
+}
+
+#define ANY_LIVE_STATE 0xff /* flip() from running or stopped */
+
+/*
+ * Flips the process state from @from (or from any state but exited, for
+ * ANY_LIVE_STATE) to @to and takes the next sequence number, in one
+ * compare-and-swap. Returns that number, or 0 when the state was not
+ * @from. A word changed under it by another CPU is read again; one that
+ * keeps changing (never seen) counts as a lost event, so user space takes
+ * the state from proc_word.
+ */
+static __always_inline __u64 flip(__u32 from, __u32 to)
+{
+	__u64 w, nw;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		w = *(volatile __u64 *)&proc_word;
+		if (from == ANY_LIVE_STATE ?
+			    PTBPF_WORD_STATE(w) == PTBPF_PROC_EXITED ||
+				    PTBPF_WORD_STATE(w) == PTBPF_PROC_UNKNOWN :
+			    PTBPF_WORD_STATE(w) != from)
+			return 0;
+		nw = PTBPF_WORD(PTBPF_WORD_SEQ(w) + 1, to);
+		if (__sync_val_compare_and_swap(&proc_word, w, nw) == w)
+			return PTBPF_WORD_SEQ(nw);
+	}
+	__sync_fetch_and_add(&lost_events, 1);
+	return 0;
 }
 
 /* The thread's state slot, created (as running) on first sight. */
@@ -239,33 +285,44 @@ static __always_inline __u32 *thread_slot(__u32 tid)
 static __always_inline void maybe_stop(struct task_struct *t, __u32 cause)
 {
 	struct ptbpf_event *e;
+	__u64 seq;
 
 	if (nr_live <= 0 || nr_stopped < nr_live)
 		return;
-	if (__sync_val_compare_and_swap(&proc_state, PTBPF_PROC_RUNNING,
-					PTBPF_PROC_STOPPED) !=
-	    PTBPF_PROC_RUNNING)
+	seq = flip(PTBPF_PROC_RUNNING, PTBPF_PROC_STOPPED);
+	if (!seq)
 		return;
 	e = reserve(PTBPF_EV_STOP, t);
-	if (!e)
-		return;
-	e->cause = cause;
-	if (cause != PTBPF_CAUSE_EXIT)
-		stop_details(e, t, cause == PTBPF_CAUSE_PTRACE);
-	bpf_ringbuf_submit(e, 0);
+	if (e) {
+		e->cause = cause;
+		e->seq = seq;
+		if (cause != PTBPF_CAUSE_EXIT)
+			stop_details(e, t, cause == PTBPF_CAUSE_PTRACE);
+		bpf_ringbuf_submit(e, 0);
+	}
+	/*
+	 * A thread that ran again between the counters' check and the flip
+	 * found the state still running and reported nothing: run again.
+	 */
+	if (nr_stopped < nr_live) {
+		seq = flip(PTBPF_PROC_STOPPED, PTBPF_PROC_RUNNING);
+		if (seq)
+			emit_seq(PTBPF_EV_RUN, t, 0, PTBPF_CAUSE_NONE, seq);
+	}
 }
 
 /* A thread our map says is stopped went on running: it is not stopped. */
 static __always_inline void thread_runs(struct task_struct *t, __u32 *st,
 					__u32 old, __s32 sig, __u32 cause)
 {
+	__u64 seq;
+
 	if (__sync_val_compare_and_swap(st, old, PTBPF_THREAD_RUNNING) != old)
 		return;
 	__sync_fetch_and_add(&nr_stopped, -1);
-	if (__sync_val_compare_and_swap(&proc_state, PTBPF_PROC_STOPPED,
-					PTBPF_PROC_RUNNING) ==
-	    PTBPF_PROC_STOPPED)
-		emit(PTBPF_EV_RUN, t, sig, cause);
+	seq = flip(PTBPF_PROC_STOPPED, PTBPF_PROC_RUNNING);
+	if (seq)
+		emit_seq(PTBPF_EV_RUN, t, sig, cause, seq);
 }
 
 /*
@@ -388,6 +445,7 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	__u32 tid, *st, old = PTBPF_THREAD_RUNNING;
 	struct ptbpf_event *e;
 	bool group_dead;
+	__u64 seq;
 
 	if (!is_target(p))
 		return 0;
@@ -412,12 +470,13 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	 * Threads that exit together on several CPUs can all see live == 0
 	 * (each decrements it before its tracepoint): one of them reports.
 	 */
-	if (__sync_lock_test_and_set(&proc_state, PTBPF_PROC_EXITED) ==
-	    PTBPF_PROC_EXITED)
+	seq = flip(ANY_LIVE_STATE, PTBPF_PROC_EXITED);
+	if (!seq)
 		return 0;
 	e = reserve(PTBPF_EV_EXIT, p);
 	if (!e)
 		return 0;
+	e->seq = seq;
 	/* a group exit leaves its code in signal->group_exit_code */
 	e->exit_code = BPF_CORE_READ(p, signal, group_exit_code);
 	if (!e->exit_code)
@@ -458,12 +517,9 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
-static __always_inline bool fatal_by_default(int sig, struct task_struct *t)
+/* A signal whose default action ends the process with a core dump. */
+static __always_inline bool fatal_kind(int sig, struct task_struct *t)
 {
-	struct sighand_struct *sh;
-	void *handler = NULL;
-	unsigned int idx;
-
 	switch (sig) {
 	case SIGSEGV:
 	case SIGBUS:
@@ -474,13 +530,33 @@ static __always_inline bool fatal_by_default(int sig, struct task_struct *t)
 		break;
 	case SIGTRAP:
 		/* under a debugger a trap is the debugger's business */
-		if (BPF_CORE_READ(t, ptrace))
-			return false;
-		break;
+		return !BPF_CORE_READ(t, ptrace);
 	default:
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Fatal now: a fatal kind with the default action that the task does not
+ * block. A blocked signal stays pending while the task runs on (it is
+ * reported when it is delivered, if ever), and an ignored one (SIG_IGN) is
+ * dropped. A fault (force_sig_info) unblocks and resets its signal before
+ * this tracepoint, so a real crash always counts.
+ */
+static __always_inline bool fatal_by_default(int sig, struct task_struct *t)
+{
+	struct sighand_struct *sh;
+	void *handler = NULL;
+	unsigned int idx;
+	__u64 blocked;
+
+	if (!fatal_kind(sig, t))
+		return false;
 	idx = (unsigned int)(sig - 1) & 63;
+	blocked = BPF_CORE_READ(t, blocked.sig[0]);
+	if (blocked & (1ULL << idx))
+		return false;
 	sh = BPF_CORE_READ(t, sighand);
 	if (!sh)
 		return false;
@@ -499,6 +575,7 @@ int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
 		return 0;
 	if (result != TRACE_SIGNAL_DELIVERED || !fatal_by_default(sig, task))
 		return 0;
+	fatal_reported = sig;
 	e = reserve(PTBPF_EV_FATAL, task);
 	if (!e)
 		return 0;
@@ -519,9 +596,16 @@ int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
 	return 0;
 }
 
-/* Remembers which job-control signal stopped the group, for the stop event. */
+/*
+ * Remembers which job-control signal stopped the group, for the stop event.
+ * A fatal signal taken with its default action means the target is dying
+ * now; if it was not reported when generated (blocked then, or sent to a
+ * thread that blocks it and taken by another) it is reported here, still
+ * before the kernel acts on it.
+ */
 SEC("tp_btf/signal_deliver")
-int BPF_PROG(handle_signal_deliver, int sig)
+int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info,
+	     struct k_sigaction *ka)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 
@@ -530,5 +614,10 @@ int BPF_PROG(handle_signal_deliver, int sig)
 	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
 	    sig == SIGTTOU)
 		last_stop_sig = sig;
+	if (!fatal_kind(sig, cur) || ka->sa.sa_handler != NULL)
+		return 0;
+	fatal_dying = 1;
+	if (__sync_val_compare_and_swap(&fatal_reported, sig, 0) != sig)
+		emit(PTBPF_EV_FATAL, cur, sig, PTBPF_CAUSE_SIGNAL);
 	return 0;
 }

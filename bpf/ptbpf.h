@@ -41,6 +41,16 @@ enum ptbpf_proc_state {
 	PTBPF_PROC_EXITED = 3,
 };
 
+/*
+ * The process state and the number of transitions so far share one word
+ * (proc_word), so one compare-and-swap both flips the state and takes the
+ * transition's sequence number. Two CPUs may then put their records in the
+ * ring in the other order; user space applies them by sequence number.
+ */
+#define PTBPF_WORD_STATE(w) ((__u32)((w)&0xff))
+#define PTBPF_WORD_SEQ(w) ((__u64)(w) >> 8)
+#define PTBPF_WORD(seq, state) (((__u64)(seq) << 8) | (__u64)(state))
+
 /* Per-thread state kept in the threads map. */
 enum ptbpf_thread_state {
 	PTBPF_THREAD_RUNNING = 0,
@@ -83,6 +93,8 @@ struct ptbpf_event {
 	__u32 pad;
 	char comm[PTBPF_COMM_LEN];
 	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
+	/* run, stop, exit: the transition's number (1, 2, ...); else 0 */
+	__u64 seq;
 	/*
 	 * stop: the user-space IP of the thread that stopped last;
 	 * fatal: the faulting instruction. 0 when unknown.

@@ -15,12 +15,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -178,6 +182,51 @@ static inline int wait_stopped(pid_t pid, int want, double timeout_s)
 	return 0;
 }
 
+/* CPU time @pid's threads have used (utime + stime), in ms; -1 if gone. */
+static inline long long cpu_ms(pid_t pid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strrchr(buf, ')'); /* comm may hold spaces */
+	if (!p || sscanf(p + 2,
+			 "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st) * 1000 / sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * Waits until @pid has run @ms more milliseconds on a CPU: what a test that
+ * needs N samples of it needs, however loaded the machine is (a fixed sleep
+ * gives a loaded machine's target too little CPU). 0 on timeout.
+ */
+static inline int wait_cpu(pid_t pid, long long ms, double timeout_s)
+{
+	double end = mono_s() + timeout_s;
+	long long from = cpu_ms(pid), now;
+
+	while (from >= 0 && mono_s() < end) {
+		now = cpu_ms(pid);
+		if (now < 0)
+			return 0;
+		if (now - from >= ms)
+			return 1;
+		msleep(5);
+	}
+	return 0;
+}
+
 /* The whole of a file, NUL-terminated (malloc'd), or NULL. */
 static inline char *slurp(const char *path)
 {
@@ -206,7 +255,7 @@ static inline char *slurp(const char *path)
 /* Number of lines of @dir/events.jsonl whose "event" is @name. */
 static inline int count_events(const char *dir, const char *name)
 {
-	char path[512], pat[64], *buf, *p;
+	char path[PATH_MAX + 32], pat[64], *buf, *p;
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -239,7 +288,7 @@ static inline int wait_events(const char *dir, const char *name, int n,
  */
 static inline char *event_sequence(const char *dir, const char *skip)
 {
-	char path[512], *buf, *line, *save, *out;
+	char path[PATH_MAX + 32], *buf, *line, *save, *out;
 	size_t len = 0;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -271,7 +320,7 @@ static inline char *event_sequence(const char *dir, const char *skip)
 static inline long long event_field(const char *dir, const char *name, int nth,
 				    const char *key)
 {
-	char path[512], pat[64], kpat[64], *buf, *p, *q;
+	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q;
 	long long v = -1;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -296,7 +345,7 @@ static inline long long event_field(const char *dir, const char *name, int nth,
 static inline int event_str(const char *dir, const char *name, int nth,
 			    const char *key, char *out, size_t len)
 {
-	char path[512], pat[64], kpat[64], *buf, *p, *q, *nl;
+	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q, *nl;
 	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
@@ -341,37 +390,259 @@ static inline void rm_rf(const char *dir)
 		fprintf(stderr, "can't remove %s\n", dir);
 }
 
-/* Programs of ours loaded in the kernel now (by name), via bpftool. */
-static inline int loaded_progs_now(void)
-{
-	FILE *f = popen(
-		"bpftool prog show 2>/dev/null | grep -c 'name handle_switch'",
-		"r");
-	int n = -1;
+/*
+ * What one ptbpf process held, so that a test checks its own run and not a
+ * system-wide count that any other ptbpf on the machine changes. BPF
+ * programs, maps and links have ids (fdinfo prog_id/map_id/link_id); a perf
+ * event has none, so it is counted per process: once the process is gone an
+ * event can only live on through another holder, a BPF map (its id is
+ * checked) or an inherited descriptor (perf_fds() of the target).
+ */
+enum held_kind { HELD_PROG, HELD_MAP, HELD_LINK, HELD_KINDS };
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &n) != 1)
-		n = -1;
-	pclose(f);
-	return n;
+struct held {
+	unsigned int id[HELD_KINDS][256];
+	int n[HELD_KINDS];
+	int perf; /* the most perf event descriptors seen at once */
+};
+
+static inline void held_note(struct held *h, enum held_kind k, unsigned id)
+{
+	int i;
+
+	for (i = 0; i < h->n[k]; i++)
+		if (h->id[k][i] == id)
+			return;
+	if (h->n[k] < (int)(sizeof(h->id[k]) / sizeof(h->id[k][0])))
+		h->id[k][h->n[k]++] = id;
+}
+
+/* The id after "@key:\t" in /proc/@pid/fdinfo/@fd, or 0. */
+static inline unsigned int fdinfo_id(pid_t pid, const char *fd, const char *key)
+{
+	char path[96], buf[2048], *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return 0;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	buf[n > 0 ? n : 0] = 0;
+	p = strstr(buf, key);
+	return p ? (unsigned int)strtoul(p + strlen(key) + 1, NULL, 10) : 0;
 }
 
 /*
- * Programs of ours still loaded. The kernel frees a program after an RCU
- * grace period once its last fd and link are gone, so wait a little.
+ * Adds to @h what @pid holds now. Returns the number of BPF objects and
+ * perf events it holds now, or -1 when the process is gone.
  */
-static inline int loaded_ptbpf_progs(void)
+static inline int held_add(struct held *h, pid_t pid)
 {
-	int i, n = 0;
+	static const char *const kinds[HELD_KINDS][2] = {
+		[HELD_PROG] = { "anon_inode:bpf-prog", "prog_id:" },
+		[HELD_MAP] = { "anon_inode:bpf-map", "map_id:" },
+		[HELD_LINK] = { "anon_inode:bpf_link", "link_id:" },
+	};
+	char path[300], target[128];
+	struct dirent *de;
+	int now = 0, perf = 0, k;
+	DIR *d;
 
-	for (i = 0; i < 100; i++) {
-		n = loaded_progs_now();
-		if (n == 0)
-			return 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", pid, de->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		if (!strcmp(target, "anon_inode:[perf_event]")) {
+			perf++;
+			now++;
+			continue;
+		}
+		for (k = 0; k < HELD_KINDS; k++) {
+			unsigned int id;
+
+			if (strcmp(target, kinds[k][0]))
+				continue;
+			id = fdinfo_id(pid, de->d_name, kinds[k][1]);
+			if (id) {
+				held_note(h, k, id);
+				now++;
+			}
+		}
+	}
+	closedir(d);
+	if (perf > h->perf)
+		h->perf = perf;
+	return now;
+}
+
+/* 1 when BPF object @id of @kind exists, 0 when it is gone, -1 unknown. */
+static inline int bpf_id_exists(enum held_kind kind, unsigned int id)
+{
+	static const int cmd[HELD_KINDS] = {
+		[HELD_PROG] = BPF_PROG_GET_FD_BY_ID,
+		[HELD_MAP] = BPF_MAP_GET_FD_BY_ID,
+		[HELD_LINK] = BPF_LINK_GET_FD_BY_ID,
+	};
+	union bpf_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_id = id; /* map_id and link_id share its place */
+	fd = syscall(__NR_bpf, cmd[kind], &attr, sizeof(attr));
+	if (fd >= 0) {
+		close((int)fd);
+		return 1;
+	}
+	return errno == ENOENT ? 0 : -1;
+}
+
+/*
+ * How many of the BPF objects in @h still exist, after waiting for them to
+ * go: the kernel frees a program after an RCU grace period once its last
+ * descriptor and link are gone, later on a loaded machine. Names each one
+ * left on stderr.
+ */
+static inline int held_left(const struct held *h)
+{
+	static const char *const names[HELD_KINDS] = { "program", "map",
+						       "link" };
+	double end = mono_s() + 10;
+	int k, i, left;
+
+	for (;;) {
+		left = 0;
+		for (k = 0; k < HELD_KINDS; k++)
+			for (i = 0; i < h->n[k]; i++)
+				left += bpf_id_exists(k, h->id[k][i]) != 0;
+		if (!left || mono_s() > end)
+			break;
 		msleep(20);
 	}
-	return n;
+	for (k = 0; left && k < HELD_KINDS; k++)
+		for (i = 0; i < h->n[k]; i++)
+			if (bpf_id_exists(k, h->id[k][i]) != 0)
+				fprintf(stderr,
+					"BPF %s id %u is still loaded\n",
+					names[k], h->id[k][i]);
+	return left;
+}
+
+/* Number of perf event descriptors @pid holds (0 when it is gone). */
+static inline int perf_fds(pid_t pid)
+{
+	struct held h;
+	int n;
+
+	memset(&h, 0, sizeof(h));
+	n = held_add(&h, pid);
+	return n < 0 ? 0 : h.perf;
+}
+
+/*
+ * Runs @argv to its end (@env: one "NAME=value" more, or NULL), stdin and
+ * stdout on /dev/null, stderr into @err. @h gets what it held, read every
+ * millisecond while it runs and once more at PTRACE_EVENT_EXIT (it runs
+ * traced only for that stop), where its descriptors are still open: what
+ * it held at its last moment, even for a run that ends within microseconds.
+ * Returns its status as a shell shows it, or -1 after @timeout_s (killed).
+ */
+static inline int run_held(const char *env, char *const argv[], char *err,
+			   size_t len, struct held *h, double timeout_s)
+{
+	double end = mono_s() + timeout_s;
+	int pfd[2], st = 0, ret = -1, traced = 0;
+	size_t got = 0;
+	pid_t pid;
+
+	memset(h, 0, sizeof(*h));
+	err[0] = 0;
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		if (env)
+			putenv((char *)env);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	while (pid > 0) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		ssize_t n;
+
+		while (got + 1 < len &&
+		       (n = read(pfd[0], err + got, len - 1 - got)) > 0)
+			got += n;
+		err[got] = 0;
+		if (r == 0) {
+			if (traced)
+				held_add(h, pid); /* what it holds meanwhile */
+			if (mono_s() > end) {
+				/* its exit stops at PTRACE_EVENT_EXIT too */
+				kill(pid, SIGKILL);
+				while (waitpid(pid, &st, 0) == pid &&
+				       WIFSTOPPED(st))
+					ptrace(PTRACE_CONT, pid, NULL, NULL);
+				break;
+			}
+			usleep(1000);
+			continue;
+		}
+		if (r < 0)
+			break;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			ret = WIFEXITED(st) ? WEXITSTATUS(st) :
+					      128 + WTERMSIG(st);
+			break;
+		}
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			held_add(h, pid);
+			ptrace(PTRACE_CONT, pid, NULL, NULL);
+		} else if (!traced) { /* its own SIGSTOP, before the exec */
+			ptrace(PTRACE_SETOPTIONS, pid, NULL,
+			       PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
+				       PTRACE_O_TRACEEXEC);
+			traced = 1;
+			ptrace(PTRACE_CONT, pid, NULL, NULL);
+		} else if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+			ptrace(PTRACE_CONT, pid, NULL, NULL); /* exec */
+		} else {
+			/* a signal for it: deliver it */
+			ptrace(PTRACE_CONT, pid, NULL,
+			       (void *)(long)WSTOPSIG(st));
+		}
+	}
+	while (got + 1 < len) {
+		ssize_t n = read(pfd[0], err + got, len - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	err[got] = 0;
+	close(pfd[0]);
+	return ret;
 }
 
 /* Runs a command line through sh; returns its exit status, stderr in @err. */

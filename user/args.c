@@ -21,6 +21,7 @@ enum long_only {
 	OPT_MIN_INTERVAL,
 	OPT_SCOPE,
 	OPT_MAX_EVENTS,
+	OPT_GRACE,
 };
 
 static const struct option long_opts[] = {
@@ -40,6 +41,7 @@ static const struct option long_opts[] = {
 	{ "cgroup", optional_argument, NULL, OPT_CGROUP },
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
+	{ "grace", required_argument, NULL, OPT_GRACE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -65,6 +67,7 @@ void args_usage(FILE *f)
 	      "      --min-interval TIME  fold stops closer than TIME (e.g. 500ms) to the\n"
 	      "                           last snapshot into the next; the last stop\n"
 	      "                           always gets one\n"
+	      "                           (0, the default, keeps them all)\n"
 	      "      --full               each snapshot holds whole buffers\n"
 	      "      --format LIST        perf,lldb (default both)\n"
 	      "      --scope NAME         auto | process | cgroup | cpu (default auto:\n"
@@ -75,9 +78,13 @@ void args_usage(FILE *f)
 	      "      --kernel             trace kernel space too (intel-pt)\n"
 	      "      --cgroup[=PATH]      --scope cgroup: the target's (or this) cgroup v2;\n"
 	      "                           a command gets a cgroup of its own\n"
+	      "      --grace DURATION     at the end, how long a started command has after\n"
+	      "                           SIGTERM before SIGKILL, e.g. 500ms, 10s (default 3s)\n"
 	      "  -q, --quiet  -v, --verbose  -h, --help  -V, --version\n"
 	      "\n"
-	      "SIGUSR2 takes a snapshot now; SIGINT/SIGTERM end the run after a last one.\n"
+	      "SIGUSR2 takes a snapshot now. SIGINT, SIGTERM and SIGHUP end the run after a\n"
+	      "last snapshot; a started command gets SIGTERM, and a second SIGINT or SIGTERM\n"
+	      "ends it with SIGKILL at once. One run per output directory at a time.\n"
 	      "At a terminal a command gets Ctrl-C and Ctrl-Z as it would alone.\n",
 	      f);
 }
@@ -135,35 +142,6 @@ int args_parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-int args_parse_duration(const char *s, unsigned long long *ns)
-{
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },  { "s", 1e9 },
-		      { "", 1e9 }, { "m", 60e9 }, { "min", 60e9 } };
-	double v;
-	char *end;
-	size_t i;
-
-	if (!s || !ns || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno == ERANGE)
-		return -ERANGE;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		v *= units[i].mult;
-		if (v >= 18446744073709551615.0)
-			return -ERANGE;
-		*ns = (unsigned long long)v;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static int parse_uint(const char *s, unsigned long long max,
 		      unsigned long long *out)
 {
@@ -176,6 +154,32 @@ static int parse_uint(const char *s, unsigned long long max,
 	if (errno == ERANGE || *out > max)
 		return -ERANGE;
 	return *end ? -EINVAL : 0;
+}
+
+int args_parse_duration(const char *s, unsigned long long max_ms,
+			unsigned long long *out)
+{
+	unsigned long long v, mult;
+	char *end;
+
+	if (!s || !out || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (!strcmp(end, "ms"))
+		mult = 1;
+	else if (!*end || !strcmp(end, "s"))
+		mult = 1000;
+	else if (!strcmp(end, "m"))
+		mult = 60 * 1000;
+	else
+		return -EINVAL;
+	if (v > max_ms / mult)
+		return -ERANGE;
+	*out = v * mult;
+	return 0;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -286,6 +290,7 @@ static void defaults(struct config *cfg)
 	cfg->backend = BACKEND_AUTO;
 	cfg->triggers = TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT;
 	cfg->formats = FORMAT_PERF | FORMAT_LLDB;
+	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
 }
 
 static const char *const trigger_names[] = { "stop", "fatal", "exit",
@@ -361,12 +366,12 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		cfg->max_size = v;
 		return 0;
 	case OPT_MIN_INTERVAL:
-		if (args_parse_duration(arg, &v))
+		if (args_parse_duration(arg, ARGS_MIN_INTERVAL_MS_MAX, &v))
 			return fail(
 				err, errlen,
 				"invalid --min-interval '%s': use e.g. 500ms, 2s",
 				arg);
-		cfg->min_interval_ns = v;
+		cfg->min_interval_ns = v * 1000000ULL;
 		return 0;
 	case OPT_FORMAT:
 		if (parse_list(arg, format_names, format_bits, &cfg->formats))
@@ -374,6 +379,14 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 				err, errlen,
 				"invalid format list '%s': use perf, lldb or perf,lldb",
 				arg);
+		return 0;
+	case OPT_GRACE:
+		if (args_parse_duration(arg, ARGS_GRACE_MS_MAX, &v))
+			return fail(
+				err, errlen,
+				"invalid grace period '%s': use e.g. 500ms, 3s, 1m (at most 1 hour)",
+				arg);
+		cfg->grace_ms = (unsigned int)v;
 		return 0;
 	case OPT_FULL:
 		cfg->full = true;
@@ -386,9 +399,10 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return 0;
 	case OPT_CGROUP:
 		if (cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
-			return fail(err, errlen,
-				    "--cgroup is --scope cgroup, not --scope %s",
-				    scope_name(cfg->scope));
+			return fail(
+				err, errlen,
+				"--cgroup is --scope cgroup, not --scope %s",
+				scope_name(cfg->scope));
 		cfg->cgroup = true;
 		cfg->scope = SCOPE_CGROUP;
 		if (arg && !*arg)
@@ -402,16 +416,18 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 				"invalid scope '%s': use auto, process, cgroup or cpu",
 				arg);
 		if (cfg->cgroup && v_scope != SCOPE_CGROUP)
-			return fail(err, errlen,
-				    "--cgroup is --scope cgroup, not --scope %s",
-				    arg);
+			return fail(
+				err, errlen,
+				"--cgroup is --scope cgroup, not --scope %s",
+				arg);
 		cfg->scope = v_scope;
 		return 0;
 	case OPT_MAX_EVENTS:
 		if (parse_uint(arg, ULONG_MAX, &v) || !v)
-			return fail(err, errlen,
-				    "invalid event limit '%s': give a count > 0",
-				    arg);
+			return fail(
+				err, errlen,
+				"invalid event limit '%s': give a count > 0",
+				arg);
 		cfg->max_events = (unsigned long)v;
 		return 0;
 	case 'q':

@@ -47,6 +47,7 @@ struct config {
 	unsigned long max_events; /* --max-events; 0: the default */
 	bool cgroup; /* --cgroup given */
 	const char *cgroup_path; /* NULL: the target's own cgroup */
+	unsigned int grace_ms; /* --grace: SIGTERM to SIGKILL, for a command */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 	bool help;
 	bool version;
@@ -68,12 +69,17 @@ void args_free(struct config *cfg);
  */
 int args_parse_size(const char *s, unsigned long long *out);
 
+/* The default --grace: how long a command has to end after SIGTERM. */
+#define ARGS_GRACE_MS_DEFAULT 3000
+#define ARGS_GRACE_MS_MAX (3600 * 1000)
+#define ARGS_MIN_INTERVAL_MS_MAX (24 * 3600 * 1000ULL)
+
 /*
- * "500ms", "2s", "1.5s", "100us", "250000ns", "1m"; a bare number is
- * seconds. Into @ns. Returns -EINVAL on a malformed value, -ERANGE when it
- * does not fit.
+ * "3", "3s", "500ms", "2m", "0": milliseconds into @out (no unit: seconds).
+ * Returns -EINVAL on a malformed value, -ERANGE above @max_ms.
  */
-int args_parse_duration(const char *s, unsigned long long *ns);
+int args_parse_duration(const char *s, unsigned long long max_ms,
+			unsigned long long *out);
 
 /*
  * "0-3,8" into a sorted array without duplicates (malloc'd). Returns

@@ -361,8 +361,7 @@ static ssize_t cpu_wide(const struct perf_event_header *h,
 	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
 	size_t body = h->size - sizeof(*h);
 
-	if (h->size < sizeof(*h) ||
-	    h->size + sizeof(unknown) > PERFREC_MAX)
+	if (h->size < sizeof(*h) || h->size + sizeof(unknown) > PERFREC_MAX)
 		return -EBADMSG;
 	w->type = PERF_RECORD_SWITCH_CPU_WIDE;
 	w->misc = h->misc;

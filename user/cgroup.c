@@ -156,8 +156,9 @@ int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len,
 	}
 	ret = move_to(path, child);
 	if (ret) {
-		snprintf(err, errlen, "can't move the command into cgroup %s: %s",
-			 path, strerror(-ret));
+		snprintf(err, errlen,
+			 "can't move the command into cgroup %s: %s", path,
+			 strerror(-ret));
 		rmdir(path);
 		return ret;
 	}

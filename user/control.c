@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "control.h"
+#include "say.h"
 #include "status.h"
 
 static const char *const kind_names[PTBPF_EV_MAX] = {
@@ -42,8 +43,9 @@ void control_init(struct control *c, struct eventlog *log, int pid,
 	c->t0 = now_ns();
 }
 
-static void say(struct control *c, uint64_t ts, const char *what,
-		const char *detail)
+/* A human line: queued, never waited for (see say.h). */
+static void human(struct control *c, uint64_t ts, const char *what,
+		  const char *detail)
 {
 	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
 	bool stop = !strcmp(what, "stop"), run = !strcmp(what, "run");
@@ -73,6 +75,7 @@ struct toggle {
 	bool run;
 	int ret;
 	uint64_t done_ns, cause_ts;
+	const char *reason; /* logged when not NULL */
 };
 
 /*
@@ -110,7 +113,7 @@ static void toggle_log(struct control *c, const struct toggle *t)
 		return;
 	if (t->ret) {
 		snprintf(msg, sizeof(msg), "failed: %s", strerror(-t->ret));
-		say(c, now_ns(), name, msg);
+		human(c, now_ns(), name, msg);
 		j = eventlog_begin(c->log, name, now_ns(), c->pid);
 		json_str(j, "error", strerror(-t->ret));
 		eventlog_end(c->log);
@@ -118,10 +121,12 @@ static void toggle_log(struct control *c, const struct toggle *t)
 	}
 	j = eventlog_begin(c->log, name, t->done_ns, c->pid);
 	json_u64(j, "latency_ns", lat);
+	if (t->reason)
+		json_str(j, "reason", t->reason);
 	eventlog_end(c->log);
 	if (c->verbosity > 0) {
 		snprintf(msg, sizeof(msg), "latency %.1f us", lat / 1e3);
-		say(c, t->done_ns, name, msg);
+		human(c, t->done_ns, name, msg);
 	}
 }
 
@@ -216,11 +221,11 @@ void control_announce(struct control *c)
 			 (unsigned long long)(real % 1000000000ULL) / 1000);
 	else
 		snprintf(detail, sizeof(detail), "(%s)", state);
-	say(c, c->t0, "start", detail);
+	human(c, c->t0, "start", detail);
 	if (c->verbosity > 0 && c->start_resume_ns) {
 		snprintf(detail, sizeof(detail), "latency %.1f us",
 			 c->start_resume_lat / 1e3);
-		say(c, c->start_resume_ns, "resume", detail);
+		human(c, c->start_resume_ns, "resume", detail);
 	}
 }
 
@@ -298,6 +303,8 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	log_details(j, e);
 	json_u64(j, "delivery_ns", recv_ns > e->ts ? recv_ns - e->ts : 0);
 	json_u64(j, "threads", e->nr_threads);
+	if (e->seq)
+		json_u64(j, "seq", e->seq);
 	json_strn(j, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
 	if (e->kind == PTBPF_EV_EXIT) {
 		/* the wait status layout: code << 8, or the signal */
@@ -325,7 +332,7 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 		detail_line(e, sig, cause, detail, sizeof(detail));
 	if (c->verbosity > 0 || (e->kind != PTBPF_EV_THREAD_START &&
 				 e->kind != PTBPF_EV_THREAD_EXIT))
-		say(c, e->ts, name, detail);
+		human(c, e->ts, name, detail);
 }
 
 /* Stages the snapshot of @t, which holds every stop folded since the last. */
@@ -377,17 +384,17 @@ static void trigger(struct control *c, unsigned int bit,
 	take(c, &t);
 }
 
-void control_event(struct control *c, const struct ptbpf_event *e,
-		   uint64_t recv_ns)
+/* One event, now: the collection state first, then the log, then snapshots. */
+static void apply(struct control *c, const struct ptbpf_event *e,
+		  uint64_t recv_ns)
 {
 	struct toggle t = { 0 };
 
-	if (e->kind == 0 || e->kind >= PTBPF_EV_MAX)
-		return;
 	switch (e->kind) {
 	case PTBPF_EV_RUN:
 		c->target = PTBPF_PROC_RUNNING;
 		offcpu(c, false);
+		c->fatal_ns = 0;
 		toggle_do(c, true, e->ts, &t);
 		break;
 	case PTBPF_EV_STOP:
@@ -399,6 +406,9 @@ void control_event(struct control *c, const struct ptbpf_event *e,
 			c->target = PTBPF_PROC_EXITED;
 		if (e->kind != PTBPF_EV_FATAL)
 			offcpu(c, true);
+		c->fatal_ns = e->kind == PTBPF_EV_FATAL && !c->no_pause ?
+				      (e->ts ? e->ts : 1) :
+				      0;
 		if (pauses(c, e->kind))
 			toggle_do(c, false, e->ts, &t);
 		break;
@@ -429,6 +439,98 @@ void control_tick(struct control *c, uint64_t now)
 	take(c, &t);
 }
 
+/* Applies the held transitions that follow c->seq, in order. */
+static void apply_held(struct control *c, uint64_t recv_ns)
+{
+	unsigned int i;
+	bool found = true;
+
+	while (found && c->nr_held) {
+		found = false;
+		for (i = 0; i < c->nr_held; i++) {
+			if (c->held[i].seq != c->seq + 1)
+				continue;
+			c->seq++;
+			apply(c, &c->held[i], recv_ns);
+			c->held[i] = c->held[--c->nr_held];
+			found = true;
+			break;
+		}
+	}
+	c->gap_ns = c->nr_held ? c->gap_ns : 0;
+}
+
+/* Gives up a gap: every held transition, lowest seq first. */
+static void flush_held(struct control *c, uint64_t recv_ns)
+{
+	while (c->nr_held) {
+		unsigned int i, low = 0;
+
+		for (i = 1; i < c->nr_held; i++)
+			if (c->held[i].seq < c->held[low].seq)
+				low = i;
+		c->seq = c->held[low].seq - 1;
+		apply_held(c, recv_ns);
+	}
+	c->gap_ns = 0;
+}
+
+void control_event(struct control *c, const struct ptbpf_event *e,
+		   uint64_t recv_ns)
+{
+	if (e->kind == 0 || e->kind >= PTBPF_EV_MAX)
+		return;
+	if (!e->seq) {
+		apply(c, e, recv_ns);
+		return;
+	}
+	if (e->seq <= c->seq) {
+		/* older than a resync that already took its effect */
+		log_event(c, e, recv_ns);
+		return;
+	}
+	if (e->seq == c->seq + 1) {
+		c->seq = e->seq;
+		apply(c, e, recv_ns);
+		apply_held(c, recv_ns);
+		return;
+	}
+	/* an earlier transition's record is still on its way */
+	c->reordered++;
+	if (c->nr_held == CONTROL_REORDER)
+		flush_held(c, recv_ns);
+	if (!c->nr_held)
+		c->gap_ns = recv_ns ? recv_ns : 1;
+	c->held[c->nr_held++] = *e;
+}
+
+uint64_t control_gap_deadline(const struct control *c)
+{
+	return c->nr_held ? c->gap_ns + CONTROL_GAP_NS : 0;
+}
+
+uint64_t control_fatal_check(struct control *c, bool dying, int state,
+			     uint64_t now)
+{
+	struct toggle t;
+
+	if (!c->fatal_ns)
+		return 0;
+	if (dying || state != PTBPF_PROC_RUNNING ||
+	    c->target != PTBPF_PROC_RUNNING) {
+		c->fatal_ns = 0; /* its exit, or a stop, will say more */
+		return 0;
+	}
+	if (now < c->fatal_ns + CONTROL_FATAL_NS)
+		return c->fatal_ns + CONTROL_FATAL_NS;
+	/* blocked, ignored or handled after all: the target runs on */
+	c->fatal_ns = 0;
+	toggle_do(c, true, now, &t);
+	t.reason = "not_fatal";
+	toggle_log(c, &t);
+	return 0;
+}
+
 bool control_lost(struct control *c, unsigned long long total)
 {
 	struct json *j;
@@ -439,21 +541,34 @@ bool control_lost(struct control *c, unsigned long long total)
 	json_u64(j, "count", total - c->lost_seen);
 	json_u64(j, "total", total);
 	eventlog_end(c->log);
-	say(c, now_ns(), "lost_events", "(BPF ring buffer full)");
+	human(c, now_ns(), "lost_events", "(BPF ring buffer full)");
 	c->lost_seen = total;
 	return true;
 }
 
-void control_resync(struct control *c, int state)
+void control_resync(struct control *c, int state, uint64_t seq)
 {
+	flush_held(c, now_ns());
+	if (seq > c->seq)
+		c->seq = seq;
 	if (state == PTBPF_PROC_UNKNOWN || state == c->target)
 		return;
 	c->target = state;
 	offcpu(c, state != PTBPF_PROC_RUNNING);
-	if (state == PTBPF_PROC_RUNNING || c->no_pause || c->kernel_cut)
+	c->fatal_ns = 0;
+	if (state == PTBPF_PROC_RUNNING || c->no_pause) {
 		toggle(c, true, now_ns());
-	else
-		toggle(c, false, now_ns());
+		return;
+	}
+	/* process scope: the kernel cut it with the threads; stays enabled */
+	toggle(c, c->kernel_cut, now_ns());
+	/* the stop's own event was lost: its snapshot is not */
+	if (state == PTBPF_PROC_STOPPED) {
+		struct ptbpf_event e = { .kind = PTBPF_EV_STOP,
+					 .ts = now_ns() };
+
+		trigger(c, TRIGGER_STOP, &e, "stop");
+	}
 }
 
 void control_snapshot_now(struct control *c, const char *trigger_name)
@@ -488,6 +603,10 @@ void control_end(struct control *c, const char *reason, int exit_status)
 		json_i64(j, "status", exit_status);
 	json_u64(j, "toggles", c->toggles);
 	json_u64(j, "toggle_errors", c->toggle_errors);
+	/* transitions whose record came before an earlier one's */
+	json_u64(j, "reordered", c->reordered);
+	/* human lines a stderr that did not keep up never got */
+	json_u64(j, "stderr_dropped", say_dropped());
 	eventlog_end(c->log);
-	say(c, now_ns(), "end", reason);
+	human(c, now_ns(), "end", reason);
 }

@@ -36,6 +36,13 @@ struct control_ops {
 	void (*offcpu)(void *ctx, bool off);
 };
 
+/* Transitions that may wait for an earlier one. */
+#define CONTROL_REORDER 64
+/* How long a gap in the transitions' order may last before it is given up. */
+#define CONTROL_GAP_NS 20000000ULL
+/* How long a fatal pause holds without a sign that the target is dying. */
+#define CONTROL_FATAL_NS 100000000ULL
+
 struct control {
 	const struct control_ops *ops; /* NULL: log transitions only */
 	void *ops_ctx;
@@ -68,6 +75,18 @@ struct control {
 	bool has_pending; /* a folded stop waits for its snapshot */
 	struct snap_trigger pending;
 	unsigned int folded; /* stops since the last snapshot, without one */
+	/*
+	 * Transitions in their BPF order (struct ptbpf_event.seq): the last
+	 * one applied, those that came before an earlier one (held until it
+	 * comes, or until control_resync()), and since when there is a gap.
+	 */
+	uint64_t seq;
+	struct ptbpf_event held[CONTROL_REORDER];
+	unsigned int nr_held;
+	uint64_t gap_ns;
+	unsigned long long reordered;
+	/* a pause for a fatal signal the target has not yet died of, or 0 */
+	uint64_t fatal_ns;
 };
 
 void control_init(struct control *c, struct eventlog *log, int pid,
@@ -94,9 +113,29 @@ void control_start(struct control *c, int state, const char *backend,
 /* The human line for the start, once the target is known to be running. */
 void control_announce(struct control *c);
 
-/* One event from the BPF program; @recv_ns is when user space got it. */
+/*
+ * One event from the BPF program; @recv_ns is when user space got it.
+ * Transitions (a non-zero @e->seq) are applied in their seq order: one that
+ * comes before an earlier one is held until that one comes.
+ */
 void control_event(struct control *c, const struct ptbpf_event *e,
 		   uint64_t recv_ns);
+
+/*
+ * When a held transition's gap must be given up (CLOCK_MONOTONIC ns), or 0
+ * when nothing is held. See control_resync().
+ */
+uint64_t control_gap_deadline(const struct control *c);
+
+/*
+ * A fatal pause that the target did not die of: once CONTROL_FATAL_NS have
+ * passed since the fatal event (@now), with the target not @dying and
+ * running as the BPF side sees it (@state), collection resumes (logged as
+ * "resume" with "reason":"not_fatal"). Returns when to call again (ns,
+ * CLOCK_MONOTONIC), or 0 when no fatal pause is pending.
+ */
+uint64_t control_fatal_check(struct control *c, bool dying, int state,
+			     uint64_t now);
 
 /*
  * The BPF program's count of events it could not send, so far. Returns
@@ -106,9 +145,12 @@ bool control_lost(struct control *c, unsigned long long total);
 
 /*
  * Brings the collection in line with @state (enum ptbpf_proc_state, as the
- * BPF program holds it) after events were lost: pause unless it runs.
+ * BPF program holds it, after transition @seq) after events were lost or
+ * a gap in their order was given up: held transitions are applied in
+ * order, then pause unless it runs. A stop found this way (its event was
+ * lost) still takes its snapshot when the stop trigger is on.
  */
-void control_resync(struct control *c, int state);
+void control_resync(struct control *c, int state, uint64_t seq);
 
 /*
  * When the snapshot of a folded stop is due (CLOCK_MONOTONIC ns), or 0 when

@@ -389,8 +389,9 @@ static int pick_scope(struct cores *c, const struct cores_config *cfg,
 	switch (c->scope) {
 	case SCOPE_PROCESS:
 		if (!cfg->tids || !cfg->nr_tids || cfg->tids[0] <= 0)
-			return errmsg(err, errlen, -EINVAL,
-				      "process scope needs the target's threads");
+			return errmsg(
+				err, errlen, -EINVAL,
+				"process scope needs the target's threads");
 		c->pid = cfg->tids[0];
 		return 0;
 	case SCOPE_CGROUP:
@@ -451,8 +452,7 @@ static int add_group(struct cores *c, struct core *k, pid_t tid, char *err,
 	if (rc < 0)
 		return rc;
 	g.data_fd = rc;
-	rc = perf_sys_open(c->sys, &sa, k->cpu, tid, g.data_fd, 0, err,
-			   errlen);
+	rc = perf_sys_open(c->sys, &sa, k->cpu, tid, g.data_fd, 0, err, errlen);
 	if (rc >= 0) {
 		g.sb_fd = rc;
 		rc = perf_sys_set_output(c->sys, g.data_fd, k->data_fd, k->cpu,
@@ -702,8 +702,8 @@ static int set_state(struct cores *c, struct core *k, enum core_state st,
 	else
 		/* all or nothing: what was switched goes back */
 		while (i-- > 0)
-			toggle_group(c, i ? k->extra[i - 1].data_fd :
-					    k->data_fd,
+			toggle_group(c,
+				     i ? k->extra[i - 1].data_fd : k->data_fd,
 				     k->cpu, k->state, NULL, 0);
 	return rc;
 }
@@ -822,7 +822,7 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 {
 	enum core_state was;
 	struct core *k;
-	__u64 t0;
+	__u64 t0, t_copy;
 	int rc;
 
 	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
@@ -838,8 +838,8 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	t0 = now_ns();
 	/* A disable makes the CPU flush its packet buffer and the kernel
 	 * publish aux_head; nothing is overwritten while we copy. */
-	rc = c->offcpu ? 0 : set_state(c, k, CORE_PAUSED, c->err,
-				       sizeof(c->err));
+	rc = c->offcpu ? 0 :
+			 set_state(c, k, CORE_PAUSED, c->err, sizeof(c->err));
 	if (rc)
 		return rc;
 	memset(out, 0, sizeof(*out));
@@ -847,7 +847,9 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	out->data_id = k->data_id;
 	out->sb_id = k->sb_id;
 	out->mixed_ids = k->nr_extra > 0;
+	t_copy = now_ns();
 	read_rings(c, k, full, out, trace_buf, trace_cap, sb_buf, sb_cap);
+	out->copy_ns = now_ns() - t_copy;
 	out->tsc = now_clock(c);
 	rc = c->offcpu ? 0 : set_state(c, k, was, c->err, sizeof(c->err));
 	out->paused_ns = was == CORE_RUNNING ? now_ns() - t0 : 0;

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,20 +15,57 @@
 
 int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
 {
+	struct stat st;
+	int ret;
+
 	memset(log, 0, sizeof(*log));
+	/*
+	 * O_NONBLOCK: a FIFO planted here would hold open(2) until a reader
+	 * came (ENXIO instead); for a regular file it changes nothing.
+	 */
 	log->fd = openat(dirfd, "events.jsonl",
-			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+				 O_NONBLOCK | O_CLOEXEC,
 			 0600);
 	if (log->fd < 0)
 		return -errno;
+	if (fstat(log->fd, &st)) {
+		ret = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto fail;
+	}
 	if (uid != -1 && fchown(log->fd, uid, gid) < 0) {
-		int ret = -errno;
-
-		close(log->fd);
-		log->fd = -1;
-		return ret;
+		ret = -errno;
+		goto fail;
 	}
 	return 0;
+fail:
+	close(log->fd);
+	log->fd = -1;
+	return ret;
+}
+
+void eventlog_set_run(struct eventlog *log, const char *run)
+{
+	snprintf(log->run, sizeof(log->run), "%s", run ? run : "");
+}
+
+void eventlog_new_run(char *buf)
+{
+	unsigned long long v = 0;
+	struct timespec ts;
+
+	/* unique enough to tell runs apart; not a secret */
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (unsigned long long)ts.tv_sec * 1000000007ULL ^
+		    (unsigned long long)ts.tv_nsec ^
+		    ((unsigned long long)getpid() << 40);
+	}
+	snprintf(buf, EVENTLOG_RUN_LEN + 1, "%016llx", v);
 }
 
 struct json *eventlog_begin(struct eventlog *log, const char *event,
@@ -39,6 +78,8 @@ struct json *eventlog_begin(struct eventlog *log, const char *event,
 	json_str(j, "event", event);
 	json_u64(j, "ts", ts);
 	json_i64(j, "pid", pid);
+	if (log->run[0])
+		json_str(j, "run", log->run);
 	return j;
 }
 

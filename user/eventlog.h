@@ -15,22 +15,37 @@
 
 #include "json.h"
 
-#define EVENTLOG_LINE_MAX 4096
+/* A line holds a path of PATH_MAX bytes even when every byte is escaped. */
+#define EVENTLOG_LINE_MAX (8 * 4096)
+/* "run": 16 hex digits, new for every run of ptbpf */
+#define EVENTLOG_RUN_LEN 16
 
 struct eventlog {
 	int fd;
 	int err; /* first write error, 0 or -errno */
+	char run[EVENTLOG_RUN_LEN + 1]; /* "" until eventlog_set_run() */
 	struct json j;
 	char line[EVENTLOG_LINE_MAX];
 };
 
 /*
  * Opens (appends to) events.jsonl inside the directory @dirfd, mode 0600,
- * refusing a symlink, and chowns it to @uid/@gid unless they are -1.
- * Returns 0 or -errno.
+ * refusing a symlink, and chowns it to @uid/@gid unless they are -1. It
+ * never waits in open(2): a FIFO or anything else that is not a regular
+ * file is refused.
+ * Returns 0 or -errno: -ENXIO or -EINVAL when the name is taken by
+ * something that is not a regular file.
  */
 int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid);
-/* Starts a line with "event", "ts" (CLOCK_MONOTONIC ns) and "pid". */
+/*
+ * Every line from now on says which run wrote it ("run": @run, 16 hex
+ * digits from eventlog_new_run()): runs of ptbpf one after the other append
+ * to one events.jsonl.
+ */
+void eventlog_set_run(struct eventlog *log, const char *run);
+/* A new run id into @buf (EVENTLOG_RUN_LEN + 1 bytes). */
+void eventlog_new_run(char *buf);
+/* Starts a line with "event", "ts" (CLOCK_MONOTONIC ns), "pid" and "run". */
 struct json *eventlog_begin(struct eventlog *log, const char *event,
 			    uint64_t ts, int pid);
 /* Ends and writes the line. Returns 0 or -errno (and keeps it in err). */

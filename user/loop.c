@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -21,9 +22,6 @@
 
 enum { TAG_RING = 1, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER };
 
-/* How long a command gets to end after SIGTERM before SIGKILL. */
-#define TERM_GRACE_MS 3000
-
 static void signal_set(sigset_t *set)
 {
 	sigemptyset(set);
@@ -33,16 +31,40 @@ static void signal_set(sigset_t *set)
 	sigaddset(set, SIGUSR2);
 }
 
+static volatile sig_atomic_t setup_signal;
+
+static void on_setup_signal(int sig)
+{
+	setup_signal = sig;
+}
+
+void loop_setup_signals(void)
+{
+	/* no SA_RESTART: a call that would wait forever returns EINTR */
+	struct sigaction sa = { .sa_handler = on_setup_signal };
+	sigset_t usr2;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &usr2, NULL);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 void loop_block_signals(void)
 {
 	sigset_t set;
 
 	signal_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	signal(SIGTSTP, SIG_IGN);
-	signal(SIGTTIN, SIG_IGN);
-	signal(SIGTTOU, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
+	if (setup_signal)
+		raise(setup_signal); /* pending now: the signalfd has it */
 }
 
 int loop_set_realtime(void)
@@ -62,23 +84,88 @@ static int add(int ep, int fd, int tag)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+static void resync(const struct loop_args *a)
+{
+	unsigned long long seq;
+	int state = watch_state(a->watch, &seq);
+
+	control_resync(a->ctl, state, seq);
+}
+
 static void drain(const struct loop_args *a)
 {
 	watch_consume(a->watch);
 	/* lost events may have hidden a transition: the BPF side's state rules */
 	if (control_lost(a->ctl, watch_lost(a->watch)))
-		control_resync(a->ctl, watch_state(a->watch));
+		resync(a);
 }
 
-/* Ends a command we started: SIGTERM, SIGCONT, then SIGKILL if it lingers. */
-static int end_child(struct target *t)
+/*
+ * Timed work, between events: a gap in the transitions' order that lasted
+ * too long is given up (the BPF side's state rules), and a fatal pause the
+ * target did not die of ends. Returns the epoll timeout, in ms (-1: none).
+ */
+static int timers(const struct loop_args *a)
 {
-	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+	uint64_t now = now_ns(), gap, fatal, next = 0;
+
+	gap = control_gap_deadline(a->ctl);
+	if (gap && now >= gap) {
+		resync(a);
+		gap = 0;
+	}
+	fatal = control_fatal_check(a->ctl, watch_dying(a->watch),
+				    watch_state(a->watch, NULL), now);
+	next = gap && (!fatal || gap < fatal) ? gap : fatal;
+	if (!next)
+		return -1;
+	return next > now ? (int)((next - now) / 1000000 + 1) : 0;
+}
+
+/* The epoll timeout: the control's timers, and a held status line redraw. */
+static int wait_ms(const struct loop_args *a)
+{
+	int ms = timers(a);
+
+	if (status_pending() && (ms < 0 || ms > 100))
+		ms = 100;
+	return ms;
+}
+
+/*
+ * Ends a command we started: SIGTERM, SIGCONT, then SIGKILL once the grace
+ * period is over or at a second SIGINT/SIGTERM (the user wants out now).
+ * SIGUSR2 meanwhile still takes its snapshot.
+ */
+static int end_child(const struct loop_args *a, int sfd)
+{
+	struct pollfd p[2] = { { .fd = a->target->pidfd, .events = POLLIN },
+			       { .fd = sfd, .events = POLLIN } };
+	uint64_t end = now_ns() + (uint64_t)a->grace_ms * 1000000ULL, now;
+	struct target *t = a->target;
+	struct signalfd_siginfo si;
+	bool kill_now = false;
 
 	kill(t->pid, SIGTERM);
 	kill(t->pid, SIGCONT);
-	if (poll(&p, 1, TERM_GRACE_MS) == 0)
-		kill(t->pid, SIGKILL);
+	while (!kill_now && (now = now_ns()) < end) {
+		int n = poll(p, 2, (int)((end - now) / 1000000 + 1));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (p[0].revents & POLLIN))
+			return target_reap(t);
+		if (!(p[1].revents & POLLIN) ||
+		    read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGUSR2)
+			control_snapshot_now(a->ctl, "requested");
+		else if (si.ssi_signo == SIGTERM ||
+			 (si.ssi_signo == SIGINT &&
+			  !jobctl_terminal_signal(a->jc, si.ssi_code)))
+			kill_now = true;
+	}
+	kill(t->pid, SIGKILL);
 	return target_reap(t);
 }
 
@@ -105,7 +192,7 @@ static int on_signal(const struct loop_args *a, int sfd,
 	if (a->target->child) {
 		control_snapshot_now(a->ctl, "end");
 		res->snapshot = false;
-		res->status = end_child(a->target);
+		res->status = end_child(a, sfd);
 		drain(a);
 	}
 	return 1;
@@ -163,7 +250,7 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	while (!done) {
 		arm(tfd, a->ctl);
 		status_flush();
-		n = epoll_wait(ep, evs, 4, status_pending() ? 100 : -1);
+		n = epoll_wait(ep, evs, 4, wait_ms(a));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

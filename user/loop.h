@@ -18,6 +18,7 @@ struct loop_args {
 	struct watch *watch;
 	struct target *target;
 	struct jobctl *jc; /* job control relayed at a terminal; NULL: none */
+	unsigned int grace_ms; /* a started command: SIGTERM to SIGKILL */
 };
 
 struct loop_result {
@@ -28,9 +29,20 @@ struct loop_result {
 };
 
 /*
+ * For setup, before anything else: SIGINT, SIGTERM and SIGHUP stay
+ * deliverable (a setup stuck in a system call, e.g. on a strange file, is
+ * interrupted, not left holding BPF programs and perf events while
+ * `timeout` waits); their handler only notes the signal. SIGUSR2 is held
+ * for the loop. Terminal job control is ignored (a Ctrl-Z meant for the
+ * target must not stop the recorder).
+ */
+void loop_setup_signals(void);
+
+/*
  * Blocks the signals the loop takes through its signalfd (SIGINT, SIGTERM,
- * SIGHUP, SIGUSR2) and ignores terminal job control (a Ctrl-Z meant for
- * the target must not stop the recorder). Call before starting a command.
+ * SIGHUP, SIGUSR2), once setup is done and before the command is let go.
+ * A terminating signal that came during setup is raised again: the loop
+ * ends the run on it at once.
  */
 void loop_block_signals(void);
 
@@ -47,7 +59,8 @@ int loop_set_realtime(void);
  * Runs until the target exits or a terminating signal arrives. With a
  * started command, a terminating signal is passed on as SIGTERM (and a
  * SIGCONT, a stopped process cannot act on it), then the loop waits for the
- * command to end. Returns 0, or -errno with res->error filled.
+ * command to end: @a->grace_ms at most, or until a second SIGINT/SIGTERM,
+ * then SIGKILL. Returns 0, or -errno with res->error filled.
  */
 int loop_run(const struct loop_args *a, struct loop_result *res);
 

@@ -4,6 +4,7 @@
  * args -> target -> watch -> cores -> output -> snapshots -> control -> loop.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "say.h"
 #include "scope.h"
 #include "snapshot.h"
 #include "status.h"
@@ -29,6 +31,8 @@
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
+/* How long the last human lines may take to reach a slow stderr. */
+#define SAY_EXIT_WAIT_MS 500
 
 struct app {
 	struct config cfg;
@@ -48,7 +52,8 @@ struct app {
 	unsigned int nr_tids;
 	bool exec_failed;
 	uint64_t start_ns; /* the run's start: the +seconds count from here */
-	char err[512];
+	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
+	char err[PATH_MAX + 512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
 };
 
@@ -114,7 +119,7 @@ static bool cpu_ran(void *ctx, int cpu)
 
 static int fail(struct app *app)
 {
-	fprintf(stderr, "ptbpf: %s\n", app->err);
+	say("ptbpf: %s\n", app->err);
 	return EXIT_SETUP;
 }
 
@@ -358,6 +363,7 @@ static int open_output(struct app *app)
 		.full = app->cfg.full,
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
+		.run = app->run,
 		.scope_why = app->scope_why,
 		.cpu_ran = cpu_ran,
 		.cpu_ran_ctx = app,
@@ -369,12 +375,21 @@ static int open_output(struct app *app)
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
+	if (ret == -EINVAL || ret == -ENXIO) {
+		snprintf(
+			app->err, sizeof(app->err),
+			"%s/events.jsonl is not a regular file (a FIFO or device?): refusing to write there",
+			app->cfg.output);
+		return ret;
+	}
 	if (ret) {
 		snprintf(app->err, sizeof(app->err),
 			 "can't write %s/events.jsonl: %s", app->cfg.output,
 			 strerror(-ret));
 		return ret;
 	}
+	eventlog_new_run(app->run);
+	eventlog_set_run(&app->log, app->run);
 	sc.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
 	app->snaps = snapshots_start(&sc, app->cores, &app->log, app->err,
@@ -412,8 +427,8 @@ static int start_watching(struct app *app)
 			-1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
-	if (app->cfg.verbosity >= 0)
-		fputs(app->notes, stderr);
+	if (app->cfg.verbosity >= 0 && app->notes[0])
+		say("%s", app->notes);
 	control_announce(&app->ctl);
 	return 0;
 }
@@ -423,10 +438,9 @@ static int setup(struct app *app)
 	app->start_ns = now_ns();
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
-	loop_block_signals();
+	loop_setup_signals();
 	if (loop_set_realtime() && app->cfg.verbosity > 0)
-		fprintf(stderr,
-			"ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
+		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
 	if (setup_target(app))
 		return -ESRCH;
@@ -436,6 +450,7 @@ static int setup(struct app *app)
 		return -errno;
 	if (open_cores(app) || open_output(app))
 		return -EIO;
+	loop_block_signals();
 	return start_watching(app);
 }
 
@@ -470,6 +485,7 @@ static int run(struct app *app)
 			.watch = app->watch,
 			.target = &app->target,
 			.jc = &app->jc,
+			.grace_ms = app->cfg.grace_ms,
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
@@ -478,7 +494,7 @@ static int run(struct app *app)
 	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {
-		fprintf(stderr, "ptbpf: %s\n", res.error);
+		say("ptbpf: %s\n", res.error);
 		return EXIT_SETUP;
 	}
 	return res.status >= 0 && app->cfg.cmd ? res.status : 0;
@@ -522,7 +538,10 @@ int main(int argc, char **argv)
 		args_free(&app.cfg);
 		return 0;
 	}
-	/* at a terminal, the shell's job control goes to the command */
+	/*
+	 * At a terminal, the shell's job control goes to the command. Before
+	 * any thread starts: a fork keeps only the thread that calls it.
+	 */
 	ret = app.cfg.cmd ? jobctl_split(&app.jc) : 0;
 	if (ret) {
 		fprintf(stderr, "ptbpf: can't set up job control: %s\n",
@@ -530,7 +549,11 @@ int main(int argc, char **argv)
 		args_free(&app.cfg);
 		return EXIT_SETUP;
 	}
+	/* from here on no human line may make ptbpf wait (say.h) */
+	say_start(STDERR_FILENO);
 	ret = run(&app);
 	cleanup(&app);
+	/* a stderr nobody reads gets a moment, not the power to hang us */
+	say_stop(SAY_EXIT_WAIT_MS);
 	return ret;
 }

@@ -3,19 +3,44 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "outdir.h"
 
-int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen)
+/*
+ * @path without its trailing slashes ("/" stays): "link/" would make
+ * open(2) follow the symlink whatever O_NOFOLLOW says, since the last
+ * component is then the empty one after the slash.
+ */
+static int strip_slashes(const char *path, char *out, size_t len)
 {
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out, path, n);
+	out[n] = '\0';
+	return 0;
+}
+
+int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
 	struct stat st;
 	int fd, ret;
 
+	if (strip_slashes(arg, path, sizeof(path))) {
+		snprintf(err, errlen, "output path %s is too long", arg);
+		return -ENAMETOOLONG;
+	}
 	if (mkdir(path, 0700) == 0) {
 		if (uid != -1 && chown(path, uid, gid)) {
 			ret = -errno;
@@ -69,6 +94,26 @@ int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen)
 		ret = -errno;
 		snprintf(err, errlen, "output directory %s is not writable: %s",
 			 path, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	/*
+	 * One run per directory: two would take the same snapshot numbers
+	 * and lose each other's snapshots. The lock is the directory's own
+	 * (no file to leave behind) and goes when this fd is closed, however
+	 * ptbpf ends.
+	 */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ret = -errno;
+		if (ret == -EWOULDBLOCK)
+			snprintf(
+				err, errlen,
+				"output directory %s is in use by another ptbpf run: give each run its own -o",
+				path);
+		else
+			snprintf(err, errlen,
+				 "can't lock output directory %s: %s", path,
+				 strerror(-ret));
 		close(fd);
 		return ret;
 	}

@@ -9,9 +9,14 @@
 #include <stddef.h>
 
 /*
- * Opens @path as the output directory, creating it when missing. Refuses a
- * symlink, a non-directory, and a directory owned by anyone but us or @uid.
- * Returns a directory fd, or -errno with one line in @err.
+ * Opens @path as the output directory, creating it when missing, once:
+ * everything of the run is made relative to the fd returned, so swapping
+ * the path for a symlink later changes nothing. Refuses a symlink (also
+ * written "link/"), a non-directory, a directory owned by anyone but us or
+ * @uid, and a directory another ptbpf run holds (flock on it, released
+ * when the fd is closed).
+ * Returns a directory fd, or -errno with one line in @err (-EWOULDBLOCK:
+ * in use by another run).
  */
 int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen);
 

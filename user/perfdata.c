@@ -132,8 +132,13 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 	priv[5] = ci->pt_tsc_mask ? ci->pt_tsc_mask : PERFDATA_PT_TSC;
 	priv[6] = ci->pt_noretcomp_mask ? ci->pt_noretcomp_mask :
 					  PERFDATA_PT_NORETCOMP;
-	/* 3: PERF_RECORD_SWITCH_CPU_WIDE from a context_switch attr */
-	priv[7] = 3;
+	/*
+	 * have_sched_switch. 3: PERF_RECORD_SWITCH_CPU_WIDE from a CPU-wide
+	 * context_switch event (perf takes the tid from a switch-out's next
+	 * task, and fails on any other record). 2: PERF_RECORD_SWITCH of
+	 * task-bound events (process scope), the tid from a switch-in.
+	 */
+	priv[7] = snap->scope == SCOPE_PROCESS ? 2 : 3;
 	priv[8] = 0; /* not perf's snapshot mode: one buffer per core */
 	priv[9] = 1; /* per-CPU AUX buffers */
 	priv[10] = ci->pt_mtc_mask ? ci->pt_mtc_mask : PERFDATA_PT_MTC;

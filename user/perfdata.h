@@ -112,8 +112,10 @@ int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
 
 /*
  * Writes the Intel PT PERF_RECORD_AUXTRACE_INFO for @snap into @dst of
- * @cap bytes: PMU type, time conversion, config bit masks, context
- * switches on every CPU (have_sched_switch 3), per-CPU AUX buffers, MTC
+ * @cap bytes: PMU type, time conversion, config bit masks, how context
+ * switches are recorded (have_sched_switch 3: CPU-wide records; 2 in
+ * process scope: PERF_RECORD_SWITCH of task-bound events), per-CPU AUX
+ * buffers, MTC
  * and TSC/CTC ratios, max non-turbo ratio, no address filter.
  *
  * Returns the record size.

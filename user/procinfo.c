@@ -195,6 +195,35 @@ static int read_exe(struct snap_process *p, const char *base)
 	return p->exe ? 0 : -ENOMEM;
 }
 
+/*
+ * A leader that called pthread_exit() is a zombie with no mm: its maps and
+ * exe are empty while the other threads run on. Their own
+ * /proc/PID/task/TID entries still show the process's.
+ */
+static int read_from_thread(struct snap_process *p, const char *base)
+{
+	char tbase[PATH_MAX], path[PATH_MAX];
+	unsigned int i;
+	int ret = 0;
+	FILE *f;
+
+	for (i = 0; i < p->nr_threads && !p->nr_maps && !ret; i++) {
+		if (p->threads[i].tid == p->pid)
+			continue;
+		snprintf(tbase, sizeof(tbase), "%s/task/%u", base,
+			 p->threads[i].tid);
+		snprintf(path, sizeof(path), "%s/maps", tbase);
+		f = fopen(path, "re");
+		if (!f)
+			continue; /* it exited meanwhile */
+		ret = read_maps(f, p);
+		fclose(f);
+		if (!ret && p->nr_maps && !p->exe)
+			ret = read_exe(p, tbase);
+	}
+	return ret;
+}
+
 int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
 {
 	char base[BASE_MAX], path[PATH_MAX];
@@ -221,6 +250,8 @@ int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
 		ret = read_exe(p, base);
 	if (!ret)
 		ret = read_threads(p, base);
+	if (!ret && !p->nr_maps)
+		ret = read_from_thread(p, base);
 	if (ret) {
 		procinfo_free(p);
 		p->pid = pid;

@@ -81,6 +81,7 @@ struct snap_core {
 	 */
 	bool mixed_ids;
 	__u64 paused_ns; /* how long the core was paused for this copy */
+	__u64 copy_ns; /* how long the copy of its rings took */
 	/* the sideband ring overwrote switch records not yet snapshotted */
 	bool sb_wrapped;
 	__u64 sb_lost_bytes;

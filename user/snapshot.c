@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "budget.h"
 #include "cpuinfo.h"
 #include "procinfo.h"
+#include "say.h"
 #include "snapshot.h"
 #include "status.h"
 #include "snapwrite.h"
@@ -150,6 +152,18 @@ static void trigger_json(struct json *j, const struct snap_trigger *t)
 		json_u64(j, "folded_stops", t->folded);
 }
 
+/* The longest copy of one core's rings: the cost a snapshot can't avoid. */
+static uint64_t copy_max(const struct snapshot *snap)
+{
+	uint64_t max = 0;
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_cores; i++)
+		if (snap->cores[i].copy_ns > max)
+			max = snap->cores[i].copy_ns;
+	return max;
+}
+
 static void log_written(struct snapshots *s, const struct snapshot *snap,
 			const char *path, uint64_t write_ns,
 			const struct removed *rm)
@@ -179,6 +193,7 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	json_u64(j, "sideband_lost_bytes", sb_lost);
 	json_u64(j, "paused_max_ns", pmax);
 	json_u64(j, "paused_total_ns", psum);
+	json_u64(j, "copy_max_ns", copy_max(snap));
 	json_u64(j, "write_ns", write_ns);
 	trigger_json(j, &snap->why);
 	if (s->limits)
@@ -247,7 +262,7 @@ static void evict(struct snapshots *s, size_t k, int why_size,
 
 	while (k--) {
 		e = s->budget.v[0];
-		ret = snapwrite_remove(s->cfg.out_dir, e.id);
+		ret = snapwrite_remove(s->cfg.dirfd, e.id);
 		budget_drop(&s->budget, e.id);
 		if (ret && ret != -ENOENT) {
 			char why[160];
@@ -293,7 +308,7 @@ static void account(struct snapshots *s, const struct snapshot *snap,
 	int why_size;
 	size_t k;
 
-	snapwrite_size(s->cfg.out_dir, snap->id, &bytes);
+	snapwrite_size(s->cfg.dirfd, snap->id, &bytes);
 	budget_add(&s->budget, snap->id, bytes);
 	k = budget_excess(&s->budget, 0, 0, snap->id, &why_size);
 	evict(s, k, why_size, rm);
@@ -305,11 +320,12 @@ static void write_one(struct snapshots *s, struct slot *sl)
 	struct removed rm = { 0 };
 	struct snapwrite_opts o = {
 		.out_dir = s->cfg.out_dir,
+		.dirfd = s->cfg.dirfd,
 		.uid = s->cfg.uid,
 		.gid = s->cfg.gid,
 		.formats = bundle_formats(s->cfg.formats),
 	};
-	char path[512], err[512];
+	char path[PATH_MAX + 32], err[PATH_MAX + 256];
 	uint64_t t0 = now_ns();
 	int ret;
 
@@ -400,14 +416,27 @@ static int budget_scan(struct snapshots *s)
 	s->limits = s->cfg.max_size || s->cfg.max_snapshots;
 	if (!s->limits)
 		return 0;
-	ret = snapwrite_list(s->cfg.out_dir, &ids, &n);
+	ret = snapwrite_list(s->cfg.dirfd, &ids, &n);
 	if (ret)
 		return ret;
 	for (i = 0; i < n && !ret; i++)
-		if (!snapwrite_size(s->cfg.out_dir, ids[i], &bytes))
+		if (!snapwrite_size(s->cfg.dirfd, ids[i], &bytes))
 			ret = budget_add(&s->budget, ids[i], bytes);
 	free(ids);
 	return ret == -EEXIST ? 0 : ret;
+}
+
+/* The writer takes no signal: they are the control thread's (signalfd). */
+static int start_writer(struct snapshots *s)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&s->thread, NULL, writer_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }
 
 static void destroy(struct snapshots *s)
@@ -460,7 +489,8 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
 	ret = eventlog_open(&s->wlog, cfg->dirfd, cfg->uid, cfg->gid);
 	if (ret)
 		goto fail;
-	ret = -pthread_create(&s->thread, NULL, writer_main, s);
+	eventlog_set_run(&s->wlog, cfg->run);
+	ret = start_writer(s);
 	if (ret)
 		goto fail;
 	s->thread_started = true;

@@ -32,7 +32,8 @@
 
 struct snapshots_config {
 	const char *out_dir;
-	int dirfd; /* of out_dir: events.jsonl is opened relative to it */
+	int dirfd; /* of out_dir: everything is made relative to it */
+	const char *run; /* the run's id for events.jsonl, or NULL */
 	int uid, gid; /* owner of what is written; -1: as is */
 	unsigned int formats; /* enum format_bits */
 	unsigned int max_snapshots; /* 0: keep all */

@@ -32,7 +32,7 @@ struct job {
 
 static int fail(struct job *b, int ret, const char *fmt, ...)
 {
-	char what[256];
+	char what[PATH_MAX + 128];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -265,7 +265,10 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	id = snap->id;
 	snprintf(tmp, sizeof(tmp), TMP_FMT, id);
 	snprintf(final, sizeof(final), FINAL_FMT, id);
-	outfd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	outfd = o->dirfd >= 0 ?
+			fcntl(o->dirfd, F_DUPFD_CLOEXEC, 0) :
+			open(o->out_dir,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (outfd < 0)
 		return fail(&b, -errno, "%s", o->out_dir);
 	if (faccessat(outfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -287,8 +290,10 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	if (ret && b.made)
 		remove_tree(outfd, tmp);
 	close(outfd);
-	if (!ret && path && path_len)
-		snprintf(path, path_len, "%s/%s", o->out_dir, final);
+	if (!ret && path && path_len &&
+	    snprintf(path, path_len, "%s/%s", o->out_dir, final) >=
+		    (int)path_len)
+		return -ENAMETOOLONG; /* written, but never named cut */
 	return ret;
 }
 
@@ -349,27 +354,34 @@ static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
 	return 0;
 }
 
-int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
-		     size_t err_len)
+int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep,
+		     char *err, size_t err_len)
 {
 	unsigned long long *ids;
-	int removed = 0, ret, first = 0;
+	int removed = 0, ret, first = 0, fd;
 	char name[64];
 	size_t n, i;
 	DIR *d;
 
-	if (!out_dir)
-		return -EINVAL;
+	if (outfd < 0)
+		return -EBADF;
 	if (!keep)
 		return 0;
-	d = opendir(out_dir);
+	if (!out_dir)
+		out_dir = ".";
+	/* a descriptor of our own: closedir() closes it, rewind reads anew */
+	fd = fcntl(outfd, F_DUPFD_CLOEXEC, 0);
+	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		ret = -errno;
+		if (fd >= 0)
+			close(fd);
 		if (err && err_len)
 			snprintf(err, err_len, "%s: %s", out_dir,
 				 strerror(-ret));
 		return ret;
 	}
+	rewinddir(d);
 	ret = list_ids(d, &ids, &n);
 	for (i = keep; !ret && i < n; i++) {
 		snprintf(name, sizeof(name), FINAL_FMT, ids[i]);
@@ -392,16 +404,23 @@ int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
 	return first ? first : removed;
 }
 
-int snapwrite_list(const char *out_dir, unsigned long long **ids, size_t *n)
+int snapwrite_list(int outfd, unsigned long long **ids, size_t *n)
 {
 	DIR *d;
-	int ret;
+	int fd, ret;
 
-	if (!out_dir || !ids || !n)
+	if (outfd < 0 || !ids || !n)
 		return -EINVAL;
-	d = opendir(out_dir);
-	if (!d)
-		return -errno;
+	/* a descriptor of our own: closedir() closes it, rewind reads anew */
+	fd = fcntl(outfd, F_DUPFD_CLOEXEC, 0);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	rewinddir(d);
 	ret = list_ids(d, ids, n);
 	closedir(d);
 	return ret;
@@ -437,16 +456,16 @@ static void tree_bytes(int fd, int depth, unsigned long long *sum)
 	closedir(d);
 }
 
-int snapwrite_size(const char *out_dir, unsigned long long id,
-		   unsigned long long *bytes)
+int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes)
 {
-	char path[PATH_MAX];
+	char name[64];
 	int fd;
 
-	if (!out_dir || !bytes)
+	if (outfd < 0 || !bytes)
 		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/" FINAL_FMT, out_dir, id);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	snprintf(name, sizeof(name), FINAL_FMT, id);
+	fd = openat(outfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	*bytes = 0;
@@ -454,18 +473,12 @@ int snapwrite_size(const char *out_dir, unsigned long long id,
 	return 0;
 }
 
-int snapwrite_remove(const char *out_dir, unsigned long long id)
+int snapwrite_remove(int outfd, unsigned long long id)
 {
 	char name[64];
-	int fd, ret;
 
-	if (!out_dir)
+	if (outfd < 0)
 		return -EINVAL;
-	fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	snprintf(name, sizeof(name), FINAL_FMT, id);
-	ret = remove_tree(fd, name);
-	close(fd);
-	return ret;
+	return remove_tree(outfd, name);
 }

@@ -28,7 +28,15 @@
 #define SNAPWRITE_ID_MAX 999999 /* NNNNNN: six digits */
 
 struct snapwrite_opts {
-	const char *out_dir; /* an existing directory ptbpf made */
+	/* an existing directory ptbpf made: its name, for messages and @path */
+	const char *out_dir;
+	/*
+	 * That directory, opened once by the caller: everything is made
+	 * relative to it, so the path swapped for a symlink afterwards
+	 * changes nothing. -1: @out_dir is opened for this one call (tools
+	 * and tests that write one snapshot).
+	 */
+	int dirfd;
 	int uid, gid; /* owner of what is created; -1 leaves it as is */
 	unsigned int formats; /* enum bundle_formats; 0 means both */
 	const struct perfdata_host *host; /* NULL: from uname(2) */
@@ -49,6 +57,8 @@ struct snapwrite_opts {
  * Returns -EINVAL if @snap, @o or @o->out_dir is NULL, or @snap->id is 0 or
  * above SNAPWRITE_ID_MAX.
  * Returns -EEXIST if the final or temporary directory already exists.
+ * Returns -ENAMETOOLONG if the snapshot was written but @path_len cannot
+ * hold its path (never cut): PATH_MAX + 32 bytes always can.
  * Returns the -errno of the failed step otherwise: -ENOSPC, -EIO, -ENOENT
  * (the output directory vanished), -EACCES, -EPERM (chown), -EBADMSG (a
  * malformed staged record) ...
@@ -58,35 +68,34 @@ int snapwrite_snapshot(const struct snapshot *snap,
 		       size_t path_len, char *err, size_t err_len);
 
 /*
- * Keeps the @keep snapshot directories with the highest ids in @out_dir
- * and removes the others ("snapshot-" followed by digits only; the
- * temporary ".snapshot-*.tmp" and anything else are left alone). @keep 0
- * keeps all.
+ * Keeps the @keep snapshot directories with the highest ids in the
+ * directory @dirfd (named @out_dir in messages) and removes the others
+ * ("snapshot-" followed by digits only; the temporary ".snapshot-*.tmp" and
+ * anything else are left alone). @keep 0 keeps all.
  *
  * Returns the number of directories removed (>= 0).
- * Returns -EINVAL if @out_dir is NULL.
- * Returns the -errno of opening @out_dir or of a removal that failed (the
+ * Returns -EBADF if @dirfd is negative.
+ * Returns the -errno of reading @dirfd or of a removal that failed (the
  * others are still tried); @err says which.
  */
-int snapwrite_rotate(const char *out_dir, unsigned int keep, char *err,
-		     size_t err_len);
+int snapwrite_rotate(int dirfd, const char *out_dir, unsigned int keep,
+		     char *err, size_t err_len);
 
 /*
- * The ids of the snapshot directories in @out_dir, highest first, into
- * *@ids (malloc'd) and *@n. Returns 0, or -errno of opening @out_dir,
- * -ENOMEM.
+ * The ids of the snapshot directories in the output directory @outfd,
+ * highest first, into *@ids (malloc'd) and *@n. Returns 0, -EINVAL, or
+ * -errno of reading @outfd, -ENOMEM.
  */
-int snapwrite_list(const char *out_dir, unsigned long long **ids, size_t *n);
+int snapwrite_list(int outfd, unsigned long long **ids, size_t *n);
 
 /*
- * The bytes snapshot @id holds in @out_dir: the sum of its regular files'
+ * The bytes snapshot @id holds in @outfd: the sum of its regular files'
  * sizes (what `du --apparent-size -b` counts, less the directories).
  * Returns 0, or -errno (-ENOENT: no such snapshot).
  */
-int snapwrite_size(const char *out_dir, unsigned long long id,
-		   unsigned long long *bytes);
+int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes);
 
-/* Removes snapshot @id from @out_dir. Returns 0 or -errno. */
-int snapwrite_remove(const char *out_dir, unsigned long long id);
+/* Removes snapshot @id from @outfd. Returns 0 or -errno. */
+int snapwrite_remove(int outfd, unsigned long long id);
 
 #endif /* PTBPF_SNAPWRITE_H */

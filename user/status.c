@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "say.h"
 #include "status.h"
 
 /* At most this often: a debugger's stops come by the thousand. */
@@ -17,12 +17,11 @@
 
 static struct {
 	pthread_mutex_t lock;
-	int fd;
-	bool on, shown, dirty; /* dirty: a redraw was held back */
-	char state[96];
+	bool on, dirty; /* dirty: a redraw was held back */
+	char state[160];
 	unsigned long long stops, snaps, bytes, dir_used, max_size;
 	uint64_t drawn_ns;
-} st = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+} st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t mono_ns(void)
 {
@@ -32,35 +31,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void put(const char *s, size_t len)
-{
-	while (len) {
-		ssize_t n = write(st.fd, s, len);
-
-		if (n <= 0)
-			return;
-		s += n;
-		len -= n;
-	}
-}
-
-/* Our job has the terminal: nothing of the shell's is on the last line. */
-static bool foreground(void)
-{
-	return tcgetpgrp(st.fd) == getpgrp();
-}
-
-/*
- * "\r\033[K": back to the line's start, erase it. Under the lock. Not
- * when the shell has the terminal: its prompt is on that line now.
- */
-static void erase(void)
-{
-	if (st.shown && foreground())
-		put("\r\033[K", 4);
-	st.shown = false;
-}
-
+/* The line, handed to the stderr writer (say.h), which owns the terminal. */
 static void draw(bool force)
 {
 	char line[256];
@@ -74,31 +45,21 @@ static void draw(bool force)
 		return;
 	}
 	st.dirty = false;
-	if (!foreground()) {
-		st.shown = false;
-		return;
-	}
-	n = snprintf(
-		line, sizeof(line),
-		"\r\033[Kptbpf: %s | %llu stop%s | %llu snapshot%s, %.1f MiB",
-		st.state[0] ? st.state : "starting", st.stops,
-		st.stops == 1 ? "" : "s", st.snaps, st.snaps == 1 ? "" : "s",
-		st.bytes / 1048576.0);
-	if (st.max_size && n > 0 && (size_t)n < sizeof(line))
-		n += snprintf(line + n, sizeof(line) - n,
-			      " | disk %.1f of %.1f MiB",
-			      st.dir_used / 1048576.0, st.max_size / 1048576.0);
-	if (n > 0)
-		put(line,
-		    (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-	st.shown = true;
 	st.drawn_ns = now;
+	n = snprintf(line, sizeof(line),
+		     "ptbpf: %s | %llu stop%s | %llu snapshot%s, %.1f MiB",
+		     st.state[0] ? st.state : "starting", st.stops,
+		     st.stops == 1 ? "" : "s", st.snaps,
+		     st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
+	if (st.max_size && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " | disk %.1f of %.1f MiB",
+			 st.dir_used / 1048576.0, st.max_size / 1048576.0);
+	say_status(line);
 }
 
 bool status_open(int fd, bool wanted)
 {
 	pthread_mutex_lock(&st.lock);
-	st.fd = fd;
 	st.on = wanted && isatty(fd);
 	pthread_mutex_unlock(&st.lock);
 	return st.on;
@@ -111,17 +72,8 @@ bool status_on(void)
 
 void status_say(const char *line)
 {
-	pthread_mutex_lock(&st.lock);
-	if (!st.on) {
-		pthread_mutex_unlock(&st.lock);
-		fprintf(stderr, "%s\n", line);
-		return;
-	}
-	erase();
-	put(line, strlen(line));
-	put("\n", 1);
-	draw(true);
-	pthread_mutex_unlock(&st.lock);
+	/* the writer erases the status line before it and draws it after */
+	say("%s\n", line);
 }
 
 void status_say_f(const char *fmt, ...)
@@ -170,18 +122,13 @@ void status_flush(void)
 
 void status_close(void)
 {
-	char line[160];
-
 	pthread_mutex_lock(&st.lock);
 	if (st.on) {
 		/* what the status line said, for good, as a plain line */
-		erase();
-		snprintf(
-			line, sizeof(line),
-			"ptbpf: %llu stop%s, %llu snapshot%s written (%.1f MiB)\n",
-			st.stops, st.stops == 1 ? "" : "s", st.snaps,
-			st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
-		put(line, strlen(line));
+		say_status(NULL);
+		say("ptbpf: %llu stop%s, %llu snapshot%s written (%.1f MiB)\n",
+		    st.stops, st.stops == 1 ? "" : "s", st.snaps,
+		    st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
 	}
 	st.on = false;
 	pthread_mutex_unlock(&st.lock);

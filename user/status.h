@@ -8,7 +8,9 @@
  * and whenever ptbpf's job is not in the terminal's foreground (a shell
  * prompt is there), no status line: plain lines, as always.
  *
- * stderr is the process's: the state is too, one lock for both threads.
+ * The stderr writer (say.h) owns the terminal: it erases the status line
+ * before lines go out and draws it again after them, and never waits on
+ * the control path's behalf. This module keeps what the line says.
  */
 #ifndef PTBPF_STATUS_H
 #define PTBPF_STATUS_H
@@ -17,8 +19,8 @@
 #include <stdint.h>
 
 /*
- * Turns the status line on when @fd is a terminal and @wanted (not -q).
- * Returns whether it is on.
+ * Turns the status line on when @fd (the one say_start() was given) is a
+ * terminal and @wanted (not -q). Returns whether it is on.
  */
 bool status_open(int fd, bool wanted);
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -75,6 +76,36 @@ static pid_t read_tgid(const char *proc, pid_t pid)
 	return tgid;
 }
 
+/*
+ * True when a thread of @pid other than the leader has not exited: a
+ * leader that called pthread_exit() is a zombie ('Z') while the process
+ * lives on in its other threads.
+ */
+static bool other_threads_live(const char *proc, pid_t pid)
+{
+	unsigned long flags;
+	struct dirent *de;
+	char path[64], state;
+	bool live = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!live && (de = readdir(d))) {
+		pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		/* /proc/TID/stat: a thread's own, though not listed */
+		if (read_stat(proc, tid, &state, &flags) == 0)
+			live = state != 'Z' && state != 'X';
+	}
+	closedir(d);
+	return live;
+}
+
 static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 {
 	unsigned long flags;
@@ -98,7 +129,7 @@ static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 			pid);
 		return -EPERM;
 	}
-	if (state == 'Z' || state == 'X') {
+	if ((state == 'Z' || state == 'X') && !other_threads_live(proc, pid)) {
 		snprintf(err, errlen, "process %d has already exited", pid);
 		return -ESRCH;
 	}
@@ -252,6 +283,10 @@ child_main(char **argv, int go_rd, int err_wr, int uid, int gid)
 	signal(SIGTTOU, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	/* ptbpf's setup handlers note a signal for ptbpf, not for us */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (read(go_rd, &c, 1) != 1)
 		_exit(127); /* ptbpf went away before letting us go */
 	close(go_rd);

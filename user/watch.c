@@ -15,6 +15,7 @@
 
 #include "ptbpf.skel.h"
 #include "privs.h"
+#include "say.h"
 #include "watch.h"
 
 #define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
@@ -39,10 +40,14 @@ static bool libbpf_verbose;
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
+	char line[1024];
+
 	if (!libbpf_verbose)
 		return 0;
 	/* libbpf's lines carry their own "libbpf: " prefix */
-	return vfprintf(stderr, fmt, args);
+	vsnprintf(line, sizeof(line), fmt, args);
+	say("%s", line);
+	return 0;
 }
 
 /* PTBPF_BTF names another vmlinux BTF file, as bcc tools' --btf does. */
@@ -171,8 +176,14 @@ struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
 	return w;
 }
 
-/* 'T' is a job-control stop, 't' a ptrace stop (fs/proc/array.c). */
-static __u32 thread_state(const char *proc, pid_t tgid, const char *tid)
+#define THREAD_GONE -1 /* exited (Z, X) or no longer there */
+
+/*
+ * 'T' is a job-control stop, 't' a ptrace stop (fs/proc/array.c); 'Z' and
+ * 'X' a thread that has exited: a leader that called pthread_exit() stays
+ * in /proc as a zombie while its other threads run on.
+ */
+static int thread_state(const char *proc, pid_t tgid, const char *tid)
 {
 	char path[128], buf[512], *p;
 	ssize_t n;
@@ -181,13 +192,15 @@ static __u32 thread_state(const char *proc, pid_t tgid, const char *tid)
 	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, tgid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return PTBPF_THREAD_RUNNING;
+		return THREAD_GONE;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	p = strrchr(buf, ')');
 	if (!p || !p[1])
-		return PTBPF_THREAD_RUNNING;
+		return THREAD_GONE;
+	if (p[2] == 'Z' || p[2] == 'X')
+		return THREAD_GONE;
 	if (p[2] == 'T')
 		return PTBPF_THREAD_STOPPED;
 	if (p[2] == 't')
@@ -204,9 +217,13 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 {
 	struct ptbpf_bpf__bss *bss = w->skel->bss;
 	__u32 tid = (__u32)strtoul(name, NULL, 10);
-	__u32 st = thread_state(proc, w->tgid, name);
+	int state = thread_state(proc, w->tgid, name);
+	__u32 st = (__u32)state;
 	char path[128];
 
+	/* its exit has been (or will not be) seen: it is not a live thread */
+	if (state == THREAD_GONE)
+		return;
 	if (bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
 				 sizeof(st), BPF_NOEXIST))
 		return;
@@ -227,7 +244,8 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 int watch_scan(struct watch *w, const char *proc)
 {
 	struct ptbpf_bpf__bss *bss = w->skel->bss;
-	__u32 expected = PTBPF_PROC_UNKNOWN, state;
+	__u64 expected = PTBPF_WORD(0, PTBPF_PROC_UNKNOWN);
+	__u32 state;
 	char path[64];
 	struct dirent *de;
 	DIR *d;
@@ -249,10 +267,12 @@ int watch_scan(struct watch *w, const char *proc)
 			PTBPF_PROC_STOPPED :
 			PTBPF_PROC_RUNNING;
 	/* from here on the BPF program reports process transitions */
-	if (!__atomic_compare_exchange_n(&bss->proc_state, &expected, state,
-					 false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST))
-		return expected == PTBPF_PROC_EXITED ? -ESRCH : (int)expected;
+	if (!__atomic_compare_exchange_n(&bss->proc_word, &expected,
+					 PTBPF_WORD(0, state), false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return PTBPF_WORD_STATE(expected) == PTBPF_PROC_EXITED ?
+			       -ESRCH :
+			       (int)PTBPF_WORD_STATE(expected);
 	return (int)state;
 }
 
@@ -271,10 +291,19 @@ unsigned long long watch_lost(const struct watch *w)
 	return __atomic_load_n(&w->skel->bss->lost_events, __ATOMIC_RELAXED);
 }
 
-int watch_state(const struct watch *w)
+int watch_state(const struct watch *w, unsigned long long *seq)
 {
-	return (int)__atomic_load_n(&w->skel->bss->proc_state,
-				    __ATOMIC_SEQ_CST);
+	__u64 word =
+		__atomic_load_n(&w->skel->bss->proc_word, __ATOMIC_SEQ_CST);
+
+	if (seq)
+		*seq = PTBPF_WORD_SEQ(word);
+	return (int)PTBPF_WORD_STATE(word);
+}
+
+bool watch_dying(const struct watch *w)
+{
+	return __atomic_load_n(&w->skel->bss->fatal_dying, __ATOMIC_SEQ_CST);
 }
 
 void watch_counts(const struct watch *w, int *live, int *stopped)

@@ -44,8 +44,18 @@ int watch_consume(struct watch *w);
 /* Events the BPF program could not reserve ring-buffer space for, so far. */
 unsigned long long watch_lost(const struct watch *w);
 
-/* The process state as the BPF program holds it now. */
-int watch_state(const struct watch *w);
+/*
+ * The process state as the BPF program holds it now (enum
+ * ptbpf_proc_state); @seq (may be NULL) gets the number of the last
+ * transition, the seq of its event.
+ */
+int watch_state(const struct watch *w, unsigned long long *seq);
+
+/*
+ * True once the target took a fatal signal with its default action (the
+ * kernel is ending it): a pause for a fatal event holds until its exit.
+ */
+bool watch_dying(const struct watch *w);
 
 /* Live and stopped thread counts, as the BPF program holds them. */
 void watch_counts(const struct watch *w, int *live, int *stopped);

@@ -150,7 +150,7 @@ static void bare(const uint8_t *buf, size_t len)
 
 int main(int argc, char **argv)
 {
-	struct snapwrite_opts o = { .uid = -1, .gid = -1 };
+	struct snapwrite_opts o = { .dirfd = -1, .uid = -1, .gid = -1 };
 	size_t len = argc > 2 ? strtoul(argv[2], NULL, 10) << 20 : 64 << 20;
 	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)gettid();
 	struct snap_core core;

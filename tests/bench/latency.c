@@ -297,8 +297,9 @@ static int start_ptbpf(const char *ptbpf, const char *dir, struct tail *t)
 
 		dup2(fd, 1);
 		dup2(fd, 2);
-		execl(ptbpf, ptbpf, "-q", "-t", "none", "-s", "64K", "-o", out,
-		      "--pid", pidbuf, (char *)NULL);
+		/* cpu scope: the one that pauses and resumes on each transition */
+		execl(ptbpf, ptbpf, "-q", "-t", "none", "-s", "64K", "--scope",
+		      "cpu", "-o", out, "--pid", pidbuf, (char *)NULL);
 		_exit(127);
 	}
 	snprintf(path, sizeof(path), "%s/events.jsonl", out);

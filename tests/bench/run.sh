@@ -3,7 +3,7 @@
 #
 # make bench [B=NAME[,NAME...]]: ptbpf's figures, each next to the
 # alternative a user would otherwise have, measured side by side in this
-# run. Benchmarks: latency pollution window cost target memory scale.
+# run. Benchmarks: latency pollution window cost target memory scale scope.
 # Prints a Markdown table and writes .output/bench.json. Nothing here
 # passes or fails; a benchmark that cannot run says why and the rest go on.
 #
@@ -13,7 +13,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-ALL="latency pollution window cost target memory scale"
+ALL="latency pollution window cost target memory scale scope"
 SEL=${*:-${B:-}}
 SEL=${SEL//,/ }
 [ -n "$SEL" ] || SEL=$ALL
@@ -423,6 +423,115 @@ bench_scale() {
 		row "scale.projected_$c" "projected stop → paused median at $c cores" \
 			"$(us $((base + c * pc)))" µs "$(us "$ptr")" "ptrace notifier, measured here" \
 			"measured median $(us "$lat") µs at $n cores − $(us "$(val "$t" pause_all_ns)") µs of ioctls + $c × $(us "$pc") µs"
+	done
+}
+
+# --- 8. scope ------------------------------------------------------------------
+
+# recs SNAPDIR: "pid tid cpu t kind" per record (kind s: sample, i/o: switch)
+recs() {
+	perf script -i "$1/perf.data" --ns --show-switch-events -F pid,tid,cpu,time 2>/dev/null |
+		awk '{ if (split($1, pt, "/") < 2) next; c = $2; gsub(/[][]/, "", c)
+			t = $3; sub(/:$/, "", t); split(t, st, "."); ns = st[1] * 1000000000 + st[2]
+			k = "s"; if ($0 ~ /PERF_RECORD_SWITCH/) k = ($0 ~ / OUT/) ? "o" : "i"
+			printf "%s %s %s %.0f %s\n", pt[1], pt[2], c, ns, k }'
+}
+
+# One run per scope, -s 128K, next to two busy unrelated processes' worth
+# of threads per core: the target runs 4 s, then stays stopped 1 s.
+scope_run() { # MODE
+	local mode=$1 out=$WORK/scope-$1 tgt unr pb opt=()
+	log "scope: $mode"
+	bg unr "$PROGS/spin" $((2 * NCPU))
+	bg tgt "$PROGS/spin"
+	case $mode in
+	no-pause) opt=(--scope cpu --no-pause) ;;
+	cpu) opt=(--scope cpu) ;;
+	process) opt=(--scope process) ;;
+	cgroup)
+		if ! cgroup_make; then
+			log "scope: no cgroup v2 mount; cgroup skipped"
+			stop_pid "$tgt" KILL
+			stop_pid "$unr" KILL
+			return 0
+		fi
+		echo "$tgt" >"$CGROUP/cgroup.procs"
+		opt=(--scope cgroup)
+		;;
+	esac
+	if ptbpf_bg pb "$out" -s 128K -t stop "${opt[@]}" --pid "$tgt"; then
+		sleep 4
+		kill -STOP "$tgt"
+		wait_line "$out/events.jsonl" '"event":"snapshot"' || true
+		sleep 1
+	fi
+	stop_pid "$pb"
+	stop_pid "$tgt" KILL
+	stop_pid "$unr" KILL
+	if [ "$mode" = cgroup ]; then
+		rmdir "$CGROUP" && CGROUP=
+	fi
+	[ -f "$out/snapshot-000001/perf.data" ] || return 0
+	local stop_ts copy bytes sb f
+	stop_ts=$(grep -m1 '"event":"stop"' "$out/events.jsonl" | sed 's/.*"ts":\([0-9]*\).*/\1/')
+	copy=$(grep -m1 '"trigger":"stop"' "$out/events.jsonl" | sed -n 's/.*"copy_max_ns":\([0-9]*\).*/\1/p')
+	bytes=$(jq '[.cores[] | .bytes + .sideband_bytes] | max' "$out/snapshot-000001/ptbpf.json")
+	sb=$(jq '[.cores[] | .sideband_bytes] | add' "$out/snapshot-000001/ptbpf.json")
+	recs "$out/snapshot-000001" >"$out/recs1.txt"
+	for f in "$out"/snapshot-*; do recs "$f"; done >"$out/recs.txt"
+	# share, coverage (ns of the target's samples' span), records while stopped
+	awk -v t="$tgt" -v u="$unr" -v s="$stop_ts" -v m="$mode" -v c="${copy:-0}" -v b="${bytes:-0}" -v sb="${sb:-0}" '
+		FNR == NR { if ($5 == "s") { n++; if ($1 == t) { a++; if (!lo || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } else if ($1 == u) x++ }; next }
+		$4 > s && $5 != "o" { during++ }
+		END { printf "%s %d %d %d %.0f %d %s %s %s\n", m, n, a, x, hi - lo, during, c, b, sb }' \
+		"$out/recs1.txt" "$out/recs.txt" >>"$WORK/scope.txt"
+}
+
+# sched pipe in threaded mode (-T): both ends are the target's threads, so
+# every round trip is two context switches of task-bound events.
+scope_pipe() {
+	local i w=() wo=() l=${BENCH_PIPE_LOOPS:-100000}
+	for i in 1 2 3 4 5; do
+		log "scope: sched pipe -T, round $i"
+		wo+=("$(perf bench sched pipe -T -l "$l" 2>/dev/null | awk '/ops\/sec/ { print $1 }')")
+		w+=("$(timeout -k 5 120 "$PTBPF" -q -t none --scope process -o "$WORK/pipe-$i" -- \
+			perf bench sched pipe -T -l "$l" 2>>"$WORK/ptbpf.log" | awk '/ops\/sec/ { print $1 }')")
+	done
+	row scope.sched_pipe "perf bench sched pipe -T traced, --scope process (median of 5)" \
+		"$(printf '%s\n' "${w[@]}" | median)" ops/s "$(printf '%s\n' "${wo[@]}" | median)" \
+		"the same, untraced, alternating" "task-bound sample + sideband events switched at every context switch"
+}
+
+bench_scope() {
+	local mode
+	for mode in no-pause cpu cgroup process; do
+		scope_run "$mode"
+	done
+	scope_pipe
+	[ -s "$WORK/scope.txt" ] || return 0
+	# mode samples target unrelated span_ns during_stop copy_ns bytes sideband
+	local np cpu m n a x span during copy bytes sb
+	np=$(awk '$1 == "no-pause" { print $4 * 100 / ($2 + !$2) }' "$WORK/scope.txt")
+	read -r _ _ _ _ cspan cduring _ _ csb < <(grep '^cpu ' "$WORK/scope.txt") || true
+	for m in cpu cgroup process; do
+		read -r _ n a x span during copy bytes sb < <(grep "^$m " "$WORK/scope.txt") || continue
+		row "scope.share.$m" "unrelated share of the stop snapshot's samples, --scope $m" \
+			"$(awk -v x="$x" -v n="$n" 'BEGIN { printf "%.1f", n ? x * 100 / n : 0 }')" % \
+			"$(printf %.1f "${np:-0}")" "--no-pause, same load" \
+			"samples: $n, target $a, unrelated $x; spin × $((2 * NCPU)) threads next to it"
+		row "scope.during_stop.$m" "records written while the target was stopped (1 s), --scope $m" \
+			"$during" records "$(awk '$1 == "no-pause" { print $6 }' "$WORK/scope.txt")" "--no-pause" \
+			"every record after the stop's kernel timestamp but the switch-out that is the cut"
+		[ "$m" = cpu ] && continue
+		row "scope.cover.$m" "target run time covered by the stop snapshot, -s 128K, --scope $m" \
+			"$(awk -v n="$span" 'BEGIN { printf "%.0f", n / 1e6 }')" ms \
+			"$(awk -v n="${cspan:-0}" 'BEGIN { printf "%.0f", n / 1e6 }')" "--scope cpu" \
+			"span of the target's samples in the snapshot; the target ran 4 s"
+		row "scope.sideband.$m" "sideband bytes in the stop snapshot, --scope $m" \
+			"$sb" bytes "${csb:-0}" "--scope cpu" "context-switch records of every core"
+		row "scope.copy.$m" "snapshot of the stopped target: longest copy of one core, --scope $m" \
+			"$(us "$copy")" µs "$(us "$("$BIN/memcpy" "$bytes")")" "memcpy of the same bytes" \
+			"$bytes bytes on the fullest core; no ioctl: the kernel switched the events out with the target"
 	done
 }
 

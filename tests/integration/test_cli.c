@@ -38,17 +38,41 @@ static int teardown(void **state)
 	return 0;
 }
 
+/*
+ * Runs ptbpf -o DIR/out @args (split at spaces; @env one "NAME=value" more,
+ * or NULL); returns its status, its stderr in @err, and fails the test when
+ * a BPF object it held at its end is still loaded afterwards.
+ */
+static int run_ptbpf(const char *env, const char *args, char *err, size_t len)
+{
+	char words[1024], out[128], *argv[64], *w, *save;
+	struct held h;
+	int n = 0, st;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(words, sizeof(words), "%s", args);
+	argv[n++] = PTBPF_BIN;
+	argv[n++] = "-o";
+	argv[n++] = out;
+	for (w = strtok_r(words, " ", &save); w && n < 63;
+	     w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	st = run_held(env, argv, err, len, &h, 30);
+	if (held_left(&h))
+		fail_msg("'%s': BPF objects left loaded", args);
+	return st;
+}
+
 /* Runs ptbpf with @args; checks status, the one stderr line and cleanup. */
 static void check(const char *env, const char *args, int status,
 		  const char *msg)
 {
-	char cmd[1024], err[4096];
+	char err[4096];
 	int st, lines = 0;
 	char *p;
 
-	snprintf(cmd, sizeof(cmd), "%s %s -o %s/out %s </dev/null",
-		 env ? env : "", PTBPF_BIN, dir, args);
-	st = run_capture(cmd, err, sizeof(err));
+	st = run_ptbpf(env, args, err, sizeof(err));
 	for (p = err; *p; p++)
 		lines += *p == '\n';
 	if (st != status || !strstr(err, msg) || lines != 1 ||
@@ -56,7 +80,6 @@ static void check(const char *env, const char *args, int status,
 		fail_msg(
 			"'%s': status %d (want %d), stderr '%s' (want one line with '%s')",
 			args, st, status, err, msg);
-	assert_int_equal(loaded_ptbpf_progs(), 0);
 }
 
 static const struct cli_case usage_cases[] = {
@@ -176,13 +199,14 @@ static void test_not_root(void **state)
 /* -v: libbpf's lines once prefixed, and the start before its resume. */
 static void test_verbose_lines(void **state)
 {
-	char cmd[512], err[1 << 16], *start, *resume;
+	static char err[1 << 16];
+	char *start, *resume;
 
 	need_root();
-	snprintf(cmd, sizeof(cmd), "%s -v -b sample -o %s/out -- /bin/true",
-		 PTBPF_BIN, dir);
-	/* run_capture keeps 64 KiB of stderr: the verifier's lines fit */
-	assert_int_equal(run_capture(cmd, err, sizeof(err)), 0);
+	/* 64 KiB of stderr: libbpf's lines fit */
+	assert_int_equal(run_ptbpf(NULL, "-v -b sample -- /bin/true", err,
+				   sizeof(err)),
+			 0);
 	assert_non_null(strstr(err, "libbpf: "));
 	assert_null(strstr(err, "libbpf: libbpf:"));
 	start = strstr(err, " start ");
@@ -194,42 +218,141 @@ static void test_verbose_lines(void **state)
 
 static void test_bad_output(void **state)
 {
-	char path[128], args[256], err[1024], cmd[512];
+	char path[128], args[256], err[1024];
 	int fd;
 
 	need_root();
 	snprintf(path, sizeof(path), "%s/file", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0600);
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- /bin/true", PTBPF_BIN, path);
-	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
+	snprintf(args, sizeof(args), "-o %s -- /bin/true", path);
+	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "not a directory"));
 
 	snprintf(path, sizeof(path), "%s/link", dir);
 	assert_int_equal(symlink("/tmp", path), 0);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- /bin/true", PTBPF_BIN, path);
-	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
+	snprintf(args, sizeof(args), "-o %s -- /bin/true", path);
+	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "symlink"));
+	/* "link/": the trailing slash must not make it follow the link */
+	snprintf(args, sizeof(args), "-o %s/ -- /bin/true", path);
+	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "symlink"));
+	snprintf(args, sizeof(args), "-o %s// -- /bin/true", path);
+	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "symlink"));
 
 	snprintf(path, sizeof(path), "%s/theirs", dir);
 	assert_int_equal(mkdir(path, 0777), 0);
 	assert_int_equal(chown(path, 65534, 65534), 0);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- /bin/true", PTBPF_BIN, path);
-	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
+	snprintf(args, sizeof(args), "-o %s -- /bin/true", path);
+	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "owned by uid 65534"));
 	snprintf(args, sizeof(args), "%s/theirs/events.jsonl", dir);
 	assert_int_equal(access(args, F_OK), -1);
 
 	/* missing parents: named, with what to do; nothing made */
 	snprintf(path, sizeof(path), "%s/a/b/out", dir);
-	snprintf(cmd, sizeof(cmd), "%s -o %s -- /bin/true", PTBPF_BIN, path);
-	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
+	snprintf(args, sizeof(args), "-o %s -- /bin/true", path);
+	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
 	snprintf(args, sizeof(args),
 		 "%s/a/b does not exist (mkdir -p %s/a/b first)", dir, dir);
 	assert_non_null(strstr(err, args));
 	snprintf(path, sizeof(path), "%s/a", dir);
 	assert_int_equal(access(path, F_OK), -1);
-	assert_int_equal(loaded_ptbpf_progs(), 0);
+}
+
+/*
+ * A FIFO planted as events.jsonl: refused at once, with or without a
+ * reader (open(2) would wait for one forever), and nothing written to it.
+ */
+static void test_fifo_events(void **state)
+{
+	char path[128], fifo[160], args[256], err[1024];
+	double t0;
+	int rd, i;
+
+	need_root();
+	snprintf(path, sizeof(path), "%s/fifo-out", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(fifo, sizeof(fifo), "%s/events.jsonl", path);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(args, sizeof(args), "-o %s -- /bin/true", path);
+	for (i = 0; i < 2; i++) {
+		/* the second time someone reads it */
+		rd = i ? open(fifo, O_RDONLY | O_NONBLOCK) : -1;
+		t0 = mono_s();
+		assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
+		print_message("refused in %.3f s: %s", mono_s() - t0, err);
+		assert_non_null(
+			strstr(err, "events.jsonl is not a regular file"));
+		if (rd >= 0) {
+			assert_int_equal(read(rd, err, sizeof(err)), 0);
+			close(rd);
+		}
+	}
+}
+
+/*
+ * SIGTERM while setup waits in a system call (here: the BTF file is a FIFO
+ * nobody writes): ptbpf ends, says why, and holds nothing.
+ */
+static void test_sigterm_during_setup(void **state)
+{
+	char fifo[128], env[160], log[128], spin_pid[16], *out;
+	char *targv[] = { PROGS "spin", NULL };
+	char *argv[] = { PTBPF_BIN, "-o", NULL, "--pid", spin_pid, NULL };
+	char outdir[128];
+	pid_t spin, p;
+	int st;
+
+	need_root();
+	snprintf(fifo, sizeof(fifo), "%s/btf.fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(env, sizeof(env), "PTBPF_BTF=%s", fifo);
+	snprintf(log, sizeof(log), "%s/setup.log", dir);
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	argv[2] = outdir;
+	spin = spawn(targv, NULL);
+	snprintf(spin_pid, sizeof(spin_pid), "%d", spin);
+	p = fork();
+	if (p == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		putenv(env);
+		setpgid(0, 0);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	/* until it is waiting on the FIFO */
+	for (st = 0; st < 500; st++) {
+		char wchan[64] = "";
+		char path[64];
+		int fd;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/wchan", p);
+		fd = open(path, O_RDONLY);
+		n = fd >= 0 ? read(fd, wchan, sizeof(wchan) - 1) : 0;
+		if (fd >= 0)
+			close(fd);
+		wchan[n > 0 ? n : 0] = 0;
+		if (strstr(wchan, "wait_for_partner") || strstr(wchan, "fifo"))
+			break;
+		msleep(10);
+	}
+	kill(p, SIGTERM);
+	st = wait_exit(p, 10);
+	if (st < 0)
+		kill_wait(p);
+	kill_wait(spin);
+	out = slurp(log);
+	print_message("exit %d: %s", st, out);
+	assert_int_equal(st, 1);
+	assert_int_equal(strncmp(out, "ptbpf: ", 7), 0);
+	assert_non_null(strstr(out, "Interrupted"));
+	free(out);
 }
 
 /* Collection that can't be set up: one line, nothing made, nothing left. */
@@ -293,6 +416,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_collection, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_fifo_events, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sigterm_during_setup,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,11 +32,12 @@
 
 struct fx {
 	char *dir;
-	char out[600]; /* ptbpf -o */
+	char out[PATH_MAX + 64]; /* ptbpf -o */
 	char log[600]; /* ptbpf's stderr */
 	char mnt[600]; /* a tmpfs mounted here, or "" */
 	char cg[300]; /* a cgroup made here, or "" */
-	pid_t target, other, ptbpf;
+	pid_t target, other, other2, ptbpf;
+	struct held held; /* what this test's ptbpf held, by id */
 };
 
 struct smp {
@@ -78,6 +79,7 @@ static int teardown(void **state)
 	}
 	kill_wait(f->target);
 	kill_wait(f->other);
+	kill_wait(f->other2);
 	if (f->cg[0] && rmdir(f->cg))
 		fprintf(stderr, "can't remove cgroup %s: %m\n", f->cg);
 	if (f->mnt[0]) {
@@ -99,7 +101,7 @@ static void start(struct fx *f, const char *const opts[], char *const targv[],
 		  bool by_pid)
 {
 	char *argv[48], pid[16];
-	int n = 0, i;
+	int n = 0, i, starts;
 
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-o";
@@ -119,11 +121,15 @@ static void start(struct fx *f, const char *const opts[], char *const targv[],
 			argv[n++] = targv[i];
 	}
 	argv[n] = NULL;
+	/* a run before on the same -o left its own "start" */
+	starts = count_events(f->out, "start");
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", starts + 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_true(f->held.n[HELD_PROG] > 0);
 	if (!by_pid)
-		f->target = (pid_t)event_field(f->out, "start", 0, "pid");
+		f->target = (pid_t)event_field(f->out, "start", starts, "pid");
 }
 
 /* Ends ptbpf with SIGINT (after its last snapshot); returns its status. */
@@ -134,15 +140,16 @@ static int finish(struct fx *f)
 	kill(f->ptbpf, SIGINT);
 	st = wait_exit(f->ptbpf, 20);
 	f->ptbpf = 0;
+	if (st >= 0 && held_left(&f->held))
+		fail_msg("ptbpf's BPF objects are still loaded after its exit");
 	return st;
 }
 
 /*
- * One stop: SIGSTOP, wait until every thread is off its CPU and ptbpf has
- * logged stop number @i (0-based) and, when @snap, snapshot @i + 1; stay
- * stopped @hold_ms; SIGCONT and wait for run @i.
+ * SIGSTOP, wait until every thread is off its CPU and ptbpf has logged stop
+ * number @i (0-based) and, when @snap, snapshot @i + 1.
  */
-static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
+static void stop_wait(struct fx *f, int i, bool snap)
 {
 	assert_int_equal(kill(f->target, SIGSTOP), 0);
 	if (!wait_stopped(f->target, 1, 5))
@@ -151,10 +158,22 @@ static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
 		fail_msg("cycle %d: no stop event", i);
 	if (snap && !wait_events(f->out, "snapshot", i + 1, 10))
 		fail_msg("cycle %d: no snapshot: %s", i, slurp(f->log));
-	msleep(hold_ms);
+}
+
+/* SIGCONT and wait for run number @i. */
+static void cont_wait(struct fx *f, int i)
+{
 	assert_int_equal(kill(f->target, SIGCONT), 0);
 	if (!wait_events(f->out, "run", i + 1, 5))
 		fail_msg("cycle %d: no run event", i);
+}
+
+/* One stop (see stop_wait), stopped @hold_ms, and the run after it. */
+static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
+{
+	stop_wait(f, i, snap);
+	msleep(hold_ms);
+	cont_wait(f, i);
 }
 
 /* Every value of numeric @key in lines of event @name, in order. */
@@ -265,7 +284,8 @@ static char *list_dir(const char *dir)
  */
 static void test_stops_give_snapshots(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "cpu",
+					    NULL };
 	char *targv[] = { PROGS "demo", NULL };
 	struct fx *f = *state;
 	long long *stop_ts, *pause_ts, *res_ts, *res_lat, *snap_id, *trig_ts;
@@ -276,7 +296,9 @@ static void test_stops_give_snapshots(void **state)
 	need_root();
 	start(f, opts, targv, true);
 	for (i = 0; i < N; i++) {
-		msleep(500);
+		/* 50 samples and more: its CPU time, not wall time, counts */
+		msleep(200);
+		assert_true(wait_cpu(f->target, 150, 30));
 		stop_cont(f, i, true, 50);
 	}
 	seq = event_sequence(f->out, "pause resume");
@@ -382,10 +404,15 @@ static void test_sigusr2_while_running(void **state)
 
 	need_root();
 	start(f, opts, targv, true);
-	msleep(300);
+	/*
+	 * > 100 samples: its CPU time, not wall time, counts on a loaded
+	 * machine (the kernel's frequency mode gives a task that is often
+	 * switched out ~1.5 samples per ms here, not 4)
+	 */
+	assert_true(wait_cpu(f->target, 300, 30));
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 1, 10));
-	msleep(200);
+	assert_true(wait_cpu(f->target, 300, 30));
 	assert_false(all_stopped(f->target));
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 2, 10));
@@ -399,6 +426,8 @@ static void test_sigusr2_while_running(void **state)
 	read_samples(dir, &s1);
 	snap_dir(f, 2, dir, sizeof(dir));
 	read_samples(dir, &s2);
+	print_message("SIGUSR2 snapshots: %zu and %zu samples of the target\n",
+		      count_pid(&s1, f->target), count_pid(&s2, f->target));
 	assert_true(count_pid(&s1, f->target) > 100);
 	assert_true(count_pid(&s2, f->target) > 100);
 	for (k = 0; k < s1.n; k++)
@@ -558,7 +587,8 @@ static int check_complete(const char *out)
  */
 static void test_full_disk(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "cpu",
+					    NULL };
 	/* long enough for 10 stops on a loaded machine; it then exits 0 */
 	char *targv[] = { PROGS "worker", "8000", NULL };
 	char *spin[] = { PROGS "spin", NULL };
@@ -601,10 +631,263 @@ static void test_full_disk(void **state)
 	assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
 }
 
+/*
+ * A SIGABRT the target blocks, or ignores, is not fatal: it runs on, and a
+ * snapshot taken afterwards holds its samples from after the signal.
+ */
+static void test_blocked_fatal(void **state)
+{
+	static const char *const opts[] = { "-t", "stop,fatal", NULL };
+	static const char *const modes[] = { "block-abrt", "ignore-abrt" };
+	struct fx *f = *state;
+	unsigned int m;
+
+	need_root();
+	for (m = 0; m < 2; m++) {
+		char *targv[] = { PROGS "spin", "1", (char *)modes[m], NULL };
+		unsigned long long sent;
+		char dir[700];
+		struct smps s;
+		size_t k, after = 0;
+
+		memset(&f->held, 0, sizeof(f->held));
+		snprintf(f->out, sizeof(f->out), "%s/out-%s", f->dir, modes[m]);
+		start(f, opts, targv, true);
+		assert_true(wait_cpu(f->target, 50, 30));
+		sent = (unsigned long long)(mono_s() * 1e9);
+		assert_int_equal(kill(f->target, SIGABRT), 0);
+		/* it keeps running: CPU time, in state R */
+		assert_true(wait_cpu(f->target, 300, 30));
+		assert_int_equal(kill(f->target, 0), 0);
+		assert_false(all_stopped(f->target));
+		kill(f->ptbpf, SIGUSR2);
+		assert_true(wait_events(f->out, "snapshot", 1, 10));
+		snap_dir(f, 1, dir, sizeof(dir));
+		read_samples(dir, &s);
+		for (k = 0; k < s.n; k++)
+			after += s.v[k].pid == f->target && s.v[k].t > sent;
+		print_message("%s: %d fatal events, %zu samples after "
+			      "SIGABRT\n",
+			      modes[m], count_events(f->out, "fatal"), after);
+		assert_int_equal(count_events(f->out, "fatal"), 0);
+		assert_int_equal(count_events(f->out, "pause"), 0);
+		assert_true(after > 100);
+		free(s.v);
+		assert_int_equal(finish(f), 0);
+		kill_wait(f->target);
+		f->target = 0;
+	}
+}
+
+/*
+ * The output directory swapped, mid-run, for a symlink to a directory of
+ * another user: ptbpf goes on writing, and rotating (-n 1), in the
+ * directory it opened at the start; the other user's directory, and the
+ * snapshot-000001 in it, stay untouched.
+ */
+static void test_dir_swapped(void **state)
+{
+	static const char *const opts[] = {
+		"-q", "-t", "stop", "-n", "1", NULL
+	};
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char moved[700], theirs[700], decoy[800], path[800], *ls;
+	int i;
+
+	need_root();
+	start(f, opts, targv, true);
+	snprintf(moved, sizeof(moved), "%s.moved", f->out);
+	snprintf(theirs, sizeof(theirs), "%s/theirs", f->dir);
+	assert_int_equal(mkdir(theirs, 0755), 0);
+	snprintf(decoy, sizeof(decoy), "%s/snapshot-000001", theirs);
+	assert_int_equal(mkdir(decoy, 0755), 0);
+	assert_int_equal(chown(decoy, 65534, 65534), 0);
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	assert_int_equal(rename(f->out, moved), 0);
+	assert_int_equal(symlink(theirs, f->out), 0);
+	/* events.jsonl was opened at the start too: it is in moved/ */
+	snprintf(f->out, sizeof(f->out), "%s", moved);
+	for (i = 0; i < 2; i++)
+		stop_cont(f, i, true, 10);
+	assert_int_equal(finish(f), 0);
+	ls = list_dir(theirs);
+	assert_string_equal(ls, "snapshot-000001 ");
+	free(ls);
+	ls = list_dir(decoy);
+	assert_string_equal(ls, "");
+	free(ls);
+	/* the newest one (the end's), rotation done in moved/ */
+	ls = list_dir(moved);
+	assert_string_equal(ls, "events.jsonl snapshot-000003 ");
+	free(ls);
+	snprintf(path, sizeof(path), "%s/snapshot-000003/perf.data", moved);
+	assert_int_equal(access(path, F_OK), 0);
+}
+
+/*
+ * An -o of 4,000 bytes (the file system allows PATH_MAX, 4,096): the path
+ * in events.jsonl and on stderr names the snapshot, whole.
+ */
+static void test_long_path(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char want[PATH_MAX + 64], *got, *log;
+	size_t len;
+
+	need_root();
+	snprintf(f->out, sizeof(f->out), "%s", f->dir);
+	/* directories of 199 bytes a name (NAME_MAX is 255) */
+	while ((len = strlen(f->out)) + 200 + 20 < 4000) {
+		snprintf(f->out + len, sizeof(f->out) - len, "/%0199d", 0);
+		assert_int_equal(mkdir(f->out, 0700), 0);
+	}
+	/* the last one, made by ptbpf, brings it to 4,000 */
+	len = strlen(f->out);
+	f->out[len] = '/';
+	memset(f->out + len + 1, 'o', 4000 - len - 1);
+	f->out[4000] = '\0';
+	assert_int_equal(strlen(f->out), 4000);
+	start(f, opts, targv, true);
+	stop_cont(f, 0, true, 10);
+	snprintf(want, sizeof(want), "%s/snapshot-000001", f->out);
+	got = calloc(1, PATH_MAX + 64);
+	assert_int_equal(event_str(f->out, "snapshot", 0, "path", got,
+				   PATH_MAX + 64),
+			 0);
+	assert_string_equal(got, want);
+	assert_int_equal(access(got, F_OK), 0);
+	free(got);
+	assert_int_equal(finish(f), 0);
+	log = slurp(f->log);
+	assert_non_null(strstr(log, want));
+	free(log);
+}
+
+/* Every line of @dir/events.jsonl has a "run"; how many different ones. */
+static int runs_in_log(const char *dir, char first[17])
+{
+	char path[PATH_MAX], ids[8][17], *buf, *line, *save, *q;
+	int n = 0, i;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	buf = slurp(path);
+	assert_non_null(buf);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		q = strstr(line, "\"run\":\"");
+		if (!q || strlen(q) < 7 + 16 + 1 || q[7 + 16] != '"')
+			fail_msg("a line without its run: %s", line);
+		for (i = 0; i < n && strncmp(ids[i], q + 7, 16); i++)
+			;
+		if (i == n && n < 8)
+			snprintf(ids[n++], 17, "%.16s", q + 7);
+	}
+	free(buf);
+	snprintf(first, 17, "%s", n ? ids[0] : "");
+	return n;
+}
+
+/*
+ * Two runs on one -o: the second is refused while the first runs (they
+ * would take the same snapshot numbers); one after the other they share
+ * events.jsonl, each line naming its run, and the numbering goes on.
+ */
+static void test_two_runs_one_dir(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char pid[16], err[1024], run1[17], run2[17];
+	char *argv[] = { PTBPF_BIN, "-o",    f->out, "-t",
+			 "stop",    "--pid", pid,    NULL };
+	struct held h;
+
+	need_root();
+	start(f, opts, targv, true);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 20), 1);
+	assert_non_null(strstr(err, "in use by another ptbpf run"));
+	assert_int_equal(held_left(&h), 0);
+	stop_cont(f, 0, true, 10);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(runs_in_log(f->out, run1), 1);
+	kill_wait(f->target);
+	memset(&f->held, 0, sizeof(f->held));
+	start(f, opts, targv, true);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(runs_in_log(f->out, run2), 2);
+	assert_string_equal(run1, run2); /* the first run's lines come first */
+	/* 1 (stop) and 2 (end) by the first run; 3 (end) by the second */
+	assert_int_equal(event_field(f->out, "snapshot", 2, "snapshot"), 3);
+	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
+}
+
+/* Waits until @pid ignores SIGTERM (its trap ran); 0 on timeout. */
+static int wait_ignores_term(pid_t pid)
+{
+	char path[64], *buf, *p;
+	int i, ok = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	for (i = 0; i < 1000 && !ok; i++, msleep(10)) {
+		buf = slurp(path);
+		p = buf ? strstr(buf, "SigIgn:") : NULL;
+		ok = p && (strtoull(p + 7, NULL, 16) >> (SIGTERM - 1)) & 1;
+		free(buf);
+	}
+	return ok;
+}
+
+/*
+ * A started command that ignores SIGTERM: it gets --grace before SIGKILL,
+ * and a second SIGINT cuts the grace short.
+ */
+static void test_grace(void **state)
+{
+	static const char *const long_grace[] = { "-q",	     "-t",  "none",
+						  "--grace", "60s", NULL };
+	static const char *const short_grace[] = { "-q",      "-t",    "none",
+						   "--grace", "200ms", NULL };
+	char *targv[] = { "/bin/sh", "-c",
+			  "trap '' TERM; while :; do sleep 0.05; done", NULL };
+	struct fx *f = *state;
+	double t0;
+
+	need_root();
+	start(f, long_grace, targv, false);
+	assert_true(wait_ignores_term(f->target));
+	kill(f->ptbpf, SIGINT);
+	/* the command got SIGTERM, ignores it: ptbpf waits for it */
+	assert_int_equal(wait_exit(f->ptbpf, 1), -1);
+	t0 = mono_s();
+	kill(f->ptbpf, SIGINT);
+	/* now: far less than the 60 s of grace */
+	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	print_message("second SIGINT: ended in %.2f s\n", mono_s() - t0);
+	f->ptbpf = 0;
+	f->target = 0;
+	assert_int_equal(held_left(&f->held), 0);
+
+	snprintf(f->out, sizeof(f->out), "%s/out2", f->dir);
+	memset(&f->held, 0, sizeof(f->held));
+	start(f, short_grace, targv, false);
+	assert_true(wait_ignores_term(f->target));
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	f->ptbpf = 0;
+	f->target = 0;
+	assert_int_equal(held_left(&f->held), 0);
+}
+
 /* Runs @me (demo) next to an unrelated busy process, stopped 4 times. */
 static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 {
-	static const char *const pause_opts[] = { "-t", "stop", NULL };
+	/* cpu scope: what pausing alone does, next to --no-pause */
+	static const char *const pause_opts[] = { "-t", "stop", "--scope",
+						  "cpu", NULL };
 	static const char *const nopause_opts[] = { "-t", "stop", "--no-pause",
 						    NULL };
 	char *targv[] = { PROGS "demo", NULL };
@@ -615,8 +898,12 @@ static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 	f->other = spawn(spin, NULL);
 	start(f, no_pause ? nopause_opts : pause_opts, targv, true);
 	for (i = 0; i < 4; i++) {
-		msleep(200);
-		stop_cont(f, i, true, 200);
+		assert_true(wait_cpu(f->other, 50, 30));
+		stop_wait(f, i, true);
+		/* the neighbour runs 200 ms of CPU while the target is
+		 * stopped, however loaded the machine */
+		assert_true(wait_cpu(f->other, 200, 30));
+		cont_wait(f, i);
 	}
 	msleep(200);
 	assert_int_equal(finish(f), 0);
@@ -699,7 +986,8 @@ static void test_no_pause_records_others(void **state)
 	print_message("with --no-pause: %zu samples, %.1f%% of other "
 		      "processes, %zu of them while the target was stopped\n",
 		      all.n, share_other(f, &all), during);
-	/* 4 stops of 200 ms, one CPU busy at 4 kHz: about 3200 */
+	/* 4 stops, each while the neighbour ran 200 ms of CPU, at 4 kHz:
+	 * about 3200 */
 	assert_true(during > 1000);
 	free(all.v);
 	free(s_ts);
@@ -743,7 +1031,9 @@ static void test_cgroup(void **state)
 	f->ptbpf = spawn(argv, f->log);
 	if (!wait_events(f->out, "start", 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
-	msleep(500);
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	/* > 500 samples: its CPU time counts (see above) */
+	assert_true(wait_cpu(f->target, 800, 30));
 	stop_cont(f, 0, true, 10);
 	snap_dir(f, 1, dir, sizeof(dir));
 	read_samples(dir, &s);
@@ -775,12 +1065,12 @@ static void test_switch_records(void **state)
 	start(f, opts, targv, true);
 	msleep(600);
 	stop_cont(f, 0, true, 10);
-	/* lines "PID/TID PERF_RECORD_SWITCH_CPU_WIDE ...", after a '\n'
+	/* lines "PID/TID PERF_RECORD_SWITCH[_CPU_WIDE] ...", after a '\n'
 	 * (perf right-aligns PID: the leading spaces go) */
 	snprintf(
 		cmd, sizeof(cmd),
 		"echo; perf script -i %s/snapshot-000001/perf.data --show-"
-		"switch-events -F pid,tid 2>/dev/null | grep SWITCH_CPU_WIDE | "
+		"switch-events -F pid,tid 2>/dev/null | grep PERF_RECORD_SWITCH | "
 		"sed 's/^ *//'",
 		f->out);
 	out = run_out(cmd, NULL);
@@ -799,21 +1089,6 @@ static void test_switch_records(void **state)
 	assert_int_equal(tids, 3);
 	free(out);
 	assert_int_equal(finish(f), 0);
-}
-
-/* perf event descriptors of @pid. */
-static int perf_fds(pid_t pid)
-{
-	char cmd[200];
-	char *out;
-	int n;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ls -l /proc/%d/fd 2>/dev/null | grep -c perf_event", pid);
-	out = run_out(cmd, NULL);
-	n = atoi(out);
-	free(out);
-	return n;
 }
 
 /*
@@ -874,10 +1149,11 @@ static void test_exit_paths_leave_nothing(void **state)
 		const char *opts[] = { c->opt1, c->opt2, NULL };
 		char *worker[] = { PROGS "worker", "1500", NULL };
 		char *spin[] = { PROGS "spin", NULL };
-		char *log, pid[16];
+		char err[2048], pid[16];
 		pid_t ptbpf;
 		int st;
 
+		memset(&f->held, 0, sizeof(f->held));
 		snprintf(f->out, sizeof(f->out), "%s/out%u", f->dir, i);
 		if (c->how == FAIL) {
 			char *argv[] = { PTBPF_BIN,
@@ -891,15 +1167,13 @@ static void test_exit_paths_leave_nothing(void **state)
 
 			f->target = spawn(spin, NULL);
 			snprintf(pid, sizeof(pid), "%d", f->target);
-			ptbpf = f->ptbpf = spawn(argv, f->log);
-			st = wait_exit(f->ptbpf, 10);
-			f->ptbpf = 0;
-			log = slurp(f->log);
-			print_message("%s: %s", c->name, log);
-			assert_int_equal(strncmp(log, "ptbpf: ", 7), 0);
-			assert_non_null(strchr(log, '\n'));
-			assert_null(strchr(log, '\n')[1] ? log : NULL);
-			free(log);
+			ptbpf = -1; /* gone; its pid is not known here */
+			st = run_held(NULL, argv, err, sizeof(err), &f->held,
+				      20);
+			print_message("%s: %s", c->name, err);
+			assert_int_equal(strncmp(err, "ptbpf: ", 7), 0);
+			assert_non_null(strchr(err, '\n'));
+			assert_null(strchr(err, '\n')[1] ? err : NULL);
 			/* the target is left running, nothing half made */
 			assert_false(all_stopped(f->target));
 			assert_int_not_equal(access(f->out, F_OK), 0);
@@ -927,8 +1201,8 @@ static void test_exit_paths_leave_nothing(void **state)
 			fail_msg("%s: exit status %d", c->name, st);
 		if (our_perf_holders(ptbpf, f->target))
 			fail_msg("%s: perf fds left open", c->name);
-		if (loaded_ptbpf_progs())
-			fail_msg("%s: BPF programs left", c->name);
+		if (held_left(&f->held))
+			fail_msg("%s: BPF objects left", c->name);
 		kill_wait(f->target);
 		f->target = 0;
 	}
@@ -951,7 +1225,8 @@ static void median_p99(long long *v, size_t n, double *med, double *p99)
 /* Measured: pause and resume latency over 1000 stop/continue cycles. */
 static void test_measure_latency(void **state)
 {
-	static const char *const opts[] = { "-t", "none", NULL };
+	static const char *const opts[] = { "-t", "none", "--scope", "cpu",
+					    NULL };
 	char *targv[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	long long *p, *r;
@@ -1043,8 +1318,9 @@ static long long core_bytes(const struct fx *f, int id, int core)
  */
 static void test_measure_snapshot(void **state)
 {
-	static const char *const opts[] = { "-t", "none", "--full",
-					    "-s", "4M",	  NULL };
+	/* cpu scope: every task fills the rings, as before --scope */
+	static const char *const opts[] = { "-t", "none", "--full", "-s",
+					    "4M", "--scope", "cpu", NULL };
 	char *targv[] = { PROGS "spin", "2", NULL };
 	struct fx *f = *state;
 	long long bytes, pmax[3], wns[3], c0, c1;
@@ -1116,6 +1392,365 @@ static void test_measure_snapshot(void **state)
 		      bytes / (wns[2] / 1e9) / 1e6, dd_mb);
 }
 
+/*
+ * Scopes (--scope): every record perf script prints, samples and context
+ * switches, with its pid, tid, CPU and CLOCK_MONOTONIC time.
+ */
+struct rec {
+	int pid, tid, cpu;
+	unsigned long long t;
+	char kind; /* 's' sample, 'i' switch in, 'o' switch out */
+};
+
+struct recs {
+	struct rec *v;
+	size_t n, cap;
+};
+
+static void read_records(const char *snapdir, struct recs *r)
+{
+	char cmd[800], *out, *line, *save;
+	unsigned long long sec, ns;
+	struct rec x;
+	int st, off;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data --ns --show-switch-events "
+		 "-F pid,tid,cpu,time 2>/dev/null",
+		 snapdir);
+	out = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		memset(&x, 0, sizeof(x));
+		if (sscanf(line, " %d/%d [%d] %llu.%llu:%n", &x.pid, &x.tid,
+			   &x.cpu, &sec, &ns, &off) < 5)
+			continue;
+		x.t = sec * NS + ns;
+		x.kind = !strstr(line + off, "PERF_RECORD_SWITCH") ? 's' :
+			 strstr(line + off, " OUT")		   ? 'o' :
+								     'i';
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 1024;
+			r->v = realloc(r->v, r->cap * sizeof(*r->v));
+		}
+		r->v[r->n++] = x;
+	}
+	free(out);
+}
+
+/* The records of every snapshot of the run, in snapshot order. */
+static void read_all_records(const struct fx *f, struct recs *r)
+{
+	int i, n = count_events(f->out, "snapshot");
+	char dir[700];
+
+	memset(r, 0, sizeof(*r));
+	for (i = 1; i <= n; i++) {
+		snap_dir(f, i, dir, sizeof(dir));
+		read_records(dir, r);
+	}
+}
+
+/*
+ * No record of any process other than @pid (any pid, with @pid 0); and
+ * with @stops, none but a switch-out (the kernel's cut itself, stamped
+ * just after the BPF program saw the switch) between a stop's kernel
+ * timestamp and the following run's. Returns the target's samples.
+ */
+static size_t check_scoped(const struct fx *f, const struct recs *r, int pid,
+			   bool stops)
+{
+	long long *s_ts = NULL, *r_ts = NULL;
+	size_t i, k, ns = 0, mine = 0;
+
+	if (stops) {
+		ns = event_values(f->out, "stop", "ts", &s_ts);
+		assert_int_equal(event_values(f->out, "run", "ts", &r_ts), ns);
+	}
+	for (k = 0; k < r->n; k++) {
+		const struct rec *x = &r->v[k];
+
+		if (pid && x->pid != pid)
+			fail_msg("pid %d/%d recorded on cpu %d ('%c' at %llu): "
+				 "not the target %d",
+				 x->pid, x->tid, x->cpu, x->kind, x->t, pid);
+		mine += x->kind == 's' && x->pid == f->target;
+		for (i = 0; i < ns; i++)
+			if (x->kind != 'o' &&
+			    x->t > (unsigned long long)s_ts[i] &&
+			    x->t < (unsigned long long)r_ts[i])
+				fail_msg("pid %d/%d recorded on cpu %d ('%c') "
+					 "at %llu, stopped from %lld to %lld",
+					 x->pid, x->tid, x->cpu, x->kind, x->t,
+					 s_ts[i], r_ts[i]);
+	}
+	free(s_ts);
+	free(r_ts);
+	return mine;
+}
+
+/* One busy unrelated process per core (2 cores here). */
+static void spawn_neighbours(struct fx *f)
+{
+	char *spin[] = { PROGS "spin", NULL };
+
+	f->other = spawn(spin, NULL);
+	f->other2 = spawn(spin, NULL);
+}
+
+static void scope_of_run(const struct fx *f, const char *want)
+{
+	char got[32] = "", path[700], *json;
+
+	event_str(f->out, "start", 0, "scope", got, sizeof(got));
+	assert_string_equal(got, want);
+	snprintf(path, sizeof(path), "%s/snapshot-000001/ptbpf.json", f->out);
+	json = slurp(path);
+	assert_non_null(json);
+	snprintf(path, sizeof(path), "\"scope\":\"%s\"", want);
+	if (!strstr(json, path))
+		fail_msg("ptbpf.json does not say %s", path);
+	free(json);
+}
+
+/*
+ * --scope process, -- COMMAND, next to a busy process on each core: the
+ * snapshots hold the command's samples and switches and nothing else, and
+ * nothing is recorded while it is stopped.
+ */
+static void test_scope_process_command(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", "--scope", "process",
+					    NULL };
+	char *targv[] = { PROGS "spin", "2", NULL };
+	struct fx *f = *state;
+	struct recs r;
+	size_t mine;
+	int i;
+
+	need_root();
+	spawn_neighbours(f);
+	start(f, opts, targv, false);
+	for (i = 0; i < 3; i++) {
+		msleep(300);
+		stop_cont(f, i, true, 200);
+	}
+	msleep(300);
+	/* ptbpf ends the command with SIGTERM and exits with its status */
+	assert_int_equal(finish(f), 128 + SIGTERM);
+	scope_of_run(f, "process");
+	read_all_records(f, &r);
+	mine = check_scoped(f, &r, f->target, true);
+	print_message("--scope process, -- COMMAND: %zu records, %zu samples, "
+		      "all of the target; none while it was stopped\n",
+		      r.n, mine);
+	assert_true(mine > 100);
+	assert_int_equal(count_events(f->out, "pause"), 1); /* the end's */
+	free(r.v);
+}
+
+/* Distinct tids of @pid among @r's records. */
+static size_t count_tids(const struct recs *r, int pid)
+{
+	size_t k, j, n = 0;
+
+	for (k = 0; k < r->n; k++) {
+		if (r->v[k].pid != pid)
+			continue;
+		for (j = 0; j < k; j++)
+			if (r->v[j].tid == r->v[k].tid && r->v[j].pid == pid)
+				break;
+		n += j == k;
+	}
+	return n;
+}
+
+/*
+ * --scope process --pid on a target that keeps creating threads: the
+ * threads made after the attach write into the same buffers (inherit),
+ * and still nothing of any other process gets in.
+ */
+static void test_scope_process_pid_threads(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", "--scope", "process",
+					    NULL };
+	char *targv[] = { PROGS "spin", "2", "churn", NULL };
+	struct fx *f = *state;
+	struct recs r;
+	size_t tids;
+	int i;
+
+	need_root();
+	spawn_neighbours(f);
+	start(f, opts, targv, true);
+	for (i = 0; i < 2; i++) {
+		msleep(500);
+		stop_cont(f, i, true, 200);
+	}
+	msleep(300);
+	assert_int_equal(finish(f), 0);
+	scope_of_run(f, "process");
+	read_all_records(f, &r);
+	assert_true(check_scoped(f, &r, f->target, true) > 100);
+	tids = count_tids(&r, f->target);
+	print_message("--scope process --pid: %zu records of %zu threads, "
+		      "all of the target\n",
+		      r.n, tids);
+	/* 3 threads at the attach; churn makes one every ~2 ms */
+	assert_true(tids > 10);
+	free(r.v);
+}
+
+/* A forked child is another process: process scope leaves it out. */
+static void test_scope_children_stay_out(void **state)
+{
+	static const char *const opts[] = { "-t", "exit", NULL };
+	char *targv[] = { PROGS "forker", "1500", NULL };
+	char dir[700], cmd[900], *syms;
+	struct fx *f = *state;
+	struct recs r;
+
+	need_root();
+	start(f, opts, targv, false);
+	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	f->ptbpf = 0;
+	scope_of_run(f, "process");
+	read_all_records(f, &r);
+	assert_true(check_scoped(f, &r, f->target, false) > 100);
+	snap_dir(f, 1, dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
+		 dir);
+	syms = run_out(cmd, NULL);
+	assert_non_null(strstr(syms, "parent_spin"));
+	if (strstr(syms, "child_spin"))
+		fail_msg("the forked child was recorded: %s", syms);
+	free(syms);
+	free(r.v);
+}
+
+/* exec keeps the target covered: the new program's samples are there. */
+static void test_scope_process_exec(void **state)
+{
+	static const char *const opts[] = { "-t", "exit", NULL };
+	char *targv[] = { PROGS "execer", PROGS "worker", "600", NULL };
+	char dir[700], cmd[900], *syms;
+	struct fx *f = *state;
+
+	need_root();
+	start(f, opts, targv, false);
+	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	f->ptbpf = 0;
+	/* ptbpf's exec of execer, then execer's of worker */
+	assert_int_equal(count_events(f->out, "exec"), 2);
+	snap_dir(f, 1, dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F comm,ip,sym 2>/dev/null | "
+		 "grep -c 'worker .*checksum'",
+		 dir);
+	syms = run_out(cmd, NULL);
+	print_message("after exec: %d samples of worker's checksum()\n",
+		      atoi(syms));
+	assert_true(atoi(syms) > 100);
+	free(syms);
+}
+
+/*
+ * --scope cgroup with -- COMMAND: a cgroup made for the command holds it
+ * (and what it forks) while it runs and is gone after; nothing outside it
+ * is recorded, nothing while the command is stopped.
+ */
+static void test_scope_cgroup_command(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", "--scope", "cgroup",
+					    NULL };
+	char *targv[] = { PROGS "spin", "2", NULL };
+	char leaf[300], *own;
+	struct fx *f = *state;
+	struct recs r;
+	ssize_t n;
+
+	need_root();
+	if (access(CGROUP2 "/cgroup.procs", F_OK))
+		skip();
+	spawn_neighbours(f);
+	start(f, opts, targv, false);
+	own = calloc(1, 4096);
+	n = read_task_file(f->target, f->target, "cgroup", own, 4095);
+	assert_true(n > 0);
+	snprintf(leaf, sizeof(leaf), "ptbpf-%d", f->target);
+	if (!strstr(own, leaf))
+		fail_msg("the command is not in a cgroup of its own: %s", own);
+	free(own);
+	msleep(400);
+	stop_cont(f, 0, true, 200);
+	msleep(300);
+	assert_int_equal(finish(f), 128 + SIGTERM);
+	scope_of_run(f, "cgroup");
+	read_all_records(f, &r);
+	print_message("--scope cgroup, -- COMMAND: %zu records, %zu samples of "
+		      "the target\n",
+		      r.n, check_scoped(f, &r, f->target, true));
+	assert_true(check_scoped(f, &r, f->target, true) > 100);
+	snprintf(leaf, sizeof(leaf), CGROUP2 "/ptbpf-%d", f->target);
+	assert_int_equal(access(leaf, F_OK), -1);
+	free(r.v);
+}
+
+/*
+ * auto falls back to cpu scope past --max-events, and says why; an
+ * explicit --scope process past it, and --no-pause outside cpu scope, are
+ * refused with one line.
+ */
+static void test_scope_fallback(void **state)
+{
+	char *targv[] = { PROGS "spin", "3", NULL };
+	struct fx *f = *state;
+	char why[300] = "", pid[16], cmd[900], *log;
+	int st;
+
+	need_root();
+	f->target = spawn(targv, NULL);
+	msleep(100);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	{
+		char *argv[] = { PTBPF_BIN,	 "-o", f->out,	"-t", "none",
+				 "--max-events", "4",  "--pid", pid,  NULL };
+
+		f->ptbpf = spawn(argv, f->log);
+	}
+	if (!wait_events(f->out, "start", 1, 10))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_int_equal(finish(f), 0);
+	event_str(f->out, "start", 0, "scope_fallback", why, sizeof(why));
+	if (!strstr(why, "3 threads x ") || !strstr(why, "over the limit of 4"))
+		fail_msg("fallback reason: '%s'", why);
+	log = slurp(f->log);
+	assert_non_null(strstr(log, "scope fell back to cpu: 3 threads"));
+	free(log);
+	scope_of_run(f, "cpu");
+	snprintf(
+		cmd, sizeof(cmd),
+		"%s -o %s/refused --scope process --max-events 4 --pid %s 2>&1",
+		PTBPF_BIN, f->dir, pid);
+	log = run_out(cmd, &st);
+	assert_int_equal(st, 1);
+	assert_non_null(strstr(log, "ptbpf: --scope process: 3 threads x "));
+	/* one line, the error */
+	assert_ptr_equal(strchr(log, '\n'), log + strlen(log) - 1);
+	free(log);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -o %s/refused --scope process --no-pause --pid %s 2>&1",
+		 PTBPF_BIN, f->dir, pid);
+	log = run_out(cmd, &st);
+	assert_int_equal(st, 1);
+	assert_non_null(strstr(log, "--no-pause only applies to --scope cpu"));
+	free(log);
+	snprintf(cmd, sizeof(cmd), "%s/refused", f->dir);
+	assert_int_equal(access(cmd, F_OK), -1);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -1125,6 +1760,11 @@ int main(void)
 		T(test_sigusr2_while_running),
 		T(test_max_snapshots),
 		T(test_crash_fatal_snapshot),
+		T(test_blocked_fatal),
+		T(test_dir_swapped),
+		T(test_long_path),
+		T(test_two_runs_one_dir),
+		T(test_grace),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
 		T(test_no_pause_records_others),
@@ -1133,6 +1773,12 @@ int main(void)
 		T(test_exit_paths_leave_nothing),
 		T(test_measure_latency),
 		T(test_measure_snapshot),
+		T(test_scope_process_command),
+		T(test_scope_process_pid_threads),
+		T(test_scope_children_stay_out),
+		T(test_scope_process_exec),
+		T(test_scope_cgroup_command),
+		T(test_scope_fallback),
 	};
 
 	/* TEST_FILTER=test_cgroup runs one (cmocka's glob) */

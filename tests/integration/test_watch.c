@@ -17,8 +17,10 @@ struct fx {
 	char *dir;
 	pid_t target;
 	pid_t ptbpf;
-	const char *extra; /* one more ptbpf option, or NULL */
+	const char *extra; /* more ptbpf options (space separated), or NULL */
 	char log[600];
+	int fifo_rd; /* a FIFO's read end kept open, or 0 */
+	struct held held; /* what this test's ptbpf held */
 };
 
 static int setup(void **state)
@@ -39,6 +41,8 @@ static int teardown(void **state)
 	if (getenv("TEST_VERBOSE") && log)
 		fprintf(stderr, "--- ptbpf stderr:\n%s", log);
 	free(log);
+	if (f->fifo_rd > 0)
+		close(f->fifo_rd);
 	kill_wait(f->target);
 	if (f->ptbpf > 0 && wait_exit(f->ptbpf, 10) < 0)
 		kill_wait(f->ptbpf);
@@ -48,28 +52,41 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Starts @targv as the target and ptbpf --pid on it; waits for "start". */
-static void start_on_pid(struct fx *f, char *const targv[])
+/*
+ * Starts @targv as the target and ptbpf --pid on it, its stderr to @log
+ * (f->log when NULL); waits for "start".
+ */
+static void start_logged(struct fx *f, char *const targv[], const char *log)
 {
-	char pid[16], opt[64] = "-q";
-	char *argv[] = {
-		PTBPF_BIN, "-o", f->dir, "--pid", pid, opt, NULL, NULL
-	};
+	char pid[16], opts[256] = "-q", *argv[24], *w, *save;
+	int n = 0;
 
 	if (f->extra)
-		snprintf(opt, sizeof(opt), "%s", f->extra);
-	if (strchr(opt, ' ')) { /* "-t none": two words */
-		*strchr(opt, ' ') = '\0';
-		argv[6] = opt + strlen(opt) + 1;
-		argv[7] = NULL;
-	}
+		snprintf(opts, sizeof(opts), "%s", f->extra);
+	argv[n++] = PTBPF_BIN;
+	argv[n++] = "-o";
+	argv[n++] = f->dir;
+	argv[n++] = "--pid";
+	argv[n++] = pid;
+	for (w = strtok_r(opts, " ", &save); w && n < 23;
+	     w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
 	f->target = spawn(targv, NULL);
 	assert_true(f->target > 0);
 	msleep(50); /* let it exec and start its threads */
 	snprintf(pid, sizeof(pid), "%d", f->target);
-	f->ptbpf = spawn(argv, f->log);
+	f->ptbpf = spawn(argv, log ? log : f->log);
 	if (!wait_events(f->dir, "start", 1, 10))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	/* attached before "start": its programs, by id */
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_true(f->held.n[HELD_PROG] > 0);
+}
+
+static void start_on_pid(struct fx *f, char *const targv[])
+{
+	start_logged(f, targv, NULL);
 }
 
 /* Stops and continues @pid, checking each transition against /proc. */
@@ -94,7 +111,7 @@ static void end_target(struct fx *f)
 	f->target = 0;
 	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
 	f->ptbpf = 0;
-	assert_int_equal(loaded_ptbpf_progs(), 0);
+	assert_int_equal(held_left(&f->held), 0);
 }
 
 static void test_single_thread_stop_cont(void **state)
@@ -334,10 +351,158 @@ static void test_thousand_cycles(void **state)
 	end_target(f);
 }
 
+/* VmRSS of @pid in KiB, or -1. */
+static long rss_kb(pid_t pid)
+{
+	char path[64], *buf, *p;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	buf = slurp(path);
+	if (buf && (p = strstr(buf, "VmRSS:")))
+		v = strtol(p + 6, NULL, 10);
+	free(buf);
+	return v;
+}
+
+struct order {
+	int stops, runs, out_of_order, bad_seq;
+};
+
+/*
+ * Reads the stop and run lines of events.jsonl: they must alternate,
+ * starting with a stop, and their "seq" must count 1, 2, 3...
+ */
+static void read_order(const char *dir, struct order *o)
+{
+	char path[600], *buf, *line, *save, *q;
+	long long want = 1;
+	int expect_stop = 1;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	buf = slurp(path);
+	assert_non_null(buf);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int stop = !strncmp(line, "{\"event\":\"stop\"", 15);
+		int run = !strncmp(line, "{\"event\":\"run\"", 14);
+
+		if (!stop && !run)
+			continue;
+		o->stops += stop;
+		o->runs += run;
+		if (stop != expect_stop)
+			o->out_of_order++;
+		expect_stop = !stop;
+		q = strstr(line, "\"seq\":");
+		if (!q || strtoll(q + 6, NULL, 10) != want)
+			o->bad_seq++;
+		want = q ? strtoll(q + 6, NULL, 10) + 1 : want + 1;
+	}
+	free(buf);
+}
+
+/*
+ * @n stop/continue cycles, each waiting for /proc to show the state (as a
+ * user would), then every transition must be in events.jsonl, in order.
+ */
+static void cycles_in_order(struct fx *f, int n)
+{
+	long rss0 = rss_kb(f->ptbpf), rss1;
+	struct order o;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kill(f->target, SIGSTOP);
+		if (!wait_stopped(f->target, 1, 5))
+			fail_msg("cycle %d: target did not stop", i);
+		kill(f->target, SIGCONT);
+		if (!wait_stopped(f->target, 0, 5))
+			fail_msg("cycle %d: target did not continue", i);
+	}
+	wait_events(f->dir, "run", n, 60);
+	rss1 = rss_kb(f->ptbpf);
+	read_order(f->dir, &o);
+	printf("%d cycles: %d stops, %d runs, %d out of order, %d with a "
+	       "wrong seq, %d lost_events lines; ptbpf RSS %ld KiB before, "
+	       "%ld KiB after\n",
+	       n, o.stops, o.runs, o.out_of_order, o.bad_seq,
+	       count_events(f->dir, "lost_events"), rss0, rss1);
+	assert_int_equal(o.stops, n);
+	assert_int_equal(o.runs, n);
+	assert_int_equal(o.out_of_order, 0);
+	assert_int_equal(o.bad_seq, 0);
+	assert_int_equal(count_events(f->dir, "lost_events"), 0);
+}
+
+/*
+ * Many cycles (PTBPF_CYCLES, default 3,000; the closing note's run used
+ * 20,000): every transition reaches events.jsonl in the order it happened.
+ */
+static void test_cycles_in_order(void **state)
+{
+	struct fx *f = *state;
+	/* two threads on two CPUs: the stop and the run flip on either */
+	char *targv[] = { PROGS "spin", "2", NULL };
+	const char *env = getenv("PTBPF_CYCLES");
+	int n = env ? atoi(env) : 3000;
+	need_root();
+	f->extra = "-t none";
+	start_on_pid(f, targv);
+	cycles_in_order(f, n > 0 ? n : 3000);
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	f->ptbpf = 0;
+	printf("records that came before an earlier one, put back in order: "
+	       "%lld\n",
+	       event_field(f->dir, "end", 0, "reordered"));
+	assert_int_equal(held_left(&f->held), 0);
+}
+
+/*
+ * stderr on a FIFO nobody reads: its buffer fills within a few hundred
+ * lines, and from then on every human line would block. Through 3,000
+ * cycles (with a snapshot each) the control path goes on; one more stop
+ * is logged at once and SIGINT is obeyed within seconds; the lines that
+ * could not be written are counted.
+ */
+static void test_stalled_stderr(void **state)
+{
+	struct fx *f = *state;
+	char *targv[] = { PROGS "spin", NULL };
+	char fifo[700];
+	double t0;
+
+	need_root();
+	snprintf(fifo, sizeof(fifo), "%s/stderr.fifo", f->dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* a reader that never reads: writes block once the pipe is full */
+	f->fifo_rd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(f->fifo_rd > 0);
+	f->extra = "-v -t stop -n 2 -s 64K";
+	start_logged(f, targv, fifo);
+	cycles_in_order(f, 3000);
+	kill(f->target, SIGSTOP);
+	if (!wait_events(f->dir, "stop", 3001, 5))
+		fail_msg("the stop after 3,000 cycles was not logged");
+	t0 = mono_s();
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	f->ptbpf = 0;
+	print_message("SIGINT obeyed in %.2f s; %lld human lines dropped\n",
+		      mono_s() - t0,
+		      event_field(f->dir, "end", 0, "stderr_dropped"));
+	assert_true(mono_s() - t0 < 5);
+	assert_true(event_field(f->dir, "end", 0, "stderr_dropped") > 0);
+	assert_int_equal(held_left(&f->held), 0);
+}
+
 /*
  * A full BPF ring buffer: ptbpf itself stopped while the target creates
- * threads, then the target stops too. The lost events are reported, and
- * the collection follows the BPF side's state (paused) all the same.
+ * threads, then the target stops too. The lost events are reported, the
+ * collection follows the BPF side's state (paused) all the same, and the
+ * stop whose event was lost gets its snapshot.
  */
 static void test_lost_events_resync(void **state)
 {
@@ -345,8 +510,11 @@ static void test_lost_events_resync(void **state)
 	char *targv[] = { PROGS "spin", "1", "churn", NULL };
 	char *seq, *p;
 
+	char trig[32];
+
 	need_root();
-	f->extra = "-t none";
+	/* cpu scope: the catch-up is a pause (process scope needs none) */
+	f->extra = "-q -t stop --scope cpu";
 	start_on_pid(f, targv);
 	assert_true(wait_events(f->dir, "resume", 1, 5));
 	kill(f->ptbpf, SIGSTOP);
@@ -364,6 +532,41 @@ static void test_lost_events_resync(void **state)
 	assert_non_null(p);
 	assert_non_null(strstr(p, "pause"));
 	free(seq);
+	/* and the stop it missed still has its snapshot */
+	assert_true(wait_events(f->dir, "snapshot", 1, 10));
+	event_str(f->dir, "snapshot", 0, "trigger", trig, sizeof(trig));
+	assert_string_equal(trig, "stop");
+	end_target(f);
+}
+
+/*
+ * A process whose main thread called pthread_exit(): a zombie leader, its
+ * other thread running on. It is traced like any other: attached, and its
+ * stop and run reported.
+ */
+static void test_zombie_leader(void **state)
+{
+	struct fx *f = *state;
+	char *targv[] = { PROGS "spin", "2", "zombie", NULL };
+	char path[700], *seq, *meta;
+	int i;
+
+	need_root();
+	f->extra = "-q -t stop";
+	start_on_pid(f, targv);
+	assert_int_equal(task_state(f->target, f->target), 'Z');
+	for (i = 0; i < 3; i++)
+		stop_cont(f, i);
+	seq = event_sequence(f->dir, "pause resume snapshot");
+	assert_string_equal(seq, "start stop run stop run stop run");
+	free(seq);
+	/* the snapshot names its program: read from a live thread */
+	assert_true(wait_events(f->dir, "snapshot", 1, 10));
+	snprintf(path, sizeof(path), "%s/snapshot-000001/ptbpf.json", f->dir);
+	meta = slurp(path);
+	assert_non_null(meta);
+	assert_non_null(strstr(meta, "/tests/progs/spin\""));
+	free(meta);
 	end_target(f);
 }
 
@@ -381,7 +584,7 @@ static void test_sigint(void **state)
 	f->ptbpf = 0;
 	event_str(f->dir, "end", 0, "reason", reason, sizeof(reason));
 	assert_string_equal(reason, "signal");
-	assert_int_equal(loaded_ptbpf_progs(), 0);
+	assert_int_equal(held_left(&f->held), 0);
 	assert_int_equal(kill(f->target, 0), 0); /* still alive */
 }
 
@@ -402,10 +605,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_cycles_in_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_stderr, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zombie_leader, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup,
 						teardown),
 	};
 
+	/* TEST_FILTER=test_sigint runs one (cmocka's glob) */
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

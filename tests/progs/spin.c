@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A busy target: spin [THREADS] [churn]. THREADS threads spin (the main
- * thread too); with "churn", one more thread keeps creating short-lived
- * threads, so threads start and exit while the process is stopped and
- * continued.
+ * A busy target: spin [THREADS] [MODE]. THREADS threads spin (the main
+ * thread too). MODE:
+ *   churn        one more thread keeps creating short-lived threads, so
+ *                threads start and exit while the process is stopped and
+ *                continued
+ *   block-abrt   SIGABRT is blocked (sigprocmask) in every thread
+ *   ignore-abrt  SIGABRT is ignored (SIG_IGN)
+ *   zombie       the main thread calls pthread_exit() once the others run:
+ *                a zombie leader with live threads
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +49,24 @@ static void *churn(void *arg)
 
 int main(int argc, char **argv)
 {
+	const char *mode = argc > 2 ? argv[2] : "";
 	int n = argc > 1 ? atoi(argv[1]) : 1, i;
+	sigset_t abrt;
 	pthread_t t;
 
+	sigemptyset(&abrt);
+	sigaddset(&abrt, SIGABRT);
+	/* before the threads start: they inherit the mask */
+	if (!strcmp(mode, "block-abrt"))
+		sigprocmask(SIG_BLOCK, &abrt, NULL);
+	if (!strcmp(mode, "ignore-abrt"))
+		signal(SIGABRT, SIG_IGN);
 	for (i = 1; i < n; i++)
 		pthread_create(&t, NULL, spin, NULL);
-	if (argc > 2 && !strcmp(argv[2], "churn"))
+	if (!strcmp(mode, "churn"))
 		pthread_create(&t, NULL, churn, NULL);
+	if (!strcmp(mode, "zombie") && n > 1)
+		pthread_exit(NULL);
 	spin(NULL);
 	return 0;
 }

@@ -18,11 +18,16 @@ struct sim_event {
 	bool used;
 	enum sim_kind kind;
 	int cpu, leader; /* leader: index in ev[], -1 for a leader */
+	int parent; /* inherited from ev[parent], has no descriptor; -1 */
+	int output; /* PERF_EVENT_IOC_SET_OUTPUT into ev[output]'s rings; -1 */
+	__u32 task; /* tid of the task it is bound to; 0: CPU-wide */
+	bool exited; /* its task is gone: it never counts again */
 	bool enabled;
 	struct perf_event_attr attr;
 	__u8 *base, *aux; /* metadata page + data ring; AUX area */
 	size_t base_len, aux_len;
-	__u64 hw_pos; /* PT bytes written, not yet published */
+	/* The ring's: PT bytes written, not yet published; PSB spacing. */
+	__u64 hw_pos;
 	size_t since_psb;
 	__u64 id;
 };
@@ -33,6 +38,12 @@ struct sim_fail {
 	unsigned int skip;
 };
 
+struct sim_task {
+	bool used;
+	__u32 pid, tid;
+	int cpu; /* the CPU it is on; -1 off-CPU */
+};
+
 struct sim_pmu {
 	struct perf_sys_ops ops;
 	__u32 pt_type;
@@ -40,6 +51,8 @@ struct sim_pmu {
 	bool offline[SIM_MAX_CPUS];
 	size_t page_size, psb_every;
 	struct sim_event ev[SIM_MAX_EVENTS];
+	struct sim_task task[SIM_MAX_TASKS];
+	__u32 on_cpu[SIM_MAX_CPUS]; /* tid; 0: idle */
 	unsigned long calls[SIM_NR_CALLS];
 	struct sim_fail fail[SIM_NR_CALLS];
 	__u64 tsc, next_id;
@@ -51,9 +64,70 @@ static struct sim_event *by_fd(struct sim_pmu *sim, int fd)
 {
 	int i = fd - SIM_FD_BASE;
 
-	if (i < 0 || i >= SIM_MAX_EVENTS || !sim->ev[i].used)
+	/* Inherited events have no descriptor of their own. */
+	if (i < 0 || i >= SIM_MAX_EVENTS || !sim->ev[i].used ||
+	    sim->ev[i].parent >= 0)
 		return NULL;
 	return &sim->ev[i];
+}
+
+static struct sim_task *task_of(struct sim_pmu *sim, __u32 tid)
+{
+	int i;
+
+	for (i = 0; tid && i < SIM_MAX_TASKS; i++)
+		if (sim->task[i].used && sim->task[i].tid == tid)
+			return &sim->task[i];
+	return NULL;
+}
+
+static int free_event(struct sim_pmu *sim)
+{
+	int i;
+
+	for (i = 0; i < SIM_MAX_EVENTS && sim->ev[i].used; i++)
+		;
+	return i == SIM_MAX_EVENTS ? -EMFILE : i;
+}
+
+/*
+ * The event whose rings @e's output goes to: an inherited event writes
+ * into its parent's (the kernel's perf_output_begin() and
+ * perf_aux_output_begin() go to event->parent), a redirected one into its
+ * output's. NULL when that event has no mapped ring.
+ */
+static struct sim_event *ring_of(struct sim_pmu *sim, struct sim_event *e)
+{
+	int hops = 0;
+
+	if (e->parent >= 0)
+		e = &sim->ev[e->parent];
+	while (e->output >= 0 && hops++ < SIM_MAX_EVENTS)
+		e = &sim->ev[e->output];
+	return e->base ? e : NULL;
+}
+
+/* The id the kernel puts in records: an inherited event's parent's. */
+static __u64 primary_id(const struct sim_pmu *sim, const struct sim_event *e)
+{
+	return e->parent >= 0 ? sim->ev[e->parent].id : e->id;
+}
+
+/* Writes only while it and its group leader are enabled. */
+static bool active(const struct sim_pmu *sim, const struct sim_event *e)
+{
+	return e->enabled && (e->leader < 0 || sim->ev[e->leader].enabled);
+}
+
+/*
+ * Whether @e is scheduled in on its CPU now: enabled, and CPU-wide or
+ * bound to the task on the CPU.
+ */
+static bool counting(const struct sim_pmu *sim, const struct sim_event *e)
+{
+	if (!e->used || !active(sim, e))
+		return false;
+	return !e->task || (!e->exited && sim->on_cpu[e->cpu] == e->task);
 }
 
 /* Count the call; fail it when an injected failure matches. */
@@ -78,6 +152,7 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 	struct sim_pmu *sim = ctx;
 	struct sim_event *e, *lead = NULL;
 	int i, rc = enter(sim, SIM_OPEN, cpu);
+	__u32 task = 0;
 
 	if (rc)
 		return rc;
@@ -85,12 +160,20 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 	sim->last_flags = flags;
 	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || sim->offline[cpu])
 		return -ENODEV;
+	/* A pid > 0 binds the event to that task (a cgroup's fd does not). */
+	if (pid > 0 && !(flags & PERF_FLAG_PID_CGROUP)) {
+		if (!task_of(sim, (__u32)pid))
+			return -ESRCH;
+		task = (__u32)pid;
+	}
 	if (group_fd >= 0 && !(lead = by_fd(sim, group_fd)))
 		return -EBADF;
-	for (i = 0; i < SIM_MAX_EVENTS && sim->ev[i].used; i++)
-		;
-	if (i == SIM_MAX_EVENTS)
-		return -EMFILE;
+	/* A group lives in one context: one CPU, one task. */
+	if (lead && (lead->cpu != cpu || lead->task != task))
+		return -EINVAL;
+	i = free_event(sim);
+	if (i < 0)
+		return i;
 	e = &sim->ev[i];
 	memset(e, 0, sizeof(*e));
 	if (attr->type == sim->pt_type)
@@ -106,6 +189,8 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 	e->used = true;
 	e->cpu = cpu;
 	e->leader = lead ? (int)(lead - sim->ev) : -1;
+	e->parent = e->output = -1;
+	e->task = task;
 	e->enabled = !attr->disabled;
 	e->attr = *attr;
 	e->id = ++sim->next_id;
@@ -192,31 +277,87 @@ static int sim_munmap(void *ctx, void *addr, size_t len)
 	return -EINVAL;
 }
 
-/* The kernel publishes aux_head only when the event stops. */
-static void publish(struct sim_event *e)
+/* Which events are scheduled in now, before a change. */
+static void note_counting(const struct sim_pmu *sim, bool *was)
 {
-	struct perf_event_mmap_page *pg = (void *)e->base;
+	int i;
 
-	if (e->kind == SIM_PT && e->aux)
-		__atomic_store_n(&pg->aux_head, e->hw_pos % e->aux_len,
-				 __ATOMIC_RELEASE);
+	for (i = 0; i < SIM_MAX_EVENTS; i++)
+		was[i] = counting(sim, &sim->ev[i]);
 }
 
+/*
+ * After a change (ioctl, sched in/out, exec): an intel_pt event that
+ * stopped had the kernel publish aux_head (pt_event_stop() ->
+ * perf_aux_output_end()), only then; one that started begins with a PSB+,
+ * so a decoder can sync there.
+ */
+static void apply_counting(struct sim_pmu *sim, const bool *was)
+{
+	struct perf_event_mmap_page *pg;
+	struct sim_event *e, *rb;
+	int i;
+
+	for (i = 0; i < SIM_MAX_EVENTS; i++) {
+		bool now = counting(sim, &sim->ev[i]);
+
+		e = &sim->ev[i];
+		if (e->kind != SIM_PT || was[i] == now ||
+		    !(rb = ring_of(sim, e)))
+			continue;
+		pg = (void *)rb->base;
+		if (!now && rb->aux)
+			__atomic_store_n(&pg->aux_head,
+					 rb->hw_pos % rb->aux_len,
+					 __ATOMIC_RELEASE);
+		if (now)
+			rb->since_psb = sim->psb_every;
+	}
+}
+
+/* ENABLE/DISABLE reach the events inherited from @e too. */
 static void toggle(struct sim_pmu *sim, struct sim_event *e, bool on)
 {
-	if (e->enabled && !on)
-		publish(e);
-	/* Tracing (re)starts with a PSB+ so a decoder can sync there. */
-	if (!e->enabled && on)
-		e->since_psb = sim->psb_every;
+	int i, idx = (int)(e - sim->ev);
+
 	e->enabled = on;
+	for (i = 0; i < SIM_MAX_EVENTS; i++)
+		if (sim->ev[i].used && sim->ev[i].parent == idx)
+			sim->ev[i].enabled = on;
+}
+
+/*
+ * PERF_EVENT_IOC_SET_OUTPUT, with the kernel's checks
+ * (perf_event_set_output()); @out_fd -1 detaches.
+ */
+static int set_output(struct sim_pmu *sim, struct sim_event *e, int out_fd)
+{
+	struct sim_event *out;
+
+	if (out_fd == -1) {
+		e->output = -1;
+		return 0;
+	}
+	out = by_fd(sim, out_fd);
+	if (!out)
+		return -EBADF;
+	if (out == e || out->cpu != e->cpu ||
+	    out->attr.write_backward != e->attr.write_backward ||
+	    out->attr.use_clockid != e->attr.use_clockid ||
+	    (out->attr.use_clockid && out->attr.clockid != e->attr.clockid) ||
+	    !ring_of(sim, out))
+		return -EINVAL;
+	if (e->base) /* "Can't redirect output if we've got an active mmap()" */
+		return -EBUSY;
+	e->output = (int)(out - sim->ev);
+	return 0;
 }
 
 static int sim_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
 {
 	struct sim_pmu *sim = ctx;
 	struct sim_event *e = by_fd(sim, fd);
-	bool on = req == PERF_EVENT_IOC_ENABLE;
+	bool on = req == PERF_EVENT_IOC_ENABLE, was[SIM_MAX_EVENTS];
 	int i, rc;
 
 	if (req == PERF_EVENT_IOC_ID) {
@@ -225,6 +366,12 @@ static int sim_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
 		*(__u64 *)arg = e->id;
 		return 0;
 	}
+	if (req == PERF_EVENT_IOC_SET_OUTPUT) {
+		rc = enter(sim, SIM_SET_OUTPUT, e ? e->cpu : -1);
+		if (rc)
+			return rc;
+		return e ? set_output(sim, e, (int)arg) : -EBADF;
+	}
 	if (req != PERF_EVENT_IOC_ENABLE && req != PERF_EVENT_IOC_DISABLE)
 		return -ENOTTY;
 	rc = enter(sim, SIM_IOCTL, e ? e->cpu : -1);
@@ -232,12 +379,14 @@ static int sim_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
 		return rc;
 	if (!e)
 		return -EBADF;
+	note_counting(sim, was);
 	toggle(sim, e, on);
 	if (arg & PERF_IOC_FLAG_GROUP)
 		for (i = 0; i < SIM_MAX_EVENTS; i++)
-			if (sim->ev[i].used &&
+			if (sim->ev[i].used && sim->ev[i].parent < 0 &&
 			    sim->ev[i].leader == fd - SIM_FD_BASE)
 				toggle(sim, &sim->ev[i], on);
+	apply_counting(sim, was);
 	return 0;
 }
 
@@ -245,12 +394,19 @@ static int sim_close(void *ctx, int fd)
 {
 	struct sim_pmu *sim = ctx;
 	struct sim_event *e = by_fd(sim, fd);
-	int rc = enter(sim, SIM_CLOSE, e ? e->cpu : -1);
+	int i, rc = enter(sim, SIM_CLOSE, e ? e->cpu : -1);
 
 	if (!e)
 		return -EBADF;
 	/* Like close(2): the descriptor is gone even when it "fails". */
 	e->used = false;
+	/* Its inherited events go with it; output sent here has no ring. */
+	for (i = 0; i < SIM_MAX_EVENTS; i++) {
+		if (sim->ev[i].parent == fd - SIM_FD_BASE)
+			sim->ev[i].used = false;
+		if (sim->ev[i].output == fd - SIM_FD_BASE)
+			sim->ev[i].output = -1;
+	}
 	return rc;
 }
 
@@ -322,7 +478,7 @@ unsigned int sim_pmu_open_fds(const struct sim_pmu *sim)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < SIM_MAX_EVENTS; i++)
-		n += sim->ev[i].used;
+		n += sim->ev[i].used && sim->ev[i].parent < 0;
 	return n;
 }
 
@@ -353,10 +509,26 @@ static struct sim_event *find(struct sim_pmu *sim, int cpu, enum sim_kind k)
 	return NULL;
 }
 
-/* Writes only while it and its group leader are enabled. */
-static bool active(const struct sim_pmu *sim, const struct sim_event *e)
+/*
+ * The event of @kind that writes on @cpu now: a CPU-wide one, else (unless
+ * @cpu_wide) the one of the task on @cpu. NULL when none, or it has no
+ * ring to write into.
+ */
+static struct sim_event *writer(struct sim_pmu *sim, int cpu, enum sim_kind k,
+				bool cpu_wide)
 {
-	return e->enabled && (e->leader < 0 || sim->ev[e->leader].enabled);
+	int pass, i;
+
+	for (pass = 0; pass < (cpu_wide ? 1 : 2); pass++)
+		for (i = 0; i < SIM_MAX_EVENTS; i++) {
+			struct sim_event *e = &sim->ev[i];
+
+			if (e->cpu == cpu && e->kind == k &&
+			    !e->task == !pass && counting(sim, e) &&
+			    ring_of(sim, e))
+				return e;
+		}
+	return NULL;
 }
 
 bool sim_pmu_running(const struct sim_pmu *sim, int cpu)
@@ -428,6 +600,15 @@ static int encode(struct sim_pmu *sim, struct sim_event *e, __u8 *buf, size_t n)
 	return rc < 0 ? -EIO : 0;
 }
 
+/* The AUX ring the hardware of @cpu writes into now; NULL when none. */
+static struct sim_event *pt_ring(struct sim_pmu *sim, int cpu)
+{
+	struct sim_event *w = writer(sim, cpu, SIM_PT, false);
+
+	w = w ? ring_of(sim, w) : NULL;
+	return w && w->aux ? w : NULL;
+}
+
 long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes)
 {
 	struct sim_event *e = find(sim, cpu, SIM_PT);
@@ -437,7 +618,8 @@ long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes)
 
 	if (!e || !e->aux)
 		return -ENOENT;
-	if (!active(sim, e) || !nbytes)
+	e = pt_ring(sim, cpu);
+	if (!e || !nbytes)
 		return 0;
 	buf = malloc(nbytes);
 	if (!buf)
@@ -462,7 +644,8 @@ long sim_pmu_emit(struct sim_pmu *sim, int cpu, const void *bytes, size_t len)
 		return -EINVAL;
 	if (!e || !e->aux)
 		return -ENOENT;
-	if (!active(sim, e))
+	e = pt_ring(sim, cpu);
+	if (!e)
 		return 0;
 	for (i = 0; i < len; i++)
 		e->aux[(e->hw_pos + i) % e->aux_len] = ((const __u8 *)bytes)[i];
@@ -490,7 +673,8 @@ static void put_backward(struct sim_event *e, const void *rec, size_t len)
 
 int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
 {
-	struct sim_event *e = find(sim, cpu, SIM_SAMPLE);
+	struct sim_event *e = find(sim, cpu, SIM_SAMPLE), *rb;
+	struct sim_task *t;
 	/* IDENTIFIER, IP, TID, TIME, CPU: the order the kernel writes. */
 	struct {
 		struct perf_event_header h;
@@ -502,15 +686,23 @@ int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
 
 	if (!e)
 		return -ENOENT;
-	if (!active(sim, e))
+	e = writer(sim, cpu, SIM_SAMPLE, false);
+	if (!e)
 		return 0;
-	r.id = e->id;
+	rb = ring_of(sim, e);
+	/* a task-bound event samples the task that runs */
+	t = e->task ? task_of(sim, e->task) : NULL;
+	if (t) {
+		pid = t->pid;
+		tid = t->tid;
+	}
+	r.id = primary_id(sim, e);
 	r.ip = ip;
 	r.pid = pid;
 	r.tid = tid;
 	r.time = sim->tsc += 100;
 	r.cpu = (__u32)cpu;
-	put_backward(e, &r, sizeof(r));
+	put_backward(rb, &r, sizeof(r));
 	return 1;
 }
 
@@ -536,7 +728,8 @@ int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
 
 	if (!e)
 		return -ENOENT;
-	if (!active(sim, e))
+	e = writer(sim, cpu, SIM_DUMMY, true);
+	if (!e)
 		return 0;
 	r.np_pid = np_pid;
 	r.np_tid = np_tid;
@@ -544,7 +737,247 @@ int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
 	r.tid = tid;
 	r.time = sim->tsc += 100;
 	r.cpu = (__u32)cpu;
-	r.id = e->id;
-	put_backward(e, &r, sizeof(r));
+	r.id = primary_id(sim, e);
+	put_backward(ring_of(sim, e), &r, sizeof(r));
 	return 1;
+}
+
+static struct sim_task *new_task(struct sim_pmu *sim, __u32 pid, __u32 tid,
+				 int *rc)
+{
+	int i;
+
+	*rc = 0;
+	if (!pid || !tid)
+		*rc = -EINVAL;
+	else if (task_of(sim, tid))
+		*rc = -EEXIST;
+	for (i = 0; !*rc && i < SIM_MAX_TASKS; i++)
+		if (!sim->task[i].used) {
+			sim->task[i] = (struct sim_task){ true, pid, tid, -1 };
+			return &sim->task[i];
+		}
+	if (!*rc)
+		*rc = -ENOSPC;
+	return NULL;
+}
+
+int sim_pmu_task(struct sim_pmu *sim, __u32 pid, __u32 tid)
+{
+	int rc;
+
+	new_task(sim, pid, tid, &rc);
+	return rc;
+}
+
+/* A copy of @e (index @i) for task @tid, as the kernel's inherit_event(). */
+static int inherit_one(struct sim_pmu *sim, int i, __u32 tid, const int *map)
+{
+	struct sim_event *e = &sim->ev[i], *c;
+	int n = free_event(sim);
+
+	if (n < 0)
+		return n;
+	c = &sim->ev[n];
+	*c = *e;
+	/* all of them point at the event that has the descriptor */
+	c->parent = e->parent >= 0 ? e->parent : i;
+	c->leader = e->leader < 0 ? -1 : map[e->leader];
+	c->output = -1;
+	c->task = tid;
+	c->base = c->aux = NULL;
+	c->base_len = c->aux_len = 0;
+	c->hw_pos = 0;
+	c->id = ++sim->next_id;
+	return n;
+}
+
+int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid,
+		  bool thread)
+{
+	struct sim_task *p = task_of(sim, parent_tid);
+	int map[SIM_MAX_EVENTS], pass, i, rc;
+
+	if (!p)
+		return -ESRCH;
+	if (!new_task(sim, thread ? p->pid : child_tid, child_tid, &rc))
+		return rc;
+	for (i = 0; i < SIM_MAX_EVENTS; i++)
+		map[i] = -1;
+	/* leaders first, so that members find their group */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < SIM_MAX_EVENTS; i++) {
+			struct sim_event *e = &sim->ev[i];
+
+			if (!e->used || e->task != parent_tid || e->exited ||
+			    (e->leader < 0) == pass || !e->attr.inherit ||
+			    (!thread && e->attr.inherit_thread) ||
+			    (pass && map[e->leader] < 0))
+				continue;
+			map[i] = inherit_one(sim, i, child_tid, map);
+			if (map[i] < 0)
+				return map[i];
+		}
+	return 0;
+}
+
+int sim_pmu_exit(struct sim_pmu *sim, __u32 tid)
+{
+	struct sim_task *t = task_of(sim, tid);
+	int i;
+
+	if (!t)
+		return -ESRCH;
+	if (t->cpu >= 0)
+		return -EBUSY;
+	for (i = 0; i < SIM_MAX_EVENTS; i++) {
+		struct sim_event *e = &sim->ev[i];
+
+		if (!e->used || e->task != tid)
+			continue;
+		/* perf_event_exit_task(): inherited events are freed, the
+		 * ones with a descriptor stay, dead */
+		if (e->parent >= 0)
+			e->used = false;
+		else
+			e->exited = true;
+	}
+	t->used = false;
+	return 0;
+}
+
+int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
+{
+	bool was[SIM_MAX_EVENTS];
+	int i;
+
+	if (!task_of(sim, tid))
+		return -ESRCH;
+	note_counting(sim, was);
+	for (i = 0; i < SIM_MAX_EVENTS; i++) {
+		struct sim_event *e = &sim->ev[i];
+
+		if (e->used && e->task == tid && !e->exited &&
+		    e->attr.enable_on_exec)
+			e->enabled = true;
+	}
+	apply_counting(sim, was);
+	return 0;
+}
+
+/*
+ * The switch records of a sched-in or sched-out of @t on @cpu, into every
+ * context_switch event scheduled in there: PERF_RECORD_SWITCH for the
+ * task's own events, PERF_RECORD_SWITCH_CPU_WIDE (the other side idle)
+ * for CPU-wide ones, as perf_event_switch() writes them.
+ */
+static void write_switches(struct sim_pmu *sim, int cpu,
+			   const struct sim_task *t, bool out)
+{
+	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
+	struct {
+		struct perf_event_header h;
+		__u32 pid, tid;
+		__u64 time;
+		__u32 cpu, res;
+		__u64 id;
+	} r = { .h = { PERF_RECORD_SWITCH,
+		       out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) } };
+	struct {
+		struct perf_event_header h;
+		__u32 np_pid, np_tid;
+		__u32 pid, tid;
+		__u64 time;
+		__u32 cpu, res;
+		__u64 id;
+	} w = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, sizeof(w) } };
+	int i;
+
+	for (i = 0; i < SIM_MAX_EVENTS; i++) {
+		struct sim_event *e = &sim->ev[i], *rb;
+
+		if (e->cpu != cpu || !e->attr.context_switch ||
+		    !counting(sim, e) || !(rb = ring_of(sim, e)))
+			continue;
+		if (e->task) {
+			r.pid = t->pid;
+			r.tid = t->tid;
+			r.time = sim->tsc += 100;
+			r.cpu = (__u32)cpu;
+			r.id = primary_id(sim, e);
+			put_backward(rb, &r, sizeof(r));
+		} else {
+			/*
+			 * The CPU switches from idle to @t (@t to idle): the
+			 * switch-out of the task going, then the switch-in
+			 * of the one coming, each naming the other.
+			 */
+			w.cpu = (__u32)cpu;
+			w.id = primary_id(sim, e);
+			w.h.misc = PERF_RECORD_MISC_SWITCH_OUT;
+			w.pid = w.tid = 0;
+			w.np_pid = t->pid;
+			w.np_tid = t->tid;
+			if (out) {
+				w.pid = w.np_pid;
+				w.tid = w.np_tid;
+				w.np_pid = w.np_tid = 0;
+			}
+			w.time = sim->tsc += 100;
+			put_backward(rb, &w, sizeof(w));
+			w.h.misc = 0;
+			w.np_pid = w.pid;
+			w.np_tid = w.tid;
+			w.pid = out ? 0 : t->pid;
+			w.tid = out ? 0 : t->tid;
+			w.time = sim->tsc += 100;
+			put_backward(rb, &w, sizeof(w));
+		}
+	}
+}
+
+int sim_pmu_sched_in(struct sim_pmu *sim, int cpu, __u32 tid)
+{
+	struct sim_task *t = task_of(sim, tid);
+	bool was[SIM_MAX_EVENTS];
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
+		return -EINVAL;
+	if (!t)
+		return -ESRCH;
+	if (sim->on_cpu[cpu] || t->cpu >= 0)
+		return -EBUSY;
+	note_counting(sim, was);
+	sim->on_cpu[cpu] = tid;
+	t->cpu = cpu;
+	apply_counting(sim, was);
+	/* perf_event_task_sched_in(): the switch-in once the events run */
+	write_switches(sim, cpu, t, false);
+	return 0;
+}
+
+int sim_pmu_sched_out(struct sim_pmu *sim, int cpu)
+{
+	bool was[SIM_MAX_EVENTS];
+	struct sim_task *t;
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
+		return -EINVAL;
+	t = task_of(sim, sim->on_cpu[cpu]);
+	if (!t)
+		return -ESRCH;
+	/* perf_event_task_sched_out(): the switch-out before the events go */
+	write_switches(sim, cpu, t, true);
+	note_counting(sim, was);
+	sim->on_cpu[cpu] = 0;
+	t->cpu = -1;
+	apply_counting(sim, was);
+	return 0;
+}
+
+__u32 sim_pmu_on_cpu(const struct sim_pmu *sim, int cpu)
+{
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus)
+		return 0;
+	return sim->on_cpu[cpu];
 }

@@ -20,6 +20,32 @@
  * Group ioctls (PERF_IOC_FLAG_GROUP) switch the leader and its members; a
  * member writes only while it and its leader are enabled. Any call can be
  * made to fail once with sim_pmu_fail(). Every call is counted.
+ *
+ * Events opened with pid -1 (or a cgroup) are CPU-wide and behave as above.
+ * Events opened with a pid > 0 are bound to a simulated task (made with
+ * sim_pmu_task() or sim_pmu_clone(); an unknown pid is -ESRCH, as in the
+ * kernel) and count only while that task is on their CPU
+ * (sim_pmu_sched_in/out), like the kernel's task contexts:
+ *
+ * - a task-bound intel_pt event is what sim_pmu_tick()/sim_pmu_emit() write
+ *   through while its task is on the CPU and it is enabled; at sched-out the
+ *   kernel's pt_event_del() -> perf_aux_output_end() publishes aux_head, so
+ *   aux_head moves at sched-out as well as at disable;
+ * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
+ *   sample id only, no next/prev fields) at its own task's sched-in and
+ *   sched-out; CPU-wide ones write PERF_RECORD_SWITCH_CPU_WIDE at every
+ *   sched-in/out of the CPU, two each time: the switch-out of the task
+ *   going and the switch-in of the one coming, one side idle (pid/tid 0);
+ * - records carry the primary id: an inherited event's parent's;
+ * - PERF_EVENT_IOC_SET_OUTPUT sends an event's records and AUX data into
+ *   another event's rings: -EINVAL unless both are on one CPU, write in the
+ *   same direction with the same clock, and the target has a ring; -EBUSY
+ *   when the event is mapped itself;
+ * - sim_pmu_clone() copies the parent task's inherit events to the child
+ *   (with groups and state, each child event writing into its parent
+ *   event's rings) only for a thread, or when inherit_thread is 0;
+ *   ENABLE/DISABLE of an event also switch the events inherited from it;
+ * - sim_pmu_exec() enables the task's enable_on_exec events.
  */
 #ifndef PTBPF_SIM_PMU_H
 #define PTBPF_SIM_PMU_H
@@ -33,6 +59,7 @@
 #define SIM_FD_BASE 1000
 #define SIM_MAX_CPUS 64
 #define SIM_MAX_EVENTS 256
+#define SIM_MAX_TASKS 64
 
 enum sim_call {
 	SIM_OPEN,
@@ -40,6 +67,7 @@ enum sim_call {
 	SIM_MUNMAP,
 	SIM_IOCTL,
 	SIM_CLOSE,
+	SIM_SET_OUTPUT, /* PERF_EVENT_IOC_SET_OUTPUT */
 	SIM_NR_CALLS,
 };
 
@@ -72,26 +100,65 @@ unsigned int sim_pmu_mappings(const struct sim_pmu *sim);
 void sim_pmu_last_open(const struct sim_pmu *sim, int *pid,
 		       unsigned long *flags);
 
-/* Whether @cpu's intel_pt (or cpu-clock) event writes now. */
+/*
+ * Whether @cpu's intel_pt (or cpu-clock) event, the one that owns the
+ * rings, is enabled: a CPU-wide one writes now, a task-bound one writes
+ * while one of its tasks is on @cpu.
+ */
 bool sim_pmu_running(const struct sim_pmu *sim, int cpu);
 
 /*
+ * Simulated tasks. sim_pmu_task() makes thread @tid of process @pid (a
+ * task that events can be bound to). sim_pmu_clone() makes @child_tid
+ * from @parent_tid: a thread of the same process (@thread) or a forked
+ * process of its own; inherit events are copied as described above.
+ * sim_pmu_exit() ends a task that is off-CPU: its inherited events go,
+ * events opened on it stay open but never count again. Return 0, -EEXIST
+ * (tid in use), -ESRCH (no such task), -EBUSY (exit of a running task),
+ * -ENOSPC (table full).
+ */
+int sim_pmu_task(struct sim_pmu *sim, __u32 pid, __u32 tid);
+int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid,
+		  bool thread);
+int sim_pmu_exit(struct sim_pmu *sim, __u32 tid);
+/* Task @tid execs: its enable_on_exec events are enabled. 0 or -ESRCH. */
+int sim_pmu_exec(struct sim_pmu *sim, __u32 tid);
+/*
+ * The scheduler: put @tid on @cpu (the CPU was idle), take the task on
+ * @cpu off it. Switch records are written with the current time, as
+ * described above. Return 0; -EINVAL for a bad CPU; -ESRCH for an unknown
+ * task or, at sched-out, an idle CPU; -EBUSY when @cpu is busy or @tid
+ * runs elsewhere.
+ */
+int sim_pmu_sched_in(struct sim_pmu *sim, int cpu, __u32 tid);
+int sim_pmu_sched_out(struct sim_pmu *sim, int cpu);
+/* The tid on @cpu, 0 when idle. */
+__u32 sim_pmu_on_cpu(const struct sim_pmu *sim, int cpu);
+
+/*
  * Run @cpu for @nbytes of trace: exactly @nbytes of PT packets go into its
- * AUX ring when the event is enabled. Returns the bytes written (0 when
- * disabled), -ENOENT when @cpu has no mapped intel_pt event.
+ * AUX ring when an event writes there (a CPU-wide one enabled, or a
+ * task-bound one of the task on @cpu). Returns the bytes written (0 when
+ * none does), -ENOENT when @cpu has no mapped intel_pt event.
  */
 long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes);
 /*
  * Run @cpu through a known path: the hardware writes exactly the @len PT
  * bytes of @bytes (made by the caller with libipt's encoder) into the AUX
- * ring when the event is enabled. Returns @len, 0 when disabled, -ENOENT
+ * ring when an event writes there, as for sim_pmu_tick(). Returns @len, 0
+ * when none does, -ENOENT
  * when @cpu has no mapped intel_pt event, -EINVAL for NULL @bytes.
  */
 long sim_pmu_emit(struct sim_pmu *sim, int cpu, const void *bytes, size_t len);
 /* Total PT bytes the hardware of @cpu has written so far. */
 __u64 sim_pmu_written(const struct sim_pmu *sim, int cpu);
 
-/* Returns 1 when a record was written, 0 when disabled, -ENOENT. */
+/*
+ * Returns 1 when a record was written, 0 when disabled, -ENOENT. A sample
+ * goes to an enabled CPU-wide cpu-clock event of @cpu with @pid/@tid, else
+ * to the enabled event of the task on @cpu with that task's pid/tid.
+ * sim_pmu_switch() and sim_pmu_switch_np() write to CPU-wide events only.
+ */
 int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid,
 		   __u64 ip);
 int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid,

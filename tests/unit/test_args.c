@@ -70,6 +70,10 @@ static const struct bad_case bad_cases[] = {
 	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
 	{ "--max-events 0 -p 1", "invalid event limit '0'" },
 	{ "--max-events x -p 1", "invalid event limit 'x'" },
+	{ "--grace -p 1", "invalid grace period '-p'" },
+	{ "--grace 3h -p 1", "invalid grace period '3h'" },
+	{ "--grace 61m -p 1", "invalid grace period '61m'" },
+	{ "--grace s -p 1", "invalid grace period 's'" },
 };
 
 static void test_bad(void **state)
@@ -106,6 +110,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.max_snapshots, 0);
 	assert_int_equal(cfg.max_size, 0);
 	assert_int_equal(cfg.min_interval_ns, 0);
+	assert_int_equal(cfg.grace_ms, 3000);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
 	assert_int_equal(cfg.scope, SCOPE_AUTO);
 	assert_int_equal(cfg.max_events, 0);
@@ -121,8 +126,10 @@ static void test_everything(void **state)
 
 	assert_int_equal(
 		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit,step "
-		      "-n 3 --max-size 100M --min-interval 250ms --full --format perf --no-pause --kernel "
-		      "--cgroup=/sys/fs/cgroup/x -v -- ./server --port 8080",
+		      "-n 3 --max-size 100M --min-interval 250ms --full "
+		      "--format perf --no-pause --kernel "
+		      "--cgroup=/sys/fs/cgroup/x -v --grace 250ms "
+		      "-- ./server --port 8080",
 		      &cfg, err, sizeof(err)),
 		0);
 	assert_int_equal(cfg.pid, 0);
@@ -147,7 +154,39 @@ static void test_everything(void **state)
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);
 	assert_int_equal(cfg.verbosity, 1);
+	assert_int_equal(cfg.grace_ms, 250);
 	args_free(&cfg);
+}
+
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		unsigned long long ms;
+	} cases[] = {
+		{ "0", 0, 0 },		{ "3", 0, 3000 },
+		{ "3s", 0, 3000 },	{ "500ms", 0, 500 },
+		{ "2m", 0, 120000 },	{ "60m", 0, 3600000 },
+		{ "61m", -ERANGE, 0 },	{ "3h", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },	{ "-1", -EINVAL, 0 },
+		{ "1.5s", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 },
+	};
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 12345;
+		assert_int_equal(args_parse_duration(cases[i].s,
+						     ARGS_GRACE_MS_MAX, &v),
+				 cases[i].ret);
+		if (!cases[i].ret)
+			assert_int_equal(v, cases[i].ms);
+		else
+			assert_int_equal(v, 12345);
+	}
+	assert_int_equal(args_parse_duration(NULL, 1, &v), -EINVAL);
+	assert_int_equal(args_parse_duration("1", 1000, NULL), -EINVAL);
 }
 
 /* Options after the command belong to the command, not to ptbpf. */
@@ -220,39 +259,6 @@ static void test_sizes(void **state)
 	}
 	assert_int_equal(args_parse_size(NULL, &v), -EINVAL);
 	assert_int_equal(args_parse_size("4", NULL), -EINVAL);
-}
-
-static const struct {
-	const char *s;
-	int ret;
-	unsigned long long ns;
-} duration_cases[] = {
-	{ "500ms", 0, 500000000ULL }, { "2s", 0, 2000000000ULL },
-	{ "2", 0, 2000000000ULL },    { "1.5s", 0, 1500000000ULL },
-	{ "100us", 0, 100000ULL },    { "250000ns", 0, 250000ULL },
-	{ "1m", 0, 60000000000ULL },  { "0", 0, 0 },
-	{ "", -EINVAL, 0 },	      { "ms", -EINVAL, 0 },
-	{ "-1s", -EINVAL, 0 },	      { "5 s", -EINVAL, 0 },
-	{ "3h", -EINVAL, 0 },	      { "1e30s", -ERANGE, 0 },
-};
-
-static void test_durations(void **state)
-{
-	unsigned long long v;
-	size_t i;
-
-	for (i = 0; i < sizeof(duration_cases) / sizeof(duration_cases[0]);
-	     i++) {
-		v = 0xdeadbeef;
-		if (args_parse_duration(duration_cases[i].s, &v) !=
-		    duration_cases[i].ret)
-			fail_msg("'%s': want %d", duration_cases[i].s,
-				 duration_cases[i].ret);
-		if (!duration_cases[i].ret)
-			assert_int_equal(v, duration_cases[i].ns);
-	}
-	assert_int_equal(args_parse_duration(NULL, &v), -EINVAL);
-	assert_int_equal(args_parse_duration("1s", NULL), -EINVAL);
 }
 
 static void test_cpus(void **state)

@@ -349,14 +349,90 @@ static void test_resync(void **state)
 	init(f, TRIGGER_STOP, false);
 	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
 	assert_true(control_lost(&f->ctl, 2));
-	control_resync(&f->ctl, PTBPF_PROC_STOPPED); /* the stop was lost */
-	control_resync(&f->ctl, PTBPF_PROC_STOPPED); /* no change: no call */
-	control_resync(&f->ctl, PTBPF_PROC_UNKNOWN);
+	control_resync(&f->ctl, PTBPF_PROC_STOPPED, 0); /* the stop was lost */
+	control_resync(&f->ctl, PTBPF_PROC_STOPPED, 0); /* no change: no call */
+	control_resync(&f->ctl, PTBPF_PROC_UNKNOWN, 0);
 	assert_false(control_lost(&f->ctl, 2));
-	control_resync(&f->ctl, PTBPF_PROC_RUNNING); /* the run was lost */
-	control_resync(&f->ctl, PTBPF_PROC_EXITED);
-	assert_string_equal(f->fake.calls, "R P R P");
+	control_resync(&f->ctl, PTBPF_PROC_RUNNING, 0); /* the run was lost */
+	control_resync(&f->ctl, PTBPF_PROC_EXITED, 0);
+	/* the lost stop still has its snapshot */
+	assert_string_equal(f->fake.calls, "R P S(stop) R P");
 	assert_int_equal(f->ctl.target, PTBPF_PROC_EXITED);
+}
+
+static void feed_seq(struct fx *f, uint32_t kind, uint64_t ts, uint64_t seq)
+{
+	struct ptbpf_event e = ev(kind, ts, kind == PTBPF_EV_STOP ? 19 : 18);
+
+	e.seq = seq;
+	control_event(&f->ctl, &e, ts + 100);
+}
+
+/*
+ * Two CPUs may put a run's record in the ring before the stop it follows:
+ * applied in seq order, and the collection ends as the last one says.
+ */
+static void test_out_of_order(void **state)
+{
+	struct fx *f = *state;
+	char seq[512];
+
+	init(f, TRIGGER_STOP, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed_seq(f, PTBPF_EV_STOP, 1000, 1);
+	feed_seq(f, PTBPF_EV_STOP, 3000, 3); /* before run 2 */
+	assert_int_equal(f->ctl.nr_held, 1);
+	assert_int_not_equal(control_gap_deadline(&f->ctl), 0);
+	feed_seq(f, PTBPF_EV_RUN, 2000, 2);
+	assert_int_equal(f->ctl.nr_held, 0);
+	assert_int_equal(control_gap_deadline(&f->ctl), 0);
+	assert_int_equal(f->ctl.seq, 3);
+	assert_false(f->ctl.running);
+	assert_int_equal(f->ctl.reordered, 1);
+	assert_string_equal(f->fake.calls, "R P S(stop) R P S(stop)");
+	events(f, seq, sizeof(seq));
+	assert_string_equal(seq,
+			    "start resume stop pause run resume stop pause");
+	/* a run (5) whose stop (4) never comes: the gap is given up and
+	 * the BPF side's state rules */
+	feed_seq(f, PTBPF_EV_RUN, 5000, 5);
+	assert_false(f->ctl.running);
+	control_resync(&f->ctl, PTBPF_PROC_RUNNING, 5);
+	assert_true(f->ctl.running);
+	assert_int_equal(f->ctl.seq, 5);
+	/* older than the resync: logged, no effect */
+	feed_seq(f, PTBPF_EV_STOP, 4000, 4);
+	assert_true(f->ctl.running);
+}
+
+/* A fatal signal the target did not die of ends its pause. */
+static void test_fatal_not_taken(void **state)
+{
+	struct fx *f = *state;
+	uint64_t next;
+
+	init(f, TRIGGER_FATAL, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed(f, PTBPF_EV_FATAL, 1000, 6);
+	assert_false(f->ctl.running);
+	next = control_fatal_check(&f->ctl, false, PTBPF_PROC_RUNNING, 2000);
+	assert_int_equal(next, 1000 + CONTROL_FATAL_NS);
+	assert_false(f->ctl.running);
+	assert_int_equal(control_fatal_check(&f->ctl, false, PTBPF_PROC_RUNNING,
+					     next),
+			 0);
+	assert_true(f->ctl.running);
+	assert_string_equal(f->fake.calls, "R P S(fatal) R");
+	/* dying: the pause holds until the exit */
+	feed(f, PTBPF_EV_FATAL, 5000, 11);
+	assert_int_equal(control_fatal_check(&f->ctl, true, PTBPF_PROC_RUNNING,
+					     5000 + 2 * CONTROL_FATAL_NS),
+			 0);
+	assert_false(f->ctl.running);
+	assert_int_equal(control_fatal_check(&f->ctl, false, PTBPF_PROC_RUNNING,
+					     5000 + 3 * CONTROL_FATAL_NS),
+			 0);
+	assert_false(f->ctl.running);
 }
 
 /* Without ops (no collection) transitions are still logged. */
@@ -396,6 +472,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_ops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fatal_not_taken, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,11 @@
  * state with zero system calls, restore after read, failed ioctls), pause
  * and resume end to end, wraps, libipt decoding of what was read, offline
  * CPUs, sizes and limits, backend choice, and cleanup of half-open sets.
+ * Process scope over the sim's task-bound events: groups per thread and
+ * CPU sharing one ring through SET_OUTPUT, threads added later, reads of a
+ * stopped target with no ioctl, all-or-nothing toggles, inherit into new
+ * threads and not into forked children, enable_on_exec; and the sim's own
+ * kernel rules those tests rely on.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 #include <intel-pt.h>
 
@@ -630,6 +636,535 @@ static void test_invalid(void **state)
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
 }
 
+/*
+ * Process scope over the simulated kernel's task-bound events: tasks of
+ * process TPID (threads TPID, TPID + 1, ...) and one unrelated process
+ * OTHER, scheduled in and out of the CPUs by the test.
+ */
+#define TPID 500
+#define OTHER 900
+
+static const pid_t proc_tids[] = { TPID, TPID + 1 };
+
+static void proc_config(struct fixture *f, unsigned int nr_tids)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		assert_int_equal(sim_pmu_task(f->sim, TPID, TPID + i), 0);
+	assert_int_equal(sim_pmu_task(f->sim, OTHER, OTHER), 0);
+	f->cfg.scope = SCOPE_PROCESS;
+	f->cfg.tids = proc_tids;
+	f->cfg.nr_tids = nr_tids;
+}
+
+/* @tid runs @nbytes of trace on @cpu, between its sched-in and -out. */
+static long run_task(struct fixture *f, int cpu, __u32 tid, size_t nbytes)
+{
+	long n;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, cpu, tid), 0);
+	n = sim_pmu_tick(f->sim, cpu, nbytes);
+	assert_int_equal(sim_pmu_sched_out(f->sim, cpu), 0);
+	return n;
+}
+
+struct sw_rec {
+	__u32 type, misc, pid, tid;
+	__u64 id;
+};
+
+/* The switch records of @out, oldest first. */
+static unsigned int switches(const struct snap_core *out, struct sw_rec *sw,
+			     unsigned int max)
+{
+	const struct perf_event_header *h;
+	unsigned int n = 0;
+	size_t off = 0;
+
+	while (cyc_next_record(out->sideband, out->sideband_len, &off, &h) ==
+	       1) {
+		const __u8 *p = (const __u8 *)(h + 1);
+
+		assert_true(n < max);
+		sw[n].type = h->type;
+		sw[n].misc = h->misc;
+		/* CPU-wide records have next_prev_pid/tid before sample_id */
+		if (h->type == PERF_RECORD_SWITCH_CPU_WIDE)
+			p += 8;
+		memcpy(&sw[n].pid, p, 4);
+		memcpy(&sw[n].tid, p + 4, 4);
+		memcpy(&sw[n].id, (const __u8 *)h + h->size - 8, 8);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Two threads: a group per thread per CPU bound to the thread, the second
+ * thread's sent into the first's rings with SET_OUTPUT; threads the sim
+ * doesn't know (gone by now) are skipped, a gone first thread fails.
+ */
+static void test_process_open(void **state)
+{
+	struct fixture *f = *state;
+	static const pid_t gone[] = { TPID, 4242, TPID + 1 };
+	unsigned long flags;
+	int pid;
+
+	proc_config(f, 2);
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_scope(f->c), SCOPE_PROCESS);
+	assert_int_equal(cores_count(f->c), NCPU);
+	/* data + sideband, for each of 2 threads on each of 4 CPUs */
+	assert_int_equal(cores_event_count(f->c), 2 * 2 * NCPU);
+	assert_int_equal(sim_pmu_open_fds(f->sim), 2 * 2 * NCPU);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_OPEN), 2 * 2 * NCPU);
+	/* one ring and one AUX area per CPU, the first thread's */
+	assert_int_equal(sim_pmu_mappings(f->sim), 3 * NCPU);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_SET_OUTPUT), 2 * NCPU);
+	sim_pmu_last_open(f->sim, &pid, &flags);
+	assert_int_equal(pid, TPID + 1);
+	assert_int_equal(flags, PERF_FLAG_FD_CLOEXEC);
+	assert_true(cores_data_attr(f->c)->inherit);
+	assert_true(cores_data_attr(f->c)->inherit_thread);
+	assert_true(cores_sideband_attr(f->c)->inherit);
+	assert_true(cores_sideband_attr(f->c)->inherit_thread);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	cores_close(f->c);
+	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
+
+	f->cfg.tids = gone;
+	f->cfg.nr_tids = 3;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_event_count(f->c), 2 * 2 * NCPU);
+	assert_int_equal(sim_pmu_open_fds(f->sim), 2 * 2 * NCPU);
+	cores_close(f->c);
+	f->cfg.tids = gone + 1;
+	errno = 0;
+	f->c = NULL;
+	assert_null(open_sim(f));
+	assert_int_equal(errno, ESRCH);
+	assert_non_null(strstr(f->err, "cpu 0"));
+	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
+	f->cfg.tids = NULL;
+	assert_null(open_sim(f));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(f->err, "process scope needs"));
+}
+
+/*
+ * Both threads' trace and switches land in the one ring of the CPU; an
+ * unrelated task running there in between writes nothing.
+ */
+static void test_process_threads_share_ring(void **state)
+{
+	struct fixture *f = *state;
+	struct sw_rec sw[8];
+	struct snap_core out;
+	__u64 sb_id;
+	unsigned int i;
+
+	proc_config(f, 2);
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	/* every group of every core: 2 ioctls per core */
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 2 * NCPU);
+	assert_int_equal(run_task(f, 1, TPID, 1000), 1000);
+	assert_int_equal(run_task(f, 1, OTHER, 5000), 0);
+	assert_int_equal(run_task(f, 1, TPID + 1, 600), 600);
+	assert_int_equal(sim_pmu_written(f->sim, 1), 1600);
+	for (i = 0; i < NCPU; i++)
+		if (i != 1)
+			assert_int_equal(sim_pmu_written(f->sim, (int)i), 0);
+	assert_int_equal(read_core(f, 1, false, &out), 0);
+	assert_int_equal(out.trace_len, 1600);
+	assert_true(decode(out.trace, out.trace_len) > 20);
+	/* records of the second thread's group carry that group's ids */
+	assert_true(out.mixed_ids);
+	assert_int_equal(cores_info(f->c, 1, NULL, NULL, &sb_id), 0);
+	assert_int_equal(switches(&out, sw, 8), 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(sw[i].type, PERF_RECORD_SWITCH);
+		assert_int_equal(sw[i].misc,
+				 i & 1 ? PERF_RECORD_MISC_SWITCH_OUT : 0);
+		assert_int_equal(sw[i].pid, TPID);
+		assert_int_equal(sw[i].tid, i < 2 ? TPID : TPID + 1);
+		if (i < 2)
+			assert_int_equal(sw[i].id, sb_id);
+		else
+			assert_true(sw[i].id != sb_id);
+	}
+}
+
+/*
+ * A read of a running core with the target on the CPU disables every
+ * group of the core (that publishes aux_head) and enables them again.
+ */
+static void test_process_read_running(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+	enum core_state st;
+	unsigned long calls;
+
+	proc_config(f, 2);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(sim_pmu_sched_in(f->sim, 2, TPID + 1), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 2, 1000), 1000);
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
+	assert_int_equal(read_core(f, 2, false, &out), 0);
+	/* 2 groups: 2 disables, 2 enables */
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls + 4);
+	assert_int_equal(out.trace_len, 1000);
+	assert_true(out.paused_ns > 0);
+	assert_int_equal(cores_state(f->c, 2, &st), 0);
+	assert_int_equal(st, CORE_RUNNING);
+	/* the thread still on the CPU traces on */
+	assert_int_equal(sim_pmu_tick(f->sim, 2, 300), 300);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 2), 0);
+	assert_int_equal(read_core(f, 2, false, &out), 0);
+	assert_int_equal(out.trace_len, 300);
+	assert_int_equal(out.head, 1300);
+	/* a paused core is read with no ioctl and stays paused */
+	assert_int_equal(cores_set_state(f->c, 2, CORE_PAUSED), 0);
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
+	assert_int_equal(run_task(f, 2, TPID, 400), 0);
+	assert_int_equal(read_core(f, 2, false, &out), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
+	assert_int_equal(out.trace_len, 0);
+}
+
+/*
+ * No target thread can run: the read makes no ioctl and gets what the
+ * kernel published at the last sched-out, the trace of a thread still on
+ * the CPU not yet. Outside process scope offcpu is ignored.
+ */
+static void test_process_offcpu_read(void **state)
+{
+	struct fixture *f = *state;
+	struct sw_rec sw[8];
+	struct snap_core out;
+	unsigned long calls;
+
+	proc_config(f, 2);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(run_task(f, 0, TPID, 1200), 1200);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID + 1), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 0, 800), 800);
+	cores_set_offcpu(f->c, true);
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
+	assert_int_equal(out.paused_ns, 0);
+	/* aux_head as of TPID's sched-out: TPID + 1's 800 are not in yet */
+	assert_int_equal(out.trace_len, 1200);
+	assert_true(decode(out.trace, out.trace_len) > 20);
+	assert_int_equal(switches(&out, sw, 8), 3);
+	assert_int_equal(sw[2].tid, TPID + 1);
+	assert_int_equal(sw[2].misc, 0);
+	/* its sched-out publishes them */
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
+	assert_int_equal(out.trace_len, 800);
+	assert_int_equal(out.head, 2000);
+	assert_int_equal(switches(&out, sw, 8), 1);
+	assert_int_equal(sw[0].misc, PERF_RECORD_MISC_SWITCH_OUT);
+	/* the target runs again: reads pause and restore */
+	cores_set_offcpu(f->c, false);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls + 4);
+	cores_close(f->c);
+
+	f->cfg.scope = SCOPE_CPU;
+	assert_non_null(open_sim(f));
+	cores_set_offcpu(f->c, true);
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls + 2);
+}
+
+/* A toggle failing on the second group of a core undoes the first. */
+static void test_process_toggle_rollback(void **state)
+{
+	struct fixture *f = *state;
+	enum core_state st;
+	unsigned int i;
+
+	proc_config(f, 2);
+	assert_non_null(open_sim(f));
+	/* the second ioctl on CPU 1: the second thread's group */
+	sim_pmu_fail(f->sim, SIM_IOCTL, 1, 1, EIO);
+	assert_int_equal(cores_resume_all(f->c, NULL), -EIO);
+	assert_non_null(strstr(cores_last_error(f->c),
+			       "can't enable perf event on cpu 1"));
+	/* 3 cores x 2, and on CPU 1 enable, failed enable, disable again */
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 3 * 2 + 3);
+	for (i = 0; i < NCPU; i++) {
+		assert_int_equal(cores_state(f->c, i, &st), 0);
+		assert_int_equal(st, i == 1 ? CORE_PAUSED : CORE_RUNNING);
+	}
+	assert_false(sim_pmu_running(f->sim, 1));
+	assert_int_equal(run_task(f, 1, TPID, 500), 0);
+	assert_int_equal(run_task(f, 1, TPID + 1, 500), 0);
+	assert_int_equal(run_task(f, 0, TPID + 1, 500), 500);
+
+	assert_int_equal(cores_set_state(f->c, 1, CORE_RUNNING), 0);
+	sim_pmu_fail(f->sim, SIM_IOCTL, 1, 1, EIO);
+	assert_int_equal(cores_set_state(f->c, 1, CORE_PAUSED), -EIO);
+	assert_non_null(strstr(cores_last_error(f->c),
+			       "can't disable perf event on cpu 1"));
+	assert_int_equal(cores_state(f->c, 1, &st), 0);
+	assert_int_equal(st, CORE_RUNNING);
+	assert_int_equal(run_task(f, 1, TPID, 100), 100);
+	assert_int_equal(run_task(f, 1, TPID + 1, 100), 100);
+}
+
+/*
+ * A thread found later gets its groups in the core's current state; one
+ * gone half-way leaves nothing behind; outside process scope it is refused.
+ */
+static void test_process_add_thread(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+	unsigned long fds;
+
+	proc_config(f, 1);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_event_count(f->c), 2 * NCPU);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_SET_OUTPUT), 0);
+	assert_int_equal(run_task(f, 3, TPID + 2, 900), 0);
+	assert_int_equal(cores_add_thread(f->c, TPID + 2), 0);
+	assert_int_equal(cores_event_count(f->c), 2 * 2 * NCPU);
+	assert_int_equal(sim_pmu_open_fds(f->sim), 2 * 2 * NCPU);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_SET_OUTPUT), 2 * NCPU);
+	assert_int_equal(run_task(f, 3, TPID + 2, 900), 900);
+	assert_int_equal(read_core(f, 3, false, &out), 0);
+	assert_int_equal(out.trace_len, 900);
+	assert_true(out.mixed_ids);
+	/* added while paused: paused, and resumed with the rest */
+	assert_int_equal(cores_pause_all(f->c, NULL), 0);
+	assert_int_equal(cores_add_thread(f->c, TPID + 3), 0);
+	assert_int_equal(run_task(f, 3, TPID + 3, 100), 0);
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	assert_int_equal(run_task(f, 3, TPID + 3, 100), 100);
+	/* gone: at the first open, or half-way (the open on CPU 2) */
+	fds = sim_pmu_open_fds(f->sim);
+	assert_int_equal(cores_add_thread(f->c, 4242), -ESRCH);
+	sim_pmu_fail(f->sim, SIM_OPEN, 2, 0, ESRCH);
+	assert_int_equal(cores_add_thread(f->c, TPID + 1), -ESRCH);
+	assert_int_equal(sim_pmu_open_fds(f->sim), fds);
+	assert_int_equal(cores_event_count(f->c), fds);
+	assert_int_equal(cores_add_thread(f->c, 0), -EINVAL);
+	assert_int_equal(cores_add_thread(NULL, TPID + 1), -EINVAL);
+	cores_close(f->c);
+
+	f->cfg.scope = SCOPE_CPU;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_add_thread(f->c, TPID + 1), -EINVAL);
+	assert_non_null(strstr(cores_last_error(f->c), "process scope only"));
+	assert_int_equal(cores_event_count(f->c), 2 * NCPU);
+	assert_int_equal(cores_scope(f->c), SCOPE_CPU);
+	assert_int_equal(cores_event_count(NULL), 0);
+	assert_int_equal(cores_scope(NULL), SCOPE_CPU);
+}
+
+/*
+ * Threads the target creates inherit the events (records with the
+ * parent's ids, switched by the same ioctls); a forked child, and the
+ * child's own threads, never reach the buffers.
+ */
+static void test_process_fork_stays_out(void **state)
+{
+	struct fixture *f = *state;
+	struct sw_rec sw[4];
+	struct snap_core out;
+	__u64 sb_id;
+	unsigned int i;
+
+	proc_config(f, 1);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, false), 0);
+	assert_int_equal(sim_pmu_clone(f->sim, 600, 601, true), 0);
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 510, true), 0);
+	for (i = 0; i < NCPU; i++) {
+		assert_int_equal(run_task(f, (int)i, 600, 4000), 0);
+		assert_int_equal(run_task(f, (int)i, 601, 4000), 0);
+		assert_int_equal(sim_pmu_written(f->sim, (int)i), 0);
+	}
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(out.trace_len, 0);
+	assert_int_equal(out.sideband_len, 0);
+	/* the new thread: its own trace and switches, in the same rings */
+	assert_int_equal(run_task(f, 1, 510, 700), 700);
+	assert_int_equal(read_core(f, 1, false, &out), 0);
+	assert_int_equal(out.trace_len, 700);
+	assert_false(out.mixed_ids);
+	assert_int_equal(cores_info(f->c, 1, NULL, NULL, &sb_id), 0);
+	assert_int_equal(switches(&out, sw, 4), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sw[i].type, PERF_RECORD_SWITCH);
+		assert_int_equal(sw[i].tid, 510);
+		assert_int_equal(sw[i].pid, TPID);
+		assert_int_equal(sw[i].id, sb_id);
+	}
+	/* pausing the parent's events pauses the inherited ones */
+	assert_int_equal(cores_pause_all(f->c, NULL), 0);
+	assert_int_equal(run_task(f, 1, 510, 700), 0);
+	assert_int_equal(cores_resume_all(f->c, NULL), 0);
+	assert_int_equal(run_task(f, 1, 510, 100), 100);
+	assert_int_equal(sim_pmu_exit(f->sim, 510), 0);
+	assert_int_equal(sim_pmu_written(f->sim, 1), 800);
+}
+
+/*
+ * -- COMMAND: armed with enable_on_exec on the held child, nothing before
+ * its exec is recorded, everything after it (threads included).
+ */
+static void test_process_enable_on_exec(void **state)
+{
+	struct fixture *f = *state;
+	struct sw_rec sw[4];
+	struct snap_core out;
+	enum core_state st;
+
+	proc_config(f, 1);
+	f->cfg.enable_on_exec = true;
+	assert_non_null(open_sim(f));
+	assert_true(cores_data_attr(f->c)->enable_on_exec);
+	assert_int_equal(cores_state(f->c, 0, &st), 0);
+	assert_int_equal(st, CORE_RUNNING);
+	assert_int_equal(run_task(f, 0, TPID, 2000), 0);
+	assert_int_equal(sim_pmu_exec(f->sim, TPID), 0);
+	assert_int_equal(run_task(f, 0, TPID, 500), 500);
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 520, true), 0);
+	assert_int_equal(run_task(f, 0, 520, 300), 300);
+	cores_set_offcpu(f->c, true);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	assert_int_equal(out.trace_len, 800);
+	/* no switch record from before the exec */
+	assert_int_equal(switches(&out, sw, 4), 4);
+	assert_int_equal(sw[0].tid, TPID);
+	assert_int_equal(sw[3].tid, 520);
+}
+
+/*
+ * The thread whose events own the rings exits: its events are dead, the
+ * rings stay, and the other threads' trace still lands there.
+ */
+static void test_process_owner_exits(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+
+	proc_config(f, 2);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(run_task(f, 0, TPID, 100), 100);
+	assert_int_equal(sim_pmu_exit(f->sim, TPID), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -ESRCH);
+	assert_int_equal(run_task(f, 0, TPID + 1, 400), 400);
+	cores_set_offcpu(f->c, true);
+	assert_int_equal(read_core(f, 0, false, &out), 0);
+	assert_int_equal(out.trace_len, 500);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	/* a thread found now is gone: nothing is opened for it */
+	assert_int_equal(cores_add_thread(f->c, TPID), -ESRCH);
+}
+
+/*
+ * The simulated kernel's own rules, which the tests above rely on:
+ * SET_OUTPUT only within a CPU and direction, never from a mapped event
+ * or to one with no ring; inherit follows a fork when inherit_thread is 0;
+ * a task-bound group stays in its task.
+ */
+static void test_sim_rules(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .context_switch = 1,
+				     .inherit = 1 };
+	int e0, e1, e2, e3, e4, fd;
+	void *ring, *ring4;
+
+	assert_int_equal(sim_pmu_task(f->sim, TPID, TPID), 0);
+	assert_int_equal(ops->open(ops->ctx, &a, 4242, 0, -1, 0), -ESRCH);
+	e0 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	e1 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	e2 = ops->open(ops->ctx, &a, TPID, 1, -1, 0);
+	assert_true(e0 >= SIM_FD_BASE && e1 >= 0 && e2 >= 0);
+	/* into an event with no ring */
+	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	assert_int_equal(ops->mmap(ops->ctx, e0, 2 * 4096, PROT_READ, 0, &ring),
+			 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e2, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 0);
+	a.write_backward = 1;
+	e3 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e0),
+			 -EINVAL);
+	/* a group member on another CPU, or of another task */
+	assert_int_equal(ops->open(ops->ctx, &a, TPID, 1, e3, 0), -EINVAL);
+	assert_int_equal(ops->open(ops->ctx, &a, -1, 0, e3, 0), -EINVAL);
+	/* a fork inherits with inherit_thread 0: its switches reach e0 */
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, false), 0);
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, true), -EEXIST);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, 600), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -EBUSY);
+	assert_int_equal(sim_pmu_exit(f->sim, 600), -EBUSY);
+	assert_int_equal(sim_pmu_on_cpu(f->sim, 0), 600);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), -ESRCH);
+	/* e0's own and e1's (sent there): a switch-in and -out each */
+	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head,
+			 (__u64) - (4 * 40));
+	e4 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+	assert_int_equal(
+		ops->mmap(ops->ctx, e4, 2 * 4096, PROT_READ, 0, &ring4), 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e4, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e3),
+			 -EINVAL); /* e3 has no ring either */
+	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e4),
+			 0);
+	/* a mapped event keeps its own ring (no cycle through e1 either) */
+	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT,
+				    (unsigned long)e1),
+			 -EBUSY);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_SET_OUTPUT), 8);
+	assert_int_equal(sim_pmu_exit(f->sim, 600), 0);
+	/* leave the sim as teardown wants it: nothing open, nothing mapped */
+	assert_int_equal(ops->munmap(ops->ctx, ring, 2 * 4096), 0);
+	assert_int_equal(ops->munmap(ops->ctx, ring4, 2 * 4096), 0);
+	assert_int_equal(sim_pmu_mappings(f->sim), 0);
+	/* (the fork's inherited events had slots in between: no fds) */
+	for (fd = 0; fd < 5; fd++)
+		assert_int_equal(ops->close(ops->ctx,
+					    (int[]){ e0, e1, e2, e3, e4 }[fd]),
+				 0);
+	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -653,6 +1188,16 @@ int main(void)
 		T(test_conv_and_info),
 		cmocka_unit_test(test_round_size),
 		T(test_invalid),
+		T(test_process_open),
+		T(test_process_threads_share_ring),
+		T(test_process_read_running),
+		T(test_process_offcpu_read),
+		T(test_process_toggle_rollback),
+		T(test_process_add_thread),
+		T(test_process_fork_stays_out),
+		T(test_process_enable_on_exec),
+		T(test_process_owner_exits),
+		T(test_sim_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,7 +38,7 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
-	struct snapwrite_opts o = { .uid = -1, .gid = -1 };
+	struct snapwrite_opts o = { .dirfd = -1, .uid = -1, .gid = -1 };
 	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)gettid();
 	char err[256];
 	size_t n = 0;

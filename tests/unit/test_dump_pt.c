@@ -102,7 +102,9 @@ static void make_snapshot(struct fixture *fx, const uint8_t *garbage,
 {
 	uint32_t pid = (uint32_t)getpid(), a = fx->tid_a, b = fx->tid_b;
 	uint64_t back = (uint64_t)(uintptr_t)make_snapshot;
-	struct snapwrite_opts o = { .out_dir = fx->dir, .uid = -1, .gid = -1 };
+	struct snapwrite_opts o = {
+		.out_dir = fx->dir, .dirfd = -1, .uid = -1, .gid = -1
+	};
 	size_t n = 0, off;
 	char err[256];
 

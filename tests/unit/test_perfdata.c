@@ -549,6 +549,31 @@ static void test_invalid_args(void **state)
 	close(fd);
 }
 
+/*
+ * have_sched_switch tells perf how to read the switch records: 3 for the
+ * CPU-wide ones (it fails on a PERF_RECORD_SWITCH), 2 for the
+ * PERF_RECORD_SWITCH of process scope's task-bound events.
+ */
+static void test_sched_switch_by_scope(void **state)
+{
+	struct fixture *fx = *state;
+	static const enum ptbpf_scope scopes[] = { SCOPE_CPU, SCOPE_CGROUP,
+						   SCOPE_PROCESS };
+	__u8 buf[256];
+	unsigned int i;
+	__u64 v;
+
+	fill_pt(fx);
+	for (i = 0; i < 3; i++) {
+		fx->snap.scope = scopes[i];
+		assert_true(perfdata_auxtrace_info(&fx->snap, buf,
+						   sizeof(buf)) > 0);
+		/* header, type and reserved, then the priv slots */
+		memcpy(&v, buf + 16 + 7 * 8, sizeof(v));
+		assert_int_equal(v, scopes[i] == SCOPE_PROCESS ? 2 : 3);
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -561,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_convert_sample),
 		cmocka_unit_test(test_next_bad_sizes),
 		T(test_file_layout),
+		T(test_sched_switch_by_scope),
 		T(test_header_features),
 		T(test_invalid_args),
 		T(test_pt_end_to_end),

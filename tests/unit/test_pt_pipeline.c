@@ -17,6 +17,11 @@
  * Also: no PT byte is written while paused; snapshots form a stream (the
  * second holds only new bytes) unless --full; a wrapped ring says
  * "wrapped": true in ptbpf.json and in the snapshot event.
+ *
+ * Process scope: the sim's scheduler alternates the target's threads with
+ * an unrelated process on the same CPUs; the buffers, perf script and the
+ * bundle's switch traces hold the target's execution only, read with no
+ * ioctl once it stopped. The same schedule in cpu scope is the control.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +49,7 @@
 #include "ptbpf.h"
 #include "ptbranches.h"
 #include "ptgen.h"
+#include "scope.h"
 #include "sim_pmu.h"
 #include "snapshot.h"
 #include "testio.h"
@@ -178,15 +184,27 @@ static int op_snapshot(void *ctx, const struct snap_trigger *t)
 	return id < 0 ? (int)id : 0;
 }
 
+static void op_offcpu(void *ctx, bool off)
+{
+	struct fx *f = ctx;
+
+	cores_set_offcpu(f->cores, off);
+}
+
 static const struct control_ops ops = {
 	.pause = op_pause,
 	.resume = op_resume,
 	.snapshot = op_snapshot,
+	.offcpu = op_offcpu,
 };
 
-/* cores over the sim, the writer, the controller; the target running. */
-static void start(struct fx *f, size_t buf)
+/*
+ * cores over the sim in @scope, the writer, the controller; the target
+ * running. Process scope binds the events to this thread and the helper.
+ */
+static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 {
+	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
 	struct snapshots_config sc = {
 		.out_dir = f->out,
@@ -204,6 +222,9 @@ static void start(struct fx *f, size_t buf)
 	cc.sideband_size = 16 << 10;
 	cc.sysfs_root = f->root;
 	cc.backend = BACKEND_INTEL_PT;
+	cc.scope = scope;
+	cc.tids = tids;
+	cc.nr_tids = 2;
 	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
 	if (!f->cores)
 		fail_msg("cores_open: %s", f->err);
@@ -216,11 +237,20 @@ static void start(struct fx *f, size_t buf)
 		fail_msg("snapshots_start: %s", f->err);
 	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP, false, -1,
 		     &ops, f);
+	/* as main.c: in process scope the kernel cuts at the switches */
+	if (scope != SCOPE_AUTO)
+		control_set_scope(&f->ctl, scope_name(scope), "",
+				  scope == SCOPE_PROCESS);
 	/* collection starts paused, resumed once the target runs */
 	assert_false(sim_pmu_running(f->sim, 0));
 	control_start(&f->ctl, PTBPF_PROC_RUNNING, "intel-pt", buf, NULL);
 	assert_true(sim_pmu_running(f->sim, 0));
 	assert_true(sim_pmu_running(f->sim, 1));
+}
+
+static void start(struct fx *f, size_t buf)
+{
+	start_scope(f, buf, SCOPE_AUTO);
 }
 
 /* The BPF program's word: the target stopped (SIGSTOP) or runs again. */
@@ -612,6 +642,265 @@ static void test_wrap_reported(void **state)
 	free(out);
 }
 
+/*
+ * Process scope: the sim's scheduler puts tasks on the CPUs and writes the
+ * switch records itself; OTHER_PID is an unrelated process (above the
+ * default pid_max: no real one).
+ */
+#define OTHER_PID 4190000u
+
+static void add_tasks(struct fx *f)
+{
+	assert_int_equal(sim_pmu_task(f->sim, f->pid, f->tid), 0);
+	assert_int_equal(sim_pmu_task(f->sim, f->pid, f->tid2), 0);
+	assert_int_equal(sim_pmu_task(f->sim, OTHER_PID, OTHER_PID), 0);
+}
+
+/*
+ * Task @tid runs path @p on @cpu at TSC @tsc, between its sched-in just
+ * before and its sched-out just after. Returns the PT bytes that reached
+ * the buffer (into @pt too).
+ */
+static size_t sched_path(struct fx *f, int cpu, __u32 tid,
+			 const struct ptgen_branch_path *p, __u64 tsc, __u8 *pt,
+			 size_t cap)
+{
+	size_t len = encode_path(pt, cap, p, tsc);
+	long n;
+
+	sim_pmu_set_time(f->sim, PERF_TIME(tsc) - 1000);
+	assert_int_equal(sim_pmu_sched_in(f->sim, cpu, tid), 0);
+	n = sim_pmu_emit(f->sim, cpu, pt, len);
+	assert_true(n >= 0);
+	sim_pmu_set_time(f->sim, PERF_TIME(tsc) + 1000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, cpu), 0);
+	return (size_t)n;
+}
+
+struct path_run {
+	const struct ptgen_branch_path *p;
+	__u32 tid;
+};
+
+/* perf script prints exactly the paths of @runs, in order, each by its tid. */
+static void check_perf_runs(struct fx *f, int id, const struct path_run *runs,
+			    unsigned int nr)
+{
+	__u64 base = (__u64)(uintptr_t)ptgen_branches;
+	char cmd[512], sym[64], want[64], *out, *line, *save = NULL;
+	unsigned int r = 0, n = 0, lines = 0, total = 0;
+	unsigned long t, ip;
+
+	for (r = 0; r < nr; r++)
+		total += runs[r].p->n;
+	snprintf(cmd, sizeof(cmd),
+		 "perf script --itrace=i0ns -F tid,ip,sym,symoff -i "
+		 "%s/snapshot-%06d/perf.data 2>&1",
+		 f->out, id);
+	out = run_cmd(cmd);
+	print_message("snapshot %d, perf script:\n%s", id, out);
+	r = 0;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%lu %lx %63s", &t, &ip, sym) != 3)
+			fail_msg("not an instruction: %s", line);
+		assert_true(lines < total);
+		while (n == runs[r].p->n) {
+			n = 0;
+			r++;
+		}
+		assert_int_equal(t, runs[r].tid);
+		assert_int_equal(ip, base + runs[r].p->offs[n]);
+		snprintf(want, sizeof(want), "ptgen_branches+0x%x",
+			 runs[r].p->offs[n]);
+		assert_string_equal(sym, want);
+		n++;
+		lines++;
+	}
+	assert_int_equal(lines, total);
+	free(out);
+}
+
+/*
+ * The decoder's errors in snapshot @id (perf script's `e` option): PT
+ * bytes perf can't follow, e.g. of a process it has no maps of. Returns
+ * the number of error lines; their text into @text (@cap bytes).
+ */
+static unsigned int perf_errors(struct fx *f, int id, char *text, size_t cap)
+{
+	char cmd[512], *out, *line, *save = NULL;
+	unsigned int n = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script --itrace=i0nse -F tid,ip,sym,symoff -i "
+		 "%s/snapshot-%06d/perf.data 2>&1",
+		 f->out, id);
+	out = run_cmd(cmd);
+	*text = 0;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "instruction trace error type")) {
+			snprintf(text + strlen(text), cap - strlen(text),
+				 "%s\n", line);
+			n++;
+		}
+	free(out);
+	return n;
+}
+
+/*
+ * The bundle's switch trace of @cpu: SWITCH_CPU_WIDE records, as LLDB
+ * reads them, switch-in then switch-out of @tid, @nr_runs times, and
+ * nothing else.
+ */
+static void check_switch_trace(struct fx *f, int id, int cpu, __u32 tid,
+			       unsigned int nr_runs)
+{
+	char path[256];
+	unsigned int n = 0;
+	size_t len, off;
+	__u8 *buf;
+
+	snprintf(path, sizeof(path),
+		 "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
+		 id, cpu);
+	buf = read_whole(path, &len);
+	for (off = 0; off + sizeof(struct perf_event_header) <= len;) {
+		struct perf_event_header h;
+		/* next_prev pid/tid, then the sample id: pid, tid, time */
+		__u32 v[4];
+
+		memcpy(&h, buf + off, sizeof(h));
+		assert_true(h.size >= sizeof(h) + sizeof(v) + 8);
+		assert_true(off + h.size <= len);
+		memcpy(v, buf + off + sizeof(h), sizeof(v));
+		assert_int_equal(h.type, PERF_RECORD_SWITCH_CPU_WIDE);
+		assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT,
+				 n & 1 ? PERF_RECORD_MISC_SWITCH_OUT : 0);
+		/* the task-bound event does not see the other task */
+		assert_int_equal(v[0], (__u32)-1);
+		assert_int_equal(v[1], (__u32)-1);
+		assert_int_equal(v[2], f->pid);
+		assert_int_equal(v[3], tid);
+		off += h.size;
+		n++;
+	}
+	assert_int_equal(off, len);
+	assert_int_equal(n, 2 * nr_runs);
+	free(buf);
+}
+
+/*
+ * Process scope: this thread runs path A on CPU 0 and the helper thread
+ * path A on CPU 1, each followed on its CPU by an unrelated process that
+ * runs path B. The stop cuts nothing (the kernel did, at the switches) and
+ * the snapshot of the stopped target is read with no ioctl: perf script
+ * decodes exactly the target's two runs, B nowhere; the bundle passes the
+ * schema check and its switch traces are the target's threads' own, as
+ * SWITCH_CPU_WIDE records. After a run, a second snapshot holds only the
+ * new run of B by this thread.
+ */
+static void test_process_scope_target_only(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], a2[128], b[128], junk[128];
+	const struct path_run first[] = {
+		{ &ptgen_branches_a, f->tid },
+		{ &ptgen_branches_a, f->tid2 },
+	};
+	const struct path_run second[] = { { &ptgen_branches_b, f->tid } };
+	size_t la, la2, lb;
+	unsigned long calls;
+	char *out;
+
+	add_tasks(f);
+	start_scope(f, BUF, SCOPE_PROCESS);
+	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
+	assert_true(la > 0);
+	assert_int_equal(sched_path(f, 0, OTHER_PID, &ptgen_branches_b, 2010000,
+				    junk, sizeof(junk)),
+			 0);
+	la2 = sched_path(f, 1, f->tid2, &ptgen_branches_a, 2020000, a2,
+			 sizeof(a2));
+	assert_true(la2 > 0);
+	assert_int_equal(sched_path(f, 1, OTHER_PID, &ptgen_branches_b, 2030000,
+				    junk, sizeof(junk)),
+			 0);
+	assert_int_equal(sim_pmu_written(f->sim, 0), la);
+	assert_int_equal(sim_pmu_written(f->sim, 1), la2);
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
+	target_event(f, PTBPF_EV_STOP);
+	/* no pause, and the snapshot read the stopped target's rings as is */
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
+	assert_true(sim_pmu_running(f->sim, 0));
+	target_event(f, PTBPF_EV_RUN);
+	lb = sched_path(f, 0, f->tid, &ptgen_branches_b, 2050000, b, sizeof(b));
+	assert_true(lb > 0);
+	assert_int_equal(sched_path(f, 0, OTHER_PID, &ptgen_branches_a, 2060000,
+				    junk, sizeof(junk)),
+			 0);
+	target_event(f, PTBPF_EV_STOP);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
+	drain(f, 2);
+
+	check_cpu_file(f, 1, 0, a, la);
+	check_cpu_file(f, 1, 1, a2, la2);
+	check_perf_runs(f, 1, first, 2);
+	/* and no byte perf could not decode (see test_cpu_scope_has_other) */
+	assert_int_equal(perf_errors(f, 1, (char *)junk, sizeof(junk)), 0);
+	check_libipt(f, 1, 0, &ptgen_branches_a);
+	check_libipt(f, 1, 1, &ptgen_branches_a);
+	check_schema(f, 1);
+	check_switch_trace(f, 1, 0, f->tid, 1);
+	check_switch_trace(f, 1, 1, f->tid2, 1);
+
+	check_cpu_file(f, 2, 0, b, lb);
+	check_cpu_file(f, 2, 1, NULL, 0);
+	check_perf_runs(f, 2, second, 1);
+	assert_int_equal(perf_errors(f, 2, (char *)junk, sizeof(junk)), 0);
+	check_schema(f, 2);
+	check_switch_trace(f, 2, 0, f->tid, 1);
+	check_switch_trace(f, 2, 1, f->tid, 0);
+
+	out = ptbpf_json(f, 1, "d[\"scope\"]");
+	assert_string_equal(out, "process\n");
+	free(out);
+}
+
+/*
+ * The same schedule in cpu scope, as a control: the unrelated process's
+ * path B is in the buffer after the target's A, and perf, told by the
+ * switch records that pid OTHER_PID ran it, reports it as a decoder error
+ * (it has no maps of that process). So in process scope a byte of another
+ * task would show in perf script, as an instruction or as an error.
+ */
+static void test_cpu_scope_has_other(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], b[128], ab[256];
+	const struct path_run runs[] = { { &ptgen_branches_a, f->tid } };
+	char errs[512], want[64];
+	size_t la, lb;
+
+	add_tasks(f);
+	start_scope(f, BUF, SCOPE_CPU);
+	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
+	lb = sched_path(f, 0, OTHER_PID, &ptgen_branches_b, 2010000, b,
+			sizeof(b));
+	assert_true(la > 0 && lb > 0);
+	assert_int_equal(sim_pmu_written(f->sim, 0), la + lb);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+	memcpy(ab, a, la);
+	memcpy(ab + la, b, lb);
+	check_cpu_file(f, 1, 0, ab, la + lb);
+	check_perf_runs(f, 1, runs, 1);
+	assert_int_equal(perf_errors(f, 1, errs, sizeof(errs)), 1);
+	snprintf(want, sizeof(want), "pid %u tid %u", OTHER_PID, OTHER_PID);
+	assert_non_null(strstr(errs, want));
+	check_schema(f, 1);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -620,6 +909,8 @@ int main(void)
 		T(test_stop_snapshots_decode),
 		T(test_full_holds_all),
 		T(test_wrap_reported),
+		T(test_process_scope_target_only),
+		T(test_cpu_scope_has_other),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,6 +76,7 @@ static int setup(void **state)
 	s->proc.nr_maps = 1;
 	s->proc.maps = &fx->map;
 	fx->o.out_dir = fx->dir;
+	fx->o.dirfd = -1;
 	fx->o.uid = fx->o.gid = -1;
 	*state = fx;
 	return 0;
@@ -307,7 +308,7 @@ static void test_rotate(void **state)
 	struct fixture *fx = *state;
 	char p[256], got[512], want[512];
 	unsigned int i;
-	int fd;
+	int fd, dfd;
 
 	/* ids sort as numbers, files inside go too, strangers stay */
 	for (i = 0; i < 3; i++) {
@@ -322,18 +323,60 @@ static void test_rotate(void **state)
 	mkdir(p, 0700);
 	snprintf(p, sizeof(p), "%s/.snapshot-000011.tmp", fx->dir);
 	mkdir(p, 0700);
+	dfd = open(fx->dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(snapwrite_rotate(fx->dir, cases[i].keep, NULL,
-						  0),
+		assert_int_equal(snapwrite_rotate(dfd, fx->dir, cases[i].keep,
+						  NULL, 0),
 				 cases[i].removed);
 		listing(fx->dir, got, sizeof(got));
 		snprintf(want, sizeof(want), ".snapshot-000011.tmp %s %s",
 			 cases[i].left, "snapshot-1");
 		assert_string_equal(got, want);
 	}
-	assert_int_equal(snapwrite_rotate(NULL, 1, NULL, 0), -EINVAL);
-	snprintf(p, sizeof(p), "%s/none", fx->dir);
-	assert_int_equal(snapwrite_rotate(p, 1, NULL, 0), -ENOENT);
+	close(dfd);
+	assert_int_equal(snapwrite_rotate(-1, fx->dir, 1, NULL, 0), -EBADF);
+}
+
+/*
+ * The output directory swapped for a symlink after it was opened: the
+ * snapshot and the rotation stay in the directory that was opened, and
+ * the symlink's target is not touched.
+ */
+static void test_swapped_dir(void **state)
+{
+	struct fixture *fx = *state;
+	struct snapwrite_opts o = fx->o;
+	char moved[300], other[300], p[400], got[512], err[256];
+	int dfd;
+
+	snprintf(moved, sizeof(moved), "%s/out", fx->dir);
+	snprintf(other, sizeof(other), "%s/other", fx->dir);
+	assert_int_equal(mkdir(moved, 0700), 0);
+	assert_int_equal(mkdir(other, 0700), 0);
+	snprintf(p, sizeof(p), "%s/snapshot-000001", other);
+	assert_int_equal(mkdir(p, 0700), 0); /* rotation must spare it */
+	dfd = open(moved, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	snprintf(p, sizeof(p), "%s/out.moved", fx->dir);
+	assert_int_equal(rename(moved, p), 0);
+	assert_int_equal(symlink(other, moved), 0);
+	o.out_dir = moved;
+	o.dirfd = dfd;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
+					    sizeof(err)),
+			 0);
+	fx->snap.id = 8;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(snapwrite_rotate(dfd, moved, 1, NULL, 0), 1);
+	listing(p, got, sizeof(got));
+	assert_string_equal(got, "snapshot-000008");
+	listing(other, got, sizeof(got));
+	assert_string_equal(got, "snapshot-000001");
+	close(dfd);
+	unlink(moved);
 }
 
 static void test_invalid_args(void **state)
@@ -417,7 +460,8 @@ int main(void)
 		T(test_layout),		  T(test_ipt_bytes_and_owner),
 		T(test_refuses_existing), T(test_enospc_cleans_up),
 		T(test_vanished_dir),	  T(test_rotate),
-		T(test_invalid_args),	  T(test_short_writes),
+		T(test_swapped_dir),	  T(test_invalid_args),
+		T(test_short_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

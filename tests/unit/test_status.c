@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "say.h"
 #include "status.h"
 
 /* What the master side of the pty shows now. */
@@ -57,6 +58,7 @@ static void test_terminal_not_ours(void **state)
 	assert_int_equal(unlockpt(m), 0);
 	s = open(ptsname(m), O_RDWR | O_NOCTTY);
 	assert_true(s >= 0);
+	assert_int_equal(say_start(s), 0);
 	assert_false(status_open(s, false)); /* -q: never */
 	assert_true(status_open(s, true));
 	assert_true(status_on());
@@ -66,6 +68,7 @@ static void test_terminal_not_ours(void **state)
 	status_say("ptbpf: a plain line");
 	status_close();
 	assert_false(status_on());
+	assert_int_equal(say_stop(1000), 0);
 	drain(m, buf, sizeof(buf));
 	assert_null(strstr(buf, "\033[K"));
 	assert_non_null(strstr(buf, "ptbpf: a plain line"));

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * say.c: human lines to a stderr that does not read never block their
+ * writer; what does not fit is dropped whole and counted; what is written
+ * arrives whole and in order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "say.h"
+
+/* 10,000 lines into a pipe nobody reads: all return, most are dropped. */
+static void test_stalled_reader(void **state)
+{
+	char *buf = malloc(1 << 20), *line, *save;
+	unsigned long long dropped;
+	int p[2], i, n = 0, last = -1;
+	size_t len = 0;
+	ssize_t r;
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(say_start(p[1]), 0);
+	for (i = 0; i < 10000; i++)
+		say("ptbpf: line %d of a run whose stderr is not read\n", i);
+	/* the pipe (64 KiB) and the ring (64 KiB) hold what they can */
+	dropped = say_dropped();
+	assert_true(dropped > 0);
+	assert_true(dropped < 10000);
+	/* the reader wakes up: everything not dropped arrives */
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 200; i++) {
+		while ((r = read(p[0], buf + len, (1 << 20) - 1 - len)) > 0)
+			len += (size_t)r;
+		if (say_stop(10) == 0)
+			break;
+	}
+	while ((r = read(p[0], buf + len, (1 << 20) - 1 - len)) > 0)
+		len += (size_t)r;
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int k;
+
+		/* whole lines, in order, none twice */
+		assert_int_equal(sscanf(line, "ptbpf: line %d of a run", &k),
+				 1);
+		assert_true(k > last);
+		last = k;
+		n++;
+	}
+	assert_int_equal(n + dropped, 10000);
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
+/* A line longer than the longest kept is cut, and says so. */
+static void test_long_line(void **state)
+{
+	char *big = malloc(20000), buf[16384];
+	int p[2];
+	ssize_t n;
+
+	memset(big, 'x', 19999);
+	big[19999] = 0;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(say_start(p[1]), 0);
+	say("%s\n", big);
+	assert_int_equal(say_stop(5000), 0);
+	n = read(p[0], buf, sizeof(buf));
+	assert_true(n > 4000);
+	assert_memory_equal(buf + n - 4, "...\n", 4);
+	close(p[0]);
+	close(p[1]);
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stalled_reader),
+		cmocka_unit_test(test_long_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

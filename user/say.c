@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Human lines that never block their writer: see say.h. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "say.h"
+
+/* One line at most this long; a longer one is cut with "...\n". */
+#define SAY_LINE_MAX 8192
+
+/*
+ * The ring is static: the thread may still be inside write(2) with a
+ * pointer into it when the process exits, so it is never freed.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* data queued, or stopping; or drained */
+	char ring[SAY_RING_SIZE];
+	size_t head, len; /* bytes queued: ring[head..head+len) mod size */
+	bool running, stopping, busy;
+	/*
+	 * The status line (status.h): the newest text to draw below the
+	 * lines, whether it is drawn now, and a redraw or an erase asked.
+	 */
+	char status[512];
+	bool status_shown, status_dirty;
+	int fd;
+	unsigned long long dropped;
+	pthread_t thread;
+} q = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+	.fd = 2,
+};
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; /* EPIPE, EBADF...: nobody can hear it */
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Our job has the terminal: a shell's prompt is not on the last line. */
+static bool foreground(int fd)
+{
+	return tcgetpgrp(fd) == getpgrp();
+}
+
+/*
+ * Draws (or, with an empty text, erases) the status line after the lines:
+ * "\r\033[K" goes back to the start of the line and clears it. Nothing
+ * while the shell has the terminal. Called with the lock held; writes
+ * without it.
+ */
+static void status_out(void)
+{
+	char line[sizeof(q.status) + 8];
+	bool shown = q.status_shown, fg;
+	int n;
+
+	q.status_dirty = false;
+	n = snprintf(line, sizeof(line), "%s%s", shown ? "\r\033[K" : "",
+		     q.status);
+	q.busy = true;
+	pthread_mutex_unlock(&q.lock);
+	fg = foreground(q.fd);
+	if (fg && n > 0)
+		write_all(q.fd, line,
+			  (size_t)n < sizeof(line) ? (size_t)n :
+						     sizeof(line) - 1);
+	pthread_mutex_lock(&q.lock);
+	q.busy = false;
+	q.status_shown = fg && q.status[0];
+	pthread_cond_broadcast(&q.cond);
+}
+
+/* Before lines go out under a drawn status line: erase it first. */
+static void status_erase(void)
+{
+	bool shown = q.status_shown;
+
+	q.status_shown = false;
+	if (!shown)
+		return;
+	pthread_mutex_unlock(&q.lock);
+	if (foreground(q.fd))
+		write_all(q.fd, "\r\033[K", 4);
+	pthread_mutex_lock(&q.lock);
+	q.status_dirty = q.status[0] != 0; /* drawn again after them */
+}
+
+static void *say_main(void *arg)
+{
+	static char chunk[4096];
+	size_t n, first;
+
+	pthread_mutex_lock(&q.lock);
+	for (;;) {
+		while (!q.len && !q.status_dirty && !q.stopping)
+			pthread_cond_wait(&q.cond, &q.lock);
+		if (!q.len && q.status_dirty) {
+			status_out();
+			continue;
+		}
+		if (!q.len)
+			break;
+		status_erase();
+		n = q.len < sizeof(chunk) ? q.len : sizeof(chunk);
+		first = SAY_RING_SIZE - q.head < n ? SAY_RING_SIZE - q.head : n;
+		memcpy(chunk, q.ring + q.head, first);
+		memcpy(chunk + first, q.ring, n - first);
+		q.head = (q.head + n) % SAY_RING_SIZE;
+		q.len -= n;
+		q.busy = true;
+		pthread_mutex_unlock(&q.lock);
+		write_all(q.fd, chunk, n); /* may block: nobody waits on it */
+		pthread_mutex_lock(&q.lock);
+		q.busy = false;
+		pthread_cond_broadcast(&q.cond);
+	}
+	pthread_mutex_unlock(&q.lock);
+	return NULL;
+}
+
+int say_start(int fd)
+{
+	sigset_t all, old;
+	int ret;
+
+	/* signals are the control thread's (signalfd): never this one's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_mutex_lock(&q.lock);
+	q.fd = fd;
+	q.stopping = false;
+	ret = q.running ? 0 : -pthread_create(&q.thread, NULL, say_main, NULL);
+	if (!ret)
+		q.running = true;
+	pthread_mutex_unlock(&q.lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+void say_v(const char *fmt, va_list ap)
+{
+	char line[SAY_LINE_MAX];
+	size_t n, tail, first;
+	int len;
+
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	if (len < 0)
+		return;
+	n = (size_t)len;
+	if (n >= sizeof(line)) {
+		n = sizeof(line) - 1;
+		memcpy(line + n - 4, "...\n", 4);
+	}
+	pthread_mutex_lock(&q.lock);
+	if (!q.running) {
+		pthread_mutex_unlock(&q.lock);
+		write_all(q.fd, line, n); /* before say_start: setup */
+		return;
+	}
+	if (SAY_RING_SIZE - q.len < n) {
+		q.dropped++;
+		pthread_mutex_unlock(&q.lock);
+		return;
+	}
+	tail = (q.head + q.len) % SAY_RING_SIZE;
+	first = SAY_RING_SIZE - tail < n ? SAY_RING_SIZE - tail : n;
+	memcpy(q.ring + tail, line, first);
+	memcpy(q.ring, line + first, n - first);
+	q.len += n;
+	pthread_cond_broadcast(&q.cond);
+	pthread_mutex_unlock(&q.lock);
+}
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_v(fmt, ap);
+	va_end(ap);
+}
+
+void say_status(const char *line)
+{
+	pthread_mutex_lock(&q.lock);
+	snprintf(q.status, sizeof(q.status), "%s", line ? line : "");
+	q.status_dirty = q.running && (q.status[0] || q.status_shown);
+	pthread_cond_broadcast(&q.cond);
+	pthread_mutex_unlock(&q.lock);
+}
+
+unsigned long long say_dropped(void)
+{
+	unsigned long long n;
+
+	pthread_mutex_lock(&q.lock);
+	n = q.dropped;
+	pthread_mutex_unlock(&q.lock);
+	return n;
+}
+
+int say_stop(unsigned int wait_ms)
+{
+	struct timespec end;
+	bool idle;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += wait_ms / 1000;
+	end.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&q.lock);
+	while (q.running && (q.len || q.busy || q.status_dirty))
+		if (pthread_cond_timedwait(&q.cond, &q.lock, &end) == ETIMEDOUT)
+			break;
+	idle = !q.len && !q.busy && !q.status_dirty;
+	if (q.running && idle) {
+		q.stopping = true;
+		pthread_cond_broadcast(&q.cond);
+		pthread_mutex_unlock(&q.lock);
+		pthread_join(q.thread, NULL);
+		pthread_mutex_lock(&q.lock);
+		q.running = false;
+	}
+	pthread_mutex_unlock(&q.lock);
+	return idle ? 0 : -EAGAIN;
+}

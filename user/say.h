@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Human lines on stderr that never make their writer wait. A stderr that
+ * blocks (a pipe nobody reads, `| less` that is not reading, a terminal
+ * after Ctrl-S) must not hold up the control path (event -> ioctl) or the
+ * snapshot writer: lines go into a fixed ring, one thread of their own
+ * writes them out, and a line that does not fit is dropped and counted.
+ *
+ *	say_start(STDERR_FILENO);
+ *	say("ptbpf: snapshot %d written\n", id);
+ *	say_stop(500);
+ */
+#ifndef PTBPF_SAY_H
+#define PTBPF_SAY_H
+
+#include <stdarg.h>
+
+/* Bytes of lines that may wait for a slow stderr. */
+#define SAY_RING_SIZE (64 * 1024)
+
+/*
+ * Starts the thread that writes the lines to @fd. Until it runs (or if it
+ * cannot start) say() writes straight to @fd. Returns 0 or -errno.
+ */
+int say_start(int fd);
+
+/*
+ * Queues one line (printf format; the caller ends it with '\n'). Never
+ * blocks on @fd: when the ring is full the whole line is dropped.
+ */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void say_v(const char *fmt, va_list ap);
+
+/*
+ * The status line (status.h) below the lines, kept there: the writer
+ * erases it before lines go out and draws @line again after them; NULL or
+ * "" erases it for good. Only while our job has the terminal; no newline.
+ */
+void say_status(const char *line);
+
+/* Lines dropped so far because stderr did not keep up. */
+unsigned long long say_dropped(void);
+
+/*
+ * Waits up to @wait_ms for the queued lines to be written, then stops the
+ * thread if it is idle. A thread stuck in write(2) is left behind: the
+ * process exit ends it. Returns 0 when everything was written, -EAGAIN
+ * when lines were still waiting.
+ */
+int say_stop(unsigned int wait_ms);
+
+#endif /* PTBPF_SAY_H */
