@@ -78,6 +78,12 @@ __u32 fatal_dying = 0;
  */
 __u8 cpu_ran[PTBPF_MAX_CPUS] = {};
 __u8 cpu_on[PTBPF_MAX_CPUS] = {};
+/*
+ * sample_filter lets the target's samples through once this is set: by
+ * user space for --pid, here at the exec of a launched command (its code
+ * before the exec is ptbpf's).
+ */
+__u8 filter_open = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -85,6 +91,22 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } threads SEC(".maps");
+
+/*
+ * Cgroup scope: the cgroup whose perf events count the target (slot 0,
+ * set by user space with watch_cgroup). A target thread seen running
+ * outside it (a write to another cgroup.procs) is reported once: its
+ * execution is no longer recorded, and the user must hear of it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} targ_cgroup SEC(".maps");
+
+__u32 watch_cgroup = 0;
+__u32 cgroup_left = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -356,6 +378,11 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	}
 	mark_cpu(next_is_target);
+	/* prev is still current here: its cgroup is the one it ran in */
+	if (watch_cgroup && !cgroup_left &&
+	    bpf_current_task_under_cgroup(&targ_cgroup, 0) == 0 &&
+	    __sync_val_compare_and_swap(&cgroup_left, 0, 1) == 0)
+		emit(PTBPF_EV_CGROUP_LEFT, prev, 0, PTBPF_CAUSE_NONE);
 	state = task_state(prev);
 	if (state & TASK_TRACED_BIT)
 		new = PTBPF_THREAD_TRACED;
@@ -506,6 +533,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	bpf_map_update_elem(&threads, &tid, &running, BPF_ANY);
 	nr_live = 1;
 	nr_stopped = 0;
+	filter_open = 1;
 
 	e = reserve(PTBPF_EV_EXEC, p);
 	if (!e)
@@ -620,4 +648,19 @@ int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info,
 	if (__sync_val_compare_and_swap(&fatal_reported, sig, 0) != sig)
 		emit(PTBPF_EV_FATAL, cur, sig, PTBPF_CAUSE_SIGNAL);
 	return 0;
+}
+
+/*
+ * Process scope, sample backend: on each CPU's cpu-clock event (attached
+ * with PERF_EVENT_IOC_SET_BPF, so it goes with the event). Returning 0
+ * makes __perf_event_overflow() drop the sample, so the ring only ever
+ * holds the target's: the cut of task-bound events, without their cost of
+ * an hrtimer stopped and started at every context switch of the target.
+ */
+SEC("perf_event")
+int sample_filter(struct bpf_perf_event_data *ctx)
+{
+	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+		return 0;
+	return filter_open;
 }

@@ -22,6 +22,8 @@ enum ptbpf_event_kind {
 	PTBPF_EV_THREAD_START = 5,
 	PTBPF_EV_THREAD_EXIT = 6,
 	PTBPF_EV_EXIT = 7, /* the last thread of the thread group exited */
+	/* cgroup scope: a thread of the target ran outside the cgroup */
+	PTBPF_EV_CGROUP_LEFT = 8,
 	PTBPF_EV_MAX,
 };
 

@@ -191,6 +191,9 @@ static void cores_json(const struct snapshot *s, struct json *j)
 		json_u64(j, "head", c->head);
 		json_u64(j, "tsc", c->tsc);
 		json_u64(j, "paused_ns", c->paused_ns);
+		json_u64(j, "copy_ns", c->copy_ns);
+		/* process scope: the target did not run there, nothing new */
+		json_bool(j, "read", !c->unchanged);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

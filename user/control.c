@@ -18,6 +18,7 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_THREAD_START] = "thread_start",
 	[PTBPF_EV_THREAD_EXIT] = "thread_exit",
 	[PTBPF_EV_EXIT] = "exit",
+	[PTBPF_EV_CGROUP_LEFT] = "warning",
 };
 
 static const char *const cause_names[] = {
@@ -313,6 +314,8 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 		else
 			json_i64(j, "exit_code", (e->exit_code >> 8) & 0xff);
 	}
+	if (e->kind == PTBPF_EV_CGROUP_LEFT)
+		json_str(j, "reason", "cgroup_left");
 	if (e->kind == PTBPF_EV_EXEC) {
 		json_strn(j, "filename", e->filename,
 			  strnlen(e->filename, sizeof(e->filename)));
@@ -323,6 +326,11 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	if (e->kind == PTBPF_EV_EXEC)
 		snprintf(detail, sizeof(detail), "%.*s",
 			 (int)sizeof(e->filename), e->filename);
+	else if (e->kind == PTBPF_EV_CGROUP_LEFT)
+		snprintf(detail, sizeof(detail),
+			 "tid %u left the traced cgroup: its execution is no "
+			 "longer recorded",
+			 e->tid);
 	else if (e->kind == PTBPF_EV_EXIT)
 		snprintf(detail, sizeof(detail), "(%s %d)",
 			 e->exit_code & 0x7f ? "signal" : "code",
@@ -393,8 +401,8 @@ static void apply(struct control *c, const struct ptbpf_event *e,
 	switch (e->kind) {
 	case PTBPF_EV_RUN:
 		c->target = PTBPF_PROC_RUNNING;
-		offcpu(c, false);
 		c->fatal_ns = 0;
+		offcpu(c, false);
 		toggle_do(c, true, e->ts, &t);
 		break;
 	case PTBPF_EV_STOP:
@@ -404,11 +412,11 @@ static void apply(struct control *c, const struct ptbpf_event *e,
 			c->target = PTBPF_PROC_STOPPED;
 		if (e->kind == PTBPF_EV_EXIT)
 			c->target = PTBPF_PROC_EXITED;
-		if (e->kind != PTBPF_EV_FATAL)
-			offcpu(c, true);
-		c->fatal_ns = e->kind == PTBPF_EV_FATAL && !c->no_pause ?
+		c->fatal_ns = e->kind == PTBPF_EV_FATAL && pauses(c, e->kind) ?
 				      (e->ts ? e->ts : 1) :
 				      0;
+		if (e->kind != PTBPF_EV_FATAL)
+			offcpu(c, true);
 		if (pauses(c, e->kind))
 			toggle_do(c, false, e->ts, &t);
 		break;
@@ -554,14 +562,12 @@ void control_resync(struct control *c, int state, uint64_t seq)
 	if (state == PTBPF_PROC_UNKNOWN || state == c->target)
 		return;
 	c->target = state;
-	offcpu(c, state != PTBPF_PROC_RUNNING);
 	c->fatal_ns = 0;
-	if (state == PTBPF_PROC_RUNNING || c->no_pause) {
+	offcpu(c, state != PTBPF_PROC_RUNNING);
+	if (state == PTBPF_PROC_RUNNING || c->no_pause || c->kernel_cut)
 		toggle(c, true, now_ns());
-		return;
-	}
-	/* process scope: the kernel cut it with the threads; stays enabled */
-	toggle(c, c->kernel_cut, now_ns());
+	else
+		toggle(c, false, now_ns());
 	/* the stop's own event was lost: its snapshot is not */
 	if (state == PTBPF_PROC_STOPPED) {
 		struct ptbpf_event e = { .kind = PTBPF_EV_STOP,

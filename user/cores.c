@@ -45,6 +45,11 @@ struct cores {
 	int pid; /* -1, the cgroup fd, or the first thread */
 	unsigned long flags;
 	enum ptbpf_scope scope;
+	/*
+	 * Process scope, sample backend with a filter: cpu-wide cpu-clock
+	 * events behind the BPF filter, task-bound sideband events. No group.
+	 */
+	bool split;
 	bool offcpu; /* process scope: no target thread can run */
 	unsigned int nr;
 	struct core *core;
@@ -91,6 +96,7 @@ void cores_config_init(struct cores_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->backend = BACKEND_AUTO;
 	cfg->cgroup_fd = -1;
+	cfg->sample_filter_fd = -1;
 }
 
 int cores_round_size(size_t request, size_t page_size, size_t *size)
@@ -264,8 +270,9 @@ static int open_core(struct cores *c, const struct cores_config *cfg,
 {
 	int rc;
 
-	rc = perf_sys_open(c->sys, &c->data_attr, k->cpu, c->pid, -1, c->flags,
-			   err, errlen);
+	/* split: the data event counts the whole CPU, filtered by BPF */
+	rc = perf_sys_open(c->sys, &c->data_attr, k->cpu,
+			   c->split ? -1 : c->pid, -1, c->flags, err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc == -EINVAL)
@@ -273,9 +280,20 @@ static int open_core(struct cores *c, const struct cores_config *cfg,
 	if (rc < 0)
 		return rc;
 	k->data_fd = rc;
-	/* In the data event's group: one ioctl switches both. */
-	rc = perf_sys_open(c->sys, &c->sb_attr, k->cpu, c->pid, k->data_fd,
-			   c->flags, err, errlen);
+	/* attached before the event is ever enabled: no sample passes unseen */
+	if (c->split) {
+		rc = perf_sys_set_bpf(c->sys, k->data_fd, cfg->sample_filter_fd,
+				      k->cpu, err, errlen);
+		if (rc)
+			return rc;
+	}
+	/*
+	 * In the data event's group: one ioctl switches both. Split, the two
+	 * live in different contexts (the CPU's, the task's) and can't share
+	 * a group.
+	 */
+	rc = perf_sys_open(c->sys, &c->sb_attr, k->cpu, c->pid,
+			   c->split ? -1 : k->data_fd, c->flags, err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc < 0)
@@ -334,10 +352,11 @@ static int open_all(struct cores *c, const struct cores_config *cfg,
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		struct core *k = new_core(c, cpus ? cpus[i] : (int)i,
-					  cfg->start_running ||
-						  (c->scope == SCOPE_PROCESS &&
-						   cfg->enable_on_exec));
+		struct core *k =
+			new_core(c, cpus ? cpus[i] : (int)i,
+				 cfg->start_running ||
+					 (c->scope == SCOPE_PROCESS &&
+					  cfg->enable_on_exec && !c->split));
 
 		rc = cpu_offline(cfg->sysfs_root, k->cpu) ?
 			     1 :
@@ -381,6 +400,7 @@ static bool cpus_valid(const struct cores_config *cfg)
 static int pick_scope(struct cores *c, const struct cores_config *cfg,
 		      char *err, size_t errlen)
 {
+	c->split = false;
 	c->scope = cfg->scope != SCOPE_AUTO ? cfg->scope :
 		   cfg->cgroup_fd >= 0	    ? SCOPE_CGROUP :
 					      SCOPE_CPU;
@@ -419,8 +439,19 @@ static void scope_attrs(struct cores *c, const struct cores_config *cfg)
 {
 	if (c->scope != SCOPE_PROCESS)
 		return;
-	c->data_attr.inherit = c->sb_attr.inherit = 1;
-	c->data_attr.inherit_thread = c->sb_attr.inherit_thread = 1;
+	/*
+	 * A task-bound cpu-clock event stops and starts an hrtimer at every
+	 * context switch of the target (perf bench sched pipe -T ran at half
+	 * speed here); behind a BPF filter a per-CPU one gives the same
+	 * samples without that cost.
+	 */
+	c->split = c->backend == BACKEND_SAMPLE && cfg->sample_filter_fd >= 0;
+	c->sb_attr.inherit = 1;
+	c->sb_attr.inherit_thread = 1;
+	if (c->split)
+		return; /* the filter's gate opens at exec: no enable_on_exec */
+	c->data_attr.inherit = 1;
+	c->data_attr.inherit_thread = 1;
 	if (cfg->enable_on_exec) {
 		/* the leader only: siblings follow it in and out */
 		c->data_attr.disabled = 1;
@@ -448,15 +479,20 @@ static int add_group(struct cores *c, struct core *k, pid_t tid, char *err,
 	}
 	da.disabled = sa.disabled = k->state != CORE_RUNNING;
 	da.enable_on_exec = sa.enable_on_exec = 0;
-	rc = perf_sys_open(c->sys, &da, k->cpu, tid, -1, 0, err, errlen);
-	if (rc < 0)
+	/* split: the CPU's data event already counts every thread */
+	rc = c->split ? -1 :
+			perf_sys_open(c->sys, &da, k->cpu, tid, -1, 0, err,
+				      errlen);
+	if (rc < 0 && !c->split)
 		return rc;
 	g.data_fd = rc;
 	rc = perf_sys_open(c->sys, &sa, k->cpu, tid, g.data_fd, 0, err, errlen);
 	if (rc >= 0) {
 		g.sb_fd = rc;
-		rc = perf_sys_set_output(c->sys, g.data_fd, k->data_fd, k->cpu,
-					 err, errlen);
+		rc = c->split ?
+			     0 :
+			     perf_sys_set_output(c->sys, g.data_fd, k->data_fd,
+						 k->cpu, err, errlen);
 	}
 	if (!rc)
 		rc = perf_sys_set_output(c->sys, g.sb_fd, k->sb_fd, k->cpu, err,
@@ -517,7 +553,7 @@ unsigned long cores_event_count(const struct cores *c)
 	unsigned int i;
 
 	for (i = 0; c && i < c->nr; i++)
-		n += 2 + 2UL * c->core[i].nr_extra;
+		n += 2 + (c->split ? 1UL : 2UL) * c->core[i].nr_extra;
 	return n;
 }
 
@@ -683,28 +719,45 @@ static int toggle_group(struct cores *c, int fd, int cpu, enum core_state st,
  * The control path: one ioctl per group (one group per core outside
  * process scope), no allocation, no I/O.
  */
+/*
+ * What one toggle of core @k switches, unit by unit: the group leaders of
+ * every thread's group (one unit outside process scope); split, the data
+ * event and each sideband event on their own.
+ */
+static unsigned int nr_units(const struct cores *c, const struct core *k)
+{
+	return 1 + c->split + k->nr_extra;
+}
+
+static int unit_fd(const struct cores *c, const struct core *k, unsigned int i)
+{
+	if (i == 0)
+		return k->data_fd;
+	if (c->split && i == 1)
+		return k->sb_fd;
+	i -= 1 + c->split;
+	return k->extra[i].data_fd >= 0 ? k->extra[i].data_fd :
+					  k->extra[i].sb_fd;
+}
+
 static int set_state(struct cores *c, struct core *k, enum core_state st,
 		     char *err, size_t errlen)
 {
-	int rc;
-
-	unsigned int i;
+	unsigned int i, n = nr_units(c, k);
+	int rc = 0;
 
 	if (k->state == st)
 		return 0;
-	rc = toggle_group(c, k->data_fd, k->cpu, st, err, errlen);
 	/* process scope: every thread's group writes into these rings */
-	for (i = 0; !rc && i < k->nr_extra; i++)
-		rc = toggle_group(c, k->extra[i].data_fd, k->cpu, st, err,
-				  errlen);
-	if (!rc)
+	for (i = 0; !rc && i < n; i++)
+		rc = toggle_group(c, unit_fd(c, k, i), k->cpu, st, err, errlen);
+	if (!rc) {
 		k->state = st;
-	else
-		/* all or nothing: what was switched goes back */
-		while (i-- > 0)
-			toggle_group(c,
-				     i ? k->extra[i - 1].data_fd : k->data_fd,
-				     k->cpu, k->state, NULL, 0);
+		return 0;
+	}
+	/* all or nothing: what was switched goes back (i - 1 failed) */
+	for (i--; i-- > 0;)
+		toggle_group(c, unit_fd(c, k, i), k->cpu, k->state, NULL, 0);
 	return rc;
 }
 
@@ -870,6 +923,7 @@ int cores_read_unchanged(struct cores *c, unsigned int idx,
 	out->data_id = k->data_id;
 	out->sb_id = k->sb_id;
 	out->mixed_ids = k->nr_extra > 0;
+	out->unchanged = true;
 	out->trace = trace_buf;
 	out->sideband = sb_buf;
 	/* where the last read ended: the next one starts there */

@@ -73,6 +73,13 @@ struct cores_config {
 	 * and none of the pre-exec code is; the core counts as running.
 	 */
 	bool enable_on_exec;
+	/*
+	 * Process scope, sample backend: a BPF_PROG_TYPE_PERF_EVENT program
+	 * that drops samples not of the target (watch_sample_filter()); the
+	 * data events then count the whole CPU behind it and only the
+	 * sideband is task-bound. -1: task-bound data events too.
+	 */
+	int sample_filter_fd;
 	unsigned int sample_freq; /* sample backend, Hz; 0: PMU_SAMPLE_FREQ */
 	const char *sysfs_root; /* NULL: "/sys" */
 	cores_report_fn report; /* may be NULL */

@@ -314,6 +314,13 @@ static int open_cores(struct app *app)
 		ret = open_cgroup(app);
 		if (ret)
 			return ret;
+		ret = watch_cgroup(app->watch, app->cgroup_fd);
+		if (ret) {
+			snprintf(app->err, sizeof(app->err),
+				 "can't watch the target's cgroup: %s",
+				 strerror(-ret));
+			return ret;
+		}
 	}
 	cores_config_init(&cc);
 	cc.scope = app->scope;
@@ -321,6 +328,8 @@ static int open_cores(struct app *app)
 	cc.nr_tids = app->nr_tids;
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
+	/* sample backend: per-CPU events behind the filter (see cores.h) */
+	cc.sample_filter_fd = watch_sample_filter(app->watch, !app->cfg.cmd);
 	cc.backend = app->cfg.backend;
 	cc.cpus = app->cfg.cpus;
 	cc.nr_cpus = app->cfg.nr_cpus;

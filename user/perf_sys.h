@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The system-call edge of per-core collection: perf_event_open, mmap and
- * munmap of the perf ring and of the AUX area, the ENABLE/DISABLE/ID/SET_OUTPUT
- * ioctls
+ * munmap of the perf ring and of the AUX area, the ENABLE/DISABLE/ID/SET_OUTPUT/
+ * SET_BPF ioctls
  * and close. Nothing else in ptbpf makes these calls, so a test can put a
  * simulated kernel (tests/sim/sim_pmu.c) in place of the real one by passing
  * another struct perf_sys_ops.
@@ -109,6 +109,15 @@ int perf_sys_id(const struct perf_sys_ops *sys, int fd, int cpu, __u64 *id,
  */
 int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd,
 			int cpu, char *err, size_t errlen);
+
+/*
+ * PERF_EVENT_IOC_SET_BPF: run BPF_PROG_TYPE_PERF_EVENT program @prog_fd at
+ * each overflow of sampling event @fd; a 0 from it drops the sample. It is
+ * released with the event. Returns -EBADF for a negative descriptor, else
+ * -errno from ioctl.
+ */
+int perf_sys_set_bpf(const struct perf_sys_ops *sys, int fd, int prog_fd,
+		     int cpu, char *err, size_t errlen);
 
 /*
  * Close *@fd when it is not -1 and set it to -1. Returns 0, or -errno from

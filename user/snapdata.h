@@ -82,6 +82,8 @@ struct snap_core {
 	bool mixed_ids;
 	__u64 paused_ns; /* how long the core was paused for this copy */
 	__u64 copy_ns; /* how long the copy of its rings took */
+	/* not read: the target did not run on this CPU since the last read */
+	bool unchanged;
 	/* the sideband ring overwrote switch records not yet snapshotted */
 	bool sb_wrapped;
 	__u64 sb_lost_bytes;

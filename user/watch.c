@@ -301,6 +301,19 @@ int watch_state(const struct watch *w, unsigned long long *seq)
 	return (int)PTBPF_WORD_STATE(word);
 }
 
+int watch_cgroup(struct watch *w, int cgroup_fd)
+{
+	__u32 key = 0, fd = (__u32)cgroup_fd;
+	int ret;
+
+	ret = bpf_map__update_elem(w->skel->maps.targ_cgroup, &key, sizeof(key),
+				   &fd, sizeof(fd), BPF_ANY);
+	if (ret)
+		return ret;
+	__atomic_store_n(&w->skel->bss->watch_cgroup, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 bool watch_dying(const struct watch *w)
 {
 	return __atomic_load_n(&w->skel->bss->fatal_dying, __ATOMIC_SEQ_CST);
@@ -310,6 +323,16 @@ void watch_counts(const struct watch *w, int *live, int *stopped)
 {
 	*live = __atomic_load_n(&w->skel->bss->nr_live, __ATOMIC_SEQ_CST);
 	*stopped = __atomic_load_n(&w->skel->bss->nr_stopped, __ATOMIC_SEQ_CST);
+}
+
+int watch_sample_filter(struct watch *w, bool open)
+{
+	if (!w)
+		return -EINVAL;
+	if (open)
+		__atomic_store_n(&w->skel->bss->filter_open, 1,
+				 __ATOMIC_SEQ_CST);
+	return bpf_program__fd(w->skel->progs.sample_filter);
 }
 
 bool watch_cpu_take(struct watch *w, int cpu)

@@ -57,6 +57,13 @@ int watch_state(const struct watch *w, unsigned long long *seq);
  */
 bool watch_dying(const struct watch *w);
 
+/*
+ * Cgroup scope: the BPF side reports (PTBPF_EV_CGROUP_LEFT, once) a target
+ * thread that runs outside the cgroup @cgroup_fd (and its descendants),
+ * where the cgroup's perf events no longer record it. Returns 0 or -errno.
+ */
+int watch_cgroup(struct watch *w, int cgroup_fd);
+
 /* Live and stopped thread counts, as the BPF program holds them. */
 void watch_counts(const struct watch *w, int *live, int *stopped);
 
@@ -66,6 +73,15 @@ void watch_counts(const struct watch *w, int *live, int *stopped);
  * the first call (a thread may have been on it since before the attach).
  */
 bool watch_cpu_take(struct watch *w, int cpu);
+
+/*
+ * The descriptor of the sample_filter program (a BPF_PROG_TYPE_PERF_EVENT
+ * program that drops every sample not of the target) for
+ * PERF_EVENT_IOC_SET_BPF; it stays valid until watch_close(). With @open
+ * it passes the target's samples from now on (--pid); else from the
+ * target's next exec (a command held before its exec).
+ */
+int watch_sample_filter(struct watch *w, bool open);
 
 /* Detaches and unloads everything; safe on NULL. */
 void watch_close(struct watch *w);

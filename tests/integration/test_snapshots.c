@@ -1003,7 +1003,10 @@ static void write_file(const char *path, const char *text)
 	close(fd);
 }
 
-/* --cgroup=PATH: no sample of a task outside the cgroup. */
+/*
+ * --cgroup=PATH: no sample of a task outside the cgroup; the target moved
+ * out of it is reported (a "warning" event, once).
+ */
 static void test_cgroup(void **state)
 {
 	char *targv[] = { PROGS "spin", "2", NULL };
@@ -1045,7 +1048,14 @@ static void test_cgroup(void **state)
 	print_message("--cgroup: %zu samples, all of the target\n", mine);
 	assert_true(mine > 500);
 	free(s.v);
+	/* moved out of the cgroup: no longer recorded, and ptbpf says so */
+	write_file(CGROUP2 "/cgroup.procs", pid);
+	if (!wait_events(f->out, "warning", 1, 10))
+		fail_msg("the target left the cgroup unnoticed");
+	event_str(f->out, "warning", 0, "reason", dir, sizeof(dir));
+	assert_string_equal(dir, "cgroup_left");
 	assert_int_equal(finish(f), 0);
+	assert_int_equal(count_events(f->out, "warning"), 1);
 	kill_wait(f->target);
 	f->target = 0;
 }
@@ -1319,8 +1329,8 @@ static long long core_bytes(const struct fx *f, int id, int core)
 static void test_measure_snapshot(void **state)
 {
 	/* cpu scope: every task fills the rings, as before --scope */
-	static const char *const opts[] = { "-t", "none", "--full", "-s",
-					    "4M", "--scope", "cpu", NULL };
+	static const char *const opts[] = { "-t", "none",    "--full", "-s",
+					    "4M", "--scope", "cpu",    NULL };
 	char *targv[] = { PROGS "spin", "2", NULL };
 	struct fx *f = *state;
 	long long bytes, pmax[3], wns[3], c0, c1;
@@ -1751,6 +1761,42 @@ static void test_scope_fallback(void **state)
 	assert_int_equal(access(cmd, F_OK), -1);
 }
 
+/*
+ * Process scope reads only the cores the target ran on since the last
+ * snapshot (the BPF program marks them): pinned to CPU 0, the second
+ * snapshot leaves CPU 1 unread.
+ */
+static void test_scope_reads_only_its_cpus(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { "taskset", "-c", "0", PROGS "spin", NULL };
+	char path[700], *json, *c1;
+	struct fx *f = *state;
+	int i;
+
+	need_root();
+	assert_true(sysconf(_SC_NPROCESSORS_ONLN) >= 2);
+	start(f, opts, targv, false);
+	for (i = 0; i < 2; i++) {
+		msleep(300);
+		stop_cont(f, i, true, 50);
+	}
+	assert_int_equal(finish(f), 128 + SIGTERM);
+	snprintf(path, sizeof(path), "%s/snapshot-000002/ptbpf.json", f->out);
+	json = slurp(path);
+	assert_non_null(json);
+	/* the first snapshot reads every core: a thread may have been anywhere */
+	c1 = strstr(json, "{\"cpu\":1,");
+	assert_non_null(c1);
+	if (!strstr(c1, "\"read\":false"))
+		fail_msg("cpu 1 was read: %s", c1);
+	c1 = strstr(json, "{\"cpu\":0,\"bytes\":");
+	assert_non_null(c1);
+	if (atoll(c1 + strlen("{\"cpu\":0,\"bytes\":")) <= 0)
+		fail_msg("nothing of cpu 0: %s", c1);
+	free(json);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -1779,6 +1825,7 @@ int main(void)
 		T(test_scope_process_exec),
 		T(test_scope_cgroup_command),
 		T(test_scope_fallback),
+		T(test_scope_reads_only_its_cpus),
 	};
 
 	/* TEST_FILTER=test_cgroup runs one (cmocka's glob) */

@@ -447,10 +447,19 @@ static void test_cycles_in_order(void **state)
 	char *targv[] = { PROGS "spin", "2", NULL };
 	const char *env = getenv("PTBPF_CYCLES");
 	int n = env ? atoi(env) : 3000;
+	char *seq, *last;
+
 	need_root();
-	f->extra = "-t none";
+	/* cpu scope: user space pauses and resumes on every transition */
+	f->extra = "-t none --scope cpu";
 	start_on_pid(f, targv);
 	cycles_in_order(f, n > 0 ? n : 3000);
+	/* the target runs: so does the collection */
+	seq = event_sequence(f->dir, "stop run thread_start thread_exit");
+	last = strrchr(seq, ' ');
+	assert_non_null(last);
+	assert_string_equal(last + 1, "resume");
+	free(seq);
 	kill(f->ptbpf, SIGINT);
 	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
 	f->ptbpf = 0;

@@ -65,15 +65,15 @@ static const struct bad_case bad_cases[] = {
 	{ "--min-interval 5x -p 1", "invalid --min-interval '5x'" },
 	{ "--min-interval -1s -p 1", "invalid --min-interval" },
 	{ "-t stop,steps -p 1", "invalid trigger list" },
+	{ "--grace -p 1", "invalid grace period '-p'" },
+	{ "--grace 3h -p 1", "invalid grace period '3h'" },
+	{ "--grace 61m -p 1", "invalid grace period '61m'" },
+	{ "--grace s -p 1", "invalid grace period 's'" },
 	{ "--scope thread -p 1", "invalid scope 'thread'" },
 	{ "--scope cpu --cgroup -p 1", "--cgroup is --scope cgroup" },
 	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
 	{ "--max-events 0 -p 1", "invalid event limit '0'" },
 	{ "--max-events x -p 1", "invalid event limit 'x'" },
-	{ "--grace -p 1", "invalid grace period '-p'" },
-	{ "--grace 3h -p 1", "invalid grace period '3h'" },
-	{ "--grace 61m -p 1", "invalid grace period '61m'" },
-	{ "--grace s -p 1", "invalid grace period 's'" },
 };
 
 static void test_bad(void **state)
