@@ -43,7 +43,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%,$(UNIT_SRCS))
 INTEG_SRCS := $(wildcard tests/integration/test_*.c)
 INTEG_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(INTEG_SRCS))
 HELPER_SRCS := $(wildcard tests/progs/*.c)
-HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS))
+HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS)) \
+	$(OUTPUT)/tests/progs/callstack-nofp
 DUMP_SRCS := $(wildcard tools/dump/*.c)
 DUMP_OBJS := $(patsubst tools/dump/%.c,$(OUTPUT)/tools/dump/%.o,$(DUMP_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -129,6 +130,12 @@ $(OUTPUT)/tests/integration/%: tests/integration/%.c $(OUTPUT)/libptbpf.a $(wild
 $(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -lpthread -o $@
+
+# The same call path without frame pointers, as Debian builds its binaries:
+# only --call-graph dwarf unwinds it.
+$(OUTPUT)/tests/progs/callstack-nofp: tests/progs/callstack.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O1 -fomit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -o $@
 
 progs: $(HELPER_BINS)
 unit: $(UNIT_BINS)

@@ -30,6 +30,37 @@
 #include <unistd.h>
 
 #define PTBPF_BIN "./ptbpf"
+
+/*
+ * ptbpf fills perf's build-id cache as perf record does, in $HOME/.debug
+ * (perf itself knows no other place but its config's): each test binary
+ * runs ptbpf and perf with a HOME of its own, removed at exit, so the
+ * tests leave nothing in root's home.
+ */
+static char integ_home[64];
+static pid_t integ_home_owner;
+
+static void integ_home_rm(void)
+{
+	char cmd[128];
+
+	if (!integ_home[0] || getpid() != integ_home_owner)
+		return; /* a forked child that exit()s leaves it be */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", integ_home);
+	if (system(cmd))
+		fprintf(stderr, "can't remove %s\n", integ_home);
+}
+
+__attribute__((constructor)) static void integ_home_init(void)
+{
+	integ_home_owner = getpid();
+	snprintf(integ_home, sizeof(integ_home), "/tmp/ptbpf-test-home-%d",
+		 (int)getpid());
+	if (mkdir(integ_home, 0700) && errno != EEXIST)
+		return;
+	setenv("HOME", integ_home, 1);
+	atexit(integ_home_rm);
+}
 #define PROGS ".output/tests/progs/"
 
 /* The integration tests load BPF and open per-CPU events: root only. */

@@ -19,6 +19,7 @@ enum long_only {
 	OPT_CGROUP,
 	OPT_MAX_SIZE,
 	OPT_MIN_INTERVAL,
+	OPT_CALL_GRAPH,
 	OPT_SCOPE,
 	OPT_MAX_EVENTS,
 	OPT_GRACE,
@@ -39,6 +40,8 @@ static const struct option long_opts[] = {
 	{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "cgroup", optional_argument, NULL, OPT_CGROUP },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
 	{ "grace", required_argument, NULL, OPT_GRACE },
@@ -80,6 +83,11 @@ void args_usage(FILE *f)
 	      "                           a command gets a cgroup of its own\n"
 	      "      --grace DURATION     at the end, how long a started command has after\n"
 	      "                           SIGTERM before SIGKILL, e.g. 500ms, 10s (default 3s)\n"
+	      "  -F, --freq HZ            sample backend: samples a second per core (default 4000,\n"
+	      "                           lowered to kernel.perf_event_max_sample_rate, and said)\n"
+	      "      --call-graph MODE    sample backend call stacks: fp (default: frame pointers),\n"
+	      "                           dwarf[,SIZE] (user registers and SIZE bytes of stack,\n"
+	      "                           default 8192, for code without frame pointers), none\n"
 	      "  -q, --quiet  -v, --verbose  -h, --help  -V, --version\n"
 	      "\n"
 	      "SIGUSR2 takes a snapshot now. SIGINT, SIGTERM and SIGHUP end the run after a\n"
@@ -179,6 +187,32 @@ int args_parse_duration(const char *s, unsigned long long max_ms,
 	if (v > max_ms / mult)
 		return -ERANGE;
 	*out = v * mult;
+	return 0;
+}
+
+int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode,
+			 unsigned int *stack)
+{
+	unsigned long long v;
+
+	if (!s || !mode || !stack)
+		return -EINVAL;
+	*stack = 0;
+	if (!strcmp(s, "fp")) {
+		*mode = CALLGRAPH_FP;
+	} else if (!strcmp(s, "none")) {
+		*mode = CALLGRAPH_NONE;
+	} else if (!strncmp(s, "dwarf", 5) && (!s[5] || s[5] == ',')) {
+		*mode = CALLGRAPH_DWARF;
+		if (!s[5])
+			return 0;
+		/* the kernel wants a multiple of 8 that fits a u16 record */
+		if (args_parse_size(s + 6, &v) || !v || v % 8 || v > 65528)
+			return -EINVAL;
+		*stack = (unsigned int)v;
+	} else {
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -373,6 +407,23 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 				arg);
 		cfg->min_interval_ns = v * 1000000ULL;
 		return 0;
+	case 'F':
+		if (parse_uint(arg, UINT_MAX, &v) || v == 0)
+			return fail(
+				err, errlen,
+				"invalid sampling rate '%s': expected Hz, e.g. 4000",
+				arg);
+		cfg->freq = (unsigned int)v;
+		return 0;
+	case OPT_CALL_GRAPH:
+		if (args_parse_callgraph(arg, &cfg->call_graph,
+					 &cfg->stack_size))
+			return fail(
+				err, errlen,
+				"invalid call graph '%s': use fp, dwarf, dwarf,SIZE "
+				"(a multiple of 8 up to 65528) or none",
+				arg);
+		return 0;
 	case OPT_FORMAT:
 		if (parse_list(arg, format_names, format_bits, &cfg->formats))
 			return fail(
@@ -457,8 +508,8 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err,
 	err[0] = '\0';
 	optind = 0; /* full reset: tests call this more than once */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:qvhV", long_opts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:F:qvhV",
+				  long_opts, NULL)) != -1) {
 		if (opt == '?') {
 			if (optopt)
 				return fail(err, errlen,

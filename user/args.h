@@ -48,6 +48,9 @@ struct config {
 	bool cgroup; /* --cgroup given */
 	const char *cgroup_path; /* NULL: the target's own cgroup */
 	unsigned int grace_ms; /* --grace: SIGTERM to SIGKILL, for a command */
+	unsigned int freq; /* -F: sample backend, Hz; 0: the default */
+	enum ptbpf_callgraph call_graph; /* --call-graph; default fp */
+	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 	bool help;
 	bool version;
@@ -86,6 +89,14 @@ int args_parse_duration(const char *s, unsigned long long max_ms,
  * -EINVAL on a malformed list or a CPU >= ARGS_MAX_CPUS, -ENOMEM.
  */
 int args_parse_cpus(const char *s, int **cpus, unsigned int *nr);
+
+/*
+ * "fp", "dwarf", "dwarf,SIZE" (SIZE as args_parse_size(), a multiple of 8
+ * up to 65528, what the kernel takes) or "none" into @mode and @stack (0
+ * when not given). Returns -EINVAL when malformed or out of range.
+ */
+int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode,
+			 unsigned int *stack);
 
 void args_usage(FILE *f);
 #endif /* PTBPF_ARGS_H */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bundle.h"
 #include "scope.h"
@@ -63,6 +64,8 @@ static bool first_of_module(const struct snap_process *p, unsigned int i,
 	const struct snap_map *m = &p->maps[i];
 	unsigned int k;
 
+	bool code = false;
+
 	*load = m->start - m->pgoff;
 	for (k = 0; k < p->nr_maps; k++) {
 		if (!is_file(&p->maps[k]) || strcmp(p->maps[k].path, m->path))
@@ -71,8 +74,10 @@ static bool first_of_module(const struct snap_process *p, unsigned int i,
 			return false;
 		if (p->maps[k].start - p->maps[k].pgoff < *load)
 			*load = p->maps[k].start - p->maps[k].pgoff;
+		code |= !!(p->maps[k].prot & PROT_EXEC);
 	}
-	return true;
+	/* a module holds code; a file only mapped for data is none */
+	return code;
 }
 
 static void trace_process(const struct snap_process *p, struct json *j)

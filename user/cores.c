@@ -127,6 +127,32 @@ static const char *human(size_t n, char *buf, size_t len)
 	return buf;
 }
 
+/* The sample event: rate within the kernel's bound, call stacks. */
+static int sample_attr(struct cores *c, const struct cores_config *cfg,
+		       char *err, size_t errlen)
+{
+	unsigned int freq;
+	int rc;
+
+	if (pmu_sample_freq(cfg->sample_freq, NULL, &freq) > 0)
+		report(cfg,
+		       "sampling at %u Hz, not %u: kernel.perf_event_max_sample_rate",
+		       freq,
+		       cfg->sample_freq ? cfg->sample_freq : PMU_SAMPLE_FREQ);
+	rc = pmu_sample_attr(&c->data_attr, cfg->kernel, !cfg->start_running,
+			     freq);
+	if (!rc)
+		rc = pmu_sample_callgraph(&c->data_attr, cfg->call_graph,
+					  cfg->stack_size, cfg->kernel);
+	if (rc)
+		return errmsg(
+			err, errlen, rc, "--call-graph: %s",
+			rc == -EOPNOTSUPP ?
+				"dwarf is not known on this architecture" :
+				"invalid stack size");
+	return 0;
+}
+
 /* Choose the backend; for intel-pt, read the PMU and build the attr. */
 static int pick_backend(struct cores *c, const struct cores_config *cfg,
 			size_t *psb, char *err, size_t errlen)
@@ -156,8 +182,7 @@ static int pick_backend(struct cores *c, const struct cores_config *cfg,
 		       c->pmu.path);
 	}
 	c->backend = BACKEND_SAMPLE;
-	return pmu_sample_attr(&c->data_attr, cfg->kernel, !cfg->start_running,
-			       cfg->sample_freq);
+	return sample_attr(c, cfg, err, errlen);
 }
 
 static int pick_sizes(struct cores *c, const struct cores_config *cfg,

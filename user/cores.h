@@ -81,6 +81,8 @@ struct cores_config {
 	 */
 	int sample_filter_fd;
 	unsigned int sample_freq; /* sample backend, Hz; 0: PMU_SAMPLE_FREQ */
+	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
+	__u32 stack_size; /* CALLGRAPH_DWARF bytes; 0: PMU_STACK_USER_DEFAULT */
 	const char *sysfs_root; /* NULL: "/sys" */
 	cores_report_fn report; /* may be NULL */
 	void *report_ctx;

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "dumpelf.h"
+#include "fmtnum.h"
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -92,21 +94,64 @@ static int add_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
-/* .symtab when the file has one (not stripped), else .dynsym. */
-static int symbols(Elf *e, struct dump_elf *m)
+/* The .symtab of @e, added to @m; -ENOENT when it has none. */
+static int add_symtab(Elf *e, struct dump_elf *m)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return add_syms(e, scn, &sh, m);
+	return -ENOENT;
+}
+
+/*
+ * A stripped file's full symbol table lives in its separate debug file,
+ * found by build-id as perf and gdb find it (Debian's -dbg packages):
+ * DUMP_DEBUG_DIR/.build-id/xx/rest.debug, linked at the same addresses.
+ */
+static int debug_symtab(const char *path, struct dump_elf *m)
+{
+	char hex[2 * BUILDID_MAX + 1], dbg[128];
+	__u8 id[BUILDID_MAX];
+	int fd, ret = -ENOENT;
+	size_t len;
+	Elf *e;
+
+	if (buildid_read(path, id, &len) || len < 2)
+		return -ENOENT;
+	buildid_hex(id, len, hex);
+	snprintf(dbg, sizeof(dbg), DUMP_DEBUG_DIR "/.build-id/%.2s/%s.debug",
+		 hex, hex + 2);
+	fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		ret = add_symtab(e, m);
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+/*
+ * .symtab when the file has one (not stripped), else its debug file's,
+ * else .dynsym: the names perf shows.
+ */
+static int symbols(Elf *e, const char *path, struct dump_elf *m)
 {
 	Elf_Scn *scn = NULL, *dyn = NULL;
 	GElf_Shdr sh, dsh;
 	int ret;
 
+	ret = add_symtab(e, m);
+	if (ret == -ENOENT)
+		ret = debug_symtab(path, m);
+	if (ret != -ENOENT)
+		goto sort;
 	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			ret = add_syms(e, scn, &sh, m);
-			goto sort;
-		}
-		if (sh.sh_type == SHT_DYNSYM) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
 			dyn = scn;
 			dsh = sh;
 		}
@@ -140,7 +185,7 @@ static int load_one(struct dump_elf *m, const struct dump_module *mod,
 		dump_error(log, mod->path, -1, "module: no loadable segment");
 		ret = -EBADMSG;
 	} else {
-		ret = symbols(e, m);
+		ret = symbols(e, mod->path, m);
 	}
 	elf_end(e);
 	close(fd);
@@ -210,15 +255,16 @@ static const struct dump_elf *module_of(const struct dump_symtab *tab,
 	return NULL;
 }
 
-const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
-			  uint64_t *off)
+/*
+ * The symbol of @m covering @ip, and in [*@lo, *@hi) the addresses it
+ * covers (the module's end or the next symbol bound an unsized one).
+ */
+static const struct dump_sym *sym_in(const struct dump_elf *m, uint64_t ip,
+				     uint64_t *from, uint64_t *to)
 {
-	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
 	const struct dump_sym *s;
 	size_t lo = 0, hi;
 
-	if (!m)
-		return NULL;
 	hi = m->nr_syms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -237,8 +283,76 @@ const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
 	/* a sized symbol covers only its size; an unsized one up to the next */
 	if (s->size && ip >= s->addr + s->size)
 		return NULL;
+	*from = s->addr;
+	/* ... and a symbol starting inside it takes over from there */
+	*to = s->size ? s->addr + s->size : m->hi;
+	if (lo < m->nr_syms && m->syms[lo].addr < *to)
+		*to = m->syms[lo].addr;
+	if (*to > m->hi)
+		*to = m->hi;
+	return s;
+}
+
+const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
+			  uint64_t *off)
+{
+	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
+	const struct dump_sym *s;
+	uint64_t lo, hi;
+
+	if (!m || !(s = sym_in(m, ip, &lo, &hi)))
+		return NULL;
 	*off = ip - s->addr;
 	return s->name;
+}
+
+char *dump_sym_format_fast(const struct dump_symtab *tab,
+			   struct dump_sym_cache *c, uint64_t ip, char *buf)
+{
+	const struct dump_elf *m;
+	const struct dump_sym *s;
+	const char *base;
+	uint64_t lo, hi;
+	unsigned int i;
+	char *p = buf;
+
+	for (i = 0; i < DUMP_SYM_CACHE; i++) {
+		if (c->e[i].name && ip >= c->e[i].lo && ip < c->e[i].hi) {
+			memcpy(p, c->e[i].name, c->e[i].len);
+			p += c->e[i].len;
+			*p++ = '+';
+			return fmt_0x(p, ip - c->e[i].lo);
+		}
+	}
+	m = tab ? module_of(tab, ip) : NULL;
+	s = m ? sym_in(m, ip, &lo, &hi) : NULL;
+	if (s && lo < hi) {
+		i = c->next++ % DUMP_SYM_CACHE;
+		c->e[i].lo = lo;
+		c->e[i].hi = hi;
+		c->e[i].name = s->name;
+		c->e[i].len = strnlen(s->name, 256);
+		memcpy(p, s->name, c->e[i].len);
+		p += c->e[i].len;
+		*p++ = '+';
+		return fmt_0x(p, ip - s->addr);
+	}
+	if (!m)
+		return fmt_0x(p, ip);
+	base = strrchr(m->path, '/');
+	p = fmt_str(p, base ? base + 1 : m->path, 256);
+	return fmt_0x(fmt_str(p, "+", 1), ip - m->lo);
+}
+
+const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip)
+{
+	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
+	const char *base;
+
+	if (!m)
+		return NULL;
+	base = strrchr(m->path, '/');
+	return base ? base + 1 : m->path;
 }
 
 const char *dump_sym_format(const struct dump_symtab *tab, uint64_t ip,

@@ -20,6 +20,9 @@
 
 #include "dumpsnap.h"
 
+/* Where separate debug files are, by build-id (perf's and gdb's default) */
+#define DUMP_DEBUG_DIR "/usr/lib/debug"
+
 struct dump_sym {
 	uint64_t addr, size; /* run-time address */
 	char *name;
@@ -60,6 +63,34 @@ void dump_symtab_free(struct dump_symtab *tab);
  */
 const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
 			  uint64_t *off);
+
+/*
+ * The functions dump_sym_format_fast() found last, and the ranges they
+ * cover: a loop runs through a few functions over and over.
+ */
+#define DUMP_SYM_CACHE 4
+
+struct dump_sym_cache {
+	struct {
+		uint64_t lo, hi; /* [lo, hi): ip - lo is the offset in it */
+		const char *name;
+		size_t len;
+	} e[DUMP_SYM_CACHE];
+	unsigned int next; /* the entry replaced next */
+};
+
+/*
+ * Writes @ip as dump_sym_format() does into @buf (at least 300 bytes),
+ * without printf, and looks it up only when it is outside the functions
+ * @c remembers (zero it before the first call): consecutive instructions
+ * are mostly in a few functions. Returns the end of what was written (no
+ * NUL).
+ */
+char *dump_sym_format_fast(const struct dump_symtab *tab,
+			   struct dump_sym_cache *c, uint64_t ip, char *buf);
+
+/* The base name of the module holding @ip, or NULL. */
+const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip);
 
 /*
  * Writes @ip as "func+0xoff", else "module+0xoff" (the file's base name

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Instruction flow per thread: see dumpinsn.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "dumpinsn.h"
 #include "dumppt.h"
+#include "fmtnum.h"
 
 struct walk {
 	const struct dump_snap *s;
@@ -16,6 +18,7 @@ struct walk {
 	struct dump_insn_at at;
 	uint64_t len;
 	uint64_t last_off, same_off; /* see stuck() */
+	uint64_t tsc; /* of the last locate(); ~0 before the first */
 };
 
 /* Who is on the core now, by the decoder's last TSC. */
@@ -26,6 +29,11 @@ static void locate(struct walk *w)
 
 	/* -pte_no_time before the first TSC: the time stays 0 */
 	pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc);
+	/* the time moves only at timing packets: most instructions share
+	 * the last one's, and its task */
+	if (tsc == w->tsc)
+		return;
+	w->tsc = tsc;
 	w->at.time = dump_tsc_to_ns(&w->s->conv, tsc);
 	dump_core_task(w->at.core, w->at.time, &w->at.pid, &w->at.tid);
 	w->at.target = w->at.pid < 0 || (uint32_t)w->at.pid == w->s->pid;
@@ -132,9 +140,11 @@ int dump_insn_walk(const struct dump_snap *s, const struct dump_core *c,
 		   void *ctx, struct dump_insn_stats *st)
 {
 	struct dump_insn_stats dummy;
-	struct walk w = {
-		.s = s, .ops = ops, .ctx = ctx, .st = st ? st : &dummy
-	};
+	struct walk w = { .s = s,
+			  .ops = ops,
+			  .ctx = ctx,
+			  .st = st ? st : &dummy,
+			  .tsc = ~0ULL };
 	struct pt_config cfg;
 	int status;
 
@@ -164,10 +174,13 @@ struct print {
 	struct dump_log *log;
 	int32_t tid; /* of the last line printed; -2 before the first */
 	uint64_t hidden; /* instructions of others since */
+	struct dump_sym_cache sym;
+	struct fmt_out *o; /* the instruction lines */
 };
 
 static void thread_line(struct print *p, const struct dump_insn_at *at)
 {
+	fmt_out_flush(p->o);
 	if (p->hidden)
 		fprintf(p->out, "  (%" PRIu64 " instructions of other tasks)\n",
 			p->hidden);
@@ -188,7 +201,7 @@ static void print_insn(void *ctx, const struct dump_insn_at *at,
 		       const struct pt_insn *insn)
 {
 	struct print *p = ctx;
-	char sym[256];
+	char *line, *e;
 
 	if (!at->target) {
 		p->hidden++;
@@ -196,8 +209,15 @@ static void print_insn(void *ctx, const struct dump_insn_at *at,
 	}
 	if (at->tid != p->tid || p->hidden)
 		thread_line(p, at);
-	fprintf(p->out, "  %016" PRIx64 "  %s\n", insn->ip,
-		dump_sym_format(p->tab, insn->ip, sym, sizeof(sym)));
+	/* "  %016" PRIx64 "  func+0xoff\n", without printf */
+	line = fmt_out_reserve(p->o, 2 + 16 + 2 + 320);
+	line[0] = line[1] = ' ';
+	e = fmt_hex16(line + 2, insn->ip);
+	*e++ = ' ';
+	*e++ = ' ';
+	e = dump_sym_format_fast(p->tab, &p->sym, insn->ip, e);
+	*e++ = '\n';
+	fmt_out_commit(p->o, e);
 }
 
 static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
@@ -206,6 +226,7 @@ static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
 	struct print *p = ctx;
 	const struct dump_core *c = at->core;
 
+	fmt_out_flush(p->o);
 	fprintf(p->out, "  error at trace offset 0x%" PRIx64 ": %s; ", off,
 		why);
 	if (resync < c->trace_len)
@@ -221,12 +242,19 @@ int dump_insn_print(FILE *out, const struct dump_snap *s,
 		    const struct dump_symtab *tab, struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { print_insn, print_error };
-	struct print p = { out, s, tab, log, -2, 0 };
+	struct print p = { .out = out, .s = s, .tab = tab, .log = log, .tid = -2 };
 	struct dump_insn_stats st;
 	int ret;
 
+	p.o = malloc(sizeof(*p.o));
+	if (!p.o)
+		return -ENOMEM;
+	p.o->f = out;
+	p.o->len = 0;
 	fprintf(out, "cpu %d: %zu bytes of Intel PT\n", c->cpu, c->trace_len);
 	ret = dump_insn_walk(s, c, image, &ops, &p, &st);
+	fmt_out_flush(p.o);
+	free(p.o);
 	if (ret)
 		return ret;
 	if (p.hidden)

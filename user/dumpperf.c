@@ -244,6 +244,18 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 	}
 	if (cpu > 1 << 20)
 		return -EBADMSG;
+	if (a->sample_type & PERF_SAMPLE_PERIOD)
+		off += 8;
+	/* a READ group's size depends on read_format: no chain then */
+	if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    !(a->sample_type & PERF_SAMPLE_READ) && off + 8 <= h->size) {
+		uint64_t nr = get64(r + off);
+
+		if (nr > (h->size - off - 8) / 8)
+			return -EBADMSG;
+		smp.chain = r + off + 8;
+		smp.nr_chain = (uint32_t)nr;
+	}
 	c = dump_snap_core(x->s, (int)cpu);
 	if (!c)
 		return -ENOMEM;
@@ -445,6 +457,59 @@ static void sort_switches(struct dump_switch *sw, size_t n)
 	}
 }
 
+size_t dump_sample_stack(const struct dump_sample *smp, uint64_t *ips,
+			 size_t max)
+{
+	bool user = false;
+	size_t n = 0;
+	uint32_t i;
+	uint64_t v;
+
+	if (!smp || !ips || !max)
+		return 0;
+	ips[n++] = smp->ip;
+	for (i = 0; i < smp->nr_chain && n < max; i++) {
+		v = get64(smp->chain + 8 * (size_t)i);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = v == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		/* the user part starts with the sampled IP itself; a frame
+		 * walk that ran off the stack ends in 0, never code */
+		if (!user || (n == 1 && v == smp->ip && ips[0] == v) ||
+		    v < 4096)
+			continue;
+		ips[n++] = v - 1;
+	}
+	return n;
+}
+
+/*
+ * CLOCK_DATA (perf's HEADER_CLOCK_DATA): version, clockid, time of day ns,
+ * the same moment in the data clock. Features follow the data section as
+ * a table of {offset, size}, one per bit set, in bit order.
+ */
+static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
+			    const struct perfdata_header *fh)
+{
+	uint64_t tab = fh->data_off + fh->data_size, off, size;
+	unsigned int bit, idx = 0;
+
+	if (!(fh->features[0] & (1ULL << PERFDATA_FEAT_CLOCK_DATA)))
+		return;
+	for (bit = 0; bit < PERFDATA_FEAT_CLOCK_DATA; bit++)
+		idx += !!(fh->features[0] & (1ULL << bit));
+	if (tab < fh->data_off || !inside(len, tab + 16ULL * idx, 16))
+		return;
+	off = get64(buf + tab + 16 * idx);
+	size = get64(buf + tab + 16 * idx + 8);
+	if (size < 24 || !inside(len, off, 24) || get32(buf + off) != 1)
+		return;
+	s->tod_ns = get64(buf + off + 8);
+	s->tod_clock_ns = get64(buf + off + 16);
+	s->has_tod = true;
+}
+
 int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
 		    const char *file, struct dump_log *log)
 {
@@ -467,6 +532,7 @@ int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
 	memcpy(&fh, buf, sizeof(fh));
 	ret = read_attrs(&x, &fh);
 	if (!ret) {
+		read_clock_data(s, buf, len, &fh);
 		walk_data(&x, &fh);
 		for (i = 0; i < s->nr_cores; i++)
 			sort_switches(s->cores[i].sw, s->cores[i].nr_sw);

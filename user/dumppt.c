@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Intel PT packets: see dumppt.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "dumppt.h"
+#include "fmtnum.h"
 
 void dump_pt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
 		    struct pt_config *cfg)
@@ -239,27 +241,138 @@ struct print_ctx {
 	const struct dump_core *c;
 	struct dump_log *log;
 	bool started;
+	struct fmt_out *o; /* the packet lines */
 };
+
+/* strlen(ipc_name(@ipc)), known at compile time. */
+static size_t ipc_len(enum pt_ip_compression ipc)
+{
+	switch (ipc) {
+	case pt_ipc_suppressed:
+		return sizeof("suppressed") - 1;
+	case pt_ipc_update_16:
+	case pt_ipc_update_32:
+	case pt_ipc_update_48:
+		return sizeof("upd16") - 1;
+	case pt_ipc_sext_48:
+		return sizeof("sext48") - 1;
+	case pt_ipc_full:
+		return sizeof("full") - 1;
+	}
+	return 1;
+}
+
+/*
+ * The payloads of the packets a trace is mostly made of, without printf;
+ * NULL for the others (dump_pt_payload() then). Same text as it.
+ */
+static char *fast_payload(char *p, const struct pt_packet *pkt)
+{
+	const char *name;
+	unsigned int i;
+	size_t n;
+
+	switch (pkt->type) {
+	case ppt_tnt_8:
+	case ppt_tnt_64:
+		for (i = 0; i < pkt->payload.tnt.bit_size && i < 64; i++)
+			*p++ = pkt->payload.tnt.payload >> (pkt->payload.tnt
+								    .bit_size -
+							    1 - i) &
+					       1 ?
+				       '!' :
+				       '.';
+		return p;
+	case ppt_fup:
+	case ppt_tip:
+	case ppt_tip_pge:
+	case ppt_tip_pgd:
+		p = fmt_0x(p, pkt->payload.ip.ip);
+		*p++ = ' ';
+		*p++ = '(';
+		name = ipc_name(pkt->payload.ip.ipc);
+		n = ipc_len(pkt->payload.ip.ipc);
+		memcpy(p, name, n);
+		p += n;
+		*p++ = ')';
+		return p;
+	case ppt_tsc:
+		return fmt_0x(p, pkt->payload.tsc.tsc);
+	case ppt_mtc:
+		return fmt_0x(p, pkt->payload.mtc.ctc);
+	case ppt_cyc:
+		return fmt_0x(p, pkt->payload.cyc.value);
+	case ppt_pad:
+	case ppt_psb:
+	case ppt_psbend:
+	case ppt_ovf:
+	case ppt_stop:
+		return p; /* no payload */
+	default:
+		return NULL;
+	}
+}
+
+/* Each kind's name as printed, alone and padded to its column ("%-8s "). */
+struct kind_text {
+	char name[16], padded[16]; /* 16: copied whole */
+	uint8_t n, np;
+};
+
+static const struct kind_text *kind_text(int type)
+{
+	static struct kind_text t[DUMP_PT_KINDS + 1];
+	static bool ready;
+	int i;
+
+	if (!ready) {
+		for (i = 0; i <= DUMP_PT_KINDS; i++) {
+			const char *k = dump_pt_kind_name(i);
+
+			t[i].n = (uint8_t)snprintf(t[i].name, sizeof(t[i].name),
+						   "%s", k);
+			t[i].np = (uint8_t)snprintf(
+				t[i].padded, sizeof(t[i].padded), "%-8s ", k);
+		}
+		ready = true;
+	}
+	return &t[type >= 0 && type < DUMP_PT_KINDS ? type : DUMP_PT_KINDS];
+}
 
 static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 {
 	struct print_ctx *x = ctx;
-	char payload[96];
+	const struct kind_text *k = kind_text(pkt->type);
+	char *line, *e, *pl, *pe;
 
 	/* a cyclic buffer's oldest bytes are usually the tail of a packet */
-	if (!x->started && off)
+	if (!x->started && off) {
+		fmt_out_flush(x->o);
 		fprintf(x->out,
 			"%016x  skipped: %" PRIu64
 			" bytes before the first PSB\n",
 			0, off);
+	}
 	x->started = true;
-	dump_pt_payload(pkt, payload, sizeof(payload));
-	if (payload[0])
-		fprintf(x->out, "%016" PRIx64 "  %-8s %s\n", off,
-			dump_pt_kind_name(pkt->type), payload);
-	else
-		fprintf(x->out, "%016" PRIx64 "  %s\n", off,
-			dump_pt_kind_name(pkt->type));
+	/* "%016" PRIx64 "  %-8s %s\n", or "%016" PRIx64 "  %s\n" */
+	line = fmt_out_reserve(x->o, 16 + 2 + 24 + 128 + 1);
+	e = fmt_hex16(line, off);
+	*e++ = ' ';
+	*e++ = ' ';
+	/* constant-size copies (the line has room): no rep movs per packet */
+	memcpy(e, k->padded, 16);
+	pl = e + k->np;
+	pe = fast_payload(pl, pkt);
+	if (!pe) {
+		dump_pt_payload(pkt, pl, 128);
+		pe = pl + strlen(pl);
+	}
+	if (pe == pl) { /* no payload: the name alone */
+		memcpy(e, k->name, 16);
+		pe = e + k->n;
+	}
+	*pe++ = '\n';
+	fmt_out_commit(x->o, pe);
 }
 
 static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
@@ -267,6 +380,7 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 	struct print_ctx *x = ctx;
 	uint64_t end = x->c->trace_len;
 
+	fmt_out_flush(x->o);
 	fprintf(x->out, "%016" PRIx64 "  error: %s\n", off, why);
 	if (next < end)
 		fprintf(x->out,
@@ -286,11 +400,16 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 int dump_pt_print_packets(FILE *out, const struct dump_snap *s,
 			  const struct dump_core *c, struct dump_log *log)
 {
-	struct print_ctx x = { out, c, log, false };
+	struct print_ctx x = { out, c, log, false, NULL };
 	struct dump_pt_stats st;
 	struct pt_config cfg;
 	int ret;
 
+	x.o = malloc(sizeof(*x.o));
+	if (!x.o)
+		return -ENOMEM;
+	x.o->f = out;
+	x.o->len = 0;
 	fprintf(out,
 		"cpu %d: %zu bytes of Intel PT from %s at offset 0x%" PRIx64
 		"\n",
@@ -298,6 +417,8 @@ int dump_pt_print_packets(FILE *out, const struct dump_snap *s,
 		c->trace_off);
 	dump_pt_config(s, c->trace, c->trace_len, &cfg);
 	ret = dump_pt_scan(&cfg, &st, print_pkt, print_err, &x);
+	fmt_out_flush(x.o);
+	free(x.o);
 	if (ret)
 		return ret;
 	if (!st.has_psb && c->trace_len) {

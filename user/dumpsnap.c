@@ -316,6 +316,9 @@ static void meta_head(struct dump_snap *s, const struct jval *root,
 	s->trigger_ts = need_u64(root, "trigger_ts", file, "", log);
 	s->pid = (uint32_t)need_u64(root, "pid", file, "", log);
 	meta_trigger(s, root);
+	/* older snapshots may lack it: a stream, as before --full existed */
+	if (jval_get_bool(root, "full", &s->full))
+		s->full = false;
 }
 
 int dump_parse_meta(struct dump_snap *s, const char *buf, size_t len,

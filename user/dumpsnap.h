@@ -43,7 +43,23 @@ struct dump_switch {
 struct dump_sample {
 	uint64_t ip, time;
 	uint32_t pid, tid;
+	/*
+	 * PERF_SAMPLE_CALLCHAIN as the kernel wrote it (context markers
+	 * included), inside the snapshot's perf_buf: read it through
+	 * dump_sample_stack(). NULL when the sample has none.
+	 */
+	const uint8_t *chain;
+	uint32_t nr_chain;
 };
+
+/*
+ * The user call stack of @smp into @ips (@max entries), innermost first:
+ * the sampled IP, then each caller's return address minus one (inside the
+ * call instruction, so it names the caller even after a noreturn call).
+ * Context markers and kernel frames are left out. Returns the count.
+ */
+size_t dump_sample_stack(const struct dump_sample *smp, uint64_t *ips,
+			 size_t max);
 
 struct dump_module {
 	char *path;
@@ -98,6 +114,10 @@ struct dump_snap {
 	uint64_t sample_period; /* from perf.data's attr; 0: unknown */
 	bool sample_freq; /* sample_period is a frequency (attr.freq) */
 	bool has_perf, has_lldb; /* perf.data / trace.json were read */
+	bool full; /* ptbpf.json "full": whole buffers, not a stream */
+	/* perf.data CLOCK_DATA: the data clock next to the time of day */
+	bool has_tod;
+	uint64_t tod_ns, tod_clock_ns;
 	unsigned int nr_cores;
 	struct dump_core *cores;
 	unsigned int nr_threads;

@@ -7,6 +7,7 @@
 
 #include "bundle.h"
 #include "dumpelf.h"
+#include "dumplast.h"
 #include "dumpsum.h"
 #include "eventlog.h"
 
@@ -191,10 +192,46 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 	fputc('\n', out);
 }
 
+/* intel-pt: the span of switches and of each core's TSC range. */
+static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first,
+			 uint64_t last)
+{
+	char a[48], b[48];
+
+	dump_snap_span(s, &first, &last);
+	if (first > last) {
+		fputs("  span: no timed records\n", out);
+		return;
+	}
+	fprintf(out,
+		"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
+		"trigger\n",
+		dump_time_str(s, first, a, sizeof(a)),
+		dump_time_str(s, last, b, sizeof(b)),
+		(double)(last - first) / 1e6,
+		((double)last - (double)s->trigger_ts) / 1e6);
+}
+
+static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum,
+		     uint64_t *first, uint64_t *last)
+{
+	uint64_t a, b;
+
+	if (!sum->pt.has_tsc)
+		return;
+	a = dump_tsc_to_ns(&s->conv, sum->pt.first_tsc);
+	b = dump_tsc_to_ns(&s->conv, sum->pt.last_tsc);
+	if (a < *first)
+		*first = a;
+	if (b > *last)
+		*last = b;
+}
+
 int dump_summary_text(FILE *out, const struct dump_snap *s,
-		      struct dump_log *log)
+		      const struct dump_symtab *tab, struct dump_log *log)
 {
 	const char *be = bundle_backend_name(s->backend);
+	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;
 	const struct dump_core *c;
 	unsigned int i;
@@ -224,12 +261,18 @@ int dump_summary_text(FILE *out, const struct dump_snap *s,
 				" (switch records lost: %" PRIu64 " bytes)",
 				c->sb_lost_bytes);
 		fputc('\n', out);
-		if (s->backend == BACKEND_INTEL_PT)
+		if (s->backend == BACKEND_INTEL_PT) {
 			text_pt(out, s, &sum);
-		else
+			pt_range(s, &sum, &first, &last);
+		} else {
 			text_sample(out, &sum);
+		}
 	}
-	return 0;
+	if (s->backend == BACKEND_INTEL_PT) {
+		text_pt_span(out, s, first, last);
+		return 0;
+	}
+	return dump_last_text(out, s, tab, DUMP_SUM_LAST);
 }
 
 static void json_pt(struct json *j, const struct dump_snap *s,
@@ -313,8 +356,9 @@ static void json_head(struct json *j, const struct dump_snap *s)
 }
 
 int dump_summary_json(struct json *j, const struct dump_snap *s,
-		      struct dump_log *log)
+		      const struct dump_symtab *tab, struct dump_log *log)
 {
+	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;
 	const struct dump_core *c;
 	unsigned int i;
@@ -337,13 +381,23 @@ int dump_summary_json(struct json *j, const struct dump_snap *s,
 		json_bool(j, "sideband_wrapped", c->sb_wrapped);
 		json_u64(j, "sideband_lost_bytes", c->sb_lost_bytes);
 		json_u64(j, "context_switches", c->nr_sw);
-		if (s->backend == BACKEND_INTEL_PT)
+		if (s->backend == BACKEND_INTEL_PT) {
 			json_pt(j, s, &sum);
-		else
+			pt_range(s, &sum, &first, &last);
+		} else {
 			json_sample(j, &sum);
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	if (s->backend == BACKEND_INTEL_PT) {
+		if (dump_snap_span(s, &first, &last)) {
+			json_u64(j, "first_ns", first);
+			json_u64(j, "last_ns", last);
+		}
+	} else if (dump_last_json(j, s, tab, DUMP_SUM_LAST)) {
+		return -ENOMEM;
+	}
 	json_obj_end(j);
 	return j->err == -ENOMEM ? -ENOMEM : 0;
 }

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 
+#include "dumpelf.h"
 #include "dumppt.h"
 #include "dumpsnap.h"
 #include "json.h"
@@ -38,21 +39,27 @@ struct dump_core_sum {
 int dump_core_summary(const struct dump_snap *s, const struct dump_core *c,
 		      struct dump_core_sum *sum, struct dump_log *log);
 
+/* Samples listed before the trigger of a stop or fatal snapshot. */
+#define DUMP_SUM_LAST 8
+
 /*
- * Prints the summary of @s to @out as text.
+ * Prints the summary of @s to @out as text: per core as above, then the
+ * time span of its records, and for the sample backend the target's
+ * hottest functions and last samples before a stop or fatal trigger, named
+ * from @tab (may be NULL: addresses only).
  *
  * Returns 0, or -ENOMEM.
  */
 int dump_summary_text(FILE *out, const struct dump_snap *s,
-		      struct dump_log *log);
+		      const struct dump_symtab *tab, struct dump_log *log);
 
 /*
  * Adds the summary of @s to @j as one object (@j must be inside an array
- * or at the top level).
+ * or at the top level), with the same content as the text.
  *
  * Returns 0, or -ENOMEM.
  */
 int dump_summary_json(struct json *j, const struct dump_snap *s,
-		      struct dump_log *log);
+		      const struct dump_symtab *tab, struct dump_log *log);
 
 #endif /* PTBPF_DUMPSUM_H */

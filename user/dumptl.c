@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The Chrome trace event timeline: see dumptl.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "dumpinsn.h"
+#include "dumplast.h"
 #include "dumptl.h"
 #include "json.h"
 #include "jsonread.h"
@@ -172,36 +174,159 @@ static int tl_pt(struct dump_tl *tl, const struct dump_snap *s,
 	return 0;
 }
 
-static void tl_samples(struct dump_tl *tl, const struct dump_snap *s,
-		       const struct dump_symtab *tab)
+/* cpu-clock counts ns: a sample stands for one period */
+static uint64_t sample_dur(const struct dump_snap *s)
 {
-	/* cpu-clock counts ns: a sample stands for one period */
-	uint64_t dur = s->sample_period && !s->sample_freq ? s->sample_period :
-		       s->sample_period ? 1000000000 / s->sample_period :
-					  1000;
-	const struct dump_sample *smp;
-	char buf[EV_MAX], name[256], ip[24];
+	return s->sample_period && !s->sample_freq ? s->sample_period :
+	       s->sample_period ? 1000000000 / s->sample_period :
+				  1000;
+}
+
+static int by_tid_time(const void *a, const void *b)
+{
+	const struct dump_moment *x = a, *y = b;
+
+	if (x->smp->tid != y->smp->tid)
+		return x->smp->tid < y->smp->tid ? -1 : 1;
+	if (x->smp->time != y->smp->time)
+		return x->smp->time < y->smp->time ? -1 : 1;
+	return x->cpu - y->cpu;
+}
+
+/* The first context switch on @cpu after @t: the thread left the core. */
+static uint64_t next_switch(const struct dump_snap *s, int cpu, uint64_t t)
+{
+	const struct dump_core *c = NULL;
+	size_t lo = 0, hi;
 	unsigned int i;
+
+	for (i = 0; i < s->nr_cores && !c; i++)
+		if (s->cores[i].cpu == cpu)
+			c = &s->cores[i];
+	if (!c)
+		return UINT64_MAX;
+	hi = c->nr_sw;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->sw[mid].time <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nr_sw ? c->sw[lo].time : UINT64_MAX;
+}
+
+/* One thread's open call stack while its samples are drawn. */
+struct flame {
+	struct dump_tl *tl;
+	const struct dump_snap *s;
+	const struct dump_symtab *tab;
+	uint32_t tid;
+	unsigned int depth;
+	char names[DUMP_STACK_MAX][96]; /* outermost first */
+};
+
+static void flame_ev(struct flame *f, const char *ph, const char *name,
+		     uint64_t ns, const struct dump_moment *m)
+{
+	char buf[EV_MAX], ip[24];
 	struct json j;
+
+	ev_begin(&j, buf, ph, name, ns, f->s->pid, f->tid);
+	if (m) {
+		json_obj_begin(&j, "args");
+		snprintf(ip, sizeof(ip), "0x%" PRIx64, m->smp->ip);
+		json_str(&j, "ip", ip);
+		json_i64(&j, "cpu", m->cpu);
+		json_obj_end(&j);
+	}
+	ev_end(f->tl, &j);
+}
+
+/* Closes the open frames down to @keep, innermost first, at @ns. */
+static void flame_close(struct flame *f, unsigned int keep, uint64_t ns)
+{
+	while (f->depth > keep)
+		flame_ev(f, "E", f->names[--f->depth], ns, NULL);
+}
+
+/*
+ * Sample @m, drawn from its time to @end: the frames it shares with what
+ * is open stay open (a function that ran through several samples is one
+ * slice), the others close, its own open, outermost first.
+ */
+static void flame_sample(struct flame *f, const struct dump_moment *m,
+			 bool joined)
+{
+	uint64_t ips[DUMP_STACK_MAX];
+	char names[DUMP_STACK_MAX][96], tmp[256];
+	size_t n, i;
+	unsigned int keep = 0;
+
+	n = dump_sample_stack(m->smp, ips, DUMP_STACK_MAX);
+	for (i = 0; i < n; i++)
+		snprintf(names[i], sizeof(names[i]), "%s",
+			 func_name(f->tab, ips[n - 1 - i], tmp, sizeof(tmp)));
+	while (joined && keep < f->depth && keep < n &&
+	       !strcmp(f->names[keep], names[keep]))
+		keep++;
+	/* the leaf is each sample's own: its args name the IP and cpu */
+	if (keep == n && keep)
+		keep--;
+	flame_close(f, keep, m->smp->time);
+	for (i = keep; i < n; i++) {
+		flame_ev(f, "B", names[i], m->smp->time, i + 1 == n ? m : NULL);
+		memcpy(f->names[f->depth++], names[i], sizeof(names[i]));
+	}
+}
+
+/*
+ * The target's samples as a flame chart in time, one track per thread: a
+ * sample lasts until that thread's next sample, its core's next context
+ * switch, or one period, whichever comes first, so slices on a track never
+ * overlap; with call stacks each sample is a stack of nested slices.
+ */
+static int tl_samples(struct dump_tl *tl, const struct dump_snap *s,
+		      const struct dump_symtab *tab)
+{
+	uint64_t dur = sample_dur(s), end, prev_end = 0;
+	struct dump_moments m = { 0 };
+	struct flame *f;
 	size_t k;
 
-	for (i = 0; i < s->nr_cores; i++) {
-		for (k = 0; k < s->cores[i].nr_samples; k++) {
-			smp = &s->cores[i].samples[k];
-			if (smp->pid != s->pid)
-				continue;
-			ev_begin(&j, buf, "X",
-				 func_name(tab, smp->ip, name, sizeof(name)),
-				 smp->time, smp->pid, smp->tid);
-			json_double(&j, "dur", (double)dur / 1000.0);
-			json_obj_begin(&j, "args");
-			snprintf(ip, sizeof(ip), "0x%" PRIx64, smp->ip);
-			json_str(&j, "ip", ip);
-			json_i64(&j, "cpu", s->cores[i].cpu);
-			json_obj_end(&j);
-			ev_end(tl, &j);
-		}
+	f = calloc(1, sizeof(*f));
+	if (!f || dump_moments_add(&m, s, 0, UINT64_MAX)) {
+		free(f);
+		dump_moments_free(&m);
+		return -ENOMEM;
 	}
+	qsort(m.v, m.n, sizeof(*m.v), by_tid_time);
+	f->tl = tl;
+	f->s = s;
+	f->tab = tab;
+	for (k = 0; k < m.n; k++) {
+		const struct dump_moment *x = &m.v[k];
+		bool same = k && m.v[k - 1].smp->tid == x->smp->tid;
+
+		if (!same || prev_end < x->smp->time) {
+			flame_close(f, 0, prev_end);
+			f->tid = x->smp->tid;
+			same = false;
+		}
+		flame_sample(f, x, same);
+		end = x->smp->time + dur;
+		if (k + 1 < m.n && m.v[k + 1].smp->tid == x->smp->tid &&
+		    m.v[k + 1].smp->time < end)
+			end = m.v[k + 1].smp->time;
+		if (next_switch(s, x->cpu, x->smp->time) < end)
+			end = next_switch(s, x->cpu, x->smp->time);
+		prev_end = end;
+	}
+	flame_close(f, 0, prev_end);
+	free(f);
+	dump_moments_free(&m);
+	return 0;
 }
 
 int dump_tl_snapshot(struct dump_tl *tl, const struct dump_snap *s,
@@ -218,8 +343,7 @@ int dump_tl_snapshot(struct dump_tl *tl, const struct dump_snap *s,
 		     s->threads[i].comm);
 	if (s->backend == BACKEND_INTEL_PT)
 		return tl_pt(tl, s, image, tab, log);
-	tl_samples(tl, s, tab);
-	return 0;
+	return tl_samples(tl, s, tab);
 }
 
 /* The scalar members of an events.jsonl line become the event's args. */

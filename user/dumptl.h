@@ -8,9 +8,12 @@
  *
  * intel-pt: each run of a target thread on a core is a stack of nested
  * slices ("B"/"E"), opened at each call and closed at each return of the
- * decoded flow, named after the function. sample: one complete slice ("X")
- * per sample, named after the function sampled, as long as the sampling
- * period. events.jsonl: one instant event ("i") per line, named after the
+ * decoded flow, named after the function. sample: a flame chart in time
+ * per thread: each sample a stack of nested slices ("B"/"E", outermost
+ * first, the leaf carrying the IP and cpu), lasting until the thread's next
+ * sample, its core's next context switch or one period, whichever is first
+ * (so slices on a track never overlap); frames that consecutive samples
+ * share stay one slice. events.jsonl: one instant event ("i") per line, named after the
  * event, its fields as args.
  */
 #ifndef PTBPF_DUMPTL_H

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "buildcache.h"
 #include "bundle.h"
 #include "cgroup.h"
 #include "control.h"
@@ -55,6 +56,7 @@ struct app {
 	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
 	char err[PATH_MAX + 512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
+	char cache_dir[512]; /* perf's build-id cache */
 };
 
 static int on_event(void *ctx, const struct ptbpf_event *e)
@@ -64,6 +66,9 @@ static int on_event(void *ctx, const struct ptbpf_event *e)
 	control_event(&app->ctl, e, now_ns());
 	if (e->kind == PTBPF_EV_EXEC)
 		snapshots_refresh_proc(app->snaps);
+	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
+	    e->kind == PTBPF_EV_THREAD_EXIT)
+		snapshots_note_thread(app->snaps, e->tid, e->comm);
 	return 0;
 }
 
@@ -335,6 +340,9 @@ static int open_cores(struct app *app)
 	cc.nr_cpus = app->cfg.nr_cpus;
 	cc.buffer_size = app->cfg.buffer_size;
 	cc.kernel = app->cfg.kernel;
+	cc.sample_freq = app->cfg.freq;
+	cc.call_graph = app->cfg.call_graph;
+	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->cgroup_fd;
 	cc.report = report;
 	cc.report_ctx = app;
@@ -373,6 +381,8 @@ static int open_output(struct app *app)
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
 		.run = app->run,
+		.buildid_cache =
+			buildcache_dir(app->cache_dir, sizeof(app->cache_dir)),
 		.scope_why = app->scope_why,
 		.cpu_ran = cpu_ran,
 		.cpu_ran_ctx = app,

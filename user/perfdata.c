@@ -4,15 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
+#include <sys/mman.h>
 
+#include "buildid.h"
 #include "fileout.h"
+#include "hostinfo.h"
 #include "perfdata.h"
 #include "perfrec.h"
-
-#ifndef PTBPF_VERSION
-#define PTBPF_VERSION "unknown"
-#endif
 
 /* perf pads header feature strings to this (NAME_ALIGN in perf) */
 #define NAME_ALIGN 64
@@ -367,20 +365,128 @@ static void feat_event_desc(struct writer *w, struct blob *b)
 	}
 }
 
-static void feat_nrcpus(const struct snapshot *s, struct blob *b)
+/* perf sizes per-CPU tables from NRCPUS: cover every traced CPU */
+static __u32 nr_avail(const struct snapshot *s)
 {
 	__u32 avail = s->cpu_info.nr_cpus_avail;
-	__u32 online = s->cpu_info.nr_cpus_online;
 	unsigned int i;
 
-	/* perf sizes per-CPU tables from these: cover every traced CPU */
 	for (i = 0; i < s->nr_cores; i++)
 		if ((__u32)s->cores[i].cpu + 1 > avail)
 			avail = (__u32)s->cores[i].cpu + 1;
+	return avail;
+}
+
+static void feat_nrcpus(const struct snapshot *s, struct blob *b)
+{
+	__u32 online = s->cpu_info.nr_cpus_online;
+
 	if (!online)
 		online = s->nr_cores;
-	blob_u32(b, avail);
+	blob_u32(b, nr_avail(s));
 	blob_u32(b, online);
+}
+
+static void blob_strs(struct blob *b, unsigned int n, const char *const *v)
+{
+	unsigned int i;
+
+	blob_u32(b, n);
+	for (i = 0; i < n; i++)
+		blob_str(b, v[i]);
+}
+
+/*
+ * CPU_TOPOLOGY: core and thread sibling lists, each CPU's core and socket
+ * id for as many CPUs as NRCPUS calls available (perf reads exactly that
+ * many), then the die lists and ids.
+ */
+static void feat_topology(const struct snapshot *s,
+			  const struct perfdata_topology *t, struct blob *b)
+{
+	__u32 i, avail = nr_avail(s);
+	const struct perfdata_cpu_topo none = { -1, -1, -1 };
+	const struct perfdata_cpu_topo *c;
+
+	blob_strs(b, t->nr_cores, t->core_siblings);
+	blob_strs(b, t->nr_threads, t->thread_siblings);
+	for (i = 0; i < avail; i++) {
+		c = i < t->nr_cpus ? &t->cpus[i] : &none;
+		blob_u32(b, (__u32)c->core_id);
+		blob_u32(b, (__u32)c->socket_id);
+	}
+	if (!t->nr_dies)
+		return; /* perf stops where the section ends */
+	blob_strs(b, t->nr_dies, t->die_siblings);
+	for (i = 0; i < avail; i++) {
+		c = i < t->nr_cpus ? &t->cpus[i] : &none;
+		blob_u32(b, (__u32)c->die_id);
+	}
+}
+
+/* Whether an earlier code mapping already named @i's file. */
+static bool seen_before(const struct snap_process *p, unsigned int i)
+{
+	unsigned int k;
+
+	for (k = 0; k < i; k++)
+		if ((p->maps[k].prot & PROT_EXEC) && p->maps[k].path &&
+		    !strcmp(p->maps[k].path, p->maps[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * BUILD_ID: one perf_record_header_build_id per file the target has code
+ * mapped from (a superset of those with samples or trace): header (type
+ * 0, misc user + "size valid"), pid -1 (perf's host machine), 20 bytes of
+ * id, its size, padding, then the name NUL-padded to NAME_ALIGN.
+ */
+static bool feat_build_id(const struct snapshot *s,
+			  const struct perfdata_host *h, struct blob *b)
+{
+	const struct snap_process *p = &s->proc;
+	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id :
+								   buildid_read;
+	struct perf_event_header hd = { 0 };
+	__u8 id[24];
+	size_t len, name_len, padded;
+	unsigned int i;
+	__s32 pid = -1;
+
+	for (i = 0; i < p->nr_maps; i++) {
+		const struct snap_map *m = &p->maps[i];
+
+		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' ||
+		    seen_before(p, i))
+			continue;
+		memset(id, 0, sizeof(id));
+		if (get(m->path, id, &len) || !len || len > BUILDID_MAX)
+			continue;
+		id[BUILDID_MAX] = (__u8)len;
+		name_len = strlen(m->path) + 1;
+		padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+		hd.misc = PERF_RECORD_MISC_USER | PERFDATA_MISC_BUILD_ID_SIZE;
+		hd.size =
+			(__u16)(sizeof(hd) + sizeof(pid) + sizeof(id) + padded);
+		blob_put(b, &hd, sizeof(hd));
+		blob_put(b, &pid, sizeof(pid));
+		blob_put(b, id, sizeof(id));
+		blob_put(b, m->path, name_len);
+		blob_put(b, NULL, padded - name_len);
+	}
+	return b->len > 0;
+}
+
+/* CLOCK_DATA: version 1, the clockid, time of day and that clock's ns. */
+static void feat_clock_data(const struct snapshot *s,
+			    const struct perfdata_host *h, struct blob *b)
+{
+	__u64 v[2] = { h->clock_tod_ns, h->clock_ns };
+
+	blob_u32(b, 1);
+	blob_u32(b, (__u32)s->data_attr.clockid);
+	blob_put(b, v, sizeof(v));
 }
 
 /* Builds feature @f into @b; returns false when the file leaves it out. */
@@ -392,6 +498,38 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 	unsigned int i;
 
 	switch (f) {
+	case PERFDATA_FEAT_BUILD_ID:
+		return feat_build_id(w->snap, h, b);
+	case PERFDATA_FEAT_CPUDESC:
+		/*
+		 * perf 6.1's `data convert --to-json` dereferences a missing
+		 * CPUDESC (exit 139; seen on a perf-recorded file with the
+		 * feature taken out): without a model name, the vendor.
+		 */
+		if (!h->cpudesc && !ci->vendor[0])
+			return false;
+		blob_str(b, h->cpudesc ? h->cpudesc : ci->vendor);
+		return true;
+	case PERFDATA_FEAT_TOTAL_MEM:
+		if (!h->total_mem_kb)
+			return false;
+		blob_put(b, &h->total_mem_kb, sizeof(h->total_mem_kb));
+		return true;
+	case PERFDATA_FEAT_CPU_TOPOLOGY:
+		if (!h->topo)
+			return false;
+		feat_topology(w->snap, h->topo, b);
+		return true;
+	case PERFDATA_FEAT_CLOCKID:
+	case PERFDATA_FEAT_CLOCK_DATA:
+		/* perf record writes them only for events with their clock */
+		if (!w->snap->data_attr.use_clockid || !h->clock_res_ns)
+			return false;
+		if (f == PERFDATA_FEAT_CLOCKID)
+			blob_put(b, &h->clock_res_ns, sizeof(h->clock_res_ns));
+		else
+			feat_clock_data(w->snap, h, b);
+		return true;
 	case PERFDATA_FEAT_HOSTNAME:
 	case PERFDATA_FEAT_OSRELEASE:
 	case PERFDATA_FEAT_VERSION:
@@ -430,10 +568,15 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 	return false;
 }
 
+/* In increasing bit order: the order of the section table. */
 static const int feats[] = {
-	PERFDATA_FEAT_HOSTNAME, PERFDATA_FEAT_OSRELEASE,  PERFDATA_FEAT_VERSION,
-	PERFDATA_FEAT_ARCH,	PERFDATA_FEAT_NRCPUS,	  PERFDATA_FEAT_CPUID,
-	PERFDATA_FEAT_CMDLINE,	PERFDATA_FEAT_EVENT_DESC,
+	PERFDATA_FEAT_BUILD_ID,	  PERFDATA_FEAT_HOSTNAME,
+	PERFDATA_FEAT_OSRELEASE,  PERFDATA_FEAT_VERSION,
+	PERFDATA_FEAT_ARCH,	  PERFDATA_FEAT_NRCPUS,
+	PERFDATA_FEAT_CPUDESC,	  PERFDATA_FEAT_CPUID,
+	PERFDATA_FEAT_TOTAL_MEM,  PERFDATA_FEAT_CMDLINE,
+	PERFDATA_FEAT_EVENT_DESC, PERFDATA_FEAT_CPU_TOPOLOGY,
+	PERFDATA_FEAT_CLOCKID,	  PERFDATA_FEAT_CLOCK_DATA,
 };
 #define NR_FEATS (sizeof(feats) / sizeof(feats[0]))
 
@@ -539,8 +682,7 @@ static int write_file(struct writer *w, const struct perfdata_host *host)
 int perfdata_write(int fd, const struct snapshot *snap,
 		   const struct perfdata_host *host)
 {
-	struct perfdata_host def = { 0 };
-	struct utsname u;
+	struct hostinfo *hi = NULL;
 	struct writer *w;
 	int err, a;
 
@@ -549,17 +691,26 @@ int perfdata_write(int fd, const struct snapshot *snap,
 	     snap->backend != BACKEND_SAMPLE))
 		return -EINVAL;
 	if (!host) {
-		if (uname(&u) == 0) {
-			def.hostname = u.nodename;
-			def.osrelease = u.release;
-			def.version = "ptbpf " PTBPF_VERSION;
-			def.arch = u.machine;
+		hi = calloc(1, sizeof(*hi));
+		err = hi ? hostinfo_read(
+				   hi, NULL,
+				   snap->data_attr.use_clockid ?
+					   (clockid_t)snap->data_attr.clockid :
+					   -1,
+				   nr_avail(snap)) :
+			   -ENOMEM;
+		if (err) {
+			free(hi);
+			return err;
 		}
-		host = &def;
+		host = &hi->host;
 	}
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		hostinfo_free(hi);
+		free(hi);
 		return -ENOMEM;
+	}
 	fileout_init(&w->out, fd);
 	err = writer_init(w, snap);
 	if (!err)
@@ -569,5 +720,7 @@ int perfdata_write(int fd, const struct snapshot *snap,
 	for (a = 0; a < NR_ATTRS; a++)
 		free(w->ids[a]);
 	free(w);
+	hostinfo_free(hi);
+	free(hi);
 	return err;
 }

@@ -5,8 +5,11 @@
  * in the kernel tree).
  *
  * Layout: file header, the attrs' ID arrays, the attrs section, the data
- * section, then the feature section table and the features (HOSTNAME,
- * OSRELEASE, VERSION, ARCH, NRCPUS, CPUID, CMDLINE, EVENT_DESC).
+ * section, then the feature section table and the features perf record
+ * writes for the same events: BUILD_ID (every code-mapped file of the
+ * target), HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
+ * TOTAL_MEM, CMDLINE, EVENT_DESC, CPU_TOPOLOGY, and CLOCKID/CLOCK_DATA
+ * when the data event has its own clock (sample backend).
  *
  * Two attrs per file: the data event (intel_pt or cpu-clock) and the
  * context-switch sideband (dummy). Each core's events contribute one ID to
@@ -60,17 +63,27 @@
 /* priv[] slots of the Intel PT AUXTRACE_INFO (perf's intel-pt.h order) */
 #define PERFDATA_PT_PRIV_NR 17
 
-/* perf.data header feature bits */
+/* perf.data header feature bits (perf's HEADER_* numbers) */
 enum perfdata_feat {
+	PERFDATA_FEAT_BUILD_ID = 2,
 	PERFDATA_FEAT_HOSTNAME = 3,
 	PERFDATA_FEAT_OSRELEASE = 4,
 	PERFDATA_FEAT_VERSION = 5,
 	PERFDATA_FEAT_ARCH = 6,
 	PERFDATA_FEAT_NRCPUS = 7,
+	PERFDATA_FEAT_CPUDESC = 8,
 	PERFDATA_FEAT_CPUID = 9,
+	PERFDATA_FEAT_TOTAL_MEM = 10,
 	PERFDATA_FEAT_CMDLINE = 11,
 	PERFDATA_FEAT_EVENT_DESC = 12,
+	PERFDATA_FEAT_CPU_TOPOLOGY = 13,
+	PERFDATA_FEAT_CLOCKID = 23,
+	PERFDATA_FEAT_CLOCK_DATA = 29,
 };
+
+/* perf's build-id record misc bit: the size byte after the id is valid */
+#define PERFDATA_MISC_BUILD_ID_SIZE (1 << 15)
+#define PERFDATA_BUILD_ID_MAX 20
 
 /* The on-disk file header (104 bytes). */
 struct perfdata_header {
@@ -83,11 +96,36 @@ struct perfdata_header {
 	__u64 features[4]; /* bitmap of HEADER_* features present */
 };
 
-/* Where perf's header features come from; NULL members are left out. */
+/* One CPU's place in the machine (CPU_TOPOLOGY); -1 when unknown. */
+struct perfdata_cpu_topo {
+	__s32 core_id, socket_id, die_id;
+};
+
+/*
+ * CPU_TOPOLOGY as perf reads it: the distinct sibling lists ("0-3") of
+ * cores, threads and dies, then every CPU's ids up to NRCPUS' "available".
+ */
+struct perfdata_topology {
+	unsigned int nr_cores, nr_threads, nr_dies;
+	const char *const *core_siblings, *const *thread_siblings,
+						  *const *die_siblings;
+	unsigned int nr_cpus;
+	const struct perfdata_cpu_topo *cpus;
+};
+
+/* Where perf's header features come from; NULL/0 members are left out. */
 struct perfdata_host {
 	const char *hostname, *osrelease, *version, *arch;
+	const char *cpudesc; /* /proc/cpuinfo "model name" */
+	__u64 total_mem_kb;
 	unsigned int argc; /* CMDLINE: ptbpf's own command line */
 	const char *const *argv;
+	const struct perfdata_topology *topo;
+	/* CLOCKID/CLOCK_DATA (when the data event has use_clockid): the
+	 * clock's resolution, and one reading of it next to CLOCK_REALTIME */
+	__u64 clock_res_ns, clock_tod_ns, clock_ns;
+	/* BUILD_ID: reads the GNU build-id of @path; NULL: buildid_read() */
+	int (*build_id)(const char *path, __u8 *id, size_t *len);
 };
 
 /*
@@ -128,7 +166,7 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 /*
  * Writes the whole perf.data for @snap to @fd, which must be a new, empty
  * regular file open for writing (the header is filled in last with
- * pwrite). @host may be NULL: features then come from uname(2).
+ * pwrite). @host may be NULL: features then come from hostinfo_read().
  *
  * Returns 0 on success.
  * Returns -EINVAL if @snap is NULL, its backend is neither intel-pt nor

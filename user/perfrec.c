@@ -323,7 +323,10 @@ ssize_t perfrec_mmap2(void *dst, size_t cap, __u32 pid,
 	body.prot = m->prot;
 	/* file-backed code is mapped private by the loader */
 	body.flags = MAP_PRIVATE;
-	return put_named(dst, cap, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
-			 &body, sizeof(body), m->path, strlen(m->path), type,
-			 id);
+	/* what the kernel marks a mapping that holds no code with */
+	return put_named(
+		dst, cap, PERF_RECORD_MMAP2,
+		PERF_RECORD_MISC_USER |
+			(m->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA),
+		&body, sizeof(body), m->path, strlen(m->path), type, id);
 }

@@ -12,6 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
+
 #include "pmu.h"
 
 #define PT_DIR "bus/event_source/devices/intel_pt"
@@ -411,6 +415,70 @@ int pmu_sample_attr(struct perf_event_attr *attr, bool kernel, bool disabled,
 	attr->exclude_hv = 1;
 	attr->disabled = disabled;
 	return 0;
+}
+
+/*
+ * The user registers perf's DWARF unwinder wants: on x86-64 every general
+ * purpose one but the segment registers DS, ES, FS and GS, which the kernel
+ * refuses to sample in 64-bit mode (perf's PERF_REGS_MASK).
+ */
+static __u64 user_regs_mask(void)
+{
+#if defined(__x86_64__)
+	return ((1ULL << PERF_REG_X86_64_MAX) - 1) &
+	       ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) |
+		 (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS));
+#else
+	return 0;
+#endif
+}
+
+int pmu_sample_callgraph(struct perf_event_attr *attr,
+			 enum ptbpf_callgraph mode, __u32 stack_size,
+			 bool kernel)
+{
+	if (!attr || stack_size % 8 || stack_size > PMU_STACK_USER_MAX)
+		return -EINVAL;
+	switch (mode) {
+	case CALLGRAPH_NONE:
+		return 0;
+	case CALLGRAPH_FP:
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr->exclude_callchain_kernel = !kernel;
+		return 0;
+	case CALLGRAPH_DWARF:
+		if (!user_regs_mask())
+			return -EOPNOTSUPP;
+		/* the kernel part of the chain is exact; the user part is
+		 * unwound afterwards from the registers and the stack copy */
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN |
+				     PERF_SAMPLE_REGS_USER |
+				     PERF_SAMPLE_STACK_USER;
+		attr->exclude_callchain_user = 1;
+		attr->exclude_callchain_kernel = !kernel;
+		attr->sample_regs_user = user_regs_mask();
+		attr->sample_stack_user = stack_size ? stack_size :
+						       PMU_STACK_USER_DEFAULT;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int pmu_sample_freq(unsigned int want, const char *path, unsigned int *got)
+{
+	char text[32];
+	__u64 max;
+
+	if (!got)
+		return -EINVAL;
+	*got = want ? want : PMU_SAMPLE_FREQ;
+	if (read_small(path ? path :
+			      "/proc/sys/kernel/perf_event_max_sample_rate",
+		       text, sizeof(text)) ||
+	    parse_u64(text, 10, &max) || !max || max >= *got)
+		return 0;
+	*got = (unsigned int)max;
+	return 1;
 }
 
 int pmu_sideband_attr(struct perf_event_attr *attr, enum ptbpf_backend backend,

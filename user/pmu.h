@@ -27,6 +27,14 @@
 
 /* Sampling frequency of the sample backend's cpu-clock events (Hz). */
 #define PMU_SAMPLE_FREQ 4000
+/*
+ * User stack bytes each sample copies with --call-graph dwarf: perf
+ * record's default. The kernel wants a multiple of 8, and the whole sample
+ * must fit a record's u16 size, so perf caps it at 65528 (USHRT_MAX
+ * rounded down to 8).
+ */
+#define PMU_STACK_USER_DEFAULT 8192
+#define PMU_STACK_USER_MAX 65528
 
 /* Where one option lives: bits lo..hi of config, config1 or config2. */
 struct pmu_field {
@@ -108,6 +116,34 @@ int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel,
  */
 int pmu_sample_attr(struct perf_event_attr *attr, bool kernel, bool disabled,
 		    unsigned int freq);
+
+/*
+ * Add call stacks to a sample attr from pmu_sample_attr(), the way perf
+ * record -g / --call-graph dwarf asks for them:
+ * CALLGRAPH_FP: PERF_SAMPLE_CALLCHAIN, exclude_callchain_kernel unless
+ *   @kernel (the kernel walks the user stack through frame pointers);
+ * CALLGRAPH_DWARF: PERF_SAMPLE_CALLCHAIN for the kernel part only
+ *   (exclude_callchain_user), PERF_SAMPLE_REGS_USER with every general
+ *   purpose register perf's unwinder reads, and PERF_SAMPLE_STACK_USER with
+ *   @stack_size bytes (0: PMU_STACK_USER_DEFAULT);
+ * CALLGRAPH_NONE: nothing.
+ * Returns -EINVAL for a NULL @attr, an unknown @mode, a @stack_size that is
+ * not a multiple of 8 or above PMU_STACK_USER_MAX, and -EOPNOTSUPP for
+ * dwarf on an architecture whose user registers this build does not know.
+ */
+int pmu_sample_callgraph(struct perf_event_attr *attr,
+			 enum ptbpf_callgraph mode, __u32 stack_size,
+			 bool kernel);
+
+/*
+ * The sampling rate @want (0: PMU_SAMPLE_FREQ) bounded by the kernel's
+ * kernel.perf_event_max_sample_rate, read from @path (NULL:
+ * /proc/sys/kernel/perf_event_max_sample_rate), which perf_event_open()
+ * refuses to exceed. Stores the rate to use in *@got.
+ * Returns 1 when it was lowered, 0 when not (or when @path can't be read:
+ * the kernel then says what it refuses), -EINVAL for a NULL @got.
+ */
+int pmu_sample_freq(unsigned int want, const char *path, unsigned int *got);
 
 /*
  * The context-switch sideband event for @backend: software dummy,

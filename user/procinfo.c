@@ -66,14 +66,20 @@ int procinfo_parse_map(const char *line, struct snap_map *m)
 		return -EINVAL;
 	if (parse_fields(&s, &tmp, perms))
 		return -EBADMSG;
-	if (perms[2] != 'x')
-		return 0;
 	tmp.prot = (perms[0] == 'r' ? PROT_READ : 0) |
-		   (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+		   (perms[1] == 'w' ? PROT_WRITE : 0) |
+		   (perms[2] == 'x' ? PROT_EXEC : 0);
 	/* the path starts after the padding; it may itself hold spaces */
 	while (*s == ' ')
 		s++;
 	len = strcspn(s, "\n");
+	/*
+	 * Unwinding a user stack from a copy of it (perf's --call-graph
+	 * dwarf) reads .eh_frame_hdr through the read-only mapping that
+	 * holds it: file-backed mappings count too, executable or not.
+	 */
+	if (perms[2] != 'x' && !len)
+		return 0;
 	if (len) {
 		tmp.path = strndup(s, len);
 		if (!tmp.path)

@@ -17,8 +17,8 @@
  * for an anonymous mapping; a path may hold spaces and any byte but '\n',
  * which the kernel writes as "\012").
  *
- * Returns 1 if the mapping is executable and @m was filled, 0 if it is
- * not executable (@m untouched).
+ * Returns 1 if the mapping is executable or backed by a file (or a
+ * [name]) and @m was filled, 0 for other anonymous memory (@m untouched).
  * Returns -EINVAL if @line or @m is NULL.
  * Returns -EBADMSG if @line is not a maps line.
  * Returns -ENOMEM if copying the path fails.

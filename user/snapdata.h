@@ -21,6 +21,16 @@ enum ptbpf_backend {
 };
 
 /*
+ * How the sample backend records call stacks. The zero value is the
+ * default: user call chains walked by the kernel through frame pointers.
+ */
+enum ptbpf_callgraph {
+	CALLGRAPH_FP = 0, /* PERF_SAMPLE_CALLCHAIN, user space only */
+	CALLGRAPH_DWARF, /* PERF_SAMPLE_REGS_USER|STACK_USER: unwound later */
+	CALLGRAPH_NONE, /* the IP alone */
+};
+
+/*
  * Which tasks the per-core events count (scope.h): the target's own
  * threads (task-bound events), a cgroup v2, or everything on the CPU.
  */

@@ -19,6 +19,7 @@
 #include "say.h"
 #include "snapshot.h"
 #include "status.h"
+#include "threadnames.h"
 #include "snapwrite.h"
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
@@ -42,10 +43,17 @@ struct snapshots {
 	unsigned int q_head, q_len;
 	uint64_t next_id;
 	bool stopping, refresh;
+	/*
+	 * After an exec, the loader maps the libraries within milliseconds,
+	 * and a short-lived target may be gone before the next idle reading:
+	 * read again after 2, 4, 8 ... ms, then every second. 0: idle rate.
+	 */
+	unsigned int refresh_ms;
 	unsigned long written;
 	struct snap_process proc_cache; /* last reading with maps */
 	struct budget budget; /* writer thread's, when limits are set */
 	bool limits;
+	struct threadnames names; /* under lock: from the BPF events */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
@@ -324,12 +332,23 @@ static void write_one(struct snapshots *s, struct slot *sl)
 		.uid = s->cfg.uid,
 		.gid = s->cfg.gid,
 		.formats = bundle_formats(s->cfg.formats),
+		.buildid_cache = s->cfg.buildid_cache,
 	};
 	char path[PATH_MAX + 32], err[PATH_MAX + 256];
 	uint64_t t0 = now_ns();
 	int ret;
 
+	struct snap_thread *threads = NULL;
+	unsigned int nr;
+
 	take_proc(s, &sl->snap.proc);
+	/* threads gone by now keep the name they had (perf shows ":TID") */
+	pthread_mutex_lock(&s->lock);
+	if (!threadnames_merge(&s->names, &sl->snap.proc, &threads, &nr)) {
+		sl->snap.proc.threads = threads;
+		sl->snap.proc.nr_threads = nr;
+	}
+	pthread_mutex_unlock(&s->lock);
 	ret = 0;
 	if (s->limits && !make_room(s, &sl->snap, &rm)) {
 		snprintf(
@@ -343,6 +362,7 @@ static void write_one(struct snapshots *s, struct slot *sl)
 		ret = snapwrite_snapshot(&sl->snap, &o, path, sizeof(path), err,
 					 sizeof(err));
 	memset(&sl->snap.proc, 0, sizeof(sl->snap.proc)); /* the cache's */
+	free(threads);
 	if (ret) {
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
 		if (s->cfg.verbosity >= 0)
@@ -366,7 +386,17 @@ static void *writer_main(void *arg)
 	for (;;) {
 		while (!s->q_len && !s->stopping) {
 			clock_gettime(CLOCK_REALTIME, &deadline);
-			deadline.tv_sec += 1;
+			if (s->refresh_ms) {
+				deadline.tv_nsec += s->refresh_ms * 1000000L;
+				deadline.tv_sec +=
+					deadline.tv_nsec / 1000000000L;
+				deadline.tv_nsec %= 1000000000L;
+				s->refresh_ms = s->refresh_ms >= 512 ?
+							0 :
+							s->refresh_ms * 2;
+			} else {
+				deadline.tv_sec += 1;
+			}
 			if (pthread_cond_timedwait(&s->cond, &s->lock,
 						   &deadline) == ETIMEDOUT ||
 			    s->refresh) {
@@ -449,6 +479,7 @@ static void destroy(struct snapshots *s)
 	free(s->queue);
 	procinfo_free(&s->proc_cache);
 	budget_free(&s->budget);
+	threadnames_free(&s->names);
 	eventlog_close(&s->wlog);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
@@ -641,12 +672,22 @@ int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t)
 	return ret ? ret : (int64_t)snap->id;
 }
 
+void snapshots_note_thread(struct snapshots *s, uint32_t tid, const char *comm)
+{
+	if (!s || !comm)
+		return;
+	pthread_mutex_lock(&s->lock);
+	threadnames_note(&s->names, tid, comm); /* -ENOMEM: /proc's name */
+	pthread_mutex_unlock(&s->lock);
+}
+
 void snapshots_refresh_proc(struct snapshots *s)
 {
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
 	s->refresh = true;
+	s->refresh_ms = 2;
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 }

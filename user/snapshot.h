@@ -44,6 +44,7 @@ struct snapshots_config {
 	uint64_t first_id; /* the id of the first snapshot of this run */
 	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start, or 0 */
 	const char *proc_root; /* NULL: "/proc" */
+	const char *buildid_cache; /* perf's, to fill; NULL: none */
 	int verbosity; /* >= 0: a line on stderr per snapshot written */
 	/*
 	 * Process scope: whether the target ran on @cpu since the last
@@ -77,6 +78,13 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
  * says so).
  */
 int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t);
+
+/*
+ * Remembers that thread @tid of the target is (or was last) named @comm,
+ * for snapshots written after it exited (from thread_start, exec and
+ * thread_exit events). A short critical section shared with the writer.
+ */
+void snapshots_note_thread(struct snapshots *s, uint32_t tid, const char *comm);
 
 /* Asks the writer to refresh its reading of /proc/PID (after an exec). */
 void snapshots_refresh_proc(struct snapshots *s);

@@ -16,6 +16,7 @@
 #include "fileout.h"
 #include "json.h"
 #include "perfdata.h"
+#include "buildcache.h"
 #include "snapwrite.h"
 
 #define TMP_FMT "." SNAPWRITE_PREFIX "%06llu.tmp"
@@ -122,6 +123,9 @@ static int write_perf(struct job *b)
 
 	if (fd < 0)
 		return fd;
+	/* like perf record: a missing cache costs perf archive, not the data */
+	if (b->o->buildid_cache)
+		buildcache_add_process(b->o->buildid_cache, &b->snap->proc);
 	return finish(b, fd, perfdata_write(fd, b->snap, b->o->host),
 		      "perf.data");
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dump_gen OUT MIB: writes OUT/snapshot-000001, an intel-pt snapshot of
+ * dump_gen OUT MIB [REPEAT]: writes OUT/snapshot-000001, an intel-pt snapshot of
  * this process with MIB MiB of Intel PT made by libipt's encoder: the
  * path of tests/ptgen.h run over and over (TNT.8 + TIP.update16 per run,
  * 7 instructions in 4 bytes), a PSB+ every 4 KiB as the hardware would.
  * Then times bare libipt loops over the same bytes, in this process so
  * the image is at the addresses the trace names, and prints
- * "bare-pkt MB/s" and "bare-insn MB/s".
+ * "bare-pkt MB/s" and "bare-insn MB/s" of CPU time, the fastest of REPEAT
+ * runs.
  */
 #include <link.h>
 #include <stdio.h>
@@ -17,11 +18,15 @@
 #include "ptgen.h"
 #include "snapwrite.h"
 
+/*
+ * CPU time, not wall time: on a shared machine a loop waits for a CPU as
+ * long as others run, which says nothing about the loop.
+ */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -102,7 +107,9 @@ static int add_self(struct dl_phdr_info *info, size_t size, void *img)
 	return 1; /* the first object is the program itself */
 }
 
-static void bare(const uint8_t *buf, size_t len)
+/* One run of each bare loop: their times in *@tp and *@ti. */
+static void bare(const uint8_t *buf, size_t len, double *tp, double *ti,
+		 uint64_t *np, uint64_t *ni)
 {
 	struct pt_config cfg;
 	struct pt_packet pkt;
@@ -123,9 +130,8 @@ static void bare(const uint8_t *buf, size_t len)
 	for (st = pt_pkt_sync_forward(pd); st >= 0;)
 		if ((st = pt_pkt_next(pd, &pkt, sizeof(pkt))) >= 0)
 			n++;
-	t = now() - t;
-	printf("bare-pkt %.1f MB/s (%llu packets)\n", len / t / 1e6,
-	       (unsigned long long)n);
+	*tp = now() - t;
+	*np = n;
 	pt_pkt_free_decoder(pd);
 
 	img = pt_image_alloc(NULL);
@@ -141,9 +147,8 @@ static void bare(const uint8_t *buf, size_t len)
 			break;
 		n++;
 	}
-	t = now() - t;
-	printf("bare-insn %.1f MB/s (%llu instructions)\n", len / t / 1e6,
-	       (unsigned long long)n);
+	*ti = now() - t;
+	*ni = n;
 	pt_insn_free_decoder(id);
 	pt_image_free(img);
 }
@@ -158,9 +163,14 @@ int main(int argc, char **argv)
 	uint8_t *pt, sb[128];
 	char err[256];
 	size_t n = 0;
+	int r, repeat = argc > 3 ? atoi(argv[3]) : 1;
+	double tp, ti, best_p = 0, best_i = 0;
+	uint64_t np = 0, ni = 0;
 
+	if (repeat < 1)
+		repeat = 1;
 	if (argc < 2) {
-		fprintf(stderr, "usage: dump_gen OUT [MIB]\n");
+		fprintf(stderr, "usage: dump_gen OUT [MIB [REPEAT]]\n");
 		return 2;
 	}
 	pt = malloc(len);
@@ -178,7 +188,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("generated %zu bytes\n", core.trace_len);
-	bare(pt, core.trace_len);
+	/* the fastest of REPEAT runs: this machine is shared, and noise only
+	 * ever adds time */
+	for (r = 0; r < repeat; r++) {
+		bare(pt, core.trace_len, &tp, &ti, &np, &ni);
+		if (!r || tp < best_p)
+			best_p = tp;
+		if (!r || ti < best_i)
+			best_i = ti;
+	}
+	printf("bare-pkt %.1f MB/s (%llu packets)\n",
+	       core.trace_len / best_p / 1e6, (unsigned long long)np);
+	printf("bare-insn %.1f MB/s (%llu instructions)\n",
+	       core.trace_len / best_i / 1e6, (unsigned long long)ni);
 	procinfo_free(&s.proc);
 	free(pt);
 	return 0;

@@ -3,7 +3,7 @@
 #
 # make bench [B=NAME[,NAME...]]: ptbpf's figures, each next to the
 # alternative a user would otherwise have, measured side by side in this
-# run. Benchmarks: latency pollution window cost target memory scale scope.
+# run. Benchmarks: latency pollution window cost target memory scale scope dump.
 # Prints a Markdown table and writes .output/bench.json. Nothing here
 # passes or fails; a benchmark that cannot run says why and the rest go on.
 #
@@ -13,7 +13,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-ALL="latency pollution window cost target memory scale scope"
+ALL="latency pollution window cost target memory scale scope dump"
 SEL=${*:-${B:-}}
 SEL=${SEL//,/ }
 [ -n "$SEL" ] || SEL=$ALL
@@ -533,6 +533,21 @@ bench_scope() {
 			"$(us "$copy")" µs "$(us "$("$BIN/memcpy" "$bytes")")" "memcpy of the same bytes" \
 			"$bytes bytes on the fullest core; no ioctl: the kernel switched the events out with the target"
 	done
+}
+
+# ptbpf-dump's decoding of a generated Intel PT stream (BENCH_DUMP_MIB,
+# default 64 MiB), output to a file, next to bare libipt loops over the
+# same bytes and perf script --itrace=i0ns on the same perf.data.
+bench_dump() {
+	local t=$WORK/dump.txt mib=${BENCH_DUMP_MIB:-64}
+	tests/bench/dump_throughput.sh "$mib" >"$t" 2>&1 || { log "dump: $(tail -1 "$t")"; return 1; }
+	mbs() { sed -n "s/^$1 \([0-9.]*\) MB\/s.*/\1/p" "$t" | head -1; }
+	row dump.packets "ptbpf-dump --packets, $mib MiB of PT, to a file" \
+		"$(mbs 'ptbpf-dump --packets')" MB/s "$(mbs bare-pkt)" "bare libipt packet loop" ""
+	row dump.insn "ptbpf-dump --insn, $mib MiB of PT, to a file" \
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+	row dump.insn_vs_perf "ptbpf-dump --insn next to perf script --itrace=i0ns" \
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs 'perf script --itrace=i0ns')" "perf script, same perf.data" ""
 }
 
 # --- report ----------------------------------------------------------------------

@@ -209,7 +209,8 @@ static void test_timeline(void **state)
 		assert_int_equal(jval_get_u64(e, "tid", &tid), 0);
 		assert_non_null(jval_get(e, "ts"));
 		assert_int_equal(pid, target);
-		if (!strcmp(ph, "X") && !strcmp(name, "work"))
+		/* a flame chart: each sample a stack of B/E slices */
+		if (!strcmp(ph, "B") && !strcmp(name, "work"))
 			work++;
 		if (!strcmp(ph, "i")) {
 			k += snprintf(seq + k, sizeof(seq) - k, "%s%s",
@@ -242,8 +243,18 @@ static void test_bad_args(void **state)
 		{ "--cpu -1 x", 2,
 		  "ptbpf-dump: --cpu: \"-1\" is not a CPU number\n" },
 		{ "--insn --packets x", 2,
-		  "ptbpf-dump: --packets, --insn and --timeline go one at a "
-		  "time\n" },
+		  "ptbpf-dump: --packets, --insn, --timeline and --last go one "
+		  "at a time\n" },
+		{ "--last 5xs x", 2,
+		  "ptbpf-dump: --last: \"5xs\" is not a duration (e.g. 50ms, "
+		  "2s)\n" },
+		{ "--last 0ms x", 2,
+		  "ptbpf-dump: --last: \"0ms\" is not a duration (e.g. 50ms, "
+		  "2s)\n" },
+		{ "--last 50ms x y", 2,
+		  "ptbpf-dump: --last takes one snapshot DIR\n" },
+		{ "--last 50ms /tmp", 1,
+		  "ptbpf-dump: /tmp: not a snapshot directory (no ptbpf.json)\n" },
 		{ "--json --insn x", 2,
 		  "ptbpf-dump: --json goes with the summary only\n" },
 		{ "/nonexistent-dir", 1,
@@ -276,7 +287,7 @@ static void test_packets_on_sample(void **state)
 	o = run_out(cmd, &st);
 	assert_int_equal(st, 0);
 	snprintf(want, sizeof(want),
-		 "%s/snapshot-000001: sample backend: no Intel PT to decode\n",
+		 "%s/snapshot-000001: sample backend: no Intel PT packets\n",
 		 out);
 	assert_string_equal(o, want);
 	free(o);

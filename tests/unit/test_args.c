@@ -69,6 +69,15 @@ static const struct bad_case bad_cases[] = {
 	{ "--grace 3h -p 1", "invalid grace period '3h'" },
 	{ "--grace 61m -p 1", "invalid grace period '61m'" },
 	{ "--grace s -p 1", "invalid grace period 's'" },
+	{ "-F 0 -p 1", "invalid sampling rate '0'" },
+	{ "-F 4k -p 1", "invalid sampling rate" },
+	{ "-F -p 1", "invalid sampling rate" },
+	{ "--call-graph lbr -p 1", "invalid call graph 'lbr'" },
+	{ "--call-graph dwarf, -p 1", "invalid call graph" },
+	{ "--call-graph dwarf,12 -p 1", "multiple of 8" },
+	{ "--call-graph dwarf,64K -p 1", "invalid call graph" },
+	{ "--call-graph dwarf,0 -p 1", "invalid call graph" },
+	{ "--call-graph dwarfy -p 1", "invalid call graph" },
 	{ "--scope thread -p 1", "invalid scope 'thread'" },
 	{ "--scope cpu --cgroup -p 1", "--cgroup is --scope cgroup" },
 	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
@@ -115,6 +124,9 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.scope, SCOPE_AUTO);
 	assert_int_equal(cfg.max_events, 0);
 	assert_int_equal(cfg.verbosity, 0);
+	assert_int_equal(cfg.freq, 0);
+	assert_int_equal(cfg.call_graph, CALLGRAPH_FP);
+	assert_int_equal(cfg.stack_size, 0);
 	assert_string_equal(err, "");
 	args_free(&cfg);
 }
@@ -128,8 +140,8 @@ static void test_everything(void **state)
 		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit,step "
 		      "-n 3 --max-size 100M --min-interval 250ms --full "
 		      "--format perf --no-pause --kernel "
-		      "--cgroup=/sys/fs/cgroup/x -v --grace 250ms "
-		      "-- ./server --port 8080",
+		      "--cgroup=/sys/fs/cgroup/x -v --grace 250ms -F 997 "
+		      "--call-graph dwarf,16K -- ./server --port 8080",
 		      &cfg, err, sizeof(err)),
 		0);
 	assert_int_equal(cfg.pid, 0);
@@ -155,8 +167,49 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);
 	assert_int_equal(cfg.verbosity, 1);
 	assert_int_equal(cfg.grace_ms, 250);
+	assert_int_equal(cfg.freq, 997);
+	assert_int_equal(cfg.call_graph, CALLGRAPH_DWARF);
+	assert_int_equal(cfg.stack_size, 16384);
 	args_free(&cfg);
 }
+
+static void test_callgraph(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		enum ptbpf_callgraph mode;
+		unsigned int stack;
+	} cases[] = {
+		{ "fp", 0, CALLGRAPH_FP, 0 },
+		{ "none", 0, CALLGRAPH_NONE, 0 },
+		{ "dwarf", 0, CALLGRAPH_DWARF, 0 },
+		{ "dwarf,4096", 0, CALLGRAPH_DWARF, 4096 },
+		{ "dwarf,65528", 0, CALLGRAPH_DWARF, 65528 },
+		{ "dwarf,65536", -EINVAL, 0, 0 },
+		{ "dwarf,4095", -EINVAL, 0, 0 },
+		{ "FP", -EINVAL, 0, 0 },
+		{ "", -EINVAL, 0, 0 },
+	};
+	enum ptbpf_callgraph mode;
+	unsigned int stack, i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mode = (enum ptbpf_callgraph)99;
+		stack = 12345;
+		assert_int_equal(args_parse_callgraph(cases[i].s, &mode,
+						      &stack),
+				 cases[i].ret);
+		if (cases[i].ret)
+			continue;
+		assert_int_equal(mode, cases[i].mode);
+		assert_int_equal(stack, cases[i].stack);
+	}
+	assert_int_equal(args_parse_callgraph(NULL, &mode, &stack), -EINVAL);
+	assert_int_equal(args_parse_callgraph("fp", NULL, &stack), -EINVAL);
+	assert_int_equal(args_parse_callgraph("fp", &mode, NULL), -EINVAL);
+}
+
 
 static void test_durations(void **state)
 {
@@ -332,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_callgraph),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_null),

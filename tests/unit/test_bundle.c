@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sys/mman.h>
 
 #include "bundle.h"
 #include "lldb_schema.h"
@@ -101,12 +102,14 @@ static int setup(void **state)
 	for (i = 0; i < NR_ODD; i++) {
 		fx->maps[i].start = 0x7f0000001000ULL + i * 0x10000;
 		fx->maps[i].pgoff = 0x1000;
+		fx->maps[i].prot = PROT_READ | PROT_EXEC;
 		fx->maps[i].path = (char *)odd_paths[i];
 	}
 	/* a second mapping of the first file, lower: its load address wins */
 	fx->maps[NR_ODD] = fx->maps[0];
 	fx->maps[NR_ODD].start = 0x7e0000002000ULL;
 	fx->maps[NR_ODD].pgoff = 0x2000;
+	fx->maps[NR_ODD].prot = PROT_READ; /* its data: still the module's */
 	s->proc.nr_maps = NR_ODD + 1;
 	s->proc.maps = fx->maps;
 	*state = fx;

@@ -120,7 +120,7 @@ static unsigned int summarize(struct fixture *fx, int want_load)
 	out = open_memstream(&fx->out, &fx->out_len);
 	assert_int_equal(dump_snap_load(fx->snap, &ds, &log), want_load);
 	if (!want_load)
-		assert_int_equal(dump_summary_text(out, &ds, &log), 0);
+		assert_int_equal(dump_summary_text(out, &ds, NULL, &log), 0);
 	dump_snap_free(&ds);
 	fclose(out);
 	fclose(log.err);

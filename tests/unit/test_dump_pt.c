@@ -314,13 +314,16 @@ static void test_summary(void **state)
 		"mode 2, tsc 2\n"
 		"    psb 2, ovf 0\n"
 		"    tsc 0x3e8 .. 0xbb8 (0.000001000 s .. 0.000003000 s)\n"
-		"    decodes: yes\n";
+		"    decodes: yes\n"
+		"  span: 0.000000900 s .. 0.000005000 s (0.004 ms), ending "
+		"-0.001 ms from the trigger\n";
 	struct fixture *fx = *state;
 	char want[1024];
 
 	make_snapshot(fx, NULL, 0);
 	load(fx);
-	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, &fx->log), 0);
+	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, NULL, &fx->log),
+			 0);
 	done(fx);
 	snprintf(want, sizeof(want), expect, fx->snap_dir, getpid());
 	assert_string_equal(fx->out, want);
@@ -340,9 +343,10 @@ static void test_summary_switches_lost(void **state)
 	fx->sb_lost = 4096;
 	make_snapshot(fx, NULL, 0);
 	load(fx);
-	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, &fx->log), 0);
+	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, NULL, &fx->log),
+			 0);
 	json_init_dyn(&j);
-	assert_int_equal(dump_summary_json(&j, &fx->ds, &fx->log), 0);
+	assert_int_equal(dump_summary_json(&j, &fx->ds, NULL, &fx->log), 0);
 	assert_int_equal(json_finish(&j), 0);
 	done(fx);
 	assert_non_null(strstr(fx->out, "6 context switches (switch records "
@@ -370,7 +374,7 @@ static void test_summary_json(void **state)
 	make_snapshot(fx, NULL, 0);
 	load(fx);
 	json_init_dyn(&j);
-	assert_int_equal(dump_summary_json(&j, &fx->ds, &fx->log), 0);
+	assert_int_equal(dump_summary_json(&j, &fx->ds, NULL, &fx->log), 0);
 	assert_int_equal(json_finish(&j), 0);
 	done(fx);
 	assert_int_equal(jread_parse(j.buf, j.len, &root, NULL), 0);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "perfdata.h"
@@ -331,6 +332,96 @@ static void test_header_features(void **state)
 	free(out);
 }
 
+/* A fixed build-id per file: the one of its first byte's name. */
+static int fake_build_id(const char *path, __u8 *id, size_t *len)
+{
+	unsigned int i;
+
+	for (i = 0; i < 20; i++)
+		id[i] = (__u8)(0xa0 + i);
+	*len = 20;
+	return 0;
+}
+
+/* Every feature from a made-up host, as perf reads them back. */
+static void test_all_features(void **state)
+{
+	static const char *const cores[] = { "0-3" },
+				 *const threads[] = { "0-1", "2-3" },
+				 *const dies[] = { "0-3" };
+	static const char *const argv[] = { "ptbpf", "-o", "out" };
+	static const struct perfdata_cpu_topo cpus[] = {
+		{ 0, 0, 0 }, { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 0 }
+	};
+	struct perfdata_topology topo = {
+		.nr_cores = 1,
+		.nr_threads = 2,
+		.nr_dies = 1,
+		.core_siblings = cores,
+		.thread_siblings = threads,
+		.die_siblings = dies,
+		.nr_cpus = 4,
+		.cpus = cpus,
+	};
+	struct perfdata_host host = {
+		.hostname = "testhost",
+		.osrelease = "9.9",
+		.version = "v",
+		.arch = "x86_64",
+		.cpudesc = "Made-up CPU @ 1 GHz",
+		.total_mem_kb = 123456,
+		.argc = 3,
+		.argv = argv,
+		.topo = &topo,
+		.clock_res_ns = 1,
+		.clock_tod_ns = 1700000000ULL * 1000000000ULL,
+		.clock_ns = 5000000000ULL,
+		.build_id = fake_build_id,
+	};
+	struct fixture *fx = *state;
+	char cmd[512], *out;
+	int fd;
+
+	fill_sample(fx);
+	fx->snap.data_attr.use_clockid = 1;
+	fx->snap.data_attr.clockid = CLOCK_MONOTONIC;
+	fx->snap.sb_attr.use_clockid = 1;
+	fx->snap.sb_attr.clockid = CLOCK_MONOTONIC;
+	fx->snap.cpu_info.nr_cpus_avail = 4;
+	fx->snap.cpu_info.nr_cpus_online = 4;
+	fd = open(fx->path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(perfdata_write(fd, &fx->snap, &host), 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --header-only -I -i %s 2>%s/perf.err", fx->path,
+		 fx->dir);
+	out = run_cmd(cmd);
+	assert_non_null(strstr(out, "# hostname : testhost"));
+	assert_non_null(strstr(out, "# cpudesc : Made-up CPU @ 1 GHz"));
+	assert_non_null(strstr(out, "# total memory : 123456 kB"));
+	assert_non_null(strstr(out, "# cmdline : ptbpf -o out"));
+	assert_non_null(strstr(out, "# sibling threads : 2-3"));
+	assert_non_null(
+		strstr(out, "# CPU 2: Core ID 1, Die ID 0, Socket ID 0"));
+	assert_non_null(strstr(out, "# clockid: monotonic (1)"));
+	assert_non_null(strstr(out, "= 5.000000000 (monotonic)"));
+	if (strstr(out, "missing features") &&
+	    (strstr(out, " BUILD_ID") || strstr(out, " CPUDESC") ||
+	     strstr(out, " TOTAL_MEM") || strstr(out, " CMDLINE") ||
+	     strstr(out, " CPU_TOPOLOGY") || strstr(out, " CLOCKID") ||
+	     strstr(out, " CLOCK_DATA")))
+		fail_msg("features missing:\n%s", out);
+	free(out);
+	/* one build-id per file with code, as perf buildid-list reads them */
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s 2>/dev/null",
+		 fx->path);
+	out = run_cmd(cmd);
+	assert_non_null(
+		strstr(out, "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 /"));
+	free(out);
+}
+
 struct padcase {
 	const char *path;
 	size_t size; /* header + body (64) + name padded + ID (32) */
@@ -588,6 +679,7 @@ int main(void)
 		T(test_file_layout),
 		T(test_sched_switch_by_scope),
 		T(test_header_features),
+		T(test_all_features),
 		T(test_invalid_args),
 		T(test_pt_end_to_end),
 		T(test_sample_end_to_end),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -371,6 +372,80 @@ static void test_sample_attr(void **state)
 	assert_int_equal(pmu_sample_attr(NULL, false, false, 0), -EINVAL);
 }
 
+static void test_sample_callgraph(void **state)
+{
+	__u64 base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	struct perf_event_attr a;
+
+	memset(&a, GARBAGE, sizeof(a));
+	pmu_sample_attr(&a, false, true, 0);
+	assert_int_equal(pmu_sample_callgraph(&a, CALLGRAPH_NONE, 0, false), 0);
+	assert_int_equal(a.sample_type, base);
+
+	memset(&a, GARBAGE, sizeof(a));
+	pmu_sample_attr(&a, false, true, 0);
+	assert_int_equal(pmu_sample_callgraph(&a, CALLGRAPH_FP, 0, false), 0);
+	assert_int_equal(a.sample_type, base | PERF_SAMPLE_CALLCHAIN);
+	assert_true(a.exclude_callchain_kernel);
+	assert_false(a.exclude_callchain_user);
+	assert_int_equal(a.sample_regs_user, 0);
+	assert_int_equal(a.sample_stack_user, 0);
+	pmu_sample_attr(&a, true, true, 0);
+	assert_int_equal(pmu_sample_callgraph(&a, CALLGRAPH_FP, 0, true), 0);
+	assert_false(a.exclude_callchain_kernel);
+
+	memset(&a, GARBAGE, sizeof(a));
+	pmu_sample_attr(&a, false, true, 0);
+#if defined(__x86_64__)
+	assert_int_equal(pmu_sample_callgraph(&a, CALLGRAPH_DWARF, 0, false),
+			 0);
+	assert_int_equal(a.sample_type, base | PERF_SAMPLE_CALLCHAIN |
+						PERF_SAMPLE_REGS_USER |
+						PERF_SAMPLE_STACK_USER);
+	assert_true(a.exclude_callchain_user);
+	/* AX..R15 without DS, ES, FS, GS: what perf record asks for */
+	assert_int_equal(a.sample_regs_user, 0xff0fff);
+	assert_int_equal(a.sample_stack_user, PMU_STACK_USER_DEFAULT);
+	assert_int_equal(
+		pmu_sample_callgraph(&a, CALLGRAPH_DWARF, 65528, false), 0);
+	assert_int_equal(a.sample_stack_user, 65528);
+#endif
+	assert_int_equal(pmu_sample_callgraph(&a, CALLGRAPH_DWARF, 12, false),
+			 -EINVAL);
+	assert_int_equal(pmu_sample_callgraph(&a, CALLGRAPH_DWARF, 65536,
+					      false),
+			 -EINVAL);
+	assert_int_equal(pmu_sample_callgraph(&a, (enum ptbpf_callgraph)7, 0,
+					      false),
+			 -EINVAL);
+	assert_int_equal(pmu_sample_callgraph(NULL, CALLGRAPH_FP, 0, false),
+			 -EINVAL);
+}
+
+static void test_sample_freq(void **state)
+{
+	char path[] = "/tmp/ptbpf-rate-XXXXXX";
+	unsigned int got;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "2500\n", 5), 5);
+	close(fd);
+	got = 1;
+	assert_int_equal(pmu_sample_freq(0, path, &got), 1);
+	assert_int_equal(got, 2500);
+	assert_int_equal(pmu_sample_freq(2500, path, &got), 0);
+	assert_int_equal(got, 2500);
+	assert_int_equal(pmu_sample_freq(100, path, &got), 0);
+	assert_int_equal(got, 100);
+	unlink(path);
+	/* no sysctl file: the kernel will say what it refuses */
+	assert_int_equal(pmu_sample_freq(0, path, &got), 0);
+	assert_int_equal(got, PMU_SAMPLE_FREQ);
+	assert_int_equal(pmu_sample_freq(0, path, NULL), -EINVAL);
+}
+
 static void test_sideband_attr(void **state)
 {
 	static const enum ptbpf_backend be[] = { BACKEND_SAMPLE,
@@ -424,6 +499,8 @@ int main(void)
 		cmocka_unit_test(test_parse_format),
 		cmocka_unit_test(test_set_field),
 		cmocka_unit_test(test_sample_attr),
+		cmocka_unit_test(test_sample_callgraph),
+		cmocka_unit_test(test_sample_freq),
 		cmocka_unit_test(test_sideband_attr),
 	};
 

@@ -42,8 +42,11 @@ static const struct map_case map_cases[] = {
 	/* anonymous JIT code: executable, no path */
 	{ "3000-4000 rwxp 00000000 00:00 0\n", 1, 0x3000, 0x1000, 0,
 	  PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0, NULL },
-	{ .line = "5000-6000 r--p 00000000 fd:01 9 /usr/lib/libc.so.6\n",
-	  .ret = 0 },
+	/* read-only file data (.eh_frame_hdr): kept for stack unwinding */
+	{ "5000-6000 r--p 00000000 fd:01 9 /usr/lib/libc.so.6\n", 1, 0x5000,
+	  0x1000, 0, PROT_READ, 0xfd, 1, 9, "/usr/lib/libc.so.6" },
+	/* anonymous data: of no use to a reader */
+	{ .line = "7000-8000 rw-p 00000000 00:00 0\n", .ret = 0 },
 	{ .line = "5000-6000 r-xp", .ret = -EBADMSG },
 	{ .line = "zz-6000 r-xp 00000000 fd:01 9 /x\n", .ret = -EBADMSG },
 	{ .line = "6000-5000 r-xp 00000000 fd:01 9 /x\n", .ret = -EBADMSG },
@@ -148,10 +151,13 @@ static void test_fake_tree(void **state)
 	assert_string_equal(pr.threads[1].comm, "");
 	assert_int_equal(pr.threads[2].tid, 130);
 	assert_string_equal(pr.threads[2].comm, "worker");
-	assert_int_equal(pr.nr_maps, 2); /* executable and backed by a file */
+	/* backed by a file, executable or not */
+	assert_int_equal(pr.nr_maps, 3);
 	assert_string_equal(pr.maps[0].path, "/usr/bin/fake prog");
-	assert_int_equal(pr.maps[0].pgoff, 0x1000);
-	assert_string_equal(pr.maps[1].path, "/lib/l\"q\".so");
+	assert_int_equal(pr.maps[0].prot, PROT_READ);
+	assert_string_equal(pr.maps[1].path, "/usr/bin/fake prog");
+	assert_int_equal(pr.maps[1].pgoff, 0x1000);
+	assert_string_equal(pr.maps[2].path, "/lib/l\"q\".so");
 	procinfo_free(&pr);
 	assert_int_equal(pr.nr_maps, 0);
 	assert_null(pr.maps);
@@ -193,7 +199,7 @@ static void test_proc_self(void **state)
 	for (i = 0; i < pr.nr_maps; i++) {
 		const struct snap_map *m = &pr.maps[i];
 
-		assert_true(m->prot & PROT_EXEC);
+		assert_true((m->prot & PROT_EXEC) || m->path);
 		if (here >= m->start && here < m->start + m->len) {
 			assert_string_equal(m->path, exe);
 			code = true;

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sys/mman.h>
 
 #include "fileout.h"
 #include "snapwrite.h"
@@ -72,6 +73,7 @@ static int setup(void **state)
 	s->proc.threads = &fx->thr;
 	fx->map.start = 0x400000;
 	fx->map.len = 0x1000;
+	fx->map.prot = PROT_READ | PROT_EXEC;
 	fx->map.path = "/usr/bin/true";
 	s->proc.nr_maps = 1;
 	s->proc.maps = &fx->map;

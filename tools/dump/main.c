@@ -15,6 +15,7 @@
 
 #include "dumpelf.h"
 #include "dumpinsn.h"
+#include "dumplast.h"
 #include "dumppt.h"
 #include "dumpsnap.h"
 #include "dumpsum.h"
@@ -75,6 +76,53 @@ static int packets(struct dump_run *r, const struct dump_snap *s)
 	return ret;
 }
 
+/*
+ * The summary, with names for the sample backend's functions. A module
+ * that is gone leaves addresses: no error in the snapshot's files.
+ */
+static int summary(struct dump_run *r, const struct dump_snap *s)
+{
+	struct dump_log quiet = { NULL, 0 };
+	struct dump_symtab tab = { 0 };
+	int ret = 0;
+
+	if (s->backend == BACKEND_SAMPLE)
+		ret = dump_symtab_load(&tab, s, NULL, &quiet);
+	if (!ret && r->o.json)
+		ret = dump_summary_json(&r->j, s, &tab, &r->log);
+	else if (!ret)
+		ret = dump_summary_text(stdout, s, &tab, &r->log);
+	dump_symtab_free(&tab);
+	return ret;
+}
+
+/* --insn on a sample snapshot: no instructions, but every sample. */
+static int sample_list(struct dump_run *r, const struct dump_snap *s)
+{
+	struct dump_log quiet = { NULL, 0 };
+	struct dump_moments m = { 0 };
+	struct dump_symtab tab = { 0 };
+	size_t i;
+	int ret;
+
+	ret = dump_symtab_load(&tab, s, NULL, &quiet);
+	if (!ret)
+		ret = dump_moments_add(&m, s, 0, UINT64_MAX);
+	if (!ret) {
+		dump_moments_sort(&m);
+		printf("%s: sample backend: no instructions; the target's %zu "
+		       "samples, oldest first:\n",
+		       s->dir, m.n);
+		for (i = 0; i < m.n; i++)
+			if (r->o.cpu < 0 || r->o.cpu == m.v[i].cpu)
+				dump_moment_print(stdout, s, &m.v[i],
+						  s->trigger_ts, &tab);
+	}
+	dump_moments_free(&m);
+	dump_symtab_free(&tab);
+	return ret;
+}
+
 static int one_snapshot(struct dump_run *r, const char *dir)
 {
 	bool pt, ret_ok;
@@ -86,12 +134,12 @@ static int one_snapshot(struct dump_run *r, const char *dir)
 	pt = s.backend == BACKEND_INTEL_PT;
 	if (!ret_ok) {
 		/* not a snapshot: reported; the next DIR still goes */
-	} else if (r->o.mode == DUMP_SUMMARY && r->o.json) {
-		ret = dump_summary_json(&r->j, &s, &r->log);
 	} else if (r->o.mode == DUMP_SUMMARY) {
-		ret = dump_summary_text(stdout, &s, &r->log);
-	} else if (!pt && r->o.mode != DUMP_TIMELINE) {
-		printf("%s: sample backend: no Intel PT to decode\n", dir);
+		ret = summary(r, &s);
+	} else if (!pt && r->o.mode == DUMP_INSN) {
+		ret = sample_list(r, &s);
+	} else if (!pt && r->o.mode == DUMP_PACKETS) {
+		printf("%s: sample backend: no Intel PT packets\n", dir);
 	} else if (r->o.mode == DUMP_PACKETS) {
 		printf("%s:\n", dir);
 		ret = packets(r, &s);
@@ -235,10 +283,18 @@ int main(int argc, char **argv)
 		      stdout);
 		return 0;
 	}
+	/* --packets and --insn print a line per packet or instruction:
+	 * full buffering in big blocks, also to a terminal or a pipe */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	if (begin(&r))
 		return 1;
-	for (ret = 0, i = 0; !ret && i < r.o.nr_dirs; i++)
-		ret = one_dir(&r, r.o.dirs[i]);
+	if (r.o.mode == DUMP_LAST)
+		ret = dump_last_join(stdout, r.o.dirs[0], r.o.last_ns, &r.log);
+	else
+		for (ret = 0, i = 0; !ret && i < r.o.nr_dirs; i++)
+			ret = one_dir(&r, r.o.dirs[i]);
+	if (ret == -ENOENT || ret == -EOPNOTSUPP)
+		ret = 0; /* reported, and counted as bad input */
 	if (ret)
 		fprintf(stderr, "ptbpf-dump: %s\n", strerror(-ret));
 	if (finish(&r) || ret)

@@ -20,6 +20,9 @@ const char dump_usage[] =
 	"      --insn           the target's instructions per thread, func+off\n"
 	"      --timeline FILE  a Chrome trace event file for Perfetto's UI\n"
 	"                       (- for standard output)\n"
+	"      --last DURATION  the target's samples in the DURATION (50ms, 1s)\n"
+	"                       before the trigger of snapshot DIR, joined from\n"
+	"                       the snapshots before it (sample backend)\n"
 	"  -c, --cpu N          only core N\n"
 	"  -h, --help / -V, --version\n"
 	"\n"
@@ -32,7 +35,8 @@ static int set_mode(struct dump_opts *o, enum dump_mode m, char *err,
 {
 	if (o->mode != DUMP_SUMMARY && o->mode != m) {
 		snprintf(err, len,
-			 "--packets, --insn and --timeline go one at a time");
+			 "--packets, --insn, --timeline and --last go one at a "
+			 "time");
 		return -EINVAL;
 	}
 	o->mode = m;
@@ -55,6 +59,34 @@ static int parse_cpu(const char *arg, struct dump_opts *o, char *err,
 	return 0;
 }
 
+int dump_parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	unsigned int i;
+	double v;
+	char *end;
+
+	if (!s || !ns || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			break;
+	if (i == sizeof(units) / sizeof(units[0]))
+		return -EINVAL;
+	v *= units[i].mult;
+	if (v < 1 || v > 86400e9)
+		return -EINVAL;
+	*ns = (unsigned long long)v;
+	return 0;
+}
+
 int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 		    size_t len)
 {
@@ -63,6 +95,7 @@ int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 		{ "packets", no_argument, NULL, 'P' },
 		{ "insn", no_argument, NULL, 'I' },
 		{ "timeline", required_argument, NULL, 'T' },
+		{ "last", required_argument, NULL, 'L' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -85,6 +118,15 @@ int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 		else if (c == 'T') {
 			ret = set_mode(o, DUMP_TIMELINE, err, len);
 			o->timeline = optarg;
+		} else if (c == 'L') {
+			ret = set_mode(o, DUMP_LAST, err, len);
+			if (!ret && dump_parse_duration(optarg, &o->last_ns)) {
+				snprintf(err, len,
+					 "--last: \"%s\" is not a duration "
+					 "(e.g. 50ms, 2s)",
+					 optarg);
+				ret = -EINVAL;
+			}
 		} else if (c == 'c')
 			ret = parse_cpu(optarg, o, err, len);
 		else if (c == 'h')
@@ -105,6 +147,10 @@ int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 	}
 	if (optind >= argc) {
 		snprintf(err, len, "no DIR given (see --help)");
+		return -EINVAL;
+	}
+	if (o->mode == DUMP_LAST && argc - optind != 1) {
+		snprintf(err, len, "--last takes one snapshot DIR");
 		return -EINVAL;
 	}
 	o->dirs = argv + optind;

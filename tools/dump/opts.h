@@ -10,6 +10,7 @@ enum dump_mode {
 	DUMP_PACKETS,
 	DUMP_INSN,
 	DUMP_TIMELINE,
+	DUMP_LAST,
 };
 
 struct dump_opts {
@@ -17,6 +18,7 @@ struct dump_opts {
 	bool json; /* summary as JSON */
 	int cpu; /* only this core; -1: all */
 	const char *timeline; /* --timeline FILE */
+	unsigned long long last_ns; /* --last DURATION */
 	char **dirs; /* the DIR arguments */
 	int nr_dirs;
 	bool help, version;
@@ -30,6 +32,12 @@ struct dump_opts {
  */
 int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 		    size_t len);
+
+/*
+ * "50ms", "2s", "300us", "1500000ns", "0.5s": a duration into *@ns.
+ * Returns 0, or -EINVAL when malformed, zero or above a day.
+ */
+int dump_parse_duration(const char *s, unsigned long long *ns);
 
 /* The --help text. */
 extern const char dump_usage[];

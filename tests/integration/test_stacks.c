@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Call stacks and perf.data as perf writes it, on real sample-backend
+ * snapshots: ptbpf (root) records `callstack` (main -> build -> crunch,
+ * then main -> walk_and_crash -> crunch -> SIGSEGV) with frame pointers,
+ * and `callstack-nofp` (the same without them) with --call-graph dwarf;
+ * perf itself then reads the fatal snapshot as a user would: call paths,
+ * the header features perf record writes, build-ids against readelf,
+ * perf data convert, perf archive, and the name of a thread that exited
+ * before the snapshot (`shortthread`).
+ */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "integ.h"
+
+static char dir[64], out_fp[128], out_dwarf[128], out_thr[128], log_fp[128];
+static pid_t pid_fp, pid_dwarf, pid_thr;
+
+/* Runs @cmd; its stdout (malloc'd) and exit status. */
+static char *run_out(const char *cmd, int *status)
+{
+	size_t len = 0, cap = 1 << 20, n;
+	char *buf = malloc(cap);
+	FILE *f = popen(cmd, "r");
+	int st;
+
+	assert_non_null(buf);
+	assert_non_null(f);
+	while ((n = fread(buf + len, 1, cap - 1 - len, f)) > 0) {
+		len += n;
+		if (cap - 1 - len < 4096)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[len] = '\0';
+	st = pclose(f);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return buf;
+}
+
+/* ptbpf -o @out OPTS -- PROG 150: must die of the target's SIGSEGV. */
+static int record(const char *out, const char *log, const char *opts,
+		  const char *prog, pid_t *pid)
+{
+	char cmd[700];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s -b sample %s -o %s -- " PROGS "%s 150 "
+		 ">/dev/null 2>%s",
+		 PTBPF_BIN, opts, out, prog, log);
+	st = system(cmd);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 139)
+		return -1;
+	*pid = (pid_t)event_field(out, "fatal", 0, "pid");
+	return *pid > 0 ? 0 : -1;
+}
+
+static int setup_group(void **state)
+{
+	char *d = make_tmpdir(), log[160];
+
+	if (!d || geteuid() != 0)
+		return 0; /* the tests skip */
+	snprintf(dir, sizeof(dir), "%s", d);
+	free(d);
+	snprintf(out_fp, sizeof(out_fp), "%s/fp", dir);
+	snprintf(out_dwarf, sizeof(out_dwarf), "%s/dwarf", dir);
+	snprintf(log_fp, sizeof(log_fp), "%s/fp.log", dir);
+	snprintf(out_thr, sizeof(out_thr), "%s/thr", dir);
+	snprintf(log, sizeof(log), "%s/dwarf.log", dir);
+	if (record(out_fp, log_fp, "", "callstack", &pid_fp) ||
+	    record(out_thr, log_fp, "", "shortthread", &pid_thr) ||
+	    record(out_dwarf, log, "--call-graph dwarf -s 16M",
+		   "callstack-nofp", &pid_dwarf))
+		return -1;
+	return 0;
+}
+
+static int teardown_group(void **state)
+{
+	if (dir[0])
+		rm_rf(dir);
+	return 0;
+}
+
+/* The directory of the snapshot the fatal trigger took in @out. */
+static void fatal_snap(const char *out, char *buf, size_t len)
+{
+	char trig[32];
+	int i, n = count_events(out, "snapshot");
+
+	for (i = 0; i < n; i++) {
+		event_str(out, "snapshot", i, "trigger", trig, sizeof(trig));
+		if (!strcmp(trig, "fatal")) {
+			snprintf(buf, len, "%s/snapshot-%06lld", out,
+				 event_field(out, "snapshot", i, "snapshot"));
+			return;
+		}
+	}
+	fail_msg("no fatal snapshot in %s", out);
+}
+
+#define MAX_FRAMES 8
+
+struct stack {
+	int pid;
+	int n;
+	char sym[MAX_FRAMES][64]; /* innermost first */
+};
+
+/*
+ * The target's samples of @snap as perf script unwinds them, oldest first:
+ * "PID TIME:" then one "\tADDR SYM" line per frame.
+ */
+static size_t read_stacks(const char *snap, int pid, struct stack **out)
+{
+	char cmd[400], *txt, *line, *save, sym[64];
+	struct stack *v = NULL, *cur = NULL;
+	size_t n = 0, cap = 0;
+	unsigned long long addr;
+	int st, p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F pid,ip,sym 2>/dev/null", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '\t' && line[0] != ' ') {
+			cur = NULL;
+			if (sscanf(line, "%d", &p) != 1 || p != pid)
+				continue;
+			if (n == cap)
+				v = realloc(v, (cap = cap ? 2 * cap : 256) *
+						       sizeof(*v));
+			cur = &v[n++];
+			memset(cur, 0, sizeof(*cur));
+			cur->pid = p;
+		} else if (cur && cur->n < MAX_FRAMES &&
+			   sscanf(line, " %llx %63s", &addr, sym) == 2) {
+			snprintf(cur->sym[cur->n++], 64, "%s", sym);
+		}
+	}
+	free(txt);
+	*out = v;
+	return n;
+}
+
+/* @s begins with the frames @want (innermost first). */
+static bool starts_with(const struct stack *s, const char *const *want)
+{
+	int i;
+
+	for (i = 0; want[i]; i++)
+		if (i >= s->n || strcmp(s->sym[i], want[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The newest samples are in crunch called from walk_and_crash, called from
+ * main; earlier ones in crunch called from build: every sample in crunch
+ * has one of the two call paths, and both are there.
+ */
+static void check_call_paths(const char *out, pid_t pid)
+{
+	static const char *const walk[] = { "crunch", "walk_and_crash", "main",
+					    NULL };
+	static const char *const build[] = { "crunch", "build", "main", NULL };
+	size_t i, n, nwalk = 0, nbuild = 0, ncrunch = 0;
+	char snap[300];
+	struct stack *s;
+
+	fatal_snap(out, snap, sizeof(snap));
+	n = read_stacks(snap, pid, &s);
+	for (i = 0; i < n; i++) {
+		if (!s[i].n || strcmp(s[i].sym[0], "crunch"))
+			continue;
+		ncrunch++;
+		nwalk += starts_with(&s[i], walk);
+		nbuild += starts_with(&s[i], build);
+	}
+	print_message("%s: %zu samples, %zu in crunch: %zu from build, %zu "
+		      "from walk_and_crash\n",
+		      out, n, ncrunch, nbuild, nwalk);
+	assert_true(ncrunch > 100);
+	/* a sample may land while the stack is being built: allow 5 % */
+	assert_true(nwalk + nbuild >= ncrunch * 95 / 100);
+	assert_true(nwalk > ncrunch / 4 && nbuild > ncrunch / 4);
+	/* the newest sample in crunch ran in walk_and_crash */
+	for (i = n; i-- > 0;)
+		if (s[i].n && !strcmp(s[i].sym[0], "crunch"))
+			break;
+	assert_true(i < n && starts_with(&s[i], walk));
+	free(s);
+}
+
+static void test_frame_pointer_stacks(void **state)
+{
+	need_root();
+	check_call_paths(out_fp, pid_fp);
+}
+
+static void test_dwarf_stacks(void **state)
+{
+	need_root();
+	check_call_paths(out_dwarf, pid_dwarf);
+}
+
+/* perf report -g draws crunch's two callers from the fatal snapshot. */
+static void test_report_callers(void **state)
+{
+	char snap[300], cmd[500], *txt;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf report -i %s/perf.data -g caller --stdio --no-children "
+		 "--comm callstack 2>/dev/null",
+		 snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	if (!strstr(txt, "--build") || !strstr(txt, "--walk_and_crash") ||
+	    strstr(txt, "no callchain"))
+		fail_msg("perf report -g shows no callers:\n%s", txt);
+	free(txt);
+}
+
+/* -F above kernel.perf_event_max_sample_rate is lowered, and said. */
+static void test_freq_bounded(void **state)
+{
+	char cmd[600], max[32] = "", log[160], *txt;
+	FILE *f;
+	int st;
+
+	need_root();
+	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(max, sizeof(max), f));
+	fclose(f);
+	max[strcspn(max, "\n")] = 0;
+	snprintf(log, sizeof(log), "%s/freq.log", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -b sample -F %llu -o %s/freq -- /bin/true "
+		 ">/dev/null 2>%s",
+		 PTBPF_BIN, strtoull(max, NULL, 10) * 2, dir, log);
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	txt = slurp(log);
+	assert_non_null(txt);
+	snprintf(cmd, sizeof(cmd), "sampling at %s Hz", max);
+	if (!strstr(txt, cmd) ||
+	    !strstr(txt, "kernel.perf_event_max_sample_rate"))
+		fail_msg("no word of the lowered rate:\n%s", txt);
+	free(txt);
+}
+
+/* perf report --header-only shows what perf record would have written. */
+static void test_header_features(void **state)
+{
+	static const char *const want[] = {
+		"# cpudesc : ",
+		"# total memory : ",
+		"# cmdline : ",
+		"ptbpf",
+		"# sibling threads : ",
+		"# CPU 0: Core ID",
+		"# clockid: monotonic (1)",
+		"# reference time: ",
+		"# nrcpus avail : ",
+		"# cpuid : ",
+	};
+	static const char *const feats[] = { "BUILD_ID",     "CPUDESC",
+					     "TOTAL_MEM",    "CMDLINE",
+					     "CPU_TOPOLOGY", "CLOCKID",
+					     "CLOCK_DATA" };
+	char snap[300], cmd[500], *txt, *miss;
+	unsigned int i;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --header-only -I -i %s/perf.data 2>/dev/null",
+		 snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(txt, want[i]))
+			fail_msg("no '%s' in:\n%s", want[i], txt);
+	miss = strstr(txt, "# missing features:");
+	for (i = 0; miss && i < sizeof(feats) / sizeof(feats[0]); i++) {
+		char word[32];
+
+		snprintf(word, sizeof(word), " %s ", feats[i]);
+		if (strstr(miss, word))
+			fail_msg("%s missing:\n%s", feats[i], txt);
+	}
+	free(txt);
+}
+
+/* readelf -n's Build ID of @path, or "" */
+static void readelf_id(const char *path, char *id, size_t len)
+{
+	char cmd[400], *txt;
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -n '%s' 2>/dev/null | sed -n 's/.*Build ID: //p'",
+		 path);
+	txt = run_out(cmd, &st);
+	txt[strcspn(txt, "\n")] = 0;
+	snprintf(id, len, "%s", txt);
+	free(txt);
+}
+
+/* perf buildid-list: the program and libc, each with readelf's id. */
+static void test_build_ids(void **state)
+{
+	char snap[300], cmd[500], id[64], want[64], path[400], *txt, *line,
+		*save;
+	bool prog = false, libc = false;
+	int st, n = 0;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s/perf.data 2>&1",
+		 snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %399s", id, path) != 2)
+			continue;
+		readelf_id(path, want, sizeof(want));
+		if (strcmp(id, want))
+			fail_msg("%s: perf says %s, readelf %s", path, id,
+				 want);
+		prog |= !!strstr(path, "/callstack");
+		libc |= !!strstr(path, "/libc.so");
+		n++;
+	}
+	print_message("%d build-ids, each as readelf -n has it\n", n);
+	assert_true(prog && libc);
+	free(txt);
+}
+
+/* perf data convert --to-json exits 0 with JSON that parses. */
+static void test_convert_json(void **state)
+{
+	char snap[300], cmd[900], *txt;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf data convert --to-json %s/conv.json --force -i "
+		 "%s/perf.data >/dev/null 2>&1 && python3 -c 'import json,sys; "
+		 "d=json.load(open(sys.argv[1])); s=d[\"samples\"]; "
+		 "print(len(s), sum(1 for x in s if len(x.get(\"callchain\", "
+		 "[])) > 2))' %s/conv.json",
+		 dir, snap, dir);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	print_message("perf data convert: samples, with a call chain: %s", txt);
+	assert_true(atoi(txt) > 100);
+	assert_true(atoi(strchr(txt, ' ') + 1) > 100);
+	free(txt);
+}
+
+/* perf archive packs the objects from the build-id cache ptbpf filled. */
+static void test_archive(void **state)
+{
+	char snap[300], cmd[700], want[64], *txt;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	readelf_id(PROGS "callstack", want, sizeof(want));
+	snprintf(cmd, sizeof(cmd),
+		 "perf archive %s/perf.data >/dev/null 2>&1 && "
+		 "tar tjf %s/perf.data.tar.bz2",
+		 snap, snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	snprintf(cmd, sizeof(cmd), "progs/callstack/%s/elf", want);
+	/* perf archive packs the objects with samples (--with-hits) */
+	if (!strstr(txt, cmd))
+		fail_msg("perf archive lacks %s:\n%s", cmd, txt);
+	free(txt);
+}
+
+/* A thread gone before the snapshot keeps its name (perf showed :TID). */
+static void test_exited_thread_named(void **state)
+{
+	char snap[300], cmd[500], comm[32], *txt, *line, *save;
+	long long tid = event_field(out_thr, "thread_exit", 0, "tid");
+	int st, t, named = 0, anon = 0;
+
+	need_root();
+	assert_true(tid > 0);
+	fatal_snap(out_thr, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/perf.data -F tid,comm 2>/dev/null", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%31s %d", comm, &t) != 2 || t != tid)
+			continue;
+		named += !strcmp(comm, "shortlived");
+		anon += comm[0] == ':';
+	}
+	print_message("thread %lld: %d samples named shortlived, %d :TID\n",
+		      tid, named, anon);
+	assert_true(named > 50);
+	assert_int_equal(anon, 0);
+	free(txt);
+}
+
+/* ptbpf-dump's summary: span, hottest functions, the last ones, named. */
+static void test_dump_summary(void **state)
+{
+	char snap[300], cmd[500], *txt, *last;
+	int st;
+
+	need_root();
+	fatal_snap(out_fp, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	last = strstr(txt, "last before the fatal (newest first):");
+	if (!strstr(txt, "  span: ") || !strstr(txt, "hottest of the target") ||
+	    !strstr(txt, "%  crunch") || !last ||
+	    !strstr(last, "crunch <- walk_and_crash <- main <- "
+			  "__libc_start_call_main"))
+		fail_msg("summary lacks the last moments:\n%s", txt);
+	free(txt);
+}
+
+/* The timeline nests call stacks and never overlaps slices on a track. */
+static void test_timeline_nesting(void **state)
+{
+	char cmd[600], *txt;
+	int st, tracks, slices, depth, chained;
+
+	need_root();
+	snprintf(cmd, sizeof(cmd),
+		 "./ptbpf-dump --timeline %s/tl.json %s >/dev/null && "
+		 "python3 tests/tl_check.py %s/tl.json --chain "
+		 "main,walk_and_crash,crunch",
+		 dir, out_fp, dir);
+	txt = run_out(cmd, &st);
+	if (st)
+		fail_msg("timeline check failed (%d): %s", st, txt);
+	assert_int_equal(sscanf(txt,
+				"tracks %d slices %d maxdepth %d "
+				"chained %d",
+				&tracks, &slices, &depth, &chained),
+			 4);
+	print_message("timeline: %s", txt);
+	assert_true(depth >= 4 && chained > 10 && slices > 100);
+	free(txt);
+}
+
+/*
+ * ptbpf -o @out @opts -- spin, stopped and continued @n times 15 ms
+ * apart, one snapshot a stop: a debugger session's rhythm. Returns the
+ * target's pid.
+ */
+static pid_t stop_cycles(const char *out, const char *opt, int n)
+{
+	char *argv[] = { PTBPF_BIN,    "-q", "-b",	  "sample",    "-t",
+			 "stop",       "-o", (char *)out, (char *)opt, "--",
+			 PROGS "spin", "1",  NULL };
+	pid_t ptbpf, target;
+	int i;
+
+	if (!*opt) { /* no option: close the gap */
+		argv[8] = "--";
+		argv[9] = PROGS "spin";
+		argv[10] = "1";
+		argv[11] = NULL;
+	}
+	ptbpf = spawn(argv, NULL);
+	assert_true(ptbpf > 0);
+	if (!wait_events(out, "start", 1, 10))
+		fail_msg("ptbpf did not start");
+	target = (pid_t)event_field(out, "start", 0, "pid");
+	msleep(100);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(kill(target, SIGSTOP), 0);
+		if (!wait_events(out, "snapshot", i + 1, 10))
+			fail_msg("stop %d: no snapshot", i);
+		assert_int_equal(kill(target, SIGCONT), 0);
+		if (!wait_events(out, "run", i + 1, 5))
+			fail_msg("stop %d: no run", i);
+		msleep(15);
+	}
+	kill(target, SIGKILL);
+	wait_exit(ptbpf, 20);
+	return target;
+}
+
+/*
+ * What perf script shows of @pid's samples in snapshots @lo..@hi of @out
+ * within [@from, @to]: "REL_MS tid TID ip IP" lines, sorted, each once.
+ */
+static char *perf_window(const char *out, int lo, int hi, pid_t pid,
+			 unsigned long long from, unsigned long long to)
+{
+	char cmd[1024], *txt, *line, *save, *res;
+	unsigned long long sec, ns, ip, t;
+	int i, st, p, tid;
+	FILE *sorted;
+	char tmp[200];
+
+	snprintf(tmp, sizeof(tmp), "%s/window.txt", dir);
+	sorted = fopen(tmp, "w");
+	assert_non_null(sorted);
+	for (i = lo; i <= hi; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "perf script -i %s/snapshot-%06d/perf.data --ns "
+			 "-F pid,tid,time,ip -G 2>/dev/null",
+			 out, i);
+		txt = run_out(cmd, &st);
+		for (line = strtok_r(txt, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(line, "%d/%d %llu.%llu: %llx", &p, &tid,
+				   &sec, &ns, &ip) != 5 ||
+			    p != pid)
+				continue;
+			t = sec * 1000000000ULL + ns;
+			if (t < from || t > to)
+				continue;
+			fprintf(sorted, "%+.3f tid %d ip 0x%llx\n",
+				((double)t - (double)to) / 1e6, tid, ip);
+		}
+		free(txt);
+	}
+	fclose(sorted);
+	snprintf(cmd, sizeof(cmd), "sort -u %s", tmp);
+	res = run_out(cmd, &st);
+	return res;
+}
+
+/* The same lines from ptbpf-dump --last @dur SNAP (sorted, each once). */
+static char *dump_window(const char *snap, const char *dur, int *joined)
+{
+	char cmd[600], path[200], rel[32], when[32], *txt, *line, *save, *p;
+	unsigned long long ip;
+	int st, lo = 0, hi = 0, tid, cpu;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump --last %s %s", dur, snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	p = strstr(txt, "from snapshot");
+	assert_non_null(p);
+	p += strlen("from snapshot");
+	if (*p == 's')
+		p++;
+	assert_int_equal(sscanf(p, " %d..%d", &lo, &hi), 2);
+	*joined = hi - lo + 1;
+	snprintf(path, sizeof(path), "%s/window-dump.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (line = strtok_r(txt, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, " %31s %31s ms tid %d cpu %d 0x%llx", when,
+			   rel, &tid, &cpu, &ip) == 5)
+			fprintf(f, "%s tid %d ip 0x%llx\n", rel, tid, ip);
+	fclose(f);
+	free(txt);
+	snprintf(cmd, sizeof(cmd), "sort -u %s", path);
+	return run_out(cmd, &st);
+}
+
+static void check_last(const char *out, pid_t pid, int n, bool full)
+{
+	unsigned long long trig, dur = 50000000ULL;
+	char snap[300], *want, *got;
+	int joined, lines = 0;
+	const char *p;
+
+	snprintf(snap, sizeof(snap), "%s/snapshot-%06d", out, n);
+	trig = (unsigned long long)event_field(out, "stop", n - 1, "ts");
+	assert_int_equal(event_field(out, "snapshot", n - 1, "trigger_ts"),
+			 trig);
+	got = dump_window(snap, "50ms", &joined);
+	/* a --full snapshot holds the whole buffer: it alone is the truth */
+	want = perf_window(out, full ? n : 1, n, pid, trig - dur, trig);
+	for (p = got; (p = strchr(p, '\n')); p++)
+		lines++;
+	print_message("%s: --last 50ms: %d samples from %d snapshot(s)\n", out,
+		      lines, joined);
+	if (strcmp(got, want))
+		fail_msg("--last differs from perf script's window:\n--- "
+			 "ptbpf-dump\n%s--- perf script\n%s",
+			 got, want);
+	/* a loaded machine gives spin little CPU: samples, not many */
+	assert_true(lines >= 5);
+	if (!full)
+		assert_true(joined >= 2);
+	free(got);
+	free(want);
+}
+
+/*
+ * --last 50ms on the 8th of 8 stream snapshots joins those before it and
+ * shows exactly the samples perf script finds in that window over all of
+ * them; on a --full run, exactly those of the one snapshot, each once.
+ */
+static void test_last_joins_stream(void **state)
+{
+	char out[160];
+	pid_t pid;
+
+	need_root();
+	snprintf(out, sizeof(out), "%s/stream", dir);
+	pid = stop_cycles(out, "", 8);
+	check_last(out, pid, 8, false);
+	snprintf(out, sizeof(out), "%s/full", dir);
+	pid = stop_cycles(out, "--full", 8);
+	check_last(out, pid, 8, true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frame_pointer_stacks),
+		cmocka_unit_test(test_dwarf_stacks),
+		cmocka_unit_test(test_report_callers),
+		cmocka_unit_test(test_freq_bounded),
+		cmocka_unit_test(test_header_features),
+		cmocka_unit_test(test_build_ids),
+		cmocka_unit_test(test_convert_json),
+		cmocka_unit_test(test_archive),
+		cmocka_unit_test(test_exited_thread_named),
+		cmocka_unit_test(test_dump_summary),
+		cmocka_unit_test(test_timeline_nesting),
+		cmocka_unit_test(test_last_joins_stream),
+	};
+
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	return cmocka_run_group_tests(tests, setup_group, teardown_group);
+}

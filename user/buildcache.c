@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf's build-id cache: see buildcache.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buildcache.h"
+#include "buildid.h"
+
+const char *buildcache_dir(char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	int n;
+
+	if (!buf || !len || !home || *home != '/')
+		return NULL;
+	n = snprintf(buf, len, "%s/.debug", home);
+	return n > 0 && (size_t)n < len ? buf : NULL;
+}
+
+/* mkdir -p of @path (modified in place and restored). */
+static int mkdir_p(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -errno;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char tmp[PATH_MAX + 8], buf[65536];
+	int in, out, rc = 0;
+	ssize_t n;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", to) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		   0644);
+	if (out < 0) {
+		rc = -errno;
+		close(in);
+		return rc;
+	}
+	while (!rc && (n = read(in, buf, sizeof(buf))) != 0)
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			rc = n < 0 ? -errno : -EIO;
+	if (close(out) && !rc)
+		rc = -errno;
+	close(in);
+	/* renamed only when whole: a reader never sees half an object */
+	if (!rc && rename(tmp, to))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int buildcache_add(const char *dir, const char *path, const char *hexid)
+{
+	char obj[PATH_MAX], elf[PATH_MAX + 8], link_dir[PATH_MAX],
+		target[PATH_MAX], name[PATH_MAX];
+	int rc;
+
+	if (!dir || !path || !hexid || path[0] != '/' || strlen(hexid) < 3)
+		return -EINVAL;
+	if ((size_t)snprintf(obj, sizeof(obj), "%s%s/%s", dir, path, hexid) >=
+		    sizeof(obj) ||
+	    (size_t)snprintf(link_dir, sizeof(link_dir), "%s/.build-id/%.2s",
+			     dir, hexid) >= sizeof(link_dir) ||
+	    (size_t)snprintf(target, sizeof(target), "../..%s/%s", path,
+			     hexid) >= sizeof(target) ||
+	    (size_t)snprintf(name, sizeof(name), "%s/%s", link_dir,
+			     hexid + 2) >= sizeof(name))
+		return -ENAMETOOLONG;
+	snprintf(elf, sizeof(elf), "%s/elf", obj);
+	if (access(elf, F_OK) == 0)
+		return 0;
+	rc = mkdir_p(obj);
+	if (!rc && link(path, elf)) /* EXDEV and friends: a copy */
+		rc = errno == EEXIST ? 0 : copy_file(path, elf);
+	if (!rc)
+		rc = mkdir_p(link_dir);
+	if (!rc && symlink(target, name) && errno != EEXIST)
+		rc = -errno;
+	return rc;
+}
+
+int buildcache_add_process(const char *dir, const struct snap_process *p)
+{
+	char hex[2 * BUILDID_MAX + 1];
+	__u8 id[BUILDID_MAX];
+	unsigned int i, k;
+	int rc, first = 0;
+	size_t len;
+
+	if (!dir || !p)
+		return -EINVAL;
+	for (i = 0; i < p->nr_maps; i++) {
+		const struct snap_map *m = &p->maps[i];
+
+		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/')
+			continue;
+		for (k = 0; k < i; k++)
+			if ((p->maps[k].prot & PROT_EXEC) && p->maps[k].path &&
+			    !strcmp(p->maps[k].path, m->path))
+				break;
+		if (k < i || buildid_read(m->path, id, &len))
+			continue;
+		buildid_hex(id, len, hex);
+		rc = buildcache_add(dir, m->path, hex);
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The target's last moments: see dumplast.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dumplast.h"
+#include "snapwrite.h"
+
+int dump_moments_add(struct dump_moments *m, const struct dump_snap *s,
+		     uint64_t from, uint64_t to)
+{
+	const struct dump_sample *smp;
+	struct dump_moment *v;
+	unsigned int i;
+	size_t k;
+
+	if (!m || !s)
+		return -EINVAL;
+	for (i = 0; i < s->nr_cores; i++) {
+		for (k = 0; k < s->cores[i].nr_samples; k++) {
+			smp = &s->cores[i].samples[k];
+			if (smp->pid != s->pid || smp->time < from ||
+			    smp->time > to)
+				continue;
+			if (m->n == m->cap) {
+				v = reallocarray(m->v,
+						 m->cap ? 2 * m->cap : 256,
+						 sizeof(*v));
+				if (!v)
+					return -ENOMEM;
+				m->v = v;
+				m->cap = m->cap ? 2 * m->cap : 256;
+			}
+			m->v[m->n].smp = smp;
+			m->v[m->n++].cpu = s->cores[i].cpu;
+		}
+	}
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct dump_moment *x = a, *y = b;
+
+	if (x->smp->time != y->smp->time)
+		return x->smp->time < y->smp->time ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->smp->ip < y->smp->ip ? -1 : x->smp->ip > y->smp->ip;
+}
+
+void dump_moments_sort(struct dump_moments *m)
+{
+	size_t i, n = 0;
+
+	if (!m || !m->n)
+		return;
+	qsort(m->v, m->n, sizeof(*m->v), by_time);
+	/* one core takes one sample per tick: same time, cpu, tid, ip is
+	 * the same sample, read from two snapshots (--full) */
+	for (i = 0; i < m->n; i++)
+		if (!n || by_time(&m->v[n - 1], &m->v[i]) ||
+		    m->v[n - 1].smp->tid != m->v[i].smp->tid)
+			m->v[n++] = m->v[i];
+	m->n = n;
+}
+
+void dump_moments_free(struct dump_moments *m)
+{
+	if (!m)
+		return;
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+static void widen(uint64_t t, uint64_t *first, uint64_t *last)
+{
+	if (t < *first)
+		*first = t;
+	if (t > *last)
+		*last = t;
+}
+
+bool dump_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last)
+{
+	const struct dump_core *c;
+	unsigned int i;
+	size_t k;
+
+	for (i = 0; i < s->nr_cores; i++) {
+		c = &s->cores[i];
+		for (k = 0; k < c->nr_samples; k++)
+			widen(c->samples[k].time, first, last);
+		for (k = 0; k < c->nr_sw; k++)
+			if (c->sw[k].time)
+				widen(c->sw[k].time, first, last);
+	}
+	return *first <= *last;
+}
+
+const char *dump_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
+			  size_t len)
+{
+	int64_t tod;
+	struct tm tm;
+	time_t sec;
+
+	if (!s->has_tod) {
+		snprintf(buf, len, "%" PRIu64 ".%09" PRIu64 " s",
+			 ns / 1000000000, ns % 1000000000);
+		return buf;
+	}
+	tod = (int64_t)s->tod_ns + ((int64_t)ns - (int64_t)s->tod_clock_ns);
+	sec = (time_t)(tod / 1000000000);
+	if (!localtime_r(&sec, &tm)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	snprintf(buf, len, "%02d:%02d:%02d.%06" PRId64, tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, (tod % 1000000000) / 1000);
+	return buf;
+}
+
+/* A sample's function name for counting: "func", "[module]", "[unknown]" */
+static void hot_name(const struct dump_symtab *tab, uint64_t ip,
+		     struct dump_hot *h)
+{
+	const char *mod = dump_sym_module(tab, ip);
+	uint64_t off;
+	const char *fn = dump_sym_find(tab, ip, &off);
+
+	snprintf(h->module, sizeof(h->module), "%s", mod ? mod : "");
+	if (fn)
+		snprintf(h->name, sizeof(h->name), "%s", fn);
+	else
+		snprintf(h->name, sizeof(h->name), "[%s]",
+			 mod ? mod : "unknown");
+	h->samples = 1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct dump_hot *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->module, y->module);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct dump_hot *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int dump_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
+		 struct dump_hot *out, size_t max, uint64_t *total)
+{
+	struct dump_moments m = { 0 };
+	struct dump_hot *all;
+	size_t i, n = 0;
+
+	*total = 0;
+	if (dump_moments_add(&m, s, 0, UINT64_MAX))
+		return -ENOMEM;
+	all = calloc(m.n + 1, sizeof(*all));
+	if (!all) {
+		dump_moments_free(&m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m.n; i++)
+		hot_name(tab, m.v[i].smp->ip, &all[i]);
+	qsort(all, m.n, sizeof(*all), by_name);
+	for (i = 0; i < m.n; i++) {
+		if (n && !by_name(&all[n - 1], &all[i]))
+			all[n - 1].samples++;
+		else
+			all[n++] = all[i];
+	}
+	qsort(all, n, sizeof(*all), by_count);
+	*total = m.n;
+	for (i = 0; i < n && i < max; i++)
+		out[i] = all[i];
+	free(all);
+	dump_moments_free(&m);
+	return (int)i;
+}
+
+const char *dump_stack_str(const struct dump_sample *smp,
+			   const struct dump_symtab *tab, unsigned int depth,
+			   char *buf, size_t len)
+{
+	uint64_t ips[DUMP_STACK_MAX], off;
+	size_t n, i, used = 0;
+	const char *fn;
+	char one[128];
+
+	n = dump_sample_stack(smp, ips,
+			      depth < DUMP_STACK_MAX ? depth : DUMP_STACK_MAX);
+	buf[0] = '\0';
+	for (i = 0; i < n && used + 1 < len; i++) {
+		fn = dump_sym_find(tab, ips[i], &off);
+		if (!fn)
+			fn = dump_sym_format(tab, ips[i], one, sizeof(one));
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 i ? " <- " : "", fn);
+	}
+	return buf;
+}
+
+void dump_moment_print(FILE *out, const struct dump_snap *s,
+		       const struct dump_moment *m, uint64_t trigger,
+		       const struct dump_symtab *tab)
+{
+	char when[48], stack[1024];
+	const struct dump_sample *smp = m->smp;
+
+	fprintf(out, "    %s  %+9.3f ms  tid %u cpu %d  0x%" PRIx64 "  %s\n",
+		dump_time_str(s, smp->time, when, sizeof(when)),
+		((double)smp->time - (double)trigger) / 1e6, smp->tid, m->cpu,
+		smp->ip, dump_stack_str(smp, tab, 8, stack, sizeof(stack)));
+}
+
+#define HOT_MAX 10
+
+/* A stop or a fatal signal: the moments before them are the question. */
+static bool stops(const struct dump_snap *s)
+{
+	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal");
+}
+
+int dump_last_text(FILE *out, const struct dump_snap *s,
+		   const struct dump_symtab *tab, unsigned int n)
+{
+	uint64_t first = UINT64_MAX, last = 0, total;
+	struct dump_hot hot[HOT_MAX];
+	struct dump_moments m = { 0 };
+	char a[48], b[48];
+	size_t i;
+	int nh;
+
+	if (dump_snap_span(s, &first, &last))
+		fprintf(out,
+			"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
+			"trigger\n",
+			dump_time_str(s, first, a, sizeof(a)),
+			dump_time_str(s, last, b, sizeof(b)),
+			(double)(last - first) / 1e6,
+			((double)last - (double)s->trigger_ts) / 1e6);
+	else
+		fputs("  span: no timed records\n", out);
+	nh = dump_hottest(s, tab, hot, HOT_MAX, &total);
+	if (nh < 0)
+		return nh;
+	fprintf(out, "  hottest of the target's %" PRIu64 " samples:%s\n",
+		total, nh ? "" : " none");
+	for (i = 0; i < (size_t)nh; i++)
+		fprintf(out, "    %5.1f%%  %-32s %s\n",
+			100.0 * (double)hot[i].samples / (double)total,
+			hot[i].name, hot[i].module);
+	if (!stops(s) || !n)
+		return 0;
+	if (dump_moments_add(&m, s, 0, s->trigger_ts))
+		return -ENOMEM;
+	dump_moments_sort(&m);
+	fprintf(out, "  last before the %s (newest first):%s\n", s->trigger,
+		m.n ? "" : " no samples");
+	for (i = 0; i < m.n && i < n; i++)
+		dump_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts,
+				  tab);
+	dump_moments_free(&m);
+	return 0;
+}
+
+int dump_last_json(struct json *j, const struct dump_snap *s,
+		   const struct dump_symtab *tab, unsigned int n)
+{
+	uint64_t first = UINT64_MAX, last = 0, total;
+	struct dump_hot hot[HOT_MAX];
+	struct dump_moments m = { 0 };
+	char stack[1024], ip[24];
+	size_t i;
+	int nh;
+
+	if (dump_snap_span(s, &first, &last)) {
+		json_u64(j, "first_ns", first);
+		json_u64(j, "last_ns", last);
+	}
+	nh = dump_hottest(s, tab, hot, HOT_MAX, &total);
+	if (nh < 0)
+		return nh;
+	json_arr_begin(j, "hottest");
+	for (i = 0; i < (size_t)nh; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "function", hot[i].name);
+		json_str(j, "module", hot[i].module);
+		json_u64(j, "samples", hot[i].samples);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	if (!stops(s))
+		return 0;
+	if (dump_moments_add(&m, s, 0, s->trigger_ts))
+		return -ENOMEM;
+	dump_moments_sort(&m);
+	json_arr_begin(j, "last");
+	for (i = 0; i < m.n && i < n; i++) {
+		const struct dump_moment *x = &m.v[m.n - 1 - i];
+
+		json_obj_begin(j, NULL);
+		json_u64(j, "time_ns", x->smp->time);
+		json_u64(j, "tid", x->smp->tid);
+		json_i64(j, "cpu", x->cpu);
+		snprintf(ip, sizeof(ip), "0x%" PRIx64, x->smp->ip);
+		json_str(j, "ip", ip);
+		json_str(j, "stack",
+			 dump_stack_str(x->smp, tab, 8, stack, sizeof(stack)));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	dump_moments_free(&m);
+	return 0;
+}
+
+/* The snapshots joined, newest first. */
+struct join {
+	struct dump_snap *v;
+	unsigned int n;
+};
+
+static void join_free(struct join *j)
+{
+	unsigned int i;
+
+	for (i = 0; i < j->n; i++)
+		dump_snap_free(&j->v[i]);
+	free(j->v);
+}
+
+/* Loads snapshot @id of @out_dir; 1 when it is there, 0 when not. */
+static int load_id(struct join *j, const char *out_dir, uint64_t id,
+		   struct dump_log *log)
+{
+	char path[4096], meta[4200];
+	struct stat st;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" SNAPWRITE_PREFIX "%06" PRIu64,
+		 out_dir, id);
+	snprintf(meta, sizeof(meta), "%s/ptbpf.json", path);
+	if (stat(meta, &st))
+		return 0;
+	ret = dump_snap_load(path, &j->v[j->n], log);
+	if (ret) {
+		dump_snap_free(&j->v[j->n]);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	j->n++;
+	return 1;
+}
+
+/* Older snapshots until the window's start is covered. */
+static int join_older(struct join *j, const char *out_dir, uint64_t from,
+		      bool *covered)
+{
+	const struct dump_snap *last = &j->v[0];
+	uint64_t id = last->id, first, end;
+	struct dump_log quiet = { NULL, 0 };
+	int ret;
+
+	for (;;) {
+		first = UINT64_MAX;
+		end = 0;
+		last = &j->v[j->n - 1];
+		if (dump_snap_span(last, &first, &end) && first <= from) {
+			*covered = true;
+			return 0;
+		}
+		if (id <= 1 || j->n == DUMP_LAST_MAX_SNAPS)
+			return 0;
+		ret = load_id(j, out_dir, --id, &quiet);
+		if (ret <= 0)
+			return ret;
+		if (j->v[j->n - 1].pid != j->v[0].pid) {
+			/* another run's: the target's history ends here */
+			dump_snap_free(&j->v[--j->n]);
+			return 0;
+		}
+	}
+}
+
+static void print_join(FILE *out, const struct join *j, uint64_t dur,
+		       const struct dump_moments *m, bool covered,
+		       const struct dump_symtab *tab)
+{
+	const struct dump_snap *s = &j->v[0];
+	char when[48];
+	size_t i;
+
+	fprintf(out,
+		"%s: the last %.3f ms before the %s at %s: %zu samples of "
+		"pid %u from snapshot%s %" PRIu64 "..%" PRIu64 "\n",
+		s->dir, (double)dur / 1e6, s->trigger[0] ? s->trigger : "?",
+		dump_time_str(s, s->trigger_ts, when, sizeof(when)), m->n,
+		s->pid, j->n > 1 ? "s" : "", j->v[j->n - 1].id, s->id);
+	if (!covered)
+		fputs("  (nothing older was recorded, or it is gone: the "
+		      "window starts later)\n",
+		      out);
+	for (i = 0; i < m->n; i++)
+		dump_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
+}
+
+static int join_print(FILE *out, struct join *j, const char *out_dir,
+		      uint64_t dur, struct dump_log *log)
+{
+	const struct dump_snap *s = &j->v[0];
+	uint64_t to = s->trigger_ts, from = to > dur ? to - dur : 0;
+	struct dump_log quiet = { NULL, 0 };
+	struct dump_moments m = { 0 };
+	struct dump_symtab tab = { 0 };
+	bool covered = false;
+	unsigned int i;
+	int ret;
+
+	ret = join_older(j, out_dir, from, &covered);
+	for (i = 0; !ret && i < j->n; i++)
+		ret = dump_moments_add(&m, &j->v[i], from, to);
+	if (!ret) {
+		dump_moments_sort(&m);
+		/* names from the newest snapshot's modules; a missing one
+		 * leaves addresses, which is no error in the input */
+		ret = dump_symtab_load(&tab, s, NULL, &quiet);
+	}
+	if (!ret)
+		print_join(out, j, dur, &m, covered, &tab);
+	dump_symtab_free(&tab);
+	dump_moments_free(&m);
+	return ret;
+}
+
+int dump_last_join(FILE *out, const char *dir, uint64_t dur,
+		   struct dump_log *log)
+{
+	struct join j = { 0 };
+	char *copy;
+	int ret;
+
+	if (!out || !dir || !log)
+		return -EINVAL;
+	j.v = calloc(DUMP_LAST_MAX_SNAPS, sizeof(*j.v));
+	copy = strdup(dir);
+	if (!j.v || !copy) {
+		free(j.v);
+		free(copy);
+		return -ENOMEM;
+	}
+	ret = dump_snap_load(dir, &j.v[0], log);
+	j.n = 1;
+	if (!ret && j.v[0].backend == BACKEND_INTEL_PT) {
+		dump_error(log, dir, -1,
+			   "--last reads sample snapshots; for intel-pt use "
+			   "--insn on each");
+		ret = -EOPNOTSUPP;
+	}
+	if (!ret)
+		ret = join_print(out, &j, dirname(copy), dur, log);
+	join_free(&j);
+	free(copy);
+	return ret;
+}
