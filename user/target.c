@@ -288,6 +288,7 @@ child_main(char **argv, int go_rd, int err_wr, int uid, int gid)
 	signal(SIGTSTP, SIG_DFL);
 	signal(SIGTTIN, SIG_DFL);
 	signal(SIGTTOU, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	/* ptbpf's setup handlers note a signal for ptbpf, not for us */
 	signal(SIGINT, SIG_DFL);
@@ -337,6 +338,7 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	close(ep[1]);
 	t->pid = pid;
 	t->child = true;
+	t->name = argv[0];
 	t->go_fd = go[1];
 	t->err_fd = ep[0];
 	t->pidfd = pidfd_open_(pid);
@@ -374,7 +376,8 @@ int target_release(struct target *t, char *err, size_t errlen)
 	close(t->err_fd);
 	t->err_fd = -1;
 	if (n == sizeof(e) && e) {
-		snprintf(err, errlen, "can't run the command: %s", strerror(e));
+		snprintf(err, errlen, "can't run %s: %s",
+			 t->name ? t->name : "the command", strerror(e));
 		return -e;
 	}
 	return 0;

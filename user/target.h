@@ -17,6 +17,7 @@ struct target {
 	bool child; /* started by us: we reap it */
 	int go_fd; /* child: write end of the pipe it waits on, or -1 */
 	int err_fd; /* child: read end that reports a failed exec, or -1 */
+	const char *name; /* child: the command, as given (argv[0]) */
 };
 
 /*

@@ -45,8 +45,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 	if (!libbpf_verbose)
 		return 0;
+	/* libbpf's lines carry their own "libbpf: " prefix */
 	vsnprintf(line, sizeof(line), fmt, args);
-	say("libbpf: %s", line);
+	say("%s", line);
 	return 0;
 }
 

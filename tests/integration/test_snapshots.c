@@ -417,7 +417,7 @@ static void test_sigusr2_while_running(void **state)
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 2, 10));
 	event_str(f->out, "snapshot", 0, "trigger", trig, sizeof(trig));
-	assert_string_equal(trig, "signal");
+	assert_string_equal(trig, "requested");
 	/* running cores, paused for the copy only: no pause events */
 	assert_true(event_field(f->out, "snapshot", 0, "paused_max_ns") > 0);
 	assert_int_equal(count_events(f->out, "pause"), 0);
