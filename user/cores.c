@@ -14,6 +14,7 @@
 #endif
 
 #include "cores.h"
+#include "cpurun.h"
 #include "cyclic.h"
 #include "pmu.h"
 
@@ -34,6 +35,8 @@ struct core {
 	void *aux; /* intel-pt: the AUX area, read-only */
 	struct cyc_aux aux_state;
 	__u64 data_prev, sb_prev; /* data_head at the last read */
+	int toggle_rc; /* parallel toggles: this core's result and message */
+	char toggle_err[160];
 };
 
 struct cores {
@@ -51,6 +54,12 @@ struct cores {
 	 */
 	bool split;
 	bool offcpu; /* process scope: no target thread can run */
+	/*
+	 * cpu and cgroup scope: one thread pinned to each traced CPU toggles
+	 * that CPU's events locally (cpurun.h); NULL: serial, from the caller.
+	 */
+	struct cpurun *run;
+	enum core_state run_state; /* what the current parallel call sets */
 	unsigned int nr;
 	struct core *core;
 	char err[256];
@@ -582,6 +591,29 @@ unsigned long cores_event_count(const struct cores *c)
 	return n;
 }
 
+/*
+ * A thread per traced CPU for the toggles of cpu and cgroup scope, whose
+ * events are per-CPU: from their own CPU an ioctl is a direct call. Task
+ * events (process scope) are switched on whatever CPU the task is on: no
+ * gain there, and their toggles are rare (a fatal signal, a read while the
+ * target runs).
+ */
+static int start_run(struct cores *c, const struct cores_config *cfg, char *err,
+		     size_t errlen)
+{
+	int *cpus = calloc(c->nr, sizeof(*cpus));
+	unsigned int i;
+
+	if (!cpus)
+		return errmsg(err, errlen, -ENOMEM, "out of memory");
+	for (i = 0; i < c->nr; i++)
+		cpus[i] = c->core[i].cpu;
+	/* the control thread's priority: toggles must not wait for a slice */
+	c->run = cpurun_start(cpus, c->nr, cfg->parallel_rt_prio, err, errlen);
+	free(cpus);
+	return c->run ? 0 : -errno;
+}
+
 struct cores *cores_open(const struct cores_config *cfg,
 			 const struct perf_sys_ops *sys, char *err,
 			 size_t errlen)
@@ -621,6 +653,8 @@ struct cores *cores_open(const struct cores_config *cfg,
 				err, errlen);
 	if (!rc)
 		rc = open_all(c, cfg, cfg->cpus, n, err, errlen);
+	if (!rc && cfg->parallel && c->scope != SCOPE_PROCESS)
+		rc = start_run(c, cfg, err, errlen);
 	for (i = 1; !rc && c->scope == SCOPE_PROCESS && i < cfg->nr_tids; i++) {
 		rc = add_thread(c, cfg->tids[i], err, errlen);
 		if (rc == -ESRCH) /* it exited meanwhile: nothing to trace */
@@ -640,6 +674,7 @@ void cores_close(struct cores *c)
 
 	if (!c)
 		return;
+	cpurun_stop(c->run);
 	for (i = 0; i < c->nr; i++)
 		close_core(c, &c->core[i]);
 	free(c->core);
@@ -794,6 +829,17 @@ int cores_set_state(struct cores *c, unsigned int idx, enum core_state state)
 	return set_state(c, &c->core[idx], state, c->err, sizeof(c->err));
 }
 
+/* On the thread pinned to core @idx's CPU: its ioctls are local calls. */
+static int set_one(void *ctx, unsigned int idx)
+{
+	struct cores *c = ctx;
+	struct core *k = &c->core[idx];
+
+	k->toggle_rc = set_state(c, k, c->run_state, k->toggle_err,
+				 sizeof(k->toggle_err));
+	return k->toggle_rc;
+}
+
 static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 {
 	unsigned int i;
@@ -801,6 +847,20 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 
 	if (!c)
 		return -EINVAL;
+	if (c->run) {
+		c->run_state = st;
+		first = cpurun_call(c->run, set_one, c);
+		/* the first failing core's message, as the serial path keeps */
+		for (i = 0; first && i < c->nr; i++)
+			if (c->core[i].toggle_rc) {
+				snprintf(c->err, sizeof(c->err), "%s",
+					 c->core[i].toggle_err);
+				break;
+			}
+		if (done_ns)
+			*done_ns = now_ns();
+		return first;
+	}
 	for (i = 0; i < c->nr; i++) {
 		/* Keep the first failure's message; later ones are dropped. */
 		rc = set_state(c, &c->core[i], st, first ? NULL : c->err,

@@ -80,6 +80,14 @@ struct cores_config {
 	 * sideband is task-bound. -1: task-bound data events too.
 	 */
 	int sample_filter_fd;
+	/*
+	 * cpu and cgroup scope: pause and resume every core at once, each
+	 * from a thread pinned to its CPU (cpurun.h), at SCHED_FIFO
+	 * @parallel_rt_prio when > 0. false: serial, from the caller (the
+	 * simulated PMU of the tests is single-threaded).
+	 */
+	bool parallel;
+	int parallel_rt_prio;
 	unsigned int sample_freq; /* sample backend, Hz; 0: PMU_SAMPLE_FREQ */
 	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
 	__u32 stack_size; /* CALLGRAPH_DWARF bytes; 0: PMU_STACK_USER_DEFAULT */
@@ -188,8 +196,9 @@ int cores_state(const struct cores *c, unsigned int idx,
 int cores_set_state(struct cores *c, unsigned int idx, enum core_state state);
 
 /*
- * Pause (resume) every core. For the control path: no allocation, no file
- * I/O, no logging. Tries every core even when one fails. Stores in
+ * Pause (resume) every core: with @parallel, every core at once from its
+ * own CPU, else one after the other. For the control path: no allocation,
+ * no file I/O, no logging. Tries every core even when one fails. Stores in
  * *@done_ns (may be NULL) the CLOCK_MONOTONIC time after the last ioctl
  * returned. Returns 0, -EINVAL for a NULL @c, or the first ioctl's -errno
  * (cores_last_error() names its CPU).

@@ -57,6 +57,13 @@ int watch_state(const struct watch *w, unsigned long long *seq);
  */
 bool watch_dying(const struct watch *w);
 
+/*
+ * Cgroup scope: the BPF side reports (PTBPF_EV_CGROUP_LEFT, once) a target
+ * thread that runs outside the cgroup @cgroup_fd (and its descendants),
+ * where the cgroup's perf events no longer record it. Returns 0 or -errno.
+ */
+int watch_cgroup(struct watch *w, int cgroup_fd);
+
 /* Live and stopped thread counts, as the BPF program holds them. */
 void watch_counts(const struct watch *w, int *live, int *stopped);
 

@@ -398,31 +398,69 @@ bench_memory() {
 
 # --- 7. scale ------------------------------------------------------------------
 
+# tv NAME: the value of NAME in the toggle output, as µs
+tv() { us "$(val "$WORK/toggle.txt" "$1")"; }
+
 bench_scale() {
-	local t=$WORK/toggle.txt base pc n lat ptr
-	log "scale: ioctl microbenchmark"
-	timeout -k 5 120 "$BIN/toggle" 2000 >"$t"
+	local t=$WORK/toggle.txt n f m d p c lat ptr base all tree ser fans
+	log "scale: toggle microbenchmark (serial and one thread per CPU, idle and busy CPUs)"
+	timeout -k 5 300 "$BIN/toggle" 2000 >"$t" || { log "toggle failed"; return 1; }
 	n=$(val "$t" cores)
+	f=$(val "$t" fanout)
 	row scale.toggle_remote "one core's group ioctl (disable), remote CPU" \
-		"$(us "$(val "$t" pause_remote_ns)")" µs "$(us "$(val "$t" pause_local_ns)")" \
-		"the same on the calling CPU" "remote: the kernel disables the event on its CPU through an IPI and waits"
-	row scale.pause_all "cores_pause_all, $n cores" \
-		"$(us "$(val "$t" pause_all_ns)")" µs "$(us "$(val "$t" resume_all_ns)")" \
-		"cores_resume_all, $n cores" "one PERF_IOC_FLAG_GROUP ioctl per core (trace + sideband), serial"
+		"$(tv ioctl_remote_pause_idle_p50)" µs "$(tv ioctl_local_pause_idle_p50)" \
+		"the same on the calling CPU" "remote: the kernel disables the event on its CPU through an IPI and waits; enable: $(tv ioctl_remote_resume_idle_p50) µs remote, $(tv ioctl_local_resume_idle_p50) µs local"
+	for m in idle busy; do
+		for d in pause resume; do
+			for p in p50 p99; do
+				row "scale.${d}_parallel.$m.$p" \
+					"$d of all $n cores, each core's ioctl on its own CPU (cpurun), $p, $m CPUs" \
+					"$(tv "par_${d}_${m}_$p")" µs "$(tv "serial_${d}_${m}_$p")" \
+					"one group ioctl per core from one thread (today's cores_${d}_all)" \
+					"last core: woken $(tv "par_wake_${d}_${m}_p50") µs after the call, its ioctl $(tv "par_fn_${d}_${m}_p50") µs, the caller back $(tv "par_done_${d}_${m}_p50") µs later (medians); ptbpf's cores_${d}_all: $(tv "all_${d}_${m}_$p") µs"
+			done
+		done
+	done
+	row scale.wake_run "wake-to-run of one pinned SCHED_FIFO worker (cpurun_call → fn), idle CPU" \
+		"$(tv wake_run_idle_p50)" µs "$(tv ioctl_remote_pause_idle_p50)" "one remote group ioctl" \
+		"busy CPU: $(tv wake_run_busy_p50) µs; the tree pays one per level where the serial path pays one remote ioctl per core"
+	row scale.futex_send "FUTEX_WAKE of a sleeper on another CPU, sender's cost" \
+		"$(tv futex_send_idle_p50)" µs "$(tv ioctl_local_pause_idle_p50)" "one local group ioctl" \
+		"a tree node pays one per child before its own ioctl; busy CPU: $(tv futex_send_busy_p50) µs"
+	row scale.done_wake "completion: last worker out → cpurun_call returns, caller spinning" \
+		"$(tv done_spin_idle_p50)" µs "$(tv done_sleep_idle_p50)" \
+		"the same with the caller asleep on the futex (past the spin)" \
+		"the caller watches the completion word for up to $(tv spin_ns) µs before it sleeps"
+	for c in 16 64 256; do
+		row "scale.pause_$c.tree" "pause of $c cores, projected, cpurun tree (fan-out $f)" \
+			"$(tv "proj${c}_tree_pause_idle")" µs "$(tv par_pause_idle_p50)" \
+			"$n-core parallel pause, measured" \
+			"model at $n cores: $(tv "model${n}_tree_pause_idle") µs against $(tv par_pause_idle_p50) µs measured; busy CPUs: $(tv "proj${c}_tree_pause_busy") µs; resume: $(tv "proj${c}_tree_resume_idle") µs"
+		row "scale.pause_$c.serial" "pause of $c cores, projected, serial" \
+			"$(tv "proj${c}_serial_pause_idle")" µs "$(tv serial_pause_idle_p50)" \
+			"$n-core serial pause, measured" \
+			"local + $((c - 1)) × remote ioctl; model at $n cores: $(tv "model${n}_serial_pause_idle") µs; resume: $(tv "proj${c}_serial_resume_idle") µs"
+	done
+	fans=$(for p in 2 4 8 16; do printf '%s %s µs, ' "$p" "$(tv "proj256_tree_f${p}_pause_idle")"; done)
+	row scale.fanout "pause of 256 cores, projected, tree of fan-out $f" \
+		"$(tv proj256_tree_pause_idle)" µs "$(tv proj256_tree_f2_pause_idle)" "the same tree of fan-out 2" \
+		"by fan-out: ${fans%, }"
 	run_latency_mode ptbpf 300
 	run_latency_mode ptrace 300
 	lat=$(val "$WORK/lat-ptbpf.txt" stop_kernel_p50)
 	ptr=$(val "$WORK/lat-ptrace.txt" stop_p50)
 	[ -n "$lat" ] && [ -n "$ptr" ] || return 0
 	# what is not ioctls (detection, delivery, wake-up) stays; the ioctls
-	# grow one remote call per core
-	pc=$(val "$t" pause_remote_ns)
-	base=$((lat - $(val "$t" pause_all_ns)))
+	# become the projected pause of c cores
+	all=$(val "$t" all_pause_idle_p50)
+	base=$((lat - all))
 	[ "$base" -gt 0 ] || base=0
 	for c in 16 64 256; do
-		row "scale.projected_$c" "projected stop → paused median at $c cores" \
-			"$(us $((base + c * pc)))" µs "$(us "$ptr")" "ptrace notifier, measured here" \
-			"measured median $(us "$lat") µs at $n cores − $(us "$(val "$t" pause_all_ns)") µs of ioctls + $c × $(us "$pc") µs"
+		tree=$(val "$t" "proj${c}_tree_pause_idle")
+		ser=$(val "$t" "proj${c}_serial_pause_idle")
+		row "scale.projected_$c" "projected stop → paused median at $c cores, cpurun tree" \
+			"$(us $((base + tree)))" µs "$(us "$ptr")" "ptrace notifier, measured here" \
+			"measured median $(us "$lat") µs at $n cores − $(us "$all") µs of cores_pause_all + $(us "$tree") µs; serial: $(us $((base + ser))) µs"
 	done
 }
 
@@ -437,8 +475,10 @@ recs() {
 			printf "%s %s %s %.0f %s\n", pt[1], pt[2], c, ns, k }'
 }
 
-# One run per scope, -s 128K, next to two busy unrelated processes' worth
-# of threads per core: the target runs 4 s, then stays stopped 1 s.
+# One run per scope, -s 128K --full, next to two busy unrelated processes'
+# worth of threads per core: the target runs 4 s, then stays stopped 1 s,
+# with 5 SIGUSR2 snapshots meanwhile (the staging slots are warm by the
+# last ones: what a copy costs once running, not its first page faults).
 scope_run() { # MODE
 	local mode=$1 out=$WORK/scope-$1 tgt unr pb opt=()
 	log "scope: $mode"
@@ -459,11 +499,16 @@ scope_run() { # MODE
 		opt=(--scope cgroup)
 		;;
 	esac
-	if ptbpf_bg pb "$out" -s 128K -t stop "${opt[@]}" --pid "$tgt"; then
+	if ptbpf_bg pb "$out" -s 128K --full -t stop "${opt[@]}" --pid "$tgt"; then
 		sleep 4
 		kill -STOP "$tgt"
 		wait_line "$out/events.jsonl" '"event":"snapshot"' || true
-		sleep 1
+		for _ in 1 2 3 4 5; do
+			sleep 0.15
+			kill -USR2 "$pb"
+		done
+		wait_line "$out/events.jsonl" '"event":"snapshot"' 6 || true
+		sleep 0.3
 	fi
 	stop_pid "$pb"
 	stop_pid "$tgt" KILL
@@ -472,13 +517,20 @@ scope_run() { # MODE
 		rmdir "$CGROUP" && CGROUP=
 	fi
 	[ -f "$out/snapshot-000001/perf.data" ] || return 0
-	local stop_ts copy bytes sb f
+	local stop_ts copy bytes sb paused last
 	stop_ts=$(grep -m1 '"event":"stop"' "$out/events.jsonl" | sed 's/.*"ts":\([0-9]*\).*/\1/')
-	copy=$(grep -m1 '"trigger":"stop"' "$out/events.jsonl" | sed -n 's/.*"copy_max_ns":\([0-9]*\).*/\1/p')
-	bytes=$(jq '[.cores[] | .bytes + .sideband_bytes] | max' "$out/snapshot-000001/ptbpf.json")
+	# the copies and pauses of the snapshots taken while it was stopped
+	copy=$(grep '"event":"snapshot"' "$out/events.jsonl" | sed -n 's/.*"copy_max_ns":\([0-9]*\).*/\1/p' |
+		tail -n 3 | median)
+	paused=$(grep '"event":"snapshot"' "$out/events.jsonl" | sed -n 's/.*"paused_max_ns":\([0-9]*\).*/\1/p' |
+		sort -n | tail -n 1)
+	last=$(ls -d "$out"/snapshot-* | tail -n 1)
+	bytes=$(jq '[.cores[] | .bytes + .sideband_bytes] | max' "$last/ptbpf.json")
 	sb=$(jq '[.cores[] | .sideband_bytes] | add' "$out/snapshot-000001/ptbpf.json")
+	echo "$mode ${paused:-0}" >>"$WORK/scope-paused.txt"
 	recs "$out/snapshot-000001" >"$out/recs1.txt"
-	for f in "$out"/snapshot-*; do recs "$f"; done >"$out/recs.txt"
+	# --full: the last snapshot holds all the buffers still have
+	recs "$last" >"$out/recs.txt"
 	# share, coverage (ns of the target's samples' span), records while stopped
 	awk -v t="$tgt" -v u="$unr" -v s="$stop_ts" -v m="$mode" -v c="${copy:-0}" -v b="${bytes:-0}" -v sb="${sb:-0}" '
 		FNR == NR { if ($5 == "s") { n++; if ($1 == t) { a++; if (!lo || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } else if ($1 == u) x++ }; next }
@@ -526,12 +578,12 @@ bench_scope() {
 		row "scope.cover.$m" "target run time covered by the stop snapshot, -s 128K, --scope $m" \
 			"$(awk -v n="$span" 'BEGIN { printf "%.0f", n / 1e6 }')" ms \
 			"$(awk -v n="${cspan:-0}" 'BEGIN { printf "%.0f", n / 1e6 }')" "--scope cpu" \
-			"span of the target's samples in the snapshot; the target ran 4 s"
+			"span of the target's samples in the stop snapshot; the target ran 4 s"
 		row "scope.sideband.$m" "sideband bytes in the stop snapshot, --scope $m" \
 			"$sb" bytes "${csb:-0}" "--scope cpu" "context-switch records of every core"
-		row "scope.copy.$m" "snapshot of the stopped target: longest copy of one core, --scope $m" \
+		row "scope.copy.$m" "snapshot of the stopped target (--full): longest copy of one core, --scope $m" \
 			"$(us "$copy")" µs "$(us "$("$BIN/memcpy" "$bytes")")" "memcpy of the same bytes" \
-			"$bytes bytes on the fullest core; no ioctl: the kernel switched the events out with the target"
+			"$bytes bytes on the fullest core, median of the last 3 of 6; longest pause of any core for any of them: $(awk -v m="$m" '$1 == m { print $2 }' "$WORK/scope-paused.txt") ns ($([ "$m" = process ] && echo "no ioctl: the kernel took the events off with the target" || echo "paused by ptbpf at the stop"))"
 	done
 }
 

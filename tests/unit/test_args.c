@@ -60,6 +60,15 @@ static const struct bad_case bad_cases[] = {
 	{ "--format json -p 1", "invalid format list" },
 	{ "-n -1 -p 1", "invalid snapshot count" },
 	{ "--cgroup= -p 1", "empty cgroup path" },
+	{ "--max-size 0 -p 1", "invalid --max-size '0'" },
+	{ "--max-size 1T -p 1", "invalid --max-size" },
+	{ "--min-interval 5x -p 1", "invalid --min-interval '5x'" },
+	{ "--min-interval -1s -p 1", "invalid --min-interval" },
+	{ "-t stop,steps -p 1", "invalid trigger list" },
+	{ "--grace -p 1", "invalid grace period '-p'" },
+	{ "--grace 3h -p 1", "invalid grace period '3h'" },
+	{ "--grace 61m -p 1", "invalid grace period '61m'" },
+	{ "--grace s -p 1", "invalid grace period 's'" },
 	{ "-F 0 -p 1", "invalid sampling rate '0'" },
 	{ "-F 4k -p 1", "invalid sampling rate" },
 	{ "-F -p 1", "invalid sampling rate" },
@@ -74,10 +83,6 @@ static const struct bad_case bad_cases[] = {
 	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
 	{ "--max-events 0 -p 1", "invalid event limit '0'" },
 	{ "--max-events x -p 1", "invalid event limit 'x'" },
-	{ "--grace -p 1", "invalid grace period '-p'" },
-	{ "--grace 3h -p 1", "invalid grace period '3h'" },
-	{ "--grace 61m -p 1", "invalid grace period '61m'" },
-	{ "--grace s -p 1", "invalid grace period 's'" },
 };
 
 static void test_bad(void **state)
@@ -112,6 +117,8 @@ static void test_defaults(void **state)
 			 TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
 	assert_int_equal(cfg.formats, FORMAT_PERF | FORMAT_LLDB);
 	assert_int_equal(cfg.max_snapshots, 0);
+	assert_int_equal(cfg.max_size, 0);
+	assert_int_equal(cfg.min_interval_ns, 0);
 	assert_int_equal(cfg.grace_ms, 3000);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
 	assert_int_equal(cfg.scope, SCOPE_AUTO);
@@ -130,10 +137,11 @@ static void test_everything(void **state)
 	char err[128];
 
 	assert_int_equal(
-		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
-		      "-n 3 --full --format perf --no-pause --kernel "
-		      "--cgroup=/sys/fs/cgroup/x -F 997 --call-graph dwarf,16K "
-		      "-v --grace 250ms -- ./server --port 8080",
+		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit,step "
+		      "-n 3 --max-size 100M --min-interval 250ms --full "
+		      "--format perf --no-pause --kernel "
+		      "--cgroup=/sys/fs/cgroup/x -v --grace 250ms -F 997 "
+		      "--call-graph dwarf,16K -- ./server --port 8080",
 		      &cfg, err, sizeof(err)),
 		0);
 	assert_int_equal(cfg.pid, 0);
@@ -148,17 +156,20 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.cpus[0], 0);
 	assert_int_equal(cfg.cpus[1], 1);
 	assert_int_equal(cfg.cpus[2], 3);
-	assert_int_equal(cfg.triggers, TRIGGER_FATAL | TRIGGER_EXIT);
+	assert_int_equal(cfg.triggers,
+			 TRIGGER_FATAL | TRIGGER_EXIT | TRIGGER_STEP);
 	assert_int_equal(cfg.max_snapshots, 3);
+	assert_int_equal(cfg.max_size, 100ULL << 20);
+	assert_int_equal(cfg.min_interval_ns, 250000000ULL);
 	assert_int_equal(cfg.formats, FORMAT_PERF);
 	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);
 	assert_int_equal(cfg.verbosity, 1);
+	assert_int_equal(cfg.grace_ms, 250);
 	assert_int_equal(cfg.freq, 997);
 	assert_int_equal(cfg.call_graph, CALLGRAPH_DWARF);
 	assert_int_equal(cfg.stack_size, 16384);
-	assert_int_equal(cfg.grace_ms, 250);
 	args_free(&cfg);
 }
 
@@ -198,6 +209,7 @@ static void test_callgraph(void **state)
 	assert_int_equal(args_parse_callgraph("fp", NULL, &stack), -EINVAL);
 	assert_int_equal(args_parse_callgraph("fp", &mode, NULL), -EINVAL);
 }
+
 
 static void test_durations(void **state)
 {
@@ -372,8 +384,8 @@ int main(void)
 		cmocka_unit_test(test_command_options),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_callgraph),
 		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_callgraph),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_null),
