@@ -131,7 +131,9 @@ static size_t read_stacks(const char *snap, int pid, struct stack **out)
 	assert_int_equal(st, 0);
 	for (line = strtok_r(txt, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] != '\t' && line[0] != ' ') {
+		/* frames start with a tab; perf right-aligns the PID of the
+		 * header line, so a short one starts with spaces */
+		if (line[0] != '\t') {
 			cur = NULL;
 			if (sscanf(line, "%d", &p) != 1 || p != pid)
 				continue;
@@ -185,9 +187,9 @@ static void check_call_paths(const char *out, pid_t pid)
 		nwalk += starts_with(&s[i], walk);
 		nbuild += starts_with(&s[i], build);
 	}
-	print_message("%s: %zu samples, %zu in crunch: %zu from build, %zu "
-		      "from walk_and_crash\n",
-		      out, n, ncrunch, nbuild, nwalk);
+	print_message("%s: %zu samples of pid %d, %zu in crunch: %zu from "
+		      "build, %zu from walk_and_crash\n",
+		      snap, n, (int)pid, ncrunch, nbuild, nwalk);
 	/* 500 ms at 4 kHz is 2000; a loaded machine runs the target less */
 	assert_true(ncrunch > 40);
 	/* a sample may land while the stack is being built: allow 5 % */
