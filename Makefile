@@ -146,7 +146,7 @@ integration: all $(INTEG_BINS) $(HELPER_BINS)
 check: deps
 	$(Q)$(MAKE) all unit integration
 	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS) $(if $(FUZZ_SRCS),tests/fuzz/fuzz-all.sh) \
-		$(wildcard tests/sanitize.sh)
+		$(wildcard tests/sanitize.sh) tests/man.sh
 
 demo: deps
 	$(Q)$(MAKE) all progs
@@ -161,6 +161,9 @@ install: ptbpf $(if $(DUMP_SRCS),ptbpf-dump)
 	$(Q)install -D -m 0755 ptbpf $(DESTDIR)$(PREFIX)/bin/ptbpf
 	$(if $(DUMP_SRCS),$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf-dump))
 	$(if $(DUMP_SRCS),$(Q)install -D -m 0755 ptbpf-dump $(DESTDIR)$(PREFIX)/bin/ptbpf-dump)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1 ptbpf-dump.1)
+	$(Q)install -D -m 0644 man/ptbpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1
+	$(Q)install -D -m 0644 man/ptbpf-dump.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf-dump.1
 
 vmlinux:
 	$(Q)vmlinux/gen.sh

@@ -42,6 +42,18 @@ char LICENSE[] SEC("license") = "GPL";
 /* include/trace/events/signal.h: the signal was queued for delivery */
 #define TRACE_SIGNAL_DELIVERED 0
 
+/* include/linux/sched/jobctl.h: the stop signal, kept after the stop */
+#define JOBCTL_STOP_SIGMASK 0xffff
+/* include/uapi/linux/ptrace.h: exit_code >> 8 of a PTRACE_LISTEN-able stop */
+#define PTRACE_EVENT_STOP 128
+/* include/uapi/asm-generic/siginfo.h */
+#define SI_KERNEL 0x80
+#define TRAP_BRKPT 1
+#define TRAP_TRACE 2
+#define TRAP_HWBKPT 4
+/* kernel/signal.c: SEND_SIG_NOINFO and SEND_SIG_PRIV are not pointers */
+#define SEND_SIG_PRIV_VAL 1
+
 const volatile __u32 targ_tgid = 0;
 
 /* Written by user space through the mmap'd .bss as well as here. */
@@ -149,6 +161,82 @@ static __always_inline struct ptbpf_event *reserve(__u32 kind,
 	return e;
 }
 
+/*
+ * The user-space IP of @t from the registers saved on entry to the kernel
+ * (task_pt_regs). bpf_task_pt_regs() came in 5.15; without it: 0.
+ */
+static __always_inline __u64 user_ip(struct task_struct *t)
+{
+	struct pt_regs *regs;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id,
+					BPF_FUNC_task_pt_regs))
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!regs)
+		return 0;
+	return PT_REGS_IP_CORE(regs);
+}
+
+/*
+ * What stop @t (current, switching out stopped or traced) entered.
+ * ptrace_stop() sets exit_code and last_siginfo before it schedules:
+ * exit_code is the signal of a signal-delivery stop, SIGTRAP | 0x80 for a
+ * syscall stop, SIGTRAP | event << 8 for a ptrace event, and
+ * sig | PTRACE_EVENT_STOP << 8 for a seized group stop or (with SIGTRAP)
+ * an interrupt; an unseized traced group stop has no siginfo at all.
+ */
+static __always_inline void stop_details(struct ptbpf_event *e,
+					 struct task_struct *t, bool traced)
+{
+	kernel_siginfo_t *info;
+	int code;
+
+	e->ip = user_ip(t);
+	if (!traced) {
+		e->stop_kind = PTBPF_STOP_GROUP;
+		e->sig = BPF_CORE_READ(t, jobctl) & JOBCTL_STOP_SIGMASK;
+		if (!e->sig)
+			e->sig = last_stop_sig;
+		return;
+	}
+	code = BPF_CORE_READ(t, exit_code);
+	if ((code >> 8) == PTRACE_EVENT_STOP) {
+		e->sig = code & 0x7f;
+		e->stop_kind = e->sig == SIGTRAP ? PTBPF_STOP_INTERRUPT :
+						   PTBPF_STOP_GROUP;
+		return;
+	}
+	if (code >> 8) {
+		e->sig = SIGTRAP;
+		e->stop_kind = PTBPF_STOP_PTRACE_EVENT;
+		e->ptrace_event = code >> 8;
+		return;
+	}
+	if (code == (SIGTRAP | 0x80)) {
+		e->sig = SIGTRAP;
+		e->stop_kind = PTBPF_STOP_SYSCALL;
+		return;
+	}
+	e->sig = code & 0x7f;
+	info = BPF_CORE_READ(t, last_siginfo);
+	if (!info) {
+		e->stop_kind = PTBPF_STOP_GROUP;
+		return;
+	}
+	e->si_code = BPF_CORE_READ(info, si_code);
+	e->stop_kind = PTBPF_STOP_SIGNAL;
+	if (e->sig != SIGTRAP)
+		return;
+	/* x86 reports int3 as SI_KERNEL, other architectures TRAP_BRKPT */
+	if (e->si_code == TRAP_BRKPT || e->si_code == SI_KERNEL)
+		e->stop_kind = PTBPF_STOP_BREAKPOINT;
+	else if (e->si_code == TRAP_TRACE)
+		e->stop_kind = PTBPF_STOP_SINGLESTEP;
+	else if (e->si_code == TRAP_HWBKPT)
+		e->stop_kind = PTBPF_STOP_HW_BREAKPOINT;
+}
+
 static __always_inline void emit_seq(__u32 kind, struct task_struct *t,
 				     __s32 sig, __u32 cause, __u64 seq)
 {
@@ -211,10 +299,14 @@ static __always_inline __u32 *thread_slot(__u32 tid)
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
-/* Every live thread is stopped: the process stops (once). */
+/*
+ * Every live thread is stopped: the process stops (once). @t is the thread
+ * that stopped last; when it is current (a switch, not an exit) the stop
+ * says what @t entered.
+ */
 static __always_inline void maybe_stop(struct task_struct *t, __u32 cause)
 {
-	__s32 sig = cause == PTBPF_CAUSE_SIGNAL ? last_stop_sig : 0;
+	struct ptbpf_event *e;
 	__u64 seq;
 
 	if (nr_live <= 0 || nr_stopped < nr_live)
@@ -222,7 +314,14 @@ static __always_inline void maybe_stop(struct task_struct *t, __u32 cause)
 	seq = flip(PTBPF_PROC_RUNNING, PTBPF_PROC_STOPPED);
 	if (!seq)
 		return;
-	emit_seq(PTBPF_EV_STOP, t, sig, cause, seq);
+	e = reserve(PTBPF_EV_STOP, t);
+	if (e) {
+		e->cause = cause;
+		e->seq = seq;
+		if (cause != PTBPF_CAUSE_EXIT)
+			stop_details(e, t, cause == PTBPF_CAUSE_PTRACE);
+		bpf_ringbuf_submit(e, 0);
+	}
 	/*
 	 * A thread that ran again between the counters' check and the flip
 	 * found the state still running and reported nothing: run again.
@@ -498,12 +597,30 @@ SEC("tp_btf/signal_generate")
 int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
 	     struct task_struct *task, int group, int result)
 {
+	struct ptbpf_event *e;
+
 	if (!is_target(task))
 		return 0;
 	if (result != TRACE_SIGNAL_DELIVERED || !fatal_by_default(sig, task))
 		return 0;
 	fatal_reported = sig;
-	emit(PTBPF_EV_FATAL, task, sig, PTBPF_CAUSE_SIGNAL);
+	e = reserve(PTBPF_EV_FATAL, task);
+	if (!e)
+		return 0;
+	e->sig = sig;
+	e->cause = PTBPF_CAUSE_SIGNAL;
+	/* a fault is raised in the faulting thread: its saved registers */
+	e->ip = user_ip(task);
+	if ((unsigned long)info > SEND_SIG_PRIV_VAL) {
+		e->si_code = BPF_CORE_READ(info, si_code);
+		/* si_code > 0: sent by the kernel, so si_addr is the fault's */
+		if ((sig == SIGSEGV || sig == SIGBUS) && e->si_code > 0) {
+			e->addr = (__u64)BPF_CORE_READ(
+				info, _sifields._sigfault._addr);
+			e->flags |= PTBPF_F_ADDR;
+		}
+	}
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 

@@ -60,6 +60,27 @@ enum ptbpf_thread_state {
 	PTBPF_THREAD_TRACED = 2, /* switched out in __TASK_TRACED */
 };
 
+/*
+ * What kind of stop the thread that stopped last entered, as the kernel
+ * tells it: the task's jobctl, exit_code and last_siginfo at the switch.
+ */
+enum ptbpf_stop_kind {
+	PTBPF_STOP_UNKNOWN = 0, /* e.g. a thread exit left only stopped ones */
+	PTBPF_STOP_GROUP = 1, /* group (job-control) stop, traced or not */
+	PTBPF_STOP_SIGNAL = 2, /* ptrace signal-delivery stop */
+	PTBPF_STOP_BREAKPOINT = 3, /* SIGTRAP of a software breakpoint */
+	PTBPF_STOP_SINGLESTEP = 4, /* SIGTRAP of a single step (TRAP_TRACE) */
+	PTBPF_STOP_HW_BREAKPOINT =
+		5, /* SIGTRAP of a debug register (TRAP_HWBKPT) */
+	PTBPF_STOP_INTERRUPT = 6, /* PTRACE_INTERRUPT, PTRACE_SEIZE, LISTEN */
+	PTBPF_STOP_PTRACE_EVENT = 7, /* PTRACE_EVENT_FORK/EXEC/CLONE/EXIT... */
+	PTBPF_STOP_SYSCALL = 8, /* syscall-enter/exit stop */
+	PTBPF_STOP_KIND_MAX,
+};
+
+/* ptbpf_event.flags */
+#define PTBPF_F_ADDR 0x1 /* addr holds a fault address (0 is one too) */
+
 struct ptbpf_event {
 	__u64 ts; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u32 kind; /* enum ptbpf_event_kind */
@@ -76,6 +97,16 @@ struct ptbpf_event {
 	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
 	/* run, stop, exit: the transition's number (1, 2, ...); else 0 */
 	__u64 seq;
+	/*
+	 * stop: the user-space IP of the thread that stopped last;
+	 * fatal: the faulting instruction. 0 when unknown.
+	 */
+	__u64 ip;
+	__u64 addr; /* fatal SIGSEGV/SIGBUS from a fault: si_addr */
+	__s32 si_code; /* stop (signal-delivery) and fatal: the siginfo's */
+	__u32 stop_kind; /* stop: enum ptbpf_stop_kind */
+	__u32 ptrace_event; /* stop kind ptrace_event: PTRACE_EVENT_* */
+	__u32 flags; /* PTBPF_F_* */
 };
 
 #endif /* PTBPF_H */

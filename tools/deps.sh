@@ -8,7 +8,7 @@ set -eu
 
 PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libipt-dev libcmocka-dev pkg-config linux-perf gdb procps util-linux
-lldb-19 python3 libclang-rt-dev"
+lldb-19 python3 libclang-rt-dev groff-base"
 
 missing=""
 for p in $PKGS; do
@@ -19,7 +19,7 @@ done
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "ptbpf: missing packages:$missing; run this as root (sudo make ...) to install them" >&2
+	echo "ptbpf: missing packages:$missing; run this as root (sudo make ..., or make ... in a root shell) to install them" >&2
 	exit 1
 fi
 echo "ptbpf: installing$missing" >&2

@@ -17,6 +17,8 @@ enum long_only {
 	OPT_NO_PAUSE,
 	OPT_KERNEL,
 	OPT_CGROUP,
+	OPT_MAX_SIZE,
+	OPT_MIN_INTERVAL,
 	OPT_CALL_GRAPH,
 	OPT_SCOPE,
 	OPT_MAX_EVENTS,
@@ -31,6 +33,8 @@ static const struct option long_opts[] = {
 	{ "cpus", required_argument, NULL, 'C' },
 	{ "trigger", required_argument, NULL, 't' },
 	{ "max-snapshots", required_argument, NULL, 'n' },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
 	{ "full", no_argument, NULL, OPT_FULL },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
@@ -58,8 +62,14 @@ void args_usage(FILE *f)
 	      "  -b, --backend NAME       auto | intel-pt | sample\n"
 	      "  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
 	      "  -C, --cpus LIST          CPUs to trace, e.g. 0-3,8 (default: all online)\n"
-	      "  -t, --trigger LIST       stop,fatal,exit,none (default stop,fatal,exit)\n"
+	      "  -t, --trigger LIST       stop,fatal,exit,step,none (default stop,fatal,exit;\n"
+	      "                           step: a debugger's single-steps get snapshots too)\n"
 	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
+	      "      --max-size SIZE      keep the snapshots within SIZE bytes, e.g. 100M\n"
+	      "                           (the oldest are removed first)\n"
+	      "      --min-interval TIME  fold stops closer than TIME (e.g. 500ms) to the\n"
+	      "                           last snapshot into the next; the last stop\n"
+	      "                           always gets one\n"
 	      "                           (0, the default, keeps them all)\n"
 	      "      --full               each snapshot holds whole buffers\n"
 	      "      --format LIST        perf,lldb (default both)\n"
@@ -82,7 +92,8 @@ void args_usage(FILE *f)
 	      "\n"
 	      "SIGUSR2 takes a snapshot now. SIGINT, SIGTERM and SIGHUP end the run after a\n"
 	      "last snapshot; a started command gets SIGTERM, and a second SIGINT or SIGTERM\n"
-	      "ends it with SIGKILL at once. One run per output directory at a time.\n",
+	      "ends it with SIGKILL at once. One run per output directory at a time.\n"
+	      "At a terminal a command gets Ctrl-C and Ctrl-Z as it would alone.\n",
 	      f);
 }
 
@@ -316,10 +327,10 @@ static void defaults(struct config *cfg)
 	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
 }
 
-static const char *const trigger_names[] = { "stop", "fatal", "exit", "none",
-					     NULL };
+static const char *const trigger_names[] = { "stop", "fatal", "exit",
+					     "step", "none",  NULL };
 static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,
-					     TRIGGER_EXIT, 0 };
+					     TRIGGER_EXIT, TRIGGER_STEP, 0 };
 static const char *const format_names[] = { "perf", "lldb", NULL };
 static const unsigned int format_bits[] = { FORMAT_PERF, FORMAT_LLDB };
 
@@ -371,7 +382,7 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 			       &cfg->triggers))
 			return fail(
 				err, errlen,
-				"invalid trigger list '%s': use stop,fatal,exit or none",
+				"invalid trigger list '%s': use stop,fatal,exit,step or none",
 				arg);
 		return 0;
 	case 'n':
@@ -379,6 +390,22 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 			return fail(err, errlen, "invalid snapshot count '%s'",
 				    arg);
 		cfg->max_snapshots = (unsigned int)v;
+		return 0;
+	case OPT_MAX_SIZE:
+		if (args_parse_size(arg, &v) || v == 0)
+			return fail(
+				err, errlen,
+				"invalid --max-size '%s': use e.g. 500M, 2G",
+				arg);
+		cfg->max_size = v;
+		return 0;
+	case OPT_MIN_INTERVAL:
+		if (args_parse_duration(arg, ARGS_MIN_INTERVAL_MS_MAX, &v))
+			return fail(
+				err, errlen,
+				"invalid --min-interval '%s': use e.g. 500ms, 2s",
+				arg);
+		cfg->min_interval_ns = v * 1000000ULL;
 		return 0;
 	case 'F':
 		if (parse_uint(arg, UINT_MAX, &v) || v == 0)

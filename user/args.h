@@ -19,6 +19,7 @@ enum trigger_bits {
 	TRIGGER_STOP = 1 << 0,
 	TRIGGER_FATAL = 1 << 1,
 	TRIGGER_EXIT = 1 << 2,
+	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
 };
 
 enum format_bits {
@@ -36,6 +37,8 @@ struct config {
 	unsigned int nr_cpus;
 	unsigned int triggers; /* enum trigger_bits */
 	unsigned int max_snapshots; /* 0: keep all */
+	unsigned long long max_size; /* bytes of snapshots kept; 0: no limit */
+	unsigned long long min_interval_ns; /* 0: a snapshot per stop */
 	unsigned int formats; /* enum format_bits */
 	bool full;
 	bool no_pause;
@@ -72,6 +75,7 @@ int args_parse_size(const char *s, unsigned long long *out);
 /* The default --grace: how long a command has to end after SIGTERM. */
 #define ARGS_GRACE_MS_DEFAULT 3000
 #define ARGS_GRACE_MS_MAX (3600 * 1000)
+#define ARGS_MIN_INTERVAL_MS_MAX (24 * 3600 * 1000ULL)
 
 /*
  * "3", "3s", "500ms", "2m", "0": milliseconds into @out (no unit: seconds).

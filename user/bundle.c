@@ -256,6 +256,41 @@ static void proc_json(const struct snap_process *p, struct json *j)
 	json_obj_end(j);
 }
 
+/*
+ * What the trigger was, and the clock pair that turns any CLOCK_MONOTONIC
+ * "ts" into a time of day.
+ */
+static void trigger_json(const struct snapshot *s, struct json *j)
+{
+	const struct snap_trigger *t = &s->why;
+	char hex[24];
+
+	if (t->tid)
+		json_u64(j, "trigger_tid", t->tid);
+	if (t->stop_kind)
+		json_str(j, "stop_kind", t->stop_kind);
+	if (t->has_si_code)
+		json_i64(j, "si_code", t->si_code);
+	if (t->ip) {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)t->ip);
+		json_str(j, "ip", hex);
+	}
+	if (t->has_addr) {
+		snprintf(hex, sizeof(hex), "0x%llx",
+			 (unsigned long long)t->addr);
+		json_str(j, "addr", hex);
+	}
+	json_u64(j, "folded_stops", t->folded);
+	if (s->run_start_ns)
+		json_u64(j, "run_start_ns", s->run_start_ns);
+	if (s->realtime_ns) {
+		json_obj_begin(j, "clock");
+		json_u64(j, "realtime_ns", s->realtime_ns);
+		json_u64(j, "monotonic_ns", s->monotonic_ns);
+		json_obj_end(j);
+	}
+}
+
 static void head_json(const struct snapshot *s, unsigned int formats,
 		      struct json *j)
 {
@@ -277,6 +312,7 @@ static void head_json(const struct snapshot *s, unsigned int formats,
 		json_null(j, "signal");
 	}
 	json_u64(j, "trigger_ts", s->trigger_ts);
+	trigger_json(s, j);
 	json_u64(j, "pid", s->pid);
 	json_bool(j, "full", s->full);
 	json_obj_begin(j, "files");

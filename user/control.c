@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "args.h"
 #include "control.h"
 #include "say.h"
+#include "status.h"
 
 static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_RUN] = "run",
@@ -47,11 +49,25 @@ static void human(struct control *c, uint64_t ts, const char *what,
 		  const char *detail)
 {
 	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
+	bool stop = !strcmp(what, "stop"), run = !strcmp(what, "run");
+	char line[320];
 
 	if (c->verbosity < 0)
 		return;
-	say("ptbpf: %+10.6fs %-12s pid %d%s%s\n", rel, what, c->pid,
-	    detail && *detail ? " " : "", detail ? detail : "");
+	if ((stop || run) && status_on()) {
+		/* on a terminal the status line tells the stops, not a flood */
+		snprintf(line, sizeof(line), "pid %d %s%s%s", c->pid,
+			 stop ? "stopped" : "running",
+			 stop && detail ? " " : "",
+			 stop && detail ? detail : "");
+		status_target(line, stop);
+		if (c->verbosity == 0)
+			return;
+	}
+	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel,
+		 what, c->pid, detail && *detail ? " " : "",
+		 detail ? detail : "");
+	status_say(line);
 }
 
 /* One pause or resume: what happened, to log once the cause is logged. */
@@ -152,7 +168,11 @@ void control_start(struct control *c, int state, const char *backend,
 	struct json *j;
 
 	c->target = state;
+	clock_pair(&c->real0, &c->mono0);
 	j = eventlog_begin(c->log, "start", ts, c->pid);
+	/* read together: any ts converts to a time of day */
+	json_u64(j, "realtime_ns", c->real0);
+	json_u64(j, "monotonic_ns", c->mono0);
 	json_str(j, "state",
 		 state == PTBPF_PROC_STOPPED ? "stopped" : "running");
 	if (backend)
@@ -168,14 +188,100 @@ void control_start(struct control *c, int state, const char *backend,
 	json_str(j, "version", PTBPF_VERSION);
 	eventlog_end(c->log);
 	offcpu(c, state != PTBPF_PROC_RUNNING);
-	if (c->no_pause || state == PTBPF_PROC_RUNNING || c->kernel_cut)
-		toggle(c, true, ts);
+	if (c->no_pause || state == PTBPF_PROC_RUNNING || c->kernel_cut) {
+		struct toggle t;
+		int v = c->verbosity;
+
+		toggle_do(c, true, ts, &t);
+		/* its line comes after the start line (control_announce) */
+		c->verbosity = v > 0 ? 0 : v;
+		toggle_log(c, &t);
+		c->verbosity = v;
+		if (t.tried && !t.ret) {
+			c->start_resume_ns = t.done_ns;
+			c->start_resume_lat = t.done_ns > ts ? t.done_ns - ts :
+							       0;
+		}
+	}
 }
 
 void control_announce(struct control *c)
 {
-	human(c, c->t0, "start",
-	      c->target == PTBPF_PROC_STOPPED ? "(stopped)" : "(running)");
+	uint64_t real = c->real0 + c->t0 - c->mono0;
+	time_t secs = (time_t)(real / 1000000000ULL);
+	const char *state = c->target == PTBPF_PROC_STOPPED ? "stopped" :
+							      "running";
+	char when[64], detail[128];
+	struct tm tm;
+
+	/* the one line that ties the +seconds to a time of day */
+	if (c->real0 && localtime_r(&secs, &tm) &&
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu", state,
+			 when,
+			 (unsigned long long)(real % 1000000000ULL) / 1000);
+	else
+		snprintf(detail, sizeof(detail), "(%s)", state);
+	human(c, c->t0, "start", detail);
+	if (c->verbosity > 0 && c->start_resume_ns) {
+		snprintf(detail, sizeof(detail), "latency %.1f us",
+			 c->start_resume_lat / 1e3);
+		human(c, c->start_resume_ns, "resume", detail);
+	}
+}
+
+/* The event's fields that say what it was: signal, kind, addresses. */
+static void log_details(struct json *j, const struct ptbpf_event *e)
+{
+	const char *kind = stop_kind_name(e->stop_kind),
+		   *code = si_code_name(e->sig, e->si_code);
+	char hex[24];
+
+	if (e->kind == PTBPF_EV_STOP && kind)
+		json_str(j, "kind", kind);
+	if (e->kind == PTBPF_EV_STOP && e->stop_kind == PTBPF_STOP_PTRACE_EVENT)
+		json_u64(j, "ptrace_event", e->ptrace_event);
+	if ((e->kind == PTBPF_EV_FATAL && e->si_code) ||
+	    (e->kind == PTBPF_EV_STOP && e->stop_kind >= PTBPF_STOP_SIGNAL &&
+	     e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT)) {
+		json_i64(j, "si_code", e->si_code);
+		if (code)
+			json_str(j, "si_code_name", code);
+	}
+	if (e->ip)
+		json_str(j, "ip", hex_addr(e->ip, hex, sizeof(hex)));
+	if (e->flags & PTBPF_F_ADDR)
+		json_str(j, "addr", hex_addr(e->addr, hex, sizeof(hex)));
+}
+
+/* "tid 12 (SIGTRAP, breakpoint at 0x401136)" for the terminal line. */
+static void detail_line(const struct ptbpf_event *e, const char *sig,
+			const char *cause, char *buf, size_t len)
+{
+	const char *kind = e->kind == PTBPF_EV_STOP ?
+				   stop_kind_name(e->stop_kind) :
+				   NULL,
+		   *code = e->kind == PTBPF_EV_FATAL ?
+				   si_code_name(e->sig, e->si_code) :
+				   NULL;
+	size_t n;
+
+	n = snprintf(buf, len, "tid %u", e->tid);
+	if (!e->sig && !cause)
+		return;
+	n += snprintf(buf + n, n < len ? len - n : 0, " (%s%s%s",
+		      e->sig ? sig : "", e->sig ? ", " : "",
+		      kind  ? kind :
+		      code  ? code :
+		      cause ? cause :
+			      "");
+	if (e->ip)
+		n += snprintf(buf + n, n < len ? len - n : 0, " at 0x%llx",
+			      (unsigned long long)e->ip);
+	if (e->flags & PTBPF_F_ADDR)
+		n += snprintf(buf + n, n < len ? len - n : 0,
+			      ", address 0x%llx", (unsigned long long)e->addr);
+	snprintf(buf + n, n < len ? len - n : 0, ")");
 }
 
 static void log_event(struct control *c, const struct ptbpf_event *e,
@@ -186,13 +292,16 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	const char *name = kind_names[e->kind];
 	struct json *j;
 
+	if (!signal_name(e->sig, sig, sizeof(sig)))
+		sig[0] = '\0';
 	j = eventlog_begin(c->log, name, e->ts, c->pid);
 	json_u64(j, "tid", e->tid);
 	json_u64(j, "cpu", e->cpu);
-	if (signal_name(e->sig, sig, sizeof(sig)))
+	if (e->sig)
 		json_str(j, "signal", sig);
 	if (cause)
 		json_str(j, "cause", cause);
+	log_details(j, e);
 	json_u64(j, "delivery_ns", recv_ns > e->ts ? recv_ns - e->ts : 0);
 	json_u64(j, "threads", e->nr_threads);
 	if (e->seq)
@@ -228,20 +337,59 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 			 e->exit_code & 0x7f ? e->exit_code & 0x7f :
 					       (e->exit_code >> 8) & 0xff);
 	else
-		snprintf(detail, sizeof(detail), "tid %u%s%s%s%s%s", e->tid,
-			 e->sig || cause ? " (" : "", e->sig ? sig : "",
-			 e->sig && cause ? ", " : "", cause ? cause : "",
-			 e->sig || cause ? ")" : "");
+		detail_line(e, sig, cause, detail, sizeof(detail));
 	if (c->verbosity > 0 || (e->kind != PTBPF_EV_THREAD_START &&
 				 e->kind != PTBPF_EV_THREAD_EXIT))
 		human(c, e->ts, name, detail);
 }
 
-static void trigger(struct control *c, unsigned int bit, const char *name,
-		    uint64_t ts, int sig)
+/* Stages the snapshot of @t, which holds every stop folded since the last. */
+static void take(struct control *c, struct snap_trigger *t)
 {
-	if (c->ops && c->ops->snapshot && (c->triggers & bit))
-		c->ops->snapshot(c->ops_ctx, name, ts, sig);
+	t->folded = c->folded;
+	c->folded = 0;
+	c->has_pending = false;
+	/* the trigger's time: stops are compared with it, on their own clock */
+	c->last_snap_ns = t->ts;
+	c->ops->snapshot(c->ops_ctx, t);
+}
+
+static void trigger(struct control *c, unsigned int bit,
+		    const struct ptbpf_event *e, const char *name)
+{
+	struct snap_trigger t = {
+		.name = name,
+		.ts = e->ts,
+		.sig = e->sig,
+		.tid = e->tid,
+		.ip = e->ip,
+		.addr = e->addr,
+		.has_addr = e->flags & PTBPF_F_ADDR,
+		.si_code = e->si_code,
+		.has_si_code = e->kind == PTBPF_EV_FATAL ||
+			       (e->stop_kind >= PTBPF_STOP_SIGNAL &&
+				e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT),
+	};
+
+	if (!c->ops || !c->ops->snapshot || !(c->triggers & bit))
+		return;
+	if (e->kind == PTBPF_EV_STOP) {
+		t.stop_kind = stop_kind_name(e->stop_kind);
+		/* a debugger stepping over its breakpoint: bytes go to the next */
+		if (e->stop_kind == PTBPF_STOP_SINGLESTEP &&
+		    !(c->triggers & TRIGGER_STEP)) {
+			c->folded++;
+			return;
+		}
+		if (c->min_interval_ns && c->last_snap_ns &&
+		    e->ts < c->last_snap_ns + c->min_interval_ns) {
+			c->pending = t;
+			c->has_pending = true;
+			c->folded++;
+			return;
+		}
+	}
+	take(c, &t);
 }
 
 /* One event, now: the collection state first, then the log, then snapshots. */
@@ -276,11 +424,27 @@ static void apply(struct control *c, const struct ptbpf_event *e,
 	log_event(c, e, recv_ns);
 	toggle_log(c, &t);
 	if (e->kind == PTBPF_EV_STOP)
-		trigger(c, TRIGGER_STOP, "stop", e->ts, e->sig);
+		trigger(c, TRIGGER_STOP, e, "stop");
 	else if (e->kind == PTBPF_EV_FATAL)
-		trigger(c, TRIGGER_FATAL, "fatal", e->ts, e->sig);
+		trigger(c, TRIGGER_FATAL, e, "fatal");
 	else if (e->kind == PTBPF_EV_EXIT)
-		trigger(c, TRIGGER_EXIT, "exit", e->ts, e->sig);
+		trigger(c, TRIGGER_EXIT, e, "exit");
+}
+
+uint64_t control_deadline(const struct control *c)
+{
+	return c->has_pending ? c->last_snap_ns + c->min_interval_ns : 0;
+}
+
+void control_tick(struct control *c, uint64_t now)
+{
+	struct snap_trigger t;
+
+	if (!c->has_pending || now < control_deadline(c))
+		return;
+	t = c->pending;
+	c->folded--; /* the pending stop is this snapshot's own */
+	take(c, &t);
 }
 
 /* Applies the held transitions that follow c->seq, in order. */
@@ -405,21 +569,34 @@ void control_resync(struct control *c, int state, uint64_t seq)
 	else
 		toggle(c, false, now_ns());
 	/* the stop's own event was lost: its snapshot is not */
-	if (state == PTBPF_PROC_STOPPED)
-		trigger(c, TRIGGER_STOP, "stop", now_ns(), 0);
+	if (state == PTBPF_PROC_STOPPED) {
+		struct ptbpf_event e = { .kind = PTBPF_EV_STOP,
+					 .ts = now_ns() };
+
+		trigger(c, TRIGGER_STOP, &e, "stop");
+	}
 }
 
 void control_snapshot_now(struct control *c, const char *trigger_name)
 {
+	struct snap_trigger t = { .name = trigger_name, .ts = now_ns() };
+
 	if (c->ops && c->ops->snapshot)
-		c->ops->snapshot(c->ops_ctx, trigger_name, now_ns(), 0);
+		take(c, &t);
 }
 
 void control_finish(struct control *c, bool snapshot)
 {
+	struct snap_trigger t = c->pending;
+
 	toggle(c, false, now_ns());
-	if (snapshot)
+	if (snapshot) {
 		control_snapshot_now(c, "end");
+	} else if (c->has_pending) {
+		/* the last stop gets its snapshot, even cut short */
+		c->folded--;
+		take(c, &t);
+	}
 }
 
 void control_end(struct control *c, const char *reason, int exit_status)

@@ -13,6 +13,7 @@
 
 #include "eventlog.h"
 #include "ptbpf_types.h"
+#include "snapdata.h"
 
 struct control_ops {
 	/*
@@ -24,9 +25,10 @@ struct control_ops {
 	int (*resume)(void *ctx, uint64_t *done_ns);
 	/*
 	 * Stage a snapshot (memory copies only) and queue it for writing.
-	 * @trigger: "stop", "fatal", "exit", "signal", "end".
+	 * @t->name: "stop", "fatal", "exit", "requested", "end". Returns 0,
+	 * -ENODATA when there were no new bytes (nothing written), or -errno.
 	 */
-	int (*snapshot)(void *ctx, const char *trigger, uint64_t ts, int sig);
+	int (*snapshot)(void *ctx, const struct snap_trigger *t);
 	/*
 	 * Optional. The target has no thread that can run (@off: stopped or
 	 * exited) or has one again. Memory only: it runs on the control path.
@@ -59,8 +61,20 @@ struct control {
 	bool running; /* collection state */
 	int target; /* enum ptbpf_proc_state */
 	uint64_t t0; /* start, for the human lines */
+	uint64_t real0, mono0; /* the clock pair of the start event */
+	uint64_t start_resume_ns, start_resume_lat; /* the first resume */
 	unsigned long long lost_seen;
 	unsigned long long toggles, toggle_errors;
+	/*
+	 * --min-interval: a stop closer than this to the last snapshot is
+	 * folded into the next one; 0: every stop has its own. Set after
+	 * control_init().
+	 */
+	uint64_t min_interval_ns;
+	uint64_t last_snap_ns; /* when the last snapshot was staged; 0: none */
+	bool has_pending; /* a folded stop waits for its snapshot */
+	struct snap_trigger pending;
+	unsigned int folded; /* stops since the last snapshot, without one */
 	/*
 	 * Transitions in their BPF order (struct ptbpf_event.seq): the last
 	 * one applied, those that came before an earlier one (held until it
@@ -137,6 +151,16 @@ bool control_lost(struct control *c, unsigned long long total);
  * lost) still takes its snapshot when the stop trigger is on.
  */
 void control_resync(struct control *c, int state, uint64_t seq);
+
+/*
+ * When the snapshot of a folded stop is due (CLOCK_MONOTONIC ns), or 0 when
+ * none waits: the last stop always gets its snapshot, --min-interval after
+ * the previous one.
+ */
+uint64_t control_deadline(const struct control *c);
+
+/* Takes the waiting snapshot if it is due at @now. */
+void control_tick(struct control *c, uint64_t now);
 
 /* SIGUSR2: a snapshot now, with the target running or not. */
 void control_snapshot_now(struct control *c, const char *trigger);

@@ -9,6 +9,8 @@
 #include "dumppt.h"
 #include "fmtnum.h"
 
+#define STUCK_STEP 256
+
 struct walk {
 	const struct dump_snap *s;
 	struct pt_insn_decoder *d;
@@ -17,7 +19,7 @@ struct walk {
 	struct dump_insn_stats *st;
 	struct dump_insn_at at;
 	uint64_t len;
-	uint64_t last_off, same_off; /* see stuck() */
+	uint64_t last_off, same_off, step; /* see stuck() */
 	uint64_t tsc; /* of the last locate(); ~0 before the first */
 };
 
@@ -97,13 +99,18 @@ static bool stuck(struct walk *w)
 {
 	uint64_t off = 0;
 
+	/* looked at every STUCK_STEP instructions: a call into libipt per
+	 * instruction cost more than the limit needs to be exact */
+	if (++w->step % STUCK_STEP)
+		return false;
 	pt_insn_get_offset(w->d, &off);
 	if (off != w->last_off) {
 		w->last_off = off;
 		w->same_off = 0;
 		return false;
 	}
-	return ++w->same_off > DUMP_INSN_MAX_UNTRACED;
+	w->same_off += STUCK_STEP;
+	return w->same_off > DUMP_INSN_MAX_UNTRACED;
 }
 
 static void loop(struct walk *w, int status)
@@ -242,7 +249,9 @@ int dump_insn_print(FILE *out, const struct dump_snap *s,
 		    const struct dump_symtab *tab, struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { print_insn, print_error };
-	struct print p = { .out = out, .s = s, .tab = tab, .log = log, .tid = -2 };
+	struct print p = {
+		.out = out, .s = s, .tab = tab, .log = log, .tid = -2
+	};
 	struct dump_insn_stats st;
 	int ret;
 

@@ -41,9 +41,9 @@ struct dump_insn_ops {
 };
 
 /*
- * At most this many instructions in a row without the decoder moving on in
- * the trace: more is a loop of direct branches (a wrong image, or a
- * "jmp ."), reported as an error at that offset.
+ * At most this many instructions in a row (checked every 256) without the
+ * decoder moving on in the trace: more is a loop of direct branches (a
+ * wrong image, or a "jmp ."), reported as an error at that offset.
  */
 #define DUMP_INSN_MAX_UNTRACED (1 << 16)
 

@@ -499,7 +499,9 @@ static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
 		return;
 	for (bit = 0; bit < PERFDATA_FEAT_CLOCK_DATA; bit++)
 		idx += !!(fh->features[0] & (1ULL << bit));
-	if (tab < fh->data_off || !inside(len, tab + 16ULL * idx, 16))
+	/* tab and the entry apart: their sum may wrap past a huge offset */
+	if (tab < fh->data_off || !inside(len, tab, 16ULL * idx) ||
+	    !inside(len, tab + 16ULL * idx, 16))
 		return;
 	off = get64(buf + tab + 16 * idx);
 	size = get64(buf + tab + 16 * idx + 8);

@@ -270,6 +270,31 @@ static void meta_cpu(struct dump_snap *s, const struct jval *root,
 	}
 }
 
+/* The trigger's details and the clock pair: optional, newer ptbpf only. */
+static void meta_trigger(struct dump_snap *s, const struct jval *root)
+{
+	const struct jval *clock = jval_get(root, "clock");
+	const char *str;
+	uint64_t v;
+	int64_t i;
+
+	if (!jval_get_str(root, "stop_kind", &str))
+		snprintf(s->stop_kind, sizeof(s->stop_kind), "%s", str);
+	if (!jval_get_u64(root, "trigger_tid", &v))
+		s->trigger_tid = (uint32_t)v;
+	if (!jval_get_i64(root, "si_code", &i)) {
+		s->has_si_code = true;
+		s->si_code = (int)i;
+	}
+	jval_get_hex(root, "ip", &s->ip);
+	s->has_addr = !jval_get_hex(root, "addr", &s->addr);
+	jval_get_u64(root, "folded_stops", &s->folded_stops);
+	jval_get_u64(root, "run_start_ns", &s->run_start_ns);
+	if (clock && (jval_get_u64(clock, "realtime_ns", &s->realtime_ns) ||
+		      jval_get_u64(clock, "monotonic_ns", &s->monotonic_ns)))
+		s->realtime_ns = s->monotonic_ns = 0;
+}
+
 static void meta_head(struct dump_snap *s, const struct jval *root,
 		      const char *file, struct dump_log *log)
 {
@@ -290,6 +315,7 @@ static void meta_head(struct dump_snap *s, const struct jval *root,
 		 true);
 	s->trigger_ts = need_u64(root, "trigger_ts", file, "", log);
 	s->pid = (uint32_t)need_u64(root, "pid", file, "", log);
+	meta_trigger(s, root);
 	/* older snapshots may lack it: a stream, as before --full existed */
 	if (jval_get_bool(root, "full", &s->full))
 		s->full = false;

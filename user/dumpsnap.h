@@ -95,6 +95,17 @@ struct dump_snap {
 	enum ptbpf_backend backend;
 	char trigger[16], signal[16];
 	uint64_t trigger_ts;
+	/* what the trigger was; absent (0, "") in older ptbpf.json files */
+	char stop_kind[24];
+	uint32_t trigger_tid;
+	bool has_si_code;
+	int si_code;
+	uint64_t ip; /* the stop's user IP, or the faulting one; 0: none */
+	bool has_addr;
+	uint64_t addr; /* the fault address, when has_addr */
+	uint64_t folded_stops;
+	uint64_t realtime_ns, monotonic_ns; /* the clock pair; 0: none */
+	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: none */
 	uint32_t pid;
 	char comm[16];
 	struct snap_tsc_conv conv;

@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "bundle.h"
+#include "dumpelf.h"
 #include "dumplast.h"
 #include "dumpsum.h"
+#include "eventlog.h"
 
 static void count_samples(const struct dump_snap *s, const struct dump_core *c,
 			  struct dump_core_sum *sum)
@@ -125,6 +128,70 @@ static void text_sample(FILE *out, const struct dump_core_sum *sum)
 		sum->other_samples);
 }
 
+/*
+ * CLOCK_MONOTONIC @ns as the time of day (local time), by the snapshot's
+ * clock pair, with the offset from the run's start; without a pair, the
+ * monotonic seconds.
+ */
+static void print_when(FILE *out, const struct dump_snap *s, uint64_t ns)
+{
+	uint64_t real = s->realtime_ns + ns - s->monotonic_ns;
+	time_t secs = (time_t)(real / 1000000000);
+	char when[48];
+	struct tm tm;
+
+	if (!s->realtime_ns || !localtime_r(&secs, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm)) {
+		print_time(out, ns);
+		return;
+	}
+	fprintf(out, "%s.%06" PRIu64, when, real % 1000000000 / 1000);
+	if (s->run_start_ns && ns >= s->run_start_ns)
+		fprintf(out, " (+%.6f s)", (ns - s->run_start_ns) / 1e9);
+}
+
+/*
+ * "  stopped: tid 12, breakpoint, si_code 128 (SI_KERNEL), at
+ * report+0x4 (0x401136)": the function from the snapshot's modules.
+ */
+static void text_trigger(FILE *out, const struct dump_snap *s)
+{
+	struct dump_log quiet = { NULL,
+				  0 }; /* a module missing is no error here */
+	const char *code;
+	int sig;
+	struct dump_symtab tab;
+	char at[160];
+
+	if (!s->ip && !s->stop_kind[0] && !s->has_addr)
+		return;
+	sig = signal_number(s->signal);
+	fprintf(out,
+		"  %s:", !strcmp(s->trigger, "fatal") ? "fault" : "stopped");
+	if (s->trigger_tid)
+		fprintf(out, " tid %u,", s->trigger_tid);
+	if (s->stop_kind[0])
+		fprintf(out, " %s,", s->stop_kind);
+	if (s->has_si_code) {
+		code = si_code_name(sig, s->si_code);
+		fprintf(out, " si_code %d%s%s%s,", s->si_code, code ? " (" : "",
+			code ? code : "", code ? ")" : "");
+	}
+	if (s->ip) {
+		memset(&tab, 0, sizeof(tab));
+		dump_symtab_load(&tab, s, NULL, &quiet);
+		fprintf(out, " at %s (0x%" PRIx64 ")",
+			dump_sym_format(&tab, s->ip, at, sizeof(at)), s->ip);
+		dump_symtab_free(&tab);
+	}
+	if (s->has_addr)
+		fprintf(out, ", fault address 0x%" PRIx64, s->addr);
+	if (s->folded_stops)
+		fprintf(out, ", %" PRIu64 " earlier stop%s folded in",
+			s->folded_stops, s->folded_stops == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
 /* intel-pt: the span of switches and of each core's TSC range. */
 static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first,
 			 uint64_t last)
@@ -175,8 +242,9 @@ int dump_summary_text(FILE *out, const struct dump_snap *s,
 	if (s->signal[0])
 		fprintf(out, " (%s)", s->signal);
 	fputs(" at ", out);
-	print_time(out, s->trigger_ts);
+	print_when(out, s, s->trigger_ts);
 	fprintf(out, ", pid %u (%s)\n", s->pid, s->comm);
+	text_trigger(out, s);
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
 		ret = dump_core_summary(s, c, &sum, log);
@@ -257,6 +325,8 @@ static void json_sample(struct json *j, const struct dump_core_sum *sum)
 
 static void json_head(struct json *j, const struct dump_snap *s)
 {
+	char hex[24];
+
 	json_str(j, "dir", s->dir);
 	json_u64(j, "snapshot", s->id);
 	json_str(j, "backend", bundle_backend_name(s->backend));
@@ -266,6 +336,21 @@ static void json_head(struct json *j, const struct dump_snap *s)
 	else
 		json_null(j, "signal");
 	json_u64(j, "trigger_ts", s->trigger_ts);
+	if (s->stop_kind[0])
+		json_str(j, "stop_kind", s->stop_kind);
+	if (s->trigger_tid)
+		json_u64(j, "trigger_tid", s->trigger_tid);
+	if (s->has_si_code)
+		json_i64(j, "si_code", s->si_code);
+	if (s->ip)
+		json_str(j, "ip", hex_addr(s->ip, hex, sizeof(hex)));
+	if (s->has_addr)
+		json_str(j, "addr", hex_addr(s->addr, hex, sizeof(hex)));
+	if (s->folded_stops)
+		json_u64(j, "folded_stops", s->folded_stops);
+	if (s->realtime_ns)
+		json_u64(j, "trigger_realtime_ns",
+			 s->realtime_ns + s->trigger_ts - s->monotonic_ns);
 	json_u64(j, "pid", s->pid);
 	json_str(j, "comm", s->comm);
 }

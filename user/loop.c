@@ -9,15 +9,18 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "control.h"
 #include "eventlog.h"
+#include "jobctl.h"
 #include "loop.h"
+#include "status.h"
 #include "target.h"
 #include "watch.h"
 
-enum { TAG_RING = 1, TAG_PIDFD, TAG_SIGNAL };
+enum { TAG_RING = 1, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER };
 
 static void signal_set(sigset_t *set)
 {
@@ -119,6 +122,16 @@ static int timers(const struct loop_args *a)
 	return next > now ? (int)((next - now) / 1000000 + 1) : 0;
 }
 
+/* The epoll timeout: the control's timers, and a held status line redraw. */
+static int wait_ms(const struct loop_args *a)
+{
+	int ms = timers(a);
+
+	if (status_pending() && (ms < 0 || ms > 100))
+		ms = 100;
+	return ms;
+}
+
 /*
  * Ends a command we started: SIGTERM, SIGCONT, then SIGKILL once the grace
  * period is over or at a second SIGINT/SIGTERM (the user wants out now).
@@ -146,8 +159,10 @@ static int end_child(const struct loop_args *a, int sfd)
 		    read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGUSR2)
-			control_snapshot_now(a->ctl, "signal");
-		else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+			control_snapshot_now(a->ctl, "requested");
+		else if (si.ssi_signo == SIGTERM ||
+			 (si.ssi_signo == SIGINT &&
+			  !jobctl_terminal_signal(a->jc, si.ssi_code)))
 			kill_now = true;
 	}
 	kill(t->pid, SIGKILL);
@@ -162,8 +177,12 @@ static int on_signal(const struct loop_args *a, int sfd,
 
 	if (read(sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
+	/* the terminal's Ctrl-C went to the command too: its to act on */
+	if (si.ssi_signo == SIGINT &&
+	    jobctl_terminal_signal(a->jc, si.ssi_code))
+		return 0;
 	if (si.ssi_signo == SIGUSR2) {
-		control_snapshot_now(a->ctl, "signal");
+		control_snapshot_now(a->ctl, "requested");
 		return 0;
 	}
 	/* the last events before ending, then a snapshot of where it was */
@@ -179,10 +198,32 @@ static int on_signal(const struct loop_args *a, int sfd,
 	return 1;
 }
 
+/* The timer follows the control's deadline for a folded stop's snapshot. */
+static void arm(int tfd, const struct control *c)
+{
+	uint64_t when = control_deadline(c);
+	struct itimerspec its = { 0 };
+
+	if (when) {
+		its.it_value.tv_sec = when / 1000000000ULL;
+		its.it_value.tv_nsec = when % 1000000000ULL;
+	}
+	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void on_timer(const struct loop_args *a, int tfd)
+{
+	uint64_t n;
+
+	if (read(tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return;
+	control_tick(a->ctl, now_ns());
+}
+
 int loop_run(const struct loop_args *a, struct loop_result *res)
 {
 	struct epoll_event evs[4];
-	int ep, sfd, n, i, ret = 0, done = 0;
+	int ep, sfd, tfd, n, i, ret = 0, done = 0;
 	sigset_t set;
 
 	memset(res, 0, sizeof(*res));
@@ -191,7 +232,9 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	signal_set(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || ep < 0) {
+	/* CLOCK_MONOTONIC: the clock of the events' ts */
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (sfd < 0 || ep < 0 || tfd < 0) {
 		ret = -errno;
 		goto out;
 	}
@@ -200,10 +243,14 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 		ret = add(ep, a->target->pidfd, TAG_PIDFD);
 	if (!ret)
 		ret = add(ep, sfd, TAG_SIGNAL);
+	if (!ret)
+		ret = add(ep, tfd, TAG_TIMER);
 	if (ret)
 		goto out;
 	while (!done) {
-		n = epoll_wait(ep, evs, 4, timers(a));
+		arm(tfd, a->ctl);
+		status_flush();
+		n = epoll_wait(ep, evs, 4, wait_ms(a));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -225,6 +272,9 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 			case TAG_SIGNAL:
 				done = on_signal(a, sfd, res);
 				break;
+			case TAG_TIMER:
+				on_timer(a, tfd);
+				break;
 			}
 		}
 	}
@@ -236,5 +286,7 @@ out:
 		close(ep);
 	if (sfd >= 0)
 		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
 	return ret;
 }

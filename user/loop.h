@@ -11,11 +11,13 @@
 struct control;
 struct watch;
 struct target;
+struct jobctl;
 
 struct loop_args {
 	struct control *ctl;
 	struct watch *watch;
 	struct target *target;
+	struct jobctl *jc; /* job control relayed at a terminal; NULL: none */
 	unsigned int grace_ms; /* a started command: SIGTERM to SIGKILL */
 };
 

@@ -19,12 +19,14 @@
 #include "control.h"
 #include "cores.h"
 #include "eventlog.h"
+#include "jobctl.h"
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
 #include "say.h"
 #include "scope.h"
 #include "snapshot.h"
+#include "status.h"
 #include "target.h"
 #include "watch.h"
 
@@ -36,6 +38,7 @@
 struct app {
 	struct config cfg;
 	struct target target;
+	struct jobctl jc; /* launch mode at a terminal */
 	struct eventlog log;
 	struct control ctl;
 	struct watch *watch;
@@ -49,6 +52,7 @@ struct app {
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
+	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
 	char err[PATH_MAX + 512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
@@ -89,10 +93,10 @@ static int ops_resume(void *ctx, uint64_t *done)
 	return ret;
 }
 
-static int ops_snapshot(void *ctx, const char *trigger, uint64_t ts, int sig)
+static int ops_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	struct app *app = ctx;
-	int64_t id = snapshots_stage(app->snaps, trigger, ts, sig);
+	int64_t id = snapshots_stage(app->snaps, t);
 
 	return id < 0 ? (int)id : 0;
 }
@@ -348,6 +352,14 @@ static int open_cores(struct app *app)
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
 	if (!app->cores)
 		return -errno;
+	/* the LLDB bundle is Intel PT's: samples have only perf.data */
+	if (!(app->cfg.formats & FORMAT_PERF) &&
+	    cores_backend(app->cores) == BACKEND_SAMPLE) {
+		snprintf(
+			app->err, sizeof(app->err),
+			"--format lldb needs the intel-pt backend: the sample backend writes perf.data (use --format perf)");
+		return -EINVAL;
+	}
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
 		ret = bind_late_threads(app);
 		if (ret)
@@ -366,6 +378,8 @@ static int open_output(struct app *app)
 		.gid = app->gid,
 		.formats = app->cfg.formats,
 		.max_snapshots = app->cfg.max_snapshots,
+		.max_size = app->cfg.max_size,
+		.run_start_ns = app->start_ns,
 		.full = app->cfg.full,
 		.pid = app->target.pid,
 		.verbosity = app->cfg.verbosity,
@@ -419,6 +433,8 @@ static int start_watching(struct app *app)
 	}
 	control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
 		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
+	app->ctl.min_interval_ns = app->cfg.min_interval_ns;
+	app->ctl.t0 = app->start_ns;
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
 	control_start(&app->ctl, state,
@@ -441,6 +457,7 @@ static int start_watching(struct app *app)
 
 static int setup(struct app *app)
 {
+	app->start_ns = now_ns();
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
 	loop_setup_signals();
@@ -476,16 +493,26 @@ static int run(struct app *app)
 		control_end(&app->ctl, "exec_failed", status);
 		return 127;
 	}
+	if (status_open(STDERR_FILENO, app->cfg.verbosity >= 0)) {
+		char state[64];
+
+		snprintf(state, sizeof(state), "pid %d %s", app->target.pid,
+			 app->ctl.target == PTBPF_PROC_STOPPED ? "stopped" :
+								 "running");
+		status_target(state, false);
+	}
 	ret = loop_run(
 		&(struct loop_args){
 			.ctl = &app->ctl,
 			.watch = app->watch,
 			.target = &app->target,
+			.jc = &app->jc,
 			.grace_ms = app->cfg.grace_ms,
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
 	snapshots_stop(app->snaps);
+	status_close(); /* the last lines are plain ones */
 	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {
@@ -532,6 +559,17 @@ int main(int argc, char **argv)
 			printf("ptbpf %s\n", PTBPF_VERSION);
 		args_free(&app.cfg);
 		return 0;
+	}
+	/*
+	 * At a terminal, the shell's job control goes to the command. Before
+	 * any thread starts: a fork keeps only the thread that calls it.
+	 */
+	ret = app.cfg.cmd ? jobctl_split(&app.jc) : 0;
+	if (ret) {
+		fprintf(stderr, "ptbpf: can't set up job control: %s\n",
+			strerror(-ret));
+		args_free(&app.cfg);
+		return EXIT_SETUP;
 	}
 	/* from here on no human line may make ptbpf wait (say.h) */
 	say_start(STDERR_FILENO);

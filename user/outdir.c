@@ -50,6 +50,16 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 			rmdir(path);
 			return ret;
 		}
+	} else if (errno == ENOENT) {
+		/* the parents are the user's to make, with the owner they want */
+		const char *slash = strrchr(path, '/');
+		int plen = slash ? (int)(slash - path) : 0;
+
+		snprintf(
+			err, errlen,
+			"can't create output directory %s: %.*s does not exist (mkdir -p %.*s first)",
+			path, plen, path, plen, path);
+		return -ENOENT;
 	} else if (errno != EEXIST) {
 		ret = -errno;
 		snprintf(err, errlen, "can't create output directory %s: %s",

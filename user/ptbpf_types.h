@@ -7,7 +7,7 @@
 
 #include "ptbpf.h"
 
-_Static_assert(sizeof(struct ptbpf_event) == 200,
+_Static_assert(sizeof(struct ptbpf_event) == 232,
 	       "struct ptbpf_event must have the same layout as in BPF");
 
 #endif /* PTBPF_TYPES_H */

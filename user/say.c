@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +25,12 @@ static struct {
 	char ring[SAY_RING_SIZE];
 	size_t head, len; /* bytes queued: ring[head..head+len) mod size */
 	bool running, stopping, busy;
+	/*
+	 * The status line (status.h): the newest text to draw below the
+	 * lines, whether it is drawn now, and a redraw or an erase asked.
+	 */
+	char status[512];
+	bool status_shown, status_dirty;
 	int fd;
 	unsigned long long dropped;
 	pthread_t thread;
@@ -47,6 +54,55 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
+/* Our job has the terminal: a shell's prompt is not on the last line. */
+static bool foreground(int fd)
+{
+	return tcgetpgrp(fd) == getpgrp();
+}
+
+/*
+ * Draws (or, with an empty text, erases) the status line after the lines:
+ * "\r\033[K" goes back to the start of the line and clears it. Nothing
+ * while the shell has the terminal. Called with the lock held; writes
+ * without it.
+ */
+static void status_out(void)
+{
+	char line[sizeof(q.status) + 8];
+	bool shown = q.status_shown, fg;
+	int n;
+
+	q.status_dirty = false;
+	n = snprintf(line, sizeof(line), "%s%s", shown ? "\r\033[K" : "",
+		     q.status);
+	q.busy = true;
+	pthread_mutex_unlock(&q.lock);
+	fg = foreground(q.fd);
+	if (fg && n > 0)
+		write_all(q.fd, line,
+			  (size_t)n < sizeof(line) ? (size_t)n :
+						     sizeof(line) - 1);
+	pthread_mutex_lock(&q.lock);
+	q.busy = false;
+	q.status_shown = fg && q.status[0];
+	pthread_cond_broadcast(&q.cond);
+}
+
+/* Before lines go out under a drawn status line: erase it first. */
+static void status_erase(void)
+{
+	bool shown = q.status_shown;
+
+	q.status_shown = false;
+	if (!shown)
+		return;
+	pthread_mutex_unlock(&q.lock);
+	if (foreground(q.fd))
+		write_all(q.fd, "\r\033[K", 4);
+	pthread_mutex_lock(&q.lock);
+	q.status_dirty = q.status[0] != 0; /* drawn again after them */
+}
+
 static void *say_main(void *arg)
 {
 	static char chunk[4096];
@@ -54,10 +110,15 @@ static void *say_main(void *arg)
 
 	pthread_mutex_lock(&q.lock);
 	for (;;) {
-		while (!q.len && !q.stopping)
+		while (!q.len && !q.status_dirty && !q.stopping)
 			pthread_cond_wait(&q.cond, &q.lock);
+		if (!q.len && q.status_dirty) {
+			status_out();
+			continue;
+		}
 		if (!q.len)
 			break;
+		status_erase();
 		n = q.len < sizeof(chunk) ? q.len : sizeof(chunk);
 		first = SAY_RING_SIZE - q.head < n ? SAY_RING_SIZE - q.head : n;
 		memcpy(chunk, q.ring + q.head, first);
@@ -137,6 +198,15 @@ void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+void say_status(const char *line)
+{
+	pthread_mutex_lock(&q.lock);
+	snprintf(q.status, sizeof(q.status), "%s", line ? line : "");
+	q.status_dirty = q.running && (q.status[0] || q.status_shown);
+	pthread_cond_broadcast(&q.cond);
+	pthread_mutex_unlock(&q.lock);
+}
+
 unsigned long long say_dropped(void)
 {
 	unsigned long long n;
@@ -160,10 +230,10 @@ int say_stop(unsigned int wait_ms)
 		end.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&q.lock);
-	while (q.running && (q.len || q.busy))
+	while (q.running && (q.len || q.busy || q.status_dirty))
 		if (pthread_cond_timedwait(&q.cond, &q.lock, &end) == ETIMEDOUT)
 			break;
-	idle = !q.len && !q.busy;
+	idle = !q.len && !q.busy && !q.status_dirty;
 	if (q.running && idle) {
 		q.stopping = true;
 		pthread_cond_broadcast(&q.cond);

@@ -31,6 +31,13 @@ int say_start(int fd);
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void say_v(const char *fmt, va_list ap);
 
+/*
+ * The status line (status.h) below the lines, kept there: the writer
+ * erases it before lines go out and draws @line again after them; NULL or
+ * "" erases it for good. Only while our job has the terminal; no newline.
+ */
+void say_status(const char *line);
+
 /* Lines dropped so far because stderr did not keep up. */
 unsigned long long say_dropped(void);
 

@@ -123,6 +123,24 @@ struct snap_process {
 	struct snap_map *maps; /* executable file mappings */
 };
 
+/*
+ * What asked for a snapshot: a transition, as the BPF program reported it,
+ * or a request. Strings are static.
+ */
+struct snap_trigger {
+	const char *name; /* "stop", "fatal", "exit", "requested", "end" */
+	__u64 ts; /* CLOCK_MONOTONIC ns of the transition */
+	int sig; /* 0 when none */
+	__u32 tid; /* the thread that stopped last or faulted; 0: none */
+	const char *stop_kind; /* "breakpoint", "group_stop"...; NULL: none */
+	bool has_si_code;
+	int si_code;
+	__u64 ip; /* user-space IP at the stop, or the faulting one; 0: none */
+	bool has_addr;
+	__u64 addr; /* the fault address (SIGSEGV, SIGBUS), when has_addr */
+	unsigned int folded; /* earlier stops whose bytes this one holds */
+};
+
 struct snapshot {
 	__u64 id; /* 1, 2, ... in the order taken */
 	enum ptbpf_backend backend;
@@ -131,6 +149,10 @@ struct snapshot {
 	const char *trigger; /* "stop", "fatal", "exit", "signal", "end" */
 	__u64 trigger_ts; /* CLOCK_MONOTONIC ns of the transition */
 	int trigger_sig; /* 0 when none */
+	struct snap_trigger why; /* all of it: trigger* above are copies */
+	/* CLOCK_REALTIME and CLOCK_MONOTONIC ns, read together at staging */
+	__u64 realtime_ns, monotonic_ns;
+	__u64 run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: unknown */
 	__u32 pid;
 	bool full; /* --full: whole buffers, not only new data */
 

@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "budget.h"
 #include "cpuinfo.h"
 #include "procinfo.h"
 #include "say.h"
 #include "snapshot.h"
+#include "status.h"
 #include "threadnames.h"
 #include "snapwrite.h"
 
@@ -49,6 +51,8 @@ struct snapshots {
 	unsigned int refresh_ms;
 	unsigned long written;
 	struct snap_process proc_cache; /* last reading with maps */
+	struct budget budget; /* writer thread's, when limits are set */
+	bool limits;
 	struct threadnames names; /* under lock: from the BPF events */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -132,6 +136,30 @@ static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost,
 	return bytes;
 }
 
+/* What the budget removed for one snapshot, for its line. */
+struct removed {
+	unsigned int n;
+	uint64_t bytes;
+	bool size; /* --max-size asked, not only --max-snapshots */
+};
+
+/* The trigger's details, as in the stop or fatal event. */
+static void trigger_json(struct json *j, const struct snap_trigger *t)
+{
+	char hex[24];
+
+	if (t->tid)
+		json_u64(j, "trigger_tid", t->tid);
+	if (t->stop_kind)
+		json_str(j, "stop_kind", t->stop_kind);
+	if (t->ip)
+		json_str(j, "ip", hex_addr(t->ip, hex, sizeof(hex)));
+	if (t->has_addr)
+		json_str(j, "addr", hex_addr(t->addr, hex, sizeof(hex)));
+	if (t->folded)
+		json_u64(j, "folded_stops", t->folded);
+}
+
 /* The longest copy of one core's rings: the cost a snapshot can't avoid. */
 static uint64_t copy_max(const struct snapshot *snap)
 {
@@ -145,12 +173,15 @@ static uint64_t copy_max(const struct snapshot *snap)
 }
 
 static void log_written(struct snapshots *s, const struct snapshot *snap,
-			const char *path, uint64_t write_ns)
+			const char *path, uint64_t write_ns,
+			const struct removed *rm)
 {
 	uint64_t lost, pmax, psum, bytes, sb_lost = 0;
 	bool wrapped = false, sb_wrapped = false;
+	char line[PATH_MAX + 256];
 	struct json *j;
 	unsigned int i;
+	size_t n;
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
 	for (i = 0; i < snap->nr_cores; i++) {
@@ -172,11 +203,35 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	json_u64(j, "paused_total_ns", psum);
 	json_u64(j, "copy_max_ns", copy_max(snap));
 	json_u64(j, "write_ns", write_ns);
+	trigger_json(j, &snap->why);
+	if (s->limits)
+		json_u64(j, "dir_bytes", s->budget.used);
 	eventlog_end(&s->wlog);
-	if (s->cfg.verbosity >= 0)
-		say("ptbpf: snapshot %llu (%s): %s, %.1f KiB%s\n",
-		    (unsigned long long)snap->id, snap->trigger, path,
-		    bytes / 1024.0, wrapped ? ", wrapped" : "");
+	if (s->cfg.verbosity < 0)
+		return;
+	status_snapshot(bytes, s->budget.used, s->cfg.max_size);
+	if (status_on() && s->cfg.verbosity == 0 && !rm->n)
+		return; /* the status line counts it */
+	/* one write: the control thread prints lines of its own meanwhile */
+	n = snprintf(line, sizeof(line),
+		     "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
+		     (unsigned long long)snap->id, snap->trigger, path,
+		     bytes / 1024.0, wrapped ? ", wrapped" : "");
+	if (snap->why.folded)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      ", %u earlier stop%s folded in", snap->why.folded,
+			      snap->why.folded == 1 ? "" : "s");
+	if (rm->n)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; removed %u oldest (%.1f KiB) for %s", rm->n,
+			      rm->bytes / 1024.0,
+			      rm->size ? "--max-size" : "--max-snapshots");
+	if (s->cfg.max_size)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; %.1f of %.1f MiB used",
+			      s->budget.used / 1048576.0,
+			      s->cfg.max_size / 1048576.0);
+	status_say(line);
 }
 
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
@@ -189,9 +244,88 @@ static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
 	eventlog_end(log);
 }
 
+/*
+ * What a snapshot will take on disk, at most: its bytes once in perf.data
+ * and once more in the LLDB bundle's files, plus the records and JSON of
+ * its threads and maps (perf's headers and features take a few KiB).
+ */
+static uint64_t estimate(const struct snapshots *s, const struct snapshot *snap)
+{
+	uint64_t lost, pmax, psum, bytes;
+
+	bytes = staged_bytes(snap, &lost, &pmax, &psum);
+	if (snap->backend == BACKEND_INTEL_PT && (s->cfg.formats & FORMAT_LLDB))
+		bytes *= 2;
+	return bytes + 64 * 1024 + snap->proc.nr_maps * 512ULL +
+	       snap->proc.nr_threads * 128ULL;
+}
+
+/* Removes the @k oldest snapshots the budget holds; a removal is an event. */
+static void evict(struct snapshots *s, size_t k, int why_size,
+		  struct removed *rm)
+{
+	struct budget_entry e;
+	struct json *j;
+	int ret;
+
+	while (k--) {
+		e = s->budget.v[0];
+		ret = snapwrite_remove(s->cfg.dirfd, e.id);
+		budget_drop(&s->budget, e.id);
+		if (ret && ret != -ENOENT) {
+			char why[160];
+
+			snprintf(why, sizeof(why),
+				 "can't remove the oldest snapshot: %s",
+				 strerror(-ret));
+			log_error(&s->wlog, s->cfg.pid, e.id, why);
+			continue;
+		}
+		j = eventlog_begin(&s->wlog, "snapshot_removed", now_ns(),
+				   s->cfg.pid);
+		json_u64(j, "snapshot", e.id);
+		json_u64(j, "bytes", e.bytes);
+		json_str(j, "reason", why_size ? "max_size" : "max_snapshots");
+		eventlog_end(&s->wlog);
+		rm->n++;
+		rm->bytes += e.bytes;
+		rm->size |= why_size;
+	}
+}
+
+/* Makes room for @snap before it is written. Returns false if it can't fit. */
+static bool make_room(struct snapshots *s, const struct snapshot *snap,
+		      struct removed *rm)
+{
+	uint64_t est = s->cfg.max_size ? estimate(s, snap) : 0;
+	int why_size;
+	size_t k;
+
+	if (s->cfg.max_size && est > s->cfg.max_size)
+		return false; /* removing the others would not make it fit */
+	k = budget_excess(&s->budget, est, 0, UINT64_MAX, &why_size);
+	evict(s, k, why_size, rm);
+	return true;
+}
+
+/* Counts the snapshot just written, then trims to the limits again. */
+static void account(struct snapshots *s, const struct snapshot *snap,
+		    struct removed *rm)
+{
+	unsigned long long bytes = 0;
+	int why_size;
+	size_t k;
+
+	snapwrite_size(s->cfg.dirfd, snap->id, &bytes);
+	budget_add(&s->budget, snap->id, bytes);
+	k = budget_excess(&s->budget, 0, 0, snap->id, &why_size);
+	evict(s, k, why_size, rm);
+}
+
 /* Writer thread: one staged snapshot to disk. Called without the lock. */
 static void write_one(struct snapshots *s, struct slot *sl)
 {
+	struct removed rm = { 0 };
 	struct snapwrite_opts o = {
 		.out_dir = s->cfg.out_dir,
 		.dirfd = s->cfg.dirfd,
@@ -215,23 +349,31 @@ static void write_one(struct snapshots *s, struct slot *sl)
 		sl->snap.proc.nr_threads = nr;
 	}
 	pthread_mutex_unlock(&s->lock);
-	ret = snapwrite_snapshot(&sl->snap, &o, path, sizeof(path), err,
-				 sizeof(err));
+	ret = 0;
+	if (s->limits && !make_room(s, &sl->snap, &rm)) {
+		snprintf(
+			err, sizeof(err),
+			"snapshot %llu: about %llu bytes, more than --max-size",
+			(unsigned long long)sl->snap.id,
+			(unsigned long long)estimate(s, &sl->snap));
+		ret = -EFBIG;
+	}
+	if (!ret)
+		ret = snapwrite_snapshot(&sl->snap, &o, path, sizeof(path), err,
+					 sizeof(err));
 	memset(&sl->snap.proc, 0, sizeof(sl->snap.proc)); /* the cache's */
 	free(threads);
 	if (ret) {
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
 		if (s->cfg.verbosity >= 0)
-			say("ptbpf: snapshot %llu lost: %s\n",
-			    (unsigned long long)sl->snap.id, err);
+			status_say_f("ptbpf: snapshot %llu lost: %s",
+				     (unsigned long long)sl->snap.id, err);
 		return;
 	}
 	s->written++;
-	log_written(s, &sl->snap, path, now_ns() - t0);
-	if (s->cfg.max_snapshots &&
-	    snapwrite_rotate(s->cfg.dirfd, s->cfg.out_dir, s->cfg.max_snapshots,
-			     err, sizeof(err)) < 0)
-		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
+	if (s->limits)
+		account(s, &sl->snap, &rm);
+	log_written(s, &sl->snap, path, now_ns() - t0, &rm);
 }
 
 static void *writer_main(void *arg)
@@ -293,6 +435,27 @@ static int init_shared(struct snapshots *s)
 	return 0;
 }
 
+/* The snapshots already in the directory count against the limits. */
+static int budget_scan(struct snapshots *s)
+{
+	unsigned long long *ids, bytes;
+	size_t n, i;
+	int ret;
+
+	budget_init(&s->budget, s->cfg.max_size, s->cfg.max_snapshots);
+	s->limits = s->cfg.max_size || s->cfg.max_snapshots;
+	if (!s->limits)
+		return 0;
+	ret = snapwrite_list(s->cfg.dirfd, &ids, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !ret; i++)
+		if (!snapwrite_size(s->cfg.dirfd, ids[i], &bytes))
+			ret = budget_add(&s->budget, ids[i], bytes);
+	free(ids);
+	return ret == -EEXIST ? 0 : ret;
+}
+
 /* The writer takes no signal: they are the control thread's (signalfd). */
 static int start_writer(struct snapshots *s)
 {
@@ -315,6 +478,7 @@ static void destroy(struct snapshots *s)
 	free(s->slots);
 	free(s->queue);
 	procinfo_free(&s->proc_cache);
+	budget_free(&s->budget);
 	threadnames_free(&s->names);
 	eventlog_close(&s->wlog);
 	pthread_mutex_destroy(&s->lock);
@@ -350,6 +514,9 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
 		if (slot_alloc(s, &s->slots[i]))
 			goto fail;
 	init_shared(s);
+	ret = budget_scan(s);
+	if (ret)
+		goto fail;
 	ret = eventlog_open(&s->wlog, cfg->dirfd, cfg->uid, cfg->gid);
 	if (ret)
 		goto fail;
@@ -411,9 +578,37 @@ static int stage_cores(struct snapshots *s, struct slot *sl)
 	return ret;
 }
 
-int64_t snapshots_stage(struct snapshots *s, const char *trigger, uint64_t ts,
-			int sig)
+/* Nothing new on any core: no snapshot (bytes lost are news, though). */
+static bool nothing_new(const struct slot *sl, unsigned int nr)
 {
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		const struct snap_core *c = &sl->cores[i];
+
+		if (c->trace_len || c->sideband_len || c->wrapped ||
+		    c->lost_bytes || c->sb_wrapped || c->sb_lost_bytes)
+			return false;
+	}
+	return true;
+}
+
+static void log_skipped(struct snapshots *s, const struct snap_trigger *t)
+{
+	struct json *j = eventlog_begin(s->log, "snapshot_skipped", now_ns(),
+					s->cfg.pid);
+
+	json_str(j, "trigger", t->name);
+	json_u64(j, "trigger_ts", t->ts);
+	json_str(j, "reason", "no new bytes");
+	eventlog_end(s->log);
+	if (s->cfg.verbosity > 0)
+		status_say_f("ptbpf: no snapshot (%s): no new bytes", t->name);
+}
+
+int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t)
+{
+	uint64_t real, mono;
 	struct snapshot *snap;
 	uint64_t dropped;
 	struct slot *sl;
@@ -437,13 +632,25 @@ int64_t snapshots_stage(struct snapshots *s, const char *trigger, uint64_t ts,
 	snap = &sl->snap;
 	memset(snap, 0, sizeof(*snap));
 	ret = stage_cores(s, sl);
+	if (!ret && !s->cfg.full && nothing_new(sl, s->nr_cores)) {
+		pthread_mutex_lock(&s->lock);
+		sl->state = SLOT_FREE;
+		pthread_mutex_unlock(&s->lock);
+		log_skipped(s, t);
+		return -ENODATA;
+	}
 	snap->id = s->next_id++;
 	snap->backend = cores_backend(s->cores);
 	snap->scope = cores_scope(s->cores);
 	snap->scope_why = s->cfg.scope_why;
-	snap->trigger = trigger;
-	snap->trigger_ts = ts;
-	snap->trigger_sig = sig;
+	snap->why = *t;
+	snap->trigger = t->name;
+	snap->trigger_ts = t->ts;
+	snap->trigger_sig = t->sig;
+	clock_pair(&real, &mono);
+	snap->realtime_ns = real;
+	snap->monotonic_ns = mono;
+	snap->run_start_ns = s->cfg.run_start_ns;
 	snap->pid = s->cfg.pid;
 	snap->full = s->cfg.full;
 	snap->data_attr = s->data_attr;

@@ -9,6 +9,11 @@
  * dropped (a snapshot_error event says which): the control path never waits
  * for the disk.
  *
+ * With --max-size or --max-snapshots the writer keeps the directory within
+ * them: before a snapshot is written, the oldest snapshots are removed
+ * until a generous estimate of its size fits; once written, its real size
+ * is counted. Each removal is a snapshot_removed event.
+ *
  * The writer reads /proc/PID for the COMM and MMAP2 records and the LLDB
  * modules. A process that has exited (or is a zombie) has no maps left, so
  * the writer keeps the last good reading, refreshed when idle, and uses it
@@ -32,10 +37,12 @@ struct snapshots_config {
 	int uid, gid; /* owner of what is written; -1: as is */
 	unsigned int formats; /* enum format_bits */
 	unsigned int max_snapshots; /* 0: keep all */
+	unsigned long long max_size; /* bytes of snapshots in out_dir; 0: any */
 	unsigned int queue_len; /* 0: SNAPSHOT_DEFAULT_QUEUE */
 	bool full; /* whole buffers each time */
 	uint32_t pid;
 	uint64_t first_id; /* the id of the first snapshot of this run */
+	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start, or 0 */
 	const char *proc_root; /* NULL: "/proc" */
 	const char *buildid_cache; /* perf's, to fill; NULL: none */
 	int verbosity; /* >= 0: a line on stderr per snapshot written */
@@ -64,12 +71,13 @@ struct snapshots *snapshots_start(const struct snapshots_config *cfg,
 /*
  * Stages a snapshot of every core and queues it for the writer. Only
  * memory copies and the pause/restore ioctls: for the control path.
- * @trigger: "stop", "fatal", "exit", "signal", "end". Returns the snapshot's
- * id (> 0), or -errno: -EIO when a core could not be read (the rest are
- * staged all the same and the snapshot is still queued).
+ * @t->name: "stop", "fatal", "exit", "requested", "end". Returns the
+ * snapshot's id (> 0), or -errno: -EIO when a core could not be read (the
+ * rest are staged all the same and the snapshot is still queued), -ENODATA
+ * when no core had new bytes (nothing is queued; a snapshot_skipped event
+ * says so).
  */
-int64_t snapshots_stage(struct snapshots *s, const char *trigger, uint64_t ts,
-			int sig);
+int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t);
 
 /*
  * Remembers that thread @tid of the target is (or was last) named @comm,

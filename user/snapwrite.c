@@ -407,3 +407,82 @@ int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep,
 		return ret;
 	return first ? first : removed;
 }
+
+int snapwrite_list(int outfd, unsigned long long **ids, size_t *n)
+{
+	DIR *d;
+	int fd, ret;
+
+	if (outfd < 0 || !ids || !n)
+		return -EINVAL;
+	/* a descriptor of our own: closedir() closes it, rewind reads anew */
+	fd = fcntl(outfd, F_DUPFD_CLOEXEC, 0);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	rewinddir(d);
+	ret = list_ids(d, ids, n);
+	closedir(d);
+	return ret;
+}
+
+/* Sums the sizes of the regular files under directory @fd (closed here). */
+static void tree_bytes(int fd, int depth, unsigned long long *sum)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d = fdopendir(fd);
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISREG(st.st_mode))
+			*sum += st.st_size;
+		else if (S_ISDIR(st.st_mode) && depth > 0) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						 O_CLOEXEC);
+
+			if (sub >= 0)
+				tree_bytes(sub, depth - 1, sum);
+		}
+	}
+	closedir(d);
+}
+
+int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes)
+{
+	char name[64];
+	int fd;
+
+	if (outfd < 0 || !bytes)
+		return -EINVAL;
+	snprintf(name, sizeof(name), FINAL_FMT, id);
+	fd = openat(outfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*bytes = 0;
+	tree_bytes(fd, 2, bytes);
+	return 0;
+}
+
+int snapwrite_remove(int outfd, unsigned long long id)
+{
+	char name[64];
+
+	if (outfd < 0)
+		return -EINVAL;
+	snprintf(name, sizeof(name), FINAL_FMT, id);
+	return remove_tree(outfd, name);
+}

@@ -84,4 +84,21 @@ int snapwrite_snapshot(const struct snapshot *snap,
 int snapwrite_rotate(int dirfd, const char *out_dir, unsigned int keep,
 		     char *err, size_t err_len);
 
+/*
+ * The ids of the snapshot directories in the output directory @outfd,
+ * highest first, into *@ids (malloc'd) and *@n. Returns 0, -EINVAL, or
+ * -errno of reading @outfd, -ENOMEM.
+ */
+int snapwrite_list(int outfd, unsigned long long **ids, size_t *n);
+
+/*
+ * The bytes snapshot @id holds in @outfd: the sum of its regular files'
+ * sizes (what `du --apparent-size -b` counts, less the directories).
+ * Returns 0, or -errno (-ENOENT: no such snapshot).
+ */
+int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes);
+
+/* Removes snapshot @id from @outfd. Returns 0 or -errno. */
+int snapwrite_remove(int outfd, unsigned long long id);
+
 #endif /* PTBPF_SNAPWRITE_H */

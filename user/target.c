@@ -174,7 +174,7 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
 	return 0;
 }
 
-static bool thread_live(const char *proc, pid_t pid, const char *tid)
+char target_thread_state(const char *proc, pid_t pid, const char *tid)
 {
 	char path[96], buf[512], *p;
 	ssize_t n;
@@ -183,14 +183,22 @@ static bool thread_live(const char *proc, pid_t pid, const char *tid)
 	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, pid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	buf[n] = '\0';
+	/* the comm field may hold spaces and parentheses */
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static bool thread_live(const char *proc, pid_t pid, const char *tid)
+{
+	char st = target_thread_state(proc, pid, tid);
+
+	return st && st != 'Z' && st != 'X';
 }
 
 int target_threads(const char *proc, pid_t pid, pid_t **tids)
@@ -280,6 +288,7 @@ child_main(char **argv, int go_rd, int err_wr, int uid, int gid)
 	signal(SIGTSTP, SIG_DFL);
 	signal(SIGTTIN, SIG_DFL);
 	signal(SIGTTOU, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	/* ptbpf's setup handlers note a signal for ptbpf, not for us */
 	signal(SIGINT, SIG_DFL);
@@ -329,6 +338,7 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	close(ep[1]);
 	t->pid = pid;
 	t->child = true;
+	t->name = argv[0];
 	t->go_fd = go[1];
 	t->err_fd = ep[0];
 	t->pidfd = pidfd_open_(pid);
@@ -366,7 +376,8 @@ int target_release(struct target *t, char *err, size_t errlen)
 	close(t->err_fd);
 	t->err_fd = -1;
 	if (n == sizeof(e) && e) {
-		snprintf(err, errlen, "can't run the command: %s", strerror(e));
+		snprintf(err, errlen, "can't run %s: %s",
+			 t->name ? t->name : "the command", strerror(e));
 		return -e;
 	}
 	return 0;

@@ -17,6 +17,7 @@ struct target {
 	bool child; /* started by us: we reap it */
 	int go_fd; /* child: write end of the pipe it waits on, or -1 */
 	int err_fd; /* child: read end that reports a failed exec, or -1 */
+	const char *name; /* child: the command, as given (argv[0]) */
 };
 
 /*
@@ -51,6 +52,14 @@ int target_reap(struct target *t);
 /* Kills (SIGKILL) and reaps a spawned child that never got to run. */
 void target_abort(struct target *t);
 void target_close(struct target *t);
+
+/*
+ * The state letter of thread @tid (a decimal string) of process @pid in
+ * @proc/PID/task/TID/stat: 'R', 'S', 'T' (job-control stop), 't' (ptrace
+ * stop), 'Z' or 'X' (exited; a leader that called pthread_exit() stays a
+ * zombie while its other threads run on) ...; 0 when it is not there.
+ */
+char target_thread_state(const char *proc, pid_t pid, const char *tid);
 
 /*
  * The live threads of process @pid from @proc/PID/task (zombie threads,

@@ -16,6 +16,7 @@
 #include "ptbpf.skel.h"
 #include "privs.h"
 #include "say.h"
+#include "target.h"
 #include "watch.h"
 
 #define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
@@ -44,8 +45,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 	if (!libbpf_verbose)
 		return 0;
+	/* libbpf's lines carry their own "libbpf: " prefix */
 	vsnprintf(line, sizeof(line), fmt, args);
-	say("libbpf: %s", line);
+	say("%s", line);
 	return 0;
 }
 
@@ -184,25 +186,13 @@ struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
  */
 static int thread_state(const char *proc, pid_t tgid, const char *tid)
 {
-	char path[128], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char st = target_thread_state(proc, tgid, tid);
 
-	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, tgid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!st || st == 'Z' || st == 'X')
 		return THREAD_GONE;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || !p[1])
-		return THREAD_GONE;
-	if (p[2] == 'Z' || p[2] == 'X')
-		return THREAD_GONE;
-	if (p[2] == 'T')
+	if (st == 'T')
 		return PTBPF_THREAD_STOPPED;
-	if (p[2] == 't')
+	if (st == 't')
 		return PTBPF_THREAD_TRACED;
 	return PTBPF_THREAD_RUNNING;
 }

@@ -475,8 +475,10 @@ recs() {
 			printf "%s %s %s %.0f %s\n", pt[1], pt[2], c, ns, k }'
 }
 
-# One run per scope, -s 128K, next to two busy unrelated processes' worth
-# of threads per core: the target runs 4 s, then stays stopped 1 s.
+# One run per scope, -s 128K --full, next to two busy unrelated processes'
+# worth of threads per core: the target runs 4 s, then stays stopped 1 s,
+# with 5 SIGUSR2 snapshots meanwhile (the staging slots are warm by the
+# last ones: what a copy costs once running, not its first page faults).
 scope_run() { # MODE
 	local mode=$1 out=$WORK/scope-$1 tgt unr pb opt=()
 	log "scope: $mode"
@@ -497,11 +499,16 @@ scope_run() { # MODE
 		opt=(--scope cgroup)
 		;;
 	esac
-	if ptbpf_bg pb "$out" -s 128K -t stop "${opt[@]}" --pid "$tgt"; then
+	if ptbpf_bg pb "$out" -s 128K --full -t stop "${opt[@]}" --pid "$tgt"; then
 		sleep 4
 		kill -STOP "$tgt"
 		wait_line "$out/events.jsonl" '"event":"snapshot"' || true
-		sleep 1
+		for _ in 1 2 3 4 5; do
+			sleep 0.15
+			kill -USR2 "$pb"
+		done
+		wait_line "$out/events.jsonl" '"event":"snapshot"' 6 || true
+		sleep 0.3
 	fi
 	stop_pid "$pb"
 	stop_pid "$tgt" KILL
@@ -510,13 +517,20 @@ scope_run() { # MODE
 		rmdir "$CGROUP" && CGROUP=
 	fi
 	[ -f "$out/snapshot-000001/perf.data" ] || return 0
-	local stop_ts copy bytes sb f
+	local stop_ts copy bytes sb paused last
 	stop_ts=$(grep -m1 '"event":"stop"' "$out/events.jsonl" | sed 's/.*"ts":\([0-9]*\).*/\1/')
-	copy=$(grep -m1 '"trigger":"stop"' "$out/events.jsonl" | sed -n 's/.*"copy_max_ns":\([0-9]*\).*/\1/p')
-	bytes=$(jq '[.cores[] | .bytes + .sideband_bytes] | max' "$out/snapshot-000001/ptbpf.json")
+	# the copies and pauses of the snapshots taken while it was stopped
+	copy=$(grep '"event":"snapshot"' "$out/events.jsonl" | sed -n 's/.*"copy_max_ns":\([0-9]*\).*/\1/p' |
+		tail -n 3 | median)
+	paused=$(grep '"event":"snapshot"' "$out/events.jsonl" | sed -n 's/.*"paused_max_ns":\([0-9]*\).*/\1/p' |
+		sort -n | tail -n 1)
+	last=$(ls -d "$out"/snapshot-* | tail -n 1)
+	bytes=$(jq '[.cores[] | .bytes + .sideband_bytes] | max' "$last/ptbpf.json")
 	sb=$(jq '[.cores[] | .sideband_bytes] | add' "$out/snapshot-000001/ptbpf.json")
+	echo "$mode ${paused:-0}" >>"$WORK/scope-paused.txt"
 	recs "$out/snapshot-000001" >"$out/recs1.txt"
-	for f in "$out"/snapshot-*; do recs "$f"; done >"$out/recs.txt"
+	# --full: the last snapshot holds all the buffers still have
+	recs "$last" >"$out/recs.txt"
 	# share, coverage (ns of the target's samples' span), records while stopped
 	awk -v t="$tgt" -v u="$unr" -v s="$stop_ts" -v m="$mode" -v c="${copy:-0}" -v b="${bytes:-0}" -v sb="${sb:-0}" '
 		FNR == NR { if ($5 == "s") { n++; if ($1 == t) { a++; if (!lo || $4 < lo) lo = $4; if ($4 > hi) hi = $4 } else if ($1 == u) x++ }; next }
@@ -564,12 +578,12 @@ bench_scope() {
 		row "scope.cover.$m" "target run time covered by the stop snapshot, -s 128K, --scope $m" \
 			"$(awk -v n="$span" 'BEGIN { printf "%.0f", n / 1e6 }')" ms \
 			"$(awk -v n="${cspan:-0}" 'BEGIN { printf "%.0f", n / 1e6 }')" "--scope cpu" \
-			"span of the target's samples in the snapshot; the target ran 4 s"
+			"span of the target's samples in the stop snapshot; the target ran 4 s"
 		row "scope.sideband.$m" "sideband bytes in the stop snapshot, --scope $m" \
 			"$sb" bytes "${csb:-0}" "--scope cpu" "context-switch records of every core"
-		row "scope.copy.$m" "snapshot of the stopped target: longest copy of one core, --scope $m" \
+		row "scope.copy.$m" "snapshot of the stopped target (--full): longest copy of one core, --scope $m" \
 			"$(us "$copy")" µs "$(us "$("$BIN/memcpy" "$bytes")")" "memcpy of the same bytes" \
-			"$bytes bytes on the fullest core; no ioctl: the kernel switched the events out with the target"
+			"$bytes bytes on the fullest core, median of the last 3 of 6; longest pause of any core for any of them: $(awk -v m="$m" '$1 == m { print $2 }' "$WORK/scope-paused.txt") ns ($([ "$m" = process ] && echo "no ioctl: the kernel took the events off with the target" || echo "paused by ptbpf at the stop"))"
 	done
 }
 

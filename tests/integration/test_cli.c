@@ -152,7 +152,7 @@ static void test_command_not_found(void **state)
 {
 	need_root();
 	check(NULL, "-- /nonexistent/program", 127,
-	      "can't run the command: No such file");
+	      "can't run /nonexistent/program: No such file");
 }
 
 static void test_no_btf(void **state)
@@ -196,6 +196,26 @@ static void test_not_root(void **state)
 	assert_non_null(strstr(err, "CAP_BPF"));
 }
 
+/* -v: libbpf's lines once prefixed, and the start before its resume. */
+static void test_verbose_lines(void **state)
+{
+	static char err[1 << 16];
+	char *start, *resume;
+
+	need_root();
+	/* 64 KiB of stderr: libbpf's lines fit */
+	assert_int_equal(run_ptbpf(NULL, "-v -b sample -- /bin/true", err,
+				   sizeof(err)),
+			 0);
+	assert_non_null(strstr(err, "libbpf: "));
+	assert_null(strstr(err, "libbpf: libbpf:"));
+	start = strstr(err, " start ");
+	resume = strstr(err, " resume ");
+	assert_non_null(start);
+	assert_non_null(resume);
+	assert_true(start < resume);
+}
+
 static void test_bad_output(void **state)
 {
 	char path[128], args[256], err[1024];
@@ -230,6 +250,16 @@ static void test_bad_output(void **state)
 	assert_non_null(strstr(err, "owned by uid 65534"));
 	snprintf(args, sizeof(args), "%s/theirs/events.jsonl", dir);
 	assert_int_equal(access(args, F_OK), -1);
+
+	/* missing parents: named, with what to do; nothing made */
+	snprintf(path, sizeof(path), "%s/a/b/out", dir);
+	snprintf(args, sizeof(args), "-o %s -- /bin/true", path);
+	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
+	snprintf(args, sizeof(args),
+		 "%s/a/b does not exist (mkdir -p %s/a/b first)", dir, dir);
+	assert_non_null(strstr(err, args));
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_int_equal(access(path, F_OK), -1);
 }
 
 /*
@@ -335,6 +365,8 @@ static void test_bad_collection(void **state)
 		 sysconf(_SC_NPROCESSORS_CONF) + 5);
 	check(NULL, args, 1, "does not exist (--cpus");
 	check(NULL, "-s 1G -- /bin/true", 1, "lower --buffer-size");
+	check(NULL, "-b sample --format lldb -- /bin/true", 1,
+	      "--format lldb needs the intel-pt backend");
 	check(NULL, "--cgroup=/nonexistent/cg -- /bin/true", 1,
 	      "can't open cgroup /nonexistent/cg");
 	if (access("/sys/bus/event_source/devices/intel_pt", F_OK))
@@ -376,6 +408,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_tracepoint, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_not_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verbose_lines, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_output, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup,

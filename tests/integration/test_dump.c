@@ -114,14 +114,17 @@ static void test_summary(void **state)
 	assert_memory_equal(o, want, strlen(want));
 	snprintf(want, sizeof(want), ", pid %d (crash)\n", target);
 	assert_non_null(strstr(o, want));
-	snprintf(want, sizeof(want),
-		 "%s/snapshot-000002: snapshot 2, sample, "
-		 "trigger exit",
-		 out);
-	p = strstr(o, want);
-	assert_non_null(p);
-	/* the first snapshot's target samples, summed over its cores */
-	*p = '\0';
+	/* the fault: the function that faulted, by the snapshot's modules */
+	assert_non_null(strstr(o, "  fault: tid "));
+	assert_non_null(strstr(o, ", si_code 1 (SEGV_MAPERR), at crash+0x"));
+	assert_non_null(strstr(o, "), fault address 0x0\n"));
+	/*
+	 * Nothing ran between the fault and the exit (collection was paused
+	 * at the fault): the exit had no new bytes, so no snapshot of its own.
+	 */
+	assert_null(strstr(o, "snapshot-000002"));
+	assert_int_equal(count_events(out, "snapshot_skipped"), 1);
+	/* the snapshot's target samples, summed over its cores */
 	snprintf(want, sizeof(want), "samples: target ");
 	for (p = o; (p = strstr(p, want)); p++) {
 		n = strtoul(p + strlen(want), NULL, 10);
@@ -151,7 +154,7 @@ static void test_json(void **state)
 	assert_int_equal(jval_get_u64(root, "errors", &v), 0);
 	assert_int_equal(v, 0);
 	snaps = jval_get(root, "snapshots");
-	assert_int_equal(snaps->n, 2);
+	assert_int_equal(snaps->n, 1);
 	s = jval_at(snaps, 0);
 	assert_int_equal(jval_get_str(s, "trigger", &str), 0);
 	assert_string_equal(str, "fatal");
@@ -159,6 +162,10 @@ static void test_json(void **state)
 	assert_string_equal(str, "SIGSEGV");
 	assert_int_equal(jval_get_u64(s, "pid", &v), 0);
 	assert_int_equal(v, target);
+	assert_int_equal(jval_get_str(s, "addr", &str), 0);
+	assert_string_equal(str, "0x0"); /* the NULL the crash wrote to */
+	assert_int_equal(jval_get_hex(s, "ip", &v), 0);
+	assert_true(v != 0);
 	cores = jval_get(s, "cores");
 	for (i = 0; (c = jval_at(cores, i)); i++) {
 		assert_int_equal(
@@ -191,6 +198,12 @@ static void test_timeline(void **state)
 	assert_string_equal(o, "");
 	buf = slurp(tl);
 	assert_non_null(buf);
+	/* --timeline -: the same file on standard output */
+	snprintf(cmd, sizeof(cmd), "%s --timeline - %s", DUMP_BIN, out);
+	free(o);
+	o = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	assert_string_equal(o, buf);
 	assert_int_equal(jread_parse(buf, strlen(buf), &root, NULL), 0);
 	evs = jval_get(root, "traceEvents");
 	assert_non_null(evs);

@@ -417,7 +417,7 @@ static void test_sigusr2_while_running(void **state)
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 2, 10));
 	event_str(f->out, "snapshot", 0, "trigger", trig, sizeof(trig));
-	assert_string_equal(trig, "signal");
+	assert_string_equal(trig, "requested");
 	/* running cores, paused for the copy only: no pause events */
 	assert_true(event_field(f->out, "snapshot", 0, "paused_max_ns") > 0);
 	assert_int_equal(count_events(f->out, "pause"), 0);
@@ -628,7 +628,9 @@ static void test_full_disk(void **state)
 	assert_int_equal(count_events(f->out, "stop"), 10);
 	assert_int_equal(count_events(f->out, "run"), 10);
 	assert_int_equal(count_events(f->out, "snapshot"), complete);
-	assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
+	/* the disk may be too full for the end line itself: then no status */
+	if (count_events(f->out, "end"))
+		assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
 }
 
 /*
@@ -817,6 +819,8 @@ static void test_two_runs_one_dir(void **state)
 	kill_wait(f->target);
 	memset(&f->held, 0, sizeof(f->held));
 	start(f, opts, targv, true);
+	/* something new for its end snapshot: an empty one is not written */
+	msleep(300);
 	assert_int_equal(finish(f), 0);
 	assert_int_equal(runs_in_log(f->out, run2), 2);
 	assert_string_equal(run1, run2); /* the first run's lines come first */
@@ -1425,7 +1429,7 @@ static void read_records(const char *snapdir, struct recs *r)
 	int st, off;
 
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -G -i %s/perf.data --ns --show-switch-events "
+		 "perf script -i %s/perf.data --ns --show-switch-events "
 		 "-F pid,tid,cpu,time 2>/dev/null",
 		 snapdir);
 	out = run_out(cmd, &st);
@@ -1500,6 +1504,18 @@ static size_t check_scoped(const struct fx *f, const struct recs *r, int pid,
 	return mine;
 }
 
+/* @n stop/continue cycles @run_ms apart, each stop @hold_ms, then @run_ms. */
+static void cycles(struct fx *f, int n, int run_ms, int hold_ms)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		msleep(run_ms);
+		stop_cont(f, i, true, hold_ms);
+	}
+	msleep(run_ms);
+}
+
 /* One busy unrelated process per core (2 cores here). */
 static void spawn_neighbours(struct fx *f)
 {
@@ -1537,16 +1553,11 @@ static void test_scope_process_command(void **state)
 	struct fx *f = *state;
 	struct recs r;
 	size_t mine;
-	int i;
 
 	need_root();
 	spawn_neighbours(f);
 	start(f, opts, targv, false);
-	for (i = 0; i < 3; i++) {
-		msleep(300);
-		stop_cont(f, i, true, 200);
-	}
-	msleep(300);
+	cycles(f, 3, 300, 200);
 	/* ptbpf ends the command with SIGTERM and exits with its status */
 	assert_int_equal(finish(f), 128 + SIGTERM);
 	scope_of_run(f, "process");
@@ -1589,16 +1600,11 @@ static void test_scope_process_pid_threads(void **state)
 	struct fx *f = *state;
 	struct recs r;
 	size_t tids;
-	int i;
 
 	need_root();
 	spawn_neighbours(f);
 	start(f, opts, targv, true);
-	for (i = 0; i < 2; i++) {
-		msleep(500);
-		stop_cont(f, i, true, 200);
-	}
-	msleep(300);
+	cycles(f, 2, 500, 200);
 	assert_int_equal(finish(f), 0);
 	scope_of_run(f, "process");
 	read_all_records(f, &r);
@@ -1629,10 +1635,9 @@ static void test_scope_children_stay_out(void **state)
 	read_all_records(f, &r);
 	assert_true(check_scoped(f, &r, f->target, false) > 100);
 	snap_dir(f, 1, dir, sizeof(dir));
-	snprintf(
-		cmd, sizeof(cmd),
-		"perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
-		dir);
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
+		 dir);
 	syms = run_out(cmd, NULL);
 	assert_non_null(strstr(syms, "parent_spin"));
 	if (strstr(syms, "child_spin"))
@@ -1694,9 +1699,7 @@ static void test_scope_cgroup_command(void **state)
 	if (!strstr(own, leaf))
 		fail_msg("the command is not in a cgroup of its own: %s", own);
 	free(own);
-	msleep(400);
-	stop_cont(f, 0, true, 200);
-	msleep(300);
+	cycles(f, 1, 400, 200);
 	assert_int_equal(finish(f), 128 + SIGTERM);
 	scope_of_run(f, "cgroup");
 	read_all_records(f, &r);
@@ -1773,15 +1776,11 @@ static void test_scope_reads_only_its_cpus(void **state)
 	char *targv[] = { "taskset", "-c", "0", PROGS "spin", NULL };
 	char path[700], *json, *c1;
 	struct fx *f = *state;
-	int i;
 
 	need_root();
 	assert_true(sysconf(_SC_NPROCESSORS_ONLN) >= 2);
 	start(f, opts, targv, false);
-	for (i = 0; i < 2; i++) {
-		msleep(300);
-		stop_cont(f, i, true, 50);
-	}
+	cycles(f, 2, 300, 50);
 	assert_int_equal(finish(f), 128 + SIGTERM);
 	snprintf(path, sizeof(path), "%s/snapshot-000002/ptbpf.json", f->out);
 	json = slurp(path);

@@ -133,7 +133,9 @@ static void test_single_thread_stop_cont(void **state)
 	event_str(f->dir, "run", 0, "signal", sig, sizeof(sig));
 	assert_string_equal(sig, "SIGCONT");
 	end_target(f);
-	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error");
+	seq = event_sequence(
+		f->dir,
+		"pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(
 		seq,
 		"start stop run stop run stop run stop run stop run exit end");
@@ -161,7 +163,7 @@ static void test_group_stop_with_churn(void **state)
 	end_target(f);
 	seq = event_sequence(
 		f->dir,
-		"thread_start thread_exit pause resume snapshot snapshot_error");
+		"thread_start thread_exit pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(
 		seq, "start stop run stop run stop run stop run stop run "
 		     "stop run stop run stop run stop run stop run exit end");
@@ -241,7 +243,9 @@ static void test_ptrace_interrupt(void **state)
 	event_str(f->dir, "run", 0, "cause", cause, sizeof(cause));
 	assert_string_equal(cause, "ptrace");
 	end_target(f);
-	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error");
+	seq = event_sequence(
+		f->dir,
+		"pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(seq, "start stop run exit end");
 	free(seq);
 }
@@ -258,7 +262,9 @@ static void test_sigsegv(void **state)
 	f->ptbpf = spawn(argv, f->log);
 	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGSEGV);
 	f->ptbpf = 0;
-	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error");
+	seq = event_sequence(
+		f->dir,
+		"pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(seq, "start exec fatal exit end");
 	event_str(f->dir, "fatal", 0, "signal", sig, sizeof(sig));
 	assert_string_equal(sig, "SIGSEGV");
@@ -327,7 +333,9 @@ static void test_thousand_cycles(void **state)
 			count_events(f->dir, "lost_events"));
 	assert_int_equal(count_events(f->dir, "stop"), 1000);
 	assert_int_equal(count_events(f->dir, "lost_events"), 0);
-	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error");
+	seq = event_sequence(
+		f->dir,
+		"pause resume snapshot snapshot_error snapshot_skipped");
 	assert_true(!strncmp(seq, "start stop run", 14));
 	for (p = seq + 6, i = 0; i < 1000; i++, p += 9)
 		if (strncmp(p, "stop run ", 9) &&

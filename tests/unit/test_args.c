@@ -60,6 +60,11 @@ static const struct bad_case bad_cases[] = {
 	{ "--format json -p 1", "invalid format list" },
 	{ "-n -1 -p 1", "invalid snapshot count" },
 	{ "--cgroup= -p 1", "empty cgroup path" },
+	{ "--max-size 0 -p 1", "invalid --max-size '0'" },
+	{ "--max-size 1T -p 1", "invalid --max-size" },
+	{ "--min-interval 5x -p 1", "invalid --min-interval '5x'" },
+	{ "--min-interval -1s -p 1", "invalid --min-interval" },
+	{ "-t stop,steps -p 1", "invalid trigger list" },
 	{ "--grace -p 1", "invalid grace period '-p'" },
 	{ "--grace 3h -p 1", "invalid grace period '3h'" },
 	{ "--grace 61m -p 1", "invalid grace period '61m'" },
@@ -112,6 +117,8 @@ static void test_defaults(void **state)
 			 TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
 	assert_int_equal(cfg.formats, FORMAT_PERF | FORMAT_LLDB);
 	assert_int_equal(cfg.max_snapshots, 0);
+	assert_int_equal(cfg.max_size, 0);
+	assert_int_equal(cfg.min_interval_ns, 0);
 	assert_int_equal(cfg.grace_ms, 3000);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
 	assert_int_equal(cfg.scope, SCOPE_AUTO);
@@ -130,8 +137,9 @@ static void test_everything(void **state)
 	char err[128];
 
 	assert_int_equal(
-		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit "
-		      "-n 3 --full --format perf --no-pause --kernel "
+		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit,step "
+		      "-n 3 --max-size 100M --min-interval 250ms --full "
+		      "--format perf --no-pause --kernel "
 		      "--cgroup=/sys/fs/cgroup/x -v --grace 250ms -F 997 "
 		      "--call-graph dwarf,16K -- ./server --port 8080",
 		      &cfg, err, sizeof(err)),
@@ -148,8 +156,11 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.cpus[0], 0);
 	assert_int_equal(cfg.cpus[1], 1);
 	assert_int_equal(cfg.cpus[2], 3);
-	assert_int_equal(cfg.triggers, TRIGGER_FATAL | TRIGGER_EXIT);
+	assert_int_equal(cfg.triggers,
+			 TRIGGER_FATAL | TRIGGER_EXIT | TRIGGER_STEP);
 	assert_int_equal(cfg.max_snapshots, 3);
+	assert_int_equal(cfg.max_size, 100ULL << 20);
+	assert_int_equal(cfg.min_interval_ns, 250000000ULL);
 	assert_int_equal(cfg.formats, FORMAT_PERF);
 	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");

@@ -53,11 +53,14 @@ static int fake_resume(void *ctx, uint64_t *done)
 	return fake_toggle(ctx, done, "R");
 }
 
-static int fake_snapshot(void *ctx, const char *trigger, uint64_t ts, int sig)
+static int fake_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	char s[64];
 
-	snprintf(s, sizeof(s), "S(%s)", trigger);
+	if (t->folded)
+		snprintf(s, sizeof(s), "S(%s+%u)", t->name, t->folded);
+	else
+		snprintf(s, sizeof(s), "S(%s)", t->name);
 	note(ctx, s);
 	return 0;
 }
@@ -192,6 +195,84 @@ static void test_triggers(void **state)
 	feed(f, PTBPF_EV_FATAL, 3000, 6);
 	feed(f, PTBPF_EV_EXIT, 4000, 6);
 	assert_string_equal(f->fake.calls, "R P R P S(fatal)");
+}
+
+static void feed_stop(struct fx *f, uint64_t ts, unsigned int kind)
+{
+	struct ptbpf_event e = ev(PTBPF_EV_STOP, ts, 5);
+
+	e.cause = PTBPF_CAUSE_PTRACE;
+	e.stop_kind = kind;
+	e.ip = 0x401136;
+	control_event(&f->ctl, &e, ts + 100);
+}
+
+/* gdb steps over its breakpoint: that stop's bytes go to the next one. */
+static void test_single_steps_fold(void **state)
+{
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed_stop(f, 1000, PTBPF_STOP_BREAKPOINT);
+	feed(f, PTBPF_EV_RUN, 1100, 0);
+	feed_stop(f, 1200, PTBPF_STOP_SINGLESTEP);
+	feed(f, PTBPF_EV_RUN, 1300, 0);
+	feed_stop(f, 1400, PTBPF_STOP_BREAKPOINT);
+	assert_string_equal(f->fake.calls, "R P S(stop) R P R P S(stop+1)");
+}
+
+/* -t step: every single-step gets its own snapshot. */
+static void test_step_trigger(void **state)
+{
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP | TRIGGER_STEP, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed_stop(f, 1200, PTBPF_STOP_SINGLESTEP);
+	assert_string_equal(f->fake.calls, "R P S(stop)");
+}
+
+/*
+ * --min-interval 1000 ns: a stop closer than that to the last snapshot
+ * waits; the newest waiting stop gets the snapshot when it is due, with
+ * the others folded in, and at the end.
+ */
+static void test_min_interval(void **state)
+{
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP | TRIGGER_FATAL, false);
+	f->ctl.min_interval_ns = 1000;
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	assert_int_equal(control_deadline(&f->ctl), 0);
+	feed_stop(f, 10000, PTBPF_STOP_BREAKPOINT);
+	feed(f, PTBPF_EV_RUN, 10100, 0);
+	feed_stop(f, 10500, PTBPF_STOP_BREAKPOINT);
+	assert_int_equal(control_deadline(&f->ctl), 11000);
+	feed(f, PTBPF_EV_RUN, 10600, 0);
+	feed_stop(f, 10800, PTBPF_STOP_BREAKPOINT);
+	assert_string_equal(f->fake.calls, "R P S(stop) R P R P");
+	control_tick(&f->ctl, 10999);
+	assert_string_equal(f->fake.calls, "R P S(stop) R P R P");
+	control_tick(&f->ctl, 11000);
+	assert_string_equal(f->fake.calls, "R P S(stop) R P R P S(stop+1)");
+	assert_int_equal(f->ctl.last_snap_ns, 10800);
+	assert_int_equal(control_deadline(&f->ctl), 0);
+	/* a fatal is never held back; it takes the waiting stop with it */
+	feed(f, PTBPF_EV_RUN, 11100, 0);
+	feed_stop(f, 11200, PTBPF_STOP_SIGNAL);
+	feed(f, PTBPF_EV_RUN, 11300, 0);
+	feed(f, PTBPF_EV_FATAL, 11400, 11);
+	assert_string_equal(f->fake.calls,
+			    "R P S(stop) R P R P S(stop+1) R P R P S(fatal+1)");
+	/* the last stop gets its snapshot at the end, even before it is due */
+	feed(f, PTBPF_EV_RUN, 11500, 0);
+	feed_stop(f, 11600, PTBPF_STOP_GROUP);
+	control_finish(&f->ctl, false);
+	assert_string_equal(
+		f->fake.calls,
+		"R P S(stop) R P R P S(stop+1) R P R P S(fatal+1) R P S(stop)");
 }
 
 static void test_no_pause(void **state)
@@ -378,6 +459,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_start_stopped, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_triggers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_steps_fold, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_step_trigger, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_min_interval, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_no_pause, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_toggle, setup,
 						teardown),

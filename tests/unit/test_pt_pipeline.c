@@ -176,10 +176,10 @@ static int op_resume(void *ctx, uint64_t *done)
 	return rc;
 }
 
-static int op_snapshot(void *ctx, const char *trigger, uint64_t ts, int sig)
+static int op_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	struct fx *f = ctx;
-	int64_t id = snapshots_stage(f->snaps, trigger, ts, sig);
+	int64_t id = snapshots_stage(f->snaps, t);
 
 	return id < 0 ? (int)id : 0;
 }

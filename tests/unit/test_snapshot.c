@@ -150,6 +150,15 @@ static int count(const char *text, const char *pat)
 	return n;
 }
 
+static int64_t stage(struct fx *f, int i)
+{
+	return snapshots_stage(f->snaps, &(struct snap_trigger){
+						 .name = "stop",
+						 .ts = i,
+						 .sig = 19,
+					 });
+}
+
 static void test_full_queue_drops_oldest(void **state)
 {
 	struct fx *f = *state;
@@ -172,8 +181,12 @@ static void test_full_queue_drops_oldest(void **state)
 	f->snaps = snapshots_start(&sc, f->cores, &f->log, err, sizeof(err));
 	assert_non_null(f->snaps);
 	/* five stops in a row while the writer is stuck on the first */
-	for (i = 1; i <= 5; i++)
-		assert_int_equal(snapshots_stage(f->snaps, "stop", i, 19), i);
+	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
+	for (i = 1; i <= 5; i++) {
+		assert_int_equal(sim_pmu_sample(f->sim, 0, PID, PID, 0x400100),
+				 1);
+		assert_int_equal(stage(f, i), i);
+	}
 	unblock(f);
 	assert_int_equal(snapshots_stop(f->snaps), 2);
 	f->snaps = NULL;
@@ -194,9 +207,168 @@ static void test_full_queue_drops_oldest(void **state)
 	free(log);
 }
 
+static struct snapshots *start_writer(struct fx *f, unsigned long long max,
+				      unsigned int keep)
+{
+	struct snapshots_config sc = {
+		.out_dir = f->out,
+		.dirfd = f->outfd,
+		.uid = -1,
+		.gid = -1,
+		.formats = 1,
+		.pid = PID,
+		.first_id = 1,
+		.proc_root = f->proc,
+		.verbosity = -1,
+		.max_size = max,
+		.max_snapshots = keep,
+	};
+	char err[256];
+
+	unblock(f);
+	f->snaps = snapshots_start(&sc, f->cores, &f->log, err, sizeof(err));
+	assert_non_null(f->snaps);
+	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
+	return f->snaps;
+}
+
+static char *events(struct fx *f)
+{
+	char path[160];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->out);
+	return read_whole(path, &len);
+}
+
+/* No new bytes on any core: nothing is written, and an event says so. */
+static void test_no_new_bytes_is_skipped(void **state)
+{
+	struct fx *f = *state;
+	char path[160], *log;
+
+	start_writer(f, 0, 0);
+	assert_int_equal(sim_pmu_sample(f->sim, 1, PID, PID, 0x400100), 1);
+	assert_int_equal(stage(f, 1), 1);
+	assert_int_equal(stage(f, 2), -ENODATA); /* nothing since the first */
+	assert_int_equal(sim_pmu_sample(f->sim, 0, PID, PID, 0x400200), 1);
+	assert_int_equal(stage(f, 3), 2); /* the skipped one used no id */
+	assert_int_equal(snapshots_stop(f->snaps), 2);
+	f->snaps = NULL;
+	log = events(f);
+	assert_non_null(log);
+	assert_int_equal(count(log, "\"event\":\"snapshot_skipped\""), 1);
+	assert_non_null(
+		strstr(log, "\"trigger_ts\":2,\"reason\":\"no new bytes\""));
+	snprintf(path, sizeof(path), "%s/snapshot-000003", f->out);
+	assert_int_not_equal(access(path, F_OK), 0);
+	free(log);
+}
+
+/* Sum of the regular files' sizes under every snapshot directory. */
+static unsigned long long dir_bytes(const char *out)
+{
+	char cmd[256];
+	unsigned long long n = 0;
+	FILE *p;
+
+	snprintf(
+		cmd, sizeof(cmd),
+		"find %s -mindepth 2 -type f -printf '%%s\\n' | awk '{s+=$1} END {print s+0}'",
+		out);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%llu", &n), 1);
+	pclose(p);
+	return n;
+}
+
+/* Waits (5 s at most) until the writer logged snapshot @id. */
+static void wait_written(struct fx *f, int id)
+{
+	char pat[64], *log = NULL;
+	int tries;
+
+	snprintf(pat, sizeof(pat), "\"snapshot\":%d,\"path\"", id);
+	for (tries = 0; tries < 500; tries++) {
+		free(log);
+		log = events(f);
+		if (log && strstr(log, pat))
+			break;
+		usleep(10000);
+	}
+	assert_non_null(log);
+	assert_non_null(strstr(log, pat));
+	free(log);
+}
+
+/*
+ * --max-size: after every snapshot the directory holds at most that many
+ * bytes, the newest is there, and each removal is an event.
+ */
+static void test_max_size_removes_oldest(void **state)
+{
+	struct fx *f = *state;
+	const unsigned long long max = 160 << 10;
+	unsigned long long used;
+	char path[160], *log;
+	int i, j;
+
+	start_writer(f, max, 0);
+	for (i = 1; i <= 12; i++) {
+		for (j = 0; j < 400; j++)
+			sim_pmu_sample(f->sim, j & 1, PID, PID, 0x400000 + j);
+		assert_int_equal(stage(f, i), i);
+		wait_written(f, i);
+		used = dir_bytes(f->out);
+		assert_true(used <= max);
+		snprintf(path, sizeof(path), "%s/snapshot-%06d", f->out, i);
+		assert_int_equal(access(path, F_OK), 0);
+	}
+	assert_int_equal(snapshots_stop(f->snaps), 12);
+	f->snaps = NULL;
+	log = events(f);
+	assert_non_null(log);
+	/* about 40 KiB each, 64 KiB of headroom asked: two or three stay */
+	assert_true(count(log, "\"reason\":\"max_size\"") >= 8);
+	assert_int_equal(count(log, "\"event\":\"snapshot_removed\""),
+			 count(log, "\"reason\":\"max_size\""));
+	snprintf(path, sizeof(path), "%s/snapshot-000001", f->out);
+	assert_int_not_equal(access(path, F_OK), 0);
+	free(log);
+}
+
+/* -n alone: the count, reported as such. */
+static void test_max_snapshots_reported(void **state)
+{
+	struct fx *f = *state;
+	char *log;
+	int i;
+
+	start_writer(f, 0, 2);
+	for (i = 1; i <= 4; i++) {
+		sim_pmu_sample(f->sim, 0, PID, PID, 0x400000 + i);
+		assert_int_equal(stage(f, i), i);
+		wait_written(f, i);
+	}
+	assert_int_equal(snapshots_stop(f->snaps), 4);
+	f->snaps = NULL;
+	log = events(f);
+	assert_non_null(log);
+	assert_int_equal(count(log, "\"reason\":\"max_snapshots\""), 2);
+	assert_non_null(strstr(log, "\"snapshot\":2,\"bytes\""));
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_no_new_bytes_is_skipped,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_size_removes_oldest,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_snapshots_reported,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_queue_drops_oldest,
 						setup, teardown),
 	};

@@ -224,7 +224,10 @@ static int one_dir(struct dump_run *r, const char *dir)
 static int begin(struct dump_run *r)
 {
 	if (r->o.mode == DUMP_TIMELINE) {
-		r->tl_file = fopen(r->o.timeline, "w");
+		/* "-": standard output, as for most tools that write a file */
+		r->tl_file = strcmp(r->o.timeline, "-") ?
+				     fopen(r->o.timeline, "w") :
+				     stdout;
 		if (!r->tl_file) {
 			fprintf(stderr, "ptbpf-dump: %s: %s\n", r->o.timeline,
 				strerror(errno));
@@ -246,8 +249,9 @@ static int finish(struct dump_run *r)
 
 	if (r->tl_file) {
 		ret = dump_tl_end(&r->tl);
-		if (fclose(r->tl_file) && !ret)
-			ret = -EIO;
+		if (r->tl_file == stdout ? fflush(stdout) || ferror(stdout) :
+					   fclose(r->tl_file) != 0)
+			ret = ret ? ret : -EIO;
 		if (ret)
 			fprintf(stderr, "ptbpf-dump: %s: write failed\n",
 				r->o.timeline);

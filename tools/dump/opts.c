@@ -19,6 +19,7 @@ const char dump_usage[] =
 	"      --packets        every Intel PT packet, one a line, with its offset\n"
 	"      --insn           the target's instructions per thread, func+off\n"
 	"      --timeline FILE  a Chrome trace event file for Perfetto's UI\n"
+	"                       (- for standard output)\n"
 	"      --last DURATION  the target's samples in the DURATION (50ms, 1s)\n"
 	"                       before the trigger of snapshot DIR, joined from\n"
 	"                       the snapshots before it (sample backend)\n"

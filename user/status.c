@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The status line on a terminal: see status.h. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "say.h"
+#include "status.h"
+
+/* At most this often: a debugger's stops come by the thousand. */
+#define REDRAW_NS 100000000ULL
+
+static struct {
+	pthread_mutex_t lock;
+	bool on, dirty; /* dirty: a redraw was held back */
+	char state[160];
+	unsigned long long stops, snaps, bytes, dir_used, max_size;
+	uint64_t drawn_ns;
+} st = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The line, handed to the stderr writer (say.h), which owns the terminal. */
+static void draw(bool force)
+{
+	char line[256];
+	uint64_t now = mono_ns();
+	int n;
+
+	if (!st.on)
+		return;
+	if (!force && now - st.drawn_ns < REDRAW_NS) {
+		st.dirty = true;
+		return;
+	}
+	st.dirty = false;
+	st.drawn_ns = now;
+	n = snprintf(line, sizeof(line),
+		     "ptbpf: %s | %llu stop%s | %llu snapshot%s, %.1f MiB",
+		     st.state[0] ? st.state : "starting", st.stops,
+		     st.stops == 1 ? "" : "s", st.snaps,
+		     st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
+	if (st.max_size && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " | disk %.1f of %.1f MiB",
+			 st.dir_used / 1048576.0, st.max_size / 1048576.0);
+	say_status(line);
+}
+
+bool status_open(int fd, bool wanted)
+{
+	pthread_mutex_lock(&st.lock);
+	st.on = wanted && isatty(fd);
+	pthread_mutex_unlock(&st.lock);
+	return st.on;
+}
+
+bool status_on(void)
+{
+	return st.on;
+}
+
+void status_say(const char *line)
+{
+	/* the writer erases the status line before it and draws it after */
+	say("%s\n", line);
+}
+
+void status_say_f(const char *fmt, ...)
+{
+	char line[PATH_MAX + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	status_say(line);
+}
+
+void status_target(const char *state, bool stop)
+{
+	pthread_mutex_lock(&st.lock);
+	snprintf(st.state, sizeof(st.state), "%s", state);
+	st.stops += stop;
+	draw(false);
+	pthread_mutex_unlock(&st.lock);
+}
+
+void status_snapshot(uint64_t bytes, uint64_t dir_used, uint64_t max_size)
+{
+	pthread_mutex_lock(&st.lock);
+	st.snaps++;
+	st.bytes += bytes;
+	st.dir_used = dir_used;
+	st.max_size = max_size;
+	draw(false);
+	pthread_mutex_unlock(&st.lock);
+}
+
+bool status_pending(void)
+{
+	return st.on && st.dirty;
+}
+
+void status_flush(void)
+{
+	pthread_mutex_lock(&st.lock);
+	if (st.dirty)
+		draw(false);
+	pthread_mutex_unlock(&st.lock);
+}
+
+void status_close(void)
+{
+	pthread_mutex_lock(&st.lock);
+	if (st.on) {
+		/* what the status line said, for good, as a plain line */
+		say_status(NULL);
+		say("ptbpf: %llu stop%s, %llu snapshot%s written (%.1f MiB)\n",
+		    st.stops, st.stops == 1 ? "" : "s", st.snaps,
+		    st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
+	}
+	st.on = false;
+	pthread_mutex_unlock(&st.lock);
+}
