@@ -819,8 +819,11 @@ static void test_two_runs_one_dir(void **state)
 	kill_wait(f->target);
 	memset(&f->held, 0, sizeof(f->held));
 	start(f, opts, targv, true);
-	/* something new for its end snapshot: an empty one is not written */
-	msleep(300);
+	/*
+	 * something new for its end snapshot (an empty one is not written):
+	 * the target's CPU time, not a fixed sleep, on a loaded machine
+	 */
+	assert_true(wait_cpu(f->target, 100, 30));
 	assert_int_equal(finish(f), 0);
 	assert_int_equal(runs_in_log(f->out, run2), 2);
 	assert_string_equal(run1, run2); /* the first run's lines come first */
@@ -1635,9 +1638,10 @@ static void test_scope_children_stay_out(void **state)
 	read_all_records(f, &r);
 	assert_true(check_scoped(f, &r, f->target, false) > 100);
 	snap_dir(f, 1, dir, sizeof(dir));
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
-		 dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
+		dir);
 	syms = run_out(cmd, NULL);
 	assert_non_null(strstr(syms, "parent_spin"));
 	if (strstr(syms, "child_spin"))
