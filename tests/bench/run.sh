@@ -551,7 +551,7 @@ scope_pipe() {
 	done
 	row scope.sched_pipe "perf bench sched pipe -T traced, --scope process (median of 5)" \
 		"$(printf '%s\n' "${w[@]}" | median)" ops/s "$(printf '%s\n' "${wo[@]}" | median)" \
-		"the same, untraced, alternating" "task-bound sample + sideband events switched at every context switch"
+		"the same, untraced, alternating" "per-CPU samples behind the BPF filter; task-bound sideband events, two switch records per context switch"
 }
 
 bench_scope() {
