@@ -58,7 +58,7 @@ if [ -n "$snaps" ]; then
 	if [ -n "$fatal" ] && [ -f "$fatal/perf.data" ]; then
 		echo
 		echo "== perf report -i $fatal/perf.data --comm demo (where the demo spent its last moments):"
-		perf report -i "$fatal/perf.data" --comm demo --stdio --sort sym 2>/dev/null |
+		perf report -i "$fatal/perf.data" --comm demo --stdio --sort sym --no-children -g none 2>/dev/null |
 			grep -v '^#' | grep -v '^$' | head -n 8
 		echo
 		echo "== perf script -G -i $fatal/perf.data --comm demo | tail -n 5 (its very last samples):"
