@@ -260,6 +260,33 @@ static inline int wait_cpu(pid_t pid, long long ms, double timeout_s)
 	return 0;
 }
 
+/*
+ * Runs @cmd through sh; returns its whole stdout (malloc'd) and, when
+ * @status is not NULL, its exit status as a shell gives it.
+ */
+static inline char *run_out(const char *cmd, int *status)
+{
+	size_t len = 0, cap = 1 << 16, n;
+	char *out = malloc(cap);
+	FILE *p = popen(cmd, "r");
+	int st;
+
+	assert_non_null(out);
+	assert_non_null(p);
+	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0) {
+		len += n;
+		if (cap - 1 - len < 4096) {
+			out = realloc(out, cap *= 2);
+			assert_non_null(out);
+		}
+	}
+	out[len] = '\0';
+	st = pclose(p);
+	if (status)
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return out;
+}
+
 /* The whole of a file, NUL-terminated (malloc'd), or NULL. */
 static inline char *slurp(const char *path)
 {

@@ -87,21 +87,6 @@ static void start_ticker(struct fx *f, const char *iters, const char *ms)
 	msleep(50);
 }
 
-/* Runs @cmd through sh; returns its stdout (malloc'd). */
-static char *run_out(const char *cmd)
-{
-	size_t len = 0, cap = 1 << 20, n;
-	char *buf = malloc(cap);
-	FILE *p = popen(cmd, "r");
-
-	assert_non_null(p);
-	while ((n = fread(buf + len, 1, cap - 1 - len, p)) > 0)
-		len += n;
-	buf[len] = '\0';
-	pclose(p);
-	return buf;
-}
-
 /*
  * The run-time range of function @sym of @prog in process @pid: its
  * address and size from nm, plus where /proc/PID/maps put the file
@@ -115,7 +100,7 @@ static void func_range(pid_t pid, const char *prog, const char *sym,
 	FILE *m;
 
 	snprintf(cmd, sizeof(cmd), "nm -S %s | awk '$4 == \"%s\"'", prog, sym);
-	o = run_out(cmd);
+	o = run_out(cmd, NULL);
 	assert_int_equal(sscanf(o, "%llx %llx", &addr, &size), 2);
 	free(o);
 	assert_non_null(realpath(prog, path));
@@ -254,7 +239,7 @@ static void test_gdb_breakpoint_hits(void **state)
 		 num_field(l, "snapshot"));
 	free(l);
 	snprintf(cmd, sizeof(cmd), "%s %s", DUMP_BIN, dir);
-	o = run_out(cmd);
+	o = run_out(cmd, NULL);
 	assert_non_null(strstr(o, "  stopped: tid "));
 	assert_non_null(strstr(o, ", breakpoint, si_code "));
 	assert_non_null(strstr(o, " at report+0x"));
@@ -271,7 +256,7 @@ static unsigned long long snap_bytes(const char *out)
 		 "find %s -mindepth 2 -type f -printf '%%s\\n' 2>/dev/null | "
 		 "awk '{s+=$1} END {print s+0}'",
 		 out);
-	o = run_out(cmd);
+	o = run_out(cmd, NULL);
 	n = strtoull(o, NULL, 10);
 	free(o);
 	return n;
@@ -415,7 +400,7 @@ static void test_segv_fatal(void **state)
 	free(l);
 	/* crash() as the snapshot's perf.data maps it, within its size */
 	snprintf(cmd, sizeof(cmd), "%s %s/snapshot-000001", DUMP_BIN, f->out);
-	o = run_out(cmd);
+	o = run_out(cmd, NULL);
 	p = strstr(o, " at crash+0x");
 	assert_non_null(p);
 	off = strtoull(p + strlen(" at crash+0x"), NULL, 16);
@@ -424,7 +409,7 @@ static void test_segv_fatal(void **state)
 	free(o);
 	snprintf(cmd, sizeof(cmd), "nm -S %scrash | awk '$4 == \"crash\"'",
 		 PROGS);
-	o = run_out(cmd);
+	o = run_out(cmd, NULL);
 	assert_int_equal(sscanf(o, "%*x %llx", &size), 1);
 	free(o);
 	assert_true(off < size);

@@ -20,24 +20,6 @@
 static char dir[64], out[128];
 static pid_t target;
 
-/* Runs @cmd; its stdout (malloc'd) and exit status. */
-static char *run_out(const char *cmd, int *status)
-{
-	size_t len = 0, cap = 1 << 20, n;
-	char *buf = malloc(cap);
-	FILE *f = popen(cmd, "r");
-	int st;
-
-	assert_non_null(buf);
-	assert_non_null(f);
-	while ((n = fread(buf + len, 1, cap - 1 - len, f)) > 0)
-		len += n;
-	buf[len] = '\0';
-	st = pclose(f);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return buf;
-}
-
 /* One recording of crash for all tests: it is the slow part. */
 static int setup_group(void **state)
 {

@@ -202,27 +202,6 @@ static size_t event_values(const char *dir, const char *name, const char *key,
 	return n;
 }
 
-/* Runs a shell command, returns its stdout (malloc'd) and exit status. */
-static char *run_out(const char *cmd, int *status)
-{
-	size_t len = 0, cap = 1 << 16, n;
-	char *out = malloc(cap);
-	FILE *p = popen(cmd, "r");
-	int st;
-
-	assert_non_null(p);
-	while ((n = fread(out + len, 1, cap - 1 - len, p)) > 0) {
-		len += n;
-		if (cap - 1 - len < 4096)
-			out = realloc(out, cap *= 2);
-	}
-	out[len] = '\0';
-	st = pclose(p);
-	if (status)
-		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return out;
-}
-
 /* Samples of @snapdir/perf.data as `perf script` prints them. */
 static void read_samples(const char *snapdir, struct smps *s)
 {

@@ -21,27 +21,6 @@
 static char dir[64], out_fp[128], out_dwarf[128], out_thr[128], log_fp[128];
 static pid_t pid_fp, pid_dwarf, pid_thr;
 
-/* Runs @cmd; its stdout (malloc'd) and exit status. */
-static char *run_out(const char *cmd, int *status)
-{
-	size_t len = 0, cap = 1 << 20, n;
-	char *buf = malloc(cap);
-	FILE *f = popen(cmd, "r");
-	int st;
-
-	assert_non_null(buf);
-	assert_non_null(f);
-	while ((n = fread(buf + len, 1, cap - 1 - len, f)) > 0) {
-		len += n;
-		if (cap - 1 - len < 4096)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[len] = '\0';
-	st = pclose(f);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return buf;
-}
-
 /* ptbpf -o @out OPTS -- PROG 250: must die of the target's SIGSEGV. */
 static int record(const char *out, const char *log, const char *opts,
 		  const char *prog, pid_t *pid)

@@ -210,7 +210,6 @@ static void test_callgraph(void **state)
 	assert_int_equal(args_parse_callgraph("fp", &mode, NULL), -EINVAL);
 }
 
-
 static void test_durations(void **state)
 {
 	static const struct {
