@@ -1702,23 +1702,17 @@ static void test_scope_cgroup_command(void **state)
  */
 static void test_scope_fallback(void **state)
 {
+	static const char *const opts[] = { "-t", "none", "--max-events", "4",
+					    NULL };
 	char *targv[] = { PROGS "spin", "3", NULL };
 	struct fx *f = *state;
-	char why[300] = "", pid[16], cmd[900], *log;
-	int st;
+	char why[300] = "", pid[16], dir[700], err[1024], *log;
+	char *argv[] = { PTBPF_BIN, "-o", dir,	   "--scope", "process",
+			 NULL,	    NULL, "--pid", pid,	      NULL };
+	struct held h;
 
 	need_root();
-	f->target = spawn(targv, NULL);
-	msleep(100);
-	snprintf(pid, sizeof(pid), "%d", f->target);
-	{
-		char *argv[] = { PTBPF_BIN,	 "-o", f->out,	"-t", "none",
-				 "--max-events", "4",  "--pid", pid,  NULL };
-
-		f->ptbpf = spawn(argv, f->log);
-	}
-	if (!wait_events(f->out, "start", 1, 10))
-		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	start(f, opts, targv, true);
 	assert_int_equal(finish(f), 0);
 	event_str(f->out, "start", 0, "scope_fallback", why, sizeof(why));
 	if (!strstr(why, "3 threads x ") || !strstr(why, "over the limit of 4"))
@@ -1727,25 +1721,22 @@ static void test_scope_fallback(void **state)
 	assert_non_null(strstr(log, "scope fell back to cpu: 3 threads"));
 	free(log);
 	scope_of_run(f, "cpu");
-	snprintf(
-		cmd, sizeof(cmd),
-		"%s -o %s/refused --scope process --max-events 4 --pid %s 2>&1",
-		PTBPF_BIN, f->dir, pid);
-	log = run_out(cmd, &st);
-	assert_int_equal(st, 1);
-	assert_non_null(strstr(log, "ptbpf: --scope process: 3 threads x "));
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	snprintf(dir, sizeof(dir), "%s/refused", f->dir);
+	/* refused after the BPF programs were loaded: none may stay */
+	argv[5] = "--max-events";
+	argv[6] = "4";
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 20), 1);
+	assert_non_null(strstr(err, "ptbpf: --scope process: 3 threads x "));
 	/* one line, the error */
-	assert_ptr_equal(strchr(log, '\n'), log + strlen(log) - 1);
-	free(log);
-	snprintf(cmd, sizeof(cmd),
-		 "%s -o %s/refused --scope process --no-pause --pid %s 2>&1",
-		 PTBPF_BIN, f->dir, pid);
-	log = run_out(cmd, &st);
-	assert_int_equal(st, 1);
-	assert_non_null(strstr(log, "--no-pause only applies to --scope cpu"));
-	free(log);
-	snprintf(cmd, sizeof(cmd), "%s/refused", f->dir);
-	assert_int_equal(access(cmd, F_OK), -1);
+	assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1);
+	assert_int_equal(held_left(&h), 0);
+	argv[5] = "--no-pause";
+	argv[6] = "-q";
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 20), 1);
+	assert_non_null(strstr(err, "--no-pause only applies to --scope cpu"));
+	assert_int_equal(held_left(&h), 0);
+	assert_int_equal(access(dir, F_OK), -1);
 }
 
 /*
