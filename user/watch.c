@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "ptbpf_types.h"
 #include "ptbpf.skel.h"
 #include "privs.h"
 #include "say.h"
@@ -216,18 +217,18 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 	if (bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
 				 sizeof(st), BPF_NOEXIST))
 		return;
-	__atomic_fetch_add(&bss->nr_live, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&bss->root.nr_live, 1, __ATOMIC_SEQ_CST);
 	if (st != PTBPF_THREAD_RUNNING)
-		__atomic_fetch_add(&bss->nr_stopped, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&bss->root.nr_stopped, 1, __ATOMIC_SEQ_CST);
 	/* it may have exited before its slot existed: then nobody deleted it */
 	snprintf(path, sizeof(path), "%s/%d/task/%s", proc, w->tgid, name);
 	if (access(path, F_OK) == 0)
 		return;
 	if (bpf_map__delete_elem(w->skel->maps.threads, &tid, sizeof(tid), 0))
 		return;
-	__atomic_fetch_sub(&bss->nr_live, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_sub(&bss->root.nr_live, 1, __ATOMIC_SEQ_CST);
 	if (st != PTBPF_THREAD_RUNNING)
-		__atomic_fetch_sub(&bss->nr_stopped, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&bss->root.nr_stopped, 1, __ATOMIC_SEQ_CST);
 }
 
 int watch_scan(struct watch *w, const char *proc)
@@ -248,15 +249,15 @@ int watch_scan(struct watch *w, const char *proc)
 			register_thread(w, proc, de->d_name);
 	closedir(d);
 
-	if (__atomic_load_n(&bss->nr_live, __ATOMIC_SEQ_CST) <= 0)
+	if (__atomic_load_n(&bss->root.nr_live, __ATOMIC_SEQ_CST) <= 0)
 		return -ESRCH;
-	state = __atomic_load_n(&bss->nr_stopped, __ATOMIC_SEQ_CST) >=
-				__atomic_load_n(&bss->nr_live,
+	state = __atomic_load_n(&bss->root.nr_stopped, __ATOMIC_SEQ_CST) >=
+				__atomic_load_n(&bss->root.nr_live,
 						__ATOMIC_SEQ_CST) ?
 			PTBPF_PROC_STOPPED :
 			PTBPF_PROC_RUNNING;
 	/* from here on the BPF program reports process transitions */
-	if (!__atomic_compare_exchange_n(&bss->proc_word, &expected,
+	if (!__atomic_compare_exchange_n(&bss->root.word, &expected,
 					 PTBPF_WORD(0, state), false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return PTBPF_WORD_STATE(expected) == PTBPF_PROC_EXITED ?
@@ -283,7 +284,7 @@ unsigned long long watch_lost(const struct watch *w)
 int watch_state(const struct watch *w, unsigned long long *seq)
 {
 	__u64 word =
-		__atomic_load_n(&w->skel->bss->proc_word, __ATOMIC_SEQ_CST);
+		__atomic_load_n(&w->skel->bss->root.word, __ATOMIC_SEQ_CST);
 
 	if (seq)
 		*seq = PTBPF_WORD_SEQ(word);
@@ -305,13 +306,15 @@ int watch_cgroup(struct watch *w, int cgroup_fd)
 
 bool watch_dying(const struct watch *w)
 {
-	return __atomic_load_n(&w->skel->bss->fatal_dying, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&w->skel->bss->root.fatal_dying,
+			       __ATOMIC_SEQ_CST);
 }
 
 void watch_counts(const struct watch *w, int *live, int *stopped)
 {
-	*live = __atomic_load_n(&w->skel->bss->nr_live, __ATOMIC_SEQ_CST);
-	*stopped = __atomic_load_n(&w->skel->bss->nr_stopped, __ATOMIC_SEQ_CST);
+	*live = __atomic_load_n(&w->skel->bss->root.nr_live, __ATOMIC_SEQ_CST);
+	*stopped = __atomic_load_n(&w->skel->bss->root.nr_stopped,
+				   __ATOMIC_SEQ_CST);
 }
 
 int watch_sample_filter(struct watch *w, bool open)
