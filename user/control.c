@@ -19,6 +19,7 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_THREAD_EXIT] = "thread_exit",
 	[PTBPF_EV_EXIT] = "exit",
 	[PTBPF_EV_CGROUP_LEFT] = "warning",
+	[PTBPF_EV_FORK] = "fork",
 };
 
 static const char *const cause_names[] = {
@@ -321,6 +322,8 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 			  strnlen(e->filename, sizeof(e->filename)));
 		json_u64(j, "old_tid", e->old_tid);
 	}
+	if (e->kind == PTBPF_EV_FORK)
+		json_u64(j, "ppid", e->ppid);
 	eventlog_end(c->log);
 
 	if (e->kind == PTBPF_EV_EXEC)
@@ -331,6 +334,9 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 			 "tid %u left the traced cgroup: its execution is no "
 			 "longer recorded",
 			 e->tid);
+	else if (e->kind == PTBPF_EV_FORK)
+		snprintf(detail, sizeof(detail), "(from pid %u, followed)",
+			 e->ppid);
 	else if (e->kind == PTBPF_EV_EXIT)
 		snprintf(detail, sizeof(detail), "(%s %d)",
 			 e->exit_code & 0x7f ? "signal" : "code",
@@ -369,6 +375,7 @@ static void trigger(struct control *c, unsigned int bit,
 		.has_si_code = e->kind == PTBPF_EV_FATAL ||
 			       (e->stop_kind >= PTBPF_STOP_SIGNAL &&
 				e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT),
+		.pid = (__u32)c->pid,
 	};
 
 	if (!c->ops || !c->ops->snapshot || !(c->triggers & bit))
@@ -579,10 +586,22 @@ void control_resync(struct control *c, int state, uint64_t seq)
 
 void control_snapshot_now(struct control *c, const char *trigger_name)
 {
-	struct snap_trigger t = { .name = trigger_name, .ts = now_ns() };
+	struct snap_trigger t = { .name = trigger_name,
+				  .ts = now_ns(),
+				  .pid = (__u32)c->pid };
 
 	if (c->ops && c->ops->snapshot)
 		take(c, &t);
+}
+
+void control_flush(struct control *c)
+{
+	struct snap_trigger t = c->pending;
+
+	if (!c->has_pending)
+		return;
+	c->folded--; /* the pending stop is this snapshot's own */
+	take(c, &t);
 }
 
 void control_finish(struct control *c, bool snapshot)

@@ -165,6 +165,9 @@ void control_tick(struct control *c, uint64_t now);
 /* SIGUSR2: a snapshot now, with the target running or not. */
 void control_snapshot_now(struct control *c, const char *trigger);
 
+/* A folded stop's snapshot, now (its process is gone: no tick will come). */
+void control_flush(struct control *c);
+
 /* The end of the run: pause every core, and a last snapshot if @snapshot. */
 void control_finish(struct control *c, bool snapshot);
 

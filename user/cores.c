@@ -466,8 +466,9 @@ static int pick_scope(struct cores *c, const struct cores_config *cfg,
 /*
  * Process scope: the events follow the threads the target creates
  * (inherit), but not the processes it forks (inherit_thread: the kernel
- * copies them only for CLONE_THREAD). Inherited events write into the
- * parent event's ring, so one ring per CPU still holds every thread.
+ * copies them only for CLONE_THREAD), unless --follow asks for those too.
+ * Inherited events write into the parent event's ring, so one ring per
+ * CPU still holds every thread.
  */
 static void scope_attrs(struct cores *c, const struct cores_config *cfg)
 {
@@ -481,11 +482,11 @@ static void scope_attrs(struct cores *c, const struct cores_config *cfg)
 	 */
 	c->split = c->backend == BACKEND_SAMPLE && cfg->sample_filter_fd >= 0;
 	c->sb_attr.inherit = 1;
-	c->sb_attr.inherit_thread = 1;
+	c->sb_attr.inherit_thread = !cfg->follow;
 	if (c->split)
 		return; /* the filter's gate opens at exec: no enable_on_exec */
 	c->data_attr.inherit = 1;
-	c->data_attr.inherit_thread = 1;
+	c->data_attr.inherit_thread = !cfg->follow;
 	if (cfg->enable_on_exec) {
 		/* the leader only: siblings follow it in and out */
 		c->data_attr.disabled = 1;

@@ -12,6 +12,7 @@ struct control;
 struct watch;
 struct target;
 struct jobctl;
+struct follow;
 
 struct loop_args {
 	struct control *ctl;
@@ -19,6 +20,11 @@ struct loop_args {
 	struct target *target;
 	struct jobctl *jc; /* job control relayed at a terminal; NULL: none */
 	unsigned int grace_ms; /* a started command: SIGTERM to SIGKILL */
+	/*
+	 * --follow: the other processes' controls; the run then ends when
+	 * the last of them is gone, not the target. NULL: none.
+	 */
+	struct follow *follow;
 };
 
 struct loop_result {
@@ -56,7 +62,8 @@ void loop_block_signals(void);
 int loop_set_realtime(void);
 
 /*
- * Runs until the target exits or a terminating signal arrives. With a
+ * Runs until the target (with --follow: every followed process) exits or
+ * a terminating signal arrives. With a
  * started command, a terminating signal is passed on as SIGTERM (and a
  * SIGCONT, a stopped process cannot act on it), then the loop waits for the
  * command to end: @a->grace_ms at most, or until a second SIGINT/SIGTERM,

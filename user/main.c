@@ -19,6 +19,7 @@
 #include "control.h"
 #include "cores.h"
 #include "eventlog.h"
+#include "follow.h"
 #include "jobctl.h"
 #include "loop.h"
 #include "outdir.h"
@@ -41,6 +42,7 @@ struct app {
 	struct jobctl jc; /* launch mode at a terminal */
 	struct eventlog log;
 	struct control ctl;
+	struct follow follow; /* --follow: every process's control */
 	struct watch *watch;
 	struct cores *cores;
 	struct snapshots *snaps;
@@ -63,11 +65,16 @@ static int on_event(void *ctx, const struct ptbpf_event *e)
 {
 	struct app *app = ctx;
 
-	control_event(&app->ctl, e, now_ns());
+	if (app->cfg.follow)
+		follow_event(&app->follow, e, now_ns());
+	else
+		control_event(&app->ctl, e, now_ns());
 	if (e->kind == PTBPF_EV_EXEC)
 		snapshots_refresh_proc(app->snaps);
-	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
-	    e->kind == PTBPF_EV_THREAD_EXIT)
+	/* the target's thread names; a followed process's come from /proc */
+	if ((e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
+	     e->kind == PTBPF_EV_THREAD_EXIT) &&
+	    (pid_t)e->tgid == app->target.pid)
 		snapshots_note_thread(app->snaps, e->tid, e->comm);
 	return 0;
 }
@@ -114,6 +121,28 @@ static const struct control_ops app_ops = {
 	.snapshot = ops_snapshot,
 	.offcpu = ops_offcpu,
 };
+
+/* --follow: the BPF side's state of each process, the snapshots' list. */
+static int probe_state(void *ctx, pid_t pid, unsigned long long *seq)
+{
+	struct app *app = ctx;
+
+	return watch_proc_state(app->watch, pid, seq);
+}
+
+static bool probe_dying(void *ctx, pid_t pid)
+{
+	struct app *app = ctx;
+
+	return watch_proc_dying(app->watch, pid);
+}
+
+static void probe_member(void *ctx, pid_t pid, bool gone)
+{
+	struct app *app = ctx;
+
+	snapshots_follow(app->snaps, (uint32_t)pid, gone);
+}
 
 static bool cpu_ran(void *ctx, int cpu)
 {
@@ -333,6 +362,7 @@ static int open_cores(struct app *app)
 	cc.nr_tids = app->nr_tids;
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
+	cc.follow = app->cfg.follow;
 	/* sample backend: per-CPU events behind the filter (see cores.h) */
 	cc.sample_filter_fd = watch_sample_filter(app->watch, !app->cfg.cmd);
 	/* cpu/cgroup scope: each core toggled from its own CPU at once */
@@ -431,12 +461,30 @@ static int start_watching(struct app *app)
 			 app->target.pid);
 		return state;
 	}
-	control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
-		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
+	if (app->cfg.follow) {
+		struct follow_probe probe = {
+			.state = probe_state,
+			.dying = probe_dying,
+			.member = probe_member,
+			.ctx = app,
+		};
+
+		follow_init(&app->follow, &app_ops, app, &probe);
+		control_init(&app->ctl, &app->log, app->target.pid,
+			     app->cfg.triggers, app->cfg.no_pause,
+			     app->cfg.verbosity, follow_ops(),
+			     follow_root(&app->follow));
+	} else {
+		control_init(&app->ctl, &app->log, app->target.pid,
+			     app->cfg.triggers, app->cfg.no_pause,
+			     app->cfg.verbosity, &app_ops, app);
+	}
 	app->ctl.min_interval_ns = app->cfg.min_interval_ns;
 	app->ctl.t0 = app->start_ns;
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
+	if (app->cfg.follow)
+		follow_start(&app->follow, &app->ctl, app->target.pid);
 	control_start(&app->ctl, state,
 		      bundle_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
@@ -466,8 +514,9 @@ static int setup(struct app *app)
 	target_invoking_user(&app->uid, &app->gid);
 	if (setup_target(app))
 		return -ESRCH;
-	app->watch = watch_open(app->target.pid, app->cfg.verbosity > 0,
-				on_event, app, app->err, sizeof(app->err));
+	app->watch = watch_open(app->target.pid, app->cfg.follow,
+				app->cfg.verbosity > 0, on_event, app, app->err,
+				sizeof(app->err));
 	if (!app->watch)
 		return -errno;
 	if (open_cores(app) || open_output(app))
@@ -508,8 +557,11 @@ static int run(struct app *app)
 			.target = &app->target,
 			.jc = &app->jc,
 			.grace_ms = app->cfg.grace_ms,
+			.follow = app->cfg.follow ? &app->follow : NULL,
 		},
 		&res);
+	if (app->cfg.follow)
+		follow_finish(&app->follow);
 	control_finish(&app->ctl, res.snapshot);
 	snapshots_stop(app->snaps);
 	status_close(); /* the last lines are plain ones */
@@ -528,6 +580,7 @@ static void cleanup(struct app *app)
 	snapshots_stop(app->snaps);
 	cores_close(app->cores);
 	watch_close(app->watch);
+	follow_free(&app->follow);
 	target_close(&app->target);
 	eventlog_close(&app->log);
 	if (app->cgroup_fd >= 0)

@@ -16,6 +16,7 @@
 #include "budget.h"
 #include "cpuinfo.h"
 #include "procinfo.h"
+#include "procset.h"
 #include "say.h"
 #include "snapshot.h"
 #include "status.h"
@@ -51,6 +52,14 @@ struct snapshots {
 	unsigned int refresh_ms;
 	unsigned long written;
 	struct snap_process proc_cache; /* last reading with maps */
+	/*
+	 * --follow: the other processes (the writer's own), and the forks
+	 * and exits the control thread told of since (under lock): pid, or
+	 * -pid for an exit.
+	 */
+	struct procset followed;
+	long *follow_news;
+	unsigned int nr_news, cap_news;
 	struct budget budget; /* writer thread's, when limits are set */
 	bool limits;
 	struct threadnames names; /* under lock: from the BPF events */
@@ -101,10 +110,31 @@ static unsigned int bundle_formats(unsigned int formats)
 	       ((formats & FORMAT_LLDB) ? BUNDLE_FMT_LLDB : 0);
 }
 
+/* The forks and exits told since the last reading. Under lock. */
+static void apply_news(struct snapshots *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_news; i++) {
+		long v = s->follow_news[i];
+
+		if (v > 0)
+			procset_add(&s->followed, (__u32)v); /* else: unnamed */
+		else
+			procset_gone(&s->followed, (__u32)-v);
+	}
+	s->nr_news = 0;
+}
+
 /* The /proc reading for a snapshot: live, or the last one that had maps. */
 static void take_proc(struct snapshots *s, struct snap_process *out)
 {
 	struct snap_process live;
+
+	pthread_mutex_lock(&s->lock);
+	apply_news(s);
+	pthread_mutex_unlock(&s->lock);
+	procset_refresh(&s->followed, s->cfg.proc_root);
 
 	memset(&live, 0, sizeof(live));
 	if (procinfo_read(s->cfg.proc_root, s->cfg.pid, &live) == 0 &&
@@ -189,7 +219,9 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 		sb_wrapped |= snap->cores[i].sb_wrapped;
 		sb_lost += snap->cores[i].sb_lost_bytes;
 	}
-	j = eventlog_begin(&s->wlog, "snapshot", now_ns(), s->cfg.pid);
+	/* --follow: the line names the process the trigger was in */
+	j = eventlog_begin(&s->wlog, "snapshot", now_ns(),
+			   snap->why.pid ? snap->why.pid : s->cfg.pid);
 	json_u64(j, "snapshot", snap->id);
 	json_str(j, "path", path);
 	json_str(j, "trigger", snap->trigger);
@@ -252,12 +284,17 @@ static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
 static uint64_t estimate(const struct snapshots *s, const struct snapshot *snap)
 {
 	uint64_t lost, pmax, psum, bytes;
+	unsigned int i;
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
 	if (snap->backend == BACKEND_INTEL_PT && (s->cfg.formats & FORMAT_LLDB))
 		bytes *= 2;
-	return bytes + 64 * 1024 + snap->proc.nr_maps * 512ULL +
-	       snap->proc.nr_threads * 128ULL;
+	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL +
+		 snap->proc.nr_threads * 128ULL;
+	for (i = 0; i < snap->nr_more; i++)
+		bytes += snap->more[i].nr_maps * 512ULL +
+			 snap->more[i].nr_threads * 128ULL;
+	return bytes;
 }
 
 /* Removes the @k oldest snapshots the budget holds; a removal is an event. */
@@ -342,6 +379,8 @@ static void write_one(struct snapshots *s, struct slot *sl)
 	unsigned int nr;
 
 	take_proc(s, &sl->snap.proc);
+	sl->snap.more = s->followed.v;
+	sl->snap.nr_more = s->followed.n;
 	/* threads gone by now keep the name they had (perf shows ":TID") */
 	pthread_mutex_lock(&s->lock);
 	if (!threadnames_merge(&s->names, &sl->snap.proc, &threads, &nr)) {
@@ -362,6 +401,8 @@ static void write_one(struct snapshots *s, struct slot *sl)
 		ret = snapwrite_snapshot(&sl->snap, &o, path, sizeof(path), err,
 					 sizeof(err));
 	memset(&sl->snap.proc, 0, sizeof(sl->snap.proc)); /* the cache's */
+	sl->snap.more = NULL; /* the procset's */
+	sl->snap.nr_more = 0;
 	free(threads);
 	if (ret) {
 		log_error(&s->wlog, s->cfg.pid, sl->snap.id, err);
@@ -478,6 +519,8 @@ static void destroy(struct snapshots *s)
 	free(s->slots);
 	free(s->queue);
 	procinfo_free(&s->proc_cache);
+	procset_free(&s->followed);
+	free(s->follow_news);
 	budget_free(&s->budget);
 	threadnames_free(&s->names);
 	eventlog_close(&s->wlog);
@@ -652,6 +695,8 @@ int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t)
 	snap->monotonic_ns = mono;
 	snap->run_start_ns = s->cfg.run_start_ns;
 	snap->pid = s->cfg.pid;
+	if (!snap->why.pid)
+		snap->why.pid = s->cfg.pid;
 	snap->full = s->cfg.full;
 	snap->data_attr = s->data_attr;
 	snap->sb_attr = s->sb_attr;
@@ -679,6 +724,32 @@ void snapshots_note_thread(struct snapshots *s, uint32_t tid, const char *comm)
 	pthread_mutex_lock(&s->lock);
 	threadnames_note(&s->names, tid, comm); /* -ENOMEM: /proc's name */
 	pthread_mutex_unlock(&s->lock);
+}
+
+void snapshots_follow(struct snapshots *s, uint32_t pid, bool gone)
+{
+	unsigned int cap;
+	long *v;
+
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (s->nr_news == s->cap_news) {
+		cap = s->cap_news ? 2 * s->cap_news : 32;
+		v = realloc(s->follow_news, cap * sizeof(*v));
+		if (!v) {
+			/* -ENOMEM: that process goes without its COMM/MMAP */
+			pthread_mutex_unlock(&s->lock);
+			return;
+		}
+		s->follow_news = v;
+		s->cap_news = cap;
+	}
+	s->follow_news[s->nr_news++] = gone ? -(long)pid : (long)pid;
+	pthread_mutex_unlock(&s->lock);
+	/* a new process: read it soon, before it may be gone */
+	if (!gone)
+		snapshots_refresh_proc(s);
 }
 
 void snapshots_refresh_proc(struct snapshots *s)

@@ -86,6 +86,13 @@ int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t);
  */
 void snapshots_note_thread(struct snapshots *s, uint32_t tid, const char *comm);
 
+/*
+ * --follow: process @pid joined (@gone false) or exited: snapshots hold
+ * its COMM and MMAP2 records as /proc last showed them with maps, read on
+ * the writer thread. Memory only, for the control path.
+ */
+void snapshots_follow(struct snapshots *s, uint32_t pid, bool gone);
+
 /* Asks the writer to refresh its reading of /proc/PID (after an exec). */
 void snapshots_refresh_proc(struct snapshots *s);
 

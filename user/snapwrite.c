@@ -124,8 +124,14 @@ static int write_perf(struct job *b)
 	if (fd < 0)
 		return fd;
 	/* like perf record: a missing cache costs perf archive, not the data */
-	if (b->o->buildid_cache)
+	if (b->o->buildid_cache) {
+		unsigned int i;
+
 		buildcache_add_process(b->o->buildid_cache, &b->snap->proc);
+		for (i = 0; i < b->snap->nr_more; i++)
+			buildcache_add_process(b->o->buildid_cache,
+					       &b->snap->more[i]);
+	}
 	return finish(b, fd, perfdata_write(fd, b->snap, b->o->host),
 		      "perf.data");
 }

@@ -28,6 +28,7 @@ struct watch {
 	watch_cb cb;
 	void *ctx;
 	pid_t tgid;
+	bool follow;
 };
 
 /* Every tracepoint the program attaches to, as its BTF typedef names it. */
@@ -118,6 +119,7 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 		return ret;
 	}
 	w->skel->rodata->targ_tgid = w->tgid;
+	w->skel->rodata->follow = w->follow;
 	ret = ptbpf_bpf__load(w->skel);
 	if (ret) {
 		snprintf(
@@ -145,8 +147,8 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
-			 char *err, size_t errlen)
+struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
+			 void *ctx, char *err, size_t errlen)
 {
 	const char *path = btf_path();
 	struct watch *w;
@@ -165,6 +167,7 @@ struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
 		return NULL;
 	}
 	w->tgid = tgid;
+	w->follow = follow;
 	w->cb = cb;
 	w->ctx = ctx;
 	libbpf_verbose = verbose;
@@ -302,6 +305,46 @@ int watch_cgroup(struct watch *w, int cgroup_fd)
 		return ret;
 	__atomic_store_n(&w->skel->bss->watch_cgroup, 1, __ATOMIC_SEQ_CST);
 	return 0;
+}
+
+/* A followed process's state from the children map; NULL when gone. */
+static bool child_state(const struct watch *w, pid_t pid, struct ptbpf_proc *p)
+{
+	__u32 key = (__u32)pid;
+
+	return bpf_map__lookup_elem(w->skel->maps.children, &key, sizeof(key),
+				    p, sizeof(*p), 0) == 0;
+}
+
+int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq)
+{
+	struct ptbpf_proc p;
+
+	if (pid == w->tgid)
+		return watch_state(w, seq);
+	if (!child_state(w, pid, &p)) {
+		/* it exits before it leaves the map: gone, its events told */
+		if (seq)
+			*seq = 0;
+		return PTBPF_PROC_EXITED;
+	}
+	if (seq)
+		*seq = PTBPF_WORD_SEQ(p.word);
+	return (int)PTBPF_WORD_STATE(p.word);
+}
+
+bool watch_proc_dying(const struct watch *w, pid_t pid)
+{
+	struct ptbpf_proc p;
+
+	if (pid == w->tgid)
+		return watch_dying(w);
+	return child_state(w, pid, &p) && p.fatal_dying;
+}
+
+unsigned long long watch_follow_full(const struct watch *w)
+{
+	return __atomic_load_n(&w->skel->bss->follow_full, __ATOMIC_RELAXED);
 }
 
 bool watch_dying(const struct watch *w)

@@ -20,12 +20,14 @@ typedef int (*watch_cb)(void *ctx, const struct ptbpf_event *e);
 
 /*
  * Checks privileges, BTF and the tracepoints, loads the program for thread
- * group @tgid and attaches it. libbpf's messages are shown when @verbose.
+ * group @tgid and attaches it; with @follow the processes it creates, and
+ * theirs, are traced too (PTBPF_EV_FORK tells of each). libbpf's messages
+ * are shown when @verbose.
  * Returns NULL with errno set and one line in @err: EPERM (privileges),
  * ENOENT (no BTF, a tracepoint missing), or what libbpf returned.
  */
-struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
-			 char *err, size_t errlen);
+struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
+			 void *ctx, char *err, size_t errlen);
 
 /*
  * Registers the threads of the target that already exist (from
@@ -56,6 +58,17 @@ int watch_state(const struct watch *w, unsigned long long *seq);
  * kernel is ending it): a pause for a fatal event holds until its exit.
  */
 bool watch_dying(const struct watch *w);
+
+/*
+ * As watch_state() and watch_dying(), for process @pid: the target or one
+ * it follows. A followed process that is no longer in the BPF map has
+ * exited (PTBPF_PROC_EXITED, @seq 0).
+ */
+int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq);
+bool watch_proc_dying(const struct watch *w, pid_t pid);
+
+/* --follow: processes created that the BPF map had no room to follow. */
+unsigned long long watch_follow_full(const struct watch *w);
 
 /*
  * Cgroup scope: the BPF side reports (PTBPF_EV_CGROUP_LEFT, once) a target
