@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "follow.h"
-#include "say.h"
+#include "clock.h"
 
 /* The real collection runs while any member wants it (cpu, cgroup scope). */
 static int real_toggle(struct follow *f, bool on, uint64_t *done)
@@ -13,7 +13,7 @@ static int real_toggle(struct follow *f, bool on, uint64_t *done)
 	int ret;
 
 	if (f->real_on == on || !f->ops) {
-		*done = now_ns();
+		*done = clock_now_ns();
 		return 0;
 	}
 	ret = (on ? f->ops->resume : f->ops->pause)(f->ops_ctx, done);

@@ -30,6 +30,7 @@
 #include "status.h"
 #include "target.h"
 #include "watch.h"
+#include "clock.h"
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
@@ -66,9 +67,9 @@ static int on_event(void *ctx, const struct ptbpf_event *e)
 	struct app *app = ctx;
 
 	if (app->cfg.follow)
-		follow_event(&app->follow, e, now_ns());
+		follow_event(&app->follow, e, clock_now_ns());
 	else
-		control_event(&app->ctl, e, now_ns());
+		control_event(&app->ctl, e, clock_now_ns());
 	if (e->kind == PTBPF_EV_EXEC)
 		snapshots_refresh_proc(app->snaps);
 	/* the target's thread names; a followed process's come from /proc */
@@ -383,7 +384,7 @@ static int open_cores(struct app *app)
 	if (!app->cores)
 		return -errno;
 	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	if (!(app->cfg.formats & FORMAT_PERF) &&
+	if (!(app->cfg.formats & SNAPFMT_PERF) &&
 	    cores_backend(app->cores) == BACKEND_SAMPLE) {
 		snprintf(
 			app->err, sizeof(app->err),
@@ -486,7 +487,7 @@ static int start_watching(struct app *app)
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
 	control_start(&app->ctl, state,
-		      bundle_backend_name(cores_backend(app->cores)),
+		      snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
 		      app->cfg.cmd ? app->cfg.cmd[0] : NULL);
 	if (app->target.child &&
@@ -505,7 +506,7 @@ static int start_watching(struct app *app)
 
 static int setup(struct app *app)
 {
-	app->start_ns = now_ns();
+	app->start_ns = clock_now_ns();
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
 	loop_setup_signals();
