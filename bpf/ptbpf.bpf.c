@@ -746,3 +746,63 @@ int sample_filter(struct bpf_perf_event_data *ctx)
 		return 0;
 	return filter_open;
 }
+
+/*
+ * --wait-for: before there is a target, the one program loaded. The first
+ * process to exec the program (by its file, when waitfor_ino is set, else
+ * by its name as the kernel keeps it: comm, 15 characters) is sent SIGSTOP
+ * here, after the exec's point of no return: the signal is taken on the
+ * way back to user space, before the program's first instruction, and
+ * holds it there until user space has set everything up.
+ */
+const volatile char waitfor_comm[PTBPF_COMM_LEN] = {};
+const volatile __u64 waitfor_ino = 0;
+const volatile __u32 waitfor_dev = 0; /* the kernel's dev_t: major << 20 */
+__u32 waitfor_pid = 0;
+
+static __always_inline bool comm_is(struct task_struct *t)
+{
+	char comm[PTBPF_COMM_LEN];
+	int i;
+
+	BPF_CORE_READ_STR_INTO(&comm, t, comm);
+	for (i = 0; i < PTBPF_COMM_LEN; i++) {
+		if (comm[i] != waitfor_comm[i])
+			return false;
+		if (!comm[i])
+			return true;
+	}
+	return true;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_waitfor, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct ptbpf_event *e;
+	const char *fname;
+	__u32 tgid;
+
+	if (waitfor_ino) {
+		struct inode *ino = BPF_CORE_READ(bprm, file, f_inode);
+
+		if (BPF_CORE_READ(ino, i_ino) != waitfor_ino ||
+		    BPF_CORE_READ(ino, i_sb, s_dev) != waitfor_dev)
+			return 0;
+	} else if (!comm_is(p)) {
+		return 0;
+	}
+	tgid = BPF_CORE_READ(p, tgid);
+	/* the first one only: it becomes the target */
+	if (__sync_val_compare_and_swap(&waitfor_pid, 0, tgid) != 0)
+		return 0;
+	bpf_send_signal(SIGSTOP);
+	e = reserve(PTBPF_EV_EXEC, p, &root);
+	if (!e)
+		return 0; /* user space reads waitfor_pid too */
+	e->old_tid = old_pid;
+	fname = BPF_CORE_READ(bprm, filename);
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), fname);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

@@ -59,6 +59,11 @@ void loop_setup_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+int loop_setup_signal(void)
+{
+	return setup_signal;
+}
+
 void loop_block_signals(void)
 {
 	sigset_t set;

@@ -45,6 +45,12 @@ struct loop_result {
 void loop_setup_signals(void);
 
 /*
+ * The terminating signal that came during setup, or 0: a setup that waits
+ * (--wait-for) looks between its waits, not only at EINTR.
+ */
+int loop_setup_signal(void);
+
+/*
  * Blocks the signals the loop takes through its signalfd (SIGINT, SIGTERM,
  * SIGHUP, SIGUSR2), once setup is done and before the command is let go.
  * A terminating signal that came during setup is raised again: the loop

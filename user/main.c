@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "snapshot.h"
 #include "status.h"
 #include "target.h"
+#include "waitfor.h"
 #include "watch.h"
 #include "clock.h"
 
@@ -55,6 +57,7 @@ struct app {
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
+	pid_t held; /* --wait-for: the process held stopped, until let go */
 	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
 	char err[PATH_MAX + 512];
@@ -173,10 +176,21 @@ static void report(void *ctx, const char *msg)
 
 static int setup_target(struct app *app)
 {
+	pid_t pid = app->cfg.pid;
+
 	if (app->cfg.cmd)
 		return target_spawn(&app->target, app->cfg.cmd, app->uid,
 				    app->gid, app->err, sizeof(app->err));
-	return target_attach(&app->target, app->cfg.pid, "/proc", app->err,
+	if (app->cfg.wait_for) {
+		pid = waitfor_exec(app->cfg.wait_for, app->cfg.verbosity,
+				   app->err, sizeof(app->err));
+		if (pid < 0)
+			return pid;
+		app->held = pid;
+		/* the run starts with its target */
+		app->start_ns = clock_now_ns();
+	}
+	return target_attach(&app->target, pid, "/proc", app->err,
 			     sizeof(app->err));
 }
 
@@ -498,6 +512,13 @@ static int start_watching(struct app *app)
 			-1; /* the error line is all there is to say */
 		return -ENOEXEC;
 	}
+	/* --wait-for: collection runs, its first instruction is next */
+	if (app->held > 0) {
+		kill(app->held, SIGCONT);
+		app->held = 0;
+		/* as after an exec: the loader maps its libraries now */
+		snapshots_refresh_proc(app->snaps);
+	}
 	if (app->cfg.verbosity >= 0 && app->notes[0])
 		say("%s", app->notes);
 	control_announce(&app->ctl);
@@ -581,6 +602,9 @@ static void cleanup(struct app *app)
 	snapshots_stop(app->snaps);
 	cores_close(app->cores);
 	watch_close(app->watch);
+	/* a setup that failed after --wait-for held it: it is let go */
+	if (app->held > 0)
+		kill(app->held, SIGCONT);
 	follow_free(&app->follow);
 	target_close(&app->target);
 	eventlog_close(&app->log);

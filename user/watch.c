@@ -120,6 +120,8 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	}
 	w->skel->rodata->targ_tgid = w->tgid;
 	w->skel->rodata->follow = w->follow;
+	/* --wait-for's program is loaded alone, before (waitfor.c) */
+	bpf_program__set_autoload(w->skel->progs.handle_waitfor, false);
 	ret = ptbpf_bpf__load(w->skel);
 	if (ret) {
 		snprintf(
@@ -147,16 +149,31 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
-			 void *ctx, char *err, size_t errlen)
+int watch_check(bool verbose, const char **btf, char *err, size_t errlen)
 {
 	const char *path = btf_path();
-	struct watch *w;
 	int ret;
 
 	ret = privs_check(err, errlen);
 	if (!ret)
 		ret = check_kernel(path, err, errlen);
+	if (ret)
+		return ret;
+	libbpf_verbose = verbose;
+	libbpf_set_print(libbpf_print);
+	/* NULL: the running kernel's own, which libbpf finds itself */
+	*btf = strcmp(path, DEFAULT_BTF) ? path : NULL;
+	return 0;
+}
+
+struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
+			 void *ctx, char *err, size_t errlen)
+{
+	const char *path = btf_path(), *custom;
+	struct watch *w;
+	int ret;
+
+	ret = watch_check(verbose, &custom, err, errlen);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -170,8 +187,6 @@ struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
 	w->follow = follow;
 	w->cb = cb;
 	w->ctx = ctx;
-	libbpf_verbose = verbose;
-	libbpf_set_print(libbpf_print);
 	ret = load(w, path, err, errlen);
 	if (ret) {
 		watch_close(w);

@@ -30,6 +30,14 @@ struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
 			 void *ctx, char *err, size_t errlen);
 
 /*
+ * What watch_open() checks first, for another loader of the program
+ * (waitfor.c): privileges, BTF, the tracepoints; libbpf's messages then go
+ * through say() when @verbose. *@btf gets the BTF file to load against,
+ * NULL for the running kernel's. Returns 0 or -errno with one line in @err.
+ */
+int watch_check(bool verbose, const char **btf, char *err, size_t errlen);
+
+/*
  * Registers the threads of the target that already exist (from
  * @proc/TGID/task) with their stopped/traced state, then arms process-level
  * reporting. Returns the initial state (PTBPF_PROC_RUNNING or
