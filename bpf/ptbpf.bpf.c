@@ -488,12 +488,12 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 }
 
 /*
- * --follow: @child is a new process of a followed one. The tracepoint
- * fires before wake_up_new_task(), so its state exists before it first
- * runs; its one thread is its leader.
+ * --follow: @child (one thread) is followed from now on, its parent
+ * process @ppid. Returns its event of @kind reserved, for the caller to
+ * fill and submit, or NULL (the map or the ring full).
  */
-static __always_inline int follow_child(struct task_struct *parent,
-					struct task_struct *child)
+static __always_inline struct ptbpf_event *follow_new(struct task_struct *child,
+						      __u32 ppid, __u32 kind)
 {
 	__u32 tgid = child->tgid, tid = child->pid;
 	__u32 running = PTBPF_THREAD_RUNNING;
@@ -502,21 +502,57 @@ static __always_inline int follow_child(struct task_struct *parent,
 
 	init.word = PTBPF_WORD(0, PTBPF_PROC_RUNNING);
 	init.nr_live = 1;
-	init.ppid = parent->tgid;
+	init.ppid = ppid;
 	if (bpf_map_update_elem(&children, &tgid, &init, BPF_NOEXIST)) {
 		/* counted: user space says which forks were not followed */
 		__sync_fetch_and_add(&follow_full, 1);
-		return 0;
+		return NULL;
 	}
 	__sync_fetch_and_add(&nr_children, 1);
 	bpf_map_update_elem(&threads, &tid, &running, BPF_ANY);
 	p = bpf_map_lookup_elem(&children, &tgid);
 	if (!p)
+		return NULL;
+	e = reserve(kind, child, p);
+	if (e)
+		e->ppid = ppid;
+	return e;
+}
+
+/*
+ * @child is a new process of a followed one. The tracepoint fires before
+ * wake_up_new_task(), so its state exists before it first runs.
+ */
+static __always_inline int follow_child(struct task_struct *parent,
+					struct task_struct *child)
+{
+	struct ptbpf_event *e;
+
+	e = follow_new(child, parent->tgid, PTBPF_EV_FORK);
+	if (e)
+		bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/*
+ * --unit: @p, not forked by a followed process, execs in the traced
+ * cgroup: it is one of the unit's processes now (systemd forks them from
+ * PID 1 and moves them in before their exec). It has one thread.
+ */
+static __always_inline int follow_exec(struct task_struct *p,
+				       struct linux_binprm *bprm)
+{
+	struct ptbpf_event *e;
+	const char *fname;
+
+	if (!follow || !watch_cgroup ||
+	    bpf_current_task_under_cgroup(&targ_cgroup, 0) != 1)
 		return 0;
-	e = reserve(PTBPF_EV_FORK, child, p);
+	e = follow_new(p, BPF_CORE_READ(p, real_parent, tgid), PTBPF_EV_JOIN);
 	if (!e)
 		return 0;
-	e->ppid = init.ppid;
+	fname = BPF_CORE_READ(bprm, filename);
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), fname);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -606,7 +642,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	const char *fname;
 
 	if (!pr)
-		return 0;
+		return follow_exec(p, bprm);
 	tid = BPF_CORE_READ(p, pid);
 	if (old != tid)
 		bpf_map_delete_elem(&threads, &old);

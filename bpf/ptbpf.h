@@ -28,6 +28,11 @@ enum ptbpf_event_kind {
 	PTBPF_EV_CGROUP_LEFT = 8,
 	/* --follow: a followed process created a process (pid: the new one) */
 	PTBPF_EV_FORK = 9,
+	/*
+	 * --unit: a process not forked by a followed one execs in the
+	 * traced cgroup (systemd forks it, moves it in, it execs): followed
+	 */
+	PTBPF_EV_JOIN = 10,
 	PTBPF_EV_MAX,
 };
 
@@ -117,7 +122,7 @@ struct ptbpf_event {
 	__s32 exit_code; /* task->exit_code: (status << 8) or signal */
 	__u32 nr_threads; /* live threads after this event */
 	__u32 old_tid; /* exec: the tid that called execve */
-	__u32 ppid; /* fork: the process that forked (pid is the new one) */
+	__u32 ppid; /* fork, join: its parent process (pid: the new one) */
 	char comm[PTBPF_COMM_LEN];
 	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
 	/* run, stop, exit: the transition's number (1, 2, ...); else 0 */

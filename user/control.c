@@ -23,6 +23,7 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_EXIT] = "exit",
 	[PTBPF_EV_CGROUP_LEFT] = "warning",
 	[PTBPF_EV_FORK] = "fork",
+	[PTBPF_EV_JOIN] = "join",
 };
 
 static const char *const cause_names[] = {
@@ -100,6 +101,13 @@ static void toggle_do(struct control *c, bool run, uint64_t cause_ts,
 	t->run = run;
 	t->cause_ts = cause_ts;
 	t->ret = fn(c->ops_ctx, &t->done_ns);
+	if (t->ret > 0) {
+		/* nothing was toggled: this process's view alone changed */
+		t->tried = false;
+		t->ret = 0;
+		c->running = run;
+		return;
+	}
 	c->toggles++;
 	if (t->ret)
 		c->toggle_errors++;
@@ -320,12 +328,12 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	}
 	if (e->kind == PTBPF_EV_CGROUP_LEFT)
 		json_str(j, "reason", "cgroup_left");
-	if (e->kind == PTBPF_EV_EXEC) {
+	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_JOIN) {
 		json_strn(j, "filename", e->filename,
 			  strnlen(e->filename, sizeof(e->filename)));
 		json_u64(j, "old_tid", e->old_tid);
 	}
-	if (e->kind == PTBPF_EV_FORK)
+	if (e->kind == PTBPF_EV_FORK || e->kind == PTBPF_EV_JOIN)
 		json_u64(j, "ppid", e->ppid);
 	eventlog_end(c->log);
 
@@ -340,6 +348,10 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	else if (e->kind == PTBPF_EV_FORK)
 		snprintf(detail, sizeof(detail), "(from pid %u, followed)",
 			 e->ppid);
+	else if (e->kind == PTBPF_EV_JOIN)
+		snprintf(detail, sizeof(detail),
+			 "%.*s (in the cgroup, followed)",
+			 (int)sizeof(e->filename), e->filename);
 	else if (e->kind == PTBPF_EV_EXIT)
 		snprintf(detail, sizeof(detail), "(%s %d)",
 			 e->exit_code & 0x7f ? "signal" : "code",

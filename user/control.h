@@ -18,8 +18,10 @@
 struct control_ops {
 	/*
 	 * Pause / resume every core; on success *done_ns is CLOCK_MONOTONIC
-	 * when the last core's ioctl returned. Return 0 or -errno. Must not
-	 * allocate, block or write files: they run on the control path.
+	 * when the last core's ioctl returned. Return 0 or -errno; 1 when
+	 * the cores were left as they are (--follow: another process still
+	 * wants them running), which is not logged. Must not allocate,
+	 * block or write files: they run on the control path.
 	 */
 	int (*pause)(void *ctx, uint64_t *done_ns);
 	int (*resume)(void *ctx, uint64_t *done_ns);

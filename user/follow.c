@@ -14,7 +14,7 @@ static int real_toggle(struct follow *f, bool on, uint64_t *done)
 
 	if (f->real_on == on || !f->ops) {
 		*done = clock_now_ns();
-		return 0;
+		return 1; /* left as it is */
 	}
 	ret = (on ? f->ops->resume : f->ops->pause)(f->ops_ctx, done);
 	if (!ret)
@@ -158,7 +158,7 @@ static struct follow_member *join(struct follow *f, pid_t pid)
 	/* forked by a running process, before its own first instruction */
 	m->ctl->target = PTBPF_PROC_RUNNING;
 	set_off(m, false);
-	if (!set_on(m, true, &done))
+	if (set_on(m, true, &done) >= 0)
 		m->ctl->running = true;
 	f->kids[f->nr_kids++] = m;
 	f->joined++;
@@ -199,7 +199,7 @@ void follow_event(struct follow *f, const struct ptbpf_event *e,
 
 	if ((pid_t)e->tgid == f->root.pid)
 		m = &f->root;
-	else if (e->kind == PTBPF_EV_FORK)
+	else if (e->kind == PTBPF_EV_FORK || e->kind == PTBPF_EV_JOIN)
 		m = join(f, (pid_t)e->tgid);
 	else
 		m = find(f, (pid_t)e->tgid, NULL);
@@ -207,6 +207,24 @@ void follow_event(struct follow *f, const struct ptbpf_event *e,
 		return;
 	control_event(m->ctl, e, recv_ns);
 	settle(f, m);
+}
+
+int follow_adopt(struct follow *f, pid_t pid, int state)
+{
+	struct follow_member *m = join(f, pid);
+	uint64_t done;
+
+	if (!m)
+		return -ENOMEM;
+	if (state != PTBPF_PROC_STOPPED)
+		return 0;
+	m->ctl->target = PTBPF_PROC_STOPPED;
+	set_off(m, true);
+	/* as a stop would: the cores wait for it only in process scope */
+	if (!m->ctl->kernel_cut && !m->ctl->no_pause &&
+	    set_on(m, false, &done) >= 0)
+		m->ctl->running = false;
+	return 0;
 }
 
 unsigned int follow_live(const struct follow *f)

@@ -85,6 +85,13 @@ void follow_start(struct follow *f, struct control *root, pid_t pid);
 void follow_event(struct follow *f, const struct ptbpf_event *e,
 		  uint64_t recv_ns);
 
+/*
+ * --unit: process @pid was in the traced cgroup before the run began (the
+ * BPF side counts it, watch_adopt()): a member from now on, in @state
+ * (PTBPF_PROC_RUNNING or _STOPPED). Returns 0 or -ENOMEM.
+ */
+int follow_adopt(struct follow *f, pid_t pid, int state);
+
 /* Processes of the run not yet gone, the target included. */
 unsigned int follow_live(const struct follow *f);
 

@@ -30,6 +30,7 @@
 #include "snapshot.h"
 #include "status.h"
 #include "target.h"
+#include "unit.h"
 #include "waitfor.h"
 #include "watch.h"
 #include "clock.h"
@@ -58,6 +59,7 @@ struct app {
 	unsigned int nr_tids;
 	bool exec_failed;
 	pid_t held; /* --wait-for: the process held stopped, until let go */
+	char unit_cg[4096]; /* --unit: its cgroup's directory */
 	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
 	char err[PATH_MAX + 512];
@@ -174,6 +176,58 @@ static void report(void *ctx, const char *msg)
 		 msg);
 }
 
+/*
+ * --unit: the unit's cgroup is the scope (--cgroup=PATH); the run is
+ * rooted at its main process, the others are adopted once the BPF side
+ * watches (adopt_unit()).
+ */
+static pid_t unit_target(struct app *app)
+{
+	char mnt[4096];
+	pid_t main_pid, *pids, pid;
+	int n;
+
+	if (cgroup_mount(mnt, sizeof(mnt))) {
+		snprintf(app->err, sizeof(app->err),
+			 "--unit needs cgroup v2, and none is mounted");
+		return -ENOENT;
+	}
+	n = unit_resolve(app->cfg.unit, mnt, app->unit_cg, sizeof(app->unit_cg),
+			 &main_pid, app->err, sizeof(app->err));
+	if (n)
+		return n;
+	n = unit_procs(app->unit_cg, &pids);
+	pid = n > 0 ? unit_pick(pids, n, main_pid) : 0;
+	free(pids);
+	if (!pid) {
+		snprintf(app->err, sizeof(app->err),
+			 "unit %s has no process in %s: is it running?",
+			 app->cfg.unit, app->unit_cg);
+		return -ESRCH;
+	}
+	app->cfg.cgroup = true;
+	app->cfg.cgroup_path = app->unit_cg;
+	app->cfg.scope = SCOPE_CGROUP;
+	return pid;
+}
+
+/* --unit: every other process in its cgroup now is followed too. */
+static void adopt_unit(struct app *app)
+{
+	pid_t *pids;
+	int n, i, state;
+
+	n = unit_procs(app->unit_cg, &pids);
+	for (i = 0; i < n; i++) {
+		if (pids[i] == app->target.pid)
+			continue;
+		state = watch_adopt(app->watch, "/proc", pids[i]);
+		if (state >= 0)
+			follow_adopt(&app->follow, pids[i], state);
+	}
+	free(pids);
+}
+
 static int setup_target(struct app *app)
 {
 	pid_t pid = app->cfg.pid;
@@ -181,6 +235,11 @@ static int setup_target(struct app *app)
 	if (app->cfg.cmd)
 		return target_spawn(&app->target, app->cfg.cmd, app->uid,
 				    app->gid, app->err, sizeof(app->err));
+	if (app->cfg.unit) {
+		pid = unit_target(app);
+		if (pid < 0)
+			return pid;
+	}
 	if (app->cfg.wait_for) {
 		pid = waitfor_exec(app->cfg.wait_for, app->cfg.verbosity,
 				   app->err, sizeof(app->err));
@@ -500,6 +559,8 @@ static int start_watching(struct app *app)
 			  app->scope == SCOPE_PROCESS);
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
+	if (app->cfg.unit)
+		adopt_unit(app);
 	control_start(&app->ctl, state,
 		      snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),

@@ -284,6 +284,59 @@ int watch_scan(struct watch *w, const char *proc)
 	return (int)state;
 }
 
+/*
+ * One thread of process @pid into the threads map (if no slot is there
+ * yet), counted into @p. Returns whether it was counted.
+ */
+static bool adopt_thread(struct watch *w, const char *proc, pid_t pid,
+			 const char *name, struct ptbpf_proc *p)
+{
+	__u32 tid = (__u32)strtoul(name, NULL, 10);
+	int state = thread_state(proc, pid, name);
+	__u32 st = (__u32)state;
+
+	if (state == THREAD_GONE ||
+	    bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
+				 sizeof(st), BPF_NOEXIST))
+		return false;
+	p->nr_live++;
+	if (st != PTBPF_THREAD_RUNNING)
+		p->nr_stopped++;
+	return true;
+}
+
+int watch_adopt(struct watch *w, const char *proc, pid_t pid)
+{
+	struct ptbpf_proc p = { 0 };
+	struct dirent *de;
+	char path[64];
+	__u32 key = (__u32)pid;
+	int state;
+	DIR *d;
+
+	if (!w || !w->follow || pid == w->tgid)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+	d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			adopt_thread(w, proc, pid, de->d_name, &p);
+	closedir(d);
+	if (p.nr_live <= 0)
+		return -ESRCH;
+	state = p.nr_stopped >= p.nr_live ? PTBPF_PROC_STOPPED :
+					    PTBPF_PROC_RUNNING;
+	p.word = PTBPF_WORD(0, state);
+	/* one it forked since: the BPF side has it already */
+	if (bpf_map__update_elem(w->skel->maps.children, &key, sizeof(key), &p,
+				 sizeof(p), BPF_NOEXIST))
+		return -EEXIST;
+	__atomic_fetch_add(&w->skel->bss->nr_children, 1, __ATOMIC_SEQ_CST);
+	return state;
+}
+
 int watch_fd(const struct watch *w)
 {
 	return ring_buffer__epoll_fd(w->rb);

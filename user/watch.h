@@ -45,6 +45,16 @@ int watch_check(bool verbose, const char **btf, char *err, size_t errlen);
  */
 int watch_scan(struct watch *w, const char *proc);
 
+/*
+ * --unit: process @pid, which the target did not fork, is followed too:
+ * its threads from @proc/PID/task with their states, its state in the
+ * children map. A thread that starts or exits during the scan may be
+ * counted wrong, as no event tells of it yet. Returns its state
+ * (PTBPF_PROC_RUNNING or _STOPPED), -ESRCH (gone), -EEXIST (followed
+ * already) or -EINVAL (no --follow, or the target itself).
+ */
+int watch_adopt(struct watch *w, const char *proc, pid_t pid);
+
 /* The descriptor to poll for events. */
 int watch_fd(const struct watch *w);
 
