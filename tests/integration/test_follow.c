@@ -30,11 +30,9 @@ static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	f->dir = make_tmpdir();
+	f->dir = fx_dir(f->out, sizeof(f->out), f->log, sizeof(f->log));
 	if (!f->dir)
 		return -1;
-	snprintf(f->out, sizeof(f->out), "%s/out", f->dir);
-	snprintf(f->log, sizeof(f->log), "%s/ptbpf.log", f->dir);
 	snprintf(f->tlog, sizeof(f->tlog), "%s/target.log", f->dir);
 	*state = f;
 	return 0;
@@ -45,12 +43,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	int i;
 
-	if (getenv("TEST_VERBOSE")) {
-		char *l = slurp(f->log);
-
-		fprintf(stderr, "--- ptbpf:\n%s", l ? l : "");
-		free(l);
-	}
+	fx_show_log(f->log);
 	/* the workers are not our children once their parent is gone */
 	for (i = 0; i < f->nr_workers; i++)
 		if (f->workers[i] > 0 && kill(f->workers[i], 0) == 0) {
@@ -60,8 +53,7 @@ static int teardown(void **state)
 	if (f->ptbpf > 0)
 		kill_wait(f->ptbpf);
 	kill_wait(f->target);
-	rm_rf(f->dir);
-	free(f->dir);
+	fx_dir_remove(f->dir);
 	free(f);
 	return 0;
 }

@@ -31,11 +31,9 @@ static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	f->dir = make_tmpdir();
+	f->dir = fx_dir(f->out, sizeof(f->out), f->log, sizeof(f->log));
 	if (!f->dir)
 		return -1;
-	snprintf(f->out, sizeof(f->out), "%s/out", f->dir);
-	snprintf(f->log, sizeof(f->log), "%s/ptbpf.log", f->dir);
 	*state = f;
 	return 0;
 }
@@ -45,12 +43,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	unsigned int i;
 
-	if (getenv("TEST_VERBOSE")) {
-		char *l = slurp(f->log);
-
-		fprintf(stderr, "--- ptbpf:\n%s", l ? l : "");
-		free(l);
-	}
+	fx_show_log(f->log);
 	if (f->ptbpf > 0)
 		kill_wait(f->ptbpf);
 	for (i = 0; i < 4; i++)
@@ -60,8 +53,7 @@ static int teardown(void **state)
 		fprintf(stderr, "can't remove cgroup %s: %m\n", f->unit);
 	if (f->cg[0] && rmdir(f->cg))
 		fprintf(stderr, "can't remove cgroup %s: %m\n", f->cg);
-	rm_rf(f->dir);
-	free(f->dir);
+	fx_dir_remove(f->dir);
 	free(f);
 	return 0;
 }
