@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -13,11 +14,14 @@
 #include "ptbpf.skel.h"
 #include "loop.h"
 #include "say.h"
+#include "target.h"
 #include "waitfor.h"
 #include "watch.h"
 
 /* How often the wait looks for a signal that came between two polls. */
 #define WAITFOR_POLL_MS 100
+/* How long a held process may take to reach its stop (1 ms a look). */
+#define WAITFOR_STOP_MS 2000
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -118,6 +122,26 @@ static pid_t wait_pid(struct ptbpf_bpf *skel, struct ring_buffer *rb,
 	return *pid;
 }
 
+/*
+ * The SIGSTOP is pending from the exec on, but the task stops only on its
+ * way back to user space: until then /proc shows it running. Waiting for
+ * the stop makes the run begin, every time, with the target stopped.
+ */
+static void wait_stopped(pid_t pid)
+{
+	char tid[16];
+	int i;
+
+	snprintf(tid, sizeof(tid), "%d", pid);
+	for (i = 0; i < WAITFOR_STOP_MS; i++) {
+		char st = target_thread_state("/proc", pid, tid);
+
+		if (st == 'T' || st == 't' || !st || st == 'Z' || st == 'X')
+			return; /* stopped, or gone: attaching will say */
+		usleep(1000);
+	}
+}
+
 pid_t waitfor_exec(const char *name, int verbosity, char *err, size_t errlen)
 {
 	struct ptbpf_bpf *skel = NULL;
@@ -156,5 +180,7 @@ out:
 	/* a process held at the moment the wait failed is let go */
 	if (ret < 0 && held > 0)
 		kill(held, SIGCONT);
+	if (ret > 0)
+		wait_stopped(ret);
 	return ret;
 }

@@ -199,10 +199,13 @@ static const struct control_ops ops = {
 };
 
 /*
- * cores over the sim in @scope, the writer, the controller; the target
- * running. Process scope binds the events to this thread and the helper.
+ * cores over the sim in @scope, the writer, the controller with
+ * @triggers; the target in @state when the run starts (running, or held
+ * stopped as --wait-for holds it). Process scope binds the events to this
+ * thread and the helper.
  */
-static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
+static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope,
+		     int state, unsigned int triggers)
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
@@ -235,17 +238,23 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 		snapshots_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
 	if (!f->snaps)
 		fail_msg("snapshots_start: %s", f->err);
-	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP, false, -1,
-		     &ops, f);
+	control_init(&f->ctl, &f->log, (int)f->pid, triggers, false, -1, &ops,
+		     f);
 	/* as main.c: in process scope the kernel cuts at the switches */
 	if (scope != SCOPE_AUTO)
 		control_set_scope(&f->ctl, scope_name(scope), "",
 				  scope == SCOPE_PROCESS);
 	/* collection starts paused, resumed once the target runs */
 	assert_false(sim_pmu_running(f->sim, 0));
-	control_start(&f->ctl, PTBPF_PROC_RUNNING, "intel-pt", buf, NULL);
+	control_start(&f->ctl, state, "intel-pt", buf, NULL);
+	/* running, or held in process scope (the kernel cuts): on at once */
 	assert_true(sim_pmu_running(f->sim, 0));
 	assert_true(sim_pmu_running(f->sim, 1));
+}
+
+static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
+{
+	start_as(f, buf, scope, PTBPF_PROC_RUNNING, TRIGGER_STOP);
 }
 
 static void start(struct fx *f, size_t buf)
@@ -868,6 +877,39 @@ static void test_process_scope_target_only(void **state)
 }
 
 /*
+ * --wait-for over the simulated PMU: the target is held (SIGSTOP at its
+ * exec) when the run starts, so the controller starts with it stopped;
+ * in process scope the cores are armed at once all the same, and what the
+ * target runs after its SIGCONT, from its first instruction, is the first
+ * thing in the first snapshot (its exit's): perf script and libipt decode
+ * exactly path A from ptgen_branches+0, nothing before it.
+ */
+static void test_held_start_first_insns(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], junk[128];
+	const struct path_run first[] = { { &ptgen_branches_a, f->tid } };
+	size_t la;
+
+	add_tasks(f);
+	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_STOPPED,
+		 TRIGGER_STOP | TRIGGER_EXIT);
+	/* held: nothing of it can be in the buffers yet */
+	assert_int_equal(sim_pmu_written(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_written(f->sim, 1), 0);
+	target_event(f, PTBPF_EV_RUN); /* let go: SIGCONT */
+	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
+	assert_true(la > 0);
+	target_event(f, PTBPF_EV_EXIT);
+	drain(f, 1);
+	check_cpu_file(f, 1, 0, a, la);
+	check_perf_runs(f, 1, first, 1);
+	assert_int_equal(perf_errors(f, 1, (char *)junk, sizeof(junk)), 0);
+	check_libipt(f, 1, 0, &ptgen_branches_a);
+	check_schema(f, 1);
+}
+
+/*
  * The same schedule in cpu scope, as a control: the unrelated process's
  * path B is in the buffer after the target's A, and perf, told by the
  * switch records that pid OTHER_PID ran it, reports it as a decoder error
@@ -910,6 +952,7 @@ int main(void)
 		T(test_full_holds_all),
 		T(test_wrap_reported),
 		T(test_process_scope_target_only),
+		T(test_held_start_first_insns),
 		T(test_cpu_scope_has_other),
 	};
 
