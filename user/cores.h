@@ -102,17 +102,10 @@ struct cores;
 void cores_config_init(struct cores_config *cfg);
 
 /*
- * Round @request bytes up to a power-of-two number of pages of @page_size
- * bytes (what perf requires of its rings) into *@size.
- * Returns -EINVAL for a zero @request or @page_size or NULL @size, -E2BIG
- * when the result does not fit in a size_t.
- */
-int cores_round_size(size_t request, size_t page_size, size_t *size);
-
-/*
  * Open one group of events per CPU of @cfg through @sys (NULL: the real
- * kernel). CPUs that are offline (sysfs online == 0, or perf_event_open
- * fails with ENODEV or ENOENT) are skipped and reported.
+ * kernel), as coreplan_make() plans them (scope, backend, attrs, sizes).
+ * CPUs that are offline (cpupresent.h, or perf_event_open fails with
+ * ENODEV or ENOENT) are skipped and reported.
  *
  * Returns NULL with errno set, and a message in @err: EINVAL for a bad
  * argument or a buffer that can't hold one PSB period; ENOENT when
