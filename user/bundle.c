@@ -10,7 +10,6 @@
 #include "bundle.h"
 #include "scope.h"
 #include "fileout.h"
-#include "perfdata.h"
 #include "perfrec.h"
 
 #ifndef PTBPF_VERSION
@@ -208,7 +207,6 @@ static void cores_json(const struct snapshot *s, struct json *j)
 static void ptxed_json(const struct snapshot *s, struct json *j)
 {
 	const struct snap_cpu_info *ci = &s->cpu_info;
-	unsigned int mtc = (s->data_attr.config & PERFDATA_PT_MTC_PERIOD) >> 14;
 	char args[160], cpu[32];
 	int n;
 
@@ -216,15 +214,15 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 		 ci->stepping);
 	json_obj_begin(j, "ptxed");
 	json_str(j, "cpu", cpu);
-	json_bool(j, "mtc", s->data_attr.config & PERFDATA_PT_MTC);
-	json_u64(j, "mtc_freq", mtc);
+	json_bool(j, "mtc", ci->mtc);
+	json_u64(j, "mtc_freq", ci->mtc_freq);
 	json_u64(j, "tsc_ctc_ratio_n", ci->tsc_ctc_ratio_n);
 	json_u64(j, "tsc_ctc_ratio_d", ci->tsc_ctc_ratio_d);
 	json_u64(j, "max_nonturbo_ratio", ci->max_nonturbo_ratio);
 	n = snprintf(args, sizeof(args), "--cpu %s", cpu);
-	if (s->data_attr.config & PERFDATA_PT_MTC)
+	if (ci->mtc)
 		n += snprintf(args + n, sizeof(args) - n, " --mtc-freq %u",
-			      mtc);
+			      ci->mtc_freq);
 	if (ci->max_nonturbo_ratio)
 		n += snprintf(args + n, sizeof(args) - n, " --nom-freq %u",
 			      ci->max_nonturbo_ratio);

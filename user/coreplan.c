@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coreplan.h"
+#include "evattr.h"
 
 static int errmsg(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
@@ -101,16 +102,17 @@ static int sample_attr(struct coreplan *plan, const struct cores_config *cfg,
 	unsigned int freq;
 	int rc;
 
-	if (pmu_sample_freq(cfg->sample_freq, NULL, &freq) > 0)
+	if (evattr_sample_freq(cfg->sample_freq, NULL, &freq) > 0)
 		report(cfg,
 		       "sampling at %u Hz, not %u: kernel.perf_event_max_sample_rate",
 		       freq,
-		       cfg->sample_freq ? cfg->sample_freq : PMU_SAMPLE_FREQ);
-	rc = pmu_sample_attr(&plan->data_attr, cfg->kernel, !cfg->start_running,
-			     freq);
+		       cfg->sample_freq ? cfg->sample_freq :
+					  EVATTR_SAMPLE_FREQ);
+	rc = evattr_sample(&plan->data_attr, cfg->kernel, !cfg->start_running,
+			   freq);
 	if (!rc)
-		rc = pmu_sample_callgraph(&plan->data_attr, cfg->call_graph,
-					  cfg->stack_size, cfg->kernel);
+		rc = evattr_sample_callgraph(&plan->data_attr, cfg->call_graph,
+					     cfg->stack_size, cfg->kernel);
 	if (rc)
 		return errmsg(
 			err, errlen, rc, "--call-graph: %s",
@@ -241,8 +243,8 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size,
 	if (!rc)
 		rc = pick_backend(plan, cfg, &psb, err, errlen);
 	if (!rc)
-		rc = pmu_sideband_attr(&plan->sb_attr, plan->backend,
-				       !cfg->start_running);
+		rc = evattr_sideband(&plan->sb_attr, plan->backend,
+				     !cfg->start_running);
 	if (!rc)
 		scope_attrs(plan, cfg);
 	if (!rc)

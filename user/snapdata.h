@@ -55,7 +55,14 @@ struct snap_cpu_info {
 	unsigned int family, model, stepping;
 	__u32 tsc_ctc_ratio_n, tsc_ctc_ratio_d; /* 0 when unknown */
 	__u32 max_nonturbo_ratio; /* 0 when unknown */
-	__u32 mtc_freq; /* the mtc_period value in the config, when MTC is on */
+	/*
+	 * MTC packets on, and their period (the mtc_period value the event
+	 * was opened with: ptxed's --mtc-freq): pmu_cpu_info() reads both
+	 * back from the config through sysfs format/, the one place that
+	 * knows where the bits are. mtc_freq is 0 when MTC is off.
+	 */
+	bool mtc;
+	__u32 mtc_freq;
 	/*
 	 * Where sysfs format/ puts the intel_pt config fields, as masks of
 	 * attr.config (perf's AUXTRACE_INFO wants masks); 0 when unknown.

@@ -84,6 +84,9 @@ static int setup(void **state)
 	s->cpu_info.tsc_ctc_ratio_n = 216;
 	s->cpu_info.tsc_ctc_ratio_d = 2;
 	s->cpu_info.max_nonturbo_ratio = 21;
+	/* what pmu_cpu_info() reads back from that config */
+	s->cpu_info.mtc = true;
+	s->cpu_info.mtc_freq = 3;
 	for (i = 0; i < 2; i++) {
 		fx->core[i].cpu = (int)i + 4;
 		fx->core[i].trace_len = 100 * (i + 1);
