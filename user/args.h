@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "bundle.h"
 #include "snapdata.h"
 
 #define ARGS_MAX_CPUS 4096
@@ -22,9 +23,10 @@ enum trigger_bits {
 	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
 };
 
+/* --format: the files a snapshot holds, as the writers name them */
 enum format_bits {
-	FORMAT_PERF = 1 << 0,
-	FORMAT_LLDB = 1 << 1,
+	FORMAT_PERF = BUNDLE_FMT_PERF,
+	FORMAT_LLDB = BUNDLE_FMT_LLDB,
 };
 
 struct config {

@@ -16,6 +16,7 @@
 
 #include "coreplan.h"
 #include "cores.h"
+#include "cpuinfo.h"
 #include "cpupresent.h"
 #include "cpurun.h"
 #include "cyclic.h"
@@ -510,6 +511,23 @@ int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info)
 	if (c->plan.backend != BACKEND_INTEL_PT)
 		return -ENOENT;
 	return pmu_cpu_info(&c->plan.pmu, &c->plan.data_attr, info);
+}
+
+int cores_describe(const struct cores *c, struct snap_run *run)
+{
+	if (!c || !run || !c->nr)
+		return -EINVAL;
+	run->backend = c->plan.backend;
+	run->scope = c->plan.scope;
+	run->data_attr = c->plan.data_attr;
+	run->sb_attr = c->plan.sb_attr;
+	cores_tsc_conv(c, &run->conv);
+	memset(&run->cpu_info, 0, sizeof(run->cpu_info));
+	cores_cpu_info(c, &run->cpu_info); /* -ENOENT for sample: fine */
+	cpuinfo_read(NULL, &run->cpu_info); /* left empty if unreadable */
+	run->cpu_info.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	run->cpu_info.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);
+	return 0;
 }
 
 int cores_state(const struct cores *c, unsigned int idx, enum core_state *state)

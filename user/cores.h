@@ -177,6 +177,15 @@ int cores_tsc_conv(const struct cores *c, struct snap_tsc_conv *conv);
  */
 int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info);
 
+/*
+ * What every snapshot of the run shares, as these cores decide it, into
+ * @run: backend, scope, both attrs, the TSC conversion, and the CPU info
+ * (the intel_pt parts, /proc/cpuinfo's processor, the CPU counts). The
+ * caller's fields (pid, full, run_start_ns, scope_why) are left alone.
+ * Returns -EINVAL for NULL arguments or a set of no core.
+ */
+int cores_describe(const struct cores *c, struct snap_run *run);
+
 /* The recorded state of core @idx. Returns -EINVAL for bad arguments. */
 int cores_state(const struct cores *c, unsigned int idx,
 		enum core_state *state);

@@ -25,7 +25,7 @@
 #include "privs.h"
 #include "say.h"
 #include "scope.h"
-#include "snapshot.h"
+#include "snapstage.h"
 #include "status.h"
 #include "target.h"
 #include "watch.h"
@@ -43,7 +43,7 @@ struct app {
 	struct control ctl;
 	struct watch *watch;
 	struct cores *cores;
-	struct snapshots *snaps;
+	struct snapstage *snaps;
 	int outfd, cgroup_fd;
 	int uid, gid;
 	enum ptbpf_scope scope;
@@ -65,10 +65,10 @@ static int on_event(void *ctx, const struct ptbpf_event *e)
 
 	control_event(&app->ctl, e, now_ns());
 	if (e->kind == PTBPF_EV_EXEC)
-		snapshots_refresh_proc(app->snaps);
+		snapstage_refresh_proc(app->snaps);
 	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
 	    e->kind == PTBPF_EV_THREAD_EXIT)
-		snapshots_note_thread(app->snaps, e->tid, e->comm);
+		snapstage_note_thread(app->snaps, e->tid, e->comm);
 	return 0;
 }
 
@@ -96,7 +96,7 @@ static int ops_resume(void *ctx, uint64_t *done)
 static int ops_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	struct app *app = ctx;
-	int64_t id = snapshots_stage(app->snaps, t);
+	int64_t id = snapstage_stage(app->snaps, t);
 
 	return id < 0 ? (int)id : 0;
 }
@@ -372,23 +372,28 @@ static int open_cores(struct app *app)
 /* Where the run's files go: made only once everything else is ready. */
 static int open_output(struct app *app)
 {
-	struct snapshots_config sc = {
-		.out_dir = app->cfg.output,
-		.uid = app->uid,
-		.gid = app->gid,
-		.formats = app->cfg.formats,
-		.max_snapshots = app->cfg.max_snapshots,
-		.max_size = app->cfg.max_size,
-		.run_start_ns = app->start_ns,
-		.full = app->cfg.full,
+	struct snap_run run = {
 		.pid = app->target.pid,
-		.verbosity = app->cfg.verbosity,
-		.run = app->run,
-		.buildid_cache =
-			buildcache_dir(app->cache_dir, sizeof(app->cache_dir)),
+		.full = app->cfg.full,
+		.run_start_ns = app->start_ns,
 		.scope_why = app->scope_why,
+	};
+	struct snapstage_config sc = {
+		.run = &run,
 		.cpu_ran = cpu_ran,
 		.cpu_ran_ctx = app,
+		.writer = {
+			.out_dir = app->cfg.output,
+			.uid = app->uid,
+			.gid = app->gid,
+			.formats = app->cfg.formats,
+			.max_snapshots = app->cfg.max_snapshots,
+			.max_size = app->cfg.max_size,
+			.verbosity = app->cfg.verbosity,
+			.run_id = app->run,
+			.buildid_cache = buildcache_dir(app->cache_dir,
+							sizeof(app->cache_dir)),
+		},
 	};
 	int ret;
 
@@ -412,9 +417,10 @@ static int open_output(struct app *app)
 	}
 	eventlog_new_run(app->run);
 	eventlog_set_run(&app->log, app->run);
-	sc.dirfd = app->outfd;
+	cores_describe(app->cores, &run);
+	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
-	app->snaps = snapshots_start(&sc, app->cores, &app->log, app->err,
+	app->snaps = snapstage_start(&sc, app->cores, &app->log, app->err,
 				     sizeof(app->err));
 	return app->snaps ? 0 : -errno;
 }
@@ -488,7 +494,7 @@ static int run(struct app *app)
 			return EXIT_SETUP;
 		}
 		status = target_reap(&app->target);
-		snapshots_stop(app->snaps);
+		snapstage_stop(app->snaps);
 		app->snaps = NULL;
 		control_end(&app->ctl, "exec_failed", status);
 		return 127;
@@ -511,7 +517,7 @@ static int run(struct app *app)
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
-	snapshots_stop(app->snaps);
+	snapstage_stop(app->snaps);
 	status_close(); /* the last lines are plain ones */
 	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
@@ -525,7 +531,7 @@ static int run(struct app *app)
 /* Every path out: no BPF program attached, no perf event open. */
 static void cleanup(struct app *app)
 {
-	snapshots_stop(app->snaps);
+	snapstage_stop(app->snaps);
 	cores_close(app->cores);
 	watch_close(app->watch);
 	target_close(&app->target);

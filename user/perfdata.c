@@ -119,13 +119,13 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 		return -EINVAL;
 	if (cap < size)
 		return -ENOSPC;
-	ci = &snap->cpu_info;
+	ci = &snap->run.cpu_info;
 	/* the order of perf's intel-pt.h INTEL_PT_* priv slots */
-	priv[0] = snap->data_attr.type;
-	priv[1] = snap->conv.time_shift;
-	priv[2] = snap->conv.time_mult;
-	priv[3] = snap->conv.time_zero;
-	priv[4] = snap->conv.valid;
+	priv[0] = snap->run.data_attr.type;
+	priv[1] = snap->run.conv.time_shift;
+	priv[2] = snap->run.conv.time_mult;
+	priv[3] = snap->run.conv.time_zero;
+	priv[4] = snap->run.conv.valid;
 	/* the PMU's own format bits; the RTIT_CTL layout when not known */
 	priv[5] = ci->pt_tsc_mask ? ci->pt_tsc_mask : PERFDATA_PT_TSC;
 	priv[6] = ci->pt_noretcomp_mask ? ci->pt_noretcomp_mask :
@@ -136,7 +136,7 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 	 * task, and fails on any other record). 2: PERF_RECORD_SWITCH of
 	 * task-bound events (process scope), the tid from a switch-in.
 	 */
-	priv[7] = snap->scope == SCOPE_PROCESS ? 2 : 3;
+	priv[7] = snap->run.scope == SCOPE_PROCESS ? 2 : 3;
 	priv[8] = 0; /* not perf's snapshot mode: one buffer per core */
 	priv[9] = 1; /* per-CPU AUX buffers */
 	priv[10] = ci->pt_mtc_mask ? ci->pt_mtc_mask : PERFDATA_PT_MTC;
@@ -156,7 +156,7 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 
 static void put_time_conv(struct writer *w)
 {
-	const struct snap_tsc_conv *cv = &w->snap->conv;
+	const struct snap_tsc_conv *cv = &w->snap->run.conv;
 	struct {
 		struct perf_event_header h;
 		__u64 shift, mult, zero, cycles, mask;
@@ -297,7 +297,7 @@ static void put_auxtrace(struct writer *w, unsigned int idx)
 static int put_data(struct writer *w)
 {
 	const struct snapshot *s = w->snap;
-	bool pt = s->backend == BACKEND_INTEL_PT;
+	bool pt = s->run.backend == BACKEND_INTEL_PT;
 	unsigned int i;
 	ssize_t n;
 	int err;
@@ -308,17 +308,17 @@ static int put_data(struct writer *w)
 			return (int)n;
 		fileout_write(&w->out, w->rec, (size_t)n);
 	}
-	if (s->conv.valid)
+	if (s->run.conv.valid)
 		put_time_conv(w);
 	err = put_process(w);
 	for (i = 0; i < s->nr_cores && !err; i++) {
 		err = put_stream(w, s->cores[i].sideband,
-				 s->cores[i].sideband_len, &s->sb_attr, ATTR_SB,
-				 i);
+				 s->cores[i].sideband_len, &s->run.sb_attr,
+				 ATTR_SB, i);
 		if (!err && !pt)
 			err = put_stream(w, s->cores[i].trace,
-					 s->cores[i].trace_len, &s->data_attr,
-					 ATTR_DATA, i);
+					 s->cores[i].trace_len,
+					 &s->run.data_attr, ATTR_DATA, i);
 	}
 	for (i = 0; i < s->nr_cores && pt && !err; i++)
 		if (s->cores[i].trace_len)
@@ -329,11 +329,11 @@ static int put_data(struct writer *w)
 static void event_name(const struct snapshot *s, int which, char *buf,
 		       size_t len)
 {
-	const struct perf_event_attr *a = which == ATTR_DATA ? &s->data_attr :
-							       &s->sb_attr;
-	const char *base = which == ATTR_SB		  ? "dummy" :
-			   s->backend == BACKEND_INTEL_PT ? "intel_pt//" :
-							    "cpu-clock";
+	const struct perf_event_attr *a =
+		which == ATTR_DATA ? &s->run.data_attr : &s->run.sb_attr;
+	const char *base = which == ATTR_SB		      ? "dummy" :
+			   s->run.backend == BACKEND_INTEL_PT ? "intel_pt//" :
+								"cpu-clock";
 	const char *mod = "";
 	bool pmu;
 
@@ -342,7 +342,7 @@ static void event_name(const struct snapshot *s, int which, char *buf,
 		mod = "u";
 	else if (!a->exclude_kernel && a->exclude_user)
 		mod = "k";
-	pmu = which == ATTR_DATA && s->backend == BACKEND_INTEL_PT;
+	pmu = which == ATTR_DATA && s->run.backend == BACKEND_INTEL_PT;
 	snprintf(buf, len, "%s%s%s", base, *mod && !pmu ? ":" : "", mod);
 }
 
@@ -368,7 +368,7 @@ static void feat_event_desc(struct writer *w, struct blob *b)
 /* perf sizes per-CPU tables from NRCPUS: cover every traced CPU */
 static __u32 nr_avail(const struct snapshot *s)
 {
-	__u32 avail = s->cpu_info.nr_cpus_avail;
+	__u32 avail = s->run.cpu_info.nr_cpus_avail;
 	unsigned int i;
 
 	for (i = 0; i < s->nr_cores; i++)
@@ -379,7 +379,7 @@ static __u32 nr_avail(const struct snapshot *s)
 
 static void feat_nrcpus(const struct snapshot *s, struct blob *b)
 {
-	__u32 online = s->cpu_info.nr_cpus_online;
+	__u32 online = s->run.cpu_info.nr_cpus_online;
 
 	if (!online)
 		online = s->nr_cores;
@@ -485,7 +485,7 @@ static void feat_clock_data(const struct snapshot *s,
 	__u64 v[2] = { h->clock_tod_ns, h->clock_ns };
 
 	blob_u32(b, 1);
-	blob_u32(b, (__u32)s->data_attr.clockid);
+	blob_u32(b, (__u32)s->run.data_attr.clockid);
 	blob_put(b, v, sizeof(v));
 }
 
@@ -493,7 +493,7 @@ static void feat_clock_data(const struct snapshot *s,
 static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 		       struct blob *b)
 {
-	const struct snap_cpu_info *ci = &w->snap->cpu_info;
+	const struct snap_cpu_info *ci = &w->snap->run.cpu_info;
 	char cpuid[64];
 	unsigned int i;
 
@@ -523,7 +523,7 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 	case PERFDATA_FEAT_CLOCKID:
 	case PERFDATA_FEAT_CLOCK_DATA:
 		/* perf record writes them only for events with their clock */
-		if (!w->snap->data_attr.use_clockid || !h->clock_res_ns)
+		if (!w->snap->run.data_attr.use_clockid || !h->clock_res_ns)
 			return false;
 		if (f == PERFDATA_FEAT_CLOCKID)
 			blob_put(b, &h->clock_res_ns, sizeof(h->clock_res_ns));
@@ -645,8 +645,8 @@ static int writer_init(struct writer *w, const struct snapshot *snap)
 	int a;
 
 	w->snap = snap;
-	perfdata_file_attr(&snap->data_attr, &w->attr[ATTR_DATA]);
-	perfdata_file_attr(&snap->sb_attr, &w->attr[ATTR_SB]);
+	perfdata_file_attr(&snap->run.data_attr, &w->attr[ATTR_DATA]);
+	perfdata_file_attr(&snap->run.sb_attr, &w->attr[ATTR_SB]);
 	for (a = 0; a < NR_ATTRS; a++) {
 		w->ids[a] = calloc(snap->nr_cores, sizeof(__u64));
 		if (!w->ids[a])
@@ -687,17 +687,17 @@ int perfdata_write(int fd, const struct snapshot *snap,
 	int err, a;
 
 	if (!snap || !snap->nr_cores || !snap->cores ||
-	    (snap->backend != BACKEND_INTEL_PT &&
-	     snap->backend != BACKEND_SAMPLE))
+	    (snap->run.backend != BACKEND_INTEL_PT &&
+	     snap->run.backend != BACKEND_SAMPLE))
 		return -EINVAL;
 	if (!host) {
 		hi = calloc(1, sizeof(*hi));
-		err = hi ? hostinfo_read(
-				   hi, NULL,
-				   snap->data_attr.use_clockid ?
-					   (clockid_t)snap->data_attr.clockid :
-					   -1,
-				   nr_avail(snap)) :
+		err = hi ? hostinfo_read(hi, NULL,
+					 snap->run.data_attr.use_clockid ?
+						 (clockid_t)snap->run.data_attr
+							 .clockid :
+						 -1,
+					 nr_avail(snap)) :
 			   -ENOMEM;
 		if (err) {
 			free(hi);

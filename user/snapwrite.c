@@ -213,7 +213,7 @@ static int write_lldb(struct job *b)
 
 static int write_all(struct job *b, unsigned int formats)
 {
-	bool pt = b->snap->backend == BACKEND_INTEL_PT;
+	bool pt = b->snap->run.backend == BACKEND_INTEL_PT;
 	int ret = 0;
 
 	if ((formats & BUNDLE_FMT_PERF) || !pt)

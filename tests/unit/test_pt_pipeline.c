@@ -2,7 +2,7 @@
 /*
  * The intel-pt path end to end, over the simulated PMU: the real
  * controller (control.c) pauses and resumes the real per-core collection
- * (cores.c) on stop and run events and stages snapshots (snapshot.c), whose
+ * (cores.c) on stop and run events and stages snapshots (snapstage.c), whose
  * writer thread writes the real files. The simulated hardware writes a PT
  * stream made with libipt's encoder for a known path through a known
  * function of this binary (PSB, TSC, MODE.exec, TIP.PGE, TNT, TIP.PGD),
@@ -42,6 +42,7 @@
 #include <intel-pt.h>
 
 #include "args.h"
+#include "bundle.h"
 #include "control.h"
 #include "cores.h"
 #include "eventlog.h"
@@ -51,7 +52,7 @@
 #include "ptgen.h"
 #include "scope.h"
 #include "sim_pmu.h"
-#include "snapshot.h"
+#include "snapstage.h"
 #include "testio.h"
 
 #define NCPU 2
@@ -68,7 +69,8 @@ struct fx {
 	char root[64], out[64];
 	struct sim_pmu *sim;
 	struct cores *cores;
-	struct snapshots *snaps;
+	struct snapstage *snaps;
+	struct snap_run run;
 	struct eventlog log;
 	struct control ctl;
 	int outfd;
@@ -123,7 +125,7 @@ static int teardown(void **state)
 	char cmd[160];
 	int rc;
 
-	snapshots_stop(f->snaps);
+	snapstage_stop(f->snaps);
 	cores_close(f->cores);
 	eventlog_close(&f->log);
 	/* every descriptor and mapping of the simulated kernel is gone */
@@ -179,7 +181,7 @@ static int op_resume(void *ctx, uint64_t *done)
 static int op_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	struct fx *f = ctx;
-	int64_t id = snapshots_stage(f->snaps, t);
+	int64_t id = snapstage_stage(f->snaps, t);
 
 	return id < 0 ? (int)id : 0;
 }
@@ -206,15 +208,16 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
-	struct snapshots_config sc = {
-		.out_dir = f->out,
-		.uid = -1,
-		.gid = -1,
-		.formats = FORMAT_PERF | FORMAT_LLDB,
-		.full = f->full,
-		.pid = f->pid,
+	struct snapstage_config sc = {
+		.run = &f->run,
 		.first_id = 1,
-		.verbosity = -1,
+		.writer = {
+			.out_dir = f->out,
+			.uid = -1,
+			.gid = -1,
+			.formats = BUNDLE_FMT_PERF | BUNDLE_FMT_LLDB,
+			.verbosity = -1,
+		},
 	};
 
 	cores_config_init(&cc);
@@ -230,11 +233,14 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 		fail_msg("cores_open: %s", f->err);
 	assert_int_equal(cores_count(f->cores), NCPU);
 	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
-	sc.dirfd = f->outfd;
+	sc.writer.dirfd = f->outfd;
+	assert_int_equal(cores_describe(f->cores, &f->run), 0);
+	f->run.pid = f->pid;
+	f->run.full = f->full;
 	f->snaps =
-		snapshots_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
+		snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
 	if (!f->snaps)
-		fail_msg("snapshots_start: %s", f->err);
+		fail_msg("snapstage_start: %s", f->err);
 	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP, false, -1,
 		     &ops, f);
 	/* as main.c: in process scope the kernel cuts at the switches */
@@ -312,7 +318,7 @@ static size_t run_path(struct fx *f, int cpu, __u32 tid,
 /* Writes everything queued and stops the writer: the files are final. */
 static void drain(struct fx *f, unsigned long written)
 {
-	assert_int_equal(snapshots_stop(f->snaps), written);
+	assert_int_equal(snapstage_stop(f->snaps), written);
 	f->snaps = NULL;
 }
 
