@@ -12,16 +12,10 @@
 #include <sys/types.h>
 
 #include "bundle.h"
+#include "control.h"
 #include "snapdata.h"
 
 #define ARGS_MAX_CPUS 4096
-
-enum trigger_bits {
-	TRIGGER_STOP = 1 << 0,
-	TRIGGER_FATAL = 1 << 1,
-	TRIGGER_EXIT = 1 << 2,
-	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
-};
 
 /* --format: the files a snapshot holds, as the writers name them */
 enum format_bits {
