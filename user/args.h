@@ -11,17 +11,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "bundle.h"
 #include "control.h"
 #include "snapdata.h"
+#include "snapfmt.h"
 
 #define ARGS_MAX_CPUS 4096
-
-/* --format: the files a snapshot holds, as the writers name them */
-enum format_bits {
-	FORMAT_PERF = BUNDLE_FMT_PERF,
-	FORMAT_LLDB = BUNDLE_FMT_LLDB,
-};
 
 struct config {
 	pid_t pid; /* 0 when a command is given */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* control_ops over cores and snapshots; the BPF events' sink (ctlops.h). */
+#include "clock.h"
 #include "ctlops.h"
 
 static int ops_pause(void *ctx, uint64_t *done)
@@ -48,7 +49,7 @@ int ctlops_event(void *ctx, const struct ptbpf_event *e)
 {
 	struct ctlops *hands = ctx;
 
-	control_event(hands->ctl, e, now_ns());
+	control_event(hands->ctl, e, clock_now_ns());
 	/* the loader maps the new image's libraries right after the exec */
 	if (e->kind == PTBPF_EV_EXEC)
 		snapstage_refresh_proc(hands->stage);

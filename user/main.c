@@ -30,6 +30,7 @@
 #include "status.h"
 #include "target.h"
 #include "watch.h"
+#include "clock.h"
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
@@ -308,7 +309,7 @@ static int open_cores(struct app *app)
 		return -errno;
 	app->hands.cores = app->cores;
 	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	if (!(app->cfg.formats & FORMAT_PERF) &&
+	if (!(app->cfg.formats & SNAPFMT_PERF) &&
 	    cores_backend(app->cores) == BACKEND_SAMPLE) {
 		snprintf(
 			app->err, sizeof(app->err),
@@ -401,7 +402,7 @@ static int start_watching(struct app *app)
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
 	control_start(&app->ctl, state,
-		      bundle_backend_name(cores_backend(app->cores)),
+		      snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
 		      app->cfg.cmd ? app->cfg.cmd[0] : NULL);
 	if (app->target.child &&
@@ -423,7 +424,7 @@ static int setup(struct app *app)
 {
 	int ret;
 
-	app->start_ns = now_ns();
+	app->start_ns = clock_now_ns();
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
 	loop_setup_signals();

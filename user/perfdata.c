@@ -10,7 +10,7 @@
 #include "fileout.h"
 #include "hostinfo.h"
 #include "perfdata.h"
-#include "perfrec.h"
+#include "recwrite.h"
 
 /* perf pads header feature strings to this (NAME_ALIGN in perf) */
 #define NAME_ALIGN 64
@@ -84,9 +84,9 @@ int perfdata_file_attr(const struct perf_event_attr *in,
 	if (!in || !attr)
 		return -EINVAL;
 	*attr = *in;
-	attr->size = PERFDATA_ATTR_SIZE;
+	attr->size = PERFFILE_ATTR_SIZE;
 	/* perf script refuses to print ip/sym for an attr without IP */
-	attr->sample_type |= PERFDATA_ID_BITS | PERF_SAMPLE_IP;
+	attr->sample_type |= PERFFILE_ID_BITS | PERF_SAMPLE_IP;
 	attr->sample_id_all = 1;
 	return 0;
 }
@@ -108,9 +108,9 @@ int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
 ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 			       size_t cap)
 {
-	struct perf_event_header h = { .type = PERFDATA_RECORD_AUXTRACE_INFO };
-	__u64 priv[PERFDATA_PT_PRIV_NR] = { 0 };
-	__u32 type_res[2] = { PERFDATA_AUXTRACE_INTEL_PT, 0 };
+	struct perf_event_header h = { .type = PERFFILE_RECORD_AUXTRACE_INFO };
+	__u64 priv[PERFFILE_PT_PRIV_NR] = { 0 };
+	__u32 type_res[2] = { PERFFILE_AUXTRACE_INTEL_PT, 0 };
 	const struct snap_cpu_info *ci;
 	size_t size = sizeof(h) + sizeof(type_res) + sizeof(priv);
 	__u8 *p = dst;
@@ -164,7 +164,7 @@ static void put_time_conv(struct writer *w)
 	} r;
 
 	memset(&r, 0, sizeof(r));
-	r.h.type = PERFDATA_RECORD_TIME_CONV;
+	r.h.type = PERFFILE_RECORD_TIME_CONV;
 	r.h.size = sizeof(r);
 	r.shift = cv->time_shift;
 	r.mult = cv->time_mult;
@@ -194,9 +194,9 @@ static int put_process(struct writer *w)
 
 	for (i = 0; i < pr->nr_threads; i++) {
 		synth_id(w, pr->pid, pr->threads[i].tid, &id);
-		n = perfrec_comm(w->rec, sizeof(w->rec), pr->pid,
-				 pr->threads[i].tid, pr->threads[i].comm, type,
-				 &id);
+		n = recwrite_comm(w->rec, sizeof(w->rec), pr->pid,
+				  pr->threads[i].tid, pr->threads[i].comm, type,
+				  &id);
 		if (n < 0)
 			return (int)n;
 		fileout_write(&w->out, w->rec, (size_t)n);
@@ -205,8 +205,8 @@ static int put_process(struct writer *w)
 		if (!pr->maps[i].path)
 			continue;
 		synth_id(w, pr->pid, pr->pid, &id);
-		n = perfrec_mmap2(w->rec, sizeof(w->rec), pr->pid, &pr->maps[i],
-				  type, &id);
+		n = recwrite_mmap2(w->rec, sizeof(w->rec), pr->pid,
+				   &pr->maps[i], type, &id);
 		if (n == -ENAMETOOLONG)
 			continue; /* perf could not have used it either */
 		if (n < 0)
@@ -239,7 +239,7 @@ static int put_stream(struct writer *w, const __u8 *buf, size_t len,
 		      unsigned int idx)
 {
 	const struct perf_event_header *h;
-	struct perfrec_conv c = {
+	struct recwrite_conv c = {
 		.from_type = from->sample_type,
 		.from_id_all = from->sample_id_all,
 		.to_type = w->attr[which].sample_type,
@@ -259,7 +259,7 @@ static int put_stream(struct writer *w, const __u8 *buf, size_t len,
 		return ret;
 	}
 	while ((ret = perfrec_next(buf, len, &off, &h)) > 0) {
-		n = perfrec_convert(h, h->size, &c, w->rec, sizeof(w->rec));
+		n = recwrite_convert(h, h->size, &c, w->rec, sizeof(w->rec));
 		if (n < 0)
 			return (int)n;
 		fileout_write(&w->out, w->rec, (size_t)n);
@@ -278,7 +278,7 @@ static void put_auxtrace(struct writer *w, unsigned int idx)
 	} r;
 
 	memset(&r, 0, sizeof(r));
-	r.h.type = PERFDATA_RECORD_AUXTRACE;
+	r.h.type = PERFFILE_RECORD_AUXTRACE;
 	/* header.size excludes the data that follows: perf's convention */
 	r.h.size = sizeof(r);
 	r.size = c->trace_len + pad;
@@ -354,9 +354,9 @@ static void feat_event_desc(struct writer *w, struct blob *b)
 	int a;
 
 	blob_u32(b, NR_ATTRS);
-	blob_u32(b, PERFDATA_ATTR_SIZE);
+	blob_u32(b, PERFFILE_ATTR_SIZE);
 	for (a = 0; a < NR_ATTRS; a++) {
-		blob_put(b, &w->attr[a], PERFDATA_ATTR_SIZE);
+		blob_put(b, &w->attr[a], PERFFILE_ATTR_SIZE);
 		blob_u32(b, n);
 		event_name(w->snap, a, name, sizeof(name));
 		blob_str(b, name);
@@ -466,7 +466,7 @@ static bool feat_build_id(const struct snapshot *s,
 		id[BUILDID_MAX] = (__u8)len;
 		name_len = strlen(m->path) + 1;
 		padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		hd.misc = PERF_RECORD_MISC_USER | PERFDATA_MISC_BUILD_ID_SIZE;
+		hd.misc = PERF_RECORD_MISC_USER | PERFFILE_MISC_BUILD_ID_SIZE;
 		hd.size =
 			(__u16)(sizeof(hd) + sizeof(pid) + sizeof(id) + padded);
 		blob_put(b, &hd, sizeof(hd));
@@ -498,9 +498,9 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 	unsigned int i;
 
 	switch (f) {
-	case PERFDATA_FEAT_BUILD_ID:
+	case PERFFILE_FEAT_BUILD_ID:
 		return feat_build_id(w->snap, h, b);
-	case PERFDATA_FEAT_CPUDESC:
+	case PERFFILE_FEAT_CPUDESC:
 		/*
 		 * perf 6.1's `data convert --to-json` dereferences a missing
 		 * CPUDESC (exit 139; seen on a perf-recorded file with the
@@ -510,43 +510,43 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 			return false;
 		blob_str(b, h->cpudesc ? h->cpudesc : ci->vendor);
 		return true;
-	case PERFDATA_FEAT_TOTAL_MEM:
+	case PERFFILE_FEAT_TOTAL_MEM:
 		if (!h->total_mem_kb)
 			return false;
 		blob_put(b, &h->total_mem_kb, sizeof(h->total_mem_kb));
 		return true;
-	case PERFDATA_FEAT_CPU_TOPOLOGY:
+	case PERFFILE_FEAT_CPU_TOPOLOGY:
 		if (!h->topo)
 			return false;
 		feat_topology(w->snap, h->topo, b);
 		return true;
-	case PERFDATA_FEAT_CLOCKID:
-	case PERFDATA_FEAT_CLOCK_DATA:
+	case PERFFILE_FEAT_CLOCKID:
+	case PERFFILE_FEAT_CLOCK_DATA:
 		/* perf record writes them only for events with their clock */
 		if (!w->snap->run.data_attr.use_clockid || !h->clock_res_ns)
 			return false;
-		if (f == PERFDATA_FEAT_CLOCKID)
+		if (f == PERFFILE_FEAT_CLOCKID)
 			blob_put(b, &h->clock_res_ns, sizeof(h->clock_res_ns));
 		else
 			feat_clock_data(w->snap, h, b);
 		return true;
-	case PERFDATA_FEAT_HOSTNAME:
-	case PERFDATA_FEAT_OSRELEASE:
-	case PERFDATA_FEAT_VERSION:
-	case PERFDATA_FEAT_ARCH: {
-		const char *v = f == PERFDATA_FEAT_HOSTNAME  ? h->hostname :
-				f == PERFDATA_FEAT_OSRELEASE ? h->osrelease :
-				f == PERFDATA_FEAT_VERSION   ? h->version :
+	case PERFFILE_FEAT_HOSTNAME:
+	case PERFFILE_FEAT_OSRELEASE:
+	case PERFFILE_FEAT_VERSION:
+	case PERFFILE_FEAT_ARCH: {
+		const char *v = f == PERFFILE_FEAT_HOSTNAME  ? h->hostname :
+				f == PERFFILE_FEAT_OSRELEASE ? h->osrelease :
+				f == PERFFILE_FEAT_VERSION   ? h->version :
 							       h->arch;
 		if (!v)
 			return false;
 		blob_str(b, v);
 		return true;
 	}
-	case PERFDATA_FEAT_NRCPUS:
+	case PERFFILE_FEAT_NRCPUS:
 		feat_nrcpus(w->snap, b);
 		return true;
-	case PERFDATA_FEAT_CPUID:
+	case PERFFILE_FEAT_CPUID:
 		if (!ci->vendor[0])
 			return false;
 		/* x86 perf's get_cpuid(): "vendor,family,model,stepping" */
@@ -554,14 +554,14 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 			 ci->family, ci->model, ci->stepping);
 		blob_str(b, cpuid);
 		return true;
-	case PERFDATA_FEAT_CMDLINE:
+	case PERFFILE_FEAT_CMDLINE:
 		if (!h->argc || !h->argv)
 			return false;
 		blob_u32(b, h->argc);
 		for (i = 0; i < h->argc; i++)
 			blob_str(b, h->argv[i] ? h->argv[i] : "");
 		return true;
-	case PERFDATA_FEAT_EVENT_DESC:
+	case PERFFILE_FEAT_EVENT_DESC:
 		feat_event_desc(w, b);
 		return true;
 	}
@@ -570,13 +570,13 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 
 /* In increasing bit order: the order of the section table. */
 static const int feats[] = {
-	PERFDATA_FEAT_BUILD_ID,	  PERFDATA_FEAT_HOSTNAME,
-	PERFDATA_FEAT_OSRELEASE,  PERFDATA_FEAT_VERSION,
-	PERFDATA_FEAT_ARCH,	  PERFDATA_FEAT_NRCPUS,
-	PERFDATA_FEAT_CPUDESC,	  PERFDATA_FEAT_CPUID,
-	PERFDATA_FEAT_TOTAL_MEM,  PERFDATA_FEAT_CMDLINE,
-	PERFDATA_FEAT_EVENT_DESC, PERFDATA_FEAT_CPU_TOPOLOGY,
-	PERFDATA_FEAT_CLOCKID,	  PERFDATA_FEAT_CLOCK_DATA,
+	PERFFILE_FEAT_BUILD_ID,	  PERFFILE_FEAT_HOSTNAME,
+	PERFFILE_FEAT_OSRELEASE,  PERFFILE_FEAT_VERSION,
+	PERFFILE_FEAT_ARCH,	  PERFFILE_FEAT_NRCPUS,
+	PERFFILE_FEAT_CPUDESC,	  PERFFILE_FEAT_CPUID,
+	PERFFILE_FEAT_TOTAL_MEM,  PERFFILE_FEAT_CMDLINE,
+	PERFFILE_FEAT_EVENT_DESC, PERFFILE_FEAT_CPU_TOPOLOGY,
+	PERFFILE_FEAT_CLOCKID,	  PERFFILE_FEAT_CLOCK_DATA,
 };
 #define NR_FEATS (sizeof(feats) / sizeof(feats[0]))
 
@@ -585,7 +585,7 @@ static const int feats[] = {
  * increasing bit order, at the end of the data section, then the contents.
  */
 static int put_features(struct writer *w, const struct perfdata_host *h,
-			struct perfdata_header *hdr)
+			struct perffile_header *hdr)
 {
 	struct blob b[NR_FEATS] = { 0 };
 	__u64 sec[2], off;
@@ -618,7 +618,7 @@ static int put_features(struct writer *w, const struct perfdata_host *h,
 }
 
 /* Header placeholder, each attr's IDs, then the attrs section. */
-static void put_attrs(struct writer *w, struct perfdata_header *hdr)
+static void put_attrs(struct writer *w, struct perffile_header *hdr)
 {
 	unsigned int n = w->snap->nr_cores;
 	__u64 ids_off[NR_ATTRS], sec[2];
@@ -631,7 +631,7 @@ static void put_attrs(struct writer *w, struct perfdata_header *hdr)
 	}
 	hdr->attrs_off = w->out.off;
 	for (a = 0; a < NR_ATTRS; a++) {
-		fileout_write(&w->out, &w->attr[a], PERFDATA_ATTR_SIZE);
+		fileout_write(&w->out, &w->attr[a], PERFFILE_ATTR_SIZE);
 		sec[0] = ids_off[a];
 		sec[1] = n * sizeof(__u64);
 		fileout_write(&w->out, sec, sizeof(sec));
@@ -660,13 +660,13 @@ static int writer_init(struct writer *w, const struct snapshot *snap)
 
 static int write_file(struct writer *w, const struct perfdata_host *host)
 {
-	struct perfdata_header hdr;
+	struct perffile_header hdr;
 	int err;
 
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, "PERFILE2", 8);
 	hdr.size = sizeof(hdr);
-	hdr.attr_size = PERFDATA_ATTR_SIZE + 2 * sizeof(__u64);
+	hdr.attr_size = PERFFILE_ATTR_SIZE + 2 * sizeof(__u64);
 	put_attrs(w, &hdr);
 	hdr.data_off = w->out.off;
 	err = put_data(w);

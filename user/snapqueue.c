@@ -10,8 +10,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "clock.h"
+#include "fmtnum.h"
 #include "budget.h"
-#include "bundle.h"
 #include "eventlog.h"
 #include "procinfo.h"
 #include "snapqueue.h"
@@ -127,9 +128,9 @@ static void trigger_json(struct json *j, const struct snap_trigger *t)
 	if (t->stop_kind)
 		json_str(j, "stop_kind", t->stop_kind);
 	if (t->ip)
-		json_str(j, "ip", hex_addr(t->ip, hex, sizeof(hex)));
+		json_str(j, "ip", fmt_addr(t->ip, hex, sizeof(hex)));
 	if (t->has_addr)
-		json_str(j, "addr", hex_addr(t->addr, hex, sizeof(hex)));
+		json_str(j, "addr", fmt_addr(t->addr, hex, sizeof(hex)));
 	if (t->folded)
 		json_u64(j, "folded_stops", t->folded);
 }
@@ -163,7 +164,7 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap,
 		sb_wrapped |= snap->cores[i].sb_wrapped;
 		sb_lost += snap->cores[i].sb_lost_bytes;
 	}
-	j = eventlog_begin(&q->wlog, "snapshot", now_ns(), q->cfg.pid);
+	j = eventlog_begin(&q->wlog, "snapshot", clock_now_ns(), q->cfg.pid);
 	json_u64(j, "snapshot", snap->id);
 	json_str(j, "path", path);
 	json_str(j, "trigger", snap->trigger);
@@ -211,7 +212,8 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap,
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
 		      const char *reason)
 {
-	struct json *j = eventlog_begin(log, "snapshot_error", now_ns(), pid);
+	struct json *j =
+		eventlog_begin(log, "snapshot_error", clock_now_ns(), pid);
 
 	json_u64(j, "snapshot", id);
 	json_str(j, "reason", reason);
@@ -229,7 +231,7 @@ static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
 	if (snap->run.backend == BACKEND_INTEL_PT &&
-	    (q->cfg.formats & BUNDLE_FMT_LLDB))
+	    (q->cfg.formats & SNAPFMT_LLDB))
 		bytes *= 2;
 	return bytes + 64 * 1024 + snap->proc.nr_maps * 512ULL +
 	       snap->proc.nr_threads * 128ULL;
@@ -256,7 +258,7 @@ static void evict(struct snapqueue *q, size_t k, int why_size,
 			log_error(&q->wlog, q->cfg.pid, e.id, why);
 			continue;
 		}
-		j = eventlog_begin(&q->wlog, "snapshot_removed", now_ns(),
+		j = eventlog_begin(&q->wlog, "snapshot_removed", clock_now_ns(),
 				   q->cfg.pid);
 		json_u64(j, "snapshot", e.id);
 		json_u64(j, "bytes", e.bytes);
@@ -311,7 +313,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	};
 	char path[PATH_MAX + 32], err[PATH_MAX + 256];
 	struct snap_thread *threads = NULL;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_now_ns();
 	unsigned int nr;
 	int ret;
 
@@ -347,7 +349,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	q->written++;
 	if (q->limits)
 		account(q, &buf->snap, &rm);
-	log_written(q, &buf->snap, path, now_ns() - t0, &rm);
+	log_written(q, &buf->snap, path, clock_now_ns() - t0, &rm);
 }
 
 static void *writer_main(void *arg)

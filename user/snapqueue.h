@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "snapdata.h"
+#include "snapfmt.h"
 
 #define SNAPQUEUE_DEFAULT_LEN 3
 
@@ -36,7 +37,7 @@ struct snapqueue_config {
 	int dirfd; /* of out_dir: everything is made relative to it */
 	const char *run_id; /* the run's id for events.jsonl, or NULL */
 	int uid, gid; /* owner of what is written; -1: as is */
-	unsigned int formats; /* BUNDLE_FMT_* */
+	unsigned int formats; /* SNAPFMT_* */
 	unsigned int max_snapshots; /* 0: keep all */
 	unsigned long long max_size; /* bytes of snapshots in out_dir; 0: any */
 	unsigned int queue_len; /* 0: SNAPQUEUE_DEFAULT_LEN */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "snapstage.h"
 #include "status.h"
 
@@ -21,8 +22,8 @@ struct snapstage {
 
 static void log_error(struct snapstage *s, uint64_t id, const char *reason)
 {
-	struct json *j =
-		eventlog_begin(s->log, "snapshot_error", now_ns(), s->run.pid);
+	struct json *j = eventlog_begin(s->log, "snapshot_error",
+					clock_now_ns(), s->run.pid);
 
 	json_u64(j, "snapshot", id);
 	json_str(j, "reason", reason);
@@ -124,8 +125,8 @@ static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
 
 static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 {
-	struct json *j = eventlog_begin(s->log, "snapshot_skipped", now_ns(),
-					s->run.pid);
+	struct json *j = eventlog_begin(s->log, "snapshot_skipped",
+					clock_now_ns(), s->run.pid);
 
 	json_str(j, "trigger", t->name);
 	json_u64(j, "trigger_ts", t->ts);

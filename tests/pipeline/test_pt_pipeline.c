@@ -42,7 +42,6 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "bundle.h"
 #include "control.h"
 #include "cores.h"
 #include "ctlops.h"
@@ -174,7 +173,7 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 			.out_dir = f->out,
 			.uid = -1,
 			.gid = -1,
-			.formats = BUNDLE_FMT_PERF | BUNDLE_FMT_LLDB,
+			.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
 			.verbosity = -1,
 		},
 	};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf.data and context-switch records, read back for ptbpf-dump: see
- * dumpsnap.h. Only what ptbpf writes is understood (perf.data-file-format
+ * snap.h. Only what ptbpf writes is understood (perf.data-file-format
  * in the kernel tree); every length and offset comes from the file and is
  * checked against the buffer before use.
  */
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "dumpsnap.h"
-#include "perfdata.h"
+#include "snap.h"
+#include "perffile.h"
 #include "perfrec.h"
 
 /* perf's file-section pair: where the attr's IDs are */
@@ -103,8 +103,8 @@ static int one_switch(struct dump_core *c, const struct perf_event_header *h,
 	return add_switch(c, &sw);
 }
 
-int dump_parse_switches(struct dump_core *core, const uint8_t *buf, size_t len,
-			uint64_t type, const char *file, struct dump_log *log)
+int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
+		      uint64_t type, const char *file, struct dump_log *log)
 {
 	const struct perf_event_header *h;
 	size_t off = 0;
@@ -118,20 +118,20 @@ int dump_parse_switches(struct dump_core *core, const uint8_t *buf, size_t len,
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret) {
-			dump_error(log, file, (long long)(off - h->size),
+			snap_error(log, file, (long long)(off - h->size),
 				   "context switch record too short (%u bytes)",
 				   h->size);
 			return -EBADMSG;
 		}
 	}
 	if (ret == -EBADMSG)
-		dump_error(log, file, (long long)off,
+		snap_error(log, file, (long long)off,
 			   "bad record header: cut off, or a size that is 0, "
 			   "not a multiple of 8 or past the end");
 	return ret;
 }
 
-static int read_attrs(struct perf_ctx *x, const struct perfdata_header *fh)
+static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 {
 	uint64_t n, i, k, asz = fh->attr_size;
 	struct file_section ids;
@@ -140,7 +140,7 @@ static int read_attrs(struct perf_ctx *x, const struct perfdata_header *fh)
 	if (asz < 64 + 16 || asz > 4096 || !fh->attrs_size ||
 	    fh->attrs_size % asz ||
 	    !inside(x->len, fh->attrs_off, fh->attrs_size)) {
-		dump_error(x->log, x->file, 16,
+		snap_error(x->log, x->file, 16,
 			   "bad attrs section (attr_size %llu, offset %llu, "
 			   "size %llu)",
 			   (unsigned long long)asz,
@@ -162,7 +162,7 @@ static int read_attrs(struct perf_ctx *x, const struct perfdata_header *fh)
 		x->attrs[i].freq = get64(a + 40) >> 10 & 1;
 		memcpy(&ids, a + asz - 16, sizeof(ids));
 		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
-			dump_error(x->log, x->file,
+			snap_error(x->log, x->file,
 				   (long long)(fh->attrs_off + i * asz),
 				   "attr %llu: ID array out of the file",
 				   (unsigned long long)i);
@@ -256,7 +256,7 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		smp.chain = r + off + 8;
 		smp.nr_chain = (uint32_t)nr;
 	}
-	c = dump_snap_core(x->s, (int)cpu);
+	c = snap_find_core(x->s, (int)cpu);
 	if (!c)
 		return -ENOMEM;
 	if (!(c->nr_samples & (c->nr_samples - 1))) {
@@ -284,7 +284,7 @@ static int one_cpu_switch(struct perf_ctx *x, const struct perf_event_header *h,
 	if (!a->id_all || !(a->sample_type & PERF_SAMPLE_CPU) ||
 	    perfrec_id_get(h, h->size, a->sample_type, &id) || id.cpu > 1 << 20)
 		return -EBADMSG;
-	c = dump_snap_core(x->s, (int)id.cpu);
+	c = snap_find_core(x->s, (int)id.cpu);
 	if (!c)
 		return -ENOMEM;
 	return one_switch(c, h, a->sample_type);
@@ -348,17 +348,17 @@ static int64_t one_auxtrace(struct perf_ctx *x, size_t off, size_t end)
 		return -EBADMSG;
 	avail = end - off - h->size;
 	if (size > avail || size % 8) {
-		dump_error(x->log, x->file, (long long)off,
+		snap_error(x->log, x->file, (long long)off,
 			   "AUXTRACE of cpu %u: %llu bytes of trace, %zu in "
 			   "the file (truncated?)",
 			   cpu, (unsigned long long)size, avail);
 		size = size > avail ? avail : size;
 	}
-	c = dump_snap_core(x->s, (int)cpu);
+	c = snap_find_core(x->s, (int)cpu);
 	if (!c)
 		return -ENOMEM;
 	if (c->trace) {
-		dump_error(x->log, x->file, (long long)off,
+		snap_error(x->log, x->file, (long long)off,
 			   "a second AUXTRACE for cpu %u: left out", cpu);
 		return (int64_t)size;
 	}
@@ -376,7 +376,7 @@ static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
 	const struct attr_info *a;
 
 	*skip = 0;
-	if (h->type == PERFDATA_RECORD_AUXTRACE) {
+	if (h->type == PERFFILE_RECORD_AUXTRACE) {
 		int64_t n = one_auxtrace(x, off, end);
 
 		/* a malformed header: go on after it, never backwards */
@@ -399,7 +399,7 @@ static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
 	return one_cpu_switch(x, h, a);
 }
 
-static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
+static void walk_data(struct perf_ctx *x, const struct perffile_header *fh)
 {
 	uint64_t end = fh->data_off + fh->data_size;
 	const struct perf_event_header *h;
@@ -408,7 +408,7 @@ static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
 	int ret;
 
 	if (end < fh->data_off || end > x->len) {
-		dump_error(x->log, x->file, 56,
+		snap_error(x->log, x->file, 56,
 			   "data section ends at %llu, the file at %zu "
 			   "(truncated?)",
 			   (unsigned long long)end, x->len);
@@ -418,13 +418,13 @@ static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
 		/* perf writes every record 8-byte aligned; headers are read
 		 * in place */
 		if (off % 8) {
-			dump_error(x->log, x->file, (long long)off,
+			snap_error(x->log, x->file, (long long)off,
 				   "record not 8-byte aligned");
 			return;
 		}
 		h = (const void *)(x->buf + off);
 		if (end - off < 8 || h->size < 8 || h->size > end - off) {
-			dump_error(x->log, x->file, (long long)off,
+			snap_error(x->log, x->file, (long long)off,
 				   "record cut off or of a bad size");
 			return;
 		}
@@ -432,7 +432,7 @@ static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
 		if (ret == -ENOMEM)
 			return;
 		if (ret)
-			dump_error(x->log, x->file, (long long)off,
+			snap_error(x->log, x->file, (long long)off,
 				   "record of type %u: %s", h->type,
 				   ret == -ENOENT ? "no attr has its ID" :
 						    "malformed");
@@ -457,8 +457,8 @@ static void sort_switches(struct dump_switch *sw, size_t n)
 	}
 }
 
-size_t dump_sample_stack(const struct dump_sample *smp, uint64_t *ips,
-			 size_t max)
+size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
+			     size_t max)
 {
 	bool user = false;
 	size_t n = 0;
@@ -490,14 +490,14 @@ size_t dump_sample_stack(const struct dump_sample *smp, uint64_t *ips,
  * a table of {offset, size}, one per bit set, in bit order.
  */
 static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
-			    const struct perfdata_header *fh)
+			    const struct perffile_header *fh)
 {
 	uint64_t tab = fh->data_off + fh->data_size, off, size;
 	unsigned int bit, idx = 0;
 
-	if (!(fh->features[0] & (1ULL << PERFDATA_FEAT_CLOCK_DATA)))
+	if (!(fh->features[0] & (1ULL << PERFFILE_FEAT_CLOCK_DATA)))
 		return;
-	for (bit = 0; bit < PERFDATA_FEAT_CLOCK_DATA; bit++)
+	for (bit = 0; bit < PERFFILE_FEAT_CLOCK_DATA; bit++)
 		idx += !!(fh->features[0] & (1ULL << bit));
 	/* tab and the entry apart: their sum may wrap past a huge offset */
 	if (tab < fh->data_off || !inside(len, tab, 16ULL * idx) ||
@@ -512,13 +512,13 @@ static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
 	s->has_tod = true;
 }
 
-int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
-		    const char *file, struct dump_log *log)
+int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
+		   const char *file, struct dump_log *log)
 {
 	struct perf_ctx x = {
 		.s = s, .file = file, .log = log, .buf = buf, .len = len
 	};
-	struct perfdata_header fh;
+	struct perffile_header fh;
 	unsigned int i;
 	int ret;
 
@@ -526,7 +526,7 @@ int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
 	s->perf_buf = buf;
 	s->perf_len = len;
 	if (len < sizeof(fh) || memcmp(buf, "PERFILE2", 8)) {
-		dump_error(log, file, 0, "not a perf.data file (%s)",
+		snap_error(log, file, 0, "not a perf.data file (%s)",
 			   len < sizeof(fh) ? "shorter than its header" :
 					      "no PERFILE2 magic");
 		return -EBADMSG;
