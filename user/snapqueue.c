@@ -237,35 +237,35 @@ static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 	       snap->proc.nr_threads * 128ULL;
 }
 
-/* Removes the @k oldest snapshots the budget holds; a removal is an event. */
-static void evict(struct snapqueue *q, size_t k, int why_size,
+/* Removes the @count oldest snapshots the budget holds; a removal is an event. */
+static void evict(struct snapqueue *q, size_t count, int why_size,
 		  struct removed *rm)
 {
-	struct budget_entry e;
+	struct budget_entry oldest;
 	struct json *j;
 	int ret;
 
-	while (k--) {
-		e = q->budget.v[0];
-		ret = snapwrite_remove(q->cfg.dirfd, e.id);
-		budget_drop(&q->budget, e.id);
+	while (count--) {
+		oldest = q->budget.v[0];
+		ret = snapwrite_remove(q->cfg.dirfd, oldest.id);
+		budget_drop(&q->budget, oldest.id);
 		if (ret && ret != -ENOENT) {
 			char why[160];
 
 			snprintf(why, sizeof(why),
 				 "can't remove the oldest snapshot: %s",
 				 strerror(-ret));
-			log_error(&q->wlog, q->cfg.pid, e.id, why);
+			log_error(&q->wlog, q->cfg.pid, oldest.id, why);
 			continue;
 		}
 		j = eventlog_begin(&q->wlog, "snapshot_removed", clock_now_ns(),
 				   q->cfg.pid);
-		json_u64(j, "snapshot", e.id);
-		json_u64(j, "bytes", e.bytes);
+		json_u64(j, "snapshot", oldest.id);
+		json_u64(j, "bytes", oldest.bytes);
 		json_str(j, "reason", why_size ? "max_size" : "max_snapshots");
 		eventlog_end(&q->wlog);
 		rm->n++;
-		rm->bytes += e.bytes;
+		rm->bytes += oldest.bytes;
 		rm->size |= why_size;
 	}
 }
@@ -276,12 +276,12 @@ static bool make_room(struct snapqueue *q, const struct snapshot *snap,
 {
 	uint64_t est = q->cfg.max_size ? estimate(q, snap) : 0;
 	int why_size;
-	size_t k;
+	size_t excess;
 
 	if (q->cfg.max_size && est > q->cfg.max_size)
 		return false; /* removing the others would not make it fit */
-	k = budget_excess(&q->budget, est, 0, UINT64_MAX, &why_size);
-	evict(q, k, why_size, rm);
+	excess = budget_excess(&q->budget, est, 0, UINT64_MAX, &why_size);
+	evict(q, excess, why_size, rm);
 	return true;
 }
 
@@ -291,19 +291,19 @@ static void account(struct snapqueue *q, const struct snapshot *snap,
 {
 	unsigned long long bytes = 0;
 	int why_size;
-	size_t k;
+	size_t excess;
 
 	snapwrite_size(q->cfg.dirfd, snap->id, &bytes);
 	budget_add(&q->budget, snap->id, bytes);
-	k = budget_excess(&q->budget, 0, 0, snap->id, &why_size);
-	evict(q, k, why_size, rm);
+	excess = budget_excess(&q->budget, 0, 0, snap->id, &why_size);
+	evict(q, excess, why_size, rm);
 }
 
 /* Writer thread: one staged snapshot to disk. Called without the lock. */
 static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 {
 	struct removed rm = { 0 };
-	struct snapwrite_opts o = {
+	struct snapwrite_opts opts = {
 		.out_dir = q->cfg.out_dir,
 		.dirfd = q->cfg.dirfd,
 		.uid = q->cfg.uid,
@@ -335,7 +335,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 		ret = -EFBIG;
 	}
 	if (!ret)
-		ret = snapwrite_snapshot(&buf->snap, &o, path, sizeof(path),
+		ret = snapwrite_snapshot(&buf->snap, &opts, path, sizeof(path),
 					 err, sizeof(err));
 	memset(&buf->snap.proc, 0, sizeof(buf->snap.proc)); /* the cache's */
 	free(threads);
