@@ -61,6 +61,11 @@ void control_set_verbosity(struct control *c, int verbosity)
 	c->verbosity = verbosity;
 }
 
+bool control_target_stopped(const struct control *c)
+{
+	return c->target == PTBPF_PROC_STOPPED;
+}
+
 /* A human line: queued, never waited for (see say.h). */
 static void human(struct control *c, uint64_t ts, const char *what,
 		  const char *detail)

@@ -130,6 +130,9 @@ void control_set_scope(struct control *c, const char *name, const char *why,
 void control_start(struct control *c, int state, const char *backend,
 		   unsigned long long buffer_size, const char *command);
 
+/* Whether the target is stopped, as the last transition applied says. */
+bool control_target_stopped(const struct control *c);
+
 /* The human line for the start, once the target is known to be running. */
 void control_announce(struct control *c);
 

@@ -88,9 +88,11 @@ struct cores_config {
 	 */
 	bool parallel;
 	int parallel_rt_prio;
-	unsigned int sample_freq; /* sample backend, Hz; 0: EVATTR_SAMPLE_FREQ */
+	/* sample backend, Hz; 0: EVATTR_SAMPLE_FREQ */
+	unsigned int sample_freq;
 	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
-	__u32 stack_size; /* CALLGRAPH_DWARF bytes; 0: EVATTR_STACK_USER_DEFAULT */
+	/* CALLGRAPH_DWARF bytes; 0: EVATTR_STACK_USER_DEFAULT */
+	__u32 stack_size;
 	const char *sysfs_root; /* NULL: "/sys" */
 	cores_report_fn report; /* may be NULL */
 	void *report_ctx;

@@ -469,8 +469,8 @@ static int run(struct app *app)
 		char state[64];
 
 		snprintf(state, sizeof(state), "pid %d %s", app->target.pid,
-			 app->ctl.target == PTBPF_PROC_STOPPED ? "stopped" :
-								 "running");
+			 control_target_stopped(&app->ctl) ? "stopped" :
+							     "running");
 		status_target(state, false);
 	}
 	ret = loop_run(

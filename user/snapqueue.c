@@ -237,7 +237,7 @@ static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 	       snap->proc.nr_threads * 128ULL;
 }
 
-/* Removes the @count oldest snapshots the budget holds; a removal is an event. */
+/* Removes the @count oldest snapshots the budget holds, each an event. */
 static void evict(struct snapqueue *q, size_t count, int why_size,
 		  struct removed *rm)
 {
