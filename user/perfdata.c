@@ -108,68 +108,69 @@ int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
 ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 			       size_t cap)
 {
-	struct perf_event_header h = { .type = PERFFILE_RECORD_AUXTRACE_INFO };
-	__u64 priv[PERFFILE_PT_PRIV_NR] = { 0 };
-	__u32 type_res[2] = { PERFFILE_AUXTRACE_INTEL_PT, 0 };
+	struct perfrec_auxtrace_info r = {
+		.header = { .type = PERFFILE_RECORD_AUXTRACE_INFO,
+			    .size = sizeof(r) },
+		.type = PERFFILE_AUXTRACE_INTEL_PT,
+	};
 	const struct snap_cpu_info *ci;
-	size_t size = sizeof(h) + sizeof(type_res) + sizeof(priv);
-	__u8 *p = dst;
+	__u64 *priv = r.priv;
 
 	if (!snap || !dst)
 		return -EINVAL;
-	if (cap < size)
+	if (cap < sizeof(r))
 		return -ENOSPC;
 	ci = &snap->run.cpu_info;
-	/* the order of perf's intel-pt.h INTEL_PT_* priv slots */
-	priv[0] = snap->run.data_attr.type;
-	priv[1] = snap->run.conv.time_shift;
-	priv[2] = snap->run.conv.time_mult;
-	priv[3] = snap->run.conv.time_zero;
-	priv[4] = snap->run.conv.valid;
+	priv[PERFREC_PT_PMU_TYPE] = snap->run.data_attr.type;
+	priv[PERFREC_PT_TIME_SHIFT] = snap->run.conv.time_shift;
+	priv[PERFREC_PT_TIME_MULT] = snap->run.conv.time_mult;
+	priv[PERFREC_PT_TIME_ZERO] = snap->run.conv.time_zero;
+	priv[PERFREC_PT_CAP_USER_TIME_ZERO] = snap->run.conv.valid;
 	/* the PMU's own format bits; the RTIT_CTL layout when not known */
-	priv[5] = ci->pt_tsc_mask ? ci->pt_tsc_mask : PERFDATA_PT_TSC;
-	priv[6] = ci->pt_noretcomp_mask ? ci->pt_noretcomp_mask :
-					  PERFDATA_PT_NORETCOMP;
+	priv[PERFREC_PT_TSC_BIT] = ci->pt_tsc_mask ? ci->pt_tsc_mask :
+						     PERFDATA_PT_TSC;
+	priv[PERFREC_PT_NORETCOMP_BIT] = ci->pt_noretcomp_mask ?
+						 ci->pt_noretcomp_mask :
+						 PERFDATA_PT_NORETCOMP;
 	/*
 	 * have_sched_switch. 3: PERF_RECORD_SWITCH_CPU_WIDE from a CPU-wide
 	 * context_switch event (perf takes the tid from a switch-out's next
 	 * task, and fails on any other record). 2: PERF_RECORD_SWITCH of
 	 * task-bound events (process scope), the tid from a switch-in.
 	 */
-	priv[7] = snap->run.scope == SCOPE_PROCESS ? 2 : 3;
-	priv[8] = 0; /* not perf's snapshot mode: one buffer per core */
-	priv[9] = 1; /* per-CPU AUX buffers */
-	priv[10] = ci->pt_mtc_mask ? ci->pt_mtc_mask : PERFDATA_PT_MTC;
-	priv[11] = ci->pt_mtc_period_mask ? ci->pt_mtc_period_mask :
-					    PERFDATA_PT_MTC_PERIOD;
-	priv[12] = ci->tsc_ctc_ratio_n;
-	priv[13] = ci->tsc_ctc_ratio_d;
-	priv[14] = ci->pt_cyc_mask ? ci->pt_cyc_mask : PERFDATA_PT_CYC;
-	priv[15] = ci->max_nonturbo_ratio;
-	priv[16] = 0; /* no address filter string follows */
-	h.size = (__u16)size;
-	memcpy(p, &h, sizeof(h));
-	memcpy(p + sizeof(h), type_res, sizeof(type_res));
-	memcpy(p + sizeof(h) + sizeof(type_res), priv, sizeof(priv));
-	return (ssize_t)size;
+	priv[PERFREC_PT_HAVE_SCHED_SWITCH] =
+		snap->run.scope == SCOPE_PROCESS ? 2 : 3;
+	/* not perf's snapshot mode: one buffer per core */
+	priv[PERFREC_PT_SNAPSHOT_MODE] = 0;
+	priv[PERFREC_PT_PER_CPU_MMAPS] = 1;
+	priv[PERFREC_PT_MTC_BIT] = ci->pt_mtc_mask ? ci->pt_mtc_mask :
+						     PERFDATA_PT_MTC;
+	priv[PERFREC_PT_MTC_FREQ_BITS] = ci->pt_mtc_period_mask ?
+						 ci->pt_mtc_period_mask :
+						 PERFDATA_PT_MTC_PERIOD;
+	priv[PERFREC_PT_TSC_CTC_N] = ci->tsc_ctc_ratio_n;
+	priv[PERFREC_PT_TSC_CTC_D] = ci->tsc_ctc_ratio_d;
+	priv[PERFREC_PT_CYC_BIT] = ci->pt_cyc_mask ? ci->pt_cyc_mask :
+						     PERFDATA_PT_CYC;
+	priv[PERFREC_PT_MAX_NONTURBO_RATIO] = ci->max_nonturbo_ratio;
+	/* no address filter string follows */
+	priv[PERFREC_PT_FILTER_STR_LEN] = 0;
+	memcpy(dst, &r, sizeof(r));
+	return (ssize_t)sizeof(r);
 }
 
 static void put_time_conv(struct writer *w)
 {
 	const struct snap_tsc_conv *cv = &w->snap->run.conv;
-	struct {
-		struct perf_event_header h;
-		__u64 shift, mult, zero, cycles, mask;
-		__u8 cap_zero, cap_short, reserved[6];
-	} r;
+	struct perfrec_time_conv r;
 
 	memset(&r, 0, sizeof(r));
-	r.h.type = PERFFILE_RECORD_TIME_CONV;
-	r.h.size = sizeof(r);
-	r.shift = cv->time_shift;
-	r.mult = cv->time_mult;
-	r.zero = cv->time_zero;
-	r.cap_zero = 1;
+	r.header.type = PERFFILE_RECORD_TIME_CONV;
+	r.header.size = sizeof(r);
+	r.time_shift = cv->time_shift;
+	r.time_mult = cv->time_mult;
+	r.time_zero = cv->time_zero;
+	r.cap_user_time_zero = 1;
 	fileout_write(&w->out, &r, sizeof(r));
 }
 
@@ -271,16 +272,12 @@ static void put_auxtrace(struct writer *w, unsigned int idx)
 {
 	const struct snap_core *c = &w->snap->cores[idx];
 	size_t pad = (AUX_ALIGN - c->trace_len % AUX_ALIGN) % AUX_ALIGN;
-	struct {
-		struct perf_event_header h;
-		__u64 size, offset, reference;
-		__u32 idx, tid, cpu, reserved;
-	} r;
+	struct perfrec_auxtrace r;
 
 	memset(&r, 0, sizeof(r));
-	r.h.type = PERFFILE_RECORD_AUXTRACE;
+	r.header.type = PERFFILE_RECORD_AUXTRACE;
 	/* header.size excludes the data that follows: perf's convention */
-	r.h.size = sizeof(r);
+	r.header.size = sizeof(r);
 	r.size = c->trace_len + pad;
 	r.offset = c->head - c->trace_len;
 	/* perf takes the upper bits of 56-bit TSC packets from reference */
@@ -448,11 +445,9 @@ static bool feat_build_id(const struct snapshot *s,
 	const struct snap_process *p = &s->proc;
 	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id :
 								   buildid_read;
-	struct perf_event_header hd = { 0 };
-	__u8 id[24];
+	struct perffile_build_id rec;
 	size_t len, name_len, padded;
 	unsigned int i;
-	__s32 pid = -1;
 
 	for (i = 0; i < p->nr_maps; i++) {
 		const struct snap_map *m = &p->maps[i];
@@ -460,18 +455,18 @@ static bool feat_build_id(const struct snapshot *s,
 		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' ||
 		    seen_before(p, i))
 			continue;
-		memset(id, 0, sizeof(id));
-		if (get(m->path, id, &len) || !len || len > BUILDID_MAX)
+		memset(&rec, 0, sizeof(rec));
+		if (get(m->path, rec.build_id, &len) || !len ||
+		    len > BUILDID_MAX)
 			continue;
-		id[BUILDID_MAX] = (__u8)len;
+		rec.build_id[BUILDID_MAX] = (__u8)len;
+		rec.pid = -1;
 		name_len = strlen(m->path) + 1;
 		padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		hd.misc = PERF_RECORD_MISC_USER | PERFFILE_MISC_BUILD_ID_SIZE;
-		hd.size =
-			(__u16)(sizeof(hd) + sizeof(pid) + sizeof(id) + padded);
-		blob_put(b, &hd, sizeof(hd));
-		blob_put(b, &pid, sizeof(pid));
-		blob_put(b, id, sizeof(id));
+		rec.header.misc = PERF_RECORD_MISC_USER |
+				  PERFFILE_MISC_BUILD_ID_SIZE;
+		rec.header.size = (__u16)(sizeof(rec) + padded);
+		blob_put(b, &rec, sizeof(rec));
 		blob_put(b, m->path, name_len);
 		blob_put(b, NULL, padded - name_len);
 	}
@@ -482,11 +477,14 @@ static bool feat_build_id(const struct snapshot *s,
 static void feat_clock_data(const struct snapshot *s,
 			    const struct perfdata_host *h, struct blob *b)
 {
-	__u64 v[2] = { h->clock_tod_ns, h->clock_ns };
+	struct perffile_clock_data cd = {
+		.version = 1,
+		.clockid = (__u32)s->run.data_attr.clockid,
+		.tod_ns = h->clock_tod_ns,
+		.clock_ns = h->clock_ns,
+	};
 
-	blob_u32(b, 1);
-	blob_u32(b, (__u32)s->run.data_attr.clockid);
-	blob_put(b, v, sizeof(v));
+	blob_put(b, &cd, sizeof(cd));
 }
 
 /* Builds feature @f into @b; returns false when the file leaves it out. */
@@ -588,7 +586,8 @@ static int put_features(struct writer *w, const struct perfdata_host *h,
 			struct perffile_header *hdr)
 {
 	struct blob b[NR_FEATS] = { 0 };
-	__u64 sec[2], off;
+	struct perffile_section sec;
+	__u64 off;
 	unsigned int i, n = 0;
 	int err = 0;
 
@@ -604,9 +603,9 @@ static int put_features(struct writer *w, const struct perfdata_host *h,
 	for (i = 0; i < NR_FEATS && !err; i++) {
 		if (!b[i].p)
 			continue;
-		sec[0] = off;
-		sec[1] = b[i].len;
-		fileout_write(&w->out, sec, sizeof(sec));
+		sec.offset = off;
+		sec.size = b[i].len;
+		fileout_write(&w->out, &sec, sizeof(sec));
 		off += b[i].len;
 	}
 	for (i = 0; i < NR_FEATS; i++) {
@@ -621,7 +620,8 @@ static int put_features(struct writer *w, const struct perfdata_host *h,
 static void put_attrs(struct writer *w, struct perffile_header *hdr)
 {
 	unsigned int n = w->snap->nr_cores;
-	__u64 ids_off[NR_ATTRS], sec[2];
+	struct perffile_section ids;
+	__u64 ids_off[NR_ATTRS];
 	int a;
 
 	fileout_zero(&w->out, sizeof(*hdr));
@@ -631,10 +631,11 @@ static void put_attrs(struct writer *w, struct perffile_header *hdr)
 	}
 	hdr->attrs_off = w->out.off;
 	for (a = 0; a < NR_ATTRS; a++) {
+		/* struct perffile_attr, its attr cut to PERFFILE_ATTR_SIZE */
 		fileout_write(&w->out, &w->attr[a], PERFFILE_ATTR_SIZE);
-		sec[0] = ids_off[a];
-		sec[1] = n * sizeof(__u64);
-		fileout_write(&w->out, sec, sizeof(sec));
+		ids.offset = ids_off[a];
+		ids.size = n * sizeof(__u64);
+		fileout_write(&w->out, &ids, sizeof(ids));
 	}
 	hdr->attrs_size = w->out.off - hdr->attrs_off;
 }

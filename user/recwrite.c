@@ -130,44 +130,42 @@ static ssize_t put_named(void *dst, size_t cap, __u32 type, __u16 misc,
 ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid,
 		      const char *comm, __u64 type, const struct perfrec_id *id)
 {
-	__u32 body[2] = { pid, tid };
+	struct perfrec_comm rec = { .pid = pid, .tid = tid };
+	const size_t hs = sizeof(rec.header);
 
 	if (!dst || !comm || !id)
 		return -EINVAL;
 	/* the kernel's comm is TASK_COMM_LEN (16) with its NUL */
-	return put_named(dst, cap, PERF_RECORD_COMM, 0, body, sizeof(body),
-			 comm, strnlen(comm, 15), type, id);
+	return put_named(dst, cap, PERF_RECORD_COMM, 0, (const __u8 *)&rec + hs,
+			 sizeof(rec) - hs, comm, strnlen(comm, 15), type, id);
 }
 
 ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid,
 		       const struct snap_map *m, __u64 type,
 		       const struct perfrec_id *id)
 {
-	struct {
-		__u32 pid, tid;
-		__u64 addr, len, pgoff;
-		__u32 maj, min;
-		__u64 ino, ino_generation;
-		__u32 prot, flags;
-	} body;
+	struct perfrec_mmap2 rec;
+	/* put_named() writes the header; the body follows it */
+	const size_t hs = sizeof(rec.header);
 
 	if (!dst || !m || !m->path || !id)
 		return -EINVAL;
-	memset(&body, 0, sizeof(body));
-	body.pid = body.tid = pid;
-	body.addr = m->start;
-	body.len = m->len;
-	body.pgoff = m->pgoff;
-	body.maj = m->maj;
-	body.min = m->min;
-	body.ino = m->ino;
-	body.prot = m->prot;
+	memset(&rec, 0, sizeof(rec));
+	rec.pid = rec.tid = pid;
+	rec.addr = m->start;
+	rec.len = m->len;
+	rec.pgoff = m->pgoff;
+	rec.maj = m->maj;
+	rec.min = m->min;
+	rec.ino = m->ino;
+	rec.prot = m->prot;
 	/* file-backed code is mapped private by the loader */
-	body.flags = MAP_PRIVATE;
+	rec.flags = MAP_PRIVATE;
 	/* what the kernel marks a mapping that holds no code with */
 	return put_named(
 		dst, cap, PERF_RECORD_MMAP2,
 		PERF_RECORD_MISC_USER |
 			(m->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA),
-		&body, sizeof(body), m->path, strlen(m->path), type, id);
+		(const __u8 *)&rec + hs, sizeof(rec) - hs, m->path,
+		strlen(m->path), type, id);
 }

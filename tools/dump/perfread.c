@@ -14,11 +14,6 @@
 #include "perffile.h"
 #include "perfrec.h"
 
-/* perf's file-section pair: where the attr's IDs are */
-struct file_section {
-	uint64_t offset, size;
-};
-
 struct attr_info {
 	uint64_t sample_type, sample_period;
 	bool id_all, freq;
@@ -41,14 +36,6 @@ struct perf_ctx {
 static uint64_t get64(const uint8_t *p)
 {
 	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
@@ -94,10 +81,13 @@ static int one_switch(struct dump_core *c, const struct perf_event_header *h,
 		/* who comes next is only known to the CPU-wide record */
 		sw.pid = sw.tid = -1;
 		if (h->type == PERF_RECORD_SWITCH_CPU_WIDE) {
-			if (h->size < 16 + perfrec_id_size(type))
+			struct perfrec_switch_cpu_wide cw;
+
+			if (h->size < sizeof(cw) + perfrec_id_size(type))
 				return -EBADMSG;
-			sw.pid = (int32_t)get32(r + 8);
-			sw.tid = (int32_t)get32(r + 12);
+			memcpy(&cw, r, sizeof(cw));
+			sw.pid = (int32_t)cw.next_prev_pid;
+			sw.tid = (int32_t)cw.next_prev_tid;
 		}
 	}
 	return add_switch(c, &sw);
@@ -134,11 +124,13 @@ int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
 static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 {
 	uint64_t n, i, k, asz = fh->attr_size;
-	struct file_section ids;
+	struct perffile_section ids;
+	struct perf_event_attr attr;
 	const uint8_t *a;
 
-	if (asz < 64 + 16 || asz > 4096 || !fh->attrs_size ||
-	    fh->attrs_size % asz ||
+	/* an attr of at least PERF_ATTR_SIZE_VER0, then its IDs' section */
+	if (asz < PERF_ATTR_SIZE_VER0 + sizeof(ids) || asz > 4096 ||
+	    !fh->attrs_size || fh->attrs_size % asz ||
 	    !inside(x->len, fh->attrs_off, fh->attrs_size)) {
 		snap_error(x->log, x->file, 16,
 			   "bad attrs section (attr_size %llu, offset %llu, "
@@ -154,13 +146,17 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		a = x->buf + fh->attrs_off + i * asz;
-		x->attrs[i].type = get32(a);
-		x->attrs[i].sample_period = get64(a + 16);
-		x->attrs[i].sample_type = get64(a + 24);
-		/* the flag bit-field: sample_id_all is bit 18 */
-		x->attrs[i].id_all = get64(a + 40) >> 18 & 1;
-		x->attrs[i].freq = get64(a + 40) >> 10 & 1;
-		memcpy(&ids, a + asz - 16, sizeof(ids));
+		/* struct perffile_attr, with the file's attr size */
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, a,
+		       asz - sizeof(ids) < sizeof(attr) ? asz - sizeof(ids) :
+							  sizeof(attr));
+		x->attrs[i].type = attr.type;
+		x->attrs[i].sample_period = attr.sample_period;
+		x->attrs[i].sample_type = attr.sample_type;
+		x->attrs[i].id_all = attr.sample_id_all;
+		x->attrs[i].freq = attr.freq;
+		memcpy(&ids, a + asz - sizeof(ids), sizeof(ids));
 		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
 			snap_error(x->log, x->file,
 				   (long long)(fh->attrs_off + i * asz),
@@ -214,34 +210,25 @@ static const struct attr_info *attr_of(const struct perf_ctx *x,
 static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		      const struct attr_info *a)
 {
-	static const uint64_t order[] = {
-		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	  PERF_SAMPLE_TID,
-		PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
-		PERF_SAMPLE_STREAM_ID,	PERF_SAMPLE_CPU,
-	};
 	const uint8_t *r = (const uint8_t *)h;
+	size_t off = sizeof(*h) + perfrec_sample_size(a->sample_type);
 	struct dump_sample smp = { 0 };
+	struct perfrec_id id;
 	struct dump_core *c;
 	uint32_t cpu = 0;
-	size_t off = 8, i;
 	void *n;
 
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!(a->sample_type & order[i]))
-			continue;
-		if (off + 8 > h->size)
-			return -EBADMSG;
-		if (order[i] == PERF_SAMPLE_IP)
-			smp.ip = get64(r + off);
-		else if (order[i] == PERF_SAMPLE_TID) {
-			smp.pid = get32(r + off);
-			smp.tid = get32(r + off + 4);
-		} else if (order[i] == PERF_SAMPLE_TIME)
-			smp.time = get64(r + off);
-		else if (order[i] == PERF_SAMPLE_CPU)
-			cpu = get32(r + off);
-		off += 8;
+	if (off > h->size)
+		return -EBADMSG;
+	perfrec_sample_get(r + sizeof(*h), a->sample_type, &id);
+	smp.ip = id.ip;
+	smp.time = id.time;
+	if (a->sample_type & PERF_SAMPLE_TID) {
+		smp.pid = id.pid;
+		smp.tid = id.tid;
 	}
+	if (a->sample_type & PERF_SAMPLE_CPU)
+		cpu = id.cpu;
 	if (cpu > 1 << 20)
 		return -EBADMSG;
 	if (a->sample_type & PERF_SAMPLE_PERIOD)
@@ -296,20 +283,25 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	const uint8_t *r = (const uint8_t *)h;
 	size_t name_end =
 		h->size - (a->id_all ? perfrec_id_size(a->sample_type) : 0);
+	const char *name = (const char *)r + sizeof(struct perfrec_mmap2);
+	struct perfrec_mmap2 mm;
 	struct dump_module *m;
 	uint64_t load;
 	unsigned int i;
 	void *n;
 
-	if (h->size < 80 || name_end < 73 || !memchr(r + 72, 0, name_end - 72))
+	/* the fixed part, then a NUL-terminated name, NUL-padded to 8 */
+	if (h->size < sizeof(mm) + 8 || name_end < sizeof(mm) + 1 ||
+	    !memchr(name, 0, name_end - sizeof(mm)))
 		return -EBADMSG;
-	if (!(get32(r + 64) & PROT_EXEC) || r[72] != '/' ||
-	    (x->s->pid && get32(r + 8) != x->s->pid))
+	memcpy(&mm, r, sizeof(mm));
+	if (!(mm.prot & PROT_EXEC) || name[0] != '/' ||
+	    (x->s->pid && mm.pid != (uint32_t)x->s->pid))
 		return 0;
-	load = get64(r + 16) - get64(r + 32);
+	load = mm.addr - mm.pgoff;
 	for (i = 0; i < x->s->nr_modules; i++) {
 		m = &x->s->modules[i];
-		if (!strcmp(m->path, (const char *)r + 72)) {
+		if (!strcmp(m->path, name)) {
 			/* the lowest mapping of a file is its offset 0 */
 			if (load < m->load)
 				m->load = load;
@@ -321,7 +313,7 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 		return -ENOMEM;
 	x->s->modules = n;
 	m = &x->s->modules[x->s->nr_modules];
-	m->path = strdup((const char *)r + 72);
+	m->path = strdup(name);
 	m->load = load;
 	if (!m->path)
 		return -ENOMEM;
@@ -329,21 +321,23 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	return 0;
 }
 
-/* AUXTRACE: a 48-byte record, then its data; returns the data's size. */
+/* AUXTRACE: struct perfrec_auxtrace, then its data; returns the data's size. */
 static int64_t one_auxtrace(struct perf_ctx *x, size_t off, size_t end)
 {
 	const uint8_t *r = x->buf + off;
 	const struct perf_event_header *h = (const void *)r;
+	struct perfrec_auxtrace rec;
 	uint64_t size;
 	uint32_t cpu;
 	struct dump_core *c;
 	size_t avail;
 
 	/* walk_data checked h->size <= end - off */
-	if (h->size < 48)
+	if (h->size < sizeof(rec))
 		return -EBADMSG;
-	size = get64(r + 8);
-	cpu = get32(r + 40);
+	memcpy(&rec, r, sizeof(rec));
+	size = rec.size;
+	cpu = rec.cpu;
 	if (cpu > 1 << 20)
 		return -EBADMSG;
 	avail = end - off - h->size;
@@ -492,7 +486,9 @@ size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
 static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
 			    const struct perffile_header *fh)
 {
-	uint64_t tab = fh->data_off + fh->data_size, off, size;
+	uint64_t tab = fh->data_off + fh->data_size;
+	struct perffile_clock_data cd;
+	struct perffile_section sec;
 	unsigned int bit, idx = 0;
 
 	if (!(fh->features[0] & (1ULL << PERFFILE_FEAT_CLOCK_DATA)))
@@ -500,15 +496,17 @@ static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
 	for (bit = 0; bit < PERFFILE_FEAT_CLOCK_DATA; bit++)
 		idx += !!(fh->features[0] & (1ULL << bit));
 	/* tab and the entry apart: their sum may wrap past a huge offset */
-	if (tab < fh->data_off || !inside(len, tab, 16ULL * idx) ||
-	    !inside(len, tab + 16ULL * idx, 16))
+	if (tab < fh->data_off || !inside(len, tab, sizeof(sec) * idx) ||
+	    !inside(len, tab + sizeof(sec) * idx, sizeof(sec)))
 		return;
-	off = get64(buf + tab + 16 * idx);
-	size = get64(buf + tab + 16 * idx + 8);
-	if (size < 24 || !inside(len, off, 24) || get32(buf + off) != 1)
+	memcpy(&sec, buf + tab + sizeof(sec) * idx, sizeof(sec));
+	if (sec.size < sizeof(cd) || !inside(len, sec.offset, sizeof(cd)))
 		return;
-	s->tod_ns = get64(buf + off + 8);
-	s->tod_clock_ns = get64(buf + off + 16);
+	memcpy(&cd, buf + sec.offset, sizeof(cd));
+	if (cd.version != 1)
+		return;
+	s->tod_ns = cd.tod_ns;
+	s->tod_clock_ns = cd.clock_ns;
 	s->has_tod = true;
 }
 

@@ -27,8 +27,6 @@
 #define PERFFILE_RECORD_AUXTRACE 71
 #define PERFFILE_RECORD_TIME_CONV 79
 #define PERFFILE_AUXTRACE_INTEL_PT 1
-/* priv[] slots of the Intel PT AUXTRACE_INFO (perf's intel-pt.h order) */
-#define PERFFILE_PT_PRIV_NR 17
 
 /* perf.data header feature bits (perf's HEADER_* numbers) */
 enum perffile_feat {
@@ -61,6 +59,34 @@ struct perffile_header {
 	__u64 data_off, data_size;
 	__u64 event_types_off, event_types_size;
 	__u64 features[4]; /* bitmap of HEADER_* features present */
+};
+
+/* perf_file_section: where a part of the file lies */
+struct perffile_section {
+	__u64 offset, size;
+};
+
+/*
+ * One entry of the attrs section: the attr (PERFFILE_ATTR_SIZE bytes in
+ * ptbpf's files; the header's attr_size says) and where its IDs are.
+ */
+struct perffile_attr {
+	struct perf_event_attr attr; /* the first attr_size - 16 bytes */
+	struct perffile_section ids;
+};
+
+/* BUILD_ID feature: one per file, then its name NUL-padded to 64 */
+struct perffile_build_id {
+	struct perf_event_header header;
+	__s32 pid; /* -1: perf's host machine */
+	__u8 build_id[24]; /* PERFFILE_BUILD_ID_MAX bytes, [20] its size */
+};
+
+/* CLOCK_DATA feature: the clock, and one reading of it with the time of day */
+struct perffile_clock_data {
+	__u32 version; /* 1 */
+	__u32 clockid;
+	__u64 tod_ns, clock_ns;
 };
 
 #endif /* PTBPF_PERFFILE_H */

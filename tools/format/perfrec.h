@@ -24,6 +24,77 @@
 /* A record may be at most this long: header.size is a __u16. */
 #define PERFREC_MAX 65535
 
+/*
+ * The records ptbpf writes and reads by field, as the kernel and perf lay
+ * them out (perf_event_open(2); perf's util/event.h for the AUXTRACE
+ * ones). Variable parts (names, trace bytes) and the sample ID follow.
+ */
+struct perfrec_comm {
+	struct perf_event_header header;
+	__u32 pid, tid;
+	/* char comm[], NUL-padded to 8, then the sample ID */
+};
+
+struct perfrec_mmap2 {
+	struct perf_event_header header;
+	__u32 pid, tid;
+	__u64 addr, len, pgoff;
+	__u32 maj, min;
+	__u64 ino, ino_generation;
+	__u32 prot, flags;
+	/* char filename[], NUL-padded to 8, then the sample ID */
+};
+
+/* PERF_RECORD_SWITCH_CPU_WIDE: the task switched to (out) or from (in) */
+struct perfrec_switch_cpu_wide {
+	struct perf_event_header header;
+	__u32 next_prev_pid, next_prev_tid;
+	/* then the sample ID */
+};
+
+/* PERF_RECORD_AUXTRACE: header.size is 48; @size bytes of trace follow */
+struct perfrec_auxtrace {
+	struct perf_event_header header;
+	__u64 size, offset, reference;
+	__u32 idx, tid, cpu, reserved;
+};
+
+/* perf's PERF_RECORD_TIME_CONV: TSC to perf time */
+struct perfrec_time_conv {
+	struct perf_event_header header;
+	__u64 time_shift, time_mult, time_zero, time_cycles, time_mask;
+	__u8 cap_user_time_zero, cap_user_time_short, reserved[6];
+};
+
+/* The priv[] slots of an Intel PT AUXTRACE_INFO, in perf's intel-pt.h order. */
+enum perfrec_pt_priv {
+	PERFREC_PT_PMU_TYPE,
+	PERFREC_PT_TIME_SHIFT,
+	PERFREC_PT_TIME_MULT,
+	PERFREC_PT_TIME_ZERO,
+	PERFREC_PT_CAP_USER_TIME_ZERO,
+	PERFREC_PT_TSC_BIT,
+	PERFREC_PT_NORETCOMP_BIT,
+	PERFREC_PT_HAVE_SCHED_SWITCH,
+	PERFREC_PT_SNAPSHOT_MODE,
+	PERFREC_PT_PER_CPU_MMAPS,
+	PERFREC_PT_MTC_BIT,
+	PERFREC_PT_MTC_FREQ_BITS,
+	PERFREC_PT_TSC_CTC_N,
+	PERFREC_PT_TSC_CTC_D,
+	PERFREC_PT_CYC_BIT,
+	PERFREC_PT_MAX_NONTURBO_RATIO,
+	PERFREC_PT_FILTER_STR_LEN,
+	PERFREC_PT_PRIV_NR,
+};
+
+/* perf's PERF_RECORD_AUXTRACE_INFO for Intel PT */
+struct perfrec_auxtrace_info {
+	struct perf_event_header header;
+	__u32 type, reserved; /* type: PERFFILE_AUXTRACE_INTEL_PT */
+	__u64 priv[PERFREC_PT_PRIV_NR];
+};
+
 /* The values of a sample ID, and the fixed leading fields of a sample. */
 struct perfrec_id {
 	__u32 pid, tid;
