@@ -9,19 +9,8 @@
 #include <string.h>
 
 #include "coreplan.h"
+#include "errbuf.h"
 #include "evattr.h"
-
-static int errmsg(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static void report(const struct cores_config *cfg, const char *fmt, ...)
 {
@@ -75,15 +64,15 @@ static int pick_scope(struct coreplan *plan, const struct cores_config *cfg,
 	switch (plan->scope) {
 	case SCOPE_PROCESS:
 		if (!cfg->tids || !cfg->nr_tids || cfg->tids[0] <= 0)
-			return errmsg(
+			return errbuf_set(
 				err, errlen, -EINVAL,
 				"process scope needs the target's threads");
 		plan->pid = cfg->tids[0];
 		return 0;
 	case SCOPE_CGROUP:
 		if (cfg->cgroup_fd < 0)
-			return errmsg(err, errlen, -EINVAL,
-				      "cgroup scope needs a cgroup");
+			return errbuf_set(err, errlen, -EINVAL,
+					  "cgroup scope needs a cgroup");
 		/* A cgroup event takes the cgroup fd where a pid would go. */
 		plan->pid = cfg->cgroup_fd;
 		plan->flags = PERF_FLAG_PID_CGROUP;
@@ -91,7 +80,7 @@ static int pick_scope(struct coreplan *plan, const struct cores_config *cfg,
 	case SCOPE_CPU:
 		return 0;
 	default:
-		return errmsg(err, errlen, -EINVAL, "unknown scope");
+		return errbuf_set(err, errlen, -EINVAL, "unknown scope");
 	}
 }
 
@@ -114,7 +103,7 @@ static int sample_attr(struct coreplan *plan, const struct cores_config *cfg,
 		rc = evattr_sample_callgraph(&plan->data_attr, cfg->call_graph,
 					     cfg->stack_size, cfg->kernel);
 	if (rc)
-		return errmsg(
+		return errbuf_set(
 			err, errlen, rc, "--call-graph: %s",
 			rc == -EOPNOTSUPP ?
 				"dwarf is not known on this architecture" :
@@ -201,23 +190,24 @@ static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg,
 	    coreplan_round_size(cfg->sideband_size ? cfg->sideband_size :
 						     CORES_DEFAULT_SIDEBAND,
 				plan->page_size, &plan->sb_size))
-		return errmsg(err, errlen, -EINVAL,
-			      "buffer size %zu is not usable", req);
+		return errbuf_set(err, errlen, -EINVAL,
+				  "buffer size %zu is not usable", req);
 	if (plan->buf_size != req)
 		report(cfg,
 		       "per-core buffer size %zu rounded up to %s (%zu pages)",
 		       req, human(plan->buf_size, buf_str, sizeof(buf_str)),
 		       plan->buf_size / plan->page_size);
 	if (plan->buf_size < psb)
-		return errmsg(err, errlen, -EINVAL,
-			      "a per-core buffer of %s can't hold one PSB "
-			      "period (%s): raise --buffer-size to at least %s",
-			      human(plan->buf_size, buf_str, sizeof(buf_str)),
-			      human(psb, psb_str, sizeof(psb_str)), psb_str);
+		return errbuf_set(
+			err, errlen, -EINVAL,
+			"a per-core buffer of %s can't hold one PSB "
+			"period (%s): raise --buffer-size to at least %s",
+			human(plan->buf_size, buf_str, sizeof(buf_str)),
+			human(psb, psb_str, sizeof(psb_str)), psb_str);
 	total = (__u64)nr_cpus *
 		(plan->buf_size + plan->sb_size + 2 * plan->page_size);
 	if (total > limit)
-		return errmsg(
+		return errbuf_set(
 			err, errlen, -E2BIG,
 			"buffers of %u cores need %llu MiB, more than the "
 			"limit of %llu MiB: lower --buffer-size (now %s) "

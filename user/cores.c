@@ -4,7 +4,6 @@
  * state and pause-during-read. See cores.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "cpupresent.h"
 #include "cpurun.h"
 #include "cyclic.h"
+#include "errbuf.h"
 #include "pmu.h"
 
 /* Process scope: one more thread's events on a core, output redirected. */
@@ -58,18 +58,6 @@ struct cores {
 	struct core *core;
 	char err[256];
 };
-
-static int errmsg(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 void cores_config_init(struct cores_config *cfg)
 {
@@ -232,7 +220,8 @@ static int open_all(struct cores *c, const struct cores_config *cfg,
 			return rc;
 	}
 	if (!c->nr)
-		return errmsg(err, errlen, -ENODEV, "no CPU could be traced");
+		return errbuf_set(err, errlen, -ENODEV,
+				  "no CPU could be traced");
 	return 0;
 }
 
@@ -259,7 +248,8 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err,
 		void *p = realloc(core->extra, cap * sizeof(*core->extra));
 
 		if (!p)
-			return errmsg(err, errlen, -ENOMEM, "out of memory");
+			return errbuf_set(err, errlen, -ENOMEM,
+					  "out of memory");
 		core->extra = p;
 		core->cap_extra = cap;
 	}
@@ -320,8 +310,8 @@ int cores_add_thread(struct cores *c, pid_t tid)
 	if (!c || tid <= 0)
 		return -EINVAL;
 	if (c->plan.scope != SCOPE_PROCESS)
-		return errmsg(c->err, sizeof(c->err), -EINVAL,
-			      "threads are added in process scope only");
+		return errbuf_set(c->err, sizeof(c->err), -EINVAL,
+				  "threads are added in process scope only");
 	return add_thread(c, tid, c->err, sizeof(c->err));
 }
 
@@ -360,7 +350,7 @@ static int start_run(struct cores *c, const struct cores_config *cfg, char *err,
 	unsigned int i;
 
 	if (!cpus)
-		return errmsg(err, errlen, -ENOMEM, "out of memory");
+		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	for (i = 0; i < c->nr; i++)
 		cpus[i] = c->core[i].cpu;
 	/* the control thread's priority: toggles must not wait for a slice */
@@ -378,7 +368,8 @@ struct cores *cores_open(const struct cores_config *cfg,
 	int rc;
 
 	if (!cfg || (cfg->cpus && !cfg->nr_cpus) || !cpus_valid(cfg)) {
-		errmsg(err, errlen, 0, "no CPU, or a negative CPU, to trace");
+		errbuf_set(err, errlen, 0,
+			   "no CPU, or a negative CPU, to trace");
 		errno = EINVAL;
 		return NULL;
 	}
