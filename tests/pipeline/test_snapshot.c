@@ -375,6 +375,32 @@ static void test_max_snapshots_reported(void **state)
 	free(log);
 }
 
+/* A stager needs its run's facts and cores; NULL is fine where it says. */
+static void test_start_invalid(void **state)
+{
+	struct fx *f = *state;
+	struct snapstage_config sc = { .first_id = 1 };
+	char err[256];
+
+	unblock(f);
+	memset(err, 'x', sizeof(err));
+	errno = 0;
+	assert_null(snapstage_start(&sc, f->cores, &f->log, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err,
+			    "can't set up snapshot staging: Invalid argument");
+	sc.run = describe(f);
+	assert_null(snapstage_start(&sc, NULL, &f->log, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_null(snapstage_start(NULL, f->cores, &f->log, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(snapstage_stop(NULL), 0);
+	snapstage_note_thread(NULL, 1, "x");
+	snapstage_refresh_proc(NULL);
+	assert_int_equal(cores_describe(NULL, &f->run), -EINVAL);
+	assert_int_equal(cores_describe(f->cores, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +412,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_queue_drops_oldest,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_invalid, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
