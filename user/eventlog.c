@@ -49,6 +49,12 @@ fail:
 	return ret;
 }
 
+void eventlog_init(struct eventlog *log)
+{
+	memset(log, 0, sizeof(*log));
+	log->fd = -1;
+}
+
 void eventlog_set_run(struct eventlog *log, const char *run)
 {
 	snprintf(log->run, sizeof(log->run), "%s", run ? run : "");

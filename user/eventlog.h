@@ -37,6 +37,9 @@ struct eventlog {
 	char pending[EVENTLOG_PENDING_MAX];
 };
 
+/* Not open yet (fd -1): eventlog_close() is safe, lines go nowhere. */
+void eventlog_init(struct eventlog *log);
+
 /*
  * Opens (appends to) events.jsonl inside the directory @dirfd, mode 0600,
  * refusing a symlink, and chowns it to @uid/@gid unless they are -1. It
