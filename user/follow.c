@@ -287,10 +287,25 @@ uint64_t follow_timers(struct follow *f, uint64_t now)
 	return next;
 }
 
+/* Members for the processes the BPF side follows that have none. */
+static void join_unknown(struct follow *f)
+{
+	pid_t pids[PTBPF_MAX_FOLLOW];
+	int n, i;
+
+	if (!f->probe.list)
+		return;
+	n = f->probe.list(f->probe.ctx, pids, PTBPF_MAX_FOLLOW);
+	for (i = 0; i < n; i++)
+		if (pids[i] != f->root.pid && !find(f, pids[i], NULL))
+			join(f, pids[i]);
+}
+
 void follow_resync(struct follow *f)
 {
 	unsigned int i;
 
+	join_unknown(f);
 	for (i = f->nr_kids; i-- > 0;)
 		if (i < f->nr_kids)
 			resync_one(f, f->kids[i]);

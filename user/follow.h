@@ -37,6 +37,11 @@ struct follow_probe {
 	bool (*dying)(void *ctx, pid_t pid);
 	/* @pid joined the run (@gone false) or left it: for the snapshots */
 	void (*member)(void *ctx, pid_t pid, bool gone);
+	/*
+	 * Optional: the processes the BPF side follows, up to @max into
+	 * @pids; returns how many (a fork whose event was lost is there).
+	 */
+	int (*list)(void *ctx, pid_t *pids, int max);
 	void *ctx;
 };
 
@@ -105,7 +110,11 @@ void follow_root_gone(struct follow *f);
  */
 uint64_t follow_timers(struct follow *f, uint64_t now);
 
-/* Events were lost: every other member is brought in line with BPF's state. */
+/*
+ * Events were lost: every other member is brought in line with BPF's
+ * state, and a process the BPF side follows whose fork event was lost
+ * becomes a member.
+ */
 void follow_resync(struct follow *f);
 
 /* The earliest folded stop's snapshot due among the other members, or 0. */

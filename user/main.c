@@ -92,6 +92,13 @@ static bool probe_dying(void *ctx, pid_t pid)
 	return watch_proc_dying(app->watch, pid);
 }
 
+static int probe_list(void *ctx, pid_t *pids, int max)
+{
+	struct app *app = ctx;
+
+	return watch_children(app->watch, pids, max);
+}
+
 static void probe_member(void *ctx, pid_t pid, bool gone)
 {
 	struct app *app = ctx;
@@ -497,6 +504,7 @@ static int start_watching(struct app *app)
 			.state = probe_state,
 			.dying = probe_dying,
 			.member = probe_member,
+			.list = probe_list,
 			.ctx = app,
 		};
 

@@ -410,6 +410,21 @@ bool watch_proc_dying(const struct watch *w, pid_t pid)
 	return child_state(w, pid, &p) && p.fatal_dying;
 }
 
+int watch_children(const struct watch *w, pid_t *pids, int max)
+{
+	__u32 key, next;
+	int n = 0;
+	void *prev = NULL;
+
+	while (n < max && !bpf_map__get_next_key(w->skel->maps.children, prev,
+						 &next, sizeof(next))) {
+		pids[n++] = (pid_t)next;
+		key = next;
+		prev = &key;
+	}
+	return n;
+}
+
 unsigned long long watch_follow_full(const struct watch *w)
 {
 	return __atomic_load_n(&w->skel->bss->follow_full, __ATOMIC_RELAXED);

@@ -85,6 +85,12 @@ bool watch_dying(const struct watch *w);
 int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq);
 bool watch_proc_dying(const struct watch *w, pid_t pid);
 
+/*
+ * --follow: the processes the BPF side follows besides the target, up to
+ * @max into @pids. Returns how many.
+ */
+int watch_children(const struct watch *w, pid_t *pids, int max);
+
 /* --follow: processes created that the BPF map had no room to follow. */
 unsigned long long watch_follow_full(const struct watch *w);
 

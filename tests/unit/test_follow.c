@@ -27,6 +27,8 @@ struct fake {
 	int state[1024]; /* the fake BPF side's state of pid N */
 	unsigned long long seq[1024];
 	int off; /* the last offcpu said, -1: none yet */
+	pid_t listed[8]; /* what the fake BPF map holds */
+	int nr_listed;
 };
 
 static void note(struct fake *f, const char *s)
@@ -92,6 +94,16 @@ static bool probe_dying(void *ctx, pid_t pid)
 	return false;
 }
 
+static int probe_list(void *ctx, pid_t *pids, int max)
+{
+	struct fake *f = ctx;
+	int i;
+
+	for (i = 0; i < f->nr_listed && i < max; i++)
+		pids[i] = f->listed[i];
+	return i;
+}
+
 static void probe_member(void *ctx, pid_t pid, bool gone)
 {
 	char s[32];
@@ -146,6 +158,7 @@ static void start(struct fx *x, bool kernel_cut)
 		.state = probe_state,
 		.dying = probe_dying,
 		.member = probe_member,
+		.list = probe_list,
 		.ctx = &x->fake,
 	};
 
@@ -279,6 +292,28 @@ static void test_resync(void **state)
 	assert_int_equal(x->f.kids[0]->ctl->seq, 5);
 }
 
+/* A fork whose event was lost: the BPF map has it, it joins at resync. */
+static void test_lost_fork(void **state)
+{
+	struct fx *x = *state;
+
+	start(x, true);
+	ev(x, 101, PTBPF_EV_FORK, 0);
+	x->fake.calls[0] = '\0';
+	x->fake.listed[0] = 101;
+	x->fake.listed[1] = 103;
+	x->fake.nr_listed = 2;
+	x->fake.state[101] = PTBPF_PROC_RUNNING;
+	x->fake.state[103] = PTBPF_PROC_STOPPED;
+	x->fake.seq[103] = 1;
+	follow_resync(&x->f);
+	/* 103 joins, and its stop (lost with its fork) is a snapshot */
+	expect(x, "+103 S(stop:103)");
+	assert_int_equal(follow_live(&x->f), 3);
+	ev(x, 103, PTBPF_EV_RUN, 2);
+	assert_int_equal(x->f.kids[1]->ctl->target, PTBPF_PROC_RUNNING);
+}
+
 /* --unit: a process there before the run, stopped, joins as it is. */
 static void test_adopt(void **state)
 {
@@ -305,6 +340,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_exits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_fork, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
 	};
 
