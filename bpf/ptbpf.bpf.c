@@ -611,20 +611,24 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	seq = flip(pr, ANY_LIVE_STATE, PTBPF_PROC_EXITED);
 	if (!seq)
 		return 0;
-	/* a followed process is forgotten once gone: its tgid may be reused */
+	e = reserve(PTBPF_EV_EXIT, p, pr);
+	if (e) {
+		e->seq = seq;
+		/* a group exit leaves its code in signal->group_exit_code */
+		e->exit_code = BPF_CORE_READ(p, signal, group_exit_code);
+		if (!e->exit_code)
+			e->exit_code = BPF_CORE_READ(p, exit_code);
+		e->sig = e->exit_code & 0x7f;
+		bpf_ringbuf_submit(e, 0);
+	}
+	/*
+	 * A followed process is forgotten once gone (its tgid may be
+	 * reused), after the last read of its state: a deleted element may
+	 * be handed to the next insert at once.
+	 */
 	tgid = BPF_CORE_READ(p, tgid);
 	if (tgid != targ_tgid && !bpf_map_delete_elem(&children, &tgid))
 		__sync_fetch_and_add(&nr_children, -1);
-	e = reserve(PTBPF_EV_EXIT, p, pr);
-	if (!e)
-		return 0;
-	e->seq = seq;
-	/* a group exit leaves its code in signal->group_exit_code */
-	e->exit_code = BPF_CORE_READ(p, signal, group_exit_code);
-	if (!e->exit_code)
-		e->exit_code = BPF_CORE_READ(p, exit_code);
-	e->sig = e->exit_code & 0x7f;
-	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
