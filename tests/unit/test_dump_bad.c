@@ -179,8 +179,8 @@ static void test_meta_truncated(void **state)
 	put(fx->path, buf, (size_t)(cut - buf));
 	assert_int_equal(summarize(fx, 0), 1);
 	snprintf(want, sizeof(want),
-		 "ptbpf-dump: ptbpf.json: offset 0x%zx: not JSON: expected a "
-		 "member name\n",
+		 "ptbpf-dump: ptbpf.json: offset 0x%zx: not JSON: unexpected "
+		 "end of input\n",
 		 (size_t)(cut - buf));
 	assert_string_equal(fx->err, want);
 	/* not JSON at all, and not an object */
