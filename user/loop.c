@@ -147,8 +147,8 @@ static int end_child(const struct loop_args *a, int sfd)
 	struct signalfd_siginfo si;
 	bool kill_now = false;
 
-	kill(t->pid, SIGTERM);
-	kill(t->pid, SIGCONT);
+	target_signal(t, SIGTERM);
+	target_signal(t, SIGCONT);
 	while (!kill_now && (now = clock_now_ns()) < end) {
 		int n = poll(p, 2, (int)((end - now) / 1000000 + 1));
 
@@ -166,7 +166,7 @@ static int end_child(const struct loop_args *a, int sfd)
 			  !jobctl_terminal_signal(a->jc, si.ssi_code)))
 			kill_now = true;
 	}
-	kill(t->pid, SIGKILL);
+	target_signal(t, SIGKILL);
 	return target_reap(t);
 }
 

@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (r.o.help || r.o.version) {
-		fputs(r.o.help ? dump_usage : "ptbpf-dump " PTBPF_VERSION "\n",
+		fputs(r.o.help ? opts_usage : "ptbpf-dump " PTBPF_VERSION "\n",
 		      stdout);
 		return 0;
 	}

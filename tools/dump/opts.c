@@ -8,7 +8,7 @@
 
 #include "opts.h"
 
-const char dump_usage[] =
+const char opts_usage[] =
 	"usage: ptbpf-dump [OPTION] DIR...\n"
 	"Checks and decodes ptbpf snapshots. DIR is a snapshot directory or an\n"
 	"output directory (then each of its snapshots, in order).\n"

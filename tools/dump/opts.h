@@ -40,6 +40,6 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 int opts_parse_duration(const char *s, unsigned long long *ns);
 
 /* The --help text. */
-extern const char dump_usage[];
+extern const char opts_usage[];
 
 #endif /* PTBPF_DUMP_OPTS_H */
