@@ -99,9 +99,10 @@ int jsondoc_parse(const char *buf, size_t len, struct json_object **out,
 	if (!tok)
 		return -ENOMEM;
 	/*
-	 * STRICT: RFC 8259 only (no comments, no single quotes, no trailing
-	 * commas). ALLOW_TRAILING_CHARS: json-c stops after the value instead
-	 * of failing, so the rest is reported as such, at its offset.
+	 * STRICT: no comments, no trailing commas, no leading zeros (what it
+	 * still takes is in jsondoc.h). ALLOW_TRAILING_CHARS: json-c stops
+	 * after the value instead of failing, so the rest is reported as
+	 * such, at its offset.
 	 */
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
 					    JSON_TOKENER_ALLOW_TRAILING_CHARS);
@@ -197,6 +198,7 @@ struct json_object *jsondoc_at(const struct json_object *arr, size_t i)
 int jsondoc_members(const struct json_object *obj, struct jsondoc_member **out,
 		    size_t *nr)
 {
+	struct json_object_iterator it, end;
 	struct jsondoc_member *m;
 	size_t n = 0;
 
@@ -206,10 +208,11 @@ int jsondoc_members(const struct json_object *obj, struct jsondoc_member **out,
 	if (!m)
 		return -ENOMEM;
 	/* json-c keeps the members in the order of the text */
-	json_object_object_foreach((struct json_object *)obj, key, val)
-	{
-		m[n].key = key;
-		m[n].val = val;
+	it = json_object_iter_begin((struct json_object *)obj);
+	end = json_object_iter_end(obj);
+	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+		m[n].key = json_object_iter_peek_name(&it);
+		m[n].val = json_object_iter_peek_value(&it);
 		n++;
 	}
 	*out = m;
