@@ -153,19 +153,38 @@ void snap_free(struct dump_snap *s);
 int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
 		    const char *file, struct dump_log *log);
 
+/* One cpus[] entry of trace.json: the files that hold that CPU's trace. */
+struct snap_trace_cpu {
+	int cpu;
+	char *ipt; /* iptTrace, as written: relative to the snapshot */
+	char *sw; /* contextSwitchTrace, the same */
+};
+
+/* The usable cpus[] entries of trace.json, in file order. */
+struct snap_trace_cpus {
+	struct snap_trace_cpu *cpu;
+	size_t nr;
+};
+
 /*
  * Parses trace.json text @buf of @len bytes: the target's modules (which
- * replace any from perf.data) and each cpu's iptTrace and
- * contextSwitchTrace paths, handed to @cpu_cb (may be NULL) with @ctx.
+ * replace any from perf.data) go into @s; each cpu's iptTrace and
+ * contextSwitchTrace paths into @cpus, for the loader to read (an entry
+ * without all three fields is reported and left out). The paths are not
+ * checked: they are still untrusted.
  *
- * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
+ * Returns 0 and fills @cpus, to be released with snap_trace_cpus_free().
+ * Returns -EINVAL if @cpus is NULL.
+ * Returns -EBADMSG if it is not a JSON object (reported).
+ * Returns -ENOMEM if memory runs out.
+ * @cpus is empty on every error.
  */
 int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 			  const char *file, struct dump_log *log,
-			  void (*cpu_cb)(struct dump_snap *s, int cpu,
-					 const char *ipt, const char *sw,
-					 void *ctx),
-			  void *ctx);
+			  struct snap_trace_cpus *cpus);
+
+/* Releases what @cpus holds and empties it; NULL is fine. */
+void snap_trace_cpus_free(struct snap_trace_cpus *cpus);
 
 /*
  * Parses the perf.data image @buf of @len bytes (which @s takes over:
