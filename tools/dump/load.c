@@ -16,6 +16,7 @@
 
 #include "snapfmt.h"
 #include "snap.h"
+#include "perfread.h"
 
 struct load_ctx {
 	struct dump_log *log;

@@ -7,6 +7,7 @@
 
 #include "insn.h"
 #include "last.h"
+#include "perfread.h"
 #include "timeline.h"
 #include "json.h"
 #include "jsondoc.h"
