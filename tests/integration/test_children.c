@@ -121,24 +121,6 @@ static int finish(struct fx *f, double secs)
 	return st;
 }
 
-/* Samples of @pid over every snapshot, as perf script prints them. */
-static long samples_of(const struct fx *f, pid_t pid, const char *filter)
-{
-	char cmd[1024], *o;
-	long n;
-	int st;
-
-	snprintf(cmd, sizeof(cmd),
-		 "for d in %s/snapshot-*; do perf script -G -F comm,pid,ip,sym "
-		 "-i $d/perf.data 2>/dev/null; done | awk '$2 == %d' | "
-		 "grep -c -- '%s'",
-		 f->out, pid, filter ? filter : "");
-	o = run_out(cmd, &st);
-	n = o ? strtol(o, NULL, 10) : -1;
-	free(o);
-	return n;
-}
-
 /* Line @nth of event @name names pid @pid. */
 static int nth_with_pid(const char *dir, const char *name, pid_t pid)
 {
@@ -175,8 +157,8 @@ static void test_follow_workers(void **state)
 		assert_int_equal(event_field(f->out, "fork", k, "ppid"),
 				 f->target);
 		assert_true(nth_with_pid(f->out, "exit", w) >= 0);
-		named = samples_of(f, w, "forkserver");
-		spin = samples_of(f, w, "worker_spin");
+		named = samples_with(f->out, w, "forkserver");
+		spin = samples_with(f->out, w, "worker_spin");
 		print_message("worker %d: %ld samples named forkserver, %ld in "
 			      "worker_spin\n",
 			      w, named, spin);
@@ -247,7 +229,7 @@ static void test_no_follow(void **state)
 	assert_true(count_events(f->out, "snapshot") >= 1);
 	/* test_follow_workers finds them with this same count */
 	for (i = 0; i < 2; i++)
-		assert_int_equal(samples_of(f, f->workers[i], ""), 0);
+		assert_int_equal(samples_with(f->out, f->workers[i], ""), 0);
 }
 
 /*
@@ -272,7 +254,8 @@ static void test_follow_outlives_target(void **state)
 	free(s);
 	assert_string_equal(seq, "start exit exit exit end");
 	for (i = 0; i < 2; i++)
-		assert_true(samples_of(f, f->workers[i], "worker_spin") > 0);
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
+			    0);
 }
 
 /*
@@ -312,7 +295,8 @@ static void test_follow_pid(void **state)
 	assert_int_equal(finish(f, 30), 0);
 	assert_int_equal(count_events(f->out, "fork"), 2);
 	for (i = 0; i < 2; i++)
-		assert_true(samples_of(f, f->workers[i], "worker_spin") > 0);
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
+			    0);
 }
 
 int main(void)

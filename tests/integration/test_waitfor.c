@@ -71,18 +71,13 @@ static void start_ptbpf(struct fx *f, const char *a, const char *b)
 /* Lines of `perf script` (call chains included) of snapshot @n with @sym. */
 static long lines_with(const struct fx *f, int n, const char *sym)
 {
-	char cmd[512], *o;
-	long v;
-	int st;
+	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd),
 		 "perf script -i %s/snapshot-%06d/perf.data 2>/dev/null | "
 		 "grep -c -- '%s'",
 		 f->out, n, sym);
-	o = run_out(cmd, &st);
-	v = o ? strtol(o, NULL, 10) : -1;
-	free(o);
-	return v;
+	return run_count(cmd);
 }
 
 /*
@@ -233,24 +228,6 @@ static pid_t spawn_in(const char *cg, char *const argv[])
 	return pid;
 }
 
-/* Samples of @pid in every snapshot whose leaf is in @sym. */
-static long samples_in(const struct fx *f, pid_t pid, const char *sym)
-{
-	char cmd[768], *o;
-	long v;
-	int st;
-
-	snprintf(cmd, sizeof(cmd),
-		 "for d in %s/snapshot-*; do perf script -G -F pid,ip,sym "
-		 "-i $d/perf.data 2>/dev/null; done | awk '$1 == %d' | "
-		 "grep -c -- '%s'",
-		 f->out, pid, sym);
-	o = run_out(cmd, &st);
-	v = o ? strtol(o, NULL, 10) : -1;
-	free(o);
-	return v;
-}
-
 /*
  * --unit over a cgroup the test makes: two unrelated processes in it
  * (one forks a worker), a third that execs in it once the run began.
@@ -318,9 +295,9 @@ static void test_unit_cgroup(void **state)
 	}
 	assert_true(worker > 0);
 	/* each one's work, whichever of them the run is rooted at */
-	n[0] = samples_in(f, pids[0], "spin");
-	n[1] = samples_in(f, worker, "worker_spin");
-	n[2] = samples_in(f, pids[2], "spin");
+	n[0] = samples_with(f->out, pids[0], "spin");
+	n[1] = samples_with(f->out, worker, "worker_spin");
+	n[2] = samples_with(f->out, pids[2], "spin");
 	print_message("--unit: a %ld, b's worker %ld, c %ld samples\n", n[0],
 		      n[1], n[2]);
 	for (i = 0; i < 3; i++)
