@@ -400,7 +400,11 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	bool next_is_target = is_target(next);
+	/*
+	 * --follow: no look-up of next, on the path every switch of the
+	 * machine takes; user space then reads every core (no cpu_ran).
+	 */
+	bool next_is_target = !follow && is_target(next);
 	struct ptbpf_proc *p = proc_of(prev);
 	unsigned int state;
 	__u32 *st, new, old;

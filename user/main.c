@@ -441,7 +441,9 @@ static int open_output(struct app *app)
 	};
 	struct snapstage_config sc = {
 		.run = &run,
-		.cpu_ran = cpu_ran,
+		/* --follow: the BPF side does not mark the CPUs (one look-up
+		 * less at every switch): every core is read */
+		.cpu_ran = app->cfg.follow ? NULL : cpu_ran,
 		.cpu_ran_ctx = app,
 		.writer = {
 			.out_dir = app->cfg.output,
