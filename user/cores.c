@@ -38,7 +38,7 @@ struct core {
 	struct perf_event_mmap_page *data_page, *sb_page;
 	size_t data_map_len, sb_map_len;
 	void *aux; /* intel-pt: the AUX area, read-only */
-	struct cyc_aux aux_state;
+	struct cyclic_aux aux_state;
 	__u64 data_prev, sb_prev; /* data_head at the last read */
 	int toggle_rc; /* parallel toggles: this core's result and message */
 	char toggle_err[160];
@@ -91,7 +91,7 @@ static int map_core(struct cores *c, struct core *core, char *err,
 				      &core->aux, err, errlen);
 		if (rc)
 			return rc;
-		cyc_aux_init(&core->aux_state, core->aux, c->plan.buf_size);
+		cyclic_aux_init(&core->aux_state, core->aux, c->plan.buf_size);
 	}
 	core->sb_map_len = c->plan.page_size + c->plan.sb_size;
 	return perf_sys_map_ring(c->sys, core->sb_fd, core->cpu,
@@ -661,26 +661,26 @@ static void read_rings(struct cores *c, struct core *core, bool full,
 		       __u8 *sbuf, size_t scap)
 {
 	const __u8 *sb_ring = (const __u8 *)core->sb_page + c->plan.page_size;
-	struct cyc_result trace_res, sb_res;
+	struct cyclic_result trace_res, sb_res;
 	__u64 head;
 
 	/* The event is disabled: the kernel has written its last head. */
 	if (c->plan.backend == BACKEND_INTEL_PT) {
 		head = __atomic_load_n(&core->data_page->aux_head,
 				       __ATOMIC_ACQUIRE);
-		cyc_aux_read(&core->aux_state, core->aux, head, full, tbuf,
-			     tcap, &trace_res);
+		cyclic_aux_read(&core->aux_state, core->aux, head, full, tbuf,
+				tcap, &trace_res);
 	} else {
 		head = __atomic_load_n(&core->data_page->data_head,
 				       __ATOMIC_ACQUIRE);
-		cyc_backward_take(
+		cyclic_backward_take(
 			&core->data_prev,
 			(const __u8 *)core->data_page + c->plan.page_size,
 			c->plan.buf_size, head, full, tbuf, tcap, &trace_res);
 	}
 	head = __atomic_load_n(&core->sb_page->data_head, __ATOMIC_ACQUIRE);
-	cyc_backward_take(&core->sb_prev, sb_ring, c->plan.sb_size, head, full,
-			  sbuf, scap, &sb_res);
+	cyclic_backward_take(&core->sb_prev, sb_ring, c->plan.sb_size, head,
+			     full, sbuf, scap, &sb_res);
 	out->trace = tbuf;
 	out->trace_len = trace_res.len;
 	out->sideband = sbuf;
@@ -695,21 +695,21 @@ static void read_rings(struct cores *c, struct core *core, bool full,
 /* After the pause: keep the intact records, oldest first. */
 static void order_rings(struct cores *c, struct snap_core *out)
 {
-	struct cyc_result trace_res = {
+	struct cyclic_result trace_res = {
 		.len = out->trace_len,
 		.lost_bytes = out->lost_bytes,
 	};
-	struct cyc_result sb_res = {
+	struct cyclic_result sb_res = {
 		.len = out->sideband_len,
 		.lost_bytes = out->sb_lost_bytes,
 	};
 
 	if (c->plan.backend != BACKEND_INTEL_PT) {
-		cyc_backward_done(out->trace, &trace_res);
+		cyclic_backward_done(out->trace, &trace_res);
 		out->trace_len = trace_res.len;
 		out->lost_bytes = trace_res.lost_bytes;
 	}
-	cyc_backward_done(out->sideband, &sb_res);
+	cyclic_backward_done(out->sideband, &sb_res);
 	out->sideband_len = sb_res.len;
 	out->sb_lost_bytes = sb_res.lost_bytes;
 }
