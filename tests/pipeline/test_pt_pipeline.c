@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -76,6 +77,7 @@ struct fx {
 	struct ctlops hands; /* as main.c wires them */
 	int outfd;
 	bool full;
+	bool follow; /* --follow: forks inherit the events */
 	__u32 pid, tid, tid2;
 	pthread_t helper;
 	int helper_pipe[2];
@@ -189,6 +191,7 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope,
 	cc.scope = scope;
 	cc.tids = tids;
 	cc.nr_tids = 2;
+	cc.follow = f->follow;
 	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
 	if (!f->cores)
 		fail_msg("cores_open: %s", f->err);
@@ -879,6 +882,88 @@ static void test_held_start_first_insns(void **state)
 	check_schema(f, 1);
 }
 
+/* A real child of this process, which waits to be killed: /proc has it. */
+static pid_t paused_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
+/*
+ * Process scope: this thread runs path A on CPU 0, then a process it
+ * forked runs path B on CPU 1. Returns the PT bytes of B that reached a
+ * buffer; the stop's snapshot is written.
+ */
+static size_t fork_runs(struct fx *f, pid_t child, __u8 *a, size_t *la, __u8 *b)
+{
+	size_t lb;
+
+	add_tasks(f);
+	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_RUNNING, TRIGGER_STOP);
+	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
+	/* the fork event: its /proc is read for the snapshot's records */
+	if (f->follow)
+		snapstage_follow(f->snaps, (uint32_t)child, false);
+	*la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, 128);
+	assert_true(*la > 0);
+	lb = sched_path(f, 1, (__u32)child, &ptgen_branches_b, 2010000, b, 128);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+	return lb;
+}
+
+/*
+ * --follow over the simulated PMU: the task-bound events are inherited by
+ * a process the target forks (inherit without inherit_thread), so the
+ * child's PT reaches the same rings, and perf script decodes it under the
+ * child's own tid from the snapshot's records of it (/proc, the followed
+ * processes), after the target's: A by this thread, then B by the child.
+ */
+static void test_follow_fork_traced(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], b[128], junk[256];
+	pid_t child = paused_child();
+	const struct path_run runs[] = {
+		{ &ptgen_branches_a, f->tid },
+		{ &ptgen_branches_b, (__u32)child },
+	};
+	size_t la, lb;
+
+	f->follow = true;
+	lb = fork_runs(f, child, a, &la, b);
+	assert_true(lb > 0);
+	check_cpu_file(f, 1, 0, a, la);
+	check_cpu_file(f, 1, 1, b, lb);
+	check_perf_runs(f, 1, runs, 2);
+	assert_int_equal(perf_errors(f, 1, (char *)junk, sizeof(junk)), 0);
+	check_schema(f, 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* Without --follow the same fork's PT reaches no buffer at all. */
+static void test_no_follow_fork_untraced(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], b[128];
+	pid_t child = paused_child();
+	const struct path_run runs[] = { { &ptgen_branches_a, f->tid } };
+	size_t la;
+
+	assert_int_equal(fork_runs(f, child, a, &la, b), 0);
+	check_cpu_file(f, 1, 1, NULL, 0);
+	check_perf_runs(f, 1, runs, 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
 /*
  * The same schedule in cpu scope, as a control: the unrelated process's
  * path B is in the buffer after the target's A, and perf, told by the
@@ -923,6 +1008,8 @@ int main(void)
 		T(test_wrap_reported),
 		T(test_process_scope_target_only),
 		T(test_held_start_first_insns),
+		T(test_follow_fork_traced),
+		T(test_no_follow_fork_untraced),
 		T(test_cpu_scope_has_other),
 	};
 
