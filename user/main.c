@@ -20,6 +20,7 @@
 #include "control.h"
 #include "cores.h"
 #include "ctlops.h"
+#include "descend.h"
 #include "eventlog.h"
 #include "follow.h"
 #include "jobctl.h"
@@ -167,21 +168,67 @@ static pid_t unit_target(struct app *app)
 	return pid;
 }
 
-/* --unit: every other process in its cgroup now is followed too. */
-static void adopt_unit(struct app *app)
+/* Processes there before the run are followed from now on. */
+static void adopt(struct app *app, const pid_t *pids, int n)
 {
-	pid_t *pids;
-	int n, i, state;
+	int i, state;
 
-	n = unit_procs(app->unit_cg, &pids);
 	for (i = 0; i < n; i++) {
 		if (pids[i] == app->target.pid)
 			continue;
+		/* -EEXIST: forked by one adopted already, the BPF side has it */
 		state = watch_adopt(app->watch, "/proc", pids[i]);
 		if (state >= 0)
 			follow_adopt(&app->follow, pids[i], state);
 	}
+}
+
+/*
+ * --unit: every other process in its cgroup now; --pid --follow: the
+ * processes the target forked before the attach, and theirs (read again
+ * now: one forked meanwhile by a process not yet followed is there too).
+ */
+static void adopt_existing(struct app *app)
+{
+	pid_t *pids;
+	int n;
+
+	if (app->cfg.unit)
+		n = unit_procs(app->unit_cg, &pids);
+	else if (app->cfg.follow && app->cfg.pid)
+		n = descend_list("/proc", app->target.pid, &pids);
+	else
+		return;
+	adopt(app, pids, n);
 	free(pids);
+}
+
+/*
+ * --pid --follow, process scope: the target's descendants from before the
+ * attach get per-thread events as its own threads do (those they fork
+ * later inherit them). Returns 0 or -errno with app->err set.
+ */
+static int bind_descendants(struct app *app)
+{
+	pid_t *pids, *tids;
+	int n, i, k, nt, ret = 0;
+
+	n = descend_list("/proc", app->target.pid, &pids);
+	for (i = 0; i < n && !ret; i++) {
+		tids = NULL;
+		nt = target_threads("/proc", pids[i], &tids);
+		for (k = 0; k < nt && !ret; k++) {
+			ret = cores_add_thread(app->cores, tids[k]);
+			if (ret == -ESRCH)
+				ret = 0; /* gone: nothing to record */
+			else if (ret)
+				snprintf(app->err, sizeof(app->err), "%s",
+					 cores_last_error(app->cores));
+		}
+		free(tids);
+	}
+	free(pids);
+	return ret;
 }
 
 static int setup_target(struct app *app)
@@ -423,6 +470,8 @@ static int open_cores(struct app *app)
 	}
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
 		ret = bind_late_threads(app);
+		if (!ret && app->cfg.follow && app->cfg.pid)
+			ret = bind_descendants(app);
 		if (ret)
 			return ret;
 	}
@@ -528,8 +577,7 @@ static int start_watching(struct app *app)
 			  app->scope == SCOPE_PROCESS);
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
-	if (app->cfg.unit)
-		adopt_unit(app);
+	adopt_existing(app);
 	control_start(&app->ctl, state,
 		      snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),

@@ -299,6 +299,41 @@ static void test_follow_pid(void **state)
 			    0);
 }
 
+/*
+ * --pid --follow on a server whose workers run already: they are followed
+ * from the start (found by their parent in /proc), their work recorded,
+ * their exits seen; no fork is told, none happened in the run.
+ */
+static void test_follow_pid_existing(void **state)
+{
+	struct fx *f = *state;
+	char pid[16];
+	char *targv[] = { PROGS "forkserver", "2", "600", NULL };
+	char *argv[] = { PTBPF_BIN, "-q",   "-b",    "sample", "--follow",
+			 "-o",	    f->out, "--pid", pid,      NULL };
+	int i;
+
+	need_root();
+	f->target = spawn(targv, f->tlog);
+	assert_true(f->target > 0);
+	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	f->ptbpf = spawn(argv, f->log);
+	if (!wait_events(f->out, "start", 1, 10))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_int_equal(wait_exit(f->target, 30), 0);
+	f->target = -f->target; /* reaped: teardown must not kill its pid */
+	assert_int_equal(finish(f, 30), 0);
+	assert_int_equal(count_events(f->out, "fork"), 0);
+	assert_int_equal(count_events(f->out, "exit"), 3);
+	for (i = 0; i < 2; i++) {
+		assert_true(nth_with_pid(f->out, "exit", f->workers[i]) >= 0);
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
+			    0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +346,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_outlives_target,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_follow_pid_existing, setup,
 						teardown),
 	};
 
