@@ -137,6 +137,12 @@ $(OUTPUT)/tests/progs/callstack-nofp: tests/progs/callstack.c | $(OUTPUT)/tests/
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -o $@
 
+# Two local functions named twin, one in each file: a name --trigger-on
+# finds twice.
+$(OUTPUT)/tests/progs/trigger: tests/progs/trigger.c tests/progs/twin/twin.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $^ -lpthread -o $@
+
 progs: $(HELPER_BINS)
 unit: $(UNIT_BINS)
 integration: all $(INTEG_BINS) $(HELPER_BINS)

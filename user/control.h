@@ -87,6 +87,18 @@ struct control {
 	unsigned long long reordered;
 	/* a pause for a fatal signal the target has not yet died of, or 0 */
 	uint64_t fatal_ns;
+	/*
+	 * --trigger-on: the points as given (index = the event's point),
+	 * --min-history (no trigger snapshot before history_from plus it;
+	 * history_from is when collection started), --trigger-limit (0: none)
+	 * and the trigger snapshots taken. Set after control_init().
+	 */
+	const char *const *points;
+	unsigned int nr_points;
+	uint64_t min_history_ns, history_from;
+	unsigned long long trigger_limit, triggers_taken;
+	/* why the run should end now (--trigger-limit reached), or NULL */
+	const char *end_reason;
 };
 
 void control_init(struct control *c, struct eventlog *log, int pid,

@@ -126,6 +126,16 @@ static int timers(const struct loop_args *a)
 static int wait_ms(const struct loop_args *a)
 {
 	int ms = timers(a);
+	uint64_t now = now_ns();
+
+	if (a->end_ns) {
+		int end = a->end_ns > now ?
+				  (int)((a->end_ns - now) / 1000000 + 1) :
+				  0;
+
+		if (ms < 0 || end < ms)
+			ms = end;
+	}
 
 	if (status_pending() && (ms < 0 || ms > 100))
 		ms = 100;
@@ -169,6 +179,37 @@ static int end_child(const struct loop_args *a, int sfd)
 	return target_reap(t);
 }
 
+/*
+ * The run ends while the target lives (a signal, --duration,
+ * --trigger-limit): the last events, then a snapshot of where it was; a
+ * command we started is ended as on SIGINT. Returns 1.
+ */
+static int end_run(const struct loop_args *a, int sfd, const char *reason,
+		   struct loop_result *res)
+{
+	drain(a);
+	res->reason = reason;
+	res->snapshot = true;
+	if (a->target->child) {
+		control_snapshot_now(a->ctl, "end");
+		res->snapshot = false;
+		res->status = end_child(a, sfd);
+		drain(a);
+	}
+	return 1;
+}
+
+/* Whether the run is over by --duration or the control's word. */
+static int should_end(const struct loop_args *a, int sfd,
+		      struct loop_result *res)
+{
+	if (a->ctl->end_reason)
+		return end_run(a, sfd, a->ctl->end_reason, res);
+	if (a->end_ns && now_ns() >= a->end_ns)
+		return end_run(a, sfd, "duration", res);
+	return 0;
+}
+
 /* Returns 1 when the loop ends. */
 static int on_signal(const struct loop_args *a, int sfd,
 		     struct loop_result *res)
@@ -186,16 +227,7 @@ static int on_signal(const struct loop_args *a, int sfd,
 		return 0;
 	}
 	/* the last events before ending, then a snapshot of where it was */
-	drain(a);
-	res->reason = "signal";
-	res->snapshot = true;
-	if (a->target->child) {
-		control_snapshot_now(a->ctl, "end");
-		res->snapshot = false;
-		res->status = end_child(a, sfd);
-		drain(a);
-	}
-	return 1;
+	return end_run(a, sfd, "signal", res);
 }
 
 /* The timer follows the control's deadline for a folded stop's snapshot. */
@@ -277,6 +309,8 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 				break;
 			}
 		}
+		if (!done)
+			done = should_end(a, sfd, res);
 	}
 out:
 	if (ret)

@@ -28,6 +28,7 @@
 #include "snapshot.h"
 #include "status.h"
 #include "target.h"
+#include "trigger.h"
 #include "watch.h"
 
 #define EXIT_SETUP 1
@@ -49,6 +50,7 @@ struct app {
 	enum ptbpf_scope scope;
 	char scope_why[256]; /* why auto fell back, "" when it did not */
 	char leaf[4096]; /* the cgroup made for the command, "" when none */
+	struct trigger_point *points; /* --trigger-on, resolved */
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
@@ -435,6 +437,10 @@ static int start_watching(struct app *app)
 		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
 	app->ctl.min_interval_ns = app->cfg.min_interval_ns;
 	app->ctl.t0 = app->start_ns;
+	app->ctl.points = app->cfg.trigger_on;
+	app->ctl.nr_points = app->cfg.nr_trigger_on;
+	app->ctl.min_history_ns = app->cfg.min_history_ns;
+	app->ctl.trigger_limit = app->cfg.trigger_limit;
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
 	control_start(&app->ctl, state,
@@ -455,6 +461,53 @@ static int start_watching(struct app *app)
 	return 0;
 }
 
+/*
+ * --trigger-on: every point parsed and found in its file before anything
+ * is attached (a missing or ambiguous symbol is the run's one error line).
+ */
+static int resolve_points(struct app *app)
+{
+	struct trigger_where w = {
+		.proc = "/proc",
+		.pid = app->cfg.cmd ? 0 : app->target.pid,
+		.exe = app->cfg.cmd ? app->cfg.cmd[0] : NULL,
+		.lib_path = getenv("LD_LIBRARY_PATH"),
+	};
+	unsigned int i;
+	int ret;
+
+	if (!app->cfg.nr_trigger_on)
+		return 0;
+	app->points = calloc(app->cfg.nr_trigger_on, sizeof(*app->points));
+	if (!app->points)
+		return -ENOMEM;
+	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
+		ret = trigger_parse(app->cfg.trigger_on[i], &app->points[i],
+				    app->err, sizeof(app->err));
+		if (!ret)
+			ret = trigger_resolve(&app->points[i], &w, app->err,
+					      sizeof(app->err));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int attach_points(struct app *app)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
+		ret = watch_trigger(app->watch, app->points[i].path,
+				    app->points[i].offset, i, app->err,
+				    sizeof(app->err));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int setup(struct app *app)
 {
 	app->start_ns = now_ns();
@@ -466,10 +519,14 @@ static int setup(struct app *app)
 	target_invoking_user(&app->uid, &app->gid);
 	if (setup_target(app))
 		return -ESRCH;
+	if (resolve_points(app))
+		return -ENOENT;
 	app->watch = watch_open(app->target.pid, app->cfg.verbosity > 0,
 				on_event, app, app->err, sizeof(app->err));
 	if (!app->watch)
 		return -errno;
+	if (attach_points(app))
+		return -EIO;
 	if (open_cores(app) || open_output(app))
 		return -EIO;
 	loop_block_signals();
@@ -508,6 +565,9 @@ static int run(struct app *app)
 			.target = &app->target,
 			.jc = &app->jc,
 			.grace_ms = app->cfg.grace_ms,
+			.end_ns = app->cfg.duration_ns ?
+					  app->start_ns + app->cfg.duration_ns :
+					  0,
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
@@ -535,6 +595,7 @@ static void cleanup(struct app *app)
 	if (app->leaf[0])
 		cgroup_remove_leaf(app->leaf);
 	free(app->tids);
+	free(app->points);
 	if (app->outfd >= 0)
 		close(app->outfd);
 	args_free(&app->cfg);

@@ -17,6 +17,7 @@
 #include "cpuinfo.h"
 #include "procinfo.h"
 #include "say.h"
+#include "snapcut.h"
 #include "snapshot.h"
 #include "status.h"
 #include "threadnames.h"
@@ -160,6 +161,21 @@ static void trigger_json(struct json *j, const struct snap_trigger *t)
 		json_u64(j, "folded_stops", t->folded);
 }
 
+/* A --trigger-on snapshot: which point, and how its data ends at the hit. */
+static void cut_json(struct json *j, const struct snapshot *snap)
+{
+	if (!snap->why.spec)
+		return;
+	json_str(j, "spec", snap->why.spec);
+	json_u64(j, "point", snap->why.point);
+	if (!snap->cut.how)
+		return;
+	json_str(j, "cut", snap->cut.how);
+	json_u64(j, "after_hit_ns", snap->cut.after_hit_ns);
+	if (snap->backend == BACKEND_SAMPLE)
+		json_u64(j, "cut_records", snap->cut.records);
+}
+
 /* The longest copy of one core's rings: the cost a snapshot can't avoid. */
 static uint64_t copy_max(const struct snapshot *snap)
 {
@@ -204,6 +220,7 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 	json_u64(j, "copy_max_ns", copy_max(snap));
 	json_u64(j, "write_ns", write_ns);
 	trigger_json(j, &snap->why);
+	cut_json(j, snap);
 	if (s->limits)
 		json_u64(j, "dir_bytes", s->budget.used);
 	eventlog_end(&s->wlog);
@@ -349,6 +366,9 @@ static void write_one(struct snapshots *s, struct slot *sl)
 		sl->snap.proc.nr_threads = nr;
 	}
 	pthread_mutex_unlock(&s->lock);
+	/* a trigger's snapshot ends at the hit: what came after is left out */
+	if (sl->snap.why.spec && sl->snap.backend == BACKEND_SAMPLE)
+		snapcut_snapshot(&sl->snap);
 	ret = 0;
 	if (s->limits && !make_room(s, &sl->snap, &rm)) {
 		snprintf(
@@ -606,6 +626,21 @@ static void log_skipped(struct snapshots *s, const struct snap_trigger *t)
 		status_say_f("ptbpf: no snapshot (%s): no new bytes", t->name);
 }
 
+/*
+ * A --trigger-on snapshot of the intel-pt backend: its PT can't be cut by
+ * time here, so it goes on past the hit up to the staging, at most. Sample
+ * snapshots are cut by time when written.
+ */
+static void stage_cut(struct snapshots *s, struct snapshot *snap, __u64 mono)
+{
+	(void)s;
+	memset(&snap->cut, 0, sizeof(snap->cut));
+	if (!snap->why.spec || snap->backend == BACKEND_SAMPLE)
+		return;
+	snap->cut.how = "staged";
+	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
+}
+
 int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t)
 {
 	uint64_t real, mono;
@@ -650,6 +685,7 @@ int64_t snapshots_stage(struct snapshots *s, const struct snap_trigger *t)
 	clock_pair(&real, &mono);
 	snap->realtime_ns = real;
 	snap->monotonic_ns = mono;
+	stage_cut(s, snap, mono);
 	snap->run_start_ns = s->cfg.run_start_ns;
 	snap->pid = s->cfg.pid;
 	snap->full = s->cfg.full;
