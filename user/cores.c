@@ -21,11 +21,13 @@
 /* Process scope: one more thread's events on a core, output redirected. */
 struct thread_group {
 	int data_fd, sb_fd; /* -1: none */
+	struct auxact_fds act; /* --trigger-on: aux_pause/aux_resume events */
 };
 
 struct core {
 	int cpu;
 	int data_fd, sb_fd; /* -1: none; the events that own the rings */
+	struct auxact_fds act; /* --trigger-on: aux_pause/aux_resume events */
 	struct thread_group *extra; /* process scope: the other threads */
 	unsigned int nr_extra, cap_extra;
 	enum core_state state;
@@ -54,6 +56,11 @@ struct cores {
 	 */
 	bool split;
 	bool offcpu; /* process scope: no target thread can run */
+	/* intel-pt, process scope: the groups cut PT at --trigger-on hits */
+	bool aux_pause;
+	__u32 uprobe_type;
+	const struct auxact_point *pause_points;
+	unsigned int nr_pause_points;
 	/*
 	 * cpu and cgroup scope: one thread pinned to each traced CPU toggles
 	 * that CPU's events locally (cpurun.h); NULL: serial, from the caller.
@@ -298,6 +305,36 @@ static int no_such_cpu(const struct cores_config *cfg, int cpu, char *err,
 		cpu, sysconf(_SC_NPROCESSORS_CONF));
 }
 
+/*
+ * The --trigger-on pause events of one group. The first group is the
+ * probe: a kernel or PMU without aux-action refuses it, and then no group
+ * has them (said once); a later refusal is an error.
+ */
+static int open_actions(struct cores *c, const struct cores_config *cfg,
+			int cpu, pid_t pid, int leader_fd, struct auxact_fds *f,
+			bool first, char *err, size_t errlen)
+{
+	char why[160];
+	int rc;
+
+	f->n = 0;
+	if (!c->aux_pause)
+		return 0;
+	rc = auxact_open(c->sys, c->uprobe_type, c->pause_points,
+			 c->nr_pause_points, &c->data_attr, leader_fd, cpu, pid,
+			 f, why, sizeof(why));
+	if (!rc)
+		return 0;
+	if (!first)
+		return errmsg(err, errlen, rc, "%s", why);
+	c->aux_pause = false;
+	report(cfg,
+	       "--trigger-on: no aux-action here (%s): snapshots are staged "
+	       "when the hit is seen, not cut by the kernel",
+	       strerror(-rc));
+	return 0;
+}
+
 /* Open core @k; 1 when its CPU turned out to be offline (skip it). */
 static int open_core(struct cores *c, const struct cores_config *cfg,
 		     struct core *k, char *err, size_t errlen)
@@ -333,6 +370,10 @@ static int open_core(struct cores *c, const struct cores_config *cfg,
 	if (rc < 0)
 		return rc;
 	k->sb_fd = rc;
+	rc = open_actions(c, cfg, k->cpu, c->pid, k->data_fd, &k->act,
+			  k == c->core, err, errlen);
+	if (rc)
+		return rc;
 	rc = map_core(c, k, err, errlen);
 	if (!rc)
 		rc = perf_sys_id(c->sys, k->data_fd, k->cpu, &k->data_id, err,
@@ -355,9 +396,11 @@ static void close_core(struct cores *c, struct core *k)
 			       0);
 	k->aux = NULL;
 	k->data_page = k->sb_page = NULL;
+	auxact_close(c->sys, &k->act);
 	while (k->nr_extra) {
 		struct thread_group *g = &k->extra[--k->nr_extra];
 
+		auxact_close(c->sys, &g->act);
 		perf_sys_close(c->sys, &g->sb_fd);
 		perf_sys_close(c->sys, &g->data_fd);
 	}
@@ -499,7 +542,7 @@ static int add_group(struct cores *c, struct core *k, pid_t tid, char *err,
 		     size_t errlen)
 {
 	struct perf_event_attr da = c->data_attr, sa = c->sb_attr;
-	struct thread_group g = { -1, -1 };
+	struct thread_group g = { -1, -1, { .n = 0 } };
 	int rc;
 
 	if (k->nr_extra == k->cap_extra) {
@@ -531,6 +574,9 @@ static int add_group(struct cores *c, struct core *k, pid_t tid, char *err,
 	if (!rc)
 		rc = perf_sys_set_output(c->sys, g.sb_fd, k->sb_fd, k->cpu, err,
 					 errlen);
+	if (!rc && !c->split)
+		rc = open_actions(c, NULL, k->cpu, tid, g.data_fd, &g.act,
+				  false, err, errlen);
 	if (rc < 0) {
 		perf_sys_close(c->sys, &g.sb_fd);
 		perf_sys_close(c->sys, &g.data_fd);
@@ -553,6 +599,7 @@ static int add_thread(struct cores *c, pid_t tid, char *err, size_t errlen)
 			struct core *k = &c->core[i - 1];
 			struct thread_group *g = &k->extra[--k->nr_extra];
 
+			auxact_close(c->sys, &g->act);
 			perf_sys_close(c->sys, &g->sb_fd);
 			perf_sys_close(c->sys, &g->data_fd);
 		}
@@ -586,9 +633,48 @@ unsigned long cores_event_count(const struct cores *c)
 	unsigned long n = 0;
 	unsigned int i;
 
-	for (i = 0; c && i < c->nr; i++)
-		n += 2 + (c->split ? 1UL : 2UL) * c->core[i].nr_extra;
+	for (i = 0; c && i < c->nr; i++) {
+		const struct core *k = &c->core[i];
+		unsigned int j;
+
+		n += 2 + k->act.n + (c->split ? 1UL : 2UL) * k->nr_extra;
+		for (j = 0; j < k->nr_extra; j++)
+			n += k->extra[j].act.n;
+	}
 	return n;
+}
+
+bool cores_aux_pause(const struct cores *c)
+{
+	return c && c->aux_pause;
+}
+
+/*
+ * --trigger-on points cut by the kernel: intel-pt in process scope, where
+ * the groups are the target's own (a CPU-wide uprobe event would pause
+ * PT at any process's hit).
+ */
+static void pick_actions(struct cores *c, const struct cores_config *cfg)
+{
+	c->aux_pause = false;
+	if (!cfg->nr_pause_points || c->backend != BACKEND_INTEL_PT ||
+	    c->scope != SCOPE_PROCESS)
+		return;
+	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
+		report(cfg,
+		       "--trigger-on: more than %d points: snapshots are "
+		       "staged when the hit is seen, not cut by the kernel",
+		       AUXACT_MAX_POINTS);
+		return;
+	}
+	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
+		report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
+			    "are staged when the hit is seen");
+		return;
+	}
+	c->aux_pause = true;
+	c->pause_points = cfg->pause_points;
+	c->nr_pause_points = cfg->nr_pause_points;
 }
 
 /*
@@ -646,8 +732,10 @@ struct cores *cores_open(const struct cores_config *cfg,
 	if (!rc)
 		rc = pmu_sideband_attr(&c->sb_attr, c->backend,
 				       !cfg->start_running);
-	if (!rc)
+	if (!rc) {
 		scope_attrs(c, cfg);
+		pick_actions(c, cfg);
+	}
 	if (!rc)
 		rc = pick_sizes(c, cfg, psb, count_online(cfg, cfg->cpus, n),
 				err, errlen);

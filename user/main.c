@@ -51,6 +51,7 @@ struct app {
 	char scope_why[256]; /* why auto fell back, "" when it did not */
 	char leaf[4096]; /* the cgroup made for the command, "" when none */
 	struct trigger_point *points; /* --trigger-on, resolved */
+	struct auxact_point *pause; /* the same, for the PT groups */
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
@@ -349,6 +350,8 @@ static int open_cores(struct app *app)
 	cc.call_graph = app->cfg.call_graph;
 	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->cgroup_fd;
+	cc.pause_points = app->pause;
+	cc.nr_pause_points = app->pause ? app->cfg.nr_trigger_on : 0;
 	cc.report = report;
 	cc.report_ctx = app;
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
@@ -479,7 +482,8 @@ static int resolve_points(struct app *app)
 	if (!app->cfg.nr_trigger_on)
 		return 0;
 	app->points = calloc(app->cfg.nr_trigger_on, sizeof(*app->points));
-	if (!app->points)
+	app->pause = calloc(app->cfg.nr_trigger_on, sizeof(*app->pause));
+	if (!app->points || !app->pause)
 		return -ENOMEM;
 	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
 		ret = trigger_parse(app->cfg.trigger_on[i], &app->points[i],
@@ -489,6 +493,8 @@ static int resolve_points(struct app *app)
 					      sizeof(app->err));
 		if (ret)
 			return ret;
+		app->pause[i].path = app->points[i].path;
+		app->pause[i].offset = app->points[i].offset;
 	}
 	return 0;
 }
@@ -596,6 +602,7 @@ static void cleanup(struct app *app)
 		cgroup_remove_leaf(app->leaf);
 	free(app->tids);
 	free(app->points);
+	free(app->pause);
 	if (app->outfd >= 0)
 		close(app->outfd);
 	args_free(&app->cfg);

@@ -627,17 +627,17 @@ static void log_skipped(struct snapshots *s, const struct snap_trigger *t)
 }
 
 /*
- * A --trigger-on snapshot of the intel-pt backend: its PT can't be cut by
- * time here, so it goes on past the hit up to the staging, at most. Sample
- * snapshots are cut by time when written.
+ * A --trigger-on snapshot of the intel-pt backend: PT can't be cut by time
+ * here. With aux-action the kernel stopped the hit's CPU at the hit;
+ * otherwise, and on the other CPUs, the data goes on up to the staging at
+ * most. Sample snapshots are cut by time when written.
  */
 static void stage_cut(struct snapshots *s, struct snapshot *snap, __u64 mono)
 {
-	(void)s;
 	memset(&snap->cut, 0, sizeof(snap->cut));
 	if (!snap->why.spec || snap->backend == BACKEND_SAMPLE)
 		return;
-	snap->cut.how = "staged";
+	snap->cut.how = cores_aux_pause(s->cores) ? "kernel" : "staged";
 	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
 }
 
