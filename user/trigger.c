@@ -207,7 +207,10 @@ static int find_object(struct trigger_point *p, const struct trigger_where *w,
 	} else {
 		ret = object_in_dirs(w, p->object, p->path, sizeof(p->path));
 	}
-	if (ret && w->pid)
+	if (ret && strchr(p->object, '/'))
+		snprintf(err, errlen, "--trigger-on %s: no file %s", p->spec,
+			 p->object);
+	else if (ret && w->pid)
 		snprintf(err, errlen,
 			 "--trigger-on %s: process %d maps no file named %s",
 			 p->spec, w->pid, p->object);
