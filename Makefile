@@ -1,29 +1,64 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# ptbpf build. Everything generated lands in .output/. Quiet lines by
-# default, `make V=1` for full ones.
+# ptbpf build. Three trees, each compiled with its own include path, so a
+# file can include only its own tree and the shared format:
+#
+#   bpf/          the BPF program and the header it shares with user space
+#   user/         the tracer, ptbpf (root: BPF, perf events)
+#   tools/dump/   the reader, ptbpf-dump (no privileges, no libbpf)
+#   tools/format/ what both agree on: the snapshot format (no libbpf,
+#                 no libipt, no threads)
+#
+# Everything generated lands in $(OUTPUT). Quiet lines by default, `make V=1`
+# for full ones. SANITIZE=address builds everything with ASan and UBSan,
+# SANITIZE=fuzzer the libFuzzer variant; both in their own OUTPUT.
 
-OUTPUT := .output
+OUTPUT ?= .output
+BINDIR ?= .
 CLANG ?= clang
+LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
 CC ?= cc
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := 0.1.0
 
-ARCH := $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
+ARCH ?= $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 
 # snprintf truncation is how bounded messages and paths are made on purpose
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
+ifneq ($(findstring clang,$(CC)),)
+WARN += -Wno-unknown-warning-option
+endif
 ifeq ($(CI),true)
 WARN += -Werror
 endif
 CFLAGS ?= -g -O2
-CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -DPTBPF_VERSION='"$(VERSION)"'
-CPPFLAGS += -I$(OUTPUT) -Ibpf -Iuser
-LDLIBS := -lbpf -lelf -lz -lpthread
-TEST_LDLIBS := $(LDLIBS) -lcmocka -lipt
+SAN_FLAGS :=
+ifeq ($(SANITIZE),address)
+SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+else ifeq ($(SANITIZE),fuzzer)
+SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined
+CPPFLAGS += -DPTBPF_FUZZ
+else ifneq ($(SANITIZE),)
+$(error SANITIZE=$(SANITIZE): expected address or fuzzer)
+endif
+CFLAGS += $(SAN_FLAGS)
+# -MMD -MP: each object lists the headers it included, for the next make
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -DPTBPF_VERSION='"$(VERSION)"' -MMD -MP
+
+FORMAT_INC := -Itools/format
+TRACER_INC := -I$(OUTPUT) -Ibpf -Iuser $(FORMAT_INC)
+DUMP_INC := -Itools/dump $(FORMAT_INC)
+TEST_INC := $(TRACER_INC) -Itools/dump -Itests -Itests/sim
+
+FORMAT_LDLIBS := -lelf -lz
+TRACER_LDLIBS := -lbpf $(FORMAT_LDLIBS) -lpthread
+DUMP_LDLIBS := -lipt -ljson-c $(FORMAT_LDLIBS)
+TEST_LDLIBS := $(TRACER_LDLIBS) -lipt -ljson-c -lcmocka
 
 ifeq ($(V),1)
 Q =
@@ -34,98 +69,105 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 MAKEFLAGS += --no-print-directory
 endif
 
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
-LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
-SIM_SRCS := $(wildcard tests/sim/*.c)
-SIM_OBJS := $(patsubst tests/sim/%.c,$(OUTPUT)/tests/sim/%.o,$(SIM_SRCS))
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%,$(UNIT_SRCS))
-INTEG_SRCS := $(wildcard tests/integration/test_*.c)
-INTEG_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(INTEG_SRCS))
+FORMAT_OBJS := $(patsubst tools/format/%.c,$(OUTPUT)/format/%.o,$(wildcard tools/format/*.c))
+TRACER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+TRACER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(TRACER_SRCS))
+DUMP_SRCS := $(filter-out tools/dump/main.c,$(wildcard tools/dump/*.c))
+DUMP_OBJS := $(patsubst tools/dump/%.c,$(OUTPUT)/dump/%.o,$(DUMP_SRCS))
+# only what includes the skeleton waits for clang and bpftool
+SKEL_USERS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(shell grep -l 'ptbpf\.skel\.h' user/*.c))
+
+LIBFORMAT := $(OUTPUT)/libptbpf-format.a
+LIBTRACER := $(OUTPUT)/libptbpf.a
+LIBDUMP := $(OUTPUT)/libptbpf-dump.a
+
+SIM_OBJS := $(patsubst tests/sim/%.c,$(OUTPUT)/tests/sim/%.o,$(wildcard tests/sim/*.c))
+# Tests by what they need: unit (in memory, no root, no external tool),
+# pipeline (over the simulated PMU, read back by perf and lldb), integration
+# (root, against the real kernel).
+TEST_DIRS := unit pipeline integration
+test_bins = $(patsubst tests/$(1)/%.c,$(OUTPUT)/tests/$(1)/%,$(wildcard tests/$(1)/test_*.c))
+UNIT_BINS := $(call test_bins,unit)
+PIPELINE_BINS := $(call test_bins,pipeline)
+INTEG_BINS := $(call test_bins,integration)
 HELPER_SRCS := $(wildcard tests/progs/*.c)
 HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS)) \
 	$(OUTPUT)/tests/progs/callstack-nofp
-DUMP_SRCS := $(wildcard tools/dump/*.c)
-DUMP_OBJS := $(patsubst tools/dump/%.c,$(OUTPUT)/tools/dump/%.o,$(DUMP_SRCS))
-FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
-.SECONDARY: $(SIM_OBJS)
-.PHONY: all deps progs fuzz check unit integration demo bench install clean fmt vmlinux
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps progs fuzz check unit pipeline integration sanitize demo bench \
+	install clean fmt vmlinux layout
 
-all: ptbpf $(if $(DUMP_SRCS),ptbpf-dump)
+all: $(BINDIR)/ptbpf $(BINDIR)/ptbpf-dump
 
 deps:
 	$(Q)tools/deps.sh
 
-$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests/sim $(OUTPUT)/tests/unit \
-$(OUTPUT)/tests/integration $(OUTPUT)/tests/progs:
+$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/dump $(OUTPUT)/format $(OUTPUT)/tests/sim \
+$(OUTPUT)/tests/progs $(OUTPUT)/fuzz $(patsubst %,$(OUTPUT)/tests/%,$(TEST_DIRS)):
 	$(Q)mkdir -p $@
 
 # The BPF object: CO-RE, so one object runs on kernels other than this one.
 $(OUTPUT)/ptbpf.bpf.o: bpf/ptbpf.bpf.c bpf/ptbpf.h $(VMLINUX) | $(OUTPUT)
+	$(if $(wildcard $(VMLINUX)),,$(error $(ARCH): no $(VMLINUX); this architecture is not supported yet (make vmlinux on it makes one)))
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 		-Wall -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
-	$(Q)llvm-strip -g $@ 2>/dev/null || true
+	$(Q)$(LLVM_STRIP) -g $@
 
 $(OUTPUT)/ptbpf.skel.h: $(OUTPUT)/ptbpf.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h) bpf/ptbpf.h $(OUTPUT)/ptbpf.skel.h | $(OUTPUT)/user
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(SKEL_USERS): $(OUTPUT)/ptbpf.skel.h
 
-$(OUTPUT)/libptbpf.a: $(LIB_OBJS)
+$(OUTPUT)/format/%.o: tools/format/%.c | $(OUTPUT)/format
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(FORMAT_INC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(TRACER_INC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/dump/%.o: tools/dump/%.c | $(OUTPUT)/dump
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(DUMP_INC) $(CFLAGS) -c $< -o $@
+
+$(LIBFORMAT): $(FORMAT_OBJS)
+$(LIBTRACER): $(TRACER_OBJS)
+$(LIBDUMP): $(DUMP_OBJS)
+$(LIBFORMAT) $(LIBTRACER) $(LIBDUMP):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-ptbpf: $(OUTPUT)/user/main.o $(OUTPUT)/libptbpf.a
+$(BINDIR)/ptbpf: $(OUTPUT)/user/main.o $(LIBTRACER) $(LIBFORMAT)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(TRACER_LDLIBS) -o $@
 
-# ptbpf-dump: the unprivileged reader. main() is tools/dump/main.c.
-$(OUTPUT)/tools/dump/%.o: tools/dump/%.c $(wildcard tools/dump/*.h) $(wildcard user/*.h)
+# ptbpf-dump: the unprivileged reader. It links no tracer code and no libbpf.
+$(BINDIR)/ptbpf-dump: $(OUTPUT)/dump/main.o $(LIBDUMP) $(LIBFORMAT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(DUMP_LDLIBS) -o $@
+
+$(OUTPUT)/tests/sim/%.o: tests/sim/%.c | $(OUTPUT)/tests/sim
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(TEST_INC) $(CFLAGS) -c $< -o $@
+$(SIM_OBJS): $(OUTPUT)/ptbpf.skel.h
+
+# A test links what it uses of the three libraries; the linker takes only
+# the objects it needs. The object rule keeps -MMD's dependency file.
+$(OUTPUT)/tests/%.o: tests/%.c $(OUTPUT)/ptbpf.skel.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) -Itools/dump $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(TEST_INC) $(CFLAGS) -c $< -o $@
 
-ptbpf-dump: $(DUMP_OBJS) $(OUTPUT)/libptbpf.a
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -lipt -o $@
-
-# libFuzzer harnesses: tests/fuzz/fuzz_*.c over the dump's parsers and the
-# library, built with clang, ASan and UBSan.
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-D_GNU_SOURCE -DPTBPF_VERSION='"$(VERSION)"' -DPTBPF_FUZZ
-$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(wildcard tools/dump/*.[ch]) $(wildcard user/*.[ch]) | $(OUTPUT)/ptbpf.skel.h
-	$(call msg,FUZZ,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS) -Itools/dump $< \
-		$(filter-out tools/dump/main.c,$(DUMP_SRCS)) $(LIB_SRCS) $(LDLIBS) -lipt -o $@
-
-fuzz: $(FUZZ_BINS)
-	$(Q)for f in $(FUZZ_BINS); do \
-		mkdir -p $(OUTPUT)/fuzz/corpus-$$(basename $$f); \
-		echo "  FUZZ     $$f ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 -timeout=10 -artifact_prefix=$(OUTPUT)/fuzz/ \
-			$(OUTPUT)/fuzz/corpus-$$(basename $$f) tests/fuzz/seeds 2>$(OUTPUT)/fuzz/$$(basename $$f).log \
-			|| { tail -n 30 $(OUTPUT)/fuzz/$$(basename $$f).log; exit 1; }; \
-	done
-
-$(OUTPUT)/tests/sim/%.o: tests/sim/%.c $(wildcard tests/sim/*.h) $(wildcard user/*.h) | $(OUTPUT)/tests/sim
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests/sim $(CFLAGS) -c $< -o $@
-
-$(OUTPUT)/tests/unit/%: tests/unit/%.c $(SIM_OBJS) $(OUTPUT)/libptbpf.a $(wildcard tests/*.h) | $(OUTPUT)/tests/unit
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(SIM_OBJS) $(LIBTRACER) $(LIBDUMP) $(LIBFORMAT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests -Itests/sim $(CFLAGS) $< $(SIM_OBJS) $(OUTPUT)/libptbpf.a $(TEST_LDLIBS) -o $@
-
-$(OUTPUT)/tests/integration/%: tests/integration/%.c $(OUTPUT)/libptbpf.a $(wildcard tests/*.h) | $(OUTPUT)/tests/integration
-	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(OUTPUT)/libptbpf.a $(TEST_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(SIM_OBJS) $(LIBTRACER) $(LIBDUMP) $(LIBFORMAT) \
+		$(TEST_LDLIBS) -o $@
 
 $(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
 	$(call msg,PROG,$@)
@@ -143,16 +185,52 @@ $(OUTPUT)/tests/progs/trigger: tests/progs/trigger.c tests/progs/twin/twin.c | $
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $^ -lpthread -o $@
 
+# libFuzzer harnesses over the reader's parsers: `make fuzz` builds them in
+# their own tree with SANITIZE=fuzzer and runs each for FUZZ_SECONDS.
+$(OUTPUT)/fuzz/%: $(OUTPUT)/fuzz/%.o $(LIBDUMP) $(LIBFORMAT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $< $(LIBDUMP) $(LIBFORMAT) $(DUMP_LDLIBS) -o $@
+$(OUTPUT)/fuzz/%.o: tests/fuzz/%.c | $(OUTPUT)/fuzz
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(DUMP_INC) $(CFLAGS) -c $< -o $@
+
+ifeq ($(SANITIZE),fuzzer)
+fuzz: $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do \
+		mkdir -p $(OUTPUT)/fuzz/corpus-$$(basename $$f); \
+		echo "  FUZZ     $$f ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 -timeout=10 -artifact_prefix=$(OUTPUT)/fuzz/ \
+			$(OUTPUT)/fuzz/corpus-$$(basename $$f) tests/fuzz/seeds 2>$(OUTPUT)/fuzz/$$(basename $$f).log \
+			|| { tail -n 30 $(OUTPUT)/fuzz/$$(basename $$f).log; exit 1; }; \
+	done
+else
+fuzz:
+	$(Q)$(MAKE) SANITIZE=fuzzer CC=$(CLANG) OUTPUT=$(OUTPUT)/fuzz-build fuzz
+endif
+
+# The reader and its tests under ASan and UBSan, in their own tree.
+ifeq ($(SANITIZE),address)
+sanitize: $(BINDIR)/ptbpf-dump $(foreach b,$(UNIT_BINS) $(PIPELINE_BINS),\
+	$(if $(filter test_dump% test_json%,$(notdir $(b))),$(b)))
+else
+sanitize:
+	$(Q)$(MAKE) SANITIZE=address OUTPUT=$(OUTPUT)/sanitize BINDIR=$(OUTPUT)/sanitize sanitize
+endif
+
 progs: $(HELPER_BINS)
 unit: $(UNIT_BINS)
+pipeline: $(PIPELINE_BINS)
 integration: all $(INTEG_BINS) $(HELPER_BINS)
 
-# The summary line `N passed, N failed, N skipped` comes from tests/run.sh;
-# the fuzz runs (30 s a target) and the sanitizer builds count as one test each.
+# The summary line `N passed, N failed, N skipped` comes from tests/run.sh,
+# after one subtotal per folder; the layout check, the fuzz runs (30 s a
+# target) and the sanitizer builds count as one test each.
 check: deps
-	$(Q)$(MAKE) all unit integration
-	$(Q)tests/run.sh $(UNIT_BINS) $(INTEG_BINS) $(if $(FUZZ_SRCS),tests/fuzz/fuzz-all.sh) \
-		$(wildcard tests/sanitize.sh) tests/man.sh
+	$(Q)$(MAKE) all unit pipeline integration
+	$(Q)tests/run.sh unit: $(UNIT_BINS) tests/layout.sh \
+		pipeline: $(PIPELINE_BINS) \
+		integration: $(INTEG_BINS) tests/man.sh \
+		builds: tests/fuzz/fuzz-all.sh tests/sanitize.sh
 
 demo: deps
 	$(Q)$(MAKE) all progs
@@ -162,11 +240,10 @@ bench: deps
 	$(Q)$(MAKE) all progs
 	$(Q)tests/bench/run.sh $(B)
 
-install: ptbpf $(if $(DUMP_SRCS),ptbpf-dump)
-	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf)
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf ptbpf-dump)
 	$(Q)install -D -m 0755 ptbpf $(DESTDIR)$(PREFIX)/bin/ptbpf
-	$(if $(DUMP_SRCS),$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/bin/ptbpf-dump))
-	$(if $(DUMP_SRCS),$(Q)install -D -m 0755 ptbpf-dump $(DESTDIR)$(PREFIX)/bin/ptbpf-dump)
+	$(Q)install -D -m 0755 ptbpf-dump $(DESTDIR)$(PREFIX)/bin/ptbpf-dump
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1 ptbpf-dump.1)
 	$(Q)install -D -m 0644 man/ptbpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1
 	$(Q)install -D -m 0644 man/ptbpf-dump.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf-dump.1
@@ -180,3 +257,5 @@ fmt:
 clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT) ptbpf ptbpf-dump
+
+-include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/tests/*/*.d)

@@ -451,6 +451,52 @@ static inline void rm_rf(const char *dir)
 }
 
 /*
+ * The scratch folder of one test, with the paths of ptbpf's output
+ * directory (@out, "DIR/out") and its stderr log (@log, "DIR/ptbpf.stderr")
+ * in it; either may be NULL. Returns the folder (free() it after
+ * fx_dir_remove()), or NULL.
+ */
+static inline char *fx_dir(char *out, size_t out_len, char *log, size_t log_len)
+{
+	char *dir = make_tmpdir();
+
+	if (!dir)
+		return NULL;
+	if (out)
+		snprintf(out, out_len, "%s/out", dir);
+	if (log)
+		snprintf(log, log_len, "%s/ptbpf.stderr", dir);
+	return dir;
+}
+
+/* Shows ptbpf's stderr @log when TEST_VERBOSE is set. */
+static inline void fx_show_log(const char *log)
+{
+	char *text = getenv("TEST_VERBOSE") ? slurp(log) : NULL;
+
+	if (text)
+		fprintf(stderr, "--- ptbpf stderr:\n%s", text);
+	free(text);
+}
+
+/* Ends ptbpf @pid (when > 0) as a user does: SIGINT, SIGKILL after 10 s. */
+static inline void fx_end_ptbpf(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGINT);
+	if (wait_exit(pid, 10) < 0)
+		kill_wait(pid);
+}
+
+/* Removes the scratch folder @dir of fx_dir() and frees it. */
+static inline void fx_dir_remove(char *dir)
+{
+	rm_rf(dir);
+	free(dir);
+}
+
+/*
  * What one ptbpf process held, so that a test checks its own run and not a
  * system-wide count that any other ptbpf on the machine changes. BPF
  * programs, maps and links have ids (fdinfo prog_id/map_id/link_id); a perf

@@ -2,16 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs each cmocka test binary given, sums the results and ends with the
-# line `N passed, N failed, N skipped`. A binary that dies without printing
+# line `N passed, N failed, N skipped`. An argument ending in ':' ("unit:")
+# starts a group: the group's subtotal is printed when it ends. A binary that dies without printing
 # its summary counts as one failure. A script (*.sh) is one test that passes
 # when it exits 0 (the fuzz runs, the sanitizer builds). In CI (CI=true, as root) a skipped test
 # is a failure: privileged tests must run there.
 set -u
 passed=0 failed=0 skipped=0
+group='' g_passed=0 g_failed=0 g_skipped=0
+
+# the subtotal of the group that just ended, if there was one
+end_group() {
+	[ -n "$group" ] && printf '%-28s %3d passed %3d failed %3d skipped\n' "== $group" \
+		"$((passed - g_passed))" "$((failed - g_failed))" "$((skipped - g_skipped))"
+	g_passed=$passed g_failed=$failed g_skipped=$skipped
+}
 log_dir=${TEST_LOG_DIR:-.output/test-logs}
 mkdir -p "$log_dir"
 
 for t in "$@"; do
+	if [ "${t%:}" != "$t" ]; then
+		end_group
+		group=${t%:}
+		continue
+	fi
 	name=$(basename "$t")
 	log="$log_dir/$name.log"
 	timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "$t" >"$log" 2>&1
@@ -43,6 +57,7 @@ for t in "$@"; do
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
 
+end_group
 rc=0
 [ "$failed" -gt 0 ] && rc=1
 if [ "${CI:-}" = true ] && [ "$skipped" -gt 0 ]; then

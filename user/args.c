@@ -320,26 +320,13 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
-static int parse_backend(const char *s, enum ptbpf_backend *b)
-{
-	if (!strcmp(s, "auto"))
-		*b = BACKEND_AUTO;
-	else if (!strcmp(s, "intel-pt"))
-		*b = BACKEND_INTEL_PT;
-	else if (!strcmp(s, "sample"))
-		*b = BACKEND_SAMPLE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 static void defaults(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->output = "ptbpf-out";
 	cfg->backend = BACKEND_AUTO;
 	cfg->triggers = TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT;
-	cfg->formats = FORMAT_PERF | FORMAT_LLDB;
+	cfg->formats = SNAPFMT_PERF | SNAPFMT_LLDB;
 	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
 }
 
@@ -348,7 +335,7 @@ static const char *const trigger_names[] = { "stop", "fatal", "exit",
 static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,
 					     TRIGGER_EXIT, TRIGGER_STEP, 0 };
 static const char *const format_names[] = { "perf", "lldb", NULL };
-static const unsigned int format_bits[] = { FORMAT_PERF, FORMAT_LLDB };
+static const unsigned int format_bits[] = { SNAPFMT_PERF, SNAPFMT_LLDB };
 
 /* One more --trigger-on: kept as given, parsed once the target is known. */
 static int add_trigger_on(struct config *cfg, const char *arg, char *err,
@@ -393,7 +380,7 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		cfg->output = arg;
 		return 0;
 	case 'b':
-		if (parse_backend(arg, &cfg->backend))
+		if (snapfmt_backend_parse(arg, true, &cfg->backend))
 			return fail(
 				err, errlen,
 				"unknown backend '%s': use auto, intel-pt or sample",

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "snapdata.h"
+#include "snapfmt.h"
 
 #define ARGS_MAX_CPUS 4096
 
@@ -20,11 +21,6 @@ enum trigger_bits {
 	TRIGGER_FATAL = 1 << 1,
 	TRIGGER_EXIT = 1 << 2,
 	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
-};
-
-enum format_bits {
-	FORMAT_PERF = 1 << 0,
-	FORMAT_LLDB = 1 << 1,
 };
 
 struct config {

@@ -11,7 +11,7 @@
 #include "scope.h"
 #include "fileout.h"
 #include "perfdata.h"
-#include "perfrec.h"
+#include "recwrite.h"
 
 #ifndef PTBPF_VERSION
 #define PTBPF_VERSION "unknown"
@@ -20,26 +20,13 @@
 /* The sample ID LLDB's context-switch decoder expects. */
 #define LLDB_SWITCH_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
-const char *bundle_backend_name(enum ptbpf_backend b)
-{
-	switch (b) {
-	case BACKEND_AUTO:
-		return "auto";
-	case BACKEND_INTEL_PT:
-		return "intel-pt";
-	case BACKEND_SAMPLE:
-		return "sample";
-	}
-	return NULL;
-}
-
 int bundle_cpu_path(char *buf, size_t len, int cpu, const char *suffix)
 {
 	int n;
 
 	if (!buf || !suffix)
 		return -EINVAL;
-	n = snprintf(buf, len, "%s/%d.%s", BUNDLE_CPUS_DIR, cpu, suffix);
+	n = snprintf(buf, len, "%s/%d.%s", SNAPFMT_CPUS_DIR, cpu, suffix);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -118,10 +105,10 @@ static void trace_cpus(const struct snapshot *s, struct json *j)
 		json_obj_begin(j, NULL);
 		json_i64(j, "id", s->cores[i].cpu);
 		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu,
-				BUNDLE_IPT_SUFFIX);
+				SNAPFMT_IPT_SUFFIX);
 		json_str(j, "iptTrace", path);
 		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu,
-				BUNDLE_SWITCH_SUFFIX);
+				SNAPFMT_SWITCH_SUFFIX);
 		json_str(j, "contextSwitchTrace", path);
 		json_obj_end(j);
 	}
@@ -317,7 +304,7 @@ static void head_json(const struct snapshot *s, unsigned int formats,
 
 	json_str(j, "ptbpf_version", PTBPF_VERSION);
 	json_u64(j, "snapshot", s->id);
-	json_str(j, "backend", bundle_backend_name(s->backend));
+	json_str(j, "backend", snapfmt_backend_name(s->backend));
 	json_str(j, "scope", scope_name(s->scope));
 	if (s->scope_why && *s->scope_why)
 		json_str(j, "scope_fallback", s->scope_why);
@@ -333,8 +320,8 @@ static void head_json(const struct snapshot *s, unsigned int formats,
 	json_u64(j, "pid", s->pid);
 	json_bool(j, "full", s->full);
 	json_obj_begin(j, "files");
-	json_bool(j, "perf", formats & BUNDLE_FMT_PERF);
-	json_bool(j, "lldb", formats & BUNDLE_FMT_LLDB);
+	json_bool(j, "perf", formats & SNAPFMT_PERF);
+	json_bool(j, "lldb", formats & SNAPFMT_LLDB);
 	json_obj_end(j);
 }
 
@@ -379,7 +366,7 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
  * event does not see the other task).
  */
 static ssize_t cpu_wide(const struct perf_event_header *h,
-			const struct perfrec_conv *conv, __u8 *dst, size_t cap)
+			const struct recwrite_conv *conv, __u8 *dst, size_t cap)
 {
 	__u8 wide[PERFREC_MAX + 1];
 	struct perf_event_header *w = (struct perf_event_header *)wide;
@@ -393,7 +380,7 @@ static ssize_t cpu_wide(const struct perf_event_header *h,
 	w->size = (__u16)(h->size + sizeof(unknown));
 	memcpy(wide + sizeof(*w), unknown, sizeof(unknown));
 	memcpy(wide + sizeof(*w) + sizeof(unknown), h + 1, body);
-	return perfrec_convert(wide, w->size, conv, dst, cap);
+	return recwrite_convert(wide, w->size, conv, dst, cap);
 }
 
 int bundle_write_switch_trace(int fd, const struct snapshot *snap,
@@ -401,7 +388,7 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap,
 {
 	const struct snap_core *c;
 	const struct perf_event_header *h;
-	struct perfrec_conv conv = { 0 };
+	struct recwrite_conv conv = { 0 };
 	struct fileout *o;
 	size_t off = 0;
 	__u8 *rec;
@@ -432,7 +419,7 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap,
 			fileout_write(o, rec, (size_t)n);
 			continue;
 		}
-		n = perfrec_convert(h, h->size, &conv, rec, PERFREC_MAX + 1);
+		n = recwrite_convert(h, h->size, &conv, rec, PERFREC_MAX + 1);
 		if (n < 0) {
 			ret = (int)n;
 			break;

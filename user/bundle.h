@@ -15,22 +15,7 @@
 
 #include "json.h"
 #include "snapdata.h"
-
-/* File names inside a snapshot directory. */
-#define BUNDLE_TRACE_JSON "trace.json"
-#define BUNDLE_PTBPF_JSON "ptbpf.json"
-#define BUNDLE_CPUS_DIR "cpus"
-#define BUNDLE_IPT_SUFFIX "intelpt_trace"
-#define BUNDLE_SWITCH_SUFFIX "perf_context_switch_trace"
-
-/* Which files a snapshot directory holds (--format). */
-enum bundle_formats {
-	BUNDLE_FMT_PERF = 1 << 0, /* perf.data */
-	BUNDLE_FMT_LLDB = 1 << 1, /* trace.json and cpus/ (intel-pt only) */
-};
-
-/* "intel-pt", "sample", or "auto" for BACKEND_AUTO; NULL if unknown. */
-const char *bundle_backend_name(enum ptbpf_backend b);
+#include "snapfmt.h"
 
 /*
  * Writes the path of core @cpu's @suffix file relative to the snapshot

@@ -9,6 +9,9 @@
 #include "control.h"
 #include "say.h"
 #include "status.h"
+#include "signals.h"
+#include "clock.h"
+#include "fmtnum.h"
 
 static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_RUN] = "run",
@@ -42,7 +45,7 @@ void control_init(struct control *c, struct eventlog *log, int pid,
 	c->ops = ops;
 	c->ops_ctx = ops_ctx;
 	c->target = PTBPF_PROC_UNKNOWN;
-	c->t0 = now_ns();
+	c->t0 = clock_now_ns();
 }
 
 /* A human line: queued, never waited for (see say.h). */
@@ -115,8 +118,8 @@ static void toggle_log(struct control *c, const struct toggle *t)
 		return;
 	if (t->ret) {
 		snprintf(msg, sizeof(msg), "failed: %s", strerror(-t->ret));
-		human(c, now_ns(), name, msg);
-		j = eventlog_begin(c->log, name, now_ns(), c->pid);
+		human(c, clock_now_ns(), name, msg);
+		j = eventlog_begin(c->log, name, clock_now_ns(), c->pid);
 		json_str(j, "error", strerror(-t->ret));
 		eventlog_end(c->log);
 		return;
@@ -165,7 +168,7 @@ static bool pauses(const struct control *c, int kind)
 void control_start(struct control *c, int state, const char *backend,
 		   unsigned long long buffer_size, const char *command)
 {
-	uint64_t ts = now_ns();
+	uint64_t ts = clock_now_ns();
 	struct json *j;
 
 	c->target = state;
@@ -235,8 +238,8 @@ void control_announce(struct control *c)
 /* The event's fields that say what it was: signal, kind, addresses. */
 static void log_details(struct json *j, const struct ptbpf_event *e)
 {
-	const char *kind = stop_kind_name(e->stop_kind),
-		   *code = si_code_name(e->sig, e->si_code);
+	const char *kind = eventlog_stop_kind(e->stop_kind),
+		   *code = signals_code_name(e->sig, e->si_code);
 	char hex[24];
 
 	if (e->kind == PTBPF_EV_STOP && kind)
@@ -251,9 +254,9 @@ static void log_details(struct json *j, const struct ptbpf_event *e)
 			json_str(j, "si_code_name", code);
 	}
 	if (e->ip)
-		json_str(j, "ip", hex_addr(e->ip, hex, sizeof(hex)));
+		json_str(j, "ip", fmt_addr(e->ip, hex, sizeof(hex)));
 	if (e->flags & PTBPF_F_ADDR)
-		json_str(j, "addr", hex_addr(e->addr, hex, sizeof(hex)));
+		json_str(j, "addr", fmt_addr(e->addr, hex, sizeof(hex)));
 }
 
 /* "tid 12 (SIGTRAP, breakpoint at 0x401136)" for the terminal line. */
@@ -261,10 +264,10 @@ static void detail_line(const struct ptbpf_event *e, const char *sig,
 			const char *cause, char *buf, size_t len)
 {
 	const char *kind = e->kind == PTBPF_EV_STOP ?
-				   stop_kind_name(e->stop_kind) :
+				   eventlog_stop_kind(e->stop_kind) :
 				   NULL,
 		   *code = e->kind == PTBPF_EV_FATAL ?
-				   si_code_name(e->sig, e->si_code) :
+				   signals_code_name(e->sig, e->si_code) :
 				   NULL;
 	size_t n;
 
@@ -321,7 +324,7 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	const char *name = kind_names[e->kind];
 	struct json *j;
 
-	if (!signal_name(e->sig, sig, sizeof(sig)))
+	if (!signals_name(e->sig, sig, sizeof(sig)))
 		sig[0] = '\0';
 	j = eventlog_begin(c->log, name, e->ts, c->pid);
 	json_u64(j, "tid", e->tid);
@@ -410,7 +413,7 @@ static void trigger(struct control *c, unsigned int bit,
 	if (!c->ops || !c->ops->snapshot || !(c->triggers & bit))
 		return;
 	if (e->kind == PTBPF_EV_STOP) {
-		t.stop_kind = stop_kind_name(e->stop_kind);
+		t.stop_kind = eventlog_stop_kind(e->stop_kind);
 		/* a debugger stepping over its breakpoint: bytes go to the next */
 		if (e->stop_kind == PTBPF_STOP_SINGLESTEP &&
 		    !(c->triggers & TRIGGER_STEP)) {
@@ -613,18 +616,18 @@ bool control_lost(struct control *c, unsigned long long total)
 
 	if (total <= c->lost_seen)
 		return false;
-	j = eventlog_begin(c->log, "lost_events", now_ns(), c->pid);
+	j = eventlog_begin(c->log, "lost_events", clock_now_ns(), c->pid);
 	json_u64(j, "count", total - c->lost_seen);
 	json_u64(j, "total", total);
 	eventlog_end(c->log);
-	human(c, now_ns(), "lost_events", "(BPF ring buffer full)");
+	human(c, clock_now_ns(), "lost_events", "(BPF ring buffer full)");
 	c->lost_seen = total;
 	return true;
 }
 
 void control_resync(struct control *c, int state, uint64_t seq)
 {
-	flush_held(c, now_ns());
+	flush_held(c, clock_now_ns());
 	if (seq > c->seq)
 		c->seq = seq;
 	if (state == PTBPF_PROC_UNKNOWN || state == c->target)
@@ -633,13 +636,13 @@ void control_resync(struct control *c, int state, uint64_t seq)
 	c->fatal_ns = 0;
 	offcpu(c, state != PTBPF_PROC_RUNNING);
 	if (state == PTBPF_PROC_RUNNING || c->no_pause || c->kernel_cut)
-		toggle(c, true, now_ns());
+		toggle(c, true, clock_now_ns());
 	else
-		toggle(c, false, now_ns());
+		toggle(c, false, clock_now_ns());
 	/* the stop's own event was lost: its snapshot is not */
 	if (state == PTBPF_PROC_STOPPED) {
 		struct ptbpf_event e = { .kind = PTBPF_EV_STOP,
-					 .ts = now_ns() };
+					 .ts = clock_now_ns() };
 
 		trigger(c, TRIGGER_STOP, &e, "stop");
 	}
@@ -647,7 +650,7 @@ void control_resync(struct control *c, int state, uint64_t seq)
 
 void control_snapshot_now(struct control *c, const char *trigger_name)
 {
-	struct snap_trigger t = { .name = trigger_name, .ts = now_ns() };
+	struct snap_trigger t = { .name = trigger_name, .ts = clock_now_ns() };
 
 	if (c->ops && c->ops->snapshot)
 		take(c, &t);
@@ -657,7 +660,7 @@ void control_finish(struct control *c, bool snapshot)
 {
 	struct snap_trigger t = c->pending;
 
-	toggle(c, false, now_ns());
+	toggle(c, false, clock_now_ns());
 	if (snapshot) {
 		control_snapshot_now(c, "end");
 	} else if (c->has_pending) {
@@ -671,7 +674,7 @@ void control_end(struct control *c, const char *reason, int exit_status)
 {
 	struct json *j;
 
-	j = eventlog_begin(c->log, "end", now_ns(), c->pid);
+	j = eventlog_begin(c->log, "end", clock_now_ns(), c->pid);
 	json_str(j, "reason", reason);
 	if (exit_status >= 0)
 		json_i64(j, "status", exit_status);
@@ -682,5 +685,5 @@ void control_end(struct control *c, const char *reason, int exit_status)
 	/* human lines a stderr that did not keep up never got */
 	json_u64(j, "stderr_dropped", say_dropped());
 	eventlog_end(c->log);
-	human(c, now_ns(), "end", reason);
+	human(c, clock_now_ns(), "end", reason);
 }

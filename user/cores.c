@@ -17,6 +17,7 @@
 #include "cpurun.h"
 #include "cyclic.h"
 #include "pmu.h"
+#include "clock.h"
 
 /* Process scope: one more thread's events on a core, output redirected. */
 struct thread_group {
@@ -95,14 +96,6 @@ static void report(const struct cores_config *cfg, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	cfg->report(cfg->report_ctx, msg);
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 void cores_config_init(struct cores_config *cfg)
@@ -946,7 +939,7 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 				break;
 			}
 		if (done_ns)
-			*done_ns = now_ns();
+			*done_ns = clock_now_ns();
 		return first;
 	}
 	for (i = 0; i < c->nr; i++) {
@@ -957,7 +950,7 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 			first = rc;
 	}
 	if (done_ns)
-		*done_ns = now_ns();
+		*done_ns = clock_now_ns();
 	return first;
 }
 
@@ -979,7 +972,7 @@ static __u64 now_clock(const struct cores *c)
 	if (c->backend == BACKEND_INTEL_PT)
 		return __rdtsc();
 #endif
-	return now_ns();
+	return clock_now_ns();
 }
 
 /*
@@ -1061,7 +1054,7 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	 * nothing writes while we copy and no ioctl is needed.
 	 */
 	was = c->offcpu ? CORE_PAUSED : k->state;
-	t0 = now_ns();
+	t0 = clock_now_ns();
 	/* A disable makes the CPU flush its packet buffer and the kernel
 	 * publish aux_head; nothing is overwritten while we copy. */
 	rc = c->offcpu ? 0 :
@@ -1073,12 +1066,12 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	out->data_id = k->data_id;
 	out->sb_id = k->sb_id;
 	out->mixed_ids = k->nr_extra > 0;
-	t_copy = now_ns();
+	t_copy = clock_now_ns();
 	read_rings(c, k, full, out, trace_buf, trace_cap, sb_buf, sb_cap);
-	out->copy_ns = now_ns() - t_copy;
+	out->copy_ns = clock_now_ns() - t_copy;
 	out->tsc = now_clock(c);
 	rc = c->offcpu ? 0 : set_state(c, k, was, c->err, sizeof(c->err));
-	out->paused_ns = was == CORE_RUNNING ? now_ns() - t0 : 0;
+	out->paused_ns = was == CORE_RUNNING ? clock_now_ns() - t0 : 0;
 	order_rings(c, out);
 	return rc;
 }

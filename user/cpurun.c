@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 
 #include "cpurun.h"
+#include "clock.h"
 
 /* CPU numbers above this are refused before anything is sized by them. */
 #define CPURUN_MAX_CPU 65535
@@ -81,14 +82,6 @@ static void futex_wake(unsigned int *word, int nr)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
 }
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Watch *@word for @val for up to CPURUN_SPIN_NS (why: cpurun.h). */
 static bool spin_for(const unsigned int *word, unsigned int val)
 {
@@ -98,7 +91,7 @@ static bool spin_for(const unsigned int *word, unsigned int val)
 	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) {
 		/* The clock every 64 rounds: it costs more than a load. */
 		if (!(n++ & 63)) {
-			__u64 t = now_ns();
+			__u64 t = clock_now_ns();
 
 			if (!end)
 				end = t + CPURUN_SPIN_NS;

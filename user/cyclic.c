@@ -175,22 +175,3 @@ int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
 		cyc_backward_done(out, res);
 	return rc;
 }
-
-int cyc_next_record(const __u8 *buf, size_t len, size_t *off,
-		    const struct perf_event_header **hdr)
-{
-	const struct perf_event_header *h;
-
-	if (!buf || !off || !hdr)
-		return -EINVAL;
-	if (*off >= len)
-		return 0;
-	if (len - *off < sizeof(*h))
-		return -EBADMSG;
-	h = (const struct perf_event_header *)(buf + *off);
-	if (h->size < sizeof(*h) || h->size > len - *off)
-		return -EBADMSG;
-	*hdr = h;
-	*off += h->size;
-	return 1;
-}

@@ -127,15 +127,4 @@ void cyc_backward_done(__u8 *out, struct cyc_result *res);
  */
 size_t cyc_backward_order(__u8 *buf, size_t len);
 
-/*
- * Walk the records of a linear buffer (what cyc_backward_read produced):
- * stores the record at *@off in @hdr and advances *@off past it.
- *
- * Returns 1 when a record was returned, 0 at the end of @buf, -EINVAL for
- * NULL arguments and -EBADMSG for a record shorter than its header or
- * running past @len.
- */
-int cyc_next_record(const __u8 *buf, size_t len, size_t *off,
-		    const struct perf_event_header **hdr);
-
 #endif /* PTBPF_CYCLIC_H */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "eventlog.h"
+#include "snapfmt.h"
 #include "ptbpf_types.h"
 
 int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
@@ -23,7 +24,7 @@ int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
 	 * O_NONBLOCK: a FIFO planted here would hold open(2) until a reader
 	 * came (ENXIO instead); for a regular file it changes nothing.
 	 */
-	log->fd = openat(dirfd, "events.jsonl",
+	log->fd = openat(dirfd, SNAPFMT_EVENTS,
 			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
 				 O_NONBLOCK | O_CLOEXEC,
 			 0600);
@@ -114,57 +115,6 @@ void eventlog_close(struct eventlog *log)
 	log->fd = -1;
 }
 
-const char *signal_name(int sig, char *buf, size_t len)
-{
-	const char *abbrev;
-
-	if (sig <= 0)
-		return NULL;
-	abbrev = sigabbrev_np(sig);
-	if (abbrev)
-		snprintf(buf, len, "SIG%s", abbrev);
-	else
-		snprintf(buf, len, "SIG%d", sig);
-	return buf;
-}
-
-int signal_number(const char *name)
-{
-	const char *abbrev;
-	int sig;
-
-	if (!name)
-		return 0;
-	if (!strncmp(name, "SIG", 3))
-		name += 3;
-	for (sig = 1; sig < 65; sig++) {
-		abbrev = sigabbrev_np(sig);
-		if (abbrev && !strcmp(abbrev, name))
-			return sig;
-	}
-	return 0;
-}
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-void clock_pair(uint64_t *real, uint64_t *mono)
-{
-	struct timespec a, r, b;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	clock_gettime(CLOCK_REALTIME, &r);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	*real = (uint64_t)r.tv_sec * 1000000000ULL + r.tv_nsec;
-	*mono = ((uint64_t)a.tv_sec * 1000000000ULL + a.tv_nsec) / 2 +
-		((uint64_t)b.tv_sec * 1000000000ULL + b.tv_nsec) / 2;
-}
-
 static const char *const stop_kinds[PTBPF_STOP_KIND_MAX] = {
 	[PTBPF_STOP_GROUP] = "group_stop",
 	[PTBPF_STOP_SIGNAL] = "signal_delivery",
@@ -176,44 +126,7 @@ static const char *const stop_kinds[PTBPF_STOP_KIND_MAX] = {
 	[PTBPF_STOP_SYSCALL] = "syscall",
 };
 
-const char *stop_kind_name(unsigned int kind)
+const char *eventlog_stop_kind(unsigned int kind)
 {
 	return kind < PTBPF_STOP_KIND_MAX ? stop_kinds[kind] : NULL;
-}
-
-/* include/uapi/asm-generic/siginfo.h: codes > 0 depend on the signal */
-const char *si_code_name(int sig, int code)
-{
-	static const char *const segv[] = { NULL, "SEGV_MAPERR", "SEGV_ACCERR",
-					    "SEGV_BNDERR", "SEGV_PKUERR" };
-	static const char *const bus[] = { NULL, "BUS_ADRALN", "BUS_ADRERR",
-					   "BUS_OBJERR" };
-	static const char *const trap[] = { NULL, "TRAP_BRKPT", "TRAP_TRACE",
-					    "TRAP_BRANCH", "TRAP_HWBKPT" };
-
-	switch (code) {
-	case 0:
-		return "SI_USER";
-	case 0x80:
-		return "SI_KERNEL";
-	case -1:
-		return "SI_QUEUE";
-	case -6:
-		return "SI_TKILL";
-	}
-	if (code < 0)
-		return NULL;
-	if (sig == SIGSEGV && code < 5)
-		return segv[code];
-	if (sig == SIGBUS && code < 4)
-		return bus[code];
-	if (sig == SIGTRAP && code < 5)
-		return trap[code];
-	return NULL;
-}
-
-const char *hex_addr(uint64_t v, char *buf, size_t len)
-{
-	snprintf(buf, len, "0x%llx", (unsigned long long)v);
-	return buf;
 }

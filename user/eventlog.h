@@ -52,31 +52,7 @@ struct json *eventlog_begin(struct eventlog *log, const char *event,
 int eventlog_end(struct eventlog *log);
 void eventlog_close(struct eventlog *log);
 
-/* "SIGSEGV" for 11; "SIG42" for a signal without a name; NULL for 0. */
-const char *signal_name(int sig, char *buf, size_t len);
-/* 11 for "SIGSEGV" or "SEGV"; 0 when no signal has that name. */
-int signal_number(const char *name);
-
-/* CLOCK_MONOTONIC now, in ns: the clock of bpf_ktime_get_ns(). */
-uint64_t now_ns(void);
-
-/*
- * CLOCK_REALTIME and CLOCK_MONOTONIC in ns, read together (the realtime
- * read between two monotonic ones, their midpoint kept), so that any "ts"
- * converts to a time of day: real = ts - @mono + @real.
- */
-void clock_pair(uint64_t *real, uint64_t *mono);
-
 /* "breakpoint" for PTBPF_STOP_BREAKPOINT...; NULL for unknown. */
-const char *stop_kind_name(unsigned int kind);
-
-/*
- * The symbolic name of si_code @code of signal @sig ("SEGV_MAPERR",
- * "SI_USER", "TRAP_BRKPT"...), or NULL when it has none here.
- */
-const char *si_code_name(int sig, int code);
-
-/* "0x401136" into @buf; returns @buf. */
-const char *hex_addr(uint64_t v, char *buf, size_t len);
+const char *eventlog_stop_kind(unsigned int kind);
 
 #endif /* PTBPF_EVENTLOG_H */

@@ -19,6 +19,7 @@
 #include "status.h"
 #include "target.h"
 #include "watch.h"
+#include "clock.h"
 
 enum { TAG_RING = 1, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER };
 
@@ -107,7 +108,7 @@ static void drain(const struct loop_args *a)
  */
 static int timers(const struct loop_args *a)
 {
-	uint64_t now = now_ns(), gap, fatal, next = 0;
+	uint64_t now = clock_now_ns(), gap, fatal, next = 0;
 
 	gap = control_gap_deadline(a->ctl);
 	if (gap && now >= gap) {
@@ -126,7 +127,7 @@ static int timers(const struct loop_args *a)
 static int wait_ms(const struct loop_args *a)
 {
 	int ms = timers(a);
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	if (a->end_ns) {
 		int end = a->end_ns > now ?
@@ -151,14 +152,14 @@ static int end_child(const struct loop_args *a, int sfd)
 {
 	struct pollfd p[2] = { { .fd = a->target->pidfd, .events = POLLIN },
 			       { .fd = sfd, .events = POLLIN } };
-	uint64_t end = now_ns() + (uint64_t)a->grace_ms * 1000000ULL, now;
+	uint64_t end = clock_now_ns() + (uint64_t)a->grace_ms * 1000000ULL, now;
 	struct target *t = a->target;
 	struct signalfd_siginfo si;
 	bool kill_now = false;
 
 	kill(t->pid, SIGTERM);
 	kill(t->pid, SIGCONT);
-	while (!kill_now && (now = now_ns()) < end) {
+	while (!kill_now && (now = clock_now_ns()) < end) {
 		int n = poll(p, 2, (int)((end - now) / 1000000 + 1));
 
 		if (n < 0 && errno == EINTR)
@@ -205,7 +206,7 @@ static int should_end(const struct loop_args *a, int sfd,
 {
 	if (a->ctl->end_reason)
 		return end_run(a, sfd, a->ctl->end_reason, res);
-	if (a->end_ns && now_ns() >= a->end_ns)
+	if (a->end_ns && clock_now_ns() >= a->end_ns)
 		return end_run(a, sfd, "duration", res);
 	return 0;
 }
@@ -249,7 +250,7 @@ static void on_timer(const struct loop_args *a, int tfd)
 
 	if (read(tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;
-	control_tick(a->ctl, now_ns());
+	control_tick(a->ctl, clock_now_ns());
 }
 
 int loop_run(const struct loop_args *a, struct loop_result *res)

@@ -30,6 +30,7 @@
 #include "target.h"
 #include "trigger.h"
 #include "watch.h"
+#include "clock.h"
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
@@ -66,7 +67,7 @@ static int on_event(void *ctx, const struct ptbpf_event *e)
 {
 	struct app *app = ctx;
 
-	control_event(&app->ctl, e, now_ns());
+	control_event(&app->ctl, e, clock_now_ns());
 	if (e->kind == PTBPF_EV_EXEC)
 		snapshots_refresh_proc(app->snaps);
 	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
@@ -358,7 +359,7 @@ static int open_cores(struct app *app)
 	if (!app->cores)
 		return -errno;
 	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	if (!(app->cfg.formats & FORMAT_PERF) &&
+	if (!(app->cfg.formats & SNAPFMT_PERF) &&
 	    cores_backend(app->cores) == BACKEND_SAMPLE) {
 		snprintf(
 			app->err, sizeof(app->err),
@@ -447,7 +448,7 @@ static int start_watching(struct app *app)
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
 	control_start(&app->ctl, state,
-		      bundle_backend_name(cores_backend(app->cores)),
+		      snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
 		      app->cfg.cmd ? app->cfg.cmd[0] : NULL);
 	if (app->target.child &&
@@ -516,7 +517,7 @@ static int attach_points(struct app *app)
 
 static int setup(struct app *app)
 {
-	app->start_ns = now_ns();
+	app->start_ns = clock_now_ns();
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
 	loop_setup_signals();

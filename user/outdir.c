@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "outdir.h"
+#include "snapfmt.h"
 
 /*
  * @path without its trailing slashes ("/" stays): "link/" would make
@@ -124,7 +125,6 @@ unsigned long long outdir_last_snapshot(int dirfd)
 {
 	unsigned long long v, max = 0;
 	struct dirent *de;
-	char *end;
 	DIR *d;
 	int fd;
 
@@ -138,10 +138,8 @@ unsigned long long outdir_last_snapshot(int dirfd)
 	}
 	rewinddir(d);
 	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "snapshot-", 9))
-			continue;
-		v = strtoull(de->d_name + 9, &end, 10);
-		if (!*end && v > max)
+		v = snapfmt_parse_name(de->d_name);
+		if (v > max)
 			max = v;
 	}
 	closedir(d);

@@ -10,7 +10,7 @@
 #include "fileout.h"
 #include "hostinfo.h"
 #include "perfdata.h"
-#include "perfrec.h"
+#include "recwrite.h"
 
 /* perf pads header feature strings to this (NAME_ALIGN in perf) */
 #define NAME_ALIGN 64
@@ -84,9 +84,9 @@ int perfdata_file_attr(const struct perf_event_attr *in,
 	if (!in || !attr)
 		return -EINVAL;
 	*attr = *in;
-	attr->size = PERFDATA_ATTR_SIZE;
+	attr->size = PERFFILE_ATTR_SIZE;
 	/* perf script refuses to print ip/sym for an attr without IP */
-	attr->sample_type |= PERFDATA_ID_BITS | PERF_SAMPLE_IP;
+	attr->sample_type |= PERFFILE_ID_BITS | PERF_SAMPLE_IP;
 	attr->sample_id_all = 1;
 	return 0;
 }
@@ -108,68 +108,69 @@ int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
 ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 			       size_t cap)
 {
-	struct perf_event_header h = { .type = PERFDATA_RECORD_AUXTRACE_INFO };
-	__u64 priv[PERFDATA_PT_PRIV_NR] = { 0 };
-	__u32 type_res[2] = { PERFDATA_AUXTRACE_INTEL_PT, 0 };
+	struct perfrec_auxtrace_info r = {
+		.header = { .type = PERFFILE_RECORD_AUXTRACE_INFO,
+			    .size = sizeof(r) },
+		.type = PERFFILE_AUXTRACE_INTEL_PT,
+	};
 	const struct snap_cpu_info *ci;
-	size_t size = sizeof(h) + sizeof(type_res) + sizeof(priv);
-	__u8 *p = dst;
+	__u64 *priv = r.priv;
 
 	if (!snap || !dst)
 		return -EINVAL;
-	if (cap < size)
+	if (cap < sizeof(r))
 		return -ENOSPC;
 	ci = &snap->cpu_info;
-	/* the order of perf's intel-pt.h INTEL_PT_* priv slots */
-	priv[0] = snap->data_attr.type;
-	priv[1] = snap->conv.time_shift;
-	priv[2] = snap->conv.time_mult;
-	priv[3] = snap->conv.time_zero;
-	priv[4] = snap->conv.valid;
+	priv[PERFREC_PT_PMU_TYPE] = snap->data_attr.type;
+	priv[PERFREC_PT_TIME_SHIFT] = snap->conv.time_shift;
+	priv[PERFREC_PT_TIME_MULT] = snap->conv.time_mult;
+	priv[PERFREC_PT_TIME_ZERO] = snap->conv.time_zero;
+	priv[PERFREC_PT_CAP_USER_TIME_ZERO] = snap->conv.valid;
 	/* the PMU's own format bits; the RTIT_CTL layout when not known */
-	priv[5] = ci->pt_tsc_mask ? ci->pt_tsc_mask : PERFDATA_PT_TSC;
-	priv[6] = ci->pt_noretcomp_mask ? ci->pt_noretcomp_mask :
-					  PERFDATA_PT_NORETCOMP;
+	priv[PERFREC_PT_TSC_BIT] = ci->pt_tsc_mask ? ci->pt_tsc_mask :
+						     PERFDATA_PT_TSC;
+	priv[PERFREC_PT_NORETCOMP_BIT] = ci->pt_noretcomp_mask ?
+						 ci->pt_noretcomp_mask :
+						 PERFDATA_PT_NORETCOMP;
 	/*
 	 * have_sched_switch. 3: PERF_RECORD_SWITCH_CPU_WIDE from a CPU-wide
 	 * context_switch event (perf takes the tid from a switch-out's next
 	 * task, and fails on any other record). 2: PERF_RECORD_SWITCH of
 	 * task-bound events (process scope), the tid from a switch-in.
 	 */
-	priv[7] = snap->scope == SCOPE_PROCESS ? 2 : 3;
-	priv[8] = 0; /* not perf's snapshot mode: one buffer per core */
-	priv[9] = 1; /* per-CPU AUX buffers */
-	priv[10] = ci->pt_mtc_mask ? ci->pt_mtc_mask : PERFDATA_PT_MTC;
-	priv[11] = ci->pt_mtc_period_mask ? ci->pt_mtc_period_mask :
-					    PERFDATA_PT_MTC_PERIOD;
-	priv[12] = ci->tsc_ctc_ratio_n;
-	priv[13] = ci->tsc_ctc_ratio_d;
-	priv[14] = ci->pt_cyc_mask ? ci->pt_cyc_mask : PERFDATA_PT_CYC;
-	priv[15] = ci->max_nonturbo_ratio;
-	priv[16] = 0; /* no address filter string follows */
-	h.size = (__u16)size;
-	memcpy(p, &h, sizeof(h));
-	memcpy(p + sizeof(h), type_res, sizeof(type_res));
-	memcpy(p + sizeof(h) + sizeof(type_res), priv, sizeof(priv));
-	return (ssize_t)size;
+	priv[PERFREC_PT_HAVE_SCHED_SWITCH] = snap->scope == SCOPE_PROCESS ? 2 :
+									    3;
+	/* not perf's snapshot mode: one buffer per core */
+	priv[PERFREC_PT_SNAPSHOT_MODE] = 0;
+	priv[PERFREC_PT_PER_CPU_MMAPS] = 1;
+	priv[PERFREC_PT_MTC_BIT] = ci->pt_mtc_mask ? ci->pt_mtc_mask :
+						     PERFDATA_PT_MTC;
+	priv[PERFREC_PT_MTC_FREQ_BITS] = ci->pt_mtc_period_mask ?
+						 ci->pt_mtc_period_mask :
+						 PERFDATA_PT_MTC_PERIOD;
+	priv[PERFREC_PT_TSC_CTC_N] = ci->tsc_ctc_ratio_n;
+	priv[PERFREC_PT_TSC_CTC_D] = ci->tsc_ctc_ratio_d;
+	priv[PERFREC_PT_CYC_BIT] = ci->pt_cyc_mask ? ci->pt_cyc_mask :
+						     PERFDATA_PT_CYC;
+	priv[PERFREC_PT_MAX_NONTURBO_RATIO] = ci->max_nonturbo_ratio;
+	/* no address filter string follows */
+	priv[PERFREC_PT_FILTER_STR_LEN] = 0;
+	memcpy(dst, &r, sizeof(r));
+	return (ssize_t)sizeof(r);
 }
 
 static void put_time_conv(struct writer *w)
 {
 	const struct snap_tsc_conv *cv = &w->snap->conv;
-	struct {
-		struct perf_event_header h;
-		__u64 shift, mult, zero, cycles, mask;
-		__u8 cap_zero, cap_short, reserved[6];
-	} r;
+	struct perfrec_time_conv r;
 
 	memset(&r, 0, sizeof(r));
-	r.h.type = PERFDATA_RECORD_TIME_CONV;
-	r.h.size = sizeof(r);
-	r.shift = cv->time_shift;
-	r.mult = cv->time_mult;
-	r.zero = cv->time_zero;
-	r.cap_zero = 1;
+	r.header.type = PERFFILE_RECORD_TIME_CONV;
+	r.header.size = sizeof(r);
+	r.time_shift = cv->time_shift;
+	r.time_mult = cv->time_mult;
+	r.time_zero = cv->time_zero;
+	r.cap_user_time_zero = 1;
 	fileout_write(&w->out, &r, sizeof(r));
 }
 
@@ -194,9 +195,9 @@ static int put_process(struct writer *w)
 
 	for (i = 0; i < pr->nr_threads; i++) {
 		synth_id(w, pr->pid, pr->threads[i].tid, &id);
-		n = perfrec_comm(w->rec, sizeof(w->rec), pr->pid,
-				 pr->threads[i].tid, pr->threads[i].comm, type,
-				 &id);
+		n = recwrite_comm(w->rec, sizeof(w->rec), pr->pid,
+				  pr->threads[i].tid, pr->threads[i].comm, type,
+				  &id);
 		if (n < 0)
 			return (int)n;
 		fileout_write(&w->out, w->rec, (size_t)n);
@@ -205,8 +206,8 @@ static int put_process(struct writer *w)
 		if (!pr->maps[i].path)
 			continue;
 		synth_id(w, pr->pid, pr->pid, &id);
-		n = perfrec_mmap2(w->rec, sizeof(w->rec), pr->pid, &pr->maps[i],
-				  type, &id);
+		n = recwrite_mmap2(w->rec, sizeof(w->rec), pr->pid,
+				   &pr->maps[i], type, &id);
 		if (n == -ENAMETOOLONG)
 			continue; /* perf could not have used it either */
 		if (n < 0)
@@ -239,7 +240,7 @@ static int put_stream(struct writer *w, const __u8 *buf, size_t len,
 		      unsigned int idx)
 {
 	const struct perf_event_header *h;
-	struct perfrec_conv c = {
+	struct recwrite_conv c = {
 		.from_type = from->sample_type,
 		.from_id_all = from->sample_id_all,
 		.to_type = w->attr[which].sample_type,
@@ -259,7 +260,7 @@ static int put_stream(struct writer *w, const __u8 *buf, size_t len,
 		return ret;
 	}
 	while ((ret = perfrec_next(buf, len, &off, &h)) > 0) {
-		n = perfrec_convert(h, h->size, &c, w->rec, sizeof(w->rec));
+		n = recwrite_convert(h, h->size, &c, w->rec, sizeof(w->rec));
 		if (n < 0)
 			return (int)n;
 		fileout_write(&w->out, w->rec, (size_t)n);
@@ -271,16 +272,12 @@ static void put_auxtrace(struct writer *w, unsigned int idx)
 {
 	const struct snap_core *c = &w->snap->cores[idx];
 	size_t pad = (AUX_ALIGN - c->trace_len % AUX_ALIGN) % AUX_ALIGN;
-	struct {
-		struct perf_event_header h;
-		__u64 size, offset, reference;
-		__u32 idx, tid, cpu, reserved;
-	} r;
+	struct perfrec_auxtrace r;
 
 	memset(&r, 0, sizeof(r));
-	r.h.type = PERFDATA_RECORD_AUXTRACE;
+	r.header.type = PERFFILE_RECORD_AUXTRACE;
 	/* header.size excludes the data that follows: perf's convention */
-	r.h.size = sizeof(r);
+	r.header.size = sizeof(r);
 	r.size = c->trace_len + pad;
 	r.offset = c->head - c->trace_len;
 	/* perf takes the upper bits of 56-bit TSC packets from reference */
@@ -354,9 +351,9 @@ static void feat_event_desc(struct writer *w, struct blob *b)
 	int a;
 
 	blob_u32(b, NR_ATTRS);
-	blob_u32(b, PERFDATA_ATTR_SIZE);
+	blob_u32(b, PERFFILE_ATTR_SIZE);
 	for (a = 0; a < NR_ATTRS; a++) {
-		blob_put(b, &w->attr[a], PERFDATA_ATTR_SIZE);
+		blob_put(b, &w->attr[a], PERFFILE_ATTR_SIZE);
 		blob_u32(b, n);
 		event_name(w->snap, a, name, sizeof(name));
 		blob_str(b, name);
@@ -448,11 +445,9 @@ static bool feat_build_id(const struct snapshot *s,
 	const struct snap_process *p = &s->proc;
 	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id :
 								   buildid_read;
-	struct perf_event_header hd = { 0 };
-	__u8 id[24];
+	struct perffile_build_id rec;
 	size_t len, name_len, padded;
 	unsigned int i;
-	__s32 pid = -1;
 
 	for (i = 0; i < p->nr_maps; i++) {
 		const struct snap_map *m = &p->maps[i];
@@ -460,18 +455,18 @@ static bool feat_build_id(const struct snapshot *s,
 		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' ||
 		    seen_before(p, i))
 			continue;
-		memset(id, 0, sizeof(id));
-		if (get(m->path, id, &len) || !len || len > BUILDID_MAX)
+		memset(&rec, 0, sizeof(rec));
+		if (get(m->path, rec.build_id, &len) || !len ||
+		    len > BUILDID_MAX)
 			continue;
-		id[BUILDID_MAX] = (__u8)len;
+		rec.build_id[BUILDID_MAX] = (__u8)len;
+		rec.pid = -1;
 		name_len = strlen(m->path) + 1;
 		padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		hd.misc = PERF_RECORD_MISC_USER | PERFDATA_MISC_BUILD_ID_SIZE;
-		hd.size =
-			(__u16)(sizeof(hd) + sizeof(pid) + sizeof(id) + padded);
-		blob_put(b, &hd, sizeof(hd));
-		blob_put(b, &pid, sizeof(pid));
-		blob_put(b, id, sizeof(id));
+		rec.header.misc = PERF_RECORD_MISC_USER |
+				  PERFFILE_MISC_BUILD_ID_SIZE;
+		rec.header.size = (__u16)(sizeof(rec) + padded);
+		blob_put(b, &rec, sizeof(rec));
 		blob_put(b, m->path, name_len);
 		blob_put(b, NULL, padded - name_len);
 	}
@@ -482,11 +477,14 @@ static bool feat_build_id(const struct snapshot *s,
 static void feat_clock_data(const struct snapshot *s,
 			    const struct perfdata_host *h, struct blob *b)
 {
-	__u64 v[2] = { h->clock_tod_ns, h->clock_ns };
+	struct perffile_clock_data cd = {
+		.version = 1,
+		.clockid = (__u32)s->data_attr.clockid,
+		.tod_ns = h->clock_tod_ns,
+		.clock_ns = h->clock_ns,
+	};
 
-	blob_u32(b, 1);
-	blob_u32(b, (__u32)s->data_attr.clockid);
-	blob_put(b, v, sizeof(v));
+	blob_put(b, &cd, sizeof(cd));
 }
 
 /* Builds feature @f into @b; returns false when the file leaves it out. */
@@ -498,9 +496,9 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 	unsigned int i;
 
 	switch (f) {
-	case PERFDATA_FEAT_BUILD_ID:
+	case PERFFILE_FEAT_BUILD_ID:
 		return feat_build_id(w->snap, h, b);
-	case PERFDATA_FEAT_CPUDESC:
+	case PERFFILE_FEAT_CPUDESC:
 		/*
 		 * perf 6.1's `data convert --to-json` dereferences a missing
 		 * CPUDESC (exit 139; seen on a perf-recorded file with the
@@ -510,43 +508,43 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 			return false;
 		blob_str(b, h->cpudesc ? h->cpudesc : ci->vendor);
 		return true;
-	case PERFDATA_FEAT_TOTAL_MEM:
+	case PERFFILE_FEAT_TOTAL_MEM:
 		if (!h->total_mem_kb)
 			return false;
 		blob_put(b, &h->total_mem_kb, sizeof(h->total_mem_kb));
 		return true;
-	case PERFDATA_FEAT_CPU_TOPOLOGY:
+	case PERFFILE_FEAT_CPU_TOPOLOGY:
 		if (!h->topo)
 			return false;
 		feat_topology(w->snap, h->topo, b);
 		return true;
-	case PERFDATA_FEAT_CLOCKID:
-	case PERFDATA_FEAT_CLOCK_DATA:
+	case PERFFILE_FEAT_CLOCKID:
+	case PERFFILE_FEAT_CLOCK_DATA:
 		/* perf record writes them only for events with their clock */
 		if (!w->snap->data_attr.use_clockid || !h->clock_res_ns)
 			return false;
-		if (f == PERFDATA_FEAT_CLOCKID)
+		if (f == PERFFILE_FEAT_CLOCKID)
 			blob_put(b, &h->clock_res_ns, sizeof(h->clock_res_ns));
 		else
 			feat_clock_data(w->snap, h, b);
 		return true;
-	case PERFDATA_FEAT_HOSTNAME:
-	case PERFDATA_FEAT_OSRELEASE:
-	case PERFDATA_FEAT_VERSION:
-	case PERFDATA_FEAT_ARCH: {
-		const char *v = f == PERFDATA_FEAT_HOSTNAME  ? h->hostname :
-				f == PERFDATA_FEAT_OSRELEASE ? h->osrelease :
-				f == PERFDATA_FEAT_VERSION   ? h->version :
+	case PERFFILE_FEAT_HOSTNAME:
+	case PERFFILE_FEAT_OSRELEASE:
+	case PERFFILE_FEAT_VERSION:
+	case PERFFILE_FEAT_ARCH: {
+		const char *v = f == PERFFILE_FEAT_HOSTNAME  ? h->hostname :
+				f == PERFFILE_FEAT_OSRELEASE ? h->osrelease :
+				f == PERFFILE_FEAT_VERSION   ? h->version :
 							       h->arch;
 		if (!v)
 			return false;
 		blob_str(b, v);
 		return true;
 	}
-	case PERFDATA_FEAT_NRCPUS:
+	case PERFFILE_FEAT_NRCPUS:
 		feat_nrcpus(w->snap, b);
 		return true;
-	case PERFDATA_FEAT_CPUID:
+	case PERFFILE_FEAT_CPUID:
 		if (!ci->vendor[0])
 			return false;
 		/* x86 perf's get_cpuid(): "vendor,family,model,stepping" */
@@ -554,14 +552,14 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 			 ci->family, ci->model, ci->stepping);
 		blob_str(b, cpuid);
 		return true;
-	case PERFDATA_FEAT_CMDLINE:
+	case PERFFILE_FEAT_CMDLINE:
 		if (!h->argc || !h->argv)
 			return false;
 		blob_u32(b, h->argc);
 		for (i = 0; i < h->argc; i++)
 			blob_str(b, h->argv[i] ? h->argv[i] : "");
 		return true;
-	case PERFDATA_FEAT_EVENT_DESC:
+	case PERFFILE_FEAT_EVENT_DESC:
 		feat_event_desc(w, b);
 		return true;
 	}
@@ -570,13 +568,13 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 
 /* In increasing bit order: the order of the section table. */
 static const int feats[] = {
-	PERFDATA_FEAT_BUILD_ID,	  PERFDATA_FEAT_HOSTNAME,
-	PERFDATA_FEAT_OSRELEASE,  PERFDATA_FEAT_VERSION,
-	PERFDATA_FEAT_ARCH,	  PERFDATA_FEAT_NRCPUS,
-	PERFDATA_FEAT_CPUDESC,	  PERFDATA_FEAT_CPUID,
-	PERFDATA_FEAT_TOTAL_MEM,  PERFDATA_FEAT_CMDLINE,
-	PERFDATA_FEAT_EVENT_DESC, PERFDATA_FEAT_CPU_TOPOLOGY,
-	PERFDATA_FEAT_CLOCKID,	  PERFDATA_FEAT_CLOCK_DATA,
+	PERFFILE_FEAT_BUILD_ID,	  PERFFILE_FEAT_HOSTNAME,
+	PERFFILE_FEAT_OSRELEASE,  PERFFILE_FEAT_VERSION,
+	PERFFILE_FEAT_ARCH,	  PERFFILE_FEAT_NRCPUS,
+	PERFFILE_FEAT_CPUDESC,	  PERFFILE_FEAT_CPUID,
+	PERFFILE_FEAT_TOTAL_MEM,  PERFFILE_FEAT_CMDLINE,
+	PERFFILE_FEAT_EVENT_DESC, PERFFILE_FEAT_CPU_TOPOLOGY,
+	PERFFILE_FEAT_CLOCKID,	  PERFFILE_FEAT_CLOCK_DATA,
 };
 #define NR_FEATS (sizeof(feats) / sizeof(feats[0]))
 
@@ -585,10 +583,11 @@ static const int feats[] = {
  * increasing bit order, at the end of the data section, then the contents.
  */
 static int put_features(struct writer *w, const struct perfdata_host *h,
-			struct perfdata_header *hdr)
+			struct perffile_header *hdr)
 {
 	struct blob b[NR_FEATS] = { 0 };
-	__u64 sec[2], off;
+	struct perffile_section sec;
+	__u64 off;
 	unsigned int i, n = 0;
 	int err = 0;
 
@@ -604,9 +603,9 @@ static int put_features(struct writer *w, const struct perfdata_host *h,
 	for (i = 0; i < NR_FEATS && !err; i++) {
 		if (!b[i].p)
 			continue;
-		sec[0] = off;
-		sec[1] = b[i].len;
-		fileout_write(&w->out, sec, sizeof(sec));
+		sec.offset = off;
+		sec.size = b[i].len;
+		fileout_write(&w->out, &sec, sizeof(sec));
 		off += b[i].len;
 	}
 	for (i = 0; i < NR_FEATS; i++) {
@@ -618,10 +617,11 @@ static int put_features(struct writer *w, const struct perfdata_host *h,
 }
 
 /* Header placeholder, each attr's IDs, then the attrs section. */
-static void put_attrs(struct writer *w, struct perfdata_header *hdr)
+static void put_attrs(struct writer *w, struct perffile_header *hdr)
 {
 	unsigned int n = w->snap->nr_cores;
-	__u64 ids_off[NR_ATTRS], sec[2];
+	struct perffile_section ids;
+	__u64 ids_off[NR_ATTRS];
 	int a;
 
 	fileout_zero(&w->out, sizeof(*hdr));
@@ -631,10 +631,11 @@ static void put_attrs(struct writer *w, struct perfdata_header *hdr)
 	}
 	hdr->attrs_off = w->out.off;
 	for (a = 0; a < NR_ATTRS; a++) {
-		fileout_write(&w->out, &w->attr[a], PERFDATA_ATTR_SIZE);
-		sec[0] = ids_off[a];
-		sec[1] = n * sizeof(__u64);
-		fileout_write(&w->out, sec, sizeof(sec));
+		/* struct perffile_attr, its attr cut to PERFFILE_ATTR_SIZE */
+		fileout_write(&w->out, &w->attr[a], PERFFILE_ATTR_SIZE);
+		ids.offset = ids_off[a];
+		ids.size = n * sizeof(__u64);
+		fileout_write(&w->out, &ids, sizeof(ids));
 	}
 	hdr->attrs_size = w->out.off - hdr->attrs_off;
 }
@@ -660,13 +661,13 @@ static int writer_init(struct writer *w, const struct snapshot *snap)
 
 static int write_file(struct writer *w, const struct perfdata_host *host)
 {
-	struct perfdata_header hdr;
+	struct perffile_header hdr;
 	int err;
 
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, "PERFILE2", 8);
 	hdr.size = sizeof(hdr);
-	hdr.attr_size = PERFDATA_ATTR_SIZE + 2 * sizeof(__u64);
+	hdr.attr_size = PERFFILE_ATTR_SIZE + 2 * sizeof(__u64);
 	put_attrs(w, &hdr);
 	hdr.data_off = w->out.off;
 	err = put_data(w);

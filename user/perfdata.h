@@ -32,18 +32,8 @@
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
+#include "perffile.h"
 #include "snapdata.h"
-
-/*
- * perf refuses attrs larger than the struct it was built with; perf 6.1
- * knows PERF_ATTR_SIZE_VER7, so files carry that size.
- */
-#define PERFDATA_ATTR_SIZE PERF_ATTR_SIZE_VER7
-
-/* The sample ID bits every record in a ptbpf perf.data carries. */
-#define PERFDATA_ID_BITS                                               \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	 PERF_SAMPLE_CPU)
 
 /*
  * intel_pt config bits, as masks. The kernel's intel_pt PMU format is the
@@ -54,47 +44,6 @@
 #define PERFDATA_PT_TSC (1ULL << 10)
 #define PERFDATA_PT_NORETCOMP (1ULL << 11)
 #define PERFDATA_PT_MTC_PERIOD (0xfULL << 14)
-
-/* perf's PERF_RECORD_AUXTRACE_INFO / AUXTRACE / TIME_CONV record types. */
-#define PERFDATA_RECORD_AUXTRACE_INFO 70
-#define PERFDATA_RECORD_AUXTRACE 71
-#define PERFDATA_RECORD_TIME_CONV 79
-#define PERFDATA_AUXTRACE_INTEL_PT 1
-/* priv[] slots of the Intel PT AUXTRACE_INFO (perf's intel-pt.h order) */
-#define PERFDATA_PT_PRIV_NR 17
-
-/* perf.data header feature bits (perf's HEADER_* numbers) */
-enum perfdata_feat {
-	PERFDATA_FEAT_BUILD_ID = 2,
-	PERFDATA_FEAT_HOSTNAME = 3,
-	PERFDATA_FEAT_OSRELEASE = 4,
-	PERFDATA_FEAT_VERSION = 5,
-	PERFDATA_FEAT_ARCH = 6,
-	PERFDATA_FEAT_NRCPUS = 7,
-	PERFDATA_FEAT_CPUDESC = 8,
-	PERFDATA_FEAT_CPUID = 9,
-	PERFDATA_FEAT_TOTAL_MEM = 10,
-	PERFDATA_FEAT_CMDLINE = 11,
-	PERFDATA_FEAT_EVENT_DESC = 12,
-	PERFDATA_FEAT_CPU_TOPOLOGY = 13,
-	PERFDATA_FEAT_CLOCKID = 23,
-	PERFDATA_FEAT_CLOCK_DATA = 29,
-};
-
-/* perf's build-id record misc bit: the size byte after the id is valid */
-#define PERFDATA_MISC_BUILD_ID_SIZE (1 << 15)
-#define PERFDATA_BUILD_ID_MAX 20
-
-/* The on-disk file header (104 bytes). */
-struct perfdata_header {
-	char magic[8]; /* "PERFILE2" */
-	__u64 size; /* sizeof(struct perfdata_header) */
-	__u64 attr_size; /* PERFDATA_ATTR_SIZE + 16 */
-	__u64 attrs_off, attrs_size;
-	__u64 data_off, data_size;
-	__u64 event_types_off, event_types_size;
-	__u64 features[4]; /* bitmap of HEADER_* features present */
-};
 
 /* One CPU's place in the machine (CPU_TOPOLOGY); -1 when unknown. */
 struct perfdata_cpu_topo {
@@ -130,7 +79,7 @@ struct perfdata_host {
 
 /*
  * Fills @attr with the attr the file declares for @in: @in's fields,
- * size PERFDATA_ATTR_SIZE, sample_id_all set, and PERFDATA_ID_BITS and
+ * size PERFFILE_ATTR_SIZE, sample_id_all set, and PERFFILE_ID_BITS and
  * PERF_SAMPLE_IP added to sample_type.
  *
  * Returns 0, or -EINVAL if an argument is NULL.

@@ -22,6 +22,8 @@
 #include "status.h"
 #include "threadnames.h"
 #include "snapwrite.h"
+#include "clock.h"
+#include "fmtnum.h"
 
 enum slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WRITING };
 
@@ -96,12 +98,6 @@ static void slot_free(struct slot *sl)
 	sl->cores = NULL;
 }
 
-static unsigned int bundle_formats(unsigned int formats)
-{
-	return ((formats & FORMAT_PERF) ? BUNDLE_FMT_PERF : 0) |
-	       ((formats & FORMAT_LLDB) ? BUNDLE_FMT_LLDB : 0);
-}
-
 /* The /proc reading for a snapshot: live, or the last one that had maps. */
 static void take_proc(struct snapshots *s, struct snap_process *out)
 {
@@ -154,9 +150,9 @@ static void trigger_json(struct json *j, const struct snap_trigger *t)
 	if (t->stop_kind)
 		json_str(j, "stop_kind", t->stop_kind);
 	if (t->ip)
-		json_str(j, "ip", hex_addr(t->ip, hex, sizeof(hex)));
+		json_str(j, "ip", fmt_addr(t->ip, hex, sizeof(hex)));
 	if (t->has_addr)
-		json_str(j, "addr", hex_addr(t->addr, hex, sizeof(hex)));
+		json_str(j, "addr", fmt_addr(t->addr, hex, sizeof(hex)));
 	if (t->folded)
 		json_u64(j, "folded_stops", t->folded);
 }
@@ -205,7 +201,7 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 		sb_wrapped |= snap->cores[i].sb_wrapped;
 		sb_lost += snap->cores[i].sb_lost_bytes;
 	}
-	j = eventlog_begin(&s->wlog, "snapshot", now_ns(), s->cfg.pid);
+	j = eventlog_begin(&s->wlog, "snapshot", clock_now_ns(), s->cfg.pid);
 	json_u64(j, "snapshot", snap->id);
 	json_str(j, "path", path);
 	json_str(j, "trigger", snap->trigger);
@@ -254,7 +250,8 @@ static void log_written(struct snapshots *s, const struct snapshot *snap,
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
 		      const char *reason)
 {
-	struct json *j = eventlog_begin(log, "snapshot_error", now_ns(), pid);
+	struct json *j =
+		eventlog_begin(log, "snapshot_error", clock_now_ns(), pid);
 
 	json_u64(j, "snapshot", id);
 	json_str(j, "reason", reason);
@@ -271,7 +268,8 @@ static uint64_t estimate(const struct snapshots *s, const struct snapshot *snap)
 	uint64_t lost, pmax, psum, bytes;
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
-	if (snap->backend == BACKEND_INTEL_PT && (s->cfg.formats & FORMAT_LLDB))
+	if (snap->backend == BACKEND_INTEL_PT &&
+	    (s->cfg.formats & SNAPFMT_LLDB))
 		bytes *= 2;
 	return bytes + 64 * 1024 + snap->proc.nr_maps * 512ULL +
 	       snap->proc.nr_threads * 128ULL;
@@ -298,7 +296,7 @@ static void evict(struct snapshots *s, size_t k, int why_size,
 			log_error(&s->wlog, s->cfg.pid, e.id, why);
 			continue;
 		}
-		j = eventlog_begin(&s->wlog, "snapshot_removed", now_ns(),
+		j = eventlog_begin(&s->wlog, "snapshot_removed", clock_now_ns(),
 				   s->cfg.pid);
 		json_u64(j, "snapshot", e.id);
 		json_u64(j, "bytes", e.bytes);
@@ -348,11 +346,11 @@ static void write_one(struct snapshots *s, struct slot *sl)
 		.dirfd = s->cfg.dirfd,
 		.uid = s->cfg.uid,
 		.gid = s->cfg.gid,
-		.formats = bundle_formats(s->cfg.formats),
+		.formats = s->cfg.formats,
 		.buildid_cache = s->cfg.buildid_cache,
 	};
 	char path[PATH_MAX + 32], err[PATH_MAX + 256];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_now_ns();
 	int ret;
 
 	struct snap_thread *threads = NULL;
@@ -393,7 +391,7 @@ static void write_one(struct snapshots *s, struct slot *sl)
 	s->written++;
 	if (s->limits)
 		account(s, &sl->snap, &rm);
-	log_written(s, &sl->snap, path, now_ns() - t0, &rm);
+	log_written(s, &sl->snap, path, clock_now_ns() - t0, &rm);
 }
 
 static void *writer_main(void *arg)
@@ -615,8 +613,8 @@ static bool nothing_new(const struct slot *sl, unsigned int nr)
 
 static void log_skipped(struct snapshots *s, const struct snap_trigger *t)
 {
-	struct json *j = eventlog_begin(s->log, "snapshot_skipped", now_ns(),
-					s->cfg.pid);
+	struct json *j = eventlog_begin(s->log, "snapshot_skipped",
+					clock_now_ns(), s->cfg.pid);
 
 	json_str(j, "trigger", t->name);
 	json_u64(j, "trigger_ts", t->ts);

@@ -19,8 +19,8 @@
 #include "buildcache.h"
 #include "snapwrite.h"
 
-#define TMP_FMT "." SNAPWRITE_PREFIX "%06llu.tmp"
-#define FINAL_FMT SNAPWRITE_PREFIX "%06llu"
+#define TMP_FMT "." SNAPFMT_PREFIX "%06llu.tmp"
+#define FINAL_FMT SNAPFMT_NAME_FMT
 
 struct job {
 	const struct snapshot *snap;
@@ -119,7 +119,7 @@ static int finish(struct job *b, int fd, int ret, const char *name)
 
 static int write_perf(struct job *b)
 {
-	int fd = create(b, "perf.data");
+	int fd = create(b, SNAPFMT_PERF_DATA);
 
 	if (fd < 0)
 		return fd;
@@ -127,7 +127,7 @@ static int write_perf(struct job *b)
 	if (b->o->buildid_cache)
 		buildcache_add_process(b->o->buildid_cache, &b->snap->proc);
 	return finish(b, fd, perfdata_write(fd, b->snap, b->o->host),
-		      "perf.data");
+		      SNAPFMT_PERF_DATA);
 }
 
 typedef int (*json_fn)(const struct snapshot *, unsigned int, struct json *);
@@ -164,7 +164,7 @@ static int write_ipt(struct job *b, const struct snap_core *c)
 	char name[64];
 	int fd;
 
-	bundle_cpu_path(name, sizeof(name), c->cpu, BUNDLE_IPT_SUFFIX);
+	bundle_cpu_path(name, sizeof(name), c->cpu, SNAPFMT_IPT_SUFFIX);
 	fd = create(b, name);
 	if (fd < 0)
 		return fd;
@@ -179,7 +179,7 @@ static int write_switches(struct job *b, unsigned int idx)
 	int fd;
 
 	bundle_cpu_path(name, sizeof(name), b->snap->cores[idx].cpu,
-			BUNDLE_SWITCH_SUFFIX);
+			SNAPFMT_SWITCH_SUFFIX);
 	fd = create(b, name);
 	if (fd < 0)
 		return fd;
@@ -191,23 +191,23 @@ static int write_lldb(struct job *b)
 	unsigned int i;
 	int fd, ret;
 
-	if (mkdirat(b->dirfd, BUNDLE_CPUS_DIR, 0700))
-		return fail(b, -errno, "%s/", BUNDLE_CPUS_DIR);
-	fd = openat(b->dirfd, BUNDLE_CPUS_DIR,
+	if (mkdirat(b->dirfd, SNAPFMT_CPUS_DIR, 0700))
+		return fail(b, -errno, "%s/", SNAPFMT_CPUS_DIR);
+	fd = openat(b->dirfd, SNAPFMT_CPUS_DIR,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return fail(b, -errno, "%s/", BUNDLE_CPUS_DIR);
+		return fail(b, -errno, "%s/", SNAPFMT_CPUS_DIR);
 	ret = give(fd, b->o);
 	close(fd);
 	if (ret)
-		return fail(b, ret, "%s/: chown", BUNDLE_CPUS_DIR);
+		return fail(b, ret, "%s/: chown", SNAPFMT_CPUS_DIR);
 	for (i = 0; i < b->snap->nr_cores && !ret; i++) {
 		ret = write_ipt(b, &b->snap->cores[i]);
 		if (!ret)
 			ret = write_switches(b, i);
 	}
 	if (!ret)
-		ret = write_json(b, BUNDLE_TRACE_JSON, trace_json, 0);
+		ret = write_json(b, SNAPFMT_TRACE_JSON, trace_json, 0);
 	return ret;
 }
 
@@ -216,12 +216,12 @@ static int write_all(struct job *b, unsigned int formats)
 	bool pt = b->snap->backend == BACKEND_INTEL_PT;
 	int ret = 0;
 
-	if ((formats & BUNDLE_FMT_PERF) || !pt)
+	if ((formats & SNAPFMT_PERF) || !pt)
 		ret = write_perf(b);
-	if (!ret && pt && (formats & BUNDLE_FMT_LLDB))
+	if (!ret && pt && (formats & SNAPFMT_LLDB))
 		ret = write_lldb(b);
 	if (!ret)
-		ret = write_json(b, BUNDLE_PTBPF_JSON, bundle_ptbpf_json,
+		ret = write_json(b, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json,
 				 formats);
 	return ret;
 }
@@ -264,7 +264,7 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	int outfd, ret;
 
 	if (!snap || !o || !o->out_dir || !snap->id ||
-	    snap->id > SNAPWRITE_ID_MAX)
+	    snap->id > SNAPFMT_ID_MAX)
 		return -EINVAL;
 	id = snap->id;
 	snprintf(tmp, sizeof(tmp), TMP_FMT, id);
@@ -281,9 +281,8 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	}
 	ret = make_tmp(&b, outfd, tmp);
 	if (!ret)
-		ret = write_all(&b, o->formats ?
-					    o->formats :
-					    BUNDLE_FMT_PERF | BUNDLE_FMT_LLDB);
+		ret = write_all(&b, o->formats ? o->formats :
+						 SNAPFMT_PERF | SNAPFMT_LLDB);
 	if (b.dirfd >= 0)
 		close(b.dirfd);
 	if (!ret) {
@@ -299,26 +298,6 @@ int snapwrite_snapshot(const struct snapshot *snap,
 		    (int)path_len)
 		return -ENAMETOOLONG; /* written, but never named cut */
 	return ret;
-}
-
-/* The id of a "snapshot-<digits>" name, or 0 for anything else. */
-static unsigned long long snap_id(const char *name)
-{
-	size_t plen = strlen(SNAPWRITE_PREFIX);
-	unsigned long long id;
-	char *end, canon[64];
-
-	if (strncmp(name, SNAPWRITE_PREFIX, plen) || !name[plen])
-		return 0;
-	if (name[plen] < '0' || name[plen] > '9')
-		return 0;
-	errno = 0;
-	id = strtoull(name + plen, &end, 10);
-	if (errno || *end)
-		return 0;
-	/* only names this module writes, so removal finds the same name */
-	snprintf(canon, sizeof(canon), FINAL_FMT, id);
-	return strcmp(canon, name) ? 0 : id;
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -339,7 +318,7 @@ static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
 	*ids = NULL;
 	*n = 0;
 	while ((de = readdir(d))) {
-		id = snap_id(de->d_name);
+		id = snapfmt_parse_name(de->d_name);
 		if (!id || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
 		if (*n == cap) {

@@ -24,9 +24,6 @@
 #include "perfdata.h"
 #include "snapdata.h"
 
-#define SNAPWRITE_PREFIX "snapshot-"
-#define SNAPWRITE_ID_MAX 999999 /* NNNNNN: six digits */
-
 struct snapwrite_opts {
 	/* an existing directory ptbpf made: its name, for messages and @path */
 	const char *out_dir;
@@ -48,9 +45,9 @@ struct snapwrite_opts {
 /*
  * Writes @snap under @o->out_dir as "snapshot-NNNNNN" (NNNNNN = @snap->id,
  * zero-padded to six digits). perf.data is written when @o->formats has
- * BUNDLE_FMT_PERF, or for the sample backend, which has no other trace
+ * SNAPFMT_PERF, or for the sample backend, which has no other trace
  * format; ptbpf.json always; trace.json and cpus/ for intel-pt when
- * @o->formats has BUNDLE_FMT_LLDB. On success the final path is copied to
+ * @o->formats has SNAPFMT_LLDB. On success the final path is copied to
  * @path (@path_len bytes; may be NULL).
  *
  * On failure @err (@err_len bytes; may be NULL) gets one line naming the
@@ -58,7 +55,7 @@ struct snapwrite_opts {
  *
  * Returns 0 on success.
  * Returns -EINVAL if @snap, @o or @o->out_dir is NULL, or @snap->id is 0 or
- * above SNAPWRITE_ID_MAX.
+ * above SNAPFMT_ID_MAX.
  * Returns -EEXIST if the final or temporary directory already exists.
  * Returns -ENAMETOOLONG if the snapshot was written but @path_len cannot
  * hold its path (never cut): PATH_MAX + 32 bytes always can.

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dumptl.h"
+#include "timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -13,9 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!null)
 		return 0;
-	dump_tl_begin(&tl, null);
-	dump_tl_events(&tl, (const char *)data, size, "events.jsonl", &log);
-	dump_tl_end(&tl);
+	timeline_begin(&tl, null);
+	timeline_events(&tl, (const char *)data, size, "events.jsonl", &log);
+	timeline_end(&tl);
 	fclose(null);
 	return 0;
 }

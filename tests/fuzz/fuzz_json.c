@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dumpsnap.h"
+#include "snap.h"
 #include "jsonread.h"
 
 static void no_cpu(struct dump_snap *s, int cpu, const char *ipt,
@@ -31,9 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (e.off > size)
 		__builtin_trap();
 	memset(&s, 0, sizeof(s));
-	dump_parse_meta(&s, (const char *)data, size, "ptbpf.json", &log);
-	dump_parse_trace_json(&s, (const char *)data, size, "trace.json", &log,
+	snap_parse_meta(&s, (const char *)data, size, "ptbpf.json", &log);
+	snap_parse_trace_json(&s, (const char *)data, size, "trace.json", &log,
 			      no_cpu, NULL);
-	dump_snap_free(&s);
+	snap_free(&s);
 	return 0;
 }

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "dumpsnap.h"
-#include "dumpsum.h"
+#include "snap.h"
+#include "summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,14 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&s, 0, sizeof(s));
 	s.backend = size && data[0] & 1 ? BACKEND_INTEL_PT : BACKEND_SAMPLE;
 	/* the snapshot takes the buffer over */
-	dump_parse_perf(&s, copy, size, "perf.data", &log);
-	c = dump_snap_core(&s, 99);
+	perfread_parse(&s, copy, size, "perf.data", &log);
+	c = snap_find_core(&s, 99);
 	if (c)
-		dump_parse_switches(c, data, size,
-				    PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
-				    "switch", &log);
+		perfread_switches(c, data, size,
+				  PERF_SAMPLE_TID | PERF_SAMPLE_TIME, "switch",
+				  &log);
 	for (i = 0; i < s.nr_cores; i++)
-		dump_core_summary(&s, &s.cores[i], &sum, &log);
-	dump_snap_free(&s);
+		summary_core(&s, &s.cores[i], &sum, &log);
+	snap_free(&s);
 	return 0;
 }

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dumpinsn.h"
-#include "dumppt.h"
-#include "dumptl.h"
+#include "insn.h"
+#include "ptpkt.h"
+#include "timeline.h"
 
 static struct pt_image *image;
 static struct dump_symtab tab;
@@ -24,7 +24,7 @@ static void setup(struct dump_snap *s)
 	/* the load address is unknown here: 0 still gives a valid image */
 	s->modules = &self;
 	s->nr_modules = 1;
-	dump_symtab_load(&tab, s, image, &log);
+	symtab_load(&tab, s, image, &log);
 	s->modules = NULL;
 	s->nr_modules = 0;
 }
@@ -53,11 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.conv.valid = size & 1;
 	s.conv.time_mult = 3;
 	s.conv.time_shift = 1;
-	dump_pt_print_packets(null, &s, &c, &log);
-	dump_insn_print(null, &s, &c, image, &tab, &log);
-	dump_tl_begin(&tl, null);
-	dump_tl_snapshot(&tl, &s, image, &tab, &log);
-	dump_tl_end(&tl);
+	ptpkt_print(null, &s, &c, &log);
+	insn_print(null, &s, &c, image, &tab, &log);
+	timeline_begin(&tl, null);
+	timeline_snapshot(&tl, &s, image, &tab, &log);
+	timeline_end(&tl);
 	fclose(null);
 	return 0;
 }

@@ -27,31 +27,19 @@ static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	f->dir = make_tmpdir();
-	if (!f->dir)
-		return -1;
-	snprintf(f->out, sizeof(f->out), "%s/out", f->dir);
-	snprintf(f->log, sizeof(f->log), "%s/ptbpf.stderr", f->dir);
+	f->dir = fx_dir(f->out, sizeof(f->out), f->log, sizeof(f->log));
 	*state = f;
-	return 0;
+	return f->dir ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *log = slurp(f->log);
 
-	if (getenv("TEST_VERBOSE") && log)
-		fprintf(stderr, "--- ptbpf stderr:\n%s", log);
-	free(log);
-	if (f->ptbpf > 0) {
-		kill(f->ptbpf, SIGINT);
-		if (wait_exit(f->ptbpf, 10) < 0)
-			kill_wait(f->ptbpf);
-	}
+	fx_show_log(f->log);
+	fx_end_ptbpf(f->ptbpf);
 	kill_wait(f->target);
-	rm_rf(f->dir);
-	free(f->dir);
+	fx_dir_remove(f->dir);
 	free(f);
 	return 0;
 }

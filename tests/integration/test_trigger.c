@@ -29,23 +29,18 @@
 
 #define TRIGGER PROGS "trigger"
 
-static char dir[64], out[128];
+static char *dir, out[128];
 
 static int setup(void **state)
 {
-	char *d = make_tmpdir();
-
-	if (!d)
-		return -1;
-	snprintf(dir, sizeof(dir), "%s", d);
-	snprintf(out, sizeof(out), "%s/out", dir);
-	free(d);
-	return 0;
+	dir = fx_dir(out, sizeof(out), NULL, 0);
+	return dir ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	rm_rf(dir);
+	fx_dir_remove(dir);
+	dir = NULL;
 	return 0;
 }
 

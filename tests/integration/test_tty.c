@@ -61,10 +61,9 @@ static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	f->dir = make_tmpdir();
+	f->dir = fx_dir(f->out, sizeof(f->out), NULL, 0);
 	if (!f->dir)
 		return -1;
-	snprintf(f->out, sizeof(f->out), "%s/out", f->dir);
 	f->master = -1;
 	*state = f;
 	return 0;
@@ -118,8 +117,7 @@ static int teardown(void **state)
 	}
 	if (f->master >= 0)
 		close(f->master);
-	rm_rf(f->dir);
-	free(f->dir);
+	fx_dir_remove(f->dir);
 	free(f);
 	return 0;
 }

@@ -27,8 +27,7 @@ static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	f->dir = make_tmpdir();
-	snprintf(f->log, sizeof(f->log), "%s/ptbpf.stderr", f->dir);
+	f->dir = fx_dir(NULL, 0, f->log, sizeof(f->log));
 	*state = f;
 	return f->dir ? 0 : -1;
 }
@@ -36,18 +35,14 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *log = slurp(f->log);
 
-	if (getenv("TEST_VERBOSE") && log)
-		fprintf(stderr, "--- ptbpf stderr:\n%s", log);
-	free(log);
+	fx_show_log(f->log);
 	if (f->fifo_rd > 0)
 		close(f->fifo_rd);
 	kill_wait(f->target);
 	if (f->ptbpf > 0 && wait_exit(f->ptbpf, 10) < 0)
 		kill_wait(f->ptbpf);
-	rm_rf(f->dir);
-	free(f->dir);
+	fx_dir_remove(f->dir);
 	free(f);
 	return 0;
 }

@@ -128,7 +128,7 @@ static void test_defaults(void **state)
 	assert_null(cfg.cpus);
 	assert_int_equal(cfg.triggers,
 			 TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
-	assert_int_equal(cfg.formats, FORMAT_PERF | FORMAT_LLDB);
+	assert_int_equal(cfg.formats, SNAPFMT_PERF | SNAPFMT_LLDB);
 	assert_int_equal(cfg.max_snapshots, 0);
 	assert_int_equal(cfg.max_size, 0);
 	assert_int_equal(cfg.min_interval_ns, 0);
@@ -206,7 +206,7 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.max_snapshots, 3);
 	assert_int_equal(cfg.max_size, 100ULL << 20);
 	assert_int_equal(cfg.min_interval_ns, 250000000ULL);
-	assert_int_equal(cfg.formats, FORMAT_PERF);
+	assert_int_equal(cfg.formats, SNAPFMT_PERF);
 	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);

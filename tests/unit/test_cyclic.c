@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "cyclic.h"
+#include "perfrec.h"
 
 #define RING 256
 #define GARBAGE 0xa5
@@ -314,7 +315,7 @@ static void test_backward_mixed_sizes(void **state)
 			 0);
 	assert_true(r.wrapped);
 	/* Walk the result: consecutive sequence numbers up to the newest. */
-	while (cyc_next_record(out, r.len, &off, &h) == 1)
+	while (perfrec_next(out, r.len, &off, &h) == 1)
 		n++;
 	assert_int_equal(off, r.len);
 	assert_true(n > 3);
@@ -408,21 +409,19 @@ static void test_next_record(void **state)
 
 	*h = (struct perf_event_header){ PERF_RECORD_SAMPLE, 0, 16 };
 	h[2] = (struct perf_event_header){ PERF_RECORD_LOST, 0, 4 };
-	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, &got), 1);
+	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, &got), 1);
 	assert_ptr_equal(got, h);
 	assert_int_equal(off, 16);
 	/* Shorter than its own header. */
-	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, &got),
-			 -EBADMSG);
+	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, &got), -EBADMSG);
 	/* Running past the end. */
 	off = 0;
-	assert_int_equal(cyc_next_record((__u8 *)buf, 12, &off, &got),
-			 -EBADMSG);
+	assert_int_equal(perfrec_next((__u8 *)buf, 12, &off, &got), -EBADMSG);
 	off = 32;
-	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, &got), 0);
-	assert_int_equal(cyc_next_record(NULL, 32, &off, &got), -EINVAL);
-	assert_int_equal(cyc_next_record((__u8 *)buf, 32, NULL, &got), -EINVAL);
-	assert_int_equal(cyc_next_record((__u8 *)buf, 32, &off, NULL), -EINVAL);
+	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, &got), 0);
+	assert_int_equal(perfrec_next(NULL, 32, &off, &got), -EINVAL);
+	assert_int_equal(perfrec_next((__u8 *)buf, 32, NULL, &got), -EINVAL);
+	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, NULL), -EINVAL);
 }
 
 int main(void)

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "dumpinsn.h"
-#include "dumpsum.h"
+#include "insn.h"
+#include "summary.h"
 #include "ptgen.h"
 #include "snapwrite.h"
 #include "testio.h"
@@ -118,10 +118,10 @@ static unsigned int summarize(struct fixture *fx, int want_load)
 	free(fx->out);
 	log.err = open_memstream(&fx->err, &fx->err_len);
 	out = open_memstream(&fx->out, &fx->out_len);
-	assert_int_equal(dump_snap_load(fx->snap, &ds, &log), want_load);
+	assert_int_equal(load_snapshot(fx->snap, &ds, &log), want_load);
 	if (!want_load)
-		assert_int_equal(dump_summary_text(out, &ds, NULL, &log), 0);
-	dump_snap_free(&ds);
+		assert_int_equal(summary_text(out, &ds, NULL, &log), 0);
+	snap_free(&ds);
 	fclose(out);
 	fclose(log.err);
 	return log.nr_errors;
@@ -221,7 +221,7 @@ static void test_perf_truncated(void **state)
 	struct fixture *fx = *state;
 	size_t len;
 	char *buf = read_whole(file(fx, "perf.data"), &len);
-	struct perfdata_header h;
+	struct perffile_header h;
 	unsigned int i;
 
 	memcpy(&h, buf, sizeof(h));
@@ -251,7 +251,7 @@ static void test_perf_bad_record(void **state)
 	struct fixture *fx = *state;
 	size_t len;
 	char *buf = read_whole(file(fx, "perf.data"), &len), want[160];
-	struct perfdata_header h;
+	struct perffile_header h;
 
 	memcpy(&h, buf, sizeof(h));
 	memset(buf + h.data_off + 6, 0, 2);
@@ -273,13 +273,13 @@ static void insn(struct fixture *fx, struct dump_log *log)
 	struct dump_symtab tab;
 	struct dump_snap ds;
 
-	assert_int_equal(dump_snap_load(fx->snap, &ds, log), 0);
-	assert_int_equal(dump_symtab_load(&tab, &ds, image, log), 0);
-	assert_int_equal(
-		dump_insn_print(out, &ds, &ds.cores[0], image, &tab, log), 0);
-	dump_symtab_free(&tab);
+	assert_int_equal(load_snapshot(fx->snap, &ds, log), 0);
+	assert_int_equal(symtab_load(&tab, &ds, image, log), 0);
+	assert_int_equal(insn_print(out, &ds, &ds.cores[0], image, &tab, log),
+			 0);
+	symtab_free(&tab);
 	pt_image_free(image);
-	dump_snap_free(&ds);
+	snap_free(&ds);
 	fclose(out);
 }
 
@@ -359,7 +359,7 @@ static void test_not_a_snapshot(void **state)
 		 "ptbpf-dump: %s: not a snapshot directory (no ptbpf.json)\n",
 		 fx->snap);
 	assert_string_equal(fx->err, want);
-	assert_int_equal(dump_snap_load(NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(load_snapshot(NULL, NULL, NULL), -EINVAL);
 }
 
 /* Trace bytes with no PSB: nothing decodes, and it says so. */

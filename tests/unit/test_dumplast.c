@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The last moments (dumplast.c) over made-up snapshots in memory: call
+ * The last moments (last.c) over made-up snapshots in memory: call
  * stacks out of PERF_SAMPLE_CALLCHAIN, joining and de-duplicating samples,
  * spans, hottest functions, time of day.
  */
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
-#include "dumplast.h"
+#include "last.h"
 
 /* A user chain as the kernel writes it: marker, the IP, return addresses */
 static const uint64_t chain[] = {
@@ -31,15 +31,15 @@ static void test_stack(void **state)
 
 	memset(ips, 0xa5, sizeof(ips));
 	/* the IP once, callers at their call (ret - 1), no marker, no 0 */
-	assert_int_equal(dump_sample_stack(&smp, ips, 8), 3);
+	assert_int_equal(perfread_sample_stack(&smp, ips, 8), 3);
 	assert_int_equal(ips[0], 0x1010);
 	assert_int_equal(ips[1], 0x201f);
 	assert_int_equal(ips[2], 0x302f);
-	assert_int_equal(dump_sample_stack(&smp, ips, 2), 2);
+	assert_int_equal(perfread_sample_stack(&smp, ips, 2), 2);
 	smp.chain = NULL;
 	smp.nr_chain = 0;
-	assert_int_equal(dump_sample_stack(&smp, ips, 8), 1);
-	assert_int_equal(dump_sample_stack(NULL, ips, 8), 0);
+	assert_int_equal(perfread_sample_stack(&smp, ips, 8), 1);
+	assert_int_equal(perfread_sample_stack(NULL, ips, 8), 0);
 }
 
 static struct dump_sample samples_a[] = {
@@ -75,18 +75,18 @@ static void test_join(void **state)
 
 	snap_of(&a, &ca, samples_a, 3);
 	snap_of(&b, &cb, samples_b, 3);
-	assert_int_equal(dump_moments_add(&m, &a, 0, 350), 0);
-	assert_int_equal(dump_moments_add(&m, &b, 0, 350), 0);
+	assert_int_equal(last_moments_add(&m, &a, 0, 350), 0);
+	assert_int_equal(last_moments_add(&m, &b, 0, 350), 0);
 	assert_int_equal(m.n, 4); /* pid 9 and time 400 are out */
-	dump_moments_sort(&m);
+	last_moments_sort(&m);
 	assert_int_equal(m.n, 3); /* the sample in both, once */
 	assert_int_equal(m.v[0].smp->time, 100);
 	assert_int_equal(m.v[1].smp->time, 150);
 	assert_int_equal(m.v[2].smp->time, 200);
 	assert_int_equal(m.v[2].cpu, 1);
-	dump_moments_free(&m);
-	assert_int_equal(dump_moments_add(NULL, &a, 0, 1), -EINVAL);
-	assert_true(dump_snap_span(&b, &first, &last));
+	last_moments_free(&m);
+	assert_int_equal(last_moments_add(NULL, &a, 0, 1), -EINVAL);
+	assert_true(last_snap_span(&b, &first, &last));
 	assert_int_equal(first, 150);
 	assert_int_equal(last, 400);
 }
@@ -106,7 +106,7 @@ static void test_hottest(void **state)
 
 	snap_of(&s, &c, v, 4);
 	/* no symbols: every address is "[unknown]", all in one */
-	assert_int_equal(dump_hottest(&s, NULL, hot, 4, &total), 1);
+	assert_int_equal(last_hottest(&s, NULL, hot, 4, &total), 1);
 	assert_int_equal(total, 3);
 	assert_string_equal(hot[0].name, "[unknown]");
 	assert_int_equal(hot[0].samples, 3);
@@ -117,14 +117,14 @@ static void test_time_of_day(void **state)
 	struct dump_snap s = { 0 };
 	char buf[48];
 
-	assert_string_equal(dump_time_str(&s, 1500000000, buf, sizeof(buf)),
+	assert_string_equal(last_time_str(&s, 1500000000, buf, sizeof(buf)),
 			    "1.500000000 s");
 	s.has_tod = true;
 	s.tod_clock_ns = 1000000000;
 	/* 1970-01-01 00:00:10 UTC, then half a second later */
 	s.tod_ns = 10000000000ULL;
 	setenv("TZ", "UTC", 1);
-	assert_string_equal(dump_time_str(&s, 1500000000, buf, sizeof(buf)),
+	assert_string_equal(last_time_str(&s, 1500000000, buf, sizeof(buf)),
 			    "00:00:10.500000");
 }
 

@@ -142,15 +142,13 @@ static void test_layout(void **state)
 		{ BACKEND_INTEL_PT, 0, "cpus perf.data ptbpf.json trace.json",
 		  "0.intelpt_trace 0.perf_context_switch_trace "
 		  "3.intelpt_trace 3.perf_context_switch_trace" },
-		{ BACKEND_INTEL_PT, BUNDLE_FMT_PERF, "perf.data ptbpf.json",
+		{ BACKEND_INTEL_PT, SNAPFMT_PERF, "perf.data ptbpf.json",
 		  NULL },
-		{ BACKEND_INTEL_PT, BUNDLE_FMT_LLDB,
-		  "cpus ptbpf.json trace.json",
+		{ BACKEND_INTEL_PT, SNAPFMT_LLDB, "cpus ptbpf.json trace.json",
 		  "0.intelpt_trace 0.perf_context_switch_trace "
 		  "3.intelpt_trace 3.perf_context_switch_trace" },
 		{ BACKEND_SAMPLE, 0, "perf.data ptbpf.json", NULL },
-		{ BACKEND_SAMPLE, BUNDLE_FMT_LLDB, "perf.data ptbpf.json",
-		  NULL },
+		{ BACKEND_SAMPLE, SNAPFMT_LLDB, "perf.data ptbpf.json", NULL },
 	};
 	struct fixture *fx = *state;
 	char path[256], want[128], got[256], sub[300];

@@ -13,16 +13,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dumpelf.h"
-#include "dumpinsn.h"
-#include "dumplast.h"
-#include "dumppt.h"
-#include "dumpsnap.h"
-#include "dumpsum.h"
-#include "dumptl.h"
+#include "symtab.h"
+#include "insn.h"
+#include "last.h"
+#include "ptpkt.h"
+#include "snap.h"
+#include "summary.h"
+#include "timeline.h"
 #include "json.h"
 #include "opts.h"
-#include "snapwrite.h"
+#include "snapfmt.h"
 
 #ifndef PTBPF_VERSION
 #define PTBPF_VERSION "unknown"
@@ -52,14 +52,14 @@ static int decode(struct dump_run *r, const struct dump_snap *s)
 
 	if (pt && !image)
 		return -ENOMEM;
-	ret = dump_symtab_load(&tab, s, image, &r->log);
+	ret = symtab_load(&tab, s, image, &r->log);
 	if (!ret && r->o.mode == DUMP_TIMELINE)
-		ret = dump_tl_snapshot(&r->tl, s, image, &tab, &r->log);
+		ret = timeline_snapshot(&r->tl, s, image, &tab, &r->log);
 	for (i = 0; !ret && r->o.mode == DUMP_INSN && i < s->nr_cores; i++)
 		if (want_core(r, &s->cores[i]))
-			ret = dump_insn_print(stdout, s, &s->cores[i], image,
-					      &tab, &r->log);
-	dump_symtab_free(&tab);
+			ret = insn_print(stdout, s, &s->cores[i], image, &tab,
+					 &r->log);
+	symtab_free(&tab);
 	pt_image_free(image);
 	return ret;
 }
@@ -71,8 +71,7 @@ static int packets(struct dump_run *r, const struct dump_snap *s)
 
 	for (i = 0; !ret && i < s->nr_cores; i++)
 		if (want_core(r, &s->cores[i]))
-			ret = dump_pt_print_packets(stdout, s, &s->cores[i],
-						    &r->log);
+			ret = ptpkt_print(stdout, s, &s->cores[i], &r->log);
 	return ret;
 }
 
@@ -87,12 +86,12 @@ static int summary(struct dump_run *r, const struct dump_snap *s)
 	int ret = 0;
 
 	if (s->backend == BACKEND_SAMPLE)
-		ret = dump_symtab_load(&tab, s, NULL, &quiet);
+		ret = symtab_load(&tab, s, NULL, &quiet);
 	if (!ret && r->o.json)
-		ret = dump_summary_json(&r->j, s, &tab, &r->log);
+		ret = summary_json(&r->j, s, &tab, &r->log);
 	else if (!ret)
-		ret = dump_summary_text(stdout, s, &tab, &r->log);
-	dump_symtab_free(&tab);
+		ret = summary_text(stdout, s, &tab, &r->log);
+	symtab_free(&tab);
 	return ret;
 }
 
@@ -105,21 +104,21 @@ static int sample_list(struct dump_run *r, const struct dump_snap *s)
 	size_t i;
 	int ret;
 
-	ret = dump_symtab_load(&tab, s, NULL, &quiet);
+	ret = symtab_load(&tab, s, NULL, &quiet);
 	if (!ret)
-		ret = dump_moments_add(&m, s, 0, UINT64_MAX);
+		ret = last_moments_add(&m, s, 0, UINT64_MAX);
 	if (!ret) {
-		dump_moments_sort(&m);
+		last_moments_sort(&m);
 		printf("%s: sample backend: no instructions; the target's %zu "
 		       "samples, oldest first:\n",
 		       s->dir, m.n);
 		for (i = 0; i < m.n; i++)
 			if (r->o.cpu < 0 || r->o.cpu == m.v[i].cpu)
-				dump_moment_print(stdout, s, &m.v[i],
+				last_moment_print(stdout, s, &m.v[i],
 						  s->trigger_ts, &tab);
 	}
-	dump_moments_free(&m);
-	dump_symtab_free(&tab);
+	last_moments_free(&m);
+	symtab_free(&tab);
 	return ret;
 }
 
@@ -129,7 +128,7 @@ static int one_snapshot(struct dump_run *r, const char *dir)
 	struct dump_snap s;
 	int ret;
 
-	ret = dump_snap_load(dir, &s, &r->log);
+	ret = load_snapshot(dir, &s, &r->log);
 	ret_ok = !ret;
 	pt = s.backend == BACKEND_INTEL_PT;
 	if (!ret_ok) {
@@ -148,35 +147,30 @@ static int one_snapshot(struct dump_run *r, const char *dir)
 			printf("%s:\n", dir);
 		ret = decode(r, &s);
 	}
-	dump_snap_free(&s);
+	snap_free(&s);
 	return ret == -ENOENT ? 0 : ret;
 }
 
 static int is_snapshot_name(const struct dirent *de)
 {
-	const char *p = de->d_name + strlen(SNAPWRITE_PREFIX);
-
-	if (strncmp(de->d_name, SNAPWRITE_PREFIX, strlen(SNAPWRITE_PREFIX)) ||
-	    !*p)
-		return 0;
-	return strspn(p, "0123456789") == strlen(p);
+	return snapfmt_parse_name(de->d_name) != 0;
 }
 
 /* events.jsonl of an output directory, into the timeline. */
-static void timeline_events(struct dump_run *r, const char *out_dir)
+static void run_timeline_events(struct dump_run *r, const char *out_dir)
 {
 	char path[4096];
 	uint8_t *buf;
 	size_t len;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/events.jsonl", out_dir);
-	ret = dump_read_file(path, &buf, &len);
+	snprintf(path, sizeof(path), "%s/" SNAPFMT_EVENTS, out_dir);
+	ret = snap_read_file(path, &buf, &len);
 	if (ret) {
-		dump_error(&r->log, path, -1, "%s", strerror(-ret));
+		snap_error(&r->log, path, -1, "%s", strerror(-ret));
 		return;
 	}
-	dump_tl_events(&r->tl, (char *)buf, len, path, &r->log);
+	timeline_events(&r->tl, (char *)buf, len, path, &r->log);
 	free(buf);
 }
 
@@ -195,12 +189,12 @@ static int one_dir(struct dump_run *r, const char *dir)
 		copy = dirname(path);
 		if (!ret && r->o.mode == DUMP_TIMELINE &&
 		    !stat(strcat(copy, "/events.jsonl"), &st))
-			timeline_events(r, dirname(copy));
+			run_timeline_events(r, dirname(copy));
 		return ret;
 	}
 	n = scandir(dir, &names, is_snapshot_name, alphasort);
 	if (n <= 0) {
-		dump_error(&r->log, dir, -1,
+		snap_error(&r->log, dir, -1,
 			   n < 0 ? "%s" :
 				   "neither a snapshot (no ptbpf.json) nor an "
 				   "output directory (no snapshot-NNNNNN)%s",
@@ -217,7 +211,7 @@ static int one_dir(struct dump_run *r, const char *dir)
 	}
 	free(names);
 	if (!ret && r->o.mode == DUMP_TIMELINE)
-		timeline_events(r, dir);
+		run_timeline_events(r, dir);
 	return ret;
 }
 
@@ -233,7 +227,7 @@ static int begin(struct dump_run *r)
 				strerror(errno));
 			return -errno;
 		}
-		return dump_tl_begin(&r->tl, r->tl_file);
+		return timeline_begin(&r->tl, r->tl_file);
 	}
 	if (r->o.json) {
 		json_init_dyn(&r->j);
@@ -248,7 +242,7 @@ static int finish(struct dump_run *r)
 	int ret = 0;
 
 	if (r->tl_file) {
-		ret = dump_tl_end(&r->tl);
+		ret = timeline_end(&r->tl);
 		if (r->tl_file == stdout ? fflush(stdout) || ferror(stdout) :
 					   fclose(r->tl_file) != 0)
 			ret = ret ? ret : -EIO;
@@ -274,12 +268,12 @@ int main(int argc, char **argv)
 	char err[256];
 	int i, ret;
 
-	if (dump_opts_parse(argc, argv, &r.o, err, sizeof(err))) {
+	if (opts_parse(argc, argv, &r.o, err, sizeof(err))) {
 		fprintf(stderr, "ptbpf-dump: %s\n", err);
 		return 2;
 	}
 	if (r.o.help || r.o.version) {
-		fputs(r.o.help ? dump_usage : "ptbpf-dump " PTBPF_VERSION "\n",
+		fputs(r.o.help ? opts_usage : "ptbpf-dump " PTBPF_VERSION "\n",
 		      stdout);
 		return 0;
 	}
@@ -289,7 +283,7 @@ int main(int argc, char **argv)
 	if (begin(&r))
 		return 1;
 	if (r.o.mode == DUMP_LAST)
-		ret = dump_last_join(stdout, r.o.dirs[0], r.o.last_ns, &r.log);
+		ret = last_join(stdout, r.o.dirs[0], r.o.last_ns, &r.log);
 	else
 		for (ret = 0, i = 0; !ret && i < r.o.nr_dirs; i++)
 			ret = one_dir(&r, r.o.dirs[i]);

@@ -8,7 +8,7 @@
 
 #include "opts.h"
 
-const char dump_usage[] =
+const char opts_usage[] =
 	"usage: ptbpf-dump [OPTION] DIR...\n"
 	"Checks and decodes ptbpf snapshots. DIR is a snapshot directory or an\n"
 	"output directory (then each of its snapshots, in order).\n"
@@ -59,7 +59,7 @@ static int parse_cpu(const char *arg, struct dump_opts *o, char *err,
 	return 0;
 }
 
-int dump_parse_duration(const char *s, unsigned long long *ns)
+int opts_parse_duration(const char *s, unsigned long long *ns)
 {
 	static const struct {
 		const char *unit;
@@ -87,8 +87,8 @@ int dump_parse_duration(const char *s, unsigned long long *ns)
 	return 0;
 }
 
-int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
-		    size_t len)
+int opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
+	       size_t len)
 {
 	static const struct option longs[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -120,7 +120,7 @@ int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 			o->timeline = optarg;
 		} else if (c == 'L') {
 			ret = set_mode(o, DUMP_LAST, err, len);
-			if (!ret && dump_parse_duration(optarg, &o->last_ns)) {
+			if (!ret && opts_parse_duration(optarg, &o->last_ns)) {
 				snprintf(err, len,
 					 "--last: \"%s\" is not a duration "
 					 "(e.g. 50ms, 2s)",

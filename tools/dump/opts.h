@@ -30,16 +30,16 @@ struct dump_opts {
  *
  * Returns 0, or -EINVAL.
  */
-int dump_opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
-		    size_t len);
+int opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
+	       size_t len);
 
 /*
  * "50ms", "2s", "300us", "1500000ns", "0.5s": a duration into *@ns.
  * Returns 0, or -EINVAL when malformed, zero or above a day.
  */
-int dump_parse_duration(const char *s, unsigned long long *ns);
+int opts_parse_duration(const char *s, unsigned long long *ns);
 
 /* The --help text. */
-extern const char dump_usage[];
+extern const char opts_usage[];
 
 #endif /* PTBPF_DUMP_OPTS_H */

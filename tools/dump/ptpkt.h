@@ -10,8 +10,8 @@
  * stopped, why, and where it picked up again. libipt's -pte_* codes never
  * leave this module: callers see messages and counts.
  */
-#ifndef PTBPF_DUMPPT_H
-#define PTBPF_DUMPPT_H
+#ifndef PTBPF_DUMP_PTPKT_H
+#define PTBPF_DUMP_PTPKT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <intel-pt.h>
 
-#include "dumpsnap.h"
+#include "snap.h"
 
 /* Packet kinds counted: libipt's enum pt_packet_type, ppt_invalid..ppt_ptw */
 #define DUMP_PT_KINDS (ppt_ptw + 1)
@@ -52,8 +52,8 @@ typedef void (*dump_pt_err_fn)(void *ctx, uint64_t off, const char *why,
  * (family/model/stepping and its errata, for Intel vendors), MTC frequency,
  * nominal ratio and CPUID 0x15 ratio that ptbpf.json recorded.
  */
-void dump_pt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
-		    struct pt_config *cfg);
+void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
+		  struct pt_config *cfg);
 
 /*
  * Walks every packet of the trace @cfg describes, from its first PSB to its
@@ -64,18 +64,18 @@ void dump_pt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
  * Returns -EINVAL if @cfg or @st is NULL.
  * Returns -ENOMEM if libipt cannot allocate its decoder.
  */
-int dump_pt_scan(const struct pt_config *cfg, struct dump_pt_stats *st,
-		 dump_pt_pkt_fn pkt_fn, dump_pt_err_fn err_fn, void *ctx);
+int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st,
+	       dump_pt_pkt_fn pkt_fn, dump_pt_err_fn err_fn, void *ctx);
 
 /* "psb", "tnt.8", "tip.pge" ... for kind @type; "?" when out of range. */
-const char *dump_pt_kind_name(int type);
+const char *ptpkt_kind_name(int type);
 
 /*
  * Writes a packet's payload as text ("0x7f001000 (sext48)", "!.!" for
  * TNT bits, taken first) into @buf of @len bytes; "" for payload-less
  * kinds. Returns @buf.
  */
-const char *dump_pt_payload(const struct pt_packet *pkt, char *buf, size_t len);
+const char *ptpkt_payload(const struct pt_packet *pkt, char *buf, size_t len);
 
 /*
  * Prints core @c's packets of snapshot @s to @out, one line each: offset
@@ -84,7 +84,7 @@ const char *dump_pt_payload(const struct pt_packet *pkt, char *buf, size_t len);
  *
  * Returns 0, or -ENOMEM.
  */
-int dump_pt_print_packets(FILE *out, const struct dump_snap *s,
-			  const struct dump_core *c, struct dump_log *log);
+int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
+		struct dump_log *log);
 
-#endif /* PTBPF_DUMPPT_H */
+#endif /* PTBPF_DUMP_PTPKT_H */

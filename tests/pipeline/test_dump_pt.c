@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "dumpinsn.h"
-#include "dumppt.h"
-#include "dumpsum.h"
-#include "dumptl.h"
+#include "insn.h"
+#include "ptpkt.h"
+#include "summary.h"
+#include "timeline.h"
 #include "json.h"
 #include "jsonread.h"
 #include "ptgen.h"
@@ -84,7 +84,7 @@ static int teardown(void **state)
 	pthread_cancel(fx->thread);
 	pthread_join(fx->thread, NULL);
 	pthread_barrier_destroy(&started);
-	dump_snap_free(&fx->ds);
+	snap_free(&fx->ds);
 	procinfo_free(&fx->snap.proc);
 	if (fx->fout)
 		fclose(fx->fout);
@@ -140,7 +140,7 @@ static void load(struct fixture *fx)
 {
 	fx->log.err = open_memstream(&fx->err, &fx->err_len);
 	assert_non_null(fx->log.err);
-	assert_int_equal(dump_snap_load(fx->snap_dir, &fx->ds, &fx->log), 0);
+	assert_int_equal(load_snapshot(fx->snap_dir, &fx->ds, &fx->log), 0);
 	fx->fout = open_memstream(&fx->out, &fx->out_len);
 	assert_non_null(fx->fout);
 }
@@ -177,9 +177,8 @@ static void test_packets(void **state)
 
 	make_snapshot(fx, NULL, 0);
 	load(fx);
-	assert_int_equal(dump_pt_print_packets(fx->fout, &fx->ds,
-					       &fx->ds.cores[0], &fx->log),
-			 0);
+	assert_int_equal(
+		ptpkt_print(fx->fout, &fx->ds, &fx->ds.cores[0], &fx->log), 0);
 	done(fx);
 	snprintf(want, sizeof(want), expect, fx->ds.cores[0].trace_len,
 		 (unsigned long long)fx->ds.cores[0].trace_off, outer, back,
@@ -224,11 +223,11 @@ static void decode_insn(struct fixture *fx)
 	struct dump_symtab tab;
 
 	assert_non_null(image);
-	assert_int_equal(dump_symtab_load(&tab, &fx->ds, image, &fx->log), 0);
-	assert_int_equal(dump_insn_print(fx->fout, &fx->ds, &fx->ds.cores[0],
-					 image, &tab, &fx->log),
+	assert_int_equal(symtab_load(&tab, &fx->ds, image, &fx->log), 0);
+	assert_int_equal(insn_print(fx->fout, &fx->ds, &fx->ds.cores[0], image,
+				    &tab, &fx->log),
 			 0);
-	dump_symtab_free(&tab);
+	symtab_free(&tab);
 	pt_image_free(image);
 	done(fx);
 }
@@ -322,8 +321,7 @@ static void test_summary(void **state)
 
 	make_snapshot(fx, NULL, 0);
 	load(fx);
-	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, NULL, &fx->log),
-			 0);
+	assert_int_equal(summary_text(fx->fout, &fx->ds, NULL, &fx->log), 0);
 	done(fx);
 	snprintf(want, sizeof(want), expect, fx->snap_dir, getpid());
 	assert_string_equal(fx->out, want);
@@ -343,10 +341,9 @@ static void test_summary_switches_lost(void **state)
 	fx->sb_lost = 4096;
 	make_snapshot(fx, NULL, 0);
 	load(fx);
-	assert_int_equal(dump_summary_text(fx->fout, &fx->ds, NULL, &fx->log),
-			 0);
+	assert_int_equal(summary_text(fx->fout, &fx->ds, NULL, &fx->log), 0);
 	json_init_dyn(&j);
-	assert_int_equal(dump_summary_json(&j, &fx->ds, NULL, &fx->log), 0);
+	assert_int_equal(summary_json(&j, &fx->ds, NULL, &fx->log), 0);
 	assert_int_equal(json_finish(&j), 0);
 	done(fx);
 	assert_non_null(strstr(fx->out, "6 context switches (switch records "
@@ -374,7 +371,7 @@ static void test_summary_json(void **state)
 	make_snapshot(fx, NULL, 0);
 	load(fx);
 	json_init_dyn(&j);
-	assert_int_equal(dump_summary_json(&j, &fx->ds, NULL, &fx->log), 0);
+	assert_int_equal(summary_json(&j, &fx->ds, NULL, &fx->log), 0);
 	assert_int_equal(json_finish(&j), 0);
 	done(fx);
 	assert_int_equal(jread_parse(j.buf, j.len, &root, NULL), 0);
@@ -437,16 +434,16 @@ static void test_timeline(void **state)
 
 	make_snapshot(fx, NULL, 0);
 	load(fx);
-	assert_int_equal(dump_symtab_load(&tab, &fx->ds, image, &fx->log), 0);
-	assert_int_equal(dump_tl_begin(&tl, fx->fout), 0);
-	assert_int_equal(dump_tl_snapshot(&tl, &fx->ds, image, &tab, &fx->log),
+	assert_int_equal(symtab_load(&tab, &fx->ds, image, &fx->log), 0);
+	assert_int_equal(timeline_begin(&tl, fx->fout), 0);
+	assert_int_equal(timeline_snapshot(&tl, &fx->ds, image, &tab, &fx->log),
 			 0);
 	snprintf(line, sizeof(line), events, getpid(), fx->tid_a);
-	assert_int_equal(dump_tl_events(&tl, line, strlen(line), "ev.jsonl",
-					&fx->log),
+	assert_int_equal(timeline_events(&tl, line, strlen(line), "ev.jsonl",
+					 &fx->log),
 			 1);
-	assert_int_equal(dump_tl_end(&tl), 0);
-	dump_symtab_free(&tab);
+	assert_int_equal(timeline_end(&tl), 0);
+	symtab_free(&tab);
 	pt_image_free(image);
 	done(fx);
 	/* the bad line is named with its offset; the good one went in */
@@ -494,9 +491,8 @@ static void test_garbage_resyncs(void **state)
 	make_snapshot(fx, garbage, sizeof(garbage));
 	load(fx);
 	off = fx->ds.cores[0].trace_off + fx->garbage_at;
-	assert_int_equal(dump_pt_print_packets(fx->fout, &fx->ds,
-					       &fx->ds.cores[0], &fx->log),
-			 0);
+	assert_int_equal(
+		ptpkt_print(fx->fout, &fx->ds, &fx->ds.cores[0], &fx->log), 0);
 	done(fx);
 	snprintf(want, sizeof(want),
 		 "%016zx  error: unknown opcode\n"
@@ -517,7 +513,7 @@ static void test_garbage_resyncs(void **state)
 	free(fx->out);
 	free(fx->err);
 	fx->out = fx->err = NULL;
-	dump_snap_free(&fx->ds);
+	snap_free(&fx->ds);
 	load(fx);
 	decode_insn(fx);
 	assert_non_null(strstr(fx->out, "ptgen_inner+0x3"));

@@ -9,15 +9,15 @@
  * whole buffer each time: joined samples are sorted by time and the same
  * sample seen in two snapshots is kept once.
  */
-#ifndef PTBPF_DUMPLAST_H
-#define PTBPF_DUMPLAST_H
+#ifndef PTBPF_DUMP_LAST_H
+#define PTBPF_DUMP_LAST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dumpelf.h"
-#include "dumpsnap.h"
+#include "symtab.h"
+#include "snap.h"
 #include "json.h"
 
 /* Frames kept per sample when printing a stack. */
@@ -38,27 +38,27 @@ struct dump_moments {
  * Adds the target's samples of @s with @from <= time <= @to.
  * Returns 0, -EINVAL for NULL arguments, -ENOMEM.
  */
-int dump_moments_add(struct dump_moments *m, const struct dump_snap *s,
+int last_moments_add(struct dump_moments *m, const struct dump_snap *s,
 		     uint64_t from, uint64_t to);
 
 /* Sorts by time (then cpu) and keeps one of samples seen twice. */
-void dump_moments_sort(struct dump_moments *m);
+void last_moments_sort(struct dump_moments *m);
 
-void dump_moments_free(struct dump_moments *m);
+void last_moments_free(struct dump_moments *m);
 
 /*
  * Widens [*@first, *@last] (perf time; *@first > *@last means empty) to
  * the samples and context switches of @s. Returns whether the range is
- * not empty. (intel-pt traces add their first and last TSC: dumpsum.c.)
+ * not empty. (intel-pt traces add their first and last TSC: summary.c.)
  */
-bool dump_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last);
+bool last_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last);
 
 /*
  * @ns (perf time) as the time of day "HH:MM:SS.uuuuuu" (local time) when
  * @s's perf.data has CLOCK_DATA, else as "T.TTTTTTTTT s" of the clock.
  * Returns @buf.
  */
-const char *dump_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
+const char *last_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
 			  size_t len);
 
 /* A function and how many of the target's samples were in it. */
@@ -73,7 +73,7 @@ struct dump_hot {
  * @tab (may be NULL), most samples first, into @out; *@total gets the
  * number of target samples. Returns how many were stored, or -ENOMEM.
  */
-int dump_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
+int last_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
 		 struct dump_hot *out, size_t max, uint64_t *total);
 
 /*
@@ -81,7 +81,7 @@ int dump_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
  * first, at most @depth frames; the sampled function alone without a call
  * chain) into @buf of @len bytes. Returns @buf.
  */
-const char *dump_stack_str(const struct dump_sample *smp,
+const char *last_stack_str(const struct dump_sample *smp,
 			   const struct dump_symtab *tab, unsigned int depth,
 			   char *buf, size_t len);
 
@@ -89,7 +89,7 @@ const char *dump_stack_str(const struct dump_sample *smp,
  * One line per moment: time (of day when known), its distance from
  * @trigger in ms, tid, cpu, the IP and the stack.
  */
-void dump_moment_print(FILE *out, const struct dump_snap *s,
+void last_moment_print(FILE *out, const struct dump_snap *s,
 		       const struct dump_moment *m, uint64_t trigger,
 		       const struct dump_symtab *tab);
 
@@ -99,10 +99,10 @@ void dump_moment_print(FILE *out, const struct dump_snap *s,
  * before the trigger, newest first. As text, or as members of the JSON
  * object @j has open. Return 0, or -ENOMEM.
  */
-int dump_last_text(FILE *out, const struct dump_snap *s,
-		   const struct dump_symtab *tab, unsigned int n);
-int dump_last_json(struct json *j, const struct dump_snap *s,
-		   const struct dump_symtab *tab, unsigned int n);
+int last_text(FILE *out, const struct dump_snap *s,
+	      const struct dump_symtab *tab, unsigned int n);
+int last_json(struct json *j, const struct dump_snap *s,
+	      const struct dump_symtab *tab, unsigned int n);
 
 /* Snapshots --last joins at most (older ones are not looked at). */
 #define DUMP_LAST_MAX_SNAPS 4096
@@ -112,7 +112,7 @@ int dump_last_json(struct json *j, const struct dump_snap *s,
  * trigger of the snapshot in directory @dir, from it and the snapshots
  * before it in the same output directory (as many as the window needs,
  * back to the first of the same process), oldest first, one
- * dump_moment_print() line each under a line saying what was joined.
+ * last_moment_print() line each under a line saying what was joined.
  * Problems are reported to @log (a missing or unreadable snapshot ends the
  * join there, and says so).
  *
@@ -122,7 +122,6 @@ int dump_last_json(struct json *j, const struct dump_snap *s,
  * Returns -EOPNOTSUPP for an intel-pt snapshot (reported: use --insn).
  * Returns -ENOMEM.
  */
-int dump_last_join(FILE *out, const char *dir, uint64_t dur,
-		   struct dump_log *log);
+int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log);
 
-#endif /* PTBPF_DUMPLAST_H */
+#endif /* PTBPF_DUMP_LAST_H */

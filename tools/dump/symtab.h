@@ -11,14 +11,14 @@
  * where it was linked; load - (p_vaddr - p_offset) of the first PT_LOAD is
  * right for both.
  */
-#ifndef PTBPF_DUMPELF_H
-#define PTBPF_DUMPELF_H
+#ifndef PTBPF_DUMP_SYMTAB_H
+#define PTBPF_DUMP_SYMTAB_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <intel-pt.h>
 
-#include "dumpsnap.h"
+#include "snap.h"
 
 /* Where separate debug files are, by build-id (perf's and gdb's default) */
 #define DUMP_DEBUG_DIR "/usr/lib/debug"
@@ -51,21 +51,21 @@ struct dump_symtab {
  * Returns -EINVAL if @tab, @s or @log is NULL.
  * Returns -ENOMEM if memory runs out.
  */
-int dump_symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
-		     struct pt_image *image, struct dump_log *log);
+int symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
+		struct pt_image *image, struct dump_log *log);
 
 /* Releases what @tab owns; NULL is fine. */
-void dump_symtab_free(struct dump_symtab *tab);
+void symtab_free(struct dump_symtab *tab);
 
 /*
  * The function containing @ip: its name, with *@off set to @ip's offset in
  * it; NULL when no symbol covers @ip.
  */
-const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
-			  uint64_t *off);
+const char *symtab_find(const struct dump_symtab *tab, uint64_t ip,
+			uint64_t *off);
 
 /*
- * The functions dump_sym_format_fast() found last, and the ranges they
+ * The functions symtab_format_fast() found last, and the ranges they
  * cover: a loop runs through a few functions over and over.
  */
 #define DUMP_SYM_CACHE 4
@@ -80,24 +80,24 @@ struct dump_sym_cache {
 };
 
 /*
- * Writes @ip as dump_sym_format() does into @buf (at least 300 bytes),
+ * Writes @ip as symtab_format() does into @buf (at least 300 bytes),
  * without printf, and looks it up only when it is outside the functions
  * @c remembers (zero it before the first call): consecutive instructions
  * are mostly in a few functions. Returns the end of what was written (no
  * NUL).
  */
-char *dump_sym_format_fast(const struct dump_symtab *tab,
-			   struct dump_sym_cache *c, uint64_t ip, char *buf);
+char *symtab_format_fast(const struct dump_symtab *tab,
+			 struct dump_sym_cache *c, uint64_t ip, char *buf);
 
 /* The base name of the module holding @ip, or NULL. */
-const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip);
+const char *symtab_module(const struct dump_symtab *tab, uint64_t ip);
 
 /*
  * Writes @ip as "func+0xoff", else "module+0xoff" (the file's base name
  * and the offset from its load address), else "0x..." into @buf of @len
  * bytes. Returns @buf.
  */
-const char *dump_sym_format(const struct dump_symtab *tab, uint64_t ip,
-			    char *buf, size_t len);
+const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf,
+			  size_t len);
 
-#endif /* PTBPF_DUMPELF_H */
+#endif /* PTBPF_DUMP_SYMTAB_H */

@@ -201,7 +201,7 @@ static void test_ptbpf_json(void **state)
 	struct json j;
 
 	json_init_dyn(&j);
-	assert_int_equal(bundle_ptbpf_json(&fx->snap, BUNDLE_FMT_PERF, &j), 0);
+	assert_int_equal(bundle_ptbpf_json(&fx->snap, SNAPFMT_PERF, &j), 0);
 	snprintf(js, sizeof(js), "%s/ptbpf.json", fx->dir);
 	save(js, j.buf, j.len);
 	json_free(&j);
@@ -273,13 +273,13 @@ static void test_invalid_args(void **state)
 	json_free(&j);
 	assert_int_equal(bundle_write_switch_trace(1, NULL, 0), -EINVAL);
 	assert_int_equal(bundle_cpu_path(buf, sizeof(buf), 12,
-					 BUNDLE_SWITCH_SUFFIX),
+					 SNAPFMT_SWITCH_SUFFIX),
 			 -ENAMETOOLONG);
 	assert_int_equal(bundle_cpu_path(NULL, 8, 1, "x"), -EINVAL);
 	assert_int_equal(bundle_cpu_path(buf, sizeof(buf), 12, "x"), 0);
 	assert_string_equal(buf, "cpus/12.x");
-	assert_null(bundle_backend_name((enum ptbpf_backend)99));
-	assert_string_equal(bundle_backend_name(BACKEND_SAMPLE), "sample");
+	assert_null(snapfmt_backend_name((enum ptbpf_backend)99));
+	assert_string_equal(snapfmt_backend_name(BACKEND_SAMPLE), "sample");
 	/* a fixed buffer too small for the document */
 	json_init(&j, buf, sizeof(buf));
 	fx->snap.backend = BACKEND_INTEL_PT;

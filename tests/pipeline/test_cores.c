@@ -26,6 +26,7 @@
 
 #include "cores.h"
 #include "cyclic.h"
+#include "perfrec.h"
 #include "sim_pmu.h"
 
 #define NCPU 4
@@ -356,7 +357,7 @@ static void test_sideband_pt(void **state)
 	assert_int_equal(sim_pmu_switch(f->sim, 0, false, 42, 44), 1);
 	assert_int_equal(read_core(f, 0, false, &out), 0);
 	assert_ptr_equal(out.sideband, f->sbuf);
-	while (cyc_next_record(out.sideband, out.sideband_len, &off, &h) == 1) {
+	while (perfrec_next(out.sideband, out.sideband_len, &off, &h) == 1) {
 		assert_int_equal(h->type, PERF_RECORD_SWITCH_CPU_WIDE);
 		/* Oldest first: the switch-out of tid 43 comes first. */
 		assert_int_equal(((const __u32 *)(h + 1))[1], n ? 44 : 43);
@@ -411,7 +412,7 @@ static void test_sample_backend(void **state)
 	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 10, 0x3000), 0);
 	assert_int_equal(read_core(f, 1, false, &out), 0);
 	assert_int_equal(out.trace_len, 2 * 48);
-	while (cyc_next_record(out.trace, out.trace_len, &off, &h) == 1) {
+	while (perfrec_next(out.trace, out.trace_len, &off, &h) == 1) {
 		const __u64 *v = (const __u64 *)(h + 1);
 
 		assert_int_equal(h->type, PERF_RECORD_SAMPLE);
@@ -682,8 +683,7 @@ static unsigned int switches(const struct snap_core *out, struct sw_rec *sw,
 	unsigned int n = 0;
 	size_t off = 0;
 
-	while (cyc_next_record(out->sideband, out->sideband_len, &off, &h) ==
-	       1) {
+	while (perfrec_next(out->sideband, out->sideband_len, &off, &h) == 1) {
 		const __u8 *p = (const __u8 *)(h + 1);
 
 		assert_true(n < max);

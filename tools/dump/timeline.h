@@ -16,16 +16,16 @@
  * share stay one slice. events.jsonl: one instant event ("i") per line, named after the
  * event, its fields as args.
  */
-#ifndef PTBPF_DUMPTL_H
-#define PTBPF_DUMPTL_H
+#ifndef PTBPF_DUMP_TIMELINE_H
+#define PTBPF_DUMP_TIMELINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <intel-pt.h>
 
-#include "dumpelf.h"
-#include "dumpsnap.h"
+#include "symtab.h"
+#include "snap.h"
 
 struct dump_tl {
 	FILE *out;
@@ -34,10 +34,10 @@ struct dump_tl {
 };
 
 /* Starts the document on @out. Returns 0, or -EINVAL if an arg is NULL. */
-int dump_tl_begin(struct dump_tl *tl, FILE *out);
+int timeline_begin(struct dump_tl *tl, FILE *out);
 
 /* Ends the document. Returns 0, or -EIO if writing @tl->out failed. */
-int dump_tl_end(struct dump_tl *tl);
+int timeline_end(struct dump_tl *tl);
 
 /*
  * Adds snapshot @s: names for its process and threads, then its slices:
@@ -46,9 +46,9 @@ int dump_tl_end(struct dump_tl *tl);
  *
  * Returns 0, or -EINVAL if an argument is NULL, -ENOMEM.
  */
-int dump_tl_snapshot(struct dump_tl *tl, const struct dump_snap *s,
-		     struct pt_image *image, const struct dump_symtab *tab,
-		     struct dump_log *log);
+int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s,
+		      struct pt_image *image, const struct dump_symtab *tab,
+		      struct dump_log *log);
 
 /*
  * Adds each line of events.jsonl, the text @buf of @len bytes (named
@@ -58,7 +58,7 @@ int dump_tl_snapshot(struct dump_tl *tl, const struct dump_snap *s,
  *
  * Returns the number of events added (>= 0), or -EINVAL, -ENOMEM.
  */
-int dump_tl_events(struct dump_tl *tl, const char *buf, size_t len,
-		   const char *file, struct dump_log *log);
+int timeline_events(struct dump_tl *tl, const char *buf, size_t len,
+		    const char *file, struct dump_log *log);
 
-#endif /* PTBPF_DUMPTL_H */
+#endif /* PTBPF_DUMP_TIMELINE_H */

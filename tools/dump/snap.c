@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Loading a snapshot directory: see dumpsnap.h (perf.data in dumpperf.c). */
+/* Loading a snapshot directory: see snap.h (perf.data in perfread.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "bundle.h"
-#include "dumpsnap.h"
+#include "snapfmt.h"
+#include "snap.h"
 #include "jsonread.h"
 
-void dump_error(struct dump_log *log, const char *file, long long off,
+void snap_error(struct dump_log *log, const char *file, long long off,
 		const char *fmt, ...)
 {
 	va_list ap;
@@ -34,7 +34,7 @@ void dump_error(struct dump_log *log, const char *file, long long off,
 	fputc('\n', log->err);
 }
 
-int dump_read_file(const char *path, uint8_t **buf, size_t *len)
+int snap_read_file(const char *path, uint8_t **buf, size_t *len)
 {
 	struct stat st;
 	uint8_t *b;
@@ -76,7 +76,7 @@ int dump_read_file(const char *path, uint8_t **buf, size_t *len)
 static void field_error(struct dump_log *log, const char *file,
 			const char *name, int ret, const char *want)
 {
-	dump_error(log, file, -1, "field \"%s\" %s", name,
+	snap_error(log, file, -1, "field \"%s\" %s", name,
 		   ret == -ENOENT	   ? "is missing" :
 		   !strcmp(want, "number") ? "is not a number that fits" :
 					     want);
@@ -143,7 +143,7 @@ static void need_str(const struct jval *o, const char *key, char *out,
 	snprintf(out, len, "%s", s);
 }
 
-struct dump_core *dump_snap_core(struct dump_snap *s, int cpu)
+struct dump_core *snap_find_core(struct dump_snap *s, int cpu)
 {
 	struct dump_core *c;
 	unsigned int i;
@@ -175,12 +175,12 @@ static void meta_cores(struct dump_snap *s, const struct jval *arr,
 	for (i = 0; (o = jval_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "cores[%zu].", i);
 		if (jval_get_i64(o, "cpu", &cpu) || cpu < 0 || cpu > 1 << 20) {
-			dump_error(log, file, -1,
+			snap_error(log, file, -1,
 				   "field \"%scpu\" is missing or not a CPU",
 				   where);
 			continue;
 		}
-		c = dump_snap_core(s, (int)cpu);
+		c = snap_find_core(s, (int)cpu);
 		if (!c)
 			return;
 		c->in_meta = true;
@@ -303,12 +303,8 @@ static void meta_head(struct dump_snap *s, const struct jval *root,
 	s->id = need_u64(root, "snapshot", file, "", log);
 	need_str(root, "backend", backend, sizeof(backend), file, "", log,
 		 false);
-	if (!strcmp(backend, "intel-pt"))
-		s->backend = BACKEND_INTEL_PT;
-	else if (!strcmp(backend, "sample"))
-		s->backend = BACKEND_SAMPLE;
-	else if (backend[0])
-		dump_error(log, file, -1, "unknown backend \"%s\"", backend);
+	if (snapfmt_backend_parse(backend, false, &s->backend) && backend[0])
+		snap_error(log, file, -1, "unknown backend \"%s\"", backend);
 	need_str(root, "trigger", s->trigger, sizeof(s->trigger), file, "", log,
 		 false);
 	need_str(root, "signal", s->signal, sizeof(s->signal), file, "", log,
@@ -321,7 +317,7 @@ static void meta_head(struct dump_snap *s, const struct jval *root,
 		s->full = false;
 }
 
-int dump_parse_meta(struct dump_snap *s, const char *buf, size_t len,
+int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
 		    const char *file, struct dump_log *log)
 {
 	struct jread_err e = { 0, "" };
@@ -330,11 +326,11 @@ int dump_parse_meta(struct dump_snap *s, const char *buf, size_t len,
 
 	ret = jread_parse(buf, len, &root, &e);
 	if (ret == -EBADMSG)
-		dump_error(log, file, (long long)e.off, "not JSON: %s", e.why);
+		snap_error(log, file, (long long)e.off, "not JSON: %s", e.why);
 	if (ret)
 		return ret;
 	if (root->type != JT_OBJ) {
-		dump_error(log, file, 0, "not a JSON object but %s",
+		snap_error(log, file, 0, "not a JSON object but %s",
 			   jval_type_name(root->type));
 		jval_free(root);
 		return -EBADMSG;
@@ -368,7 +364,7 @@ static void trace_modules(struct dump_snap *s, const struct jval *proc,
 	for (i = 0; (m = jval_at(mods, i)); i++) {
 		if (jval_get_str(m, "systemPath", &path) ||
 		    jval_get_hex(m, "loadAddress", &out[s->nr_modules].load)) {
-			dump_error(log, file, -1,
+			snap_error(log, file, -1,
 				   "processes[0].modules[%zu]: needs a string "
 				   "\"systemPath\" and a \"0x...\" loadAddress",
 				   i);
@@ -380,7 +376,7 @@ static void trace_modules(struct dump_snap *s, const struct jval *proc,
 	}
 }
 
-int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
+int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 			  const char *file, struct dump_log *log,
 			  void (*cpu_cb)(struct dump_snap *s, int cpu,
 					 const char *ipt, const char *sw,
@@ -397,11 +393,11 @@ int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 
 	ret = jread_parse(buf, len, &root, &e);
 	if (ret == -EBADMSG)
-		dump_error(log, file, (long long)e.off, "not JSON: %s", e.why);
+		snap_error(log, file, (long long)e.off, "not JSON: %s", e.why);
 	if (ret)
 		return ret;
 	if (root->type != JT_OBJ) {
-		dump_error(log, file, 0, "not a JSON object");
+		snap_error(log, file, 0, "not a JSON object");
 		jval_free(root);
 		return -EBADMSG;
 	}
@@ -412,7 +408,7 @@ int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 		if (jval_get_i64(c, "id", &id) || id < 0 || id > 1 << 20 ||
 		    jval_get_str(c, "iptTrace", &ipt) ||
 		    jval_get_str(c, "contextSwitchTrace", &sw)) {
-			dump_error(log, file, -1,
+			snap_error(log, file, -1,
 				   "cpus[%zu]: needs \"id\", \"iptTrace\" and "
 				   "\"contextSwitchTrace\"",
 				   i);
@@ -425,7 +421,7 @@ int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 	return 0;
 }
 
-uint64_t dump_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc)
+uint64_t snap_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc)
 {
 	uint64_t quot, rem;
 
@@ -438,7 +434,7 @@ uint64_t dump_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc)
 	       ((rem * c->time_mult) >> c->time_shift);
 }
 
-void dump_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
+void snap_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
 		    int32_t *tid)
 {
 	size_t lo = 0, hi = core->nr_sw;
@@ -460,7 +456,7 @@ void dump_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
 	*tid = core->sw[lo - 1].tid;
 }
 
-const char *dump_thread_comm(const struct dump_snap *s, uint32_t tid)
+const char *snap_thread_comm(const struct dump_snap *s, uint32_t tid)
 {
 	unsigned int i;
 
@@ -470,7 +466,7 @@ const char *dump_thread_comm(const struct dump_snap *s, uint32_t tid)
 	return "";
 }
 
-void dump_snap_free(struct dump_snap *s)
+void snap_free(struct dump_snap *s)
 {
 	unsigned int i;
 

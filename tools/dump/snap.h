@@ -9,8 +9,8 @@
  * byte offset where it applies), and what could be read is kept, so the
  * summary still shows the rest. A loaded snapshot owns all its memory.
  */
-#ifndef PTBPF_DUMPSNAP_H
-#define PTBPF_DUMPSNAP_H
+#ifndef PTBPF_DUMP_SNAP_H
+#define PTBPF_DUMP_SNAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,7 +29,7 @@ struct dump_log {
  * Reports one problem with @file (NULL: none) at byte offset @off (-1:
  * none) to @log, printf-style, and counts it.
  */
-void dump_error(struct dump_log *log, const char *file, long long off,
+void snap_error(struct dump_log *log, const char *file, long long off,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* A context switch on one core, reduced to who runs after it. */
@@ -46,7 +46,7 @@ struct dump_sample {
 	/*
 	 * PERF_SAMPLE_CALLCHAIN as the kernel wrote it (context markers
 	 * included), inside the snapshot's perf_buf: read it through
-	 * dump_sample_stack(). NULL when the sample has none.
+	 * perfread_sample_stack(). NULL when the sample has none.
 	 */
 	const uint8_t *chain;
 	uint32_t nr_chain;
@@ -58,8 +58,8 @@ struct dump_sample {
  * call instruction, so it names the caller even after a noreturn call).
  * Context markers and kernel frames are left out. Returns the count.
  */
-size_t dump_sample_stack(const struct dump_sample *smp, uint64_t *ips,
-			 size_t max);
+size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
+			     size_t max);
 
 struct dump_module {
 	char *path;
@@ -137,12 +137,12 @@ struct dump_snap {
  * Returns -EINVAL if an argument is NULL.
  * Returns -ENOENT if @dir holds no ptbpf.json (not a snapshot); reported.
  * Returns -ENOMEM if memory runs out.
- * @s is to be released with dump_snap_free() in every case.
+ * @s is to be released with snap_free() in every case.
  */
-int dump_snap_load(const char *dir, struct dump_snap *s, struct dump_log *log);
+int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log);
 
 /* Releases what @s owns and zeroes it; NULL is fine. */
-void dump_snap_free(struct dump_snap *s);
+void snap_free(struct dump_snap *s);
 
 /*
  * Parses ptbpf.json text @buf of @len bytes into @s (named @file in
@@ -150,7 +150,7 @@ void dump_snap_free(struct dump_snap *s);
  *
  * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
  */
-int dump_parse_meta(struct dump_snap *s, const char *buf, size_t len,
+int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
 		    const char *file, struct dump_log *log);
 
 /*
@@ -160,7 +160,7 @@ int dump_parse_meta(struct dump_snap *s, const char *buf, size_t len,
  *
  * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
  */
-int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
+int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 			  const char *file, struct dump_log *log,
 			  void (*cpu_cb)(struct dump_snap *s, int cpu,
 					 const char *ipt, const char *sw,
@@ -175,8 +175,8 @@ int dump_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
  *
  * Returns 0, or -EBADMSG if the header or attrs are unusable (reported).
  */
-int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
-		    const char *file, struct dump_log *log);
+int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
+		   const char *file, struct dump_log *log);
 
 /*
  * Parses a stream of context-switch records of @len bytes as the kernel
@@ -185,27 +185,27 @@ int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
  *
  * Returns 0, or -EBADMSG at a malformed record (reported at its offset).
  */
-int dump_parse_switches(struct dump_core *core, const uint8_t *buf, size_t len,
-			uint64_t type, const char *file, struct dump_log *log);
+int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
+		      uint64_t type, const char *file, struct dump_log *log);
 
 /* Core @cpu of @s, added when missing; NULL when out of memory. */
-struct dump_core *dump_snap_core(struct dump_snap *s, int cpu);
+struct dump_core *snap_find_core(struct dump_snap *s, int cpu);
 
 /* perf time (ns) of TSC @tsc with @c; @tsc itself when @c is not valid. */
-uint64_t dump_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc);
+uint64_t snap_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc);
 
 /*
  * The task running on @core at perf time @t, from its switch records:
  * sets *@pid and *@tid (-1 when unknown: before the first record).
  */
-void dump_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
+void snap_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
 		    int32_t *tid);
 
 /* The comm of thread @tid of the target, or "" when unknown. */
-const char *dump_thread_comm(const struct dump_snap *s, uint32_t tid);
+const char *snap_thread_comm(const struct dump_snap *s, uint32_t tid);
 
 /* Reads the whole file @path into a malloc'd buffer (*@buf, *@len);
  * returns 0 or -errno. A NUL follows the bytes (not counted). */
-int dump_read_file(const char *path, uint8_t **buf, size_t *len);
+int snap_read_file(const char *path, uint8_t **buf, size_t *len);
 
-#endif /* PTBPF_DUMPSNAP_H */
+#endif /* PTBPF_DUMP_SNAP_H */

@@ -123,4 +123,11 @@ static inline void fmt_out_commit(struct fmt_out *o, const char *end)
 	o->len = (size_t)(end - o->buf);
 }
 
+/* "0x401136" into @buf of @len bytes; returns @buf. */
+static inline const char *fmt_addr(uint64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
 #endif /* PTBPF_FMTNUM_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf.data and context-switch records, read back for ptbpf-dump: see
- * dumpsnap.h. Only what ptbpf writes is understood (perf.data-file-format
+ * snap.h. Only what ptbpf writes is understood (perf.data-file-format
  * in the kernel tree); every length and offset comes from the file and is
  * checked against the buffer before use.
  */
@@ -10,14 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "dumpsnap.h"
-#include "perfdata.h"
+#include "snap.h"
+#include "perffile.h"
 #include "perfrec.h"
-
-/* perf's file-section pair: where the attr's IDs are */
-struct file_section {
-	uint64_t offset, size;
-};
 
 struct attr_info {
 	uint64_t sample_type, sample_period;
@@ -41,14 +36,6 @@ struct perf_ctx {
 static uint64_t get64(const uint8_t *p)
 {
 	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
@@ -94,17 +81,20 @@ static int one_switch(struct dump_core *c, const struct perf_event_header *h,
 		/* who comes next is only known to the CPU-wide record */
 		sw.pid = sw.tid = -1;
 		if (h->type == PERF_RECORD_SWITCH_CPU_WIDE) {
-			if (h->size < 16 + perfrec_id_size(type))
+			struct perfrec_switch_cpu_wide cw;
+
+			if (h->size < sizeof(cw) + perfrec_id_size(type))
 				return -EBADMSG;
-			sw.pid = (int32_t)get32(r + 8);
-			sw.tid = (int32_t)get32(r + 12);
+			memcpy(&cw, r, sizeof(cw));
+			sw.pid = (int32_t)cw.next_prev_pid;
+			sw.tid = (int32_t)cw.next_prev_tid;
 		}
 	}
 	return add_switch(c, &sw);
 }
 
-int dump_parse_switches(struct dump_core *core, const uint8_t *buf, size_t len,
-			uint64_t type, const char *file, struct dump_log *log)
+int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
+		      uint64_t type, const char *file, struct dump_log *log)
 {
 	const struct perf_event_header *h;
 	size_t off = 0;
@@ -118,29 +108,31 @@ int dump_parse_switches(struct dump_core *core, const uint8_t *buf, size_t len,
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret) {
-			dump_error(log, file, (long long)(off - h->size),
+			snap_error(log, file, (long long)(off - h->size),
 				   "context switch record too short (%u bytes)",
 				   h->size);
 			return -EBADMSG;
 		}
 	}
 	if (ret == -EBADMSG)
-		dump_error(log, file, (long long)off,
+		snap_error(log, file, (long long)off,
 			   "bad record header: cut off, or a size that is 0, "
 			   "not a multiple of 8 or past the end");
 	return ret;
 }
 
-static int read_attrs(struct perf_ctx *x, const struct perfdata_header *fh)
+static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 {
 	uint64_t n, i, k, asz = fh->attr_size;
-	struct file_section ids;
+	struct perffile_section ids;
+	struct perf_event_attr attr;
 	const uint8_t *a;
 
-	if (asz < 64 + 16 || asz > 4096 || !fh->attrs_size ||
-	    fh->attrs_size % asz ||
+	/* an attr of at least PERF_ATTR_SIZE_VER0, then its IDs' section */
+	if (asz < PERF_ATTR_SIZE_VER0 + sizeof(ids) || asz > 4096 ||
+	    !fh->attrs_size || fh->attrs_size % asz ||
 	    !inside(x->len, fh->attrs_off, fh->attrs_size)) {
-		dump_error(x->log, x->file, 16,
+		snap_error(x->log, x->file, 16,
 			   "bad attrs section (attr_size %llu, offset %llu, "
 			   "size %llu)",
 			   (unsigned long long)asz,
@@ -154,15 +146,19 @@ static int read_attrs(struct perf_ctx *x, const struct perfdata_header *fh)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		a = x->buf + fh->attrs_off + i * asz;
-		x->attrs[i].type = get32(a);
-		x->attrs[i].sample_period = get64(a + 16);
-		x->attrs[i].sample_type = get64(a + 24);
-		/* the flag bit-field: sample_id_all is bit 18 */
-		x->attrs[i].id_all = get64(a + 40) >> 18 & 1;
-		x->attrs[i].freq = get64(a + 40) >> 10 & 1;
-		memcpy(&ids, a + asz - 16, sizeof(ids));
+		/* struct perffile_attr, with the file's attr size */
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, a,
+		       asz - sizeof(ids) < sizeof(attr) ? asz - sizeof(ids) :
+							  sizeof(attr));
+		x->attrs[i].type = attr.type;
+		x->attrs[i].sample_period = attr.sample_period;
+		x->attrs[i].sample_type = attr.sample_type;
+		x->attrs[i].id_all = attr.sample_id_all;
+		x->attrs[i].freq = attr.freq;
+		memcpy(&ids, a + asz - sizeof(ids), sizeof(ids));
 		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
-			dump_error(x->log, x->file,
+			snap_error(x->log, x->file,
 				   (long long)(fh->attrs_off + i * asz),
 				   "attr %llu: ID array out of the file",
 				   (unsigned long long)i);
@@ -214,34 +210,25 @@ static const struct attr_info *attr_of(const struct perf_ctx *x,
 static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		      const struct attr_info *a)
 {
-	static const uint64_t order[] = {
-		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	  PERF_SAMPLE_TID,
-		PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
-		PERF_SAMPLE_STREAM_ID,	PERF_SAMPLE_CPU,
-	};
 	const uint8_t *r = (const uint8_t *)h;
+	size_t off = sizeof(*h) + perfrec_sample_size(a->sample_type);
 	struct dump_sample smp = { 0 };
+	struct perfrec_id id;
 	struct dump_core *c;
 	uint32_t cpu = 0;
-	size_t off = 8, i;
 	void *n;
 
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!(a->sample_type & order[i]))
-			continue;
-		if (off + 8 > h->size)
-			return -EBADMSG;
-		if (order[i] == PERF_SAMPLE_IP)
-			smp.ip = get64(r + off);
-		else if (order[i] == PERF_SAMPLE_TID) {
-			smp.pid = get32(r + off);
-			smp.tid = get32(r + off + 4);
-		} else if (order[i] == PERF_SAMPLE_TIME)
-			smp.time = get64(r + off);
-		else if (order[i] == PERF_SAMPLE_CPU)
-			cpu = get32(r + off);
-		off += 8;
+	if (off > h->size)
+		return -EBADMSG;
+	perfrec_sample_get(r + sizeof(*h), a->sample_type, &id);
+	smp.ip = id.ip;
+	smp.time = id.time;
+	if (a->sample_type & PERF_SAMPLE_TID) {
+		smp.pid = id.pid;
+		smp.tid = id.tid;
 	}
+	if (a->sample_type & PERF_SAMPLE_CPU)
+		cpu = id.cpu;
 	if (cpu > 1 << 20)
 		return -EBADMSG;
 	if (a->sample_type & PERF_SAMPLE_PERIOD)
@@ -256,7 +243,7 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		smp.chain = r + off + 8;
 		smp.nr_chain = (uint32_t)nr;
 	}
-	c = dump_snap_core(x->s, (int)cpu);
+	c = snap_find_core(x->s, (int)cpu);
 	if (!c)
 		return -ENOMEM;
 	if (!(c->nr_samples & (c->nr_samples - 1))) {
@@ -284,7 +271,7 @@ static int one_cpu_switch(struct perf_ctx *x, const struct perf_event_header *h,
 	if (!a->id_all || !(a->sample_type & PERF_SAMPLE_CPU) ||
 	    perfrec_id_get(h, h->size, a->sample_type, &id) || id.cpu > 1 << 20)
 		return -EBADMSG;
-	c = dump_snap_core(x->s, (int)id.cpu);
+	c = snap_find_core(x->s, (int)id.cpu);
 	if (!c)
 		return -ENOMEM;
 	return one_switch(c, h, a->sample_type);
@@ -296,20 +283,25 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	const uint8_t *r = (const uint8_t *)h;
 	size_t name_end =
 		h->size - (a->id_all ? perfrec_id_size(a->sample_type) : 0);
+	const char *name = (const char *)r + sizeof(struct perfrec_mmap2);
+	struct perfrec_mmap2 mm;
 	struct dump_module *m;
 	uint64_t load;
 	unsigned int i;
 	void *n;
 
-	if (h->size < 80 || name_end < 73 || !memchr(r + 72, 0, name_end - 72))
+	/* the fixed part, then a NUL-terminated name, NUL-padded to 8 */
+	if (h->size < sizeof(mm) + 8 || name_end < sizeof(mm) + 1 ||
+	    !memchr(name, 0, name_end - sizeof(mm)))
 		return -EBADMSG;
-	if (!(get32(r + 64) & PROT_EXEC) || r[72] != '/' ||
-	    (x->s->pid && get32(r + 8) != x->s->pid))
+	memcpy(&mm, r, sizeof(mm));
+	if (!(mm.prot & PROT_EXEC) || name[0] != '/' ||
+	    (x->s->pid && mm.pid != (uint32_t)x->s->pid))
 		return 0;
-	load = get64(r + 16) - get64(r + 32);
+	load = mm.addr - mm.pgoff;
 	for (i = 0; i < x->s->nr_modules; i++) {
 		m = &x->s->modules[i];
-		if (!strcmp(m->path, (const char *)r + 72)) {
+		if (!strcmp(m->path, name)) {
 			/* the lowest mapping of a file is its offset 0 */
 			if (load < m->load)
 				m->load = load;
@@ -321,7 +313,7 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 		return -ENOMEM;
 	x->s->modules = n;
 	m = &x->s->modules[x->s->nr_modules];
-	m->path = strdup((const char *)r + 72);
+	m->path = strdup(name);
 	m->load = load;
 	if (!m->path)
 		return -ENOMEM;
@@ -329,36 +321,38 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	return 0;
 }
 
-/* AUXTRACE: a 48-byte record, then its data; returns the data's size. */
+/* AUXTRACE: struct perfrec_auxtrace, then its data; returns the data's size. */
 static int64_t one_auxtrace(struct perf_ctx *x, size_t off, size_t end)
 {
 	const uint8_t *r = x->buf + off;
 	const struct perf_event_header *h = (const void *)r;
+	struct perfrec_auxtrace rec;
 	uint64_t size;
 	uint32_t cpu;
 	struct dump_core *c;
 	size_t avail;
 
 	/* walk_data checked h->size <= end - off */
-	if (h->size < 48)
+	if (h->size < sizeof(rec))
 		return -EBADMSG;
-	size = get64(r + 8);
-	cpu = get32(r + 40);
+	memcpy(&rec, r, sizeof(rec));
+	size = rec.size;
+	cpu = rec.cpu;
 	if (cpu > 1 << 20)
 		return -EBADMSG;
 	avail = end - off - h->size;
 	if (size > avail || size % 8) {
-		dump_error(x->log, x->file, (long long)off,
+		snap_error(x->log, x->file, (long long)off,
 			   "AUXTRACE of cpu %u: %llu bytes of trace, %zu in "
 			   "the file (truncated?)",
 			   cpu, (unsigned long long)size, avail);
 		size = size > avail ? avail : size;
 	}
-	c = dump_snap_core(x->s, (int)cpu);
+	c = snap_find_core(x->s, (int)cpu);
 	if (!c)
 		return -ENOMEM;
 	if (c->trace) {
-		dump_error(x->log, x->file, (long long)off,
+		snap_error(x->log, x->file, (long long)off,
 			   "a second AUXTRACE for cpu %u: left out", cpu);
 		return (int64_t)size;
 	}
@@ -376,7 +370,7 @@ static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
 	const struct attr_info *a;
 
 	*skip = 0;
-	if (h->type == PERFDATA_RECORD_AUXTRACE) {
+	if (h->type == PERFFILE_RECORD_AUXTRACE) {
 		int64_t n = one_auxtrace(x, off, end);
 
 		/* a malformed header: go on after it, never backwards */
@@ -399,7 +393,7 @@ static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
 	return one_cpu_switch(x, h, a);
 }
 
-static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
+static void walk_data(struct perf_ctx *x, const struct perffile_header *fh)
 {
 	uint64_t end = fh->data_off + fh->data_size;
 	const struct perf_event_header *h;
@@ -408,7 +402,7 @@ static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
 	int ret;
 
 	if (end < fh->data_off || end > x->len) {
-		dump_error(x->log, x->file, 56,
+		snap_error(x->log, x->file, 56,
 			   "data section ends at %llu, the file at %zu "
 			   "(truncated?)",
 			   (unsigned long long)end, x->len);
@@ -418,13 +412,13 @@ static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
 		/* perf writes every record 8-byte aligned; headers are read
 		 * in place */
 		if (off % 8) {
-			dump_error(x->log, x->file, (long long)off,
+			snap_error(x->log, x->file, (long long)off,
 				   "record not 8-byte aligned");
 			return;
 		}
 		h = (const void *)(x->buf + off);
 		if (end - off < 8 || h->size < 8 || h->size > end - off) {
-			dump_error(x->log, x->file, (long long)off,
+			snap_error(x->log, x->file, (long long)off,
 				   "record cut off or of a bad size");
 			return;
 		}
@@ -432,7 +426,7 @@ static void walk_data(struct perf_ctx *x, const struct perfdata_header *fh)
 		if (ret == -ENOMEM)
 			return;
 		if (ret)
-			dump_error(x->log, x->file, (long long)off,
+			snap_error(x->log, x->file, (long long)off,
 				   "record of type %u: %s", h->type,
 				   ret == -ENOENT ? "no attr has its ID" :
 						    "malformed");
@@ -457,8 +451,8 @@ static void sort_switches(struct dump_switch *sw, size_t n)
 	}
 }
 
-size_t dump_sample_stack(const struct dump_sample *smp, uint64_t *ips,
-			 size_t max)
+size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
+			     size_t max)
 {
 	bool user = false;
 	size_t n = 0;
@@ -490,35 +484,39 @@ size_t dump_sample_stack(const struct dump_sample *smp, uint64_t *ips,
  * a table of {offset, size}, one per bit set, in bit order.
  */
 static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
-			    const struct perfdata_header *fh)
+			    const struct perffile_header *fh)
 {
-	uint64_t tab = fh->data_off + fh->data_size, off, size;
+	uint64_t tab = fh->data_off + fh->data_size;
+	struct perffile_clock_data cd;
+	struct perffile_section sec;
 	unsigned int bit, idx = 0;
 
-	if (!(fh->features[0] & (1ULL << PERFDATA_FEAT_CLOCK_DATA)))
+	if (!(fh->features[0] & (1ULL << PERFFILE_FEAT_CLOCK_DATA)))
 		return;
-	for (bit = 0; bit < PERFDATA_FEAT_CLOCK_DATA; bit++)
+	for (bit = 0; bit < PERFFILE_FEAT_CLOCK_DATA; bit++)
 		idx += !!(fh->features[0] & (1ULL << bit));
 	/* tab and the entry apart: their sum may wrap past a huge offset */
-	if (tab < fh->data_off || !inside(len, tab, 16ULL * idx) ||
-	    !inside(len, tab + 16ULL * idx, 16))
+	if (tab < fh->data_off || !inside(len, tab, sizeof(sec) * idx) ||
+	    !inside(len, tab + sizeof(sec) * idx, sizeof(sec)))
 		return;
-	off = get64(buf + tab + 16 * idx);
-	size = get64(buf + tab + 16 * idx + 8);
-	if (size < 24 || !inside(len, off, 24) || get32(buf + off) != 1)
+	memcpy(&sec, buf + tab + sizeof(sec) * idx, sizeof(sec));
+	if (sec.size < sizeof(cd) || !inside(len, sec.offset, sizeof(cd)))
 		return;
-	s->tod_ns = get64(buf + off + 8);
-	s->tod_clock_ns = get64(buf + off + 16);
+	memcpy(&cd, buf + sec.offset, sizeof(cd));
+	if (cd.version != 1)
+		return;
+	s->tod_ns = cd.tod_ns;
+	s->tod_clock_ns = cd.clock_ns;
 	s->has_tod = true;
 }
 
-int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
-		    const char *file, struct dump_log *log)
+int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
+		   const char *file, struct dump_log *log)
 {
 	struct perf_ctx x = {
 		.s = s, .file = file, .log = log, .buf = buf, .len = len
 	};
-	struct perfdata_header fh;
+	struct perffile_header fh;
 	unsigned int i;
 	int ret;
 
@@ -526,7 +524,7 @@ int dump_parse_perf(struct dump_snap *s, uint8_t *buf, size_t len,
 	s->perf_buf = buf;
 	s->perf_len = len;
 	if (len < sizeof(fh) || memcmp(buf, "PERFILE2", 8)) {
-		dump_error(log, file, 0, "not a perf.data file (%s)",
+		snap_error(log, file, 0, "not a perf.data file (%s)",
 			   len < sizeof(fh) ? "shorter than its header" :
 					      "no PERFILE2 magic");
 		return -EBADMSG;

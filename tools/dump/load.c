@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dump_snap_load(): which files of a snapshot directory are read, in what
- * order, and what one may stand in for another (see dumpsnap.h).
+ * load_snapshot(): which files of a snapshot directory are read, in what
+ * order, and what one may stand in for another (see snap.h).
  *
  * ptbpf.json first: it says the backend and the exact byte count of each
  * core. Then perf.data, which every backend writes by default and which
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "bundle.h"
-#include "dumpsnap.h"
+#include "snapfmt.h"
+#include "snap.h"
 
 struct load_ctx {
 	struct dump_log *log;
@@ -29,7 +29,7 @@ static bool join(struct load_ctx *x, const struct dump_snap *s,
 	int n = snprintf(x->path, sizeof(x->path), "%s/%s", s->dir, name);
 
 	if (n < 0 || (size_t)n >= sizeof(x->path)) {
-		dump_error(x->log, s->dir, -1, "path too long");
+		snap_error(x->log, s->dir, -1, "path too long");
 		return false;
 	}
 	return true;
@@ -60,7 +60,7 @@ static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
 			   const char *sw, void *ctx)
 {
 	struct load_ctx *x = ctx;
-	struct dump_core *c = dump_snap_core(s, cpu);
+	struct dump_core *c = snap_find_core(s, cpu);
 	uint8_t *buf;
 	size_t len;
 	int ret;
@@ -68,15 +68,15 @@ static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
 	if (!c)
 		return;
 	if (!inside_dir(ipt) || !inside_dir(sw)) {
-		dump_error(x->log, "trace.json", -1,
+		snap_error(x->log, "trace.json", -1,
 			   "cpu %d: trace paths must stay inside the snapshot",
 			   cpu);
 		return;
 	}
 	if (!c->trace && join(x, s, ipt)) {
-		ret = dump_read_file(x->path, &buf, &len);
+		ret = snap_read_file(x->path, &buf, &len);
 		if (ret) {
-			dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+			snap_error(x->log, x->path, -1, "%s", strerror(-ret));
 		} else {
 			c->trace = c->trace_own = buf;
 			c->trace_len = len;
@@ -86,14 +86,14 @@ static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
 	}
 	if (c->nr_sw || !join(x, s, sw))
 		return;
-	ret = dump_read_file(x->path, &buf, &len);
+	ret = snap_read_file(x->path, &buf, &len);
 	if (ret) {
-		dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+		snap_error(x->log, x->path, -1, "%s", strerror(-ret));
 		return;
 	}
 	/* LLDB's layout: exactly TID|TIME sample IDs */
-	dump_parse_switches(c, buf, len, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sw,
-			    x->log);
+	perfread_switches(c, buf, len, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sw,
+			  x->log);
 	free(buf);
 }
 
@@ -108,18 +108,18 @@ static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
 
 	if (!join(x, s, name))
 		return false;
-	ret = dump_read_file(x->path, &buf, &len);
+	ret = snap_read_file(x->path, &buf, &len);
 	if (ret == -ENOENT)
 		return false;
 	if (ret) {
-		dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+		snap_error(x->log, x->path, -1, "%s", strerror(-ret));
 		return true;
 	}
 	if (trace)
-		s->has_lldb = !dump_parse_trace_json(s, (char *)buf, len, name,
+		s->has_lldb = !snap_parse_trace_json(s, (char *)buf, len, name,
 						     x->log, load_cpu_files, x);
 	else
-		dump_parse_meta(s, (char *)buf, len, name, x->log);
+		snap_parse_meta(s, (char *)buf, len, name, x->log);
 	free(buf);
 	return true;
 }
@@ -130,16 +130,16 @@ static void load_perf(struct load_ctx *x, struct dump_snap *s)
 	size_t len;
 	int ret;
 
-	if (!join(x, s, "perf.data"))
+	if (!join(x, s, SNAPFMT_PERF_DATA))
 		return;
-	ret = dump_read_file(x->path, &buf, &len);
+	ret = snap_read_file(x->path, &buf, &len);
 	if (ret == -ENOENT && s->backend == BACKEND_INTEL_PT)
 		return; /* --format lldb: trace.json and cpus/ instead */
 	if (ret) {
-		dump_error(x->log, x->path, -1, "%s", strerror(-ret));
+		snap_error(x->log, x->path, -1, "%s", strerror(-ret));
 		return;
 	}
-	s->has_perf = !dump_parse_perf(s, buf, len, "perf.data", x->log);
+	s->has_perf = !perfread_parse(s, buf, len, SNAPFMT_PERF_DATA, x->log);
 }
 
 /* What ptbpf.json promised and the trace files did not deliver. */
@@ -153,7 +153,7 @@ static void check_cores(struct load_ctx *x, struct dump_snap *s)
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
 		if (c->in_meta && c->trace_len < c->bytes)
-			dump_error(
+			snap_error(
 				x->log,
 				c->trace_file[0] ? c->trace_file : s->dir, -1,
 				"cpu %d: ptbpf.json says %llu bytes of trace, "
@@ -163,7 +163,7 @@ static void check_cores(struct load_ctx *x, struct dump_snap *s)
 	}
 }
 
-int dump_snap_load(const char *dir, struct dump_snap *s, struct dump_log *log)
+int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log)
 {
 	struct load_ctx *x;
 
@@ -177,16 +177,16 @@ int dump_snap_load(const char *dir, struct dump_snap *s, struct dump_log *log)
 		return -ENOMEM;
 	}
 	x->log = log;
-	if (!load_json(x, s, BUNDLE_PTBPF_JSON, false)) {
-		dump_error(log, dir, -1,
+	if (!load_json(x, s, SNAPFMT_PTBPF_JSON, false)) {
+		snap_error(log, dir, -1,
 			   "not a snapshot directory (no ptbpf.json)");
 		free(x);
 		return -ENOENT;
 	}
 	load_perf(x, s);
 	if (s->backend == BACKEND_INTEL_PT &&
-	    !load_json(x, s, BUNDLE_TRACE_JSON, true) && !s->has_perf)
-		dump_error(
+	    !load_json(x, s, SNAPFMT_TRACE_JSON, true) && !s->has_perf)
+		snap_error(
 			log, dir, -1,
 			"neither perf.data nor trace.json: no trace to read");
 	check_cores(x, s);

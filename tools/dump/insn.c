@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Instruction flow per thread: see dumpinsn.h. */
+/* Instruction flow per thread: see insn.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "dumpinsn.h"
-#include "dumppt.h"
+#include "insn.h"
+#include "ptpkt.h"
 #include "fmtnum.h"
 
 #define STUCK_STEP 256
@@ -36,8 +36,8 @@ static void locate(struct walk *w)
 	if (tsc == w->tsc)
 		return;
 	w->tsc = tsc;
-	w->at.time = dump_tsc_to_ns(&w->s->conv, tsc);
-	dump_core_task(w->at.core, w->at.time, &w->at.pid, &w->at.tid);
+	w->at.time = snap_tsc_to_ns(&w->s->conv, tsc);
+	snap_core_task(w->at.core, w->at.time, &w->at.pid, &w->at.tid);
 	w->at.target = w->at.pid < 0 || (uint32_t)w->at.pid == w->s->pid;
 }
 
@@ -142,9 +142,9 @@ static void loop(struct walk *w, int status)
 	}
 }
 
-int dump_insn_walk(const struct dump_snap *s, const struct dump_core *c,
-		   struct pt_image *image, const struct dump_insn_ops *ops,
-		   void *ctx, struct dump_insn_stats *st)
+int insn_walk(const struct dump_snap *s, const struct dump_core *c,
+	      struct pt_image *image, const struct dump_insn_ops *ops,
+	      void *ctx, struct dump_insn_stats *st)
 {
 	struct dump_insn_stats dummy;
 	struct walk w = { .s = s,
@@ -162,7 +162,7 @@ int dump_insn_walk(const struct dump_snap *s, const struct dump_core *c,
 		return 0;
 	w.at.core = c;
 	w.len = c->trace_len;
-	dump_pt_config(s, c->trace, c->trace_len, &cfg);
+	ptpkt_config(s, c->trace, c->trace_len, &cfg);
 	w.d = pt_insn_alloc_decoder(&cfg);
 	if (!w.d)
 		return -ENOMEM;
@@ -199,7 +199,7 @@ static void thread_line(struct print *p, const struct dump_insn_at *at)
 			at->time / 1000000000, at->time % 1000000000);
 	else
 		fprintf(p->out, "tid %d (%s) at %" PRIu64 ".%09" PRIu64 " s:\n",
-			at->tid, dump_thread_comm(p->s, (uint32_t)at->tid),
+			at->tid, snap_thread_comm(p->s, (uint32_t)at->tid),
 			at->time / 1000000000, at->time % 1000000000);
 	p->tid = at->tid;
 }
@@ -222,7 +222,7 @@ static void print_insn(void *ctx, const struct dump_insn_at *at,
 	e = fmt_hex16(line + 2, insn->ip);
 	*e++ = ' ';
 	*e++ = ' ';
-	e = dump_sym_format_fast(p->tab, &p->sym, insn->ip, e);
+	e = symtab_format_fast(p->tab, &p->sym, insn->ip, e);
 	*e++ = '\n';
 	fmt_out_commit(p->o, e);
 }
@@ -240,13 +240,13 @@ static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
 		fprintf(p->out, "resync at 0x%" PRIx64 "\n", resync);
 	else
 		fprintf(p->out, "no PSB after it\n");
-	dump_error(p->log, c->trace_file, (long long)(c->trace_off + off),
+	snap_error(p->log, c->trace_file, (long long)(c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
 }
 
-int dump_insn_print(FILE *out, const struct dump_snap *s,
-		    const struct dump_core *c, struct pt_image *image,
-		    const struct dump_symtab *tab, struct dump_log *log)
+int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
+	       struct pt_image *image, const struct dump_symtab *tab,
+	       struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { print_insn, print_error };
 	struct print p = {
@@ -261,7 +261,7 @@ int dump_insn_print(FILE *out, const struct dump_snap *s,
 	p.o->f = out;
 	p.o->len = 0;
 	fprintf(out, "cpu %d: %zu bytes of Intel PT\n", c->cpu, c->trace_len);
-	ret = dump_insn_walk(s, c, image, &ops, &p, &st);
+	ret = insn_walk(s, c, image, &ops, &p, &st);
 	fmt_out_flush(p.o);
 	free(p.o);
 	if (ret)

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The Chrome trace event timeline: see dumptl.h. */
+/* The Chrome trace event timeline: see timeline.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "dumpinsn.h"
-#include "dumplast.h"
-#include "dumptl.h"
+#include "insn.h"
+#include "last.h"
+#include "timeline.h"
 #include "json.h"
 #include "jsonread.h"
 
 /* An event is small; names and args are bounded by their sources. */
 #define EV_MAX 4096
 
-int dump_tl_begin(struct dump_tl *tl, FILE *out)
+int timeline_begin(struct dump_tl *tl, FILE *out)
 {
 	if (!tl || !out)
 		return -EINVAL;
@@ -25,7 +25,7 @@ int dump_tl_begin(struct dump_tl *tl, FILE *out)
 	return 0;
 }
 
-int dump_tl_end(struct dump_tl *tl)
+int timeline_end(struct dump_tl *tl)
 {
 	if (!tl || !tl->begun)
 		return -EINVAL;
@@ -88,12 +88,12 @@ static const char *func_name(const struct dump_symtab *tab, uint64_t ip,
 			     char *buf, size_t len)
 {
 	uint64_t off;
-	const char *name = dump_sym_find(tab, ip, &off);
+	const char *name = symtab_find(tab, ip, &off);
 	char *plus;
 
 	if (name)
 		return name;
-	dump_sym_format(tab, ip, buf, len);
+	symtab_format(tab, ip, buf, len);
 	plus = strchr(buf, '+');
 	if (plus && strncmp(buf, "0x", 2))
 		*plus = '\0';
@@ -152,7 +152,7 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
 
 	/* the flow is lost here: what was open cannot be closed later */
 	close_run(r);
-	dump_error(r->log, c->trace_file, (long long)(c->trace_off + off),
+	snap_error(r->log, c->trace_file, (long long)(c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
 }
 
@@ -166,7 +166,7 @@ static int tl_pt(struct dump_tl *tl, const struct dump_snap *s,
 	int ret;
 
 	for (i = 0; i < s->nr_cores; i++) {
-		ret = dump_insn_walk(s, &s->cores[i], image, &ops, &r, NULL);
+		ret = insn_walk(s, &s->cores[i], image, &ops, &r, NULL);
 		close_run(&r);
 		if (ret)
 			return ret;
@@ -264,7 +264,7 @@ static void flame_sample(struct flame *f, const struct dump_moment *m,
 	size_t n, i;
 	unsigned int keep = 0;
 
-	n = dump_sample_stack(m->smp, ips, DUMP_STACK_MAX);
+	n = perfread_sample_stack(m->smp, ips, DUMP_STACK_MAX);
 	for (i = 0; i < n; i++)
 		snprintf(names[i], sizeof(names[i]), "%s",
 			 func_name(f->tab, ips[n - 1 - i], tmp, sizeof(tmp)));
@@ -296,9 +296,9 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s,
 	size_t k;
 
 	f = calloc(1, sizeof(*f));
-	if (!f || dump_moments_add(&m, s, 0, UINT64_MAX)) {
+	if (!f || last_moments_add(&m, s, 0, UINT64_MAX)) {
 		free(f);
-		dump_moments_free(&m);
+		last_moments_free(&m);
 		return -ENOMEM;
 	}
 	qsort(m.v, m.n, sizeof(*m.v), by_tid_time);
@@ -325,13 +325,13 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s,
 	}
 	flame_close(f, 0, prev_end);
 	free(f);
-	dump_moments_free(&m);
+	last_moments_free(&m);
 	return 0;
 }
 
-int dump_tl_snapshot(struct dump_tl *tl, const struct dump_snap *s,
-		     struct pt_image *image, const struct dump_symtab *tab,
-		     struct dump_log *log)
+int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s,
+		      struct pt_image *image, const struct dump_symtab *tab,
+		      struct dump_log *log)
 {
 	unsigned int i;
 
@@ -382,13 +382,13 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		dump_error(log, file, (long long)(off + e.off), "not JSON: %s",
+		snap_error(log, file, (long long)(off + e.off), "not JSON: %s",
 			   e.why);
 		return 0;
 	}
 	if (jval_get_str(o, "event", &name) || jval_get_u64(o, "ts", &ts) ||
 	    jval_get_u64(o, "pid", &pid) || pid > UINT32_MAX) {
-		dump_error(log, file, (long long)off,
+		snap_error(log, file, (long long)off,
 			   "needs a string \"event\" and numbers \"ts\" and "
 			   "\"pid\"");
 		jval_free(o);
@@ -405,8 +405,8 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len,
 	return 1;
 }
 
-int dump_tl_events(struct dump_tl *tl, const char *buf, size_t len,
-		   const char *file, struct dump_log *log)
+int timeline_events(struct dump_tl *tl, const char *buf, size_t len,
+		    const char *file, struct dump_log *log)
 {
 	size_t off = 0, end;
 	const char *nl;

@@ -11,16 +11,16 @@
  * processes' code is not in the image, so a failure while one of them is
  * on the core is expected and only counted.
  */
-#ifndef PTBPF_DUMPINSN_H
-#define PTBPF_DUMPINSN_H
+#ifndef PTBPF_DUMP_INSN_H
+#define PTBPF_DUMP_INSN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <intel-pt.h>
 
-#include "dumpelf.h"
-#include "dumpsnap.h"
+#include "symtab.h"
+#include "snap.h"
 
 /* Where an instruction was, and who ran it when. */
 struct dump_insn_at {
@@ -61,9 +61,9 @@ struct dump_insn_stats {
  * Returns -EINVAL if @s, @c, @image or @ops is NULL.
  * Returns -ENOMEM if libipt cannot allocate its decoder.
  */
-int dump_insn_walk(const struct dump_snap *s, const struct dump_core *c,
-		   struct pt_image *image, const struct dump_insn_ops *ops,
-		   void *ctx, struct dump_insn_stats *st);
+int insn_walk(const struct dump_snap *s, const struct dump_core *c,
+	      struct pt_image *image, const struct dump_insn_ops *ops,
+	      void *ctx, struct dump_insn_stats *st);
 
 /*
  * Prints the target's instructions on core @c, one "ADDRESS  func+0xoff"
@@ -72,8 +72,8 @@ int dump_insn_walk(const struct dump_snap *s, const struct dump_core *c,
  *
  * Returns 0, or -ENOMEM.
  */
-int dump_insn_print(FILE *out, const struct dump_snap *s,
-		    const struct dump_core *c, struct pt_image *image,
-		    const struct dump_symtab *tab, struct dump_log *log);
+int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
+	       struct pt_image *image, const struct dump_symtab *tab,
+	       struct dump_log *log);
 
-#endif /* PTBPF_DUMPINSN_H */
+#endif /* PTBPF_DUMP_INSN_H */

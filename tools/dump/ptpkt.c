@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Intel PT packets: see dumppt.h. */
+/* Intel PT packets: see ptpkt.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "dumppt.h"
+#include "ptpkt.h"
 #include "fmtnum.h"
 
-void dump_pt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
-		    struct pt_config *cfg)
+void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
+		  struct pt_config *cfg)
 {
 	pt_config_init(cfg);
 	/* libipt wants a writable range type but never writes the trace */
@@ -32,7 +32,7 @@ void dump_pt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
 	cfg->cpuid_0x15_ebx = s->cpu.tsc_ctc_ratio_n;
 }
 
-const char *dump_pt_kind_name(int type)
+const char *ptpkt_kind_name(int type)
 {
 	static const char *const names[DUMP_PT_KINDS] = {
 		[ppt_invalid] = "invalid", [ppt_unknown] = "unknown",
@@ -85,7 +85,7 @@ static void tnt_bits(const struct pt_packet_tnt *t, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-const char *dump_pt_payload(const struct pt_packet *pkt, char *buf, size_t len)
+const char *ptpkt_payload(const struct pt_packet *pkt, char *buf, size_t len)
 {
 	const struct pt_packet_mode *m = &pkt->payload.mode;
 
@@ -194,8 +194,8 @@ static bool resync(struct pt_packet_decoder *d, const struct pt_config *cfg,
 	return ret >= 0;
 }
 
-int dump_pt_scan(const struct pt_config *cfg, struct dump_pt_stats *st,
-		 dump_pt_pkt_fn pkt_fn, dump_pt_err_fn err_fn, void *ctx)
+int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st,
+	       dump_pt_pkt_fn pkt_fn, dump_pt_err_fn err_fn, void *ctx)
 {
 	struct pt_packet_decoder *d;
 	struct pt_packet pkt;
@@ -264,7 +264,7 @@ static size_t ipc_len(enum pt_ip_compression ipc)
 
 /*
  * The payloads of the packets a trace is mostly made of, without printf;
- * NULL for the others (dump_pt_payload() then). Same text as it.
+ * NULL for the others (ptpkt_payload() then). Same text as it.
  */
 static char *fast_payload(char *p, const struct pt_packet *pkt)
 {
@@ -327,7 +327,7 @@ static const struct kind_text *kind_text(int type)
 
 	if (!ready) {
 		for (i = 0; i <= DUMP_PT_KINDS; i++) {
-			const char *k = dump_pt_kind_name(i);
+			const char *k = ptpkt_kind_name(i);
 
 			t[i].n = (uint8_t)snprintf(t[i].name, sizeof(t[i].name),
 						   "%s", k);
@@ -364,7 +364,7 @@ static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 	pl = e + k->np;
 	pe = fast_payload(pl, pkt);
 	if (!pe) {
-		dump_pt_payload(pkt, pl, 128);
+		ptpkt_payload(pkt, pl, 128);
 		pe = pl + strlen(pl);
 	}
 	if (pe == pl) { /* no payload: the name alone */
@@ -392,13 +392,13 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 			"%016" PRIx64 "  end: no PSB after the error, "
 			"%" PRIu64 " bytes skipped\n",
 			end, end - off);
-	dump_error(x->log, x->c->trace_file, (long long)(x->c->trace_off + off),
+	snap_error(x->log, x->c->trace_file, (long long)(x->c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", x->c->cpu, off,
 		   why);
 }
 
-int dump_pt_print_packets(FILE *out, const struct dump_snap *s,
-			  const struct dump_core *c, struct dump_log *log)
+int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
+		struct dump_log *log)
 {
 	struct print_ctx x = { out, c, log, false, NULL };
 	struct dump_pt_stats st;
@@ -415,8 +415,8 @@ int dump_pt_print_packets(FILE *out, const struct dump_snap *s,
 		"\n",
 		c->cpu, c->trace_len, c->trace_file[0] ? c->trace_file : "-",
 		c->trace_off);
-	dump_pt_config(s, c->trace, c->trace_len, &cfg);
-	ret = dump_pt_scan(&cfg, &st, print_pkt, print_err, &x);
+	ptpkt_config(s, c->trace, c->trace_len, &cfg);
+	ret = ptpkt_scan(&cfg, &st, print_pkt, print_err, &x);
 	fmt_out_flush(x.o);
 	free(x.o);
 	if (ret)
@@ -426,7 +426,7 @@ int dump_pt_print_packets(FILE *out, const struct dump_snap *s,
 			"%016x  error: no PSB in %zu bytes: nothing "
 			"decodes\n",
 			0, c->trace_len);
-		dump_error(log, c->trace_file, (long long)c->trace_off,
+		snap_error(log, c->trace_file, (long long)c->trace_off,
 			   "cpu %d: no PSB in %zu bytes of trace", c->cpu,
 			   c->trace_len);
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The target's last moments: see dumplast.h. */
+/* The target's last moments: see last.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "dumplast.h"
-#include "snapwrite.h"
+#include "last.h"
+#include "snapfmt.h"
 
-int dump_moments_add(struct dump_moments *m, const struct dump_snap *s,
+int last_moments_add(struct dump_moments *m, const struct dump_snap *s,
 		     uint64_t from, uint64_t to)
 {
 	const struct dump_sample *smp;
@@ -54,7 +54,7 @@ static int by_time(const void *a, const void *b)
 	return x->smp->ip < y->smp->ip ? -1 : x->smp->ip > y->smp->ip;
 }
 
-void dump_moments_sort(struct dump_moments *m)
+void last_moments_sort(struct dump_moments *m)
 {
 	size_t i, n = 0;
 
@@ -70,7 +70,7 @@ void dump_moments_sort(struct dump_moments *m)
 	m->n = n;
 }
 
-void dump_moments_free(struct dump_moments *m)
+void last_moments_free(struct dump_moments *m)
 {
 	if (!m)
 		return;
@@ -86,7 +86,7 @@ static void widen(uint64_t t, uint64_t *first, uint64_t *last)
 		*last = t;
 }
 
-bool dump_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last)
+bool last_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last)
 {
 	const struct dump_core *c;
 	unsigned int i;
@@ -103,7 +103,7 @@ bool dump_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last)
 	return *first <= *last;
 }
 
-const char *dump_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
+const char *last_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
 			  size_t len)
 {
 	int64_t tod;
@@ -130,9 +130,9 @@ const char *dump_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
 static void hot_name(const struct dump_symtab *tab, uint64_t ip,
 		     struct dump_hot *h)
 {
-	const char *mod = dump_sym_module(tab, ip);
+	const char *mod = symtab_module(tab, ip);
 	uint64_t off;
-	const char *fn = dump_sym_find(tab, ip, &off);
+	const char *fn = symtab_find(tab, ip, &off);
 
 	snprintf(h->module, sizeof(h->module), "%s", mod ? mod : "");
 	if (fn)
@@ -160,7 +160,7 @@ static int by_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int dump_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
+int last_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
 		 struct dump_hot *out, size_t max, uint64_t *total)
 {
 	struct dump_moments m = { 0 };
@@ -168,11 +168,11 @@ int dump_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
 	size_t i, n = 0;
 
 	*total = 0;
-	if (dump_moments_add(&m, s, 0, UINT64_MAX))
+	if (last_moments_add(&m, s, 0, UINT64_MAX))
 		return -ENOMEM;
 	all = calloc(m.n + 1, sizeof(*all));
 	if (!all) {
-		dump_moments_free(&m);
+		last_moments_free(&m);
 		return -ENOMEM;
 	}
 	for (i = 0; i < m.n; i++)
@@ -189,11 +189,11 @@ int dump_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
 	for (i = 0; i < n && i < max; i++)
 		out[i] = all[i];
 	free(all);
-	dump_moments_free(&m);
+	last_moments_free(&m);
 	return (int)i;
 }
 
-const char *dump_stack_str(const struct dump_sample *smp,
+const char *last_stack_str(const struct dump_sample *smp,
 			   const struct dump_symtab *tab, unsigned int depth,
 			   char *buf, size_t len)
 {
@@ -202,20 +202,20 @@ const char *dump_stack_str(const struct dump_sample *smp,
 	const char *fn;
 	char one[128];
 
-	n = dump_sample_stack(smp, ips,
-			      depth < DUMP_STACK_MAX ? depth : DUMP_STACK_MAX);
+	n = perfread_sample_stack(
+		smp, ips, depth < DUMP_STACK_MAX ? depth : DUMP_STACK_MAX);
 	buf[0] = '\0';
 	for (i = 0; i < n && used + 1 < len; i++) {
-		fn = dump_sym_find(tab, ips[i], &off);
+		fn = symtab_find(tab, ips[i], &off);
 		if (!fn)
-			fn = dump_sym_format(tab, ips[i], one, sizeof(one));
+			fn = symtab_format(tab, ips[i], one, sizeof(one));
 		used += (size_t)snprintf(buf + used, len - used, "%s%s",
 					 i ? " <- " : "", fn);
 	}
 	return buf;
 }
 
-void dump_moment_print(FILE *out, const struct dump_snap *s,
+void last_moment_print(FILE *out, const struct dump_snap *s,
 		       const struct dump_moment *m, uint64_t trigger,
 		       const struct dump_symtab *tab)
 {
@@ -223,9 +223,9 @@ void dump_moment_print(FILE *out, const struct dump_snap *s,
 	const struct dump_sample *smp = m->smp;
 
 	fprintf(out, "    %s  %+9.3f ms  tid %u cpu %d  0x%" PRIx64 "  %s\n",
-		dump_time_str(s, smp->time, when, sizeof(when)),
+		last_time_str(s, smp->time, when, sizeof(when)),
 		((double)smp->time - (double)trigger) / 1e6, smp->tid, m->cpu,
-		smp->ip, dump_stack_str(smp, tab, 8, stack, sizeof(stack)));
+		smp->ip, last_stack_str(smp, tab, 8, stack, sizeof(stack)));
 }
 
 #define HOT_MAX 10
@@ -236,8 +236,8 @@ static bool stops(const struct dump_snap *s)
 	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal");
 }
 
-int dump_last_text(FILE *out, const struct dump_snap *s,
-		   const struct dump_symtab *tab, unsigned int n)
+int last_text(FILE *out, const struct dump_snap *s,
+	      const struct dump_symtab *tab, unsigned int n)
 {
 	uint64_t first = UINT64_MAX, last = 0, total;
 	struct dump_hot hot[HOT_MAX];
@@ -246,17 +246,17 @@ int dump_last_text(FILE *out, const struct dump_snap *s,
 	size_t i;
 	int nh;
 
-	if (dump_snap_span(s, &first, &last))
+	if (last_snap_span(s, &first, &last))
 		fprintf(out,
 			"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 			"trigger\n",
-			dump_time_str(s, first, a, sizeof(a)),
-			dump_time_str(s, last, b, sizeof(b)),
+			last_time_str(s, first, a, sizeof(a)),
+			last_time_str(s, last, b, sizeof(b)),
 			(double)(last - first) / 1e6,
 			((double)last - (double)s->trigger_ts) / 1e6);
 	else
 		fputs("  span: no timed records\n", out);
-	nh = dump_hottest(s, tab, hot, HOT_MAX, &total);
+	nh = last_hottest(s, tab, hot, HOT_MAX, &total);
 	if (nh < 0)
 		return nh;
 	fprintf(out, "  hottest of the target's %" PRIu64 " samples:%s\n",
@@ -267,20 +267,20 @@ int dump_last_text(FILE *out, const struct dump_snap *s,
 			hot[i].name, hot[i].module);
 	if (!stops(s) || !n)
 		return 0;
-	if (dump_moments_add(&m, s, 0, s->trigger_ts))
+	if (last_moments_add(&m, s, 0, s->trigger_ts))
 		return -ENOMEM;
-	dump_moments_sort(&m);
+	last_moments_sort(&m);
 	fprintf(out, "  last before the %s (newest first):%s\n", s->trigger,
 		m.n ? "" : " no samples");
 	for (i = 0; i < m.n && i < n; i++)
-		dump_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts,
+		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts,
 				  tab);
-	dump_moments_free(&m);
+	last_moments_free(&m);
 	return 0;
 }
 
-int dump_last_json(struct json *j, const struct dump_snap *s,
-		   const struct dump_symtab *tab, unsigned int n)
+int last_json(struct json *j, const struct dump_snap *s,
+	      const struct dump_symtab *tab, unsigned int n)
 {
 	uint64_t first = UINT64_MAX, last = 0, total;
 	struct dump_hot hot[HOT_MAX];
@@ -289,11 +289,11 @@ int dump_last_json(struct json *j, const struct dump_snap *s,
 	size_t i;
 	int nh;
 
-	if (dump_snap_span(s, &first, &last)) {
+	if (last_snap_span(s, &first, &last)) {
 		json_u64(j, "first_ns", first);
 		json_u64(j, "last_ns", last);
 	}
-	nh = dump_hottest(s, tab, hot, HOT_MAX, &total);
+	nh = last_hottest(s, tab, hot, HOT_MAX, &total);
 	if (nh < 0)
 		return nh;
 	json_arr_begin(j, "hottest");
@@ -307,9 +307,9 @@ int dump_last_json(struct json *j, const struct dump_snap *s,
 	json_arr_end(j);
 	if (!stops(s))
 		return 0;
-	if (dump_moments_add(&m, s, 0, s->trigger_ts))
+	if (last_moments_add(&m, s, 0, s->trigger_ts))
 		return -ENOMEM;
-	dump_moments_sort(&m);
+	last_moments_sort(&m);
 	json_arr_begin(j, "last");
 	for (i = 0; i < m.n && i < n; i++) {
 		const struct dump_moment *x = &m.v[m.n - 1 - i];
@@ -321,11 +321,11 @@ int dump_last_json(struct json *j, const struct dump_snap *s,
 		snprintf(ip, sizeof(ip), "0x%" PRIx64, x->smp->ip);
 		json_str(j, "ip", ip);
 		json_str(j, "stack",
-			 dump_stack_str(x->smp, tab, 8, stack, sizeof(stack)));
+			 last_stack_str(x->smp, tab, 8, stack, sizeof(stack)));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	dump_moments_free(&m);
+	last_moments_free(&m);
 	return 0;
 }
 
@@ -340,7 +340,7 @@ static void join_free(struct join *j)
 	unsigned int i;
 
 	for (i = 0; i < j->n; i++)
-		dump_snap_free(&j->v[i]);
+		snap_free(&j->v[i]);
 	free(j->v);
 }
 
@@ -352,14 +352,14 @@ static int load_id(struct join *j, const char *out_dir, uint64_t id,
 	struct stat st;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/" SNAPWRITE_PREFIX "%06" PRIu64,
-		 out_dir, id);
+	snprintf(path, sizeof(path), "%s/" SNAPFMT_PREFIX "%06" PRIu64, out_dir,
+		 id);
 	snprintf(meta, sizeof(meta), "%s/ptbpf.json", path);
 	if (stat(meta, &st))
 		return 0;
-	ret = dump_snap_load(path, &j->v[j->n], log);
+	ret = load_snapshot(path, &j->v[j->n], log);
 	if (ret) {
-		dump_snap_free(&j->v[j->n]);
+		snap_free(&j->v[j->n]);
 		return ret == -ENOMEM ? ret : 0;
 	}
 	j->n++;
@@ -379,7 +379,7 @@ static int join_older(struct join *j, const char *out_dir, uint64_t from,
 		first = UINT64_MAX;
 		end = 0;
 		last = &j->v[j->n - 1];
-		if (dump_snap_span(last, &first, &end) && first <= from) {
+		if (last_snap_span(last, &first, &end) && first <= from) {
 			*covered = true;
 			return 0;
 		}
@@ -390,7 +390,7 @@ static int join_older(struct join *j, const char *out_dir, uint64_t from,
 			return ret;
 		if (j->v[j->n - 1].pid != j->v[0].pid) {
 			/* another run's: the target's history ends here */
-			dump_snap_free(&j->v[--j->n]);
+			snap_free(&j->v[--j->n]);
 			return 0;
 		}
 	}
@@ -408,14 +408,14 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur,
 		"%s: the last %.3f ms before the %s at %s: %zu samples of "
 		"pid %u from snapshot%s %" PRIu64 "..%" PRIu64 "\n",
 		s->dir, (double)dur / 1e6, s->trigger[0] ? s->trigger : "?",
-		dump_time_str(s, s->trigger_ts, when, sizeof(when)), m->n,
+		last_time_str(s, s->trigger_ts, when, sizeof(when)), m->n,
 		s->pid, j->n > 1 ? "s" : "", j->v[j->n - 1].id, s->id);
 	if (!covered)
 		fputs("  (nothing older was recorded, or it is gone: the "
 		      "window starts later)\n",
 		      out);
 	for (i = 0; i < m->n; i++)
-		dump_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
+		last_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
 }
 
 static int join_print(FILE *out, struct join *j, const char *out_dir,
@@ -432,22 +432,21 @@ static int join_print(FILE *out, struct join *j, const char *out_dir,
 
 	ret = join_older(j, out_dir, from, &covered);
 	for (i = 0; !ret && i < j->n; i++)
-		ret = dump_moments_add(&m, &j->v[i], from, to);
+		ret = last_moments_add(&m, &j->v[i], from, to);
 	if (!ret) {
-		dump_moments_sort(&m);
+		last_moments_sort(&m);
 		/* names from the newest snapshot's modules; a missing one
 		 * leaves addresses, which is no error in the input */
-		ret = dump_symtab_load(&tab, s, NULL, &quiet);
+		ret = symtab_load(&tab, s, NULL, &quiet);
 	}
 	if (!ret)
 		print_join(out, j, dur, &m, covered, &tab);
-	dump_symtab_free(&tab);
-	dump_moments_free(&m);
+	symtab_free(&tab);
+	last_moments_free(&m);
 	return ret;
 }
 
-int dump_last_join(FILE *out, const char *dir, uint64_t dur,
-		   struct dump_log *log)
+int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log)
 {
 	struct join j = { 0 };
 	char *copy;
@@ -462,10 +461,10 @@ int dump_last_join(FILE *out, const char *dir, uint64_t dur,
 		free(copy);
 		return -ENOMEM;
 	}
-	ret = dump_snap_load(dir, &j.v[0], log);
+	ret = load_snapshot(dir, &j.v[0], log);
 	j.n = 1;
 	if (!ret && j.v[0].backend == BACKEND_INTEL_PT) {
-		dump_error(log, dir, -1,
+		snap_error(log, dir, -1,
 			   "--last reads sample snapshots; for intel-pt use "
 			   "--insn on each");
 		ret = -EOPNOTSUPP;

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Snapshot summaries: see dumpsum.h. */
+/* Snapshot summaries: see summary.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
-#include "bundle.h"
-#include "dumpelf.h"
-#include "dumplast.h"
-#include "dumpsum.h"
-#include "eventlog.h"
+#include "snapfmt.h"
+#include "symtab.h"
+#include "last.h"
+#include "summary.h"
+#include "signals.h"
+#include "fmtnum.h"
 
 static void count_samples(const struct dump_snap *s, const struct dump_core *c,
 			  struct dump_core_sum *sum)
@@ -39,8 +40,8 @@ static void count_samples(const struct dump_snap *s, const struct dump_core *c,
 	}
 }
 
-int dump_core_summary(const struct dump_snap *s, const struct dump_core *c,
-		      struct dump_core_sum *sum, struct dump_log *log)
+int summary_core(const struct dump_snap *s, const struct dump_core *c,
+		 struct dump_core_sum *sum, struct dump_log *log)
 {
 	struct pt_config cfg;
 	int ret;
@@ -52,17 +53,17 @@ int dump_core_summary(const struct dump_snap *s, const struct dump_core *c,
 	}
 	if (s->backend != BACKEND_INTEL_PT)
 		return 0;
-	dump_pt_config(s, c->trace, c->trace_len, &cfg);
-	ret = dump_pt_scan(&cfg, &sum->pt, NULL, NULL, NULL);
+	ptpkt_config(s, c->trace, c->trace_len, &cfg);
+	ret = ptpkt_scan(&cfg, &sum->pt, NULL, NULL, NULL);
 	if (ret)
 		return ret;
 	sum->decodes = sum->pt.has_psb && !sum->pt.errors;
 	if (c->trace_len && !sum->pt.has_psb)
-		dump_error(log, c->trace_file, (long long)c->trace_off,
+		snap_error(log, c->trace_file, (long long)c->trace_off,
 			   "cpu %d: no PSB in %zu bytes of trace", c->cpu,
 			   c->trace_len);
 	if (sum->pt.errors)
-		dump_error(log, c->trace_file,
+		snap_error(log, c->trace_file,
 			   (long long)(c->trace_off + sum->pt.first_error_off),
 			   "cpu %d: %" PRIu64 " packet errors, the first at "
 			   "trace offset 0x%" PRIx64 ": %s",
@@ -88,7 +89,7 @@ static void text_pt(FILE *out, const struct dump_snap *s,
 	for (k = 0; k < DUMP_PT_KINDS; k++) {
 		if (!st->kinds[k])
 			continue;
-		fprintf(out, "%s %s %" PRIu64, sep, dump_pt_kind_name(k),
+		fprintf(out, "%s %s %" PRIu64, sep, ptpkt_kind_name(k),
 			st->kinds[k]);
 		sep = ",";
 	}
@@ -100,9 +101,9 @@ static void text_pt(FILE *out, const struct dump_snap *s,
 	if (st->has_tsc) {
 		fprintf(out, "    tsc 0x%" PRIx64 " .. 0x%" PRIx64 " (",
 			st->first_tsc, st->last_tsc);
-		print_time(out, dump_tsc_to_ns(&s->conv, st->first_tsc));
+		print_time(out, snap_tsc_to_ns(&s->conv, st->first_tsc));
 		fputs(" .. ", out);
-		print_time(out, dump_tsc_to_ns(&s->conv, st->last_tsc));
+		print_time(out, snap_tsc_to_ns(&s->conv, st->last_tsc));
 		fprintf(out, "%s)\n", s->conv.valid ? "" : ", no conversion");
 	}
 	if (sum->decodes)
@@ -165,7 +166,7 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 
 	if (!s->ip && !s->stop_kind[0] && !s->has_addr)
 		return;
-	sig = signal_number(s->signal);
+	sig = signals_number(s->signal);
 	fprintf(out,
 		"  %s:", !strcmp(s->trigger, "fatal") ? "fault" : "stopped");
 	if (s->trigger_tid)
@@ -173,16 +174,16 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 	if (s->stop_kind[0])
 		fprintf(out, " %s,", s->stop_kind);
 	if (s->has_si_code) {
-		code = si_code_name(sig, s->si_code);
+		code = signals_code_name(sig, s->si_code);
 		fprintf(out, " si_code %d%s%s%s,", s->si_code, code ? " (" : "",
 			code ? code : "", code ? ")" : "");
 	}
 	if (s->ip) {
 		memset(&tab, 0, sizeof(tab));
-		dump_symtab_load(&tab, s, NULL, &quiet);
+		symtab_load(&tab, s, NULL, &quiet);
 		fprintf(out, " at %s (0x%" PRIx64 ")",
-			dump_sym_format(&tab, s->ip, at, sizeof(at)), s->ip);
-		dump_symtab_free(&tab);
+			symtab_format(&tab, s->ip, at, sizeof(at)), s->ip);
+		symtab_free(&tab);
 	}
 	if (s->has_addr)
 		fprintf(out, ", fault address 0x%" PRIx64, s->addr);
@@ -198,7 +199,7 @@ static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first,
 {
 	char a[48], b[48];
 
-	dump_snap_span(s, &first, &last);
+	last_snap_span(s, &first, &last);
 	if (first > last) {
 		fputs("  span: no timed records\n", out);
 		return;
@@ -206,8 +207,8 @@ static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first,
 	fprintf(out,
 		"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 		"trigger\n",
-		dump_time_str(s, first, a, sizeof(a)),
-		dump_time_str(s, last, b, sizeof(b)),
+		last_time_str(s, first, a, sizeof(a)),
+		last_time_str(s, last, b, sizeof(b)),
 		(double)(last - first) / 1e6,
 		((double)last - (double)s->trigger_ts) / 1e6);
 }
@@ -219,18 +220,18 @@ static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum,
 
 	if (!sum->pt.has_tsc)
 		return;
-	a = dump_tsc_to_ns(&s->conv, sum->pt.first_tsc);
-	b = dump_tsc_to_ns(&s->conv, sum->pt.last_tsc);
+	a = snap_tsc_to_ns(&s->conv, sum->pt.first_tsc);
+	b = snap_tsc_to_ns(&s->conv, sum->pt.last_tsc);
 	if (a < *first)
 		*first = a;
 	if (b > *last)
 		*last = b;
 }
 
-int dump_summary_text(FILE *out, const struct dump_snap *s,
-		      const struct dump_symtab *tab, struct dump_log *log)
+int summary_text(FILE *out, const struct dump_snap *s,
+		 const struct dump_symtab *tab, struct dump_log *log)
 {
-	const char *be = bundle_backend_name(s->backend);
+	const char *be = snapfmt_backend_name(s->backend);
 	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;
 	const struct dump_core *c;
@@ -247,7 +248,7 @@ int dump_summary_text(FILE *out, const struct dump_snap *s,
 	text_trigger(out, s);
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
-		ret = dump_core_summary(s, c, &sum, log);
+		ret = summary_core(s, c, &sum, log);
 		if (ret)
 			return ret;
 		fprintf(out,
@@ -272,7 +273,7 @@ int dump_summary_text(FILE *out, const struct dump_snap *s,
 		text_pt_span(out, s, first, last);
 		return 0;
 	}
-	return dump_last_text(out, s, tab, DUMP_SUM_LAST);
+	return last_text(out, s, tab, DUMP_SUM_LAST);
 }
 
 static void json_pt(struct json *j, const struct dump_snap *s,
@@ -287,15 +288,15 @@ static void json_pt(struct json *j, const struct dump_snap *s,
 	json_obj_begin(j, "packets");
 	for (k = 0; k < DUMP_PT_KINDS; k++)
 		if (st->kinds[k])
-			json_u64(j, dump_pt_kind_name(k), st->kinds[k]);
+			json_u64(j, ptpkt_kind_name(k), st->kinds[k]);
 	json_obj_end(j);
 	if (st->has_tsc) {
 		json_u64(j, "first_tsc", st->first_tsc);
 		json_u64(j, "last_tsc", st->last_tsc);
 		json_u64(j, "first_time_ns",
-			 dump_tsc_to_ns(&s->conv, st->first_tsc));
+			 snap_tsc_to_ns(&s->conv, st->first_tsc));
 		json_u64(j, "last_time_ns",
-			 dump_tsc_to_ns(&s->conv, st->last_tsc));
+			 snap_tsc_to_ns(&s->conv, st->last_tsc));
 	}
 	json_bool(j, "decodes", sum->decodes);
 	json_u64(j, "errors", st->errors);
@@ -329,7 +330,7 @@ static void json_head(struct json *j, const struct dump_snap *s)
 
 	json_str(j, "dir", s->dir);
 	json_u64(j, "snapshot", s->id);
-	json_str(j, "backend", bundle_backend_name(s->backend));
+	json_str(j, "backend", snapfmt_backend_name(s->backend));
 	json_str(j, "trigger", s->trigger);
 	if (s->signal[0])
 		json_str(j, "signal", s->signal);
@@ -343,9 +344,9 @@ static void json_head(struct json *j, const struct dump_snap *s)
 	if (s->has_si_code)
 		json_i64(j, "si_code", s->si_code);
 	if (s->ip)
-		json_str(j, "ip", hex_addr(s->ip, hex, sizeof(hex)));
+		json_str(j, "ip", fmt_addr(s->ip, hex, sizeof(hex)));
 	if (s->has_addr)
-		json_str(j, "addr", hex_addr(s->addr, hex, sizeof(hex)));
+		json_str(j, "addr", fmt_addr(s->addr, hex, sizeof(hex)));
 	if (s->folded_stops)
 		json_u64(j, "folded_stops", s->folded_stops);
 	if (s->realtime_ns)
@@ -355,8 +356,8 @@ static void json_head(struct json *j, const struct dump_snap *s)
 	json_str(j, "comm", s->comm);
 }
 
-int dump_summary_json(struct json *j, const struct dump_snap *s,
-		      const struct dump_symtab *tab, struct dump_log *log)
+int summary_json(struct json *j, const struct dump_snap *s,
+		 const struct dump_symtab *tab, struct dump_log *log)
 {
 	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;
@@ -369,7 +370,7 @@ int dump_summary_json(struct json *j, const struct dump_snap *s,
 	json_arr_begin(j, "cores");
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
-		ret = dump_core_summary(s, c, &sum, log);
+		ret = summary_core(s, c, &sum, log);
 		if (ret)
 			return ret;
 		json_obj_begin(j, NULL);
@@ -391,11 +392,11 @@ int dump_summary_json(struct json *j, const struct dump_snap *s,
 	}
 	json_arr_end(j);
 	if (s->backend == BACKEND_INTEL_PT) {
-		if (dump_snap_span(s, &first, &last)) {
+		if (last_snap_span(s, &first, &last)) {
 			json_u64(j, "first_ns", first);
 			json_u64(j, "last_ns", last);
 		}
-	} else if (dump_last_json(j, s, tab, DUMP_SUM_LAST)) {
+	} else if (last_json(j, s, tab, DUMP_SUM_LAST)) {
 		return -ENOMEM;
 	}
 	json_obj_end(j);

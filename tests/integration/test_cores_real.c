@@ -24,6 +24,7 @@
 
 #include "cores.h"
 #include "cyclic.h"
+#include "perfrec.h"
 
 #define BUF (256UL << 10)
 #define SB (64UL << 10)
@@ -80,8 +81,7 @@ static void count_trace(const struct snap_core *sc, struct tally *t)
 	size_t off = 0;
 	int rc;
 
-	while ((rc = cyc_next_record(sc->trace, sc->trace_len, &off, &h)) ==
-	       1) {
+	while ((rc = perfrec_next(sc->trace, sc->trace_len, &off, &h)) == 1) {
 		const struct sample *s = (const void *)(h + 1);
 
 		if (h->type != PERF_RECORD_SAMPLE)
@@ -105,8 +105,8 @@ static void count_sideband(const struct snap_core *sc, struct tally *t)
 	size_t off = 0;
 	int rc;
 
-	while ((rc = cyc_next_record(sc->sideband, sc->sideband_len, &off,
-				     &h)) == 1) {
+	while ((rc = perfrec_next(sc->sideband, sc->sideband_len, &off, &h)) ==
+	       1) {
 		/* next_prev pid/tid, then sample_id: pid, tid, time, ... */
 		const __u32 *v = (const void *)(h + 1);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Modules, images and symbols: see dumpelf.h. */
+/* Modules, images and symbols: see symtab.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
-#include "dumpelf.h"
+#include "symtab.h"
 #include "fmtnum.h"
 
 static int sym_cmp(const void *a, const void *b)
@@ -48,7 +48,7 @@ static int segments(Elf *e, struct dump_elf *m, uint64_t load,
 			continue;
 		if (pt_image_add_file(image, m->path, ph.p_offset, ph.p_filesz,
 				      NULL, ph.p_vaddr + m->bias) < 0)
-			dump_error(log, m->path, (long long)ph.p_offset,
+			snap_error(log, m->path, (long long)ph.p_offset,
 				   "segment not usable by the decoder");
 	}
 	return first ? -EBADMSG : 0;
@@ -174,15 +174,15 @@ static int load_one(struct dump_elf *m, const struct dump_module *mod,
 		return -ENOMEM;
 	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		dump_error(log, mod->path, -1, "module: %s", strerror(errno));
+		snap_error(log, mod->path, -1, "module: %s", strerror(errno));
 		return -ENOENT;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64) {
-		dump_error(log, mod->path, 0, "module: not a 64-bit ELF file");
+		snap_error(log, mod->path, 0, "module: not a 64-bit ELF file");
 		ret = -EBADMSG;
 	} else if (segments(e, m, mod->load, image, log)) {
-		dump_error(log, mod->path, -1, "module: no loadable segment");
+		snap_error(log, mod->path, -1, "module: no loadable segment");
 		ret = -EBADMSG;
 	} else {
 		ret = symbols(e, mod->path, m);
@@ -203,8 +203,8 @@ static void free_one(struct dump_elf *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int dump_symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
-		     struct pt_image *image, struct dump_log *log)
+int symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
+		struct pt_image *image, struct dump_log *log)
 {
 	unsigned int i;
 	int ret;
@@ -232,7 +232,7 @@ int dump_symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
 	return 0;
 }
 
-void dump_symtab_free(struct dump_symtab *tab)
+void symtab_free(struct dump_symtab *tab)
 {
 	size_t i;
 
@@ -293,8 +293,8 @@ static const struct dump_sym *sym_in(const struct dump_elf *m, uint64_t ip,
 	return s;
 }
 
-const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
-			  uint64_t *off)
+const char *symtab_find(const struct dump_symtab *tab, uint64_t ip,
+			uint64_t *off)
 {
 	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
 	const struct dump_sym *s;
@@ -306,8 +306,8 @@ const char *dump_sym_find(const struct dump_symtab *tab, uint64_t ip,
 	return s->name;
 }
 
-char *dump_sym_format_fast(const struct dump_symtab *tab,
-			   struct dump_sym_cache *c, uint64_t ip, char *buf)
+char *symtab_format_fast(const struct dump_symtab *tab,
+			 struct dump_sym_cache *c, uint64_t ip, char *buf)
 {
 	const struct dump_elf *m;
 	const struct dump_sym *s;
@@ -344,7 +344,7 @@ char *dump_sym_format_fast(const struct dump_symtab *tab,
 	return fmt_0x(fmt_str(p, "+", 1), ip - m->lo);
 }
 
-const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip)
+const char *symtab_module(const struct dump_symtab *tab, uint64_t ip)
 {
 	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
 	const char *base;
@@ -355,14 +355,14 @@ const char *dump_sym_module(const struct dump_symtab *tab, uint64_t ip)
 	return base ? base + 1 : m->path;
 }
 
-const char *dump_sym_format(const struct dump_symtab *tab, uint64_t ip,
-			    char *buf, size_t len)
+const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf,
+			  size_t len)
 {
 	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
 	const char *name, *base;
 	uint64_t off;
 
-	name = dump_sym_find(tab, ip, &off);
+	name = symtab_find(tab, ip, &off);
 	if (name) {
 		snprintf(buf, len, "%s+0x%" PRIx64, name, off);
 	} else if (m) {

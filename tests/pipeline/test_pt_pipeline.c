@@ -221,7 +221,7 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 		.out_dir = f->out,
 		.uid = -1,
 		.gid = -1,
-		.formats = FORMAT_PERF | FORMAT_LLDB,
+		.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
 		.full = f->full,
 		.pid = f->pid,
 		.first_id = 1,

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "perfdata.h"
-#include "perfrec.h"
+#include "recwrite.h"
 #include "procinfo.h"
 #include "ptbranches.h"
 #include "ptgen.h"
@@ -233,7 +233,7 @@ static void test_sample_end_to_end(void **state)
 }
 
 /* Finds the first record of @type in the data section, or fails. */
-static const __u8 *find_rec(const __u8 *f, const struct perfdata_header *h,
+static const __u8 *find_rec(const __u8 *f, const struct perffile_header *h,
 			    __u32 type)
 {
 	const struct perf_event_header *r;
@@ -245,7 +245,7 @@ static const __u8 *find_rec(const __u8 *f, const struct perfdata_header *h,
 		if (r->type == type)
 			return f + off;
 		off += r->size;
-		if (r->type == PERFDATA_RECORD_AUXTRACE) {
+		if (r->type == PERFFILE_RECORD_AUXTRACE) {
 			memcpy(&aux, f + off - r->size + 8, 8);
 			off += aux; /* the data follows the record */
 		}
@@ -257,7 +257,7 @@ static const __u8 *find_rec(const __u8 *f, const struct perfdata_header *h,
 static void test_file_layout(void **state)
 {
 	struct fixture *fx = *state;
-	struct perfdata_header h;
+	struct perffile_header h;
 	const __u8 *r;
 	__u64 v[4], sec[2];
 	size_t len;
@@ -271,30 +271,30 @@ static void test_file_layout(void **state)
 	memcpy(&h, f, sizeof(h));
 	assert_memory_equal(h.magic, "PERFILE2", 8);
 	assert_int_equal(h.size, 104);
-	assert_int_equal(h.attr_size, PERFDATA_ATTR_SIZE + 16);
+	assert_int_equal(h.attr_size, PERFFILE_ATTR_SIZE + 16);
 	assert_int_equal(h.attrs_size, 2 * h.attr_size);
 	assert_int_equal(h.data_off % 8, 0);
 	/* the data attr: IDs and sample type perf needs */
-	memcpy(sec, f + h.attrs_off + PERFDATA_ATTR_SIZE, 16);
+	memcpy(sec, f + h.attrs_off + PERFFILE_ATTR_SIZE, 16);
 	assert_int_equal(sec[1], 8);
 	memcpy(v, f + sec[0], 8);
 	assert_int_equal(v[0], 11);
 	memcpy(v,
 	       f + h.attrs_off + offsetof(struct perf_event_attr, sample_type),
 	       8);
-	assert_int_equal(v[0] & PERFDATA_ID_BITS, PERFDATA_ID_BITS);
+	assert_int_equal(v[0] & PERFFILE_ID_BITS, PERFFILE_ID_BITS);
 	/* AUXTRACE_INFO: type 1, then priv with masks, not bit numbers */
-	r = find_rec(f, &h, PERFDATA_RECORD_AUXTRACE_INFO);
+	r = find_rec(f, &h, PERFFILE_RECORD_AUXTRACE_INFO);
 	assert_non_null(r);
 	memcpy(v, r + 8, 8);
-	assert_int_equal(v[0] & 0xffffffff, PERFDATA_AUXTRACE_INTEL_PT);
+	assert_int_equal(v[0] & 0xffffffff, PERFFILE_AUXTRACE_INTEL_PT);
 	memcpy(v, r + 16 + 5 * 8, 8);
 	assert_int_equal(v[0], 1 << 10);
 	memcpy(v, r + 16 + 7 * 8, 24);
 	assert_int_equal(v[0], 3); /* CPU-wide context switches */
 	assert_int_equal(v[2], 1); /* per-CPU mmaps */
 	/* AUXTRACE: size padded, offset, TSC reference, idx, tid -1, cpu */
-	r = find_rec(f, &h, PERFDATA_RECORD_AUXTRACE);
+	r = find_rec(f, &h, PERFFILE_RECORD_AUXTRACE);
 	assert_non_null(r);
 	memcpy(v, r + 8, 24);
 	assert_int_equal(v[0], 16);
@@ -307,9 +307,9 @@ static void test_file_layout(void **state)
 	assert_memory_equal(r + 48, fx->pt, 13);
 	assert_int_equal(r[48 + 13] | r[48 + 14] | r[48 + 15], 0);
 	/* features: ARCH, NRCPUS, CPUID at least, table after the data */
-	assert_true(h.features[0] & (1ULL << PERFDATA_FEAT_ARCH));
-	assert_true(h.features[0] & (1ULL << PERFDATA_FEAT_NRCPUS));
-	assert_true(h.features[0] & (1ULL << PERFDATA_FEAT_CPUID));
+	assert_true(h.features[0] & (1ULL << PERFFILE_FEAT_ARCH));
+	assert_true(h.features[0] & (1ULL << PERFFILE_FEAT_NRCPUS));
+	assert_true(h.features[0] & (1ULL << PERFFILE_FEAT_CPUID));
 	free(f);
 }
 
@@ -445,8 +445,8 @@ static void test_mmap2_padding(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(buf, 0xa5, sizeof(buf));
 		m.path = (char *)cases[i].path;
-		n = perfrec_mmap2(buf, sizeof(buf), 42, &m, PERFDATA_ID_BITS,
-				  &id);
+		n = recwrite_mmap2(buf, sizeof(buf), 42, &m, PERFFILE_ID_BITS,
+				   &id);
 		assert_int_equal(n, cases[i].size);
 		memcpy(&h, buf, sizeof(h));
 		assert_int_equal(h.type, PERF_RECORD_MMAP2);
@@ -456,9 +456,9 @@ static void test_mmap2_padding(void **state)
 		assert_int_equal(buf[72 + strlen(cases[i].path)], 0);
 		assert_int_equal(buf[n - 32 - 1], 0);
 	}
-	assert_int_equal(perfrec_mmap2(buf, 70, 42, &m, 0, &id), -ENOSPC);
+	assert_int_equal(recwrite_mmap2(buf, 70, 42, &m, 0, &id), -ENOSPC);
 	m.path = NULL;
-	assert_int_equal(perfrec_mmap2(buf, sizeof(buf), 42, &m, 0, &id),
+	assert_int_equal(recwrite_mmap2(buf, sizeof(buf), 42, &m, 0, &id),
 			 -EINVAL);
 }
 
@@ -469,12 +469,12 @@ static void test_comm_truncates(void **state)
 	ssize_t n;
 
 	memset(buf, 0xa5, sizeof(buf));
-	n = perfrec_comm(buf, sizeof(buf), 5, 6, "a-very-long-thread-name", 0,
-			 &id);
+	n = recwrite_comm(buf, sizeof(buf), 5, 6, "a-very-long-thread-name", 0,
+			  &id);
 	assert_int_equal(n, 8 + 8 + 16);
 	assert_string_equal((char *)buf + 16, "a-very-long-thr");
-	assert_int_equal(perfrec_comm(NULL, 64, 5, 6, "x", 0, &id), -EINVAL);
-	assert_int_equal(perfrec_comm(buf, 16, 5, 6, "x", 0, &id), -ENOSPC);
+	assert_int_equal(recwrite_comm(NULL, 64, 5, 6, "x", 0, &id), -EINVAL);
+	assert_int_equal(recwrite_comm(buf, 16, 5, 6, "x", 0, &id), -ENOSPC);
 }
 
 struct idcase {
@@ -487,7 +487,7 @@ static void test_id_sizes(void **state)
 	static const struct idcase cases[] = {
 		{ 0, 0 },
 		{ PERF_SAMPLE_TID | PERF_SAMPLE_TIME, 16 },
-		{ PERFDATA_ID_BITS, 32 },
+		{ PERFFILE_ID_BITS, 32 },
 		{ PERFREC_ID_BITS, 48 },
 		{ PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, 0 }, /* not in IDs */
 	};
@@ -500,16 +500,16 @@ static void test_id_sizes(void **state)
 /* A kernel TID|TIME switch record, re-encoded both ways. */
 static void test_convert_switch(void **state)
 {
-	struct perfrec_conv to_perf = {
+	struct recwrite_conv to_perf = {
 		.from_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.from_id_all = true,
-		.to_type = PERFDATA_ID_BITS,
+		.to_type = PERFFILE_ID_BITS,
 		.to_id_all = true,
 		.id = 99,
 		.cpu = 3,
 	};
-	struct perfrec_conv to_lldb = {
-		.from_type = PERFDATA_ID_BITS,
+	struct recwrite_conv to_lldb = {
+		.from_type = PERFFILE_ID_BITS,
 		.from_id_all = true,
 		.to_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.to_id_all = true,
@@ -522,30 +522,31 @@ static void test_convert_switch(void **state)
 	ssize_t n;
 
 	memset(out, 0xa5, sizeof(out));
-	n = perfrec_convert(rec, len, &to_perf, out, sizeof(out));
+	n = recwrite_convert(rec, len, &to_perf, out, sizeof(out));
 	assert_int_equal(n, 8 + 8 + 32);
-	assert_int_equal(perfrec_id_get(out, n, PERFDATA_ID_BITS, &id), 0);
+	assert_int_equal(perfrec_id_get(out, n, PERFFILE_ID_BITS, &id), 0);
 	assert_int_equal(id.pid, 9);
 	assert_int_equal(id.tid, 10);
 	assert_int_equal(id.time, 12345);
 	assert_int_equal(id.cpu, 3);
 	assert_int_equal(id.id, 99);
 	memset(back, 0xa5, sizeof(back));
-	n = perfrec_convert(out, n, &to_lldb, back, sizeof(back));
+	n = recwrite_convert(out, n, &to_lldb, back, sizeof(back));
 	assert_int_equal(n, len);
 	assert_memory_equal(back, rec, len);
-	assert_int_equal(perfrec_convert(rec, len, &to_perf, out, 40), -ENOSPC);
-	assert_int_equal(perfrec_convert(NULL, len, &to_perf, out, 64),
+	assert_int_equal(recwrite_convert(rec, len, &to_perf, out, 40),
+			 -ENOSPC);
+	assert_int_equal(recwrite_convert(NULL, len, &to_perf, out, 64),
 			 -EINVAL);
-	assert_int_equal(perfrec_convert(rec, 4, &to_perf, out, 64), -EBADMSG);
+	assert_int_equal(recwrite_convert(rec, 4, &to_perf, out, 64), -EBADMSG);
 }
 
 static void test_convert_sample(void **state)
 {
-	struct perfrec_conv c = {
+	struct recwrite_conv c = {
 		.from_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
-		.to_type = PERF_SAMPLE_IP | PERFDATA_ID_BITS,
+		.to_type = PERF_SAMPLE_IP | PERFFILE_ID_BITS,
 		.id = 77,
 		.cpu = 2,
 	};
@@ -555,7 +556,7 @@ static void test_convert_sample(void **state)
 	ssize_t n;
 
 	memset(out, 0xa5, sizeof(out));
-	n = perfrec_convert(rec, len, &c, out, sizeof(out));
+	n = recwrite_convert(rec, len, &c, out, sizeof(out));
 	assert_int_equal(n, len + 8);
 	memcpy(v, out + 8, sizeof(v) - 8);
 	assert_int_equal(v[0], 77); /* IDENTIFIER comes first */
@@ -565,7 +566,7 @@ static void test_convert_sample(void **state)
 	assert_int_equal(v[4], 2); /* cpu from the event, res 0 */
 	/* a field past the fixed ones can't move: refused */
 	c.to_type |= PERF_SAMPLE_PERIOD;
-	assert_int_equal(perfrec_convert(rec, len, &c, out, sizeof(out)),
+	assert_int_equal(recwrite_convert(rec, len, &c, out, sizeof(out)),
 			 -EINVAL);
 }
 

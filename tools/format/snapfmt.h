@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a snapshot directory looks like, as ptbpf writes it and ptbpf-dump
+ * reads it: the name of each snapshot (snapshot-NNNNNN, numbered from 1 in
+ * the order taken), the files inside one, and the names the files give the
+ * backends and formats. The one place these names are spelled.
+ */
+#ifndef PTBPF_SNAPFMT_H
+#define PTBPF_SNAPFMT_H
+
+#include "snapdata.h"
+
+/* A snapshot directory is SNAPFMT_PREFIX and six digits (SNAPFMT_ID_MAX). */
+#define SNAPFMT_PREFIX "snapshot-"
+#define SNAPFMT_NAME_FMT SNAPFMT_PREFIX "%06llu"
+#define SNAPFMT_ID_MAX 999999ULL
+
+/* Files of an output directory and of a snapshot directory. */
+#define SNAPFMT_EVENTS "events.jsonl"
+#define SNAPFMT_PTBPF_JSON "ptbpf.json"
+#define SNAPFMT_PERF_DATA "perf.data"
+#define SNAPFMT_TRACE_JSON "trace.json"
+#define SNAPFMT_CPUS_DIR "cpus"
+#define SNAPFMT_IPT_SUFFIX "intelpt_trace"
+#define SNAPFMT_SWITCH_SUFFIX "perf_context_switch_trace"
+
+/* Which files a snapshot directory holds (--format). */
+enum snapfmt_formats {
+	SNAPFMT_PERF = 1 << 0, /* perf.data */
+	SNAPFMT_LLDB = 1 << 1, /* trace.json and cpus/ (intel-pt only) */
+};
+
+/*
+ * Returns the id of the snapshot directory named @name: SNAPFMT_PREFIX and
+ * the id written as SNAPFMT_NAME_FMT writes it, 1 to SNAPFMT_ID_MAX.
+ * Returns 0 for any other name (and for NULL).
+ */
+unsigned long long snapfmt_parse_name(const char *name);
+
+/* "intel-pt", "sample", or "auto" for BACKEND_AUTO; NULL if unknown. */
+const char *snapfmt_backend_name(enum ptbpf_backend b);
+
+/*
+ * Sets *@b to the backend named @name ("intel-pt", "sample", and "auto"
+ * when @allow_auto).
+ *
+ * Returns 0, or -EINVAL for any other name.
+ */
+int snapfmt_backend_parse(const char *name, bool allow_auto,
+			  enum ptbpf_backend *b);
+
+/* "perf" or "lldb" for one SNAPFMT_* bit; NULL otherwise. */
+const char *snapfmt_format_name(unsigned int bit);
+
+#endif /* PTBPF_SNAPFMT_H */
