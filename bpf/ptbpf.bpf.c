@@ -684,7 +684,10 @@ int trigger_hit(struct pt_regs *ctx)
 	if (!e)
 		return 0;
 	e->ip = PT_REGS_IP(ctx);
-	e->point = (__u32)bpf_get_attach_cookie(ctx);
+	/* before 5.15 no cookie: the program still loads, every hit is point 0 */
+	if (bpf_core_enum_value_exists(enum bpf_func_id,
+				       BPF_FUNC_get_attach_cookie))
+		e->point = (__u32)bpf_get_attach_cookie(ctx);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
