@@ -393,6 +393,22 @@ static void take(struct control *c, struct snap_trigger *t)
 	c->ops->snapshot(c->ops_ctx, t);
 }
 
+/*
+ * --min-interval: a snapshot closer than that to the last one waits (the
+ * newest waiting one is taken when due, the others folded into it).
+ * Returns true when @t was held back.
+ */
+static bool fold(struct control *c, const struct snap_trigger *t)
+{
+	if (!c->min_interval_ns || !c->last_snap_ns ||
+	    t->ts >= c->last_snap_ns + c->min_interval_ns)
+		return false;
+	c->pending = *t;
+	c->has_pending = true;
+	c->folded++;
+	return true;
+}
+
 static void trigger(struct control *c, unsigned int bit,
 		    const struct ptbpf_event *e, const char *name)
 {
@@ -420,13 +436,8 @@ static void trigger(struct control *c, unsigned int bit,
 			c->folded++;
 			return;
 		}
-		if (c->min_interval_ns && c->last_snap_ns &&
-		    e->ts < c->last_snap_ns + c->min_interval_ns) {
-			c->pending = t;
-			c->has_pending = true;
-			c->folded++;
+		if (fold(c, &t))
 			return;
-		}
 	}
 	take(c, &t);
 }
@@ -451,13 +462,9 @@ static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 	c->triggers_taken++;
 	if (c->trigger_limit && c->triggers_taken >= c->trigger_limit)
 		c->end_reason = "trigger_limit";
-	if (c->min_interval_ns && c->last_snap_ns && !c->end_reason &&
-	    e->ts < c->last_snap_ns + c->min_interval_ns) {
-		c->pending = t;
-		c->has_pending = true;
-		c->folded++;
+	/* the last one before the end is not held back */
+	if (!c->end_reason && fold(c, &t))
 		return;
-	}
 	take(c, &t);
 }
 

@@ -53,26 +53,15 @@ static int teardown(void **state)
 static int run_bpf(const char *args, char *err, size_t len, double *secs,
 		   bool bpf)
 {
-	char words[1024], *argv[64], *w, *save;
+	char words[1024];
 	double t0 = mono_s();
 	struct held h;
-	int n = 0, st;
+	int st;
 
-	snprintf(words, sizeof(words), "%s", args);
-	argv[n++] = PTBPF_BIN;
-	argv[n++] = "-b";
-	argv[n++] = "sample";
-	argv[n++] = "-o";
-	argv[n++] = out;
-	for (w = strtok_r(words, " ", &save); w && n < 63;
-	     w = strtok_r(NULL, " ", &save))
-		argv[n++] = w;
-	argv[n] = NULL;
-	st = run_held(NULL, argv, err, len, &h, 60);
+	snprintf(words, sizeof(words), "-b sample %s", args);
+	st = run_ptbpf_held(NULL, out, words, err, len, &h, 60);
 	if (secs)
 		*secs = mono_s() - t0;
-	if (held_left(&h))
-		fail_msg("'%s': BPF objects left loaded", args);
 	if ((h.n[HELD_PROG] > 0) != bpf)
 		fail_msg("'%s': %d BPF programs seen loaded", args,
 			 h.n[HELD_PROG]);
