@@ -230,6 +230,16 @@ static void test_five_calls(void **state)
 	}
 	/* the target ran on past its hits: the cut left records out */
 	assert_true(cut > 0);
+	/* the reader says where the hit was, by name */
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s/snapshot-000003", out);
+	{
+		char *txt = run_out(cmd, NULL), want[64];
+
+		snprintf(want, sizeof(want), "hit: tid %d, at leaf+0x0 (", pid);
+		if (!strstr(txt, want))
+			fail_msg("ptbpf-dump: no '%s' in:\n%s", want, txt);
+		free(txt);
+	}
 }
 
 /* A hit from a second thread triggers, and says which thread it was. */
