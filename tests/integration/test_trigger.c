@@ -11,6 +11,8 @@
  *   snapshot's own switch records, does not count). An untraced copy of
  *   the program calling leaf at the same time triggers nothing;
  * - a hit from a second thread triggers, with that thread's tid;
+ * - --pid and a library (fflush@libc.so.6): only the target's hits,
+ *   though another process calls it too;
  * - a missing and an ambiguous symbol (two local twin()) are one line and
  *   exit 1 before anything is attached: no output directory, no BPF
  *   object left;
@@ -265,6 +267,48 @@ static void test_second_thread(void **state)
 }
 
 /*
+ * --pid, a library function: fflush@libc.so.6 (leaf calls it), with an
+ * untraced copy of the program calling it too (as every process on the
+ * machine that calls fflush takes the uprobe): only the target's hits
+ * trigger, from libc, and --trigger-limit 2 ends the run, the target
+ * running on.
+ */
+static void test_pid_library(void **state)
+{
+	char *targv[] = { TRIGGER, "20", "200", "100", NULL };
+	char *other_argv[] = { TRIGGER, "40", "50", "50", NULL };
+	char err[4096], args[200], spec[64], reason[32];
+	pid_t target, other;
+	int i, n;
+
+	need_root();
+	target = spawn(targv, "/dev/null");
+	other = spawn(other_argv, "/dev/null");
+	msleep(100);
+	snprintf(args, sizeof(args),
+		 "--trigger-on fflush@libc.so.6 --trigger-limit 2 --pid %d",
+		 target);
+	assert_int_equal(run_ptbpf(args, err, sizeof(err), NULL), 0);
+	/* ptbpf is gone, its target is not */
+	assert_int_equal(kill(target, 0), 0);
+	kill_wait(other);
+	kill_wait(target);
+	n = count_events(out, "trigger");
+	assert_true(n >= 2);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(event_field(out, "trigger", i, "tid"), target);
+		assert_int_equal(event_str(out, "trigger", i, "spec", spec,
+					   sizeof(spec)),
+				 0);
+		assert_string_equal(spec, "fflush@libc.so.6");
+	}
+	assert_int_equal(snapshots_of("trigger"), 2);
+	assert_int_equal(
+		event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "trigger_limit");
+}
+
+/*
  * One stderr line, exit 1, nothing made, and no BPF program ever loaded:
  * the points are resolved before anything is attached.
  */
@@ -380,9 +424,9 @@ static void test_min_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_five_calls),  T(test_second_thread),
-		T(test_bad_symbols), T(test_trigger_limit),
-		T(test_duration),    T(test_min_history),
+		T(test_five_calls),  T(test_second_thread), T(test_bad_symbols),
+		T(test_pid_library), T(test_trigger_limit), T(test_duration),
+		T(test_min_history),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
