@@ -83,7 +83,7 @@ void args_usage(FILE *f)
 	      "                           entry, while it runs on: SYMBOL[@OBJECT] (OBJECT: the\n"
 	      "                           executable, or a library it maps, e.g. malloc@libc.so.6),\n"
 	      "                           0xADDR (in the executable) or OBJECT:OFFSET; repeatable\n"
-	      "      --trigger-limit N    end the run after N --trigger-on snapshots\n"
+	      "      --trigger-limit N    end the run after N --trigger-on hits (a last snapshot)\n"
 	      "      --duration TIME      end the run after TIME (e.g. 2s, 500ms, 1m), with a\n"
 	      "                           last snapshot; a started command is ended as on SIGINT\n"
 	      "      --min-history TIME   no --trigger-on snapshot until TIME has been recorded\n"
@@ -588,7 +588,7 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err,
 			"nothing to trace: give --pid PID or -- COMMAND (see --help)");
 	if (cfg->trigger_limit && !cfg->nr_trigger_on)
 		return fail(err, errlen,
-			    "--trigger-limit counts --trigger-on snapshots: "
+			    "--trigger-limit counts --trigger-on hits: "
 			    "give --trigger-on too");
 	if (cfg->min_history_ns && !cfg->nr_trigger_on)
 		return fail(err, errlen,
