@@ -195,21 +195,21 @@ static inline int ptgen_snapshot_init(struct snapshot *s,
 	memset(s, 0, sizeof(*s));
 	memset(core, 0, sizeof(*core));
 	s->id = 1;
-	s->backend = backend;
+	s->run.backend = backend;
 	s->trigger = "stop";
-	s->pid = pid;
-	s->sb_attr.type = PERF_TYPE_SOFTWARE;
-	s->sb_attr.config = PERF_COUNT_SW_DUMMY;
-	s->sb_attr.context_switch = 1;
-	s->sb_attr.sample_id_all = 1;
-	s->sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	s->sb_attr.exclude_kernel = 1;
-	s->conv.valid = true;
-	s->conv.time_mult = 1;
-	strcpy(s->cpu_info.vendor, "GenuineIntel");
-	s->cpu_info.family = 6;
-	s->cpu_info.model = 142;
-	s->cpu_info.stepping = 10;
+	s->run.pid = pid;
+	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;
+	s->run.sb_attr.config = PERF_COUNT_SW_DUMMY;
+	s->run.sb_attr.context_switch = 1;
+	s->run.sb_attr.sample_id_all = 1;
+	s->run.sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	s->run.sb_attr.exclude_kernel = 1;
+	s->run.conv.valid = true;
+	s->run.conv.time_mult = 1;
+	strcpy(s->run.cpu_info.vendor, "GenuineIntel");
+	s->run.cpu_info.family = 6;
+	s->run.cpu_info.model = 142;
+	s->run.cpu_info.stepping = 10;
 	s->nr_cores = 1;
 	s->cores = core;
 	core->cpu = 0;
@@ -228,10 +228,10 @@ static inline int ptgen_snapshot(struct snapshot *s, struct snap_core *core)
 {
 	int err = ptgen_snapshot_init(s, core, BACKEND_INTEL_PT);
 
-	ptgen_pt_attr(&s->data_attr);
+	ptgen_pt_attr(&s->run.data_attr);
 	s->trigger_ts = 6000;
 	s->trigger_sig = 19; /* SIGSTOP */
-	s->cpu_info.nr_cpus_online = 1;
+	s->run.cpu_info.nr_cpus_online = 1;
 	core->tsc = 9000;
 	return err;
 }

@@ -11,17 +11,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "control.h"
 #include "snapdata.h"
 #include "snapfmt.h"
 
 #define ARGS_MAX_CPUS 4096
-
-enum trigger_bits {
-	TRIGGER_STOP = 1 << 0,
-	TRIGGER_FATAL = 1 << 1,
-	TRIGGER_EXIT = 1 << 2,
-	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
-};
 
 struct config {
 	pid_t pid; /* 0 when a command is given */

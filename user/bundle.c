@@ -10,7 +10,6 @@
 #include "bundle.h"
 #include "scope.h"
 #include "fileout.h"
-#include "perfdata.h"
 #include "recwrite.h"
 
 #ifndef PTBPF_VERSION
@@ -119,10 +118,10 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 {
 	const struct snap_cpu_info *ci;
 
-	if (!snap || !j || snap->backend != BACKEND_INTEL_PT ||
+	if (!snap || !j || snap->run.backend != BACKEND_INTEL_PT ||
 	    (snap->nr_cores && !snap->cores))
 		return -EINVAL;
-	ci = &snap->cpu_info;
+	ci = &snap->run.cpu_info;
 	json_obj_begin(j, NULL);
 	json_str(j, "type", "intel-pt");
 	json_obj_begin(j, "cpuInfo");
@@ -140,9 +139,9 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 	trace_cpus(snap, j);
 	/* required whenever "cpus" is given */
 	json_obj_begin(j, "tscPerfZeroConversion");
-	json_u64(j, "timeMult", snap->conv.time_mult);
-	json_u64(j, "timeShift", snap->conv.time_shift);
-	json_u64(j, "timeZero", snap->conv.time_zero);
+	json_u64(j, "timeMult", snap->run.conv.time_mult);
+	json_u64(j, "timeShift", snap->run.conv.time_shift);
+	json_u64(j, "timeZero", snap->run.conv.time_zero);
 	json_obj_end(j);
 	json_obj_end(j);
 	return json_finish(j);
@@ -194,8 +193,7 @@ static void cores_json(const struct snapshot *s, struct json *j)
 /* What libipt's ptxed needs to decode cpus/N.intelpt_trace by hand. */
 static void ptxed_json(const struct snapshot *s, struct json *j)
 {
-	const struct snap_cpu_info *ci = &s->cpu_info;
-	unsigned int mtc = (s->data_attr.config & PERFDATA_PT_MTC_PERIOD) >> 14;
+	const struct snap_cpu_info *ci = &s->run.cpu_info;
 	char args[160], cpu[32];
 	int n;
 
@@ -203,15 +201,15 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 		 ci->stepping);
 	json_obj_begin(j, "ptxed");
 	json_str(j, "cpu", cpu);
-	json_bool(j, "mtc", s->data_attr.config & PERFDATA_PT_MTC);
-	json_u64(j, "mtc_freq", mtc);
+	json_bool(j, "mtc", ci->mtc);
+	json_u64(j, "mtc_freq", ci->mtc_freq);
 	json_u64(j, "tsc_ctc_ratio_n", ci->tsc_ctc_ratio_n);
 	json_u64(j, "tsc_ctc_ratio_d", ci->tsc_ctc_ratio_d);
 	json_u64(j, "max_nonturbo_ratio", ci->max_nonturbo_ratio);
 	n = snprintf(args, sizeof(args), "--cpu %s", cpu);
-	if (s->data_attr.config & PERFDATA_PT_MTC)
+	if (ci->mtc)
 		n += snprintf(args + n, sizeof(args) - n, " --mtc-freq %u",
-			      mtc);
+			      ci->mtc_freq);
 	if (ci->max_nonturbo_ratio)
 		n += snprintf(args + n, sizeof(args) - n, " --nom-freq %u",
 			      ci->max_nonturbo_ratio);
@@ -285,8 +283,8 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 		}
 		json_obj_end(j);
 	}
-	if (s->run_start_ns)
-		json_u64(j, "run_start_ns", s->run_start_ns);
+	if (s->run.run_start_ns)
+		json_u64(j, "run_start_ns", s->run.run_start_ns);
 	if (s->realtime_ns) {
 		json_obj_begin(j, "clock");
 		json_u64(j, "realtime_ns", s->realtime_ns);
@@ -304,10 +302,10 @@ static void head_json(const struct snapshot *s, unsigned int formats,
 
 	json_str(j, "ptbpf_version", PTBPF_VERSION);
 	json_u64(j, "snapshot", s->id);
-	json_str(j, "backend", snapfmt_backend_name(s->backend));
-	json_str(j, "scope", scope_name(s->scope));
-	if (s->scope_why && *s->scope_why)
-		json_str(j, "scope_fallback", s->scope_why);
+	json_str(j, "backend", snapfmt_backend_name(s->run.backend));
+	json_str(j, "scope", scope_name(s->run.scope));
+	if (s->run.scope_why && *s->run.scope_why)
+		json_str(j, "scope_fallback", s->run.scope_why);
 	json_str(j, "trigger", s->trigger);
 	if (sig) {
 		snprintf(signame, sizeof(signame), "SIG%s", sig);
@@ -317,8 +315,8 @@ static void head_json(const struct snapshot *s, unsigned int formats,
 	}
 	json_u64(j, "trigger_ts", s->trigger_ts);
 	trigger_json(s, j);
-	json_u64(j, "pid", s->pid);
-	json_bool(j, "full", s->full);
+	json_u64(j, "pid", s->run.pid);
+	json_bool(j, "full", s->run.full);
 	json_obj_begin(j, "files");
 	json_bool(j, "perf", formats & SNAPFMT_PERF);
 	json_bool(j, "lldb", formats & SNAPFMT_LLDB);
@@ -332,17 +330,17 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
 
 	if (!snap || !j || (snap->nr_cores && !snap->cores))
 		return -EINVAL;
-	ci = &snap->cpu_info;
+	ci = &snap->run.cpu_info;
 	json_obj_begin(j, NULL);
 	head_json(snap, formats, j);
 	cores_json(snap, j);
-	attr_json(j, "attr", &snap->data_attr);
-	attr_json(j, "sideband_attr", &snap->sb_attr);
+	attr_json(j, "attr", &snap->run.data_attr);
+	attr_json(j, "sideband_attr", &snap->run.sb_attr);
 	json_obj_begin(j, "time_conv");
-	json_bool(j, "valid", snap->conv.valid);
-	json_u64(j, "time_shift", snap->conv.time_shift);
-	json_u64(j, "time_mult", snap->conv.time_mult);
-	json_u64(j, "time_zero", snap->conv.time_zero);
+	json_bool(j, "valid", snap->run.conv.valid);
+	json_u64(j, "time_shift", snap->run.conv.time_shift);
+	json_u64(j, "time_mult", snap->run.conv.time_mult);
+	json_u64(j, "time_zero", snap->run.conv.time_zero);
 	json_obj_end(j);
 	json_obj_begin(j, "cpu");
 	json_str(j, "vendor", ci->vendor);
@@ -351,7 +349,7 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
 	json_u64(j, "stepping", ci->stepping);
 	json_u64(j, "nr_cpus_online", ci->nr_cpus_online);
 	json_obj_end(j);
-	if (snap->backend == BACKEND_INTEL_PT)
+	if (snap->run.backend == BACKEND_INTEL_PT)
 		ptxed_json(snap, j);
 	proc_json(&snap->proc, j);
 	json_obj_end(j);
@@ -398,8 +396,8 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap,
 	if (!snap || idx >= snap->nr_cores || !snap->cores)
 		return -EINVAL;
 	c = &snap->cores[idx];
-	conv.from_type = snap->sb_attr.sample_type;
-	conv.from_id_all = snap->sb_attr.sample_id_all;
+	conv.from_type = snap->run.sb_attr.sample_type;
+	conv.from_id_all = snap->run.sb_attr.sample_id_all;
 	conv.to_type = LLDB_SWITCH_TYPE;
 	conv.to_id_all = true;
 	conv.cpu = (__u32)c->cpu;

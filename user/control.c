@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "args.h"
 #include "control.h"
 #include "say.h"
 #include "status.h"
@@ -46,6 +45,45 @@ void control_init(struct control *c, struct eventlog *log, int pid,
 	c->ops_ctx = ops_ctx;
 	c->target = PTBPF_PROC_UNKNOWN;
 	c->t0 = clock_now_ns();
+}
+
+void control_set_t0(struct control *c, uint64_t t0)
+{
+	c->t0 = t0;
+}
+
+void control_set_min_interval(struct control *c, uint64_t ns)
+{
+	c->min_interval_ns = ns;
+}
+
+void control_set_points(struct control *c, const char *const *points,
+			unsigned int nr)
+{
+	c->points = points;
+	c->nr_points = nr;
+}
+
+void control_set_trigger_limits(struct control *c, uint64_t min_history_ns,
+				unsigned long long limit)
+{
+	c->min_history_ns = min_history_ns;
+	c->trigger_limit = limit;
+}
+
+const char *control_end_reason(const struct control *c)
+{
+	return c->end_reason;
+}
+
+void control_set_verbosity(struct control *c, int verbosity)
+{
+	c->verbosity = verbosity;
+}
+
+bool control_target_stopped(const struct control *c)
+{
+	return c->target == PTBPF_PROC_STOPPED;
 }
 
 /* A human line: queued, never waited for (see say.h). */

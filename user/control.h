@@ -15,6 +15,14 @@
 #include "ptbpf_types.h"
 #include "snapdata.h"
 
+/* What takes a snapshot (--trigger). */
+enum trigger_bits {
+	TRIGGER_STOP = 1 << 0,
+	TRIGGER_FATAL = 1 << 1,
+	TRIGGER_EXIT = 1 << 2,
+	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
+};
+
 struct control_ops {
 	/*
 	 * Pause / resume every core; on success *done_ns is CLOCK_MONOTONIC
@@ -67,8 +75,8 @@ struct control {
 	unsigned long long toggles, toggle_errors;
 	/*
 	 * --min-interval: a stop closer than this to the last snapshot is
-	 * folded into the next one; 0: every stop has its own. Set after
-	 * control_init().
+	 * folded into the next one; 0: every stop has its own. Set with
+	 * control_set_min_interval().
 	 */
 	uint64_t min_interval_ns;
 	uint64_t last_snap_ns; /* when the last snapshot was staged; 0: none */
@@ -91,7 +99,8 @@ struct control {
 	 * --trigger-on: the points as given (index = the event's point),
 	 * --min-history (no trigger snapshot before history_from plus it;
 	 * history_from is when collection started), --trigger-limit (0: none)
-	 * and the trigger snapshots taken. Set after control_init().
+	 * and the trigger snapshots taken. Set with control_set_points() and
+	 * control_set_trigger_limits().
 	 */
 	const char *const *points;
 	unsigned int nr_points;
@@ -104,6 +113,35 @@ struct control {
 void control_init(struct control *c, struct eventlog *log, int pid,
 		  unsigned int triggers, bool no_pause, int verbosity,
 		  const struct control_ops *ops, void *ops_ctx);
+
+/* The run's start (CLOCK_MONOTONIC ns): human lines count from it. */
+void control_set_t0(struct control *c, uint64_t t0);
+
+/* --min-interval (see min_interval_ns); call after control_init(). */
+void control_set_min_interval(struct control *c, uint64_t ns);
+
+/*
+ * --trigger-on: @points as given, indexed by the trigger event's point;
+ * they must outlive @c. Call after control_init().
+ */
+void control_set_points(struct control *c, const char *const *points,
+			unsigned int nr);
+
+/*
+ * --min-history (@min_history_ns of collection before a trigger counts)
+ * and --trigger-limit (@limit hits end the run; 0: none).
+ */
+void control_set_trigger_limits(struct control *c, uint64_t min_history_ns,
+				unsigned long long limit);
+
+/* Why the run should end now (--trigger-limit reached), or NULL. */
+const char *control_end_reason(const struct control *c);
+
+/*
+ * The human lines from now on: -1 none (e.g. once a setup error's line is
+ * all there is to say), 0 normal, 1 verbose.
+ */
+void control_set_verbosity(struct control *c, int verbosity);
 
 /*
  * The scope in force, logged by control_start() (@why: why auto fell back,
@@ -121,6 +159,9 @@ void control_set_scope(struct control *c, const char *name, const char *why,
  */
 void control_start(struct control *c, int state, const char *backend,
 		   unsigned long long buffer_size, const char *command);
+
+/* Whether the target is stopped, as the last transition applied says. */
+bool control_target_stopped(const struct control *c);
 
 /* The human line for the start, once the target is known to be running. */
 void control_announce(struct control *c);

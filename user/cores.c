@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-core traces: collection state and pause-during-read. See cores.h.
+ * Per-core traces: opening what the plan (coreplan.h) says, collection
+ * state and pause-during-read. See cores.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +13,15 @@
 #include <x86intrin.h>
 #endif
 
+#include "clock.h"
+#include "coreplan.h"
 #include "cores.h"
+#include "cpuinfo.h"
+#include "cpupresent.h"
 #include "cpurun.h"
 #include "cyclic.h"
+#include "errbuf.h"
 #include "pmu.h"
-#include "clock.h"
 
 /* Process scope: one more thread's events on a core, output redirected. */
 struct thread_group {
@@ -36,7 +40,7 @@ struct core {
 	struct perf_event_mmap_page *data_page, *sb_page;
 	size_t data_map_len, sb_map_len;
 	void *aux; /* intel-pt: the AUX area, read-only */
-	struct cyc_aux aux_state;
+	struct cyclic_aux aux_state;
 	__u64 data_prev, sb_prev; /* data_head at the last read */
 	int toggle_rc; /* parallel toggles: this core's result and message */
 	char toggle_err[160];
@@ -44,18 +48,7 @@ struct core {
 
 struct cores {
 	const struct perf_sys_ops *sys;
-	enum ptbpf_backend backend;
-	struct perf_event_attr data_attr, sb_attr;
-	struct pmu_intel_pt pmu; /* intel-pt only */
-	size_t page_size, buf_size, sb_size;
-	int pid; /* -1, the cgroup fd, or the first thread */
-	unsigned long flags;
-	enum ptbpf_scope scope;
-	/*
-	 * Process scope, sample backend with a filter: cpu-wide cpu-clock
-	 * events behind the BPF filter, task-bound sideband events. No group.
-	 */
-	bool split;
+	struct coreplan plan; /* scope, backend, attrs, sizes */
 	bool offcpu; /* process scope: no target thread can run */
 	/* intel-pt, process scope: the groups cut PT at --trigger-on hits */
 	bool aux_pause;
@@ -73,31 +66,6 @@ struct cores {
 	char err[256];
 };
 
-static int errmsg(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
-static void report(const struct cores_config *cfg, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (!cfg->report)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cfg->report(cfg->report_ctx, msg);
-}
-
 void cores_config_init(struct cores_config *cfg)
 {
 	if (!cfg)
@@ -108,194 +76,67 @@ void cores_config_init(struct cores_config *cfg)
 	cfg->sample_filter_fd = -1;
 }
 
-int cores_round_size(size_t request, size_t page_size, size_t *size)
+static int map_core(struct cores *c, struct core *core, char *err,
+		    size_t errlen)
 {
-	size_t pages, p = 1;
-
-	if (!request || !page_size || !size)
-		return -EINVAL;
-	pages = request / page_size + (request % page_size != 0);
-	while (p < pages) {
-		if (p > ((size_t)-1 / 2) / page_size)
-			return -E2BIG;
-		p <<= 1;
-	}
-	*size = p * page_size;
-	return 0;
-}
-
-/* Human-readable size for messages: "4 MiB", "96 KiB", "100 bytes". */
-static const char *human(size_t n, char *buf, size_t len)
-{
-	if (n >= (1UL << 20) && !(n % (1UL << 20)))
-		snprintf(buf, len, "%zu MiB", n >> 20);
-	else if (n >= 1024 && !(n % 1024))
-		snprintf(buf, len, "%zu KiB", n >> 10);
-	else
-		snprintf(buf, len, "%zu bytes", n);
-	return buf;
-}
-
-/* The sample event: rate within the kernel's bound, call stacks. */
-static int sample_attr(struct cores *c, const struct cores_config *cfg,
-		       char *err, size_t errlen)
-{
-	unsigned int freq;
-	int rc;
-
-	if (pmu_sample_freq(cfg->sample_freq, NULL, &freq) > 0)
-		report(cfg,
-		       "sampling at %u Hz, not %u: kernel.perf_event_max_sample_rate",
-		       freq,
-		       cfg->sample_freq ? cfg->sample_freq : PMU_SAMPLE_FREQ);
-	rc = pmu_sample_attr(&c->data_attr, cfg->kernel, !cfg->start_running,
-			     freq);
-	if (!rc)
-		rc = pmu_sample_callgraph(&c->data_attr, cfg->call_graph,
-					  cfg->stack_size, cfg->kernel);
-	if (rc)
-		return errmsg(
-			err, errlen, rc, "--call-graph: %s",
-			rc == -EOPNOTSUPP ?
-				"dwarf is not known on this architecture" :
-				"invalid stack size");
-	return 0;
-}
-
-/* Choose the backend; for intel-pt, read the PMU and build the attr. */
-static int pick_backend(struct cores *c, const struct cores_config *cfg,
-			size_t *psb, char *err, size_t errlen)
-{
-	int rc;
-
-	*psb = 0;
-	if (cfg->backend != BACKEND_SAMPLE) {
-		rc = pmu_intel_pt_probe(cfg->sysfs_root, &c->pmu, err, errlen);
-		if (!rc) {
-			c->backend = BACKEND_INTEL_PT;
-			report(cfg, "backend: intel-pt");
-			return pmu_intel_pt_attr(&c->pmu, cfg->kernel,
-						 !cfg->start_running,
-						 &c->data_attr, psb, err,
-						 errlen);
-		}
-		if (rc != -ENOENT || cfg->backend == BACKEND_INTEL_PT) {
-			if (rc == -ENOENT && err && errlen)
-				snprintf(err, errlen,
-					 "backend intel-pt: no Intel PT PMU: "
-					 "%s not found (use --backend sample)",
-					 c->pmu.path);
-			return rc;
-		}
-		report(cfg, "backend: sample (no Intel PT PMU at %s)",
-		       c->pmu.path);
-	}
-	c->backend = BACKEND_SAMPLE;
-	return sample_attr(c, cfg, err, errlen);
-}
-
-static int pick_sizes(struct cores *c, const struct cores_config *cfg,
-		      size_t psb, unsigned int nr_cpus, char *err,
-		      size_t errlen)
-{
-	size_t req = cfg->buffer_size ? cfg->buffer_size : CORES_DEFAULT_BUFFER;
-	__u64 limit = cfg->total_limit ? cfg->total_limit :
-					 CORES_DEFAULT_TOTAL_LIMIT;
-	char a[32], b[32], d[32];
-	__u64 total;
-
-	if (cores_round_size(req, c->page_size, &c->buf_size) ||
-	    cores_round_size(cfg->sideband_size ? cfg->sideband_size :
-						  CORES_DEFAULT_SIDEBAND,
-			     c->page_size, &c->sb_size))
-		return errmsg(err, errlen, -EINVAL,
-			      "buffer size %zu is not usable", req);
-	if (c->buf_size != req)
-		report(cfg,
-		       "per-core buffer size %zu rounded up to %s (%zu pages)",
-		       req, human(c->buf_size, a, sizeof(a)),
-		       c->buf_size / c->page_size);
-	if (c->buf_size < psb)
-		return errmsg(err, errlen, -EINVAL,
-			      "a per-core buffer of %s can't hold one PSB "
-			      "period (%s): raise --buffer-size to at least %s",
-			      human(c->buf_size, a, sizeof(a)),
-			      human(psb, b, sizeof(b)),
-			      human(psb, d, sizeof(d)));
-	total = (__u64)nr_cpus * (c->buf_size + c->sb_size + 2 * c->page_size);
-	if (total > limit)
-		return errmsg(
-			err, errlen, -E2BIG,
-			"buffers of %u cores need %llu MiB, more than the "
-			"limit of %llu MiB: lower --buffer-size (now %s) "
-			"or trace fewer CPUs with --cpus",
-			nr_cpus, (unsigned long long)(total >> 20),
-			(unsigned long long)(limit >> 20),
-			human(c->buf_size, a, sizeof(a)));
-	return 0;
-}
-
-/* sysfs says the CPU is offline; cpu0 often has no `online` file. */
-static bool cpu_offline(const char *root, int cpu)
-{
-	char path[256], v = '1';
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/online",
-		 root ? root : "/sys", cpu);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fread(&v, 1, 1, f) != 1)
-		v = '1';
-	fclose(f);
-	return v == '0';
-}
-
-static int map_core(struct cores *c, struct core *k, char *err, size_t errlen)
-{
-	bool pt = c->backend == BACKEND_INTEL_PT;
+	bool pt = c->plan.backend == BACKEND_INTEL_PT;
 	int rc;
 
 	/*
 	 * intel-pt: a metadata page only, writable so aux_offset/aux_size can
 	 * be set; sample: the data ring, read-only (write_backward overwrite).
 	 */
-	k->data_map_len = c->page_size + (pt ? 0 : c->buf_size);
-	rc = perf_sys_map_ring(c->sys, k->data_fd, k->cpu, c->page_size,
-			       pt ? 0 : c->buf_size, pt, &k->data_page, err,
-			       errlen);
+	core->data_map_len = c->plan.page_size + (pt ? 0 : c->plan.buf_size);
+	rc = perf_sys_map_ring(c->sys, core->data_fd, core->cpu,
+			       c->plan.page_size, pt ? 0 : c->plan.buf_size, pt,
+			       &core->data_page, err, errlen);
 	if (rc)
 		return rc;
 	if (pt) {
-		rc = perf_sys_map_aux(c->sys, k->data_fd, k->cpu, k->data_page,
-				      c->buf_size, &k->aux, err, errlen);
+		rc = perf_sys_map_aux(c->sys, core->data_fd, core->cpu,
+				      core->data_page, c->plan.buf_size,
+				      &core->aux, err, errlen);
 		if (rc)
 			return rc;
-		cyc_aux_init(&k->aux_state, k->aux, c->buf_size);
+		cyclic_aux_init(&core->aux_state, core->aux, c->plan.buf_size);
 	}
-	k->sb_map_len = c->page_size + c->sb_size;
-	return perf_sys_map_ring(c->sys, k->sb_fd, k->cpu, c->page_size,
-				 c->sb_size, false, &k->sb_page, err, errlen);
+	core->sb_map_len = c->plan.page_size + c->plan.sb_size;
+	return perf_sys_map_ring(c->sys, core->sb_fd, core->cpu,
+				 c->plan.page_size, c->plan.sb_size, false,
+				 &core->sb_page, err, errlen);
+}
+
+static void report(const struct cores_config *cfg, const char *msg)
+{
+	if (cfg && cfg->report)
+		cfg->report(cfg->report_ctx, msg);
 }
 
 /*
- * perf_event_open() says EINVAL for a CPU number past the machine's: name
- * the cause instead (a --cpus typo), when sysfs has no such CPU either.
+ * --trigger-on points cut by the kernel: intel-pt in process scope, where
+ * the groups are the target's own (a CPU-wide uprobe event would pause
+ * PT at any process's hit).
  */
-static int no_such_cpu(const struct cores_config *cfg, int cpu, char *err,
-		       size_t errlen)
+static void pick_actions(struct cores *c, const struct cores_config *cfg)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d",
-		 cfg->sysfs_root ? cfg->sysfs_root : "/sys", cpu);
-	if (access(path, F_OK) == 0)
-		return -EINVAL;
-	return errmsg(
-		err, errlen, -EINVAL,
-		"cpu %d does not exist (--cpus; this machine has %ld configured)",
-		cpu, sysconf(_SC_NPROCESSORS_CONF));
+	c->aux_pause = false;
+	if (!cfg->nr_pause_points || c->plan.backend != BACKEND_INTEL_PT ||
+	    c->plan.scope != SCOPE_PROCESS)
+		return;
+	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
+		report(cfg,
+		       "--trigger-on: more than 8 points: snapshots are "
+		       "staged when the hit is seen, not cut by the kernel");
+		return;
+	}
+	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
+		report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
+			    "are staged when the hit is seen");
+		return;
+	}
+	c->aux_pause = true;
+	c->pause_points = cfg->pause_points;
+	c->nr_pause_points = cfg->nr_pause_points;
 }
 
 /*
@@ -307,47 +148,52 @@ static int open_actions(struct cores *c, const struct cores_config *cfg,
 			int cpu, pid_t pid, int leader_fd, struct auxact_fds *f,
 			bool first, char *err, size_t errlen)
 {
-	char why[160];
+	char why[160], msg[256];
 	int rc;
 
 	f->n = 0;
 	if (!c->aux_pause)
 		return 0;
 	rc = auxact_open(c->sys, c->uprobe_type, c->pause_points,
-			 c->nr_pause_points, &c->data_attr, leader_fd, cpu, pid,
-			 f, why, sizeof(why));
+			 c->nr_pause_points, &c->plan.data_attr, leader_fd, cpu,
+			 pid, f, why, sizeof(why));
 	if (!rc)
 		return 0;
 	if (!first)
-		return errmsg(err, errlen, rc, "%s", why);
+		return errbuf_set(err, errlen, rc, "%s", why);
 	c->aux_pause = false;
-	report(cfg,
-	       "--trigger-on: no aux-action here (%s): snapshots are staged "
-	       "when the hit is seen, not cut by the kernel",
-	       strerror(-rc));
+	snprintf(msg, sizeof(msg),
+		 "--trigger-on: no aux-action here (%s): snapshots are staged "
+		 "when the hit is seen, not cut by the kernel",
+		 strerror(-rc));
+	report(cfg, msg);
 	return 0;
 }
 
-/* Open core @k; 1 when its CPU turned out to be offline (skip it). */
+/* Open @core; 1 when its CPU turned out to be offline (skip it). */
 static int open_core(struct cores *c, const struct cores_config *cfg,
-		     struct core *k, char *err, size_t errlen)
+		     struct core *core, char *err, size_t errlen)
 {
 	int rc;
 
 	/* split: the data event counts the whole CPU, filtered by BPF */
-	rc = perf_sys_open(c->sys, &c->data_attr, k->cpu,
-			   c->split ? -1 : c->pid, -1, c->flags, err, errlen);
+	rc = perf_sys_open(c->sys, &c->plan.data_attr, core->cpu,
+			   c->plan.split ? -1 : c->plan.pid, -1, c->plan.flags,
+			   err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
-	if (rc == -EINVAL)
-		return no_such_cpu(cfg, k->cpu, err, errlen);
+	if (rc == -EINVAL) {
+		cpupresent_missing(cfg->sysfs_root, core->cpu, err, errlen);
+		return -EINVAL;
+	}
 	if (rc < 0)
 		return rc;
-	k->data_fd = rc;
+	core->data_fd = rc;
 	/* attached before the event is ever enabled: no sample passes unseen */
-	if (c->split) {
-		rc = perf_sys_set_bpf(c->sys, k->data_fd, cfg->sample_filter_fd,
-				      k->cpu, err, errlen);
+	if (c->plan.split) {
+		rc = perf_sys_set_bpf(c->sys, core->data_fd,
+				      cfg->sample_filter_fd, core->cpu, err,
+				      errlen);
 		if (rc)
 			return rc;
 	}
@@ -356,63 +202,75 @@ static int open_core(struct cores *c, const struct cores_config *cfg,
 	 * live in different contexts (the CPU's, the task's) and can't share
 	 * a group.
 	 */
-	rc = perf_sys_open(c->sys, &c->sb_attr, k->cpu, c->pid,
-			   c->split ? -1 : k->data_fd, c->flags, err, errlen);
+	rc = perf_sys_open(c->sys, &c->plan.sb_attr, core->cpu, c->plan.pid,
+			   c->plan.split ? -1 : core->data_fd, c->plan.flags,
+			   err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc < 0)
 		return rc;
-	k->sb_fd = rc;
-	rc = open_actions(c, cfg, k->cpu, c->pid, k->data_fd, &k->act,
-			  k == c->core, err, errlen);
+	core->sb_fd = rc;
+	rc = open_actions(c, cfg, core->cpu, c->plan.pid, core->data_fd,
+			  &core->act, core == c->core, err, errlen);
 	if (rc)
 		return rc;
-	rc = map_core(c, k, err, errlen);
+	rc = map_core(c, core, err, errlen);
 	if (!rc)
-		rc = perf_sys_id(c->sys, k->data_fd, k->cpu, &k->data_id, err,
-				 errlen);
+		rc = perf_sys_id(c->sys, core->data_fd, core->cpu,
+				 &core->data_id, err, errlen);
 	if (!rc)
-		rc = perf_sys_id(c->sys, k->sb_fd, k->cpu, &k->sb_id, err,
-				 errlen);
+		rc = perf_sys_id(c->sys, core->sb_fd, core->cpu, &core->sb_id,
+				 err, errlen);
 	return rc;
 }
 
-static void close_core(struct cores *c, struct core *k)
+static void close_core(struct cores *c, struct core *core)
 {
-	if (k->aux)
-		perf_sys_unmap(c->sys, k->aux, c->buf_size, k->cpu, NULL, 0);
-	if (k->data_page)
-		perf_sys_unmap(c->sys, k->data_page, k->data_map_len, k->cpu,
+	if (core->aux)
+		perf_sys_unmap(c->sys, core->aux, c->plan.buf_size, core->cpu,
 			       NULL, 0);
-	if (k->sb_page)
-		perf_sys_unmap(c->sys, k->sb_page, k->sb_map_len, k->cpu, NULL,
-			       0);
-	k->aux = NULL;
-	k->data_page = k->sb_page = NULL;
-	auxact_close(c->sys, &k->act);
-	while (k->nr_extra) {
-		struct thread_group *g = &k->extra[--k->nr_extra];
+	if (core->data_page)
+		perf_sys_unmap(c->sys, core->data_page, core->data_map_len,
+			       core->cpu, NULL, 0);
+	if (core->sb_page)
+		perf_sys_unmap(c->sys, core->sb_page, core->sb_map_len,
+			       core->cpu, NULL, 0);
+	core->aux = NULL;
+	core->data_page = core->sb_page = NULL;
+	auxact_close(c->sys, &core->act);
+	while (core->nr_extra) {
+		struct thread_group *group = &core->extra[--core->nr_extra];
 
-		auxact_close(c->sys, &g->act);
-		perf_sys_close(c->sys, &g->sb_fd);
-		perf_sys_close(c->sys, &g->data_fd);
+		auxact_close(c->sys, &group->act);
+		perf_sys_close(c->sys, &group->sb_fd);
+		perf_sys_close(c->sys, &group->data_fd);
 	}
-	free(k->extra);
-	k->extra = NULL;
-	k->cap_extra = 0;
-	perf_sys_close(c->sys, &k->sb_fd);
-	perf_sys_close(c->sys, &k->data_fd);
+	free(core->extra);
+	core->extra = NULL;
+	core->cap_extra = 0;
+	perf_sys_close(c->sys, &core->sb_fd);
+	perf_sys_close(c->sys, &core->data_fd);
 }
 
 static struct core *new_core(struct cores *c, int cpu, bool running)
 {
-	struct core *k = &c->core[c->nr];
+	struct core *core = &c->core[c->nr];
 
-	memset(k, 0, sizeof(*k));
-	k->cpu = cpu;
-	k->data_fd = k->sb_fd = -1;
-	k->state = running ? CORE_RUNNING : CORE_PAUSED;
-	return k;
+	memset(core, 0, sizeof(*core));
+	core->cpu = cpu;
+	core->data_fd = core->sb_fd = -1;
+	core->state = running ? CORE_RUNNING : CORE_PAUSED;
+	return core;
+}
+
+static void report_offline(const struct cores_config *cfg, int cpu)
+{
+	char msg[64];
+
+	if (!cfg->report)
+		return;
+	snprintf(msg, sizeof(msg), "cpu %d is offline: not traced", cpu);
+	cfg->report(cfg->report_ctx, msg);
 }
 
 static int open_all(struct cores *c, const struct cores_config *cfg,
@@ -422,18 +280,16 @@ static int open_all(struct cores *c, const struct cores_config *cfg,
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		struct core *k =
+		struct core *core =
 			new_core(c, cpus ? cpus[i] : (int)i,
-				 cfg->start_running ||
-					 (c->scope == SCOPE_PROCESS &&
-					  cfg->enable_on_exec && !c->split));
+				 coreplan_starts_running(&c->plan, cfg));
 
-		rc = cpu_offline(cfg->sysfs_root, k->cpu) ?
+		rc = cpupresent_offline(cfg->sysfs_root, core->cpu) ?
 			     1 :
-			     open_core(c, cfg, k, err, errlen);
+			     open_core(c, cfg, core, err, errlen);
 		if (rc == 1) {
-			close_core(c, k);
-			report(cfg, "cpu %d is offline: not traced", k->cpu);
+			close_core(c, core);
+			report_offline(cfg, core->cpu);
 			continue;
 		}
 		c->nr++;
@@ -441,20 +297,9 @@ static int open_all(struct cores *c, const struct cores_config *cfg,
 			return rc;
 	}
 	if (!c->nr)
-		return errmsg(err, errlen, -ENODEV, "no CPU could be traced");
+		return errbuf_set(err, errlen, -ENODEV,
+				  "no CPU could be traced");
 	return 0;
-}
-
-/* How many of @cpus sysfs says are online, for the size limit. */
-static unsigned int count_online(const struct cores_config *cfg,
-				 const int *cpus, unsigned int n)
-{
-	unsigned int i, online = 0;
-
-	for (i = 0; i < n; i++)
-		online +=
-			!cpu_offline(cfg->sysfs_root, cpus ? cpus[i] : (int)i);
-	return online;
 }
 
 static bool cpus_valid(const struct cores_config *cfg)
@@ -467,115 +312,55 @@ static bool cpus_valid(const struct cores_config *cfg)
 	return true;
 }
 
-static int pick_scope(struct cores *c, const struct cores_config *cfg,
-		      char *err, size_t errlen)
-{
-	c->split = false;
-	c->scope = cfg->scope != SCOPE_AUTO ? cfg->scope :
-		   cfg->cgroup_fd >= 0	    ? SCOPE_CGROUP :
-					      SCOPE_CPU;
-	c->pid = -1;
-	c->flags = 0;
-	switch (c->scope) {
-	case SCOPE_PROCESS:
-		if (!cfg->tids || !cfg->nr_tids || cfg->tids[0] <= 0)
-			return errmsg(
-				err, errlen, -EINVAL,
-				"process scope needs the target's threads");
-		c->pid = cfg->tids[0];
-		return 0;
-	case SCOPE_CGROUP:
-		if (cfg->cgroup_fd < 0)
-			return errmsg(err, errlen, -EINVAL,
-				      "cgroup scope needs a cgroup");
-		/* A cgroup event takes the cgroup fd where a pid would go. */
-		c->pid = cfg->cgroup_fd;
-		c->flags = PERF_FLAG_PID_CGROUP;
-		return 0;
-	case SCOPE_CPU:
-		return 0;
-	default:
-		return errmsg(err, errlen, -EINVAL, "unknown scope");
-	}
-}
-
-/*
- * Process scope: the events follow the threads the target creates
- * (inherit), but not the processes it forks (inherit_thread: the kernel
- * copies them only for CLONE_THREAD). Inherited events write into the
- * parent event's ring, so one ring per CPU still holds every thread.
- */
-static void scope_attrs(struct cores *c, const struct cores_config *cfg)
-{
-	if (c->scope != SCOPE_PROCESS)
-		return;
-	/*
-	 * A task-bound cpu-clock event stops and starts an hrtimer at every
-	 * context switch of the target (perf bench sched pipe -T ran at half
-	 * speed here); behind a BPF filter a per-CPU one gives the same
-	 * samples without that cost.
-	 */
-	c->split = c->backend == BACKEND_SAMPLE && cfg->sample_filter_fd >= 0;
-	c->sb_attr.inherit = 1;
-	c->sb_attr.inherit_thread = 1;
-	if (c->split)
-		return; /* the filter's gate opens at exec: no enable_on_exec */
-	c->data_attr.inherit = 1;
-	c->data_attr.inherit_thread = 1;
-	if (cfg->enable_on_exec) {
-		/* the leader only: siblings follow it in and out */
-		c->data_attr.disabled = 1;
-		c->data_attr.enable_on_exec = 1;
-		c->sb_attr.disabled = 0;
-	}
-}
-
-/* One more thread's group on core @k, output into the core's rings. */
-static int add_group(struct cores *c, struct core *k, pid_t tid, char *err,
+/* One more thread's group on @core, output into the core's rings. */
+static int add_group(struct cores *c, struct core *core, pid_t tid, char *err,
 		     size_t errlen)
 {
-	struct perf_event_attr da = c->data_attr, sa = c->sb_attr;
-	struct thread_group g = { -1, -1, { .n = 0 } };
+	struct perf_event_attr da = c->plan.data_attr, sa = c->plan.sb_attr;
+	struct thread_group group = { -1, -1, { .n = 0 } };
 	int rc;
 
-	if (k->nr_extra == k->cap_extra) {
-		unsigned int cap = k->cap_extra ? 2 * k->cap_extra : 8;
-		void *p = realloc(k->extra, cap * sizeof(*k->extra));
+	if (core->nr_extra == core->cap_extra) {
+		unsigned int cap = core->cap_extra ? 2 * core->cap_extra : 8;
+		void *p = realloc(core->extra, cap * sizeof(*core->extra));
 
 		if (!p)
-			return errmsg(err, errlen, -ENOMEM, "out of memory");
-		k->extra = p;
-		k->cap_extra = cap;
+			return errbuf_set(err, errlen, -ENOMEM,
+					  "out of memory");
+		core->extra = p;
+		core->cap_extra = cap;
 	}
-	da.disabled = sa.disabled = k->state != CORE_RUNNING;
+	da.disabled = sa.disabled = core->state != CORE_RUNNING;
 	da.enable_on_exec = sa.enable_on_exec = 0;
 	/* split: the CPU's data event already counts every thread */
-	rc = c->split ? -1 :
-			perf_sys_open(c->sys, &da, k->cpu, tid, -1, 0, err,
-				      errlen);
-	if (rc < 0 && !c->split)
+	rc = c->plan.split ? -1 :
+			     perf_sys_open(c->sys, &da, core->cpu, tid, -1, 0,
+					   err, errlen);
+	if (rc < 0 && !c->plan.split)
 		return rc;
-	g.data_fd = rc;
-	rc = perf_sys_open(c->sys, &sa, k->cpu, tid, g.data_fd, 0, err, errlen);
+	group.data_fd = rc;
+	rc = perf_sys_open(c->sys, &sa, core->cpu, tid, group.data_fd, 0, err,
+			   errlen);
 	if (rc >= 0) {
-		g.sb_fd = rc;
-		rc = c->split ?
+		group.sb_fd = rc;
+		rc = c->plan.split ?
 			     0 :
-			     perf_sys_set_output(c->sys, g.data_fd, k->data_fd,
-						 k->cpu, err, errlen);
+			     perf_sys_set_output(c->sys, group.data_fd,
+						 core->data_fd, core->cpu, err,
+						 errlen);
 	}
 	if (!rc)
-		rc = perf_sys_set_output(c->sys, g.sb_fd, k->sb_fd, k->cpu, err,
-					 errlen);
-	if (!rc && !c->split)
-		rc = open_actions(c, NULL, k->cpu, tid, g.data_fd, &g.act,
-				  false, err, errlen);
+		rc = perf_sys_set_output(c->sys, group.sb_fd, core->sb_fd,
+					 core->cpu, err, errlen);
+	if (!rc && !c->plan.split)
+		rc = open_actions(c, NULL, core->cpu, tid, group.data_fd,
+				  &group.act, false, err, errlen);
 	if (rc < 0) {
-		perf_sys_close(c->sys, &g.sb_fd);
-		perf_sys_close(c->sys, &g.data_fd);
+		perf_sys_close(c->sys, &group.sb_fd);
+		perf_sys_close(c->sys, &group.data_fd);
 		return rc;
 	}
-	k->extra[k->nr_extra++] = g;
+	core->extra[core->nr_extra++] = group;
 	return 0;
 }
 
@@ -589,12 +374,13 @@ static int add_thread(struct cores *c, pid_t tid, char *err, size_t errlen)
 		rc = add_group(c, &c->core[i], tid, err, errlen);
 	if (rc == -ESRCH) {
 		while (i-- > 1) {
-			struct core *k = &c->core[i - 1];
-			struct thread_group *g = &k->extra[--k->nr_extra];
+			struct core *core = &c->core[i - 1];
+			struct thread_group *group =
+				&core->extra[--core->nr_extra];
 
-			auxact_close(c->sys, &g->act);
-			perf_sys_close(c->sys, &g->sb_fd);
-			perf_sys_close(c->sys, &g->data_fd);
+			auxact_close(c->sys, &group->act);
+			perf_sys_close(c->sys, &group->sb_fd);
+			perf_sys_close(c->sys, &group->data_fd);
 		}
 	}
 	return rc;
@@ -604,21 +390,21 @@ int cores_add_thread(struct cores *c, pid_t tid)
 {
 	if (!c || tid <= 0)
 		return -EINVAL;
-	if (c->scope != SCOPE_PROCESS)
-		return errmsg(c->err, sizeof(c->err), -EINVAL,
-			      "threads are added in process scope only");
+	if (c->plan.scope != SCOPE_PROCESS)
+		return errbuf_set(c->err, sizeof(c->err), -EINVAL,
+				  "threads are added in process scope only");
 	return add_thread(c, tid, c->err, sizeof(c->err));
 }
 
 void cores_set_offcpu(struct cores *c, bool off)
 {
-	if (c && c->scope == SCOPE_PROCESS)
+	if (c && c->plan.scope == SCOPE_PROCESS)
 		c->offcpu = off;
 }
 
 enum ptbpf_scope cores_scope(const struct cores *c)
 {
-	return c ? c->scope : SCOPE_CPU;
+	return c ? c->plan.scope : SCOPE_CPU;
 }
 
 unsigned long cores_event_count(const struct cores *c)
@@ -627,12 +413,13 @@ unsigned long cores_event_count(const struct cores *c)
 	unsigned int i;
 
 	for (i = 0; c && i < c->nr; i++) {
-		const struct core *k = &c->core[i];
+		const struct core *core = &c->core[i];
 		unsigned int j;
 
-		n += 2 + k->act.n + (c->split ? 1UL : 2UL) * k->nr_extra;
-		for (j = 0; j < k->nr_extra; j++)
-			n += k->extra[j].act.n;
+		n += 2 + core->act.n +
+		     (c->plan.split ? 1UL : 2UL) * core->nr_extra;
+		for (j = 0; j < core->nr_extra; j++)
+			n += core->extra[j].act.n;
 	}
 	return n;
 }
@@ -640,34 +427,6 @@ unsigned long cores_event_count(const struct cores *c)
 bool cores_aux_pause(const struct cores *c)
 {
 	return c && c->aux_pause;
-}
-
-/*
- * --trigger-on points cut by the kernel: intel-pt in process scope, where
- * the groups are the target's own (a CPU-wide uprobe event would pause
- * PT at any process's hit).
- */
-static void pick_actions(struct cores *c, const struct cores_config *cfg)
-{
-	c->aux_pause = false;
-	if (!cfg->nr_pause_points || c->backend != BACKEND_INTEL_PT ||
-	    c->scope != SCOPE_PROCESS)
-		return;
-	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
-		report(cfg,
-		       "--trigger-on: more than %d points: snapshots are "
-		       "staged when the hit is seen, not cut by the kernel",
-		       AUXACT_MAX_POINTS);
-		return;
-	}
-	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
-		report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
-			    "are staged when the hit is seen");
-		return;
-	}
-	c->aux_pause = true;
-	c->pause_points = cfg->pause_points;
-	c->nr_pause_points = cfg->nr_pause_points;
 }
 
 /*
@@ -684,7 +443,7 @@ static int start_run(struct cores *c, const struct cores_config *cfg, char *err,
 	unsigned int i;
 
 	if (!cpus)
-		return errmsg(err, errlen, -ENOMEM, "out of memory");
+		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	for (i = 0; i < c->nr; i++)
 		cpus[i] = c->core[i].cpu;
 	/* the control thread's priority: toggles must not wait for a slice */
@@ -699,11 +458,11 @@ struct cores *cores_open(const struct cores_config *cfg,
 {
 	unsigned int n, i;
 	struct cores *c;
-	size_t psb;
 	int rc;
 
 	if (!cfg || (cfg->cpus && !cfg->nr_cpus) || !cpus_valid(cfg)) {
-		errmsg(err, errlen, 0, "no CPU, or a negative CPU, to trace");
+		errbuf_set(err, errlen, 0,
+			   "no CPU, or a negative CPU, to trace");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -718,25 +477,18 @@ struct cores *cores_open(const struct cores_config *cfg,
 		return NULL;
 	}
 	c->sys = sys ? sys : &perf_sys_real;
-	c->page_size = (size_t)sysconf(_SC_PAGESIZE);
-	rc = pick_scope(c, cfg, err, errlen);
+	rc = coreplan_make(cfg, (size_t)sysconf(_SC_PAGESIZE),
+			   cpupresent_count_online(cfg->sysfs_root, cfg->cpus,
+						   n),
+			   &c->plan, err, errlen);
 	if (!rc)
-		rc = pick_backend(c, cfg, &psb, err, errlen);
-	if (!rc)
-		rc = pmu_sideband_attr(&c->sb_attr, c->backend,
-				       !cfg->start_running);
-	if (!rc) {
-		scope_attrs(c, cfg);
 		pick_actions(c, cfg);
-	}
-	if (!rc)
-		rc = pick_sizes(c, cfg, psb, count_online(cfg, cfg->cpus, n),
-				err, errlen);
 	if (!rc)
 		rc = open_all(c, cfg, cfg->cpus, n, err, errlen);
-	if (!rc && cfg->parallel && c->scope != SCOPE_PROCESS)
+	if (!rc && cfg->parallel && c->plan.scope != SCOPE_PROCESS)
 		rc = start_run(c, cfg, err, errlen);
-	for (i = 1; !rc && c->scope == SCOPE_PROCESS && i < cfg->nr_tids; i++) {
+	for (i = 1; !rc && c->plan.scope == SCOPE_PROCESS && i < cfg->nr_tids;
+	     i++) {
 		rc = add_thread(c, cfg->tids[i], err, errlen);
 		if (rc == -ESRCH) /* it exited meanwhile: nothing to trace */
 			rc = 0;
@@ -769,27 +521,27 @@ unsigned int cores_count(const struct cores *c)
 
 enum ptbpf_backend cores_backend(const struct cores *c)
 {
-	return c ? c->backend : BACKEND_AUTO;
+	return c ? c->plan.backend : BACKEND_AUTO;
 }
 
 size_t cores_buffer_size(const struct cores *c)
 {
-	return c ? c->buf_size : 0;
+	return c ? c->plan.buf_size : 0;
 }
 
 size_t cores_sideband_size(const struct cores *c)
 {
-	return c ? c->sb_size : 0;
+	return c ? c->plan.sb_size : 0;
 }
 
 const struct perf_event_attr *cores_data_attr(const struct cores *c)
 {
-	return c ? &c->data_attr : NULL;
+	return c ? &c->plan.data_attr : NULL;
 }
 
 const struct perf_event_attr *cores_sideband_attr(const struct cores *c)
 {
-	return c ? &c->sb_attr : NULL;
+	return c ? &c->plan.sb_attr : NULL;
 }
 
 const char *cores_last_error(const struct cores *c)
@@ -835,9 +587,26 @@ int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info)
 {
 	if (!c || !info)
 		return -EINVAL;
-	if (c->backend != BACKEND_INTEL_PT)
+	if (c->plan.backend != BACKEND_INTEL_PT)
 		return -ENOENT;
-	return pmu_cpu_info(&c->pmu, &c->data_attr, info);
+	return pmu_cpu_info(&c->plan.pmu, &c->plan.data_attr, info);
+}
+
+int cores_describe(const struct cores *c, struct snap_run *run)
+{
+	if (!c || !run || !c->nr)
+		return -EINVAL;
+	run->backend = c->plan.backend;
+	run->scope = c->plan.scope;
+	run->data_attr = c->plan.data_attr;
+	run->sb_attr = c->plan.sb_attr;
+	cores_tsc_conv(c, &run->conv);
+	memset(&run->cpu_info, 0, sizeof(run->cpu_info));
+	cores_cpu_info(c, &run->cpu_info); /* -ENOENT for sample: fine */
+	cpuinfo_read(NULL, &run->cpu_info); /* left empty if unreadable */
+	run->cpu_info.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	run->cpu_info.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);
+	return 0;
 }
 
 int cores_state(const struct cores *c, unsigned int idx, enum core_state *state)
@@ -861,44 +630,47 @@ static int toggle_group(struct cores *c, int fd, int cpu, enum core_state st,
  * process scope), no allocation, no I/O.
  */
 /*
- * What one toggle of core @k switches, unit by unit: the group leaders of
+ * What one toggle of @core switches, unit by unit: the group leaders of
  * every thread's group (one unit outside process scope); split, the data
  * event and each sideband event on their own.
  */
-static unsigned int nr_units(const struct cores *c, const struct core *k)
+static unsigned int nr_units(const struct cores *c, const struct core *core)
 {
-	return 1 + c->split + k->nr_extra;
+	return 1 + c->plan.split + core->nr_extra;
 }
 
-static int unit_fd(const struct cores *c, const struct core *k, unsigned int i)
+static int unit_fd(const struct cores *c, const struct core *core,
+		   unsigned int i)
 {
 	if (i == 0)
-		return k->data_fd;
-	if (c->split && i == 1)
-		return k->sb_fd;
-	i -= 1 + c->split;
-	return k->extra[i].data_fd >= 0 ? k->extra[i].data_fd :
-					  k->extra[i].sb_fd;
+		return core->data_fd;
+	if (c->plan.split && i == 1)
+		return core->sb_fd;
+	i -= 1 + c->plan.split;
+	return core->extra[i].data_fd >= 0 ? core->extra[i].data_fd :
+					     core->extra[i].sb_fd;
 }
 
-static int set_state(struct cores *c, struct core *k, enum core_state st,
+static int set_state(struct cores *c, struct core *core, enum core_state st,
 		     char *err, size_t errlen)
 {
-	unsigned int i, n = nr_units(c, k);
+	unsigned int i, n = nr_units(c, core);
 	int rc = 0;
 
-	if (k->state == st)
+	if (core->state == st)
 		return 0;
 	/* process scope: every thread's group writes into these rings */
 	for (i = 0; !rc && i < n; i++)
-		rc = toggle_group(c, unit_fd(c, k, i), k->cpu, st, err, errlen);
+		rc = toggle_group(c, unit_fd(c, core, i), core->cpu, st, err,
+				  errlen);
 	if (!rc) {
-		k->state = st;
+		core->state = st;
 		return 0;
 	}
 	/* all or nothing: what was switched goes back (i - 1 failed) */
 	for (i--; i-- > 0;)
-		toggle_group(c, unit_fd(c, k, i), k->cpu, k->state, NULL, 0);
+		toggle_group(c, unit_fd(c, core, i), core->cpu, core->state,
+			     NULL, 0);
 	return rc;
 }
 
@@ -914,11 +686,11 @@ int cores_set_state(struct cores *c, unsigned int idx, enum core_state state)
 static int set_one(void *ctx, unsigned int idx)
 {
 	struct cores *c = ctx;
-	struct core *k = &c->core[idx];
+	struct core *core = &c->core[idx];
 
-	k->toggle_rc = set_state(c, k, c->run_state, k->toggle_err,
-				 sizeof(k->toggle_err));
-	return k->toggle_rc;
+	core->toggle_rc = set_state(c, core, c->run_state, core->toggle_err,
+				    sizeof(core->toggle_err));
+	return core->toggle_rc;
 }
 
 static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
@@ -969,7 +741,7 @@ static __u64 now_clock(const struct cores *c)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	/* intel_pt timestamps are TSC values. */
-	if (c->backend == BACKEND_INTEL_PT)
+	if (c->plan.backend == BACKEND_INTEL_PT)
 		return __rdtsc();
 #endif
 	return clock_now_ns();
@@ -979,60 +751,62 @@ static __u64 now_clock(const struct cores *c)
  * While the core is paused: the raw bytes only. Records of the data rings
  * are put in order by order_rings() once the core runs again.
  */
-static void read_rings(struct cores *c, struct core *k, bool full,
+static void read_rings(struct cores *c, struct core *core, bool full,
 		       struct snap_core *out, __u8 *tbuf, size_t tcap,
 		       __u8 *sbuf, size_t scap)
 {
-	const __u8 *sb_ring = (const __u8 *)k->sb_page + c->page_size;
-	struct cyc_result r, s;
+	const __u8 *sb_ring = (const __u8 *)core->sb_page + c->plan.page_size;
+	struct cyclic_result trace_res, sb_res;
 	__u64 head;
 
 	/* The event is disabled: the kernel has written its last head. */
-	if (c->backend == BACKEND_INTEL_PT) {
-		head = __atomic_load_n(&k->data_page->aux_head,
+	if (c->plan.backend == BACKEND_INTEL_PT) {
+		head = __atomic_load_n(&core->data_page->aux_head,
 				       __ATOMIC_ACQUIRE);
-		cyc_aux_read(&k->aux_state, k->aux, head, full, tbuf, tcap, &r);
+		cyclic_aux_read(&core->aux_state, core->aux, head, full, tbuf,
+				tcap, &trace_res);
 	} else {
-		head = __atomic_load_n(&k->data_page->data_head,
+		head = __atomic_load_n(&core->data_page->data_head,
 				       __ATOMIC_ACQUIRE);
-		cyc_backward_take(&k->data_prev,
-				  (const __u8 *)k->data_page + c->page_size,
-				  c->buf_size, head, full, tbuf, tcap, &r);
+		cyclic_backward_take(
+			&core->data_prev,
+			(const __u8 *)core->data_page + c->plan.page_size,
+			c->plan.buf_size, head, full, tbuf, tcap, &trace_res);
 	}
-	head = __atomic_load_n(&k->sb_page->data_head, __ATOMIC_ACQUIRE);
-	cyc_backward_take(&k->sb_prev, sb_ring, c->sb_size, head, full, sbuf,
-			  scap, &s);
+	head = __atomic_load_n(&core->sb_page->data_head, __ATOMIC_ACQUIRE);
+	cyclic_backward_take(&core->sb_prev, sb_ring, c->plan.sb_size, head,
+			     full, sbuf, scap, &sb_res);
 	out->trace = tbuf;
-	out->trace_len = r.len;
+	out->trace_len = trace_res.len;
 	out->sideband = sbuf;
-	out->sideband_len = s.len;
-	out->wrapped = r.wrapped;
-	out->lost_bytes = r.lost_bytes;
-	out->head = r.head;
-	out->sb_wrapped = s.wrapped;
-	out->sb_lost_bytes = s.lost_bytes;
+	out->sideband_len = sb_res.len;
+	out->wrapped = trace_res.wrapped;
+	out->lost_bytes = trace_res.lost_bytes;
+	out->head = trace_res.head;
+	out->sb_wrapped = sb_res.wrapped;
+	out->sb_lost_bytes = sb_res.lost_bytes;
 }
 
 /* After the pause: keep the intact records, oldest first. */
 static void order_rings(struct cores *c, struct snap_core *out)
 {
-	struct cyc_result r = {
+	struct cyclic_result trace_res = {
 		.len = out->trace_len,
 		.lost_bytes = out->lost_bytes,
 	};
-	struct cyc_result s = {
+	struct cyclic_result sb_res = {
 		.len = out->sideband_len,
 		.lost_bytes = out->sb_lost_bytes,
 	};
 
-	if (c->backend != BACKEND_INTEL_PT) {
-		cyc_backward_done(out->trace, &r);
-		out->trace_len = r.len;
-		out->lost_bytes = r.lost_bytes;
+	if (c->plan.backend != BACKEND_INTEL_PT) {
+		cyclic_backward_done(out->trace, &trace_res);
+		out->trace_len = trace_res.len;
+		out->lost_bytes = trace_res.lost_bytes;
 	}
-	cyc_backward_done(out->sideband, &s);
-	out->sideband_len = s.len;
-	out->sb_lost_bytes = s.lost_bytes;
+	cyclic_backward_done(out->sideband, &sb_res);
+	out->sideband_len = sb_res.len;
+	out->sb_lost_bytes = sb_res.lost_bytes;
 }
 
 int cores_read(struct cores *c, unsigned int idx, bool full,
@@ -1040,37 +814,38 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	       __u8 *sb_buf, size_t sb_cap)
 {
 	enum core_state was;
-	struct core *k;
+	struct core *core;
 	__u64 t0, t_copy;
 	int rc;
 
 	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
 		return -EINVAL;
-	k = &c->core[idx];
+	core = &c->core[idx];
 	/*
 	 * Process scope with no target thread able to run: the kernel took
 	 * the events off the CPU with the threads (for intel_pt,
 	 * pt_event_del() stopped the trace and published aux_head), so
 	 * nothing writes while we copy and no ioctl is needed.
 	 */
-	was = c->offcpu ? CORE_PAUSED : k->state;
+	was = c->offcpu ? CORE_PAUSED : core->state;
 	t0 = clock_now_ns();
 	/* A disable makes the CPU flush its packet buffer and the kernel
 	 * publish aux_head; nothing is overwritten while we copy. */
-	rc = c->offcpu ? 0 :
-			 set_state(c, k, CORE_PAUSED, c->err, sizeof(c->err));
+	rc = c->offcpu ?
+		     0 :
+		     set_state(c, core, CORE_PAUSED, c->err, sizeof(c->err));
 	if (rc)
 		return rc;
 	memset(out, 0, sizeof(*out));
-	out->cpu = k->cpu;
-	out->data_id = k->data_id;
-	out->sb_id = k->sb_id;
-	out->mixed_ids = k->nr_extra > 0;
+	out->cpu = core->cpu;
+	out->data_id = core->data_id;
+	out->sb_id = core->sb_id;
+	out->mixed_ids = core->nr_extra > 0;
 	t_copy = clock_now_ns();
-	read_rings(c, k, full, out, trace_buf, trace_cap, sb_buf, sb_cap);
+	read_rings(c, core, full, out, trace_buf, trace_cap, sb_buf, sb_cap);
 	out->copy_ns = clock_now_ns() - t_copy;
 	out->tsc = now_clock(c);
-	rc = c->offcpu ? 0 : set_state(c, k, was, c->err, sizeof(c->err));
+	rc = c->offcpu ? 0 : set_state(c, core, was, c->err, sizeof(c->err));
 	out->paused_ns = was == CORE_RUNNING ? clock_now_ns() - t0 : 0;
 	order_rings(c, out);
 	return rc;
@@ -1079,22 +854,22 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 int cores_read_unchanged(struct cores *c, unsigned int idx,
 			 struct snap_core *out, __u8 *trace_buf, __u8 *sb_buf)
 {
-	struct core *k;
+	struct core *core;
 
 	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
 		return -EINVAL;
-	k = &c->core[idx];
+	core = &c->core[idx];
 	memset(out, 0, sizeof(*out));
-	out->cpu = k->cpu;
-	out->data_id = k->data_id;
-	out->sb_id = k->sb_id;
-	out->mixed_ids = k->nr_extra > 0;
+	out->cpu = core->cpu;
+	out->data_id = core->data_id;
+	out->sb_id = core->sb_id;
+	out->mixed_ids = core->nr_extra > 0;
 	out->unchanged = true;
 	out->trace = trace_buf;
 	out->sideband = sb_buf;
 	/* where the last read ended: the next one starts there */
-	out->head = c->backend == BACKEND_INTEL_PT ? k->aux_state.end :
-						     k->data_prev;
+	out->head = c->plan.backend == BACKEND_INTEL_PT ? core->aux_state.end :
+							  core->data_prev;
 	out->tsc = now_clock(c);
 	return 0;
 }

@@ -89,9 +89,11 @@ struct cores_config {
 	 */
 	bool parallel;
 	int parallel_rt_prio;
-	unsigned int sample_freq; /* sample backend, Hz; 0: PMU_SAMPLE_FREQ */
+	/* sample backend, Hz; 0: EVATTR_SAMPLE_FREQ */
+	unsigned int sample_freq;
 	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
-	__u32 stack_size; /* CALLGRAPH_DWARF bytes; 0: PMU_STACK_USER_DEFAULT */
+	/* CALLGRAPH_DWARF bytes; 0: EVATTR_STACK_USER_DEFAULT */
+	__u32 stack_size;
 	/*
 	 * intel-pt, process scope: --trigger-on points that the kernel cuts
 	 * PT at (auxact.h), in every group. Where the kernel or the PMU has
@@ -111,17 +113,10 @@ struct cores;
 void cores_config_init(struct cores_config *cfg);
 
 /*
- * Round @request bytes up to a power-of-two number of pages of @page_size
- * bytes (what perf requires of its rings) into *@size.
- * Returns -EINVAL for a zero @request or @page_size or NULL @size, -E2BIG
- * when the result does not fit in a size_t.
- */
-int cores_round_size(size_t request, size_t page_size, size_t *size);
-
-/*
  * Open one group of events per CPU of @cfg through @sys (NULL: the real
- * kernel). CPUs that are offline (sysfs online == 0, or perf_event_open
- * fails with ENODEV or ENOENT) are skipped and reported.
+ * kernel), as coreplan_make() plans them (scope, backend, attrs, sizes).
+ * CPUs that are offline (cpupresent.h, or perf_event_open fails with
+ * ENODEV or ENOENT) are skipped and reported.
  *
  * Returns NULL with errno set, and a message in @err: EINVAL for a bad
  * argument or a buffer that can't hold one PSB period; ENOENT when
@@ -198,6 +193,15 @@ int cores_tsc_conv(const struct cores *c, struct snap_tsc_conv *conv);
  * backend, -EINVAL for NULL arguments.
  */
 int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info);
+
+/*
+ * What every snapshot of the run shares, as these cores decide it, into
+ * @run: backend, scope, both attrs, the TSC conversion, and the CPU info
+ * (the intel_pt parts, /proc/cpuinfo's processor, the CPU counts). The
+ * caller's fields (pid, full, run_start_ns, scope_why) are left alone.
+ * Returns -EINVAL for NULL arguments or a set of no core.
+ */
+int cores_describe(const struct cores *c, struct snap_run *run);
 
 /* The recorded state of core @idx. Returns -EINVAL for bad arguments. */
 int cores_state(const struct cores *c, unsigned int idx,

@@ -17,7 +17,6 @@
  * caller reads with acquire before it reads the results.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -34,6 +33,7 @@
 #include <sys/syscall.h>
 
 #include "cpurun.h"
+#include "errbuf.h"
 #include "clock.h"
 
 /* CPU numbers above this are refused before anything is sized by them. */
@@ -226,21 +226,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int errmsg(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int errmsg(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 static int check_cpus(struct cpurun *r, const int *cpus, unsigned int nr,
 		      char *err, size_t errlen)
 {
@@ -248,20 +233,20 @@ static int check_cpus(struct cpurun *r, const int *cpus, unsigned int nr,
 
 	for (i = 0; i < nr; i++) {
 		if (cpus[i] < 0 || cpus[i] > CPURUN_MAX_CPU)
-			return errmsg(err, errlen, -EINVAL,
-				      "cpu %d does not exist", cpus[i]);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "cpu %d does not exist", cpus[i]);
 		if (cpus[i] > r->max_cpu)
 			r->max_cpu = cpus[i];
 	}
 	r->idx_of = malloc((r->max_cpu + 1) * sizeof(*r->idx_of));
 	if (!r->idx_of)
-		return errmsg(err, errlen, -ENOMEM, "out of memory");
+		return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	for (i = 0; i <= (unsigned int)r->max_cpu; i++)
 		r->idx_of[i] = -1;
 	for (i = 0; i < nr; i++) {
 		if (r->idx_of[cpus[i]] >= 0)
-			return errmsg(err, errlen, -EINVAL,
-				      "cpu %d is listed twice", cpus[i]);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "cpu %d is listed twice", cpus[i]);
 		r->idx_of[cpus[i]] = i;
 	}
 	return 0;
@@ -281,8 +266,8 @@ static int create_all(struct cpurun *r, int rt_prio, char *err, size_t errlen)
 
 	rc = pthread_attr_init(&a);
 	if (rc)
-		return errmsg(err, errlen, -rc, "can't create threads: %s",
-			      strerror(rc));
+		return errbuf_set(err, errlen, -rc, "can't create threads: %s",
+				  strerror(rc));
 	pthread_attr_setstacksize(&a, CPURUN_STACK);
 	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
@@ -295,9 +280,9 @@ static int create_all(struct cpurun *r, int rt_prio, char *err, size_t errlen)
 		w->rt_prio = rt_prio;
 		rc = pthread_create(&w->thread, &a, worker_main, w);
 		if (rc)
-			errmsg(err, errlen, 0,
-			       "can't create the thread for cpu %d: %s", w->cpu,
-			       strerror(rc));
+			errbuf_set(err, errlen, 0,
+				   "can't create the thread for cpu %d: %s",
+				   w->cpu, strerror(rc));
 		else
 			w->created = true;
 	}
@@ -323,10 +308,11 @@ static int wait_ready(struct cpurun *r, char *err, size_t errlen)
 
 		if (!w->created || !w->start_err)
 			continue;
-		return errmsg(err, errlen, -w->start_err,
-			      "can't pin a thread to cpu %d (not present, "
-			      "offline, or outside this process's CPU set): %s",
-			      w->cpu, strerror(w->start_err));
+		return errbuf_set(
+			err, errlen, -w->start_err,
+			"can't pin a thread to cpu %d (not present, "
+			"offline, or outside this process's CPU set): %s",
+			w->cpu, strerror(w->start_err));
 	}
 	return 0;
 }
@@ -339,14 +325,14 @@ struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
 	int rc;
 
 	if (!cpus || !nr) {
-		errmsg(err, errlen, 0, "no CPU to run on");
+		errbuf_set(err, errlen, 0, "no CPU to run on");
 		errno = EINVAL;
 		return NULL;
 	}
 	if (rt_prio > sched_get_priority_max(SCHED_FIFO)) {
-		errmsg(err, errlen, 0,
-		       "realtime priority %d is above the maximum of %d",
-		       rt_prio, sched_get_priority_max(SCHED_FIFO));
+		errbuf_set(err, errlen, 0,
+			   "realtime priority %d is above the maximum of %d",
+			   rt_prio, sched_get_priority_max(SCHED_FIFO));
 		errno = EINVAL;
 		return NULL;
 	}
@@ -355,7 +341,7 @@ struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
 		r->w = aligned_alloc(CACHELINE, nr * sizeof(*r->w));
 	if (!r || !r->w) {
 		free(r);
-		errmsg(err, errlen, 0, "out of memory");
+		errbuf_set(err, errlen, 0, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}

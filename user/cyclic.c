@@ -12,7 +12,8 @@ static bool pow2(size_t n)
 	return n && !(n & (n - 1));
 }
 
-int cyc_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out)
+int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len,
+		__u8 *out)
 {
 	size_t start, first;
 
@@ -31,23 +32,24 @@ int cyc_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out)
 }
 
 /* Remember the bytes just before @end: the writer overwrites them last. */
-static void aux_remember(struct cyc_aux *st, const __u8 *ring, __u64 end)
+static void aux_remember(struct cyclic_aux *st, const __u8 *ring, __u64 end)
 {
 	st->end = end;
-	st->window_len = st->size < CYC_WINDOW ? st->size : CYC_WINDOW;
-	cyc_copy(ring, st->size, end - st->window_len, st->window_len,
-		 st->window);
+	st->window_len = st->size < CYCLIC_WINDOW ? st->size : CYCLIC_WINDOW;
+	cyclic_copy(ring, st->size, end - st->window_len, st->window_len,
+		    st->window);
 }
 
-static bool aux_window_changed(const struct cyc_aux *st, const __u8 *ring)
+static bool aux_window_changed(const struct cyclic_aux *st, const __u8 *ring)
 {
-	__u8 now[CYC_WINDOW];
+	__u8 now[CYCLIC_WINDOW];
 
-	cyc_copy(ring, st->size, st->end - st->window_len, st->window_len, now);
+	cyclic_copy(ring, st->size, st->end - st->window_len, st->window_len,
+		    now);
 	return memcmp(now, st->window, st->window_len) != 0;
 }
 
-int cyc_aux_init(struct cyc_aux *st, const __u8 *ring, size_t size)
+int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size)
 {
 	if (!st || !ring || !pow2(size))
 		return -EINVAL;
@@ -57,8 +59,8 @@ int cyc_aux_init(struct cyc_aux *st, const __u8 *ring, size_t size)
 	return 0;
 }
 
-int cyc_aux_read(struct cyc_aux *st, const __u8 *ring, __u64 aux_head,
-		 bool full, __u8 *out, size_t cap, struct cyc_result *res)
+int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head,
+		    bool full, __u8 *out, size_t cap, struct cyclic_result *res)
 {
 	__u64 head, from;
 	size_t len;
@@ -83,7 +85,7 @@ int cyc_aux_read(struct cyc_aux *st, const __u8 *ring, __u64 aux_head,
 		from += len - cap;
 		len = cap;
 	}
-	cyc_copy(ring, st->size, from, len, out);
+	cyclic_copy(ring, st->size, from, len, out);
 	res->len = len;
 	aux_remember(st, ring, head);
 	return 0;
@@ -108,7 +110,7 @@ static void reverse_words(__u8 *p, size_t n)
 	}
 }
 
-size_t cyc_backward_order(__u8 *buf, size_t len)
+size_t cyclic_backward_order(__u8 *buf, size_t len)
 {
 	struct perf_event_header h;
 	size_t off = 0;
@@ -131,9 +133,9 @@ size_t cyc_backward_order(__u8 *buf, size_t len)
 	return off;
 }
 
-int cyc_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
-		      __u64 data_head, bool full, __u8 *out, size_t cap,
-		      struct cyc_result *res)
+int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
+			 __u64 data_head, bool full, __u8 *out, size_t cap,
+			 struct cyclic_result *res)
 {
 	__u64 written, avail;
 	size_t limit;
@@ -146,32 +148,32 @@ int cyc_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
 	limit = avail < size ? avail : size;
 	if (limit > cap)
 		limit = cap;
-	cyc_copy(ring, size, data_head, limit, out);
+	cyclic_copy(ring, size, data_head, limit, out);
 	memset(res, 0, sizeof(*res));
 	res->len = limit;
 	res->head = data_head;
 	res->wrapped = written > size;
-	res->lost_bytes = written; /* until cyc_backward_done() */
+	res->lost_bytes = written; /* until cyclic_backward_done() */
 	*prev_head = data_head;
 	return 0;
 }
 
-void cyc_backward_done(__u8 *out, struct cyc_result *res)
+void cyclic_backward_done(__u8 *out, struct cyclic_result *res)
 {
 	__u64 written = res->lost_bytes;
 
-	res->len = cyc_backward_order(out, res->len);
+	res->len = cyclic_backward_order(out, res->len);
 	res->lost_bytes = written > res->len ? written - res->len : 0;
 }
 
-int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
-		      __u64 data_head, bool full, __u8 *out, size_t cap,
-		      struct cyc_result *res)
+int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
+			 __u64 data_head, bool full, __u8 *out, size_t cap,
+			 struct cyclic_result *res)
 {
-	int rc = cyc_backward_take(prev_head, ring, size, data_head, full, out,
-				   cap, res);
+	int rc = cyclic_backward_take(prev_head, ring, size, data_head, full,
+				      out, cap, res);
 
 	if (!rc)
-		cyc_backward_done(out, res);
+		cyclic_backward_done(out, res);
 	return rc;
 }

@@ -8,12 +8,12 @@
  * - The AUX area of an intel_pt event, mapped read-only, which the kernel
  *   runs in overwrite mode: the newest bytes always win and aux_head is a
  *   position inside the buffer (0..size), not a running total, so the reader
- *   cannot tell from the head alone how much was written. struct cyc_aux
+ *   cannot tell from the head alone how much was written. struct cyclic_aux
  *   remembers where the last snapshot ended and a window of the bytes just
  *   before that point: the writer resumes at that point, so it reaches those
  *   bytes last; if they changed, it went (nearly) once around the buffer and
  *   data not yet snapshotted is gone. The whole buffer is then taken and the
- *   read says wrapped. A lap is reported up to CYC_WINDOW bytes early, and a
+ *   read says wrapped. A lap is reported up to CYCLIC_WINDOW bytes early, and a
  *   lap that rewrote the window with identical bytes (e.g. PT PAD packets,
  *   which are zero bytes, over the zeroed buffer) goes unseen.
  *
@@ -41,10 +41,10 @@
 #include <linux/perf_event.h>
 
 /* Bytes of the AUX area remembered at the end of each snapshot. */
-#define CYC_WINDOW 64
+#define CYCLIC_WINDOW 64
 
 /* What one read produced. */
-struct cyc_result {
+struct cyclic_result {
 	size_t len; /* bytes written to the caller's buffer */
 	bool wrapped; /* the ring overwrote bytes not yet read */
 	__u64 lost_bytes; /* bytes known to be lost since the last read */
@@ -52,11 +52,11 @@ struct cyc_result {
 };
 
 /* Per-ring state of the AUX reader. */
-struct cyc_aux {
+struct cyclic_aux {
 	size_t size;
 	__u64 end; /* where the last snapshot ended, 0..size-1 */
 	size_t window_len;
-	__u8 window[CYC_WINDOW];
+	__u8 window[CYCLIC_WINDOW];
 };
 
 /*
@@ -66,7 +66,8 @@ struct cyc_aux {
  * Returns -EINVAL if @ring or @out is NULL (with @len > 0), if @size is not
  * a power of two, or if @len > @size.
  */
-int cyc_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out);
+int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len,
+		__u8 *out);
 
 /*
  * Start reading the AUX area @ring of @size bytes from position 0, the
@@ -74,7 +75,7 @@ int cyc_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out);
  *
  * Returns -EINVAL if @st or @ring is NULL or @size is not a power of two.
  */
-int cyc_aux_init(struct cyc_aux *st, const __u8 *ring, size_t size);
+int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size);
 
 /*
  * Copy what the writer added since the last read, oldest first, into @out
@@ -85,10 +86,11 @@ int cyc_aux_init(struct cyc_aux *st, const __u8 *ring, size_t size);
  * Updates @st and fills @res.
  *
  * Returns -EINVAL if @st, @ring, @out or @res is NULL or @st was not set up
- * by cyc_aux_init().
+ * by cyclic_aux_init().
  */
-int cyc_aux_read(struct cyc_aux *st, const __u8 *ring, __u64 aux_head,
-		 bool full, __u8 *out, size_t cap, struct cyc_result *res);
+int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head,
+		    bool full, __u8 *out, size_t cap,
+		    struct cyclic_result *res);
 
 /*
  * Read the whole records of a write_backward ring @ring of @size bytes
@@ -101,23 +103,23 @@ int cyc_aux_read(struct cyc_aux *st, const __u8 *ring, __u64 aux_head,
  * Returns -EINVAL if @prev_head, @ring, @out or @res is NULL or @size is
  * not a power of two.
  */
-int cyc_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
-		      __u64 data_head, bool full, __u8 *out, size_t cap,
-		      struct cyc_result *res);
+int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
+			 __u64 data_head, bool full, __u8 *out, size_t cap,
+			 struct cyclic_result *res);
 
 /*
- * cyc_backward_read() in two steps, so that only the copy happens while
- * the event is paused: cyc_backward_take() copies the raw span (newest
- * record first) into @out; cyc_backward_done(), once the event runs again,
+ * cyclic_backward_read() in two steps, so that only the copy happens while
+ * the event is paused: cyclic_backward_take() copies the raw span (newest
+ * record first) into @out; cyclic_backward_done(), once the event runs again,
  * keeps the intact records, lays them out oldest first and sets res->len
  * and res->lost_bytes.
  *
- * cyc_backward_take() returns -EINVAL as cyc_backward_read() does.
+ * cyclic_backward_take() returns -EINVAL as cyclic_backward_read() does.
  */
-int cyc_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
-		      __u64 data_head, bool full, __u8 *out, size_t cap,
-		      struct cyc_result *res);
-void cyc_backward_done(__u8 *out, struct cyc_result *res);
+int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
+			 __u64 data_head, bool full, __u8 *out, size_t cap,
+			 struct cyclic_result *res);
+void cyclic_backward_done(__u8 *out, struct cyclic_result *res);
 
 /*
  * Lays the records of @len bytes at @buf, newest first as
@@ -125,6 +127,6 @@ void cyc_backward_done(__u8 *out, struct cyc_result *res);
  * the first record that is not intact (shorter than its header, past
  * @len, or not a multiple of 8 bytes). Returns the bytes kept (0 for NULL).
  */
-size_t cyc_backward_order(__u8 *buf, size_t len);
+size_t cyclic_backward_order(__u8 *buf, size_t len);
 
 #endif /* PTBPF_CYCLIC_H */

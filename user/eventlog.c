@@ -49,6 +49,12 @@ fail:
 	return ret;
 }
 
+void eventlog_init(struct eventlog *log)
+{
+	memset(log, 0, sizeof(*log));
+	log->fd = -1;
+}
+
 void eventlog_set_run(struct eventlog *log, const char *run)
 {
 	snprintf(log->run, sizeof(log->run), "%s", run ? run : "");
@@ -84,6 +90,46 @@ struct json *eventlog_begin(struct eventlog *log, const char *event,
 	return j;
 }
 
+/* Keeps @len bytes of @buf for later; a line that does not fit is lost. */
+static void keep(struct eventlog *log, const char *buf, size_t len)
+{
+	if (len > sizeof(log->pending) - log->pending_len) {
+		log->dropped++;
+		return;
+	}
+	memcpy(log->pending + log->pending_len, buf, len);
+	log->pending_len += len;
+}
+
+/*
+ * Writes what waits. Returns 0 when nothing is left waiting, or -errno.
+ * Only a write that put nothing down leaves a line whole: the rest of a
+ * short write stays to finish the line it began.
+ */
+static int flush_pending(struct eventlog *log)
+{
+	ssize_t n;
+
+	if (!log->pending_len)
+		return 0;
+	n = write(log->fd, log->pending, log->pending_len);
+	if (n > 0) {
+		memmove(log->pending, log->pending + n,
+			log->pending_len - (size_t)n);
+		log->pending_len -= (size_t)n;
+	}
+	if (log->pending_len)
+		return n < 0 ? -errno : -ENOSPC;
+	return 0;
+}
+
+static int fail(struct eventlog *log, int ret)
+{
+	if (!log->err)
+		log->err = ret;
+	return ret;
+}
+
 int eventlog_end(struct eventlog *log)
 {
 	struct json *j = &log->j;
@@ -97,21 +143,28 @@ int eventlog_end(struct eventlog *log)
 	j->buf[j->len++] = '\n'; /* json_finish left room for the NUL */
 	if (log->fd < 0)
 		return -EBADF;
+	ret = flush_pending(log);
+	if (ret) {
+		/* after the ones that wait, in order */
+		keep(log, j->buf, j->len);
+		return fail(log, ret);
+	}
 	/* O_APPEND and one write: lines never interleave or tear */
 	n = write(log->fd, j->buf, j->len);
 	if (n < 0 || (size_t)n != j->len) {
 		ret = n < 0 ? -errno : -EIO;
-		if (!log->err)
-			log->err = ret;
-		return ret;
+		keep(log, j->buf + (n > 0 ? n : 0), j->len - (n > 0 ? n : 0));
+		return fail(log, ret);
 	}
 	return 0;
 }
 
 void eventlog_close(struct eventlog *log)
 {
-	if (log->fd >= 0)
+	if (log->fd >= 0) {
+		flush_pending(log);
 		close(log->fd);
+	}
 	log->fd = -1;
 }
 

@@ -17,6 +17,12 @@
 
 /* A line holds a path of PATH_MAX bytes even when every byte is escaped. */
 #define EVENTLOG_LINE_MAX (8 * 4096)
+/*
+ * Lines a write could not put down (a full disk) wait here, in order, and
+ * go before the next line or at close: the disk frees up when the writer
+ * removes a snapshot it could not finish.
+ */
+#define EVENTLOG_PENDING_MAX (64 * 1024)
 /* "run": 16 hex digits, new for every run of ptbpf */
 #define EVENTLOG_RUN_LEN 16
 
@@ -26,7 +32,13 @@ struct eventlog {
 	char run[EVENTLOG_RUN_LEN + 1]; /* "" until eventlog_set_run() */
 	struct json j;
 	char line[EVENTLOG_LINE_MAX];
+	size_t pending_len; /* bytes waiting in pending[] */
+	unsigned long long dropped; /* lines that found pending[] full */
+	char pending[EVENTLOG_PENDING_MAX];
 };
+
+/* Not open yet (fd -1): eventlog_close() is safe, lines go nowhere. */
+void eventlog_init(struct eventlog *log);
 
 /*
  * Opens (appends to) events.jsonl inside the directory @dirfd, mode 0600,
@@ -48,8 +60,13 @@ void eventlog_new_run(char *buf);
 /* Starts a line with "event", "ts" (CLOCK_MONOTONIC ns), "pid" and "run". */
 struct json *eventlog_begin(struct eventlog *log, const char *event,
 			    uint64_t ts, int pid);
-/* Ends and writes the line. Returns 0 or -errno (and keeps it in err). */
+/*
+ * Ends and writes the line, after any that wait from a failed write.
+ * Returns 0 or -errno (and keeps it in err); a line that could not be
+ * written waits (up to EVENTLOG_PENDING_MAX bytes) for the next call.
+ */
 int eventlog_end(struct eventlog *log);
+/* Writes what waits, if it can, and closes the file. */
 void eventlog_close(struct eventlog *log);
 
 /* "breakpoint" for PTBPF_STOP_BREAKPOINT...; NULL for unknown. */

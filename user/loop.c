@@ -157,8 +157,8 @@ static int end_child(const struct loop_args *a, int sfd)
 	struct signalfd_siginfo si;
 	bool kill_now = false;
 
-	kill(t->pid, SIGTERM);
-	kill(t->pid, SIGCONT);
+	target_signal(t, SIGTERM);
+	target_signal(t, SIGCONT);
 	while (!kill_now && (now = clock_now_ns()) < end) {
 		int n = poll(p, 2, (int)((end - now) / 1000000 + 1));
 
@@ -176,7 +176,7 @@ static int end_child(const struct loop_args *a, int sfd)
 			  !jobctl_terminal_signal(a->jc, si.ssi_code)))
 			kill_now = true;
 	}
-	kill(t->pid, SIGKILL);
+	target_signal(t, SIGKILL);
 	return target_reap(t);
 }
 
@@ -204,8 +204,10 @@ static int end_run(const struct loop_args *a, int sfd, const char *reason,
 static int should_end(const struct loop_args *a, int sfd,
 		      struct loop_result *res)
 {
-	if (a->ctl->end_reason)
-		return end_run(a, sfd, a->ctl->end_reason, res);
+	const char *why = control_end_reason(a->ctl);
+
+	if (why)
+		return end_run(a, sfd, why, res);
 	if (a->end_ns && clock_now_ns() >= a->end_ns)
 		return end_run(a, sfd, "duration", res);
 	return 0;

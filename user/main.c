@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "control.h"
 #include "cores.h"
+#include "ctlops.h"
 #include "eventlog.h"
 #include "jobctl.h"
 #include "loop.h"
@@ -25,7 +26,7 @@
 #include "privs.h"
 #include "say.h"
 #include "scope.h"
-#include "snapshot.h"
+#include "snapstage.h"
 #include "status.h"
 #include "target.h"
 #include "trigger.h"
@@ -43,9 +44,10 @@ struct app {
 	struct jobctl jc; /* launch mode at a terminal */
 	struct eventlog log;
 	struct control ctl;
+	struct ctlops hands; /* control_ops and the events' sink */
 	struct watch *watch;
 	struct cores *cores;
-	struct snapshots *snaps;
+	struct snapstage *snaps;
 	int outfd, cgroup_fd;
 	int uid, gid;
 	enum ptbpf_scope scope;
@@ -63,61 +65,13 @@ struct app {
 	char cache_dir[512]; /* perf's build-id cache */
 };
 
-static int on_event(void *ctx, const struct ptbpf_event *e)
+/* Writes what is queued; later events find no stager to tell. */
+static void stop_snapshots(struct app *app)
 {
-	struct app *app = ctx;
-
-	control_event(&app->ctl, e, clock_now_ns());
-	if (e->kind == PTBPF_EV_EXEC)
-		snapshots_refresh_proc(app->snaps);
-	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
-	    e->kind == PTBPF_EV_THREAD_EXIT)
-		snapshots_note_thread(app->snaps, e->tid, e->comm);
-	return 0;
+	snapstage_stop(app->snaps);
+	app->snaps = NULL;
+	app->hands.stage = NULL;
 }
-
-/* control_ops over cores and snapshots. */
-static int ops_pause(void *ctx, uint64_t *done)
-{
-	struct app *app = ctx;
-	__u64 t = 0;
-	int ret = cores_pause_all(app->cores, &t);
-
-	*done = t;
-	return ret;
-}
-
-static int ops_resume(void *ctx, uint64_t *done)
-{
-	struct app *app = ctx;
-	__u64 t = 0;
-	int ret = cores_resume_all(app->cores, &t);
-
-	*done = t;
-	return ret;
-}
-
-static int ops_snapshot(void *ctx, const struct snap_trigger *t)
-{
-	struct app *app = ctx;
-	int64_t id = snapshots_stage(app->snaps, t);
-
-	return id < 0 ? (int)id : 0;
-}
-
-static void ops_offcpu(void *ctx, bool off)
-{
-	struct app *app = ctx;
-
-	cores_set_offcpu(app->cores, off);
-}
-
-static const struct control_ops app_ops = {
-	.pause = ops_pause,
-	.resume = ops_resume,
-	.snapshot = ops_snapshot,
-	.offcpu = ops_offcpu,
-};
 
 static bool cpu_ran(void *ctx, int cpu)
 {
@@ -358,6 +312,7 @@ static int open_cores(struct app *app)
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
 	if (!app->cores)
 		return -errno;
+	app->hands.cores = app->cores;
 	/* the LLDB bundle is Intel PT's: samples have only perf.data */
 	if (!(app->cfg.formats & SNAPFMT_PERF) &&
 	    cores_backend(app->cores) == BACKEND_SAMPLE) {
@@ -378,23 +333,28 @@ static int open_cores(struct app *app)
 /* Where the run's files go: made only once everything else is ready. */
 static int open_output(struct app *app)
 {
-	struct snapshots_config sc = {
-		.out_dir = app->cfg.output,
-		.uid = app->uid,
-		.gid = app->gid,
-		.formats = app->cfg.formats,
-		.max_snapshots = app->cfg.max_snapshots,
-		.max_size = app->cfg.max_size,
-		.run_start_ns = app->start_ns,
-		.full = app->cfg.full,
+	struct snap_run run = {
 		.pid = app->target.pid,
-		.verbosity = app->cfg.verbosity,
-		.run = app->run,
-		.buildid_cache =
-			buildcache_dir(app->cache_dir, sizeof(app->cache_dir)),
+		.full = app->cfg.full,
+		.run_start_ns = app->start_ns,
 		.scope_why = app->scope_why,
+	};
+	struct snapstage_config sc = {
+		.run = &run,
 		.cpu_ran = cpu_ran,
 		.cpu_ran_ctx = app,
+		.writer = {
+			.out_dir = app->cfg.output,
+			.uid = app->uid,
+			.gid = app->gid,
+			.formats = app->cfg.formats,
+			.max_snapshots = app->cfg.max_snapshots,
+			.max_size = app->cfg.max_size,
+			.verbosity = app->cfg.verbosity,
+			.run_id = app->run,
+			.buildid_cache = buildcache_dir(app->cache_dir,
+							sizeof(app->cache_dir)),
+		},
 	};
 	int ret;
 
@@ -418,10 +378,12 @@ static int open_output(struct app *app)
 	}
 	eventlog_new_run(app->run);
 	eventlog_set_run(&app->log, app->run);
-	sc.dirfd = app->outfd;
+	cores_describe(app->cores, &run);
+	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
-	app->snaps = snapshots_start(&sc, app->cores, &app->log, app->err,
+	app->snaps = snapstage_start(&sc, app->cores, &app->log, app->err,
 				     sizeof(app->err));
+	app->hands.stage = app->snaps;
 	return app->snaps ? 0 : -errno;
 }
 
@@ -438,13 +400,14 @@ static int start_watching(struct app *app)
 		return state;
 	}
 	control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
-		     app->cfg.no_pause, app->cfg.verbosity, &app_ops, app);
-	app->ctl.min_interval_ns = app->cfg.min_interval_ns;
-	app->ctl.t0 = app->start_ns;
-	app->ctl.points = app->cfg.trigger_on;
-	app->ctl.nr_points = app->cfg.nr_trigger_on;
-	app->ctl.min_history_ns = app->cfg.min_history_ns;
-	app->ctl.trigger_limit = app->cfg.trigger_limit;
+		     app->cfg.no_pause, app->cfg.verbosity, &ctlops_ops,
+		     &app->hands);
+	control_set_min_interval(&app->ctl, app->cfg.min_interval_ns);
+	control_set_t0(&app->ctl, app->start_ns);
+	control_set_points(&app->ctl, app->cfg.trigger_on,
+			   app->cfg.nr_trigger_on);
+	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns,
+				   app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
 	control_start(&app->ctl, state,
@@ -455,8 +418,8 @@ static int start_watching(struct app *app)
 	    target_release(&app->target, app->err, sizeof(app->err))) {
 		/* the command could not be run: as a shell, say so, exit 127 */
 		app->exec_failed = true;
-		app->ctl.verbosity =
-			-1; /* the error line is all there is to say */
+		/* the error line is all there is to say */
+		control_set_verbosity(&app->ctl, -1);
 		return -ENOEXEC;
 	}
 	if (app->cfg.verbosity >= 0 && app->notes[0])
@@ -515,8 +478,11 @@ static int attach_points(struct app *app)
 	return 0;
 }
 
+/* Returns 0 or the -errno of the step that failed, with app->err set. */
 static int setup(struct app *app)
 {
+	int ret;
+
 	app->start_ns = clock_now_ns();
 	if (privs_check(app->err, sizeof(app->err)))
 		return -EPERM;
@@ -524,18 +490,25 @@ static int setup(struct app *app)
 	if (loop_set_realtime() && app->cfg.verbosity > 0)
 		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
-	if (setup_target(app))
-		return -ESRCH;
-	if (resolve_points(app))
-		return -ENOENT;
+	ret = setup_target(app);
+	if (ret)
+		return ret;
+	app->hands.ctl = &app->ctl;
+	ret = resolve_points(app);
+	if (ret)
+		return ret;
 	app->watch = watch_open(app->target.pid, app->cfg.verbosity > 0,
-				on_event, app, app->err, sizeof(app->err));
+				ctlops_event, &app->hands, app->err,
+				sizeof(app->err));
 	if (!app->watch)
 		return -errno;
-	if (attach_points(app))
-		return -EIO;
-	if (open_cores(app) || open_output(app))
-		return -EIO;
+	ret = attach_points(app);
+	if (!ret)
+		ret = open_cores(app);
+	if (!ret)
+		ret = open_output(app);
+	if (ret)
+		return ret;
 	loop_block_signals();
 	return start_watching(app);
 }
@@ -552,8 +525,7 @@ static int run(struct app *app)
 			return EXIT_SETUP;
 		}
 		status = target_reap(&app->target);
-		snapshots_stop(app->snaps);
-		app->snaps = NULL;
+		stop_snapshots(app);
 		control_end(&app->ctl, "exec_failed", status);
 		return 127;
 	}
@@ -561,8 +533,8 @@ static int run(struct app *app)
 		char state[64];
 
 		snprintf(state, sizeof(state), "pid %d %s", app->target.pid,
-			 app->ctl.target == PTBPF_PROC_STOPPED ? "stopped" :
-								 "running");
+			 control_target_stopped(&app->ctl) ? "stopped" :
+							     "running");
 		status_target(state, false);
 	}
 	ret = loop_run(
@@ -578,9 +550,8 @@ static int run(struct app *app)
 		},
 		&res);
 	control_finish(&app->ctl, res.snapshot);
-	snapshots_stop(app->snaps);
+	stop_snapshots(app);
 	status_close(); /* the last lines are plain ones */
-	app->snaps = NULL;
 	control_end(&app->ctl, res.reason, res.status);
 	if (ret) {
 		say("ptbpf: %s\n", res.error);
@@ -592,7 +563,8 @@ static int run(struct app *app)
 /* Every path out: no BPF program attached, no perf event open. */
 static void cleanup(struct app *app)
 {
-	snapshots_stop(app->snaps);
+	stop_snapshots(app);
+	app->hands.cores = NULL;
 	cores_close(app->cores);
 	watch_close(app->watch);
 	target_close(&app->target);
@@ -614,8 +586,8 @@ int main(int argc, char **argv)
 	struct app app = { .outfd = -1, .cgroup_fd = -1 };
 	int ret;
 
-	app.target.pidfd = app.target.go_fd = app.target.err_fd = -1;
-	app.log.fd = -1;
+	target_init(&app.target);
+	eventlog_init(&app.log);
 	if (args_parse(&app.cfg, argc, argv, app.err, sizeof(app.err))) {
 		fprintf(stderr, "ptbpf: %s\n", app.err);
 		args_free(&app.cfg);

@@ -120,12 +120,12 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 		return -EINVAL;
 	if (cap < sizeof(r))
 		return -ENOSPC;
-	ci = &snap->cpu_info;
-	priv[PERFREC_PT_PMU_TYPE] = snap->data_attr.type;
-	priv[PERFREC_PT_TIME_SHIFT] = snap->conv.time_shift;
-	priv[PERFREC_PT_TIME_MULT] = snap->conv.time_mult;
-	priv[PERFREC_PT_TIME_ZERO] = snap->conv.time_zero;
-	priv[PERFREC_PT_CAP_USER_TIME_ZERO] = snap->conv.valid;
+	ci = &snap->run.cpu_info;
+	priv[PERFREC_PT_PMU_TYPE] = snap->run.data_attr.type;
+	priv[PERFREC_PT_TIME_SHIFT] = snap->run.conv.time_shift;
+	priv[PERFREC_PT_TIME_MULT] = snap->run.conv.time_mult;
+	priv[PERFREC_PT_TIME_ZERO] = snap->run.conv.time_zero;
+	priv[PERFREC_PT_CAP_USER_TIME_ZERO] = snap->run.conv.valid;
 	/* the PMU's own format bits; the RTIT_CTL layout when not known */
 	priv[PERFREC_PT_TSC_BIT] = ci->pt_tsc_mask ? ci->pt_tsc_mask :
 						     PERFDATA_PT_TSC;
@@ -138,8 +138,8 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 	 * task, and fails on any other record). 2: PERF_RECORD_SWITCH of
 	 * task-bound events (process scope), the tid from a switch-in.
 	 */
-	priv[PERFREC_PT_HAVE_SCHED_SWITCH] = snap->scope == SCOPE_PROCESS ? 2 :
-									    3;
+	priv[PERFREC_PT_HAVE_SCHED_SWITCH] =
+		snap->run.scope == SCOPE_PROCESS ? 2 : 3;
 	/* not perf's snapshot mode: one buffer per core */
 	priv[PERFREC_PT_SNAPSHOT_MODE] = 0;
 	priv[PERFREC_PT_PER_CPU_MMAPS] = 1;
@@ -161,7 +161,7 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 
 static void put_time_conv(struct writer *w)
 {
-	const struct snap_tsc_conv *cv = &w->snap->conv;
+	const struct snap_tsc_conv *cv = &w->snap->run.conv;
 	struct perfrec_time_conv r;
 
 	memset(&r, 0, sizeof(r));
@@ -294,7 +294,7 @@ static void put_auxtrace(struct writer *w, unsigned int idx)
 static int put_data(struct writer *w)
 {
 	const struct snapshot *s = w->snap;
-	bool pt = s->backend == BACKEND_INTEL_PT;
+	bool pt = s->run.backend == BACKEND_INTEL_PT;
 	unsigned int i;
 	ssize_t n;
 	int err;
@@ -305,17 +305,17 @@ static int put_data(struct writer *w)
 			return (int)n;
 		fileout_write(&w->out, w->rec, (size_t)n);
 	}
-	if (s->conv.valid)
+	if (s->run.conv.valid)
 		put_time_conv(w);
 	err = put_process(w);
 	for (i = 0; i < s->nr_cores && !err; i++) {
 		err = put_stream(w, s->cores[i].sideband,
-				 s->cores[i].sideband_len, &s->sb_attr, ATTR_SB,
-				 i);
+				 s->cores[i].sideband_len, &s->run.sb_attr,
+				 ATTR_SB, i);
 		if (!err && !pt)
 			err = put_stream(w, s->cores[i].trace,
-					 s->cores[i].trace_len, &s->data_attr,
-					 ATTR_DATA, i);
+					 s->cores[i].trace_len,
+					 &s->run.data_attr, ATTR_DATA, i);
 	}
 	for (i = 0; i < s->nr_cores && pt && !err; i++)
 		if (s->cores[i].trace_len)
@@ -326,11 +326,11 @@ static int put_data(struct writer *w)
 static void event_name(const struct snapshot *s, int which, char *buf,
 		       size_t len)
 {
-	const struct perf_event_attr *a = which == ATTR_DATA ? &s->data_attr :
-							       &s->sb_attr;
-	const char *base = which == ATTR_SB		  ? "dummy" :
-			   s->backend == BACKEND_INTEL_PT ? "intel_pt//" :
-							    "cpu-clock";
+	const struct perf_event_attr *a =
+		which == ATTR_DATA ? &s->run.data_attr : &s->run.sb_attr;
+	const char *base = which == ATTR_SB		      ? "dummy" :
+			   s->run.backend == BACKEND_INTEL_PT ? "intel_pt//" :
+								"cpu-clock";
 	const char *mod = "";
 	bool pmu;
 
@@ -339,7 +339,7 @@ static void event_name(const struct snapshot *s, int which, char *buf,
 		mod = "u";
 	else if (!a->exclude_kernel && a->exclude_user)
 		mod = "k";
-	pmu = which == ATTR_DATA && s->backend == BACKEND_INTEL_PT;
+	pmu = which == ATTR_DATA && s->run.backend == BACKEND_INTEL_PT;
 	snprintf(buf, len, "%s%s%s", base, *mod && !pmu ? ":" : "", mod);
 }
 
@@ -365,7 +365,7 @@ static void feat_event_desc(struct writer *w, struct blob *b)
 /* perf sizes per-CPU tables from NRCPUS: cover every traced CPU */
 static __u32 nr_avail(const struct snapshot *s)
 {
-	__u32 avail = s->cpu_info.nr_cpus_avail;
+	__u32 avail = s->run.cpu_info.nr_cpus_avail;
 	unsigned int i;
 
 	for (i = 0; i < s->nr_cores; i++)
@@ -376,7 +376,7 @@ static __u32 nr_avail(const struct snapshot *s)
 
 static void feat_nrcpus(const struct snapshot *s, struct blob *b)
 {
-	__u32 online = s->cpu_info.nr_cpus_online;
+	__u32 online = s->run.cpu_info.nr_cpus_online;
 
 	if (!online)
 		online = s->nr_cores;
@@ -479,7 +479,7 @@ static void feat_clock_data(const struct snapshot *s,
 {
 	struct perffile_clock_data cd = {
 		.version = 1,
-		.clockid = (__u32)s->data_attr.clockid,
+		.clockid = (__u32)s->run.data_attr.clockid,
 		.tod_ns = h->clock_tod_ns,
 		.clock_ns = h->clock_ns,
 	};
@@ -491,7 +491,7 @@ static void feat_clock_data(const struct snapshot *s,
 static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 		       struct blob *b)
 {
-	const struct snap_cpu_info *ci = &w->snap->cpu_info;
+	const struct snap_cpu_info *ci = &w->snap->run.cpu_info;
 	char cpuid[64];
 	unsigned int i;
 
@@ -521,7 +521,7 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 	case PERFFILE_FEAT_CLOCKID:
 	case PERFFILE_FEAT_CLOCK_DATA:
 		/* perf record writes them only for events with their clock */
-		if (!w->snap->data_attr.use_clockid || !h->clock_res_ns)
+		if (!w->snap->run.data_attr.use_clockid || !h->clock_res_ns)
 			return false;
 		if (f == PERFFILE_FEAT_CLOCKID)
 			blob_put(b, &h->clock_res_ns, sizeof(h->clock_res_ns));
@@ -646,8 +646,8 @@ static int writer_init(struct writer *w, const struct snapshot *snap)
 	int a;
 
 	w->snap = snap;
-	perfdata_file_attr(&snap->data_attr, &w->attr[ATTR_DATA]);
-	perfdata_file_attr(&snap->sb_attr, &w->attr[ATTR_SB]);
+	perfdata_file_attr(&snap->run.data_attr, &w->attr[ATTR_DATA]);
+	perfdata_file_attr(&snap->run.sb_attr, &w->attr[ATTR_SB]);
 	for (a = 0; a < NR_ATTRS; a++) {
 		w->ids[a] = calloc(snap->nr_cores, sizeof(__u64));
 		if (!w->ids[a])
@@ -688,17 +688,17 @@ int perfdata_write(int fd, const struct snapshot *snap,
 	int err, a;
 
 	if (!snap || !snap->nr_cores || !snap->cores ||
-	    (snap->backend != BACKEND_INTEL_PT &&
-	     snap->backend != BACKEND_SAMPLE))
+	    (snap->run.backend != BACKEND_INTEL_PT &&
+	     snap->run.backend != BACKEND_SAMPLE))
 		return -EINVAL;
 	if (!host) {
 		hi = calloc(1, sizeof(*hi));
-		err = hi ? hostinfo_read(
-				   hi, NULL,
-				   snap->data_attr.use_clockid ?
-					   (clockid_t)snap->data_attr.clockid :
-					   -1,
-				   nr_avail(snap)) :
+		err = hi ? hostinfo_read(hi, NULL,
+					 snap->run.data_attr.use_clockid ?
+						 (clockid_t)snap->run.data_attr
+							 .clockid :
+						 -1,
+					 nr_avail(snap)) :
 			   -ENOMEM;
 		if (err) {
 			free(hi);

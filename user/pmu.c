@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PMU discovery from sysfs and perf_event_attr construction. See pmu.h.
+ * The intel_pt PMU: discovery from sysfs, its data event's attr, what a
+ * decoder needs to know of it. See pmu.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -9,12 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#if defined(__x86_64__)
-#include <asm/perf_regs.h>
-#endif
 
 #include "pmu.h"
 
@@ -393,116 +389,6 @@ int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel,
 	return 0;
 }
 
-int pmu_sample_attr(struct perf_event_attr *attr, bool kernel, bool disabled,
-		    unsigned int freq)
-{
-	if (!attr)
-		return -EINVAL;
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = PERF_COUNT_SW_CPU_CLOCK;
-	attr->freq = 1;
-	attr->sample_freq = freq ? freq : PMU_SAMPLE_FREQ;
-	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			    PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_CPU;
-	attr->sample_id_all = 1;
-	attr->use_clockid = 1;
-	attr->clockid = CLOCK_MONOTONIC;
-	attr->write_backward = 1;
-	attr->exclude_kernel = !kernel;
-	attr->exclude_hv = 1;
-	attr->disabled = disabled;
-	return 0;
-}
-
-/*
- * The user registers perf's DWARF unwinder wants: on x86-64 every general
- * purpose one but the segment registers DS, ES, FS and GS, which the kernel
- * refuses to sample in 64-bit mode (perf's PERF_REGS_MASK).
- */
-static __u64 user_regs_mask(void)
-{
-#if defined(__x86_64__)
-	return ((1ULL << PERF_REG_X86_64_MAX) - 1) &
-	       ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) |
-		 (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS));
-#else
-	return 0;
-#endif
-}
-
-int pmu_sample_callgraph(struct perf_event_attr *attr,
-			 enum ptbpf_callgraph mode, __u32 stack_size,
-			 bool kernel)
-{
-	if (!attr || stack_size % 8 || stack_size > PMU_STACK_USER_MAX)
-		return -EINVAL;
-	switch (mode) {
-	case CALLGRAPH_NONE:
-		return 0;
-	case CALLGRAPH_FP:
-		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		attr->exclude_callchain_kernel = !kernel;
-		return 0;
-	case CALLGRAPH_DWARF:
-		if (!user_regs_mask())
-			return -EOPNOTSUPP;
-		/* the kernel part of the chain is exact; the user part is
-		 * unwound afterwards from the registers and the stack copy */
-		attr->sample_type |= PERF_SAMPLE_CALLCHAIN |
-				     PERF_SAMPLE_REGS_USER |
-				     PERF_SAMPLE_STACK_USER;
-		attr->exclude_callchain_user = 1;
-		attr->exclude_callchain_kernel = !kernel;
-		attr->sample_regs_user = user_regs_mask();
-		attr->sample_stack_user = stack_size ? stack_size :
-						       PMU_STACK_USER_DEFAULT;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int pmu_sample_freq(unsigned int want, const char *path, unsigned int *got)
-{
-	char text[32];
-	__u64 max;
-
-	if (!got)
-		return -EINVAL;
-	*got = want ? want : PMU_SAMPLE_FREQ;
-	if (read_small(path ? path :
-			      "/proc/sys/kernel/perf_event_max_sample_rate",
-		       text, sizeof(text)) ||
-	    parse_u64(text, 10, &max) || !max || max >= *got)
-		return 0;
-	*got = (unsigned int)max;
-	return 1;
-}
-
-int pmu_sideband_attr(struct perf_event_attr *attr, enum ptbpf_backend backend,
-		      bool disabled)
-{
-	if (!attr || (backend != BACKEND_INTEL_PT && backend != BACKEND_SAMPLE))
-		return -EINVAL;
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = PERF_COUNT_SW_DUMMY;
-	attr->context_switch = 1;
-	attr->sample_id_all = 1;
-	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	if (backend == BACKEND_SAMPLE) {
-		attr->use_clockid = 1;
-		attr->clockid = CLOCK_MONOTONIC;
-	}
-	attr->write_backward = 1;
-	attr->disabled = disabled;
-	return 0;
-}
-
 /* Read back the bits of @name from @attr's config words; 0 when absent. */
 static __u64 get_field(const struct pmu_intel_pt *pmu,
 		       const struct perf_event_attr *attr, const char *name)
@@ -546,8 +432,8 @@ int pmu_cpu_info(const struct pmu_intel_pt *pmu,
 	info->tsc_ctc_ratio_n = pmu->tsc_art_n;
 	info->tsc_ctc_ratio_d = pmu->tsc_art_d;
 	info->max_nonturbo_ratio = pmu->max_nonturbo_ratio;
-	info->mtc_freq = get_field(pmu, attr, "mtc") ?
-				 (__u32)get_field(pmu, attr, "mtc_period") :
-				 0;
+	info->mtc = get_field(pmu, attr, "mtc") != 0;
+	info->mtc_freq = info->mtc ? (__u32)get_field(pmu, attr, "mtc_period") :
+				     0;
 	return 0;
 }

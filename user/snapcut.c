@@ -77,7 +77,7 @@ int snapcut_snapshot(struct snapshot *s)
 	unsigned int i;
 	int ret = 0, r;
 
-	if (!s || s->backend != BACKEND_SAMPLE)
+	if (!s || s->run.backend != BACKEND_SAMPLE)
 		return -EINVAL;
 	memset(&s->cut, 0, sizeof(s->cut));
 	s->cut.how = "time";
@@ -85,14 +85,14 @@ int snapcut_snapshot(struct snapshot *s)
 		struct snap_core *c = &s->cores[i];
 
 		r = snapcut_stream(c->trace, &c->trace_len,
-				   s->data_attr.sample_type,
-				   s->data_attr.sample_id_all, s->why.ts,
+				   s->run.data_attr.sample_type,
+				   s->run.data_attr.sample_id_all, s->why.ts,
 				   &s->cut);
 		if (!ret)
 			ret = r;
 		r = snapcut_stream(c->sideband, &c->sideband_len,
-				   s->sb_attr.sample_type,
-				   s->sb_attr.sample_id_all, s->why.ts,
+				   s->run.sb_attr.sample_type,
+				   s->run.sb_attr.sample_id_all, s->why.ts,
 				   &s->cut);
 		if (!ret)
 			ret = r;

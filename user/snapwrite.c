@@ -24,14 +24,14 @@
 
 struct job {
 	const struct snapshot *snap;
-	const struct snapwrite_opts *o;
+	const struct snapwrite_opts *opts;
 	int dirfd; /* the temporary snapshot directory */
 	bool made; /* we created it: ours to remove on failure */
 	char *err;
 	size_t err_len;
 };
 
-static int fail(struct job *b, int ret, const char *fmt, ...)
+static int fail(struct job *job, int ret, const char *fmt, ...)
 {
 	char what[PATH_MAX + 128];
 	va_list ap;
@@ -39,17 +39,19 @@ static int fail(struct job *b, int ret, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (b->err && b->err_len)
-		snprintf(b->err, b->err_len, "snapshot %llu: %s: %s",
-			 (unsigned long long)b->snap->id, what, strerror(-ret));
+	if (job->err && job->err_len)
+		snprintf(job->err, job->err_len, "snapshot %llu: %s: %s",
+			 (unsigned long long)job->snap->id, what,
+			 strerror(-ret));
 	return ret;
 }
 
-static int give(int fd, const struct snapwrite_opts *o)
+/* Hands @fd to the user the snapshot is for (sudo's), when there is one. */
+static int chown_to_user(int fd, const struct snapwrite_opts *opts)
 {
-	if (o->uid == -1 && o->gid == -1)
+	if (opts->uid == -1 && opts->gid == -1)
 		return 0;
-	return fchown(fd, o->uid, o->gid) ? -errno : 0;
+	return fchown(fd, opts->uid, opts->gid) ? -errno : 0;
 }
 
 /* Removes everything under directory @fd (two levels deep at most). */
@@ -93,40 +95,41 @@ static int remove_tree(int parent, const char *name)
 }
 
 /* Creates @name in the snapshot directory: new, no symlink, 0600, ours. */
-static int create(struct job *b, const char *name)
+static int create(struct job *job, const char *name)
 {
 	int fd, ret;
 
-	fd = openat(b->dirfd, name,
+	fd = openat(job->dirfd, name,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return fail(b, -errno, "%s", name);
-	ret = give(fd, b->o);
+		return fail(job, -errno, "%s", name);
+	ret = chown_to_user(fd, job->opts);
 	if (ret) {
 		close(fd);
-		return fail(b, ret, "%s: chown", name);
+		return fail(job, ret, "%s: chown", name);
 	}
 	return fd;
 }
 
 /* Closes @fd; close(2) is where NFS and friends report deferred errors. */
-static int finish(struct job *b, int fd, int ret, const char *name)
+static int finish(struct job *job, int fd, int ret, const char *name)
 {
 	if (close(fd) && !ret)
 		ret = -errno;
-	return ret ? fail(b, ret, "%s", name) : 0;
+	return ret ? fail(job, ret, "%s", name) : 0;
 }
 
-static int write_perf(struct job *b)
+static int write_perf(struct job *job)
 {
-	int fd = create(b, SNAPFMT_PERF_DATA);
+	int fd = create(job, SNAPFMT_PERF_DATA);
 
 	if (fd < 0)
 		return fd;
 	/* like perf record: a missing cache costs perf archive, not the data */
-	if (b->o->buildid_cache)
-		buildcache_add_process(b->o->buildid_cache, &b->snap->proc);
-	return finish(b, fd, perfdata_write(fd, b->snap, b->o->host),
+	if (job->opts->buildid_cache)
+		buildcache_add_process(job->opts->buildid_cache,
+				       &job->snap->proc);
+	return finish(job, fd, perfdata_write(fd, job->snap, job->opts->host),
 		      SNAPFMT_PERF_DATA);
 }
 
@@ -137,91 +140,92 @@ static int trace_json(const struct snapshot *s, unsigned int f, struct json *j)
 	return bundle_trace_json(s, j);
 }
 
-static int write_json(struct job *b, const char *name, json_fn fn,
+static int write_json(struct job *job, const char *name, json_fn fn,
 		      unsigned int formats)
 {
 	struct json j;
 	int fd, ret;
 
 	json_init_dyn(&j);
-	ret = fn(b->snap, formats, &j);
+	ret = fn(job->snap, formats, &j);
 	if (ret) {
 		json_free(&j);
-		return fail(b, ret, "%s", name);
+		return fail(job, ret, "%s", name);
 	}
-	fd = create(b, name);
+	fd = create(job, name);
 	if (fd < 0) {
 		json_free(&j);
 		return fd;
 	}
 	ret = fileout_write_all(fd, j.buf, j.len, NULL);
 	json_free(&j);
-	return finish(b, fd, ret, name);
+	return finish(job, fd, ret, name);
 }
 
-static int write_ipt(struct job *b, const struct snap_core *c)
+static int write_ipt(struct job *job, const struct snap_core *c)
 {
 	char name[64];
 	int fd;
 
 	bundle_cpu_path(name, sizeof(name), c->cpu, SNAPFMT_IPT_SUFFIX);
-	fd = create(b, name);
+	fd = create(job, name);
 	if (fd < 0)
 		return fd;
-	return finish(b, fd,
+	return finish(job, fd,
 		      fileout_write_all(fd, c->trace, c->trace_len, NULL),
 		      name);
 }
 
-static int write_switches(struct job *b, unsigned int idx)
+static int write_switches(struct job *job, unsigned int idx)
 {
 	char name[64];
 	int fd;
 
-	bundle_cpu_path(name, sizeof(name), b->snap->cores[idx].cpu,
+	bundle_cpu_path(name, sizeof(name), job->snap->cores[idx].cpu,
 			SNAPFMT_SWITCH_SUFFIX);
-	fd = create(b, name);
+	fd = create(job, name);
 	if (fd < 0)
 		return fd;
-	return finish(b, fd, bundle_write_switch_trace(fd, b->snap, idx), name);
+	return finish(job, fd, bundle_write_switch_trace(fd, job->snap, idx),
+		      name);
 }
 
-static int write_lldb(struct job *b)
+static int write_lldb(struct job *job)
 {
 	unsigned int i;
 	int fd, ret;
 
-	if (mkdirat(b->dirfd, SNAPFMT_CPUS_DIR, 0700))
-		return fail(b, -errno, "%s/", SNAPFMT_CPUS_DIR);
-	fd = openat(b->dirfd, SNAPFMT_CPUS_DIR,
+	if (mkdirat(job->dirfd, SNAPFMT_CPUS_DIR, 0700))
+		return fail(job, -errno, "%s/", SNAPFMT_CPUS_DIR);
+	fd = openat(job->dirfd, SNAPFMT_CPUS_DIR,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return fail(b, -errno, "%s/", SNAPFMT_CPUS_DIR);
-	ret = give(fd, b->o);
+		return fail(job, -errno, "%s/", SNAPFMT_CPUS_DIR);
+	ret = chown_to_user(fd, job->opts);
 	close(fd);
 	if (ret)
-		return fail(b, ret, "%s/: chown", SNAPFMT_CPUS_DIR);
-	for (i = 0; i < b->snap->nr_cores && !ret; i++) {
-		ret = write_ipt(b, &b->snap->cores[i]);
+		return fail(job, ret, "%s/: chown", SNAPFMT_CPUS_DIR);
+	for (i = 0; i < job->snap->nr_cores && !ret; i++) {
+		ret = write_ipt(job, &job->snap->cores[i]);
 		if (!ret)
-			ret = write_switches(b, i);
+			ret = write_switches(job, i);
 	}
 	if (!ret)
-		ret = write_json(b, SNAPFMT_TRACE_JSON, trace_json, 0);
+		ret = write_json(job, SNAPFMT_TRACE_JSON, trace_json, 0);
 	return ret;
 }
 
-static int write_all(struct job *b, unsigned int formats)
+static int write_all(struct job *job, unsigned int formats)
 {
-	bool pt = b->snap->backend == BACKEND_INTEL_PT;
+	bool pt = job->snap->run.backend == BACKEND_INTEL_PT;
 	int ret = 0;
 
 	if ((formats & SNAPFMT_PERF) || !pt)
-		ret = write_perf(b);
+		ret = write_perf(job);
 	if (!ret && pt && (formats & SNAPFMT_LLDB))
-		ret = write_lldb(b);
+		ret = write_lldb(job);
 	if (!ret)
-		ret = write_json(b, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json,
+		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json,
 				 formats);
 	return ret;
 }
@@ -239,73 +243,75 @@ static int publish(int outfd, const char *tmp, const char *final)
 	return renameat(outfd, tmp, outfd, final) ? -errno : 0;
 }
 
-static int make_tmp(struct job *b, int outfd, const char *tmp)
+static int make_tmp(struct job *job, int outfd, const char *tmp)
 {
 	int ret;
 
 	if (mkdirat(outfd, tmp, 0700))
-		return fail(b, -errno, "%s/%s", b->o->out_dir, tmp);
-	b->made = true;
-	b->dirfd = openat(outfd, tmp,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (b->dirfd < 0)
-		return fail(b, -errno, "%s/%s", b->o->out_dir, tmp);
-	ret = give(b->dirfd, b->o);
-	return ret ? fail(b, ret, "%s/%s: chown", b->o->out_dir, tmp) : 0;
+		return fail(job, -errno, "%s/%s", job->opts->out_dir, tmp);
+	job->made = true;
+	job->dirfd = openat(outfd, tmp,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (job->dirfd < 0)
+		return fail(job, -errno, "%s/%s", job->opts->out_dir, tmp);
+	ret = chown_to_user(job->dirfd, job->opts);
+	return ret ? fail(job, ret, "%s/%s: chown", job->opts->out_dir, tmp) :
+		     0;
 }
 
 int snapwrite_snapshot(const struct snapshot *snap,
-		       const struct snapwrite_opts *o, char *path,
+		       const struct snapwrite_opts *opts, char *path,
 		       size_t path_len, char *err, size_t err_len)
 {
-	struct job b = { snap, o, -1, false, err, err_len };
+	struct job job = { snap, opts, -1, false, err, err_len };
 	unsigned long long id;
 	char tmp[64], final[64];
 	int outfd, ret;
 
-	if (!snap || !o || !o->out_dir || !snap->id ||
+	if (!snap || !opts || !opts->out_dir || !snap->id ||
 	    snap->id > SNAPFMT_ID_MAX)
 		return -EINVAL;
 	id = snap->id;
 	snprintf(tmp, sizeof(tmp), TMP_FMT, id);
 	snprintf(final, sizeof(final), FINAL_FMT, id);
-	outfd = o->dirfd >= 0 ?
-			fcntl(o->dirfd, F_DUPFD_CLOEXEC, 0) :
-			open(o->out_dir,
+	outfd = opts->dirfd >= 0 ?
+			fcntl(opts->dirfd, F_DUPFD_CLOEXEC, 0) :
+			open(opts->out_dir,
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (outfd < 0)
-		return fail(&b, -errno, "%s", o->out_dir);
+		return fail(&job, -errno, "%s", opts->out_dir);
 	if (faccessat(outfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		close(outfd);
-		return fail(&b, -EEXIST, "%s/%s", o->out_dir, final);
+		return fail(&job, -EEXIST, "%s/%s", opts->out_dir, final);
 	}
-	ret = make_tmp(&b, outfd, tmp);
+	ret = make_tmp(&job, outfd, tmp);
 	if (!ret)
-		ret = write_all(&b, o->formats ? o->formats :
-						 SNAPFMT_PERF | SNAPFMT_LLDB);
-	if (b.dirfd >= 0)
-		close(b.dirfd);
+		ret = write_all(&job, opts->formats ?
+					      opts->formats :
+					      SNAPFMT_PERF | SNAPFMT_LLDB);
+	if (job.dirfd >= 0)
+		close(job.dirfd);
 	if (!ret) {
 		ret = publish(outfd, tmp, final);
 		if (ret)
-			fail(&b, ret, "%s/%s", o->out_dir, final);
+			fail(&job, ret, "%s/%s", opts->out_dir, final);
 	}
-	if (ret && b.made)
+	if (ret && job.made)
 		remove_tree(outfd, tmp);
 	close(outfd);
 	if (!ret && path && path_len &&
-	    snprintf(path, path_len, "%s/%s", o->out_dir, final) >=
+	    snprintf(path, path_len, "%s/%s", opts->out_dir, final) >=
 		    (int)path_len)
 		return -ENAMETOOLONG; /* written, but never named cut */
 	return ret;
 }
 
-static int cmp_desc(const void *a, const void *b)
+static int cmp_desc(const void *pa, const void *pb)
 {
-	unsigned long long x = *(const unsigned long long *)a;
-	unsigned long long y = *(const unsigned long long *)b;
+	unsigned long long left = *(const unsigned long long *)pa;
+	unsigned long long right = *(const unsigned long long *)pb;
 
-	return x < y ? 1 : x > y ? -1 : 0;
+	return left < right ? 1 : left > right ? -1 : 0;
 }
 
 /* Collects the ids of the snapshot directories in @d. */

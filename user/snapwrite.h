@@ -43,19 +43,19 @@ struct snapwrite_opts {
 };
 
 /*
- * Writes @snap under @o->out_dir as "snapshot-NNNNNN" (NNNNNN = @snap->id,
- * zero-padded to six digits). perf.data is written when @o->formats has
- * SNAPFMT_PERF, or for the sample backend, which has no other trace
- * format; ptbpf.json always; trace.json and cpus/ for intel-pt when
- * @o->formats has SNAPFMT_LLDB. On success the final path is copied to
- * @path (@path_len bytes; may be NULL).
+ * Writes @snap under @opts->out_dir as "snapshot-NNNNNN" (NNNNNN =
+ * @snap->id, zero-padded to six digits). perf.data is written when
+ * @opts->formats has SNAPFMT_PERF, or for the sample backend, which has no
+ * other trace format; ptbpf.json always; trace.json and cpus/ for intel-pt
+ * when @opts->formats has SNAPFMT_LLDB. On success the final path is
+ * copied to @path (@path_len bytes; may be NULL).
  *
  * On failure @err (@err_len bytes; may be NULL) gets one line naming the
  * file and the reason, and no directory of this snapshot is left.
  *
  * Returns 0 on success.
- * Returns -EINVAL if @snap, @o or @o->out_dir is NULL, or @snap->id is 0 or
- * above SNAPFMT_ID_MAX.
+ * Returns -EINVAL if @snap, @opts or @opts->out_dir is NULL, or @snap->id
+ * is 0 or above SNAPFMT_ID_MAX.
  * Returns -EEXIST if the final or temporary directory already exists.
  * Returns -ENAMETOOLONG if the snapshot was written but @path_len cannot
  * hold its path (never cut): PATH_MAX + 32 bytes always can.
@@ -64,7 +64,7 @@ struct snapwrite_opts {
  * malformed staged record) ...
  */
 int snapwrite_snapshot(const struct snapshot *snap,
-		       const struct snapwrite_opts *o, char *path,
+		       const struct snapwrite_opts *opts, char *path,
 		       size_t path_len, char *err, size_t err_len);
 
 /*

@@ -24,7 +24,7 @@ static int pidfd_open_(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-static void init(struct target *t)
+void target_init(struct target *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->pidfd = t->go_fd = t->err_fd = -1;
@@ -148,7 +148,7 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
 {
 	int ret;
 
-	init(t);
+	target_init(t);
 	if (pid <= 0) {
 		snprintf(err, errlen, "invalid pid %d", pid);
 		return -EINVAL;
@@ -311,7 +311,7 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	int go[2], ep[2], ret;
 	pid_t pid;
 
-	init(t);
+	target_init(t);
 	if (!argv || !argv[0])
 		return -EINVAL;
 	if (pipe2(go, O_CLOEXEC))
@@ -399,10 +399,17 @@ int target_reap(struct target *t)
 	return 128 + si.si_status;
 }
 
+int target_signal(const struct target *t, int sig)
+{
+	if (!t->child || t->pid <= 0)
+		return -ECHILD;
+	return kill(t->pid, sig) ? -errno : 0;
+}
+
 void target_abort(struct target *t)
 {
 	if (t->child) {
-		kill(t->pid, SIGKILL);
+		target_signal(t, SIGKILL);
 		target_reap(t);
 	}
 	target_close(t);

@@ -20,6 +20,9 @@ struct target {
 	const char *name; /* child: the command, as given (argv[0]) */
 };
 
+/* No process yet: every descriptor -1, so target_close() is safe. */
+void target_init(struct target *t);
+
 /*
  * Checks that @pid names a live user-space process that is not ourselves,
  * and opens its pidfd. @proc is the proc root ("/proc"). On error writes one
@@ -48,6 +51,13 @@ int target_release(struct target *t, char *err, size_t errlen);
  * code, or 128 + signal. Returns -errno on failure.
  */
 int target_reap(struct target *t);
+
+/*
+ * Sends @sig to a spawned child not yet reaped (until then its pid can't
+ * name another process). Returns 0, -ECHILD when @t has no such child, or
+ * -errno of kill(2).
+ */
+int target_signal(const struct target *t, int sig);
 
 /* Kills (SIGKILL) and reaps a spawned child that never got to run. */
 void target_abort(struct target *t);

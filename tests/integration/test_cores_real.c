@@ -67,7 +67,7 @@ static void busy(unsigned int ms)
 	}
 }
 
-/* IDENTIFIER, IP, TID, TIME, CPU: the layout pmu_sample_attr() asks for. */
+/* IDENTIFIER, IP, TID, TIME, CPU: the layout evattr_sample() asks for. */
 struct sample {
 	__u64 id, ip;
 	__u32 pid, tid;

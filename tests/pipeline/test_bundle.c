@@ -64,26 +64,29 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(fx->dir));
 	s = &fx->snap;
 	s->id = 3;
-	s->backend = BACKEND_INTEL_PT;
+	s->run.backend = BACKEND_INTEL_PT;
 	s->trigger = "fatal";
 	s->trigger_sig = 11;
 	s->trigger_ts = 123456789;
-	s->pid = 100;
-	s->data_attr.type = 8;
-	s->data_attr.config = (1ULL << 10) | (1ULL << 9) | (3ULL << 14);
-	s->sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	s->sb_attr.sample_id_all = 1;
-	s->conv.valid = true;
-	s->conv.time_mult = 123;
-	s->conv.time_shift = 31;
-	s->conv.time_zero = 0xfffffffff0000000ULL;
-	strcpy(s->cpu_info.vendor, "GenuineIntel");
-	s->cpu_info.family = 6;
-	s->cpu_info.model = 142;
-	s->cpu_info.stepping = 10;
-	s->cpu_info.tsc_ctc_ratio_n = 216;
-	s->cpu_info.tsc_ctc_ratio_d = 2;
-	s->cpu_info.max_nonturbo_ratio = 21;
+	s->run.pid = 100;
+	s->run.data_attr.type = 8;
+	s->run.data_attr.config = (1ULL << 10) | (1ULL << 9) | (3ULL << 14);
+	s->run.sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	s->run.sb_attr.sample_id_all = 1;
+	s->run.conv.valid = true;
+	s->run.conv.time_mult = 123;
+	s->run.conv.time_shift = 31;
+	s->run.conv.time_zero = 0xfffffffff0000000ULL;
+	strcpy(s->run.cpu_info.vendor, "GenuineIntel");
+	s->run.cpu_info.family = 6;
+	s->run.cpu_info.model = 142;
+	s->run.cpu_info.stepping = 10;
+	s->run.cpu_info.tsc_ctc_ratio_n = 216;
+	s->run.cpu_info.tsc_ctc_ratio_d = 2;
+	s->run.cpu_info.max_nonturbo_ratio = 21;
+	/* what pmu_cpu_info() reads back from that config */
+	s->run.cpu_info.mtc = true;
+	s->run.cpu_info.mtc_freq = 3;
 	for (i = 0; i < 2; i++) {
 		fx->core[i].cpu = (int)i + 4;
 		fx->core[i].trace_len = 100 * (i + 1);
@@ -187,7 +190,7 @@ static void test_trace_json_values(void **state)
 	assert_null(strstr(j.buf, "vdso"));
 	json_free(&j);
 	/* not GenuineIntel: the schema's "unknown" */
-	strcpy(fx->snap.cpu_info.vendor, "AuthenticAMD");
+	strcpy(fx->snap.run.cpu_info.vendor, "AuthenticAMD");
 	json_init_dyn(&j);
 	assert_int_equal(bundle_trace_json(&fx->snap, &j), 0);
 	assert_non_null(strstr(j.buf, "\"vendor\":\"unknown\""));
@@ -240,8 +243,9 @@ static void test_switch_trace(void **state)
 	int fd;
 
 	/* the kernel wrote TID|TIME|CPU|IDENTIFIER here */
-	fx->snap.sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				       PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	fx->snap.run.sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					   PERF_SAMPLE_CPU |
+					   PERF_SAMPLE_IDENTIFIER;
 	memcpy(fx->sb, &in, sizeof(in));
 	fx->core[1].sideband = fx->sb;
 	fx->core[1].sideband_len = sizeof(in);
@@ -268,7 +272,7 @@ static void test_invalid_args(void **state)
 	json_init_dyn(&j);
 	assert_int_equal(bundle_trace_json(NULL, &j), -EINVAL);
 	assert_int_equal(bundle_ptbpf_json(NULL, 0, &j), -EINVAL);
-	fx->snap.backend = BACKEND_SAMPLE;
+	fx->snap.run.backend = BACKEND_SAMPLE;
 	assert_int_equal(bundle_trace_json(&fx->snap, &j), -EINVAL);
 	json_free(&j);
 	assert_int_equal(bundle_write_switch_trace(1, NULL, 0), -EINVAL);
@@ -282,7 +286,7 @@ static void test_invalid_args(void **state)
 	assert_string_equal(snapfmt_backend_name(BACKEND_SAMPLE), "sample");
 	/* a fixed buffer too small for the document */
 	json_init(&j, buf, sizeof(buf));
-	fx->snap.backend = BACKEND_INTEL_PT;
+	fx->snap.run.backend = BACKEND_INTEL_PT;
 	assert_int_equal(bundle_trace_json(&fx->snap, &j), -ENOSPC);
 }
 

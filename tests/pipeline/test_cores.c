@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
+#include "coreplan.h"
 #include "cores.h"
 #include "cyclic.h"
 #include "perfrec.h"
@@ -580,13 +581,13 @@ static void test_round_size(void **state)
 
 	for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); i++) {
 		got = 12345;
-		assert_int_equal(cores_round_size(rounds[i].req, 4096, &got),
+		assert_int_equal(coreplan_round_size(rounds[i].req, 4096, &got),
 				 rounds[i].rc);
 		if (!rounds[i].rc)
 			assert_int_equal(got, rounds[i].want);
 	}
-	assert_int_equal(cores_round_size(1, 0, &got), -EINVAL);
-	assert_int_equal(cores_round_size(1, 4096, NULL), -EINVAL);
+	assert_int_equal(coreplan_round_size(1, 0, &got), -EINVAL);
+	assert_int_equal(coreplan_round_size(1, 4096, NULL), -EINVAL);
 }
 
 static void test_invalid(void **state)

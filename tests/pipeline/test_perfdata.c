@@ -93,7 +93,7 @@ static void fill_pt(struct fixture *fx)
 	struct snapshot *s = &fx->snap;
 
 	fill_common(fx, BACKEND_INTEL_PT);
-	ptgen_pt_attr(&s->data_attr);
+	ptgen_pt_attr(&s->run.data_attr);
 	fx->core.trace = fx->pt;
 	/* the return address: anywhere in this binary but ptgen_branches */
 	fx->core.trace_len = ptgen_encode(fx->pt, sizeof(fx->pt), 0, T_TSC,
@@ -174,13 +174,13 @@ static void fill_sample(struct fixture *fx)
 	size_t n = 0;
 
 	fill_common(fx, BACKEND_SAMPLE);
-	s->data_attr.type = PERF_TYPE_SOFTWARE;
-	s->data_attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	s->data_attr.sample_period = 100000;
-	s->data_attr.sample_id_all = 1;
-	s->data_attr.exclude_kernel = 1;
-	s->data_attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	s->run.data_attr.type = PERF_TYPE_SOFTWARE;
+	s->run.data_attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	s->run.data_attr.sample_period = 100000;
+	s->run.data_attr.sample_id_all = 1;
+	s->run.data_attr.exclude_kernel = 1;
+	s->run.data_attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				       PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	n += put_sample(fx->trace + n, base + 0x2, pid, tid, 1000);
 	n += put_sample(fx->trace + n, base + 0xa, pid, tid, 2000);
 	n += put_sample(fx->trace + n, base + 0x14, pid, tid, 3000);
@@ -383,12 +383,12 @@ static void test_all_features(void **state)
 	int fd;
 
 	fill_sample(fx);
-	fx->snap.data_attr.use_clockid = 1;
-	fx->snap.data_attr.clockid = CLOCK_MONOTONIC;
-	fx->snap.sb_attr.use_clockid = 1;
-	fx->snap.sb_attr.clockid = CLOCK_MONOTONIC;
-	fx->snap.cpu_info.nr_cpus_avail = 4;
-	fx->snap.cpu_info.nr_cpus_online = 4;
+	fx->snap.run.data_attr.use_clockid = 1;
+	fx->snap.run.data_attr.clockid = CLOCK_MONOTONIC;
+	fx->snap.run.sb_attr.use_clockid = 1;
+	fx->snap.run.sb_attr.clockid = CLOCK_MONOTONIC;
+	fx->snap.run.cpu_info.nr_cpus_avail = 4;
+	fx->snap.run.cpu_info.nr_cpus_online = 4;
 	fd = open(fx->path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(perfdata_write(fd, &fx->snap, &host), 0);
@@ -613,9 +613,9 @@ static void test_invalid_args(void **state)
 
 	fill_pt(fx);
 	assert_int_equal(perfdata_write(1, NULL, NULL), -EINVAL);
-	fx->snap.backend = BACKEND_AUTO;
+	fx->snap.run.backend = BACKEND_AUTO;
 	assert_int_equal(perfdata_write(1, &fx->snap, NULL), -EINVAL);
-	fx->snap.backend = BACKEND_INTEL_PT;
+	fx->snap.run.backend = BACKEND_INTEL_PT;
 	assert_int_equal(perfdata_file_attr(NULL, &a), -EINVAL);
 	assert_int_equal(perfdata_core_ids(&fx->snap, 1, &d, &sb), -EINVAL);
 	fx->core.data_id = 0;
@@ -657,7 +657,7 @@ static void test_sched_switch_by_scope(void **state)
 
 	fill_pt(fx);
 	for (i = 0; i < 3; i++) {
-		fx->snap.scope = scopes[i];
+		fx->snap.run.scope = scopes[i];
 		assert_true(perfdata_auxtrace_info(&fx->snap, buf,
 						   sizeof(buf)) > 0);
 		/* header, type and reserved, then the priv slots */

@@ -2,7 +2,8 @@
 /*
  * The intel-pt path end to end, over the simulated PMU: the real
  * controller (control.c) pauses and resumes the real per-core collection
- * (cores.c) on stop and run events and stages snapshots (snapshot.c), whose
+ * (cores.c) on stop and run events through main.c's control_ops (ctlops.c)
+ * and stages snapshots (snapstage.c), whose
  * writer thread writes the real files. The simulated hardware writes a PT
  * stream made with libipt's encoder for a known path through a known
  * function of this binary (PSB, TSC, MODE.exec, TIP.PGE, TNT, TIP.PGD),
@@ -48,10 +49,10 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "args.h"
 #include "auxact.h"
 #include "control.h"
 #include "cores.h"
+#include "ctlops.h"
 #include "eventlog.h"
 #include "lldb_schema.h"
 #include "ptbpf.h"
@@ -59,7 +60,7 @@
 #include "ptgen.h"
 #include "scope.h"
 #include "sim_pmu.h"
-#include "snapshot.h"
+#include "snapstage.h"
 #include "testio.h"
 
 #define NCPU 2
@@ -76,9 +77,11 @@ struct fx {
 	char root[64], out[64];
 	struct sim_pmu *sim;
 	struct cores *cores;
-	struct snapshots *snaps;
+	struct snapstage *snaps;
+	struct snap_run run;
 	struct eventlog log;
 	struct control ctl;
+	struct ctlops hands; /* as main.c wires them */
 	int outfd;
 	bool full;
 	/* --trigger-on points for the PT groups; none when nr_points is 0 */
@@ -134,7 +137,7 @@ static int teardown(void **state)
 	char cmd[160];
 	int rc;
 
-	snapshots_stop(f->snaps);
+	snapstage_stop(f->snaps);
 	cores_close(f->cores);
 	eventlog_close(&f->log);
 	/* every descriptor and mapping of the simulated kernel is gone */
@@ -166,49 +169,6 @@ static __u64 now(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* control_ops over cores and snapshots, as main.c wires them. */
-static int op_pause(void *ctx, uint64_t *done)
-{
-	struct fx *f = ctx;
-	__u64 t = 0;
-	int rc = cores_pause_all(f->cores, &t);
-
-	*done = t;
-	return rc;
-}
-
-static int op_resume(void *ctx, uint64_t *done)
-{
-	struct fx *f = ctx;
-	__u64 t = 0;
-	int rc = cores_resume_all(f->cores, &t);
-
-	*done = t;
-	return rc;
-}
-
-static int op_snapshot(void *ctx, const struct snap_trigger *t)
-{
-	struct fx *f = ctx;
-	int64_t id = snapshots_stage(f->snaps, t);
-
-	return id < 0 ? (int)id : 0;
-}
-
-static void op_offcpu(void *ctx, bool off)
-{
-	struct fx *f = ctx;
-
-	cores_set_offcpu(f->cores, off);
-}
-
-static const struct control_ops ops = {
-	.pause = op_pause,
-	.resume = op_resume,
-	.snapshot = op_snapshot,
-	.offcpu = op_offcpu,
-};
-
 /*
  * cores over the sim in @scope, the writer, the controller; the target
  * running. Process scope binds the events to this thread and the helper.
@@ -217,15 +177,16 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
-	struct snapshots_config sc = {
-		.out_dir = f->out,
-		.uid = -1,
-		.gid = -1,
-		.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
-		.full = f->full,
-		.pid = f->pid,
+	struct snapstage_config sc = {
+		.run = &f->run,
 		.first_id = 1,
-		.verbosity = -1,
+		.writer = {
+			.out_dir = f->out,
+			.uid = -1,
+			.gid = -1,
+			.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
+			.verbosity = -1,
+		},
 	};
 
 	cores_config_init(&cc);
@@ -243,13 +204,21 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 		fail_msg("cores_open: %s", f->err);
 	assert_int_equal(cores_count(f->cores), NCPU);
 	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
-	sc.dirfd = f->outfd;
+	sc.writer.dirfd = f->outfd;
+	assert_int_equal(cores_describe(f->cores, &f->run), 0);
+	f->run.pid = f->pid;
+	f->run.full = f->full;
 	f->snaps =
-		snapshots_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
+		snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
 	if (!f->snaps)
-		fail_msg("snapshots_start: %s", f->err);
+		fail_msg("snapstage_start: %s", f->err);
+	f->hands = (struct ctlops){
+		.ctl = &f->ctl,
+		.cores = f->cores,
+		.stage = f->snaps,
+	};
 	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP, false, -1,
-		     &ops, f);
+		     &ctlops_ops, &f->hands);
 	/* as main.c: in process scope the kernel cuts at the switches */
 	if (scope != SCOPE_AUTO)
 		control_set_scope(&f->ctl, scope_name(scope), "",
@@ -280,7 +249,7 @@ static void target_event(struct fx *f, enum ptbpf_event_kind kind)
 	e.cause = PTBPF_CAUSE_SIGNAL;
 	e.nr_threads = 2;
 	strcpy(e.comm, "test_pt_pipelin");
-	control_event(&f->ctl, &e, now());
+	ctlops_event(&f->hands, &e);
 }
 
 /*
@@ -325,8 +294,9 @@ static size_t run_path(struct fx *f, int cpu, __u32 tid,
 /* Writes everything queued and stops the writer: the files are final. */
 static void drain(struct fx *f, unsigned long written)
 {
-	assert_int_equal(snapshots_stop(f->snaps), written);
+	assert_int_equal(snapstage_stop(f->snaps), written);
 	f->snaps = NULL;
+	f->hands.stage = NULL;
 }
 
 /* perf script prints exactly path @p then @p2 (may be NULL), by @tid. */
@@ -1027,8 +997,7 @@ static long trigger_run(struct fx *f, bool aux_action)
 	add_tasks(f);
 	start_scope(f, BUF, SCOPE_PROCESS);
 	assert_int_equal(cores_aux_pause(f->cores), aux_action);
-	f->ctl.points = specs;
-	f->ctl.nr_points = 1;
+	control_set_points(&f->ctl, specs, 1);
 
 	la = encode_to_hit(a, sizeof(a), 2000000);
 	lb = encode_after_hit(b, sizeof(b));

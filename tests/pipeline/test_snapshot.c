@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * snapshot.c: the bounded queue between the control path and the writer.
+ * snapstage.c and snapqueue.c: the bounded queue between the control path
+ * and the writer.
  * The writer is stalled on purpose: the fake /proc it reads has a FIFO for
  * maps, so it blocks in open() until the test lets it go. Staging must
  * never wait for it; when the queue is full the oldest waiting snapshot is
@@ -25,7 +26,7 @@
 #include "cores.h"
 #include "eventlog.h"
 #include "sim_pmu.h"
-#include "snapshot.h"
+#include "snapstage.h"
 #include "testio.h"
 
 #define PID 4242
@@ -35,7 +36,8 @@ struct fx {
 	char root[64], out[64], proc[96], maps[128];
 	struct sim_pmu *sim;
 	struct cores *cores;
-	struct snapshots *snaps;
+	struct snapstage *snaps;
+	struct snap_run run; /* what the stager is given */
 	struct eventlog log;
 	int outfd;
 	pthread_t feeder;
@@ -128,7 +130,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 
 	unblock(f);
-	snapshots_stop(f->snaps);
+	snapstage_stop(f->snaps);
 	stop_feeder(f);
 	cores_close(f->cores);
 	eventlog_close(&f->log);
@@ -150,9 +152,18 @@ static int count(const char *text, const char *pat)
 	return n;
 }
 
+/* The run's facts as main.c gives them: the cores', and the target. */
+static const struct snap_run *describe(struct fx *f)
+{
+	memset(&f->run, 0, sizeof(f->run));
+	assert_int_equal(cores_describe(f->cores, &f->run), 0);
+	f->run.pid = PID;
+	return &f->run;
+}
+
 static int64_t stage(struct fx *f, int i)
 {
-	return snapshots_stage(f->snaps, &(struct snap_trigger){
+	return snapstage_stage(f->snaps, &(struct snap_trigger){
 						 .name = "stop",
 						 .ts = i,
 						 .sig = 19,
@@ -162,23 +173,25 @@ static int64_t stage(struct fx *f, int i)
 static void test_full_queue_drops_oldest(void **state)
 {
 	struct fx *f = *state;
-	struct snapshots_config sc = {
-		.out_dir = f->out,
-		.dirfd = f->outfd,
-		.uid = -1,
-		.gid = -1,
-		.formats = 1,
-		.queue_len = 1, /* one waiting, one being written */
-		.pid = PID,
+	struct snapstage_config sc = {
+		.run = describe(f),
 		.first_id = 1,
-		.proc_root = f->proc,
-		.verbosity = -1,
+		.writer = {
+			.out_dir = f->out,
+			.dirfd = f->outfd,
+			.uid = -1,
+			.gid = -1,
+			.formats = 1,
+			.queue_len = 1, /* one waiting, one being written */
+			.proc_root = f->proc,
+			.verbosity = -1,
+		},
 	};
 	char err[256], path[160], *log;
 	size_t len;
 	int i, dirs = 0;
 
-	f->snaps = snapshots_start(&sc, f->cores, &f->log, err, sizeof(err));
+	f->snaps = snapstage_start(&sc, f->cores, &f->log, err, sizeof(err));
 	assert_non_null(f->snaps);
 	/* five stops in a row while the writer is stuck on the first */
 	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
@@ -188,7 +201,7 @@ static void test_full_queue_drops_oldest(void **state)
 		assert_int_equal(stage(f, i), i);
 	}
 	unblock(f);
-	assert_int_equal(snapshots_stop(f->snaps), 2);
+	assert_int_equal(snapstage_stop(f->snaps), 2);
 	f->snaps = NULL;
 	snprintf(path, sizeof(path), "%s/events.jsonl", f->out);
 	log = read_whole(path, &len);
@@ -207,26 +220,28 @@ static void test_full_queue_drops_oldest(void **state)
 	free(log);
 }
 
-static struct snapshots *start_writer(struct fx *f, unsigned long long max,
+static struct snapstage *start_writer(struct fx *f, unsigned long long max,
 				      unsigned int keep)
 {
-	struct snapshots_config sc = {
-		.out_dir = f->out,
-		.dirfd = f->outfd,
-		.uid = -1,
-		.gid = -1,
-		.formats = 1,
-		.pid = PID,
+	struct snapstage_config sc = {
+		.run = describe(f),
 		.first_id = 1,
-		.proc_root = f->proc,
-		.verbosity = -1,
-		.max_size = max,
-		.max_snapshots = keep,
+		.writer = {
+			.out_dir = f->out,
+			.dirfd = f->outfd,
+			.uid = -1,
+			.gid = -1,
+			.formats = 1,
+			.proc_root = f->proc,
+			.verbosity = -1,
+			.max_size = max,
+			.max_snapshots = keep,
+		},
 	};
 	char err[256];
 
 	unblock(f);
-	f->snaps = snapshots_start(&sc, f->cores, &f->log, err, sizeof(err));
+	f->snaps = snapstage_start(&sc, f->cores, &f->log, err, sizeof(err));
 	assert_non_null(f->snaps);
 	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
 	return f->snaps;
@@ -253,7 +268,7 @@ static void test_no_new_bytes_is_skipped(void **state)
 	assert_int_equal(stage(f, 2), -ENODATA); /* nothing since the first */
 	assert_int_equal(sim_pmu_sample(f->sim, 0, PID, PID, 0x400200), 1);
 	assert_int_equal(stage(f, 3), 2); /* the skipped one used no id */
-	assert_int_equal(snapshots_stop(f->snaps), 2);
+	assert_int_equal(snapstage_stop(f->snaps), 2);
 	f->snaps = NULL;
 	log = events(f);
 	assert_non_null(log);
@@ -325,7 +340,7 @@ static void test_max_size_removes_oldest(void **state)
 		snprintf(path, sizeof(path), "%s/snapshot-%06d", f->out, i);
 		assert_int_equal(access(path, F_OK), 0);
 	}
-	assert_int_equal(snapshots_stop(f->snaps), 12);
+	assert_int_equal(snapstage_stop(f->snaps), 12);
 	f->snaps = NULL;
 	log = events(f);
 	assert_non_null(log);
@@ -351,13 +366,39 @@ static void test_max_snapshots_reported(void **state)
 		assert_int_equal(stage(f, i), i);
 		wait_written(f, i);
 	}
-	assert_int_equal(snapshots_stop(f->snaps), 4);
+	assert_int_equal(snapstage_stop(f->snaps), 4);
 	f->snaps = NULL;
 	log = events(f);
 	assert_non_null(log);
 	assert_int_equal(count(log, "\"reason\":\"max_snapshots\""), 2);
 	assert_non_null(strstr(log, "\"snapshot\":2,\"bytes\""));
 	free(log);
+}
+
+/* A stager needs its run's facts and cores; NULL is fine where it says. */
+static void test_start_invalid(void **state)
+{
+	struct fx *f = *state;
+	struct snapstage_config sc = { .first_id = 1 };
+	char err[256];
+
+	unblock(f);
+	memset(err, 'x', sizeof(err));
+	errno = 0;
+	assert_null(snapstage_start(&sc, f->cores, &f->log, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err,
+			    "can't set up snapshot staging: Invalid argument");
+	sc.run = describe(f);
+	assert_null(snapstage_start(&sc, NULL, &f->log, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_null(snapstage_start(NULL, f->cores, &f->log, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(snapstage_stop(NULL), 0);
+	snapstage_note_thread(NULL, 1, "x");
+	snapstage_refresh_proc(NULL);
+	assert_int_equal(cores_describe(NULL, &f->run), -EINVAL);
+	assert_int_equal(cores_describe(f->cores, NULL), -EINVAL);
 }
 
 int main(void)
@@ -371,6 +412,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_queue_drops_oldest,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_invalid, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

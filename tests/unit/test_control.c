@@ -327,11 +327,9 @@ static void test_trigger_on(void **state)
 	char seq[512], s[64];
 
 	init(f, TRIGGER_STOP, false);
-	f->ctl.points = specs;
-	f->ctl.nr_points = 2;
-	f->ctl.min_history_ns = 1000;
-	f->ctl.min_interval_ns = 500;
-	f->ctl.trigger_limit = 3;
+	control_set_points(&f->ctl, specs, 2);
+	control_set_trigger_limits(&f->ctl, 1000, 3);
+	control_set_min_interval(&f->ctl, 500);
 	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
 	f->ctl.history_from = 10000; /* collection started then */
 	feed_trigger(f, 10500, 0); /* 500 ns of history: too soon */

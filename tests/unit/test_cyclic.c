@@ -22,7 +22,7 @@ static __u8 stream(__u64 k)
 	return (__u8)(k % 251 + 1);
 }
 
-/* ---- cyc_copy ---- */
+/* ---- cyclic_copy ---- */
 
 static const struct copy_case {
 	const char *name;
@@ -57,7 +57,8 @@ static void test_copy(void **state)
 
 		memset(out, GARBAGE, sizeof(out));
 		print_message("copy: %s\n", c->name);
-		assert_int_equal(cyc_copy(ring, c->size, c->from, c->len, out),
+		assert_int_equal(cyclic_copy(ring, c->size, c->from, c->len,
+					     out),
 				 c->rc);
 		if (c->rc)
 			continue;
@@ -72,8 +73,8 @@ static void test_copy_null(void **state)
 {
 	__u8 b[4];
 
-	assert_int_equal(cyc_copy(NULL, 4, 0, 1, b), -EINVAL);
-	assert_int_equal(cyc_copy(b, 4, 0, 1, NULL), -EINVAL);
+	assert_int_equal(cyclic_copy(NULL, 4, 0, 1, b), -EINVAL);
+	assert_int_equal(cyclic_copy(b, 4, 0, 1, NULL), -EINVAL);
 }
 
 /* ---- AUX overwrite ring ---- */
@@ -105,8 +106,8 @@ static const struct aux_case {
 	{ "straddles the end", 150, 150, false, false, RING, 150, false, 0 },
 	{ "head at 0", 156, 100, false, false, RING, 100, false, 0 },
 	{ "head at the end", 156, 100, true, false, RING, 100, false, 0 },
-	{ "up to the window", 0, RING - CYC_WINDOW, false, false, RING,
-	  RING - CYC_WINDOW, false, 0 },
+	{ "up to the window", 0, RING - CYCLIC_WINDOW, false, false, RING,
+	  RING - CYCLIC_WINDOW, false, 0 },
 	{ "into the window", 0, RING - 10, false, false, RING, RING, true, 0 },
 	{ "exactly one lap", 30, RING, false, false, RING, RING, true, 0 },
 	{ "wrapped once", 10, 300, false, false, RING, RING, true, 0 },
@@ -138,8 +139,8 @@ static void test_aux(void **state)
 {
 	static struct aux_sim s;
 	__u8 out[2 * RING];
-	struct cyc_result r;
-	struct cyc_aux st;
+	struct cyclic_result r;
+	struct cyclic_aux st;
 	unsigned int i;
 	__u64 head;
 
@@ -149,10 +150,10 @@ static void test_aux(void **state)
 		print_message("aux: %s\n", c->name);
 		memset(&s, 0, sizeof(s));
 		memset(&st, GARBAGE, sizeof(st));
-		assert_int_equal(cyc_aux_init(&st, s.ring, RING), 0);
+		assert_int_equal(cyclic_aux_init(&st, s.ring, RING), 0);
 		aux_write(&s, c->before);
-		assert_int_equal(cyc_aux_read(&st, s.ring, s.written % RING,
-					      false, out, sizeof(out), &r),
+		assert_int_equal(cyclic_aux_read(&st, s.ring, s.written % RING,
+						 false, out, sizeof(out), &r),
 				 0);
 		assert_int_equal(r.len, c->before);
 		aux_write(&s, c->after);
@@ -161,8 +162,8 @@ static void test_aux(void **state)
 			head = RING;
 		memset(out, GARBAGE, sizeof(out));
 		memset(&r, GARBAGE, sizeof(r));
-		assert_int_equal(cyc_aux_read(&st, s.ring, head, c->full, out,
-					      c->cap, &r),
+		assert_int_equal(cyclic_aux_read(&st, s.ring, head, c->full,
+						 out, c->cap, &r),
 				 0);
 		assert_int_equal(r.len, c->len);
 		assert_int_equal(r.wrapped, c->wrapped);
@@ -171,8 +172,8 @@ static void test_aux(void **state)
 		check_aux_bytes(c, &s, out);
 		assert_int_equal(out[c->len], GARBAGE);
 		/* The next read starts where this one ended: nothing new. */
-		assert_int_equal(cyc_aux_read(&st, s.ring, head, false, out,
-					      sizeof(out), &r),
+		assert_int_equal(cyclic_aux_read(&st, s.ring, head, false, out,
+						 sizeof(out), &r),
 				 0);
 		assert_int_equal(r.len, 0);
 		assert_false(r.wrapped);
@@ -182,21 +183,21 @@ static void test_aux(void **state)
 static void test_aux_null(void **state)
 {
 	__u8 ring[RING] = { 0 }, out[RING];
-	struct cyc_result r;
-	struct cyc_aux st;
+	struct cyclic_result r;
+	struct cyclic_aux st;
 
-	assert_int_equal(cyc_aux_init(NULL, ring, RING), -EINVAL);
-	assert_int_equal(cyc_aux_init(&st, NULL, RING), -EINVAL);
-	assert_int_equal(cyc_aux_init(&st, ring, 100), -EINVAL);
-	assert_int_equal(cyc_aux_init(&st, ring, RING), 0);
-	assert_int_equal(cyc_aux_read(NULL, ring, 0, false, out, RING, &r),
+	assert_int_equal(cyclic_aux_init(NULL, ring, RING), -EINVAL);
+	assert_int_equal(cyclic_aux_init(&st, NULL, RING), -EINVAL);
+	assert_int_equal(cyclic_aux_init(&st, ring, 100), -EINVAL);
+	assert_int_equal(cyclic_aux_init(&st, ring, RING), 0);
+	assert_int_equal(cyclic_aux_read(NULL, ring, 0, false, out, RING, &r),
 			 -EINVAL);
-	assert_int_equal(cyc_aux_read(&st, ring, 0, false, NULL, RING, &r),
+	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, NULL, RING, &r),
 			 -EINVAL);
-	assert_int_equal(cyc_aux_read(&st, ring, 0, false, out, RING, NULL),
+	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, out, RING, NULL),
 			 -EINVAL);
 	memset(&st, 0, sizeof(st));
-	assert_int_equal(cyc_aux_read(&st, ring, 0, false, out, RING, &r),
+	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, out, RING, &r),
 			 -EINVAL);
 }
 
@@ -256,7 +257,7 @@ static void test_backward(void **state)
 {
 	static struct bwd_sim s;
 	__u8 out[RING + 8];
-	struct cyc_result r;
+	struct cyclic_result r;
 	unsigned int i, k;
 	__u64 prev;
 
@@ -268,16 +269,18 @@ static void test_backward(void **state)
 		prev = 0;
 		for (k = 0; k < c->before; k++)
 			bwd_put(&s, 40);
-		assert_int_equal(cyc_backward_read(&prev, s.ring, RING, s.head,
-						   false, out, sizeof(out), &r),
+		assert_int_equal(cyclic_backward_read(&prev, s.ring, RING,
+						      s.head, false, out,
+						      sizeof(out), &r),
 				 0);
 		assert_int_equal(r.len, 40 * c->before);
 		for (k = 0; k < c->after; k++)
 			bwd_put(&s, 40);
 		memset(out, GARBAGE, sizeof(out));
 		memset(&r, GARBAGE, sizeof(r));
-		assert_int_equal(cyc_backward_read(&prev, s.ring, RING, s.head,
-						   c->full, out, c->cap, &r),
+		assert_int_equal(cyclic_backward_read(&prev, s.ring, RING,
+						      s.head, c->full, out,
+						      c->cap, &r),
 				 0);
 		assert_int_equal(r.len, 40 * c->nrec);
 		assert_int_equal(r.wrapped, c->wrapped);
@@ -302,7 +305,7 @@ static void test_backward_mixed_sizes(void **state)
 	static const __u16 sizes[] = { 16, 48, 24, 64, 8 + 8, 32, 40, 56 };
 	const struct perf_event_header *h;
 	__u8 out[RING];
-	struct cyc_result r;
+	struct cyclic_result r;
 	size_t off = 0;
 	__u64 prev = 0;
 	unsigned int k, n = 0;
@@ -310,8 +313,8 @@ static void test_backward_mixed_sizes(void **state)
 	memset(&s, 0, sizeof(s));
 	for (k = 0; k < 3 * sizeof(sizes) / sizeof(sizes[0]); k++)
 		bwd_put(&s, sizes[k % 8]);
-	assert_int_equal(cyc_backward_read(&prev, s.ring, RING, s.head, false,
-					   out, sizeof(out), &r),
+	assert_int_equal(cyclic_backward_read(&prev, s.ring, RING, s.head,
+					      false, out, sizeof(out), &r),
 			 0);
 	assert_true(r.wrapped);
 	/* Walk the result: consecutive sequence numbers up to the newest. */
@@ -325,12 +328,12 @@ static void test_backward_mixed_sizes(void **state)
 static void test_backward_corrupt(void **state)
 {
 	__u8 ring[RING] = { 0 }, out[RING];
-	struct cyc_result r;
+	struct cyclic_result r;
 	__u64 prev = 0;
 
 	/* A zero header stops the walk instead of looping forever. */
-	assert_int_equal(cyc_backward_read(&prev, ring, RING, (__u64)-64, false,
-					   out, sizeof(out), &r),
+	assert_int_equal(cyclic_backward_read(&prev, ring, RING, (__u64)-64,
+					      false, out, sizeof(out), &r),
 			 0);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(r.lost_bytes, 64);
@@ -364,7 +367,7 @@ static void test_backward_order(void **state)
 		for (k = 0, off = 0; k < 4; off += sizes[k], k++)
 			put_rec(buf + off, sizes[k], 10 + k);
 		put_rec(buf + off, 12, 99); /* not intact: ends the walk */
-		len = cyc_backward_order(buf, off + 12);
+		len = cyclic_backward_order(buf, off + 12);
 		assert_int_equal(len, 96);
 		for (k = 4, off = 0; k-- > 0;) {
 			h = (const void *)(buf + off);
@@ -376,27 +379,27 @@ static void test_backward_order(void **state)
 			off += h->size;
 		}
 	}
-	assert_int_equal(cyc_backward_order(NULL, 64), 0);
-	assert_int_equal(cyc_backward_order(raw, 0), 0);
+	assert_int_equal(cyclic_backward_order(NULL, 64), 0);
+	assert_int_equal(cyclic_backward_order(raw, 0), 0);
 }
 
 static void test_backward_null(void **state)
 {
 	__u8 ring[RING] = { 0 }, out[RING];
-	struct cyc_result r;
+	struct cyclic_result r;
 	__u64 prev = 0;
 
-	assert_int_equal(cyc_backward_read(NULL, ring, RING, 0, false, out,
-					   RING, &r),
+	assert_int_equal(cyclic_backward_read(NULL, ring, RING, 0, false, out,
+					      RING, &r),
 			 -EINVAL);
-	assert_int_equal(cyc_backward_read(&prev, NULL, RING, 0, false, out,
-					   RING, &r),
+	assert_int_equal(cyclic_backward_read(&prev, NULL, RING, 0, false, out,
+					      RING, &r),
 			 -EINVAL);
-	assert_int_equal(cyc_backward_read(&prev, ring, 100, 0, false, out,
-					   RING, &r),
+	assert_int_equal(cyclic_backward_read(&prev, ring, 100, 0, false, out,
+					      RING, &r),
 			 -EINVAL);
-	assert_int_equal(cyc_backward_read(&prev, ring, RING, 0, false, out,
-					   RING, NULL),
+	assert_int_equal(cyclic_backward_read(&prev, ring, RING, 0, false, out,
+					      RING, NULL),
 			 -EINVAL);
 }
 

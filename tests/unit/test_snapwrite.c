@@ -47,15 +47,15 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(fx->dir));
 	s = &fx->snap;
 	s->id = 7;
-	s->backend = BACKEND_INTEL_PT;
+	s->run.backend = BACKEND_INTEL_PT;
 	s->trigger = "stop";
-	s->pid = 4242;
-	s->data_attr.type = 8;
-	s->sb_attr.type = PERF_TYPE_SOFTWARE;
-	s->sb_attr.config = PERF_COUNT_SW_DUMMY;
-	s->sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	s->sb_attr.sample_id_all = 1;
-	strcpy(s->cpu_info.vendor, "GenuineIntel");
+	s->run.pid = 4242;
+	s->run.data_attr.type = 8;
+	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;
+	s->run.sb_attr.config = PERF_COUNT_SW_DUMMY;
+	s->run.sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	s->run.sb_attr.sample_id_all = 1;
+	strcpy(s->run.cpu_info.vendor, "GenuineIntel");
 	memset(fx->pt, 0x02, sizeof(fx->pt)); /* PT bytes of some kind */
 	for (i = 0; i < 2; i++) {
 		fx->core[i].cpu = (int)i * 3; /* cpus 0 and 3 */
@@ -156,7 +156,7 @@ static void test_layout(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		fx->snap.id = i + 1;
-		fx->snap.backend = cases[i].backend;
+		fx->snap.run.backend = cases[i].backend;
 		fx->core[0].trace_len = fx->core[1].trace_len =
 			cases[i].backend == BACKEND_SAMPLE ? 0 : 64;
 		fx->o.formats = cases[i].formats;

@@ -366,11 +366,11 @@ static void test_cut_snapshot(void **state)
 
 	memset(&s, 0, sizeof(s));
 	memset(&core, 0, sizeof(core));
-	s.backend = BACKEND_SAMPLE;
-	s.data_attr.sample_type = SAMPLE_TYPE;
-	s.data_attr.sample_id_all = 1;
-	s.sb_attr.sample_type = SB_TYPE;
-	s.sb_attr.sample_id_all = 1;
+	s.run.backend = BACKEND_SAMPLE;
+	s.run.data_attr.sample_type = SAMPLE_TYPE;
+	s.run.data_attr.sample_id_all = 1;
+	s.run.sb_attr.sample_type = SB_TYPE;
+	s.run.sb_attr.sample_id_all = 1;
 	s.why.ts = 1000;
 	s.nr_cores = 1;
 	s.cores = &core;
@@ -385,7 +385,7 @@ static void test_cut_snapshot(void **state)
 	assert_int_equal(s.cut.after_hit_ns, 500);
 	assert_int_equal(core.trace_len, sizeof(struct sample_rec));
 	assert_int_equal(core.sideband_len, 0);
-	s.backend = BACKEND_INTEL_PT;
+	s.run.backend = BACKEND_INTEL_PT;
 	assert_int_equal(snapcut_snapshot(&s), -EINVAL);
 	assert_int_equal(snapcut_snapshot(NULL), -EINVAL);
 }

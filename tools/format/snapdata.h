@@ -55,7 +55,14 @@ struct snap_cpu_info {
 	unsigned int family, model, stepping;
 	__u32 tsc_ctc_ratio_n, tsc_ctc_ratio_d; /* 0 when unknown */
 	__u32 max_nonturbo_ratio; /* 0 when unknown */
-	__u32 mtc_freq; /* the mtc_period value in the config, when MTC is on */
+	/*
+	 * MTC packets on, and their period (the mtc_period value the event
+	 * was opened with: ptxed's --mtc-freq): pmu_cpu_info() reads both
+	 * back from the config through sysfs format/, the one place that
+	 * knows where the bits are. mtc_freq is 0 when MTC is off.
+	 */
+	bool mtc;
+	__u32 mtc_freq;
 	/*
 	 * Where sysfs format/ puts the intel_pt config fields, as masks of
 	 * attr.config (perf's AUXTRACE_INFO wants masks); 0 when unknown.
@@ -162,11 +169,27 @@ struct snap_cut {
 	__u64 bytes; /* their bytes */
 };
 
-struct snapshot {
-	__u64 id; /* 1, 2, ... in the order taken */
+/*
+ * What every snapshot of a run shares, known once the per-core events are
+ * open: given to the stager at setup (snapstage.h), copied into each
+ * snapshot it stages.
+ */
+struct snap_run {
 	enum ptbpf_backend backend;
 	enum ptbpf_scope scope;
 	const char *scope_why; /* why auto fell back; NULL or "" when not */
+	__u32 pid;
+	bool full; /* --full: whole buffers, not only new data */
+	__u64 run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: unknown */
+	struct perf_event_attr data_attr; /* intel_pt or cpu-clock */
+	struct perf_event_attr sb_attr; /* dummy, context_switch=1 */
+	struct snap_tsc_conv conv;
+	struct snap_cpu_info cpu_info;
+};
+
+struct snapshot {
+	__u64 id; /* 1, 2, ... in the order taken */
+	struct snap_run run; /* the run's facts */
 	const char *trigger; /* "stop", "fatal", "exit", "signal", "end" */
 	__u64 trigger_ts; /* CLOCK_MONOTONIC ns of the transition */
 	int trigger_sig; /* 0 when none */
@@ -174,15 +197,8 @@ struct snapshot {
 	struct snap_cut cut;
 	/* CLOCK_REALTIME and CLOCK_MONOTONIC ns, read together at staging */
 	__u64 realtime_ns, monotonic_ns;
-	__u64 run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: unknown */
-	__u32 pid;
-	bool full; /* --full: whole buffers, not only new data */
 
-	struct perf_event_attr data_attr; /* intel_pt or cpu-clock */
-	struct perf_event_attr sb_attr; /* dummy, context_switch=1 */
-	struct snap_tsc_conv conv;
-	struct snap_cpu_info cpu_info;
-
+	/* this snapshot's bytes, core by core, and /proc at writing time */
 	unsigned int nr_cores;
 	struct snap_core *cores;
 	struct snap_process proc;

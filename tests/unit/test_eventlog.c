@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eventlog.c: a line that could not be written (a full disk) is not lost:
+ * it waits and goes down, in order, before the next line or at close.
+ * A non-blocking pipe nobody reads stands in for the full disk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "eventlog.h"
+
+static struct eventlog *new_log(int fd)
+{
+	struct eventlog *log = calloc(1, sizeof(*log));
+
+	assert_non_null(log);
+	log->fd = fd;
+	return log;
+}
+
+static int line(struct eventlog *log, const char *event, uint64_t ts)
+{
+	eventlog_begin(log, event, ts, 42);
+	return eventlog_end(log);
+}
+
+/* Fills the pipe's write end @fd: nothing more goes in until it is read. */
+static void fill(int fd)
+{
+	char junk[4096];
+
+	memset(junk, 'x', sizeof(junk));
+	while (write(fd, junk, sizeof(junk)) > 0)
+		;
+	/* what may still fit is less than a page: fill it byte by byte */
+	while (write(fd, junk, 1) > 0)
+		;
+}
+
+/* Reads everything the pipe @fd holds into @buf; returns its length. */
+static size_t drain(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	return len;
+}
+
+static void test_full_then_free(void **state)
+{
+	static char buf[1 << 20];
+	struct eventlog *log;
+	int p[2];
+	size_t len;
+	char *first;
+
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	log = new_log(p[1]);
+	fill(p[1]);
+	/* nothing fits: both wait, in order */
+	assert_int_equal(line(log, "stop", 1), -EAGAIN);
+	assert_int_equal(line(log, "run", 2), -EAGAIN);
+	assert_int_equal(log->err, -EAGAIN);
+	len = drain(p[0], buf, sizeof(buf));
+	assert_true(len >= 4096);
+	assert_null(memmem(buf, len, "\"event\"", 7));
+	/* room again: the waiting lines go first, then the new one */
+	assert_int_equal(line(log, "stop", 3), 0);
+	len = drain(p[0], buf, sizeof(buf) - 1);
+	buf[len] = '\0';
+	first = strstr(buf, "\"event\":\"stop\",\"ts\":1,");
+	assert_non_null(first);
+	assert_ptr_equal(first, buf + 1);
+	assert_non_null(strstr(buf, "\"event\":\"run\",\"ts\":2,"));
+	assert_true(strstr(buf, "\"ts\":2,") < strstr(buf, "\"ts\":3,"));
+	assert_int_equal(log->pending_len, 0);
+	assert_int_equal(log->dropped, 0);
+	close(p[0]);
+	close(p[1]);
+	free(log);
+}
+
+/* What still waits at close is written then, if it can be. */
+static void test_close_writes_pending(void **state)
+{
+	static char buf[1 << 20];
+	struct eventlog *log;
+	int p[2];
+	size_t len;
+
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	log = new_log(p[1]);
+	fill(p[1]);
+	assert_int_equal(line(log, "end", 7), -EAGAIN);
+	drain(p[0], buf, sizeof(buf));
+	eventlog_close(log);
+	assert_int_equal(log->fd, -1);
+	len = drain(p[0], buf, sizeof(buf) - 1);
+	buf[len] = '\0';
+	assert_non_null(strstr(buf, "\"event\":\"end\",\"ts\":7,"));
+	close(p[0]);
+	free(log);
+}
+
+/* More than EVENTLOG_PENDING_MAX waiting: later lines are counted lost. */
+static void test_pending_bounded(void **state)
+{
+	struct eventlog *log;
+	int p[2], i;
+
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	log = new_log(p[1]);
+	fill(p[1]);
+	for (i = 0; i < 10000; i++)
+		line(log, "stop", (uint64_t)i);
+	assert_true(log->pending_len <= EVENTLOG_PENDING_MAX);
+	assert_true(log->pending_len > EVENTLOG_PENDING_MAX - 200);
+	assert_true(log->dropped > 0);
+	close(p[0]);
+	close(p[1]);
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_then_free),
+		cmocka_unit_test(test_close_writes_pending),
+		cmocka_unit_test(test_pending_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

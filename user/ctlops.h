@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The control policy's hands on the real collection: control_ops over the
+ * per-core traces (cores.h) and the snapshot stager (snapstage.h), and the
+ * one sink for the BPF program's events, which go to the policy
+ * (control_event()) and tell the snapshots what they need: an exec maps
+ * new libraries (the writer reads /proc again), and thread names are kept
+ * for snapshots written after a thread exited.
+ *
+ *	struct ctlops hands = { .ctl = &ctl };
+ *	watch_open(pid, verbose, ctlops_event, &hands, ...);
+ *	hands.cores = cores; hands.stage = stage;
+ *	control_init(&ctl, log, pid, triggers, no_pause, v, &ctlops_ops,
+ *		     &hands);
+ */
+#ifndef PTBPF_CTLOPS_H
+#define PTBPF_CTLOPS_H
+
+#include "control.h"
+#include "cores.h"
+#include "ptbpf_types.h"
+#include "snapstage.h"
+
+struct ctlops {
+	struct control *ctl; /* where events go */
+	struct cores *cores; /* NULL until they are open */
+	struct snapstage *stage; /* NULL until the output is ready */
+};
+
+/* control_ops whose ctx is a struct ctlops. */
+extern const struct control_ops ctlops_ops;
+
+/*
+ * One event from the BPF program (watch_open()'s callback, @ctx a struct
+ * ctlops): to the policy, then to the stager. Returns 0.
+ */
+int ctlops_event(void *ctx, const struct ptbpf_event *e);
+
+#endif /* PTBPF_CTLOPS_H */

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The snapshot writer thread and its bounded queue (snapqueue.h). */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "clock.h"
+#include "fmtnum.h"
+#include "budget.h"
+#include "eventlog.h"
+#include "procinfo.h"
+#include "snapcut.h"
+#include "snapqueue.h"
+#include "snapwrite.h"
+#include "status.h"
+#include "threadnames.h"
+
+enum buf_state { BUF_FREE, BUF_QUEUED, BUF_TAKEN };
+
+struct snapqueue {
+	struct snapqueue_config cfg;
+	struct eventlog wlog; /* the writer thread's */
+	unsigned int nr_bufs;
+	struct snapqueue_buf *bufs;
+	unsigned int *queue; /* FIFO of buffer indices */
+	unsigned int q_head, q_len;
+	bool stopping, refresh;
+	/*
+	 * After an exec, the loader maps the libraries within milliseconds,
+	 * and a short-lived target may be gone before the next idle reading:
+	 * read again after 2, 4, 8 ... ms, then every second. 0: idle rate.
+	 */
+	unsigned int refresh_ms;
+	unsigned long written;
+	struct snap_process proc_cache; /* last reading with maps */
+	struct budget budget; /* writer thread's, when limits are set */
+	bool limits;
+	struct threadnames names; /* under lock: from the BPF events */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool thread_started;
+};
+
+/* Buffers come from mmap: pages cost memory only once a copy touches them. */
+static int buf_alloc(struct snapqueue *q, struct snapqueue_buf *buf)
+{
+	unsigned int i;
+
+	buf->cores = calloc(q->cfg.nr_cores, sizeof(*buf->cores));
+	if (!buf->cores)
+		return -ENOMEM;
+	buf->mem_len = q->cfg.nr_cores * (q->cfg.trace_cap + q->cfg.sb_cap);
+	buf->mem = mmap(NULL, buf->mem_len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (buf->mem == MAP_FAILED) {
+		buf->mem = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < q->cfg.nr_cores; i++)
+		buf->cores[i].cpu = q->cfg.cpus ? q->cfg.cpus[i] : (int)i;
+	return 0;
+}
+
+static void buf_free(struct snapqueue_buf *buf)
+{
+	if (buf->mem)
+		munmap(buf->mem, buf->mem_len);
+	free(buf->cores);
+	buf->mem = NULL;
+	buf->cores = NULL;
+}
+
+/* The /proc reading for a snapshot: live, or the last one that had maps. */
+static void take_proc(struct snapqueue *q, struct snap_process *out)
+{
+	struct snap_process live;
+
+	memset(&live, 0, sizeof(live));
+	if (procinfo_read(q->cfg.proc_root, q->cfg.pid, &live) == 0 &&
+	    live.nr_maps > 0) {
+		procinfo_free(&q->proc_cache);
+		q->proc_cache = live;
+	} else {
+		procinfo_free(&live);
+	}
+	*out = q->proc_cache;
+}
+
+static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost,
+			     uint64_t *pause_max, uint64_t *pause_sum)
+{
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	*lost = *pause_max = *pause_sum = 0;
+	for (i = 0; i < snap->nr_cores; i++) {
+		const struct snap_core *c = &snap->cores[i];
+
+		bytes += c->trace_len + c->sideband_len;
+		*lost += c->lost_bytes;
+		*pause_sum += c->paused_ns;
+		if (c->paused_ns > *pause_max)
+			*pause_max = c->paused_ns;
+	}
+	return bytes;
+}
+
+/* What the budget removed for one snapshot, for its line. */
+struct removed {
+	unsigned int n;
+	uint64_t bytes;
+	bool size; /* --max-size asked, not only --max-snapshots */
+};
+
+/* The trigger's details, as in the stop or fatal event. */
+static void trigger_json(struct json *j, const struct snap_trigger *t)
+{
+	char hex[24];
+
+	if (t->tid)
+		json_u64(j, "trigger_tid", t->tid);
+	if (t->stop_kind)
+		json_str(j, "stop_kind", t->stop_kind);
+	if (t->ip)
+		json_str(j, "ip", fmt_addr(t->ip, hex, sizeof(hex)));
+	if (t->has_addr)
+		json_str(j, "addr", fmt_addr(t->addr, hex, sizeof(hex)));
+	if (t->folded)
+		json_u64(j, "folded_stops", t->folded);
+}
+
+/* A --trigger-on snapshot: which point, and how its data ends at the hit. */
+static void cut_json(struct json *j, const struct snapshot *snap)
+{
+	if (!snap->why.spec)
+		return;
+	json_str(j, "spec", snap->why.spec);
+	json_u64(j, "point", snap->why.point);
+	if (!snap->cut.how)
+		return;
+	json_str(j, "cut", snap->cut.how);
+	json_u64(j, "after_hit_ns", snap->cut.after_hit_ns);
+	if (snap->run.backend == BACKEND_SAMPLE)
+		json_u64(j, "cut_records", snap->cut.records);
+}
+
+/* The longest copy of one core's rings: the cost a snapshot can't avoid. */
+static uint64_t copy_max(const struct snapshot *snap)
+{
+	uint64_t max = 0;
+	unsigned int i;
+
+	for (i = 0; i < snap->nr_cores; i++)
+		if (snap->cores[i].copy_ns > max)
+			max = snap->cores[i].copy_ns;
+	return max;
+}
+
+static void log_written(struct snapqueue *q, const struct snapshot *snap,
+			const char *path, uint64_t write_ns,
+			const struct removed *rm)
+{
+	uint64_t lost, pmax, psum, bytes, sb_lost = 0;
+	bool wrapped = false, sb_wrapped = false;
+	char line[PATH_MAX + 256];
+	struct json *j;
+	unsigned int i;
+	size_t n;
+
+	bytes = staged_bytes(snap, &lost, &pmax, &psum);
+	for (i = 0; i < snap->nr_cores; i++) {
+		wrapped |= snap->cores[i].wrapped;
+		sb_wrapped |= snap->cores[i].sb_wrapped;
+		sb_lost += snap->cores[i].sb_lost_bytes;
+	}
+	j = eventlog_begin(&q->wlog, "snapshot", clock_now_ns(), q->cfg.pid);
+	json_u64(j, "snapshot", snap->id);
+	json_str(j, "path", path);
+	json_str(j, "trigger", snap->trigger);
+	json_u64(j, "trigger_ts", snap->trigger_ts);
+	json_u64(j, "bytes", bytes);
+	json_u64(j, "lost_bytes", lost);
+	json_bool(j, "wrapped", wrapped);
+	json_bool(j, "sideband_wrapped", sb_wrapped);
+	json_u64(j, "sideband_lost_bytes", sb_lost);
+	json_u64(j, "paused_max_ns", pmax);
+	json_u64(j, "paused_total_ns", psum);
+	json_u64(j, "copy_max_ns", copy_max(snap));
+	json_u64(j, "write_ns", write_ns);
+	trigger_json(j, &snap->why);
+	cut_json(j, snap);
+	if (q->limits)
+		json_u64(j, "dir_bytes", q->budget.used);
+	eventlog_end(&q->wlog);
+	if (q->cfg.verbosity < 0)
+		return;
+	status_snapshot(bytes, q->budget.used, q->cfg.max_size);
+	if (status_on() && q->cfg.verbosity == 0 && !rm->n)
+		return; /* the status line counts it */
+	/* one write: the control thread prints lines of its own meanwhile */
+	n = snprintf(line, sizeof(line),
+		     "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
+		     (unsigned long long)snap->id, snap->trigger, path,
+		     bytes / 1024.0, wrapped ? ", wrapped" : "");
+	if (snap->why.folded)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      ", %u earlier stop%s folded in", snap->why.folded,
+			      snap->why.folded == 1 ? "" : "s");
+	if (rm->n)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; removed %u oldest (%.1f KiB) for %s", rm->n,
+			      rm->bytes / 1024.0,
+			      rm->size ? "--max-size" : "--max-snapshots");
+	if (q->cfg.max_size)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; %.1f of %.1f MiB used",
+			      q->budget.used / 1048576.0,
+			      q->cfg.max_size / 1048576.0);
+	status_say(line);
+}
+
+static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
+		      const char *reason)
+{
+	struct json *j =
+		eventlog_begin(log, "snapshot_error", clock_now_ns(), pid);
+
+	json_u64(j, "snapshot", id);
+	json_str(j, "reason", reason);
+	eventlog_end(log);
+}
+
+/*
+ * What a snapshot will take on disk, at most: its bytes once in perf.data
+ * and once more in the LLDB bundle's files, plus the records and JSON of
+ * its threads and maps (perf's headers and features take a few KiB).
+ */
+static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
+{
+	uint64_t lost, pmax, psum, bytes;
+
+	bytes = staged_bytes(snap, &lost, &pmax, &psum);
+	if (snap->run.backend == BACKEND_INTEL_PT &&
+	    (q->cfg.formats & SNAPFMT_LLDB))
+		bytes *= 2;
+	return bytes + 64 * 1024 + snap->proc.nr_maps * 512ULL +
+	       snap->proc.nr_threads * 128ULL;
+}
+
+/* Removes the @count oldest snapshots the budget holds, each an event. */
+static void evict(struct snapqueue *q, size_t count, int why_size,
+		  struct removed *rm)
+{
+	struct budget_entry oldest;
+	struct json *j;
+	int ret;
+
+	while (count--) {
+		oldest = q->budget.v[0];
+		ret = snapwrite_remove(q->cfg.dirfd, oldest.id);
+		budget_drop(&q->budget, oldest.id);
+		if (ret && ret != -ENOENT) {
+			char why[160];
+
+			snprintf(why, sizeof(why),
+				 "can't remove the oldest snapshot: %s",
+				 strerror(-ret));
+			log_error(&q->wlog, q->cfg.pid, oldest.id, why);
+			continue;
+		}
+		j = eventlog_begin(&q->wlog, "snapshot_removed", clock_now_ns(),
+				   q->cfg.pid);
+		json_u64(j, "snapshot", oldest.id);
+		json_u64(j, "bytes", oldest.bytes);
+		json_str(j, "reason", why_size ? "max_size" : "max_snapshots");
+		eventlog_end(&q->wlog);
+		rm->n++;
+		rm->bytes += oldest.bytes;
+		rm->size |= why_size;
+	}
+}
+
+/* Makes room for @snap before it is written. Returns false if it can't fit. */
+static bool make_room(struct snapqueue *q, const struct snapshot *snap,
+		      struct removed *rm)
+{
+	uint64_t est = q->cfg.max_size ? estimate(q, snap) : 0;
+	int why_size;
+	size_t excess;
+
+	if (q->cfg.max_size && est > q->cfg.max_size)
+		return false; /* removing the others would not make it fit */
+	excess = budget_excess(&q->budget, est, 0, UINT64_MAX, &why_size);
+	evict(q, excess, why_size, rm);
+	return true;
+}
+
+/* Counts the snapshot just written, then trims to the limits again. */
+static void account(struct snapqueue *q, const struct snapshot *snap,
+		    struct removed *rm)
+{
+	unsigned long long bytes = 0;
+	int why_size;
+	size_t excess;
+
+	snapwrite_size(q->cfg.dirfd, snap->id, &bytes);
+	budget_add(&q->budget, snap->id, bytes);
+	excess = budget_excess(&q->budget, 0, 0, snap->id, &why_size);
+	evict(q, excess, why_size, rm);
+}
+
+/* Writer thread: one staged snapshot to disk. Called without the lock. */
+static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
+{
+	struct removed rm = { 0 };
+	struct snapwrite_opts opts = {
+		.out_dir = q->cfg.out_dir,
+		.dirfd = q->cfg.dirfd,
+		.uid = q->cfg.uid,
+		.gid = q->cfg.gid,
+		.formats = q->cfg.formats,
+		.buildid_cache = q->cfg.buildid_cache,
+	};
+	char path[PATH_MAX + 32], err[PATH_MAX + 256];
+	struct snap_thread *threads = NULL;
+	uint64_t t0 = clock_now_ns();
+	unsigned int nr;
+	int ret;
+
+	take_proc(q, &buf->snap.proc);
+	/* threads gone by now keep the name they had (perf shows ":TID") */
+	pthread_mutex_lock(&q->lock);
+	if (!threadnames_merge(&q->names, &buf->snap.proc, &threads, &nr)) {
+		buf->snap.proc.threads = threads;
+		buf->snap.proc.nr_threads = nr;
+	}
+	pthread_mutex_unlock(&q->lock);
+	/* a trigger's snapshot ends at the hit: what came after is left out */
+	if (buf->snap.why.spec && buf->snap.run.backend == BACKEND_SAMPLE)
+		snapcut_snapshot(&buf->snap);
+	ret = 0;
+	if (q->limits && !make_room(q, &buf->snap, &rm)) {
+		snprintf(
+			err, sizeof(err),
+			"snapshot %llu: about %llu bytes, more than --max-size",
+			(unsigned long long)buf->snap.id,
+			(unsigned long long)estimate(q, &buf->snap));
+		ret = -EFBIG;
+	}
+	if (!ret)
+		ret = snapwrite_snapshot(&buf->snap, &opts, path, sizeof(path),
+					 err, sizeof(err));
+	memset(&buf->snap.proc, 0, sizeof(buf->snap.proc)); /* the cache's */
+	free(threads);
+	if (ret) {
+		log_error(&q->wlog, q->cfg.pid, buf->snap.id, err);
+		if (q->cfg.verbosity >= 0)
+			status_say_f("ptbpf: snapshot %llu lost: %s",
+				     (unsigned long long)buf->snap.id, err);
+		return;
+	}
+	q->written++;
+	if (q->limits)
+		account(q, &buf->snap, &rm);
+	log_written(q, &buf->snap, path, clock_now_ns() - t0, &rm);
+}
+
+static void *writer_main(void *arg)
+{
+	struct snapqueue *q = arg;
+	struct timespec deadline;
+	struct snapqueue_buf *buf;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		while (!q->q_len && !q->stopping) {
+			clock_gettime(CLOCK_REALTIME, &deadline);
+			if (q->refresh_ms) {
+				deadline.tv_nsec += q->refresh_ms * 1000000L;
+				deadline.tv_sec +=
+					deadline.tv_nsec / 1000000000L;
+				deadline.tv_nsec %= 1000000000L;
+				q->refresh_ms = q->refresh_ms >= 512 ?
+							0 :
+							q->refresh_ms * 2;
+			} else {
+				deadline.tv_sec += 1;
+			}
+			if (pthread_cond_timedwait(&q->cond, &q->lock,
+						   &deadline) == ETIMEDOUT ||
+			    q->refresh) {
+				/* idle: keep a reading with maps for later */
+				q->refresh = false;
+				pthread_mutex_unlock(&q->lock);
+				take_proc(q, &(struct snap_process){});
+				pthread_mutex_lock(&q->lock);
+			}
+		}
+		if (!q->q_len)
+			break; /* stopping, and nothing left */
+		buf = &q->bufs[q->queue[q->q_head]];
+		q->q_head = (q->q_head + 1) % q->nr_bufs;
+		q->q_len--;
+		buf->state = BUF_TAKEN;
+		pthread_mutex_unlock(&q->lock);
+		write_one(q, buf);
+		pthread_mutex_lock(&q->lock);
+		buf->state = BUF_FREE;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/* The snapshots already in the directory count against the limits. */
+static int budget_scan(struct snapqueue *q)
+{
+	unsigned long long *ids, bytes;
+	size_t n, i;
+	int ret;
+
+	budget_init(&q->budget, q->cfg.max_size, q->cfg.max_snapshots);
+	q->limits = q->cfg.max_size || q->cfg.max_snapshots;
+	if (!q->limits)
+		return 0;
+	ret = snapwrite_list(q->cfg.dirfd, &ids, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n && !ret; i++)
+		if (!snapwrite_size(q->cfg.dirfd, ids[i], &bytes))
+			ret = budget_add(&q->budget, ids[i], bytes);
+	free(ids);
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/* The writer takes no signal: they are the control thread's (signalfd). */
+static int start_writer(struct snapqueue *q)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&q->thread, NULL, writer_main, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+static void destroy(struct snapqueue *q)
+{
+	unsigned int i;
+
+	for (i = 0; q->bufs && i < q->nr_bufs; i++)
+		buf_free(&q->bufs[i]);
+	free(q->bufs);
+	free(q->queue);
+	procinfo_free(&q->proc_cache);
+	budget_free(&q->budget);
+	threadnames_free(&q->names);
+	eventlog_close(&q->wlog);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->cond);
+	free(q);
+}
+
+/* A free buffer; when none, the oldest queued one is dropped. Under lock. */
+static struct snapqueue_buf *grab(struct snapqueue *q, uint64_t *dropped)
+{
+	unsigned int i, idx;
+
+	*dropped = 0;
+	for (i = 0; i < q->nr_bufs; i++)
+		if (q->bufs[i].state == BUF_FREE)
+			return &q->bufs[i];
+	if (!q->q_len)
+		return NULL; /* cannot happen: one is written at a time */
+	idx = q->queue[q->q_head];
+	q->q_head = (q->q_head + 1) % q->nr_bufs;
+	q->q_len--;
+	*dropped = q->bufs[idx].snap.id;
+	return &q->bufs[idx];
+}
+
+struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg)
+{
+	struct snapqueue *q = calloc(1, sizeof(*q));
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (!q)
+		goto fail;
+	q->cfg = *cfg;
+	q->nr_bufs =
+		(cfg->queue_len ? cfg->queue_len : SNAPQUEUE_DEFAULT_LEN) + 1;
+	q->wlog.fd = -1;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	q->bufs = calloc(q->nr_bufs, sizeof(*q->bufs));
+	q->queue = calloc(q->nr_bufs, sizeof(*q->queue));
+	if (!q->bufs || !q->queue)
+		goto fail;
+	for (i = 0; i < q->nr_bufs; i++)
+		if (buf_alloc(q, &q->bufs[i]))
+			goto fail;
+	q->cfg.cpus = NULL; /* the caller's: read only here */
+	ret = budget_scan(q);
+	if (ret)
+		goto fail;
+	ret = eventlog_open(&q->wlog, cfg->dirfd, cfg->uid, cfg->gid);
+	if (ret)
+		goto fail;
+	eventlog_set_run(&q->wlog, cfg->run_id);
+	ret = start_writer(q);
+	if (ret)
+		goto fail;
+	q->thread_started = true;
+	return q;
+fail:
+	if (q)
+		destroy(q);
+	errno = -ret;
+	return NULL;
+}
+
+struct snapqueue_buf *snapqueue_take(struct snapqueue *q, uint64_t *dropped)
+{
+	struct snapqueue_buf *buf;
+
+	pthread_mutex_lock(&q->lock);
+	buf = grab(q, dropped);
+	if (buf)
+		buf->state = BUF_TAKEN; /* the stager's until pushed */
+	pthread_mutex_unlock(&q->lock);
+	return buf;
+}
+
+void snapqueue_push(struct snapqueue *q, struct snapqueue_buf *buf)
+{
+	pthread_mutex_lock(&q->lock);
+	q->queue[(q->q_head + q->q_len) % q->nr_bufs] = buf - q->bufs;
+	q->q_len++;
+	buf->state = BUF_QUEUED;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf)
+{
+	pthread_mutex_lock(&q->lock);
+	buf->state = BUF_FREE;
+	pthread_mutex_unlock(&q->lock);
+}
+
+__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf,
+			 unsigned int idx)
+{
+	return buf->mem + idx * (q->cfg.trace_cap + q->cfg.sb_cap);
+}
+
+void snapqueue_note_thread(struct snapqueue *q, uint32_t tid, const char *comm)
+{
+	if (!q || !comm)
+		return;
+	pthread_mutex_lock(&q->lock);
+	threadnames_note(&q->names, tid, comm); /* -ENOMEM: /proc's name */
+	pthread_mutex_unlock(&q->lock);
+}
+
+void snapqueue_refresh_proc(struct snapqueue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->refresh = true;
+	q->refresh_ms = 2;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
+unsigned long snapqueue_stop(struct snapqueue *q)
+{
+	unsigned long n;
+
+	if (!q)
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	q->stopping = true;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	if (q->thread_started)
+		pthread_join(q->thread, NULL);
+	n = q->written;
+	destroy(q);
+	return n;
+}

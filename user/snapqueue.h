@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The snapshot writer: a bounded queue of staged snapshots and the thread
+ * that writes them out (snapwrite.h), off the control path.
+ *
+ * The staging buffers are allocated once, at start: the queue's length of
+ * snapshots waiting for the writer plus the one being written. The stager
+ * (snapstage.h) takes a free buffer, fills it with memory copies only and
+ * pushes it. When the writer falls behind and no buffer is free, the oldest
+ * waiting snapshot is dropped (its id is handed back, for a snapshot_error
+ * event): the control path never waits for the disk.
+ *
+ * With max_size or max_snapshots the writer keeps the directory within
+ * them: before a snapshot is written, the oldest snapshots are removed
+ * until a generous estimate of its size fits; once written, its real size
+ * is counted. Each removal is a snapshot_removed event.
+ *
+ * The writer reads /proc/PID for the COMM and MMAP2 records and the LLDB
+ * modules. A process that has exited (or is a zombie) has no maps left, so
+ * the writer keeps the last good reading, refreshed when idle, and uses it
+ * when the live one comes back empty.
+ */
+#ifndef PTBPF_SNAPQUEUE_H
+#define PTBPF_SNAPQUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapdata.h"
+#include "snapfmt.h"
+
+#define SNAPQUEUE_DEFAULT_LEN 3
+
+struct snapqueue_config {
+	const char *out_dir;
+	int dirfd; /* of out_dir: everything is made relative to it */
+	const char *run_id; /* the run's id for events.jsonl, or NULL */
+	int uid, gid; /* owner of what is written; -1: as is */
+	unsigned int formats; /* SNAPFMT_* */
+	unsigned int max_snapshots; /* 0: keep all */
+	unsigned long long max_size; /* bytes of snapshots in out_dir; 0: any */
+	unsigned int queue_len; /* 0: SNAPQUEUE_DEFAULT_LEN */
+	uint32_t pid; /* the target, for /proc and the events */
+	const char *proc_root; /* NULL: "/proc" */
+	const char *buildid_cache; /* perf's, to fill; NULL: none */
+	int verbosity; /* >= 0: a line on stderr per snapshot written */
+	/* the staging buffers: per core, trace_cap then sb_cap bytes */
+	unsigned int nr_cores;
+	const int *cpus; /* each core's CPU number */
+	size_t trace_cap, sb_cap;
+};
+
+/* One staging buffer: a snapshot and the bytes its cores point into. */
+struct snapqueue_buf {
+	struct snapshot snap; /* snap.cores: the buffer's nr_cores entries */
+	struct snap_core *cores;
+	__u8 *mem; /* one mapping: every core's trace then sideband bytes */
+	size_t mem_len;
+	int state; /* the queue's: free, queued, taken */
+};
+
+struct snapqueue;
+
+/*
+ * Allocates the staging buffers, opens the writer's own (appending) event
+ * log in cfg->dirfd, counts the snapshots already there against the limits
+ * and starts the writer thread. Returns NULL with errno set: ENOMEM, or
+ * the errno of scanning the directory, opening the log or starting the
+ * thread.
+ */
+struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg);
+
+/*
+ * A buffer for the caller to stage into, on the control path: no system
+ * call but a futex. A free one, or else the oldest waiting one, whose
+ * snapshot id is stored in *@dropped (0 when none was dropped). Returns
+ * NULL only if no buffer is free and none waits (it cannot happen: one is
+ * written at a time).
+ */
+struct snapqueue_buf *snapqueue_take(struct snapqueue *q, uint64_t *dropped);
+
+/* Queue @buf (from snapqueue_take()) for the writer, or hand it back unused. */
+void snapqueue_push(struct snapqueue *q, struct snapqueue_buf *buf);
+void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf);
+
+/*
+ * Where core @idx's bytes go in @buf: trace_cap bytes for its trace, then
+ * sb_cap bytes for its sideband.
+ */
+__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf,
+			 unsigned int idx);
+
+/*
+ * Remembers that thread @tid of the target is (or was last) named @comm,
+ * for snapshots written after it exited. A short critical section shared
+ * with the writer. NULL @q or @comm: nothing.
+ */
+void snapqueue_note_thread(struct snapqueue *q, uint32_t tid, const char *comm);
+
+/* Asks the writer to read /proc/PID again soon (after an exec). */
+void snapqueue_refresh_proc(struct snapqueue *q);
+
+/*
+ * Writes what is queued, stops the writer thread and frees everything.
+ * Returns the number of snapshots written. NULL is fine.
+ */
+unsigned long snapqueue_stop(struct snapqueue *q);
+
+#endif /* PTBPF_SNAPQUEUE_H */

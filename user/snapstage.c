@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Snapshots staged on the control path (snapstage.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "snapstage.h"
+#include "status.h"
+
+struct snapstage {
+	struct snapstage_config cfg;
+	struct snap_run run; /* cfg.run points here */
+	struct cores *cores;
+	struct eventlog *log; /* control thread's */
+	struct snapqueue *queue;
+	unsigned int nr_cores;
+	size_t trace_cap, sb_cap;
+	uint64_t next_id;
+};
+
+static void log_error(struct snapstage *s, uint64_t id, const char *reason)
+{
+	struct json *j = eventlog_begin(s->log, "snapshot_error",
+					clock_now_ns(), s->run.pid);
+
+	json_u64(j, "snapshot", id);
+	json_str(j, "reason", reason);
+	eventlog_end(s->log);
+}
+
+/* The writer's queue, with a staging buffer for each core of @cores. */
+static int start_queue(struct snapstage *s)
+{
+	struct snapqueue_config qc = s->cfg.writer;
+	unsigned int i;
+	int *cpus;
+
+	cpus = calloc(s->nr_cores ? s->nr_cores : 1, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_cores; i++)
+		cores_info(s->cores, i, &cpus[i], NULL, NULL);
+	qc.nr_cores = s->nr_cores;
+	qc.cpus = cpus;
+	qc.trace_cap = s->trace_cap;
+	qc.sb_cap = s->sb_cap;
+	qc.pid = s->run.pid;
+	s->queue = snapqueue_start(&qc);
+	free(cpus);
+	return s->queue ? 0 : -errno;
+}
+
+struct snapstage *snapstage_start(const struct snapstage_config *cfg,
+				  struct cores *cores, struct eventlog *log,
+				  char *err, size_t errlen)
+{
+	struct snapstage *s;
+	int ret = -EINVAL;
+
+	s = cfg && cfg->run && cores ? calloc(1, sizeof(*s)) : NULL;
+	if (!s) {
+		ret = cfg && cfg->run && cores ? -ENOMEM : -EINVAL;
+		goto fail;
+	}
+	s->cfg = *cfg;
+	s->run = *cfg->run;
+	s->cfg.run = &s->run;
+	s->cores = cores;
+	s->log = log;
+	s->nr_cores = cores_count(cores);
+	s->trace_cap = cores_buffer_size(cores);
+	s->sb_cap = cores_sideband_size(cores);
+	s->next_id = cfg->first_id ? cfg->first_id : 1;
+	ret = start_queue(s);
+	if (!ret)
+		return s;
+fail:
+	snprintf(err, errlen, "can't set up snapshot staging: %s",
+		 strerror(-ret));
+	free(s);
+	errno = -ret;
+	return NULL;
+}
+
+/* Every core's rings into @buf; -EIO when one could not be read. */
+static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
+{
+	bool skip = s->cfg.cpu_ran && !s->run.full &&
+		    cores_scope(s->cores) == SCOPE_PROCESS;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < s->nr_cores; i++) {
+		__u8 *trace = snapqueue_core_mem(s->queue, buf, i);
+		__u8 *sideband = trace + s->trace_cap;
+		int cpu = -1;
+
+		cores_info(s->cores, i, &cpu, NULL, NULL);
+		if (skip && !s->cfg.cpu_ran(s->cfg.cpu_ran_ctx, cpu))
+			cores_read_unchanged(s->cores, i, &buf->cores[i], trace,
+					     sideband);
+		else if (cores_read(s->cores, i, s->run.full, &buf->cores[i],
+				    trace, s->trace_cap, sideband, s->sb_cap))
+			ret = -EIO;
+	}
+	return ret;
+}
+
+/* Nothing new on any core: no snapshot (bytes lost are news, though). */
+static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		const struct snap_core *core = &buf->cores[i];
+
+		if (core->trace_len || core->sideband_len || core->wrapped ||
+		    core->lost_bytes || core->sb_wrapped || core->sb_lost_bytes)
+			return false;
+	}
+	return true;
+}
+
+static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
+{
+	struct json *j = eventlog_begin(s->log, "snapshot_skipped",
+					clock_now_ns(), s->run.pid);
+
+	json_str(j, "trigger", t->name);
+	json_u64(j, "trigger_ts", t->ts);
+	json_str(j, "reason", "no new bytes");
+	eventlog_end(s->log);
+	if (s->cfg.writer.verbosity > 0)
+		status_say_f("ptbpf: no snapshot (%s): no new bytes", t->name);
+}
+
+/*
+ * A --trigger-on snapshot of the intel-pt backend: PT can't be cut by time
+ * here. With aux-action the kernel stopped the hit's CPU at the hit;
+ * otherwise, and on the other CPUs, the data goes on up to the staging at
+ * most. Sample snapshots are cut by time when written (snapcut.h).
+ */
+static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
+{
+	memset(&snap->cut, 0, sizeof(snap->cut));
+	if (!snap->why.spec || snap->run.backend == BACKEND_SAMPLE)
+		return;
+	snap->cut.how = cores_aux_pause(s->cores) ? "kernel" : "staged";
+	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
+}
+
+/* The staged bytes become snapshot @id of the run, triggered by @t. */
+static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
+			  const struct snap_trigger *t)
+{
+	struct snapshot *snap = &buf->snap;
+	uint64_t real, mono;
+
+	snap->id = s->next_id++;
+	snap->run = s->run;
+	snap->why = *t;
+	snap->trigger = t->name;
+	snap->trigger_ts = t->ts;
+	snap->trigger_sig = t->sig;
+	clock_pair(&real, &mono);
+	snap->realtime_ns = real;
+	snap->monotonic_ns = mono;
+	stage_cut(s, snap, mono);
+	snap->nr_cores = s->nr_cores;
+	snap->cores = buf->cores;
+}
+
+int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
+{
+	struct snapqueue_buf *buf;
+	uint64_t dropped;
+	char reason[96];
+	int ret;
+
+	buf = snapqueue_take(s->queue, &dropped);
+	if (!buf)
+		return -EBUSY;
+	if (dropped) {
+		snprintf(
+			reason, sizeof(reason),
+			"the writer fell behind: snapshot %llu dropped unwritten",
+			(unsigned long long)dropped);
+		log_error(s, dropped, reason);
+	}
+	memset(&buf->snap, 0, sizeof(buf->snap));
+	ret = stage_cores(s, buf);
+	if (!ret && !s->run.full && nothing_new(buf, s->nr_cores)) {
+		snapqueue_put_back(s->queue, buf);
+		log_skipped(s, t);
+		return -ENODATA;
+	}
+	fill_snapshot(s, buf, t);
+	snapqueue_push(s->queue, buf);
+	if (ret)
+		log_error(s, buf->snap.id, cores_last_error(s->cores));
+	return ret ? ret : (int64_t)buf->snap.id;
+}
+
+void snapstage_note_thread(struct snapstage *s, uint32_t tid, const char *comm)
+{
+	if (s)
+		snapqueue_note_thread(s->queue, tid, comm);
+}
+
+void snapstage_refresh_proc(struct snapstage *s)
+{
+	if (s)
+		snapqueue_refresh_proc(s->queue);
+}
+
+unsigned long snapstage_stop(struct snapstage *s)
+{
+	unsigned long written;
+
+	if (!s)
+		return 0;
+	written = snapqueue_stop(s->queue);
+	free(s);
+	return written;
+}
