@@ -666,7 +666,7 @@ int sample_filter(struct bpf_perf_event_data *ctx)
 }
 
 /*
- * --trigger-on (issue 14): one uprobe link per point, attached to its file
+ * --trigger-on: one uprobe link per point, attached to its file
  * for every process (pid -1), so that any process that is a target, by
  * whatever is_target() says, triggers; the others are dropped here. The
  * attach cookie is the point's index. The event's ts is the hit's kernel

@@ -83,7 +83,10 @@ void auxact_resume_attr(struct perf_event_attr *a,
 	 */
 	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	member(a, leader);
-	a->exclude_kernel = 1;
+	/*
+	 * Not exclude_kernel: the switch is counted with the scheduler's
+	 * (kernel) registers, and perf_exclude_event() would drop every one.
+	 */
 	auxact_set(a, AUXACT_RESUME);
 }
 

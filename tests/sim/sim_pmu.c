@@ -1015,6 +1015,12 @@ static int aux_act(struct sim_pmu *sim, int cpu, enum sim_kind kind,
 
 		if (e->cpu != cpu || e->kind != kind || !counting(sim, e))
 			continue;
+		/*
+		 * A switch is counted with the scheduler's (kernel) registers:
+		 * perf_exclude_event() drops it for exclude_kernel.
+		 */
+		if (kind == SIM_SWITCHES && e->attr.exclude_kernel)
+			continue;
 		if (kind == SIM_UPROBE &&
 		    (e->attr.config2 != offset ||
 		     strcmp((const char *)(unsigned long)e->attr.config1,

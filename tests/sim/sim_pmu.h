@@ -56,7 +56,8 @@
  * with aux_pause pauses its PT leader, which then writes nothing (through
  * disable, enable and sched-out: hw.aux_paused) until an aux_resume
  * sibling overflows; context-switches events overflow at their task's
- * sched-out, before the switch-out records.
+ * sched-out, before the switch-out records (never with exclude_kernel: the
+ * kernel counts a switch with kernel registers).
  */
 #ifndef PTBPF_SIM_PMU_H
 #define PTBPF_SIM_PMU_H
