@@ -11,6 +11,7 @@
 #include <linux/perf_event.h>
 
 #include "snap.h"
+#include "perfread.h"
 #include "summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "integ.h"
-#include "jsonread.h"
+#include "jsondoc.h"
 
 #define DUMP_BIN "./ptbpf-dump"
 
@@ -120,9 +120,9 @@ static void test_summary(void **state)
 
 static void test_json(void **state)
 {
-	const struct jval *snaps, *s, *cores, *c;
+	struct json_object *snaps, *s, *cores, *c;
 	char cmd[512], *o;
-	struct jval *root;
+	struct json_object *root;
 	const char *str;
 	uint64_t v, sum = 0;
 	size_t i;
@@ -132,41 +132,42 @@ static void test_json(void **state)
 	snprintf(cmd, sizeof(cmd), "%s --json %s", DUMP_BIN, out);
 	o = run_out(cmd, &st);
 	assert_int_equal(st, 0);
-	assert_int_equal(jread_parse(o, strlen(o), &root, NULL), 0);
-	assert_int_equal(jval_get_u64(root, "errors", &v), 0);
+	assert_int_equal(jsondoc_parse(o, strlen(o), &root, NULL), 0);
+	assert_int_equal(jsondoc_get_u64(root, "errors", &v), 0);
 	assert_int_equal(v, 0);
-	snaps = jval_get(root, "snapshots");
-	assert_int_equal(snaps->n, 1);
-	s = jval_at(snaps, 0);
-	assert_int_equal(jval_get_str(s, "trigger", &str), 0);
+	snaps = jsondoc_get(root, "snapshots");
+	assert_int_equal(jsondoc_len(snaps), 1);
+	s = jsondoc_at(snaps, 0);
+	assert_int_equal(jsondoc_get_str(s, "trigger", &str), 0);
 	assert_string_equal(str, "fatal");
-	assert_int_equal(jval_get_str(s, "signal", &str), 0);
+	assert_int_equal(jsondoc_get_str(s, "signal", &str), 0);
 	assert_string_equal(str, "SIGSEGV");
-	assert_int_equal(jval_get_u64(s, "pid", &v), 0);
+	assert_int_equal(jsondoc_get_u64(s, "pid", &v), 0);
 	assert_int_equal(v, target);
-	assert_int_equal(jval_get_str(s, "addr", &str), 0);
+	assert_int_equal(jsondoc_get_str(s, "addr", &str), 0);
 	assert_string_equal(str, "0x0"); /* the NULL the crash wrote to */
-	assert_int_equal(jval_get_hex(s, "ip", &v), 0);
+	assert_int_equal(jsondoc_get_hex(s, "ip", &v), 0);
 	assert_true(v != 0);
-	cores = jval_get(s, "cores");
-	for (i = 0; (c = jval_at(cores, i)); i++) {
-		assert_int_equal(
-			jval_get_u64(jval_get(c, "samples"), "target", &v), 0);
+	cores = jsondoc_get(s, "cores");
+	for (i = 0; (c = jsondoc_at(cores, i)); i++) {
+		assert_int_equal(jsondoc_get_u64(jsondoc_get(c, "samples"),
+						 "target", &v),
+				 0);
 		sum += v;
 	}
 	assert_true(sum > 0);
-	jval_free(root);
+	jsondoc_free(root);
 	free(o);
 }
 
 /* Valid trace event JSON; the transitions as instants; slices named. */
 static void test_timeline(void **state)
 {
-	const struct jval *evs, *e;
+	struct json_object *evs, *e;
 	char seq[4096] = "", *want;
 	char cmd[512], tl[160], *o, *buf;
 	const char *ph, *name;
-	struct jval *root;
+	struct json_object *root;
 	unsigned int k = 0, work = 0;
 	uint64_t pid, tid;
 	size_t i;
@@ -186,15 +187,15 @@ static void test_timeline(void **state)
 	o = run_out(cmd, &st);
 	assert_int_equal(st, 0);
 	assert_string_equal(o, buf);
-	assert_int_equal(jread_parse(buf, strlen(buf), &root, NULL), 0);
-	evs = jval_get(root, "traceEvents");
+	assert_int_equal(jsondoc_parse(buf, strlen(buf), &root, NULL), 0);
+	evs = jsondoc_get(root, "traceEvents");
 	assert_non_null(evs);
-	for (i = 0; (e = jval_at(evs, i)); i++) {
-		assert_int_equal(jval_get_str(e, "ph", &ph), 0);
-		assert_int_equal(jval_get_str(e, "name", &name), 0);
-		assert_int_equal(jval_get_u64(e, "pid", &pid), 0);
-		assert_int_equal(jval_get_u64(e, "tid", &tid), 0);
-		assert_non_null(jval_get(e, "ts"));
+	for (i = 0; (e = jsondoc_at(evs, i)); i++) {
+		assert_int_equal(jsondoc_get_str(e, "ph", &ph), 0);
+		assert_int_equal(jsondoc_get_str(e, "name", &name), 0);
+		assert_int_equal(jsondoc_get_u64(e, "pid", &pid), 0);
+		assert_int_equal(jsondoc_get_u64(e, "tid", &tid), 0);
+		assert_non_null(jsondoc_get(e, "ts"));
 		assert_int_equal(pid, target);
 		/* a flame chart: each sample a stack of B/E slices */
 		if (!strcmp(ph, "B") && !strcmp(name, "work"))
@@ -211,7 +212,7 @@ static void test_timeline(void **state)
 	assert_non_null(strstr(seq, "fatal pause"));
 	free(want);
 	assert_true(work > 0);
-	jval_free(root);
+	jsondoc_free(root);
 	free(buf);
 	free(o);
 }

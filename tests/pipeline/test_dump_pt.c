@@ -22,7 +22,7 @@
 #include "summary.h"
 #include "timeline.h"
 #include "json.h"
-#include "jsonread.h"
+#include "jsondoc.h"
 #include "ptgen.h"
 #include "snapwrite.h"
 #include "testio.h"
@@ -332,8 +332,8 @@ static void test_summary(void **state)
 static void test_summary_switches_lost(void **state)
 {
 	struct fixture *fx = *state;
-	const struct jval *core;
-	struct jval *root;
+	struct json_object *core;
+	struct json_object *root;
 	struct json j;
 	uint64_t v;
 	bool b;
@@ -348,22 +348,22 @@ static void test_summary_switches_lost(void **state)
 	done(fx);
 	assert_non_null(strstr(fx->out, "6 context switches (switch records "
 					"lost: 4096 bytes)\n"));
-	assert_int_equal(jread_parse(j.buf, j.len, &root, NULL), 0);
+	assert_int_equal(jsondoc_parse(j.buf, j.len, &root, NULL), 0);
 	json_free(&j);
-	core = jval_at(jval_get(root, "cores"), 0);
-	assert_int_equal(jval_get_bool(core, "sideband_wrapped", &b), 0);
+	core = jsondoc_at(jsondoc_get(root, "cores"), 0);
+	assert_int_equal(jsondoc_get_bool(core, "sideband_wrapped", &b), 0);
 	assert_true(b);
-	assert_int_equal(jval_get_u64(core, "sideband_lost_bytes", &v), 0);
+	assert_int_equal(jsondoc_get_u64(core, "sideband_lost_bytes", &v), 0);
 	assert_int_equal(v, 4096);
-	jval_free(root);
+	jsondoc_free(root);
 	assert_int_equal(fx->log.nr_errors, 0);
 }
 
 static void test_summary_json(void **state)
 {
 	struct fixture *fx = *state;
-	const struct jval *core, *pk;
-	struct jval *root;
+	struct json_object *core, *pk;
+	struct json_object *root;
 	struct json j;
 	uint64_t v;
 	bool b;
@@ -374,27 +374,27 @@ static void test_summary_json(void **state)
 	assert_int_equal(summary_json(&j, &fx->ds, NULL, &fx->log), 0);
 	assert_int_equal(json_finish(&j), 0);
 	done(fx);
-	assert_int_equal(jread_parse(j.buf, j.len, &root, NULL), 0);
+	assert_int_equal(jsondoc_parse(j.buf, j.len, &root, NULL), 0);
 	json_free(&j);
-	assert_int_equal(jval_get_u64(root, "pid", &v), 0);
+	assert_int_equal(jsondoc_get_u64(root, "pid", &v), 0);
 	assert_int_equal(v, getpid());
-	core = jval_at(jval_get(root, "cores"), 0);
+	core = jsondoc_at(jsondoc_get(root, "cores"), 0);
 	assert_non_null(core);
-	assert_int_equal(jval_get_u64(core, "bytes", &v), 0);
+	assert_int_equal(jsondoc_get_u64(core, "bytes", &v), 0);
 	assert_int_equal(v, 86);
-	assert_int_equal(jval_get_u64(core, "psb", &v), 0);
+	assert_int_equal(jsondoc_get_u64(core, "psb", &v), 0);
 	assert_int_equal(v, 2);
-	assert_int_equal(jval_get_u64(core, "first_time_ns", &v), 0);
+	assert_int_equal(jsondoc_get_u64(core, "first_time_ns", &v), 0);
 	assert_int_equal(v, 1000);
-	assert_int_equal(jval_get_u64(core, "last_time_ns", &v), 0);
+	assert_int_equal(jsondoc_get_u64(core, "last_time_ns", &v), 0);
 	assert_int_equal(v, 3000);
-	assert_int_equal(jval_get_bool(core, "decodes", &b), 0);
+	assert_int_equal(jsondoc_get_bool(core, "decodes", &b), 0);
 	assert_true(b);
-	pk = jval_get(core, "packets");
-	assert_int_equal(jval_get_u64(pk, "tnt.8", &v), 0);
+	pk = jsondoc_get(core, "packets");
+	assert_int_equal(jsondoc_get_u64(pk, "tnt.8", &v), 0);
 	assert_int_equal(v, 2);
-	assert_int_equal(pk->n, 7);
-	jval_free(root);
+	assert_int_equal(jsondoc_len(pk), 7);
+	jsondoc_free(root);
 }
 
 struct tl_want {
@@ -423,14 +423,15 @@ static void test_timeline(void **state)
 		"not json\n";
 	struct fixture *fx = *state;
 	struct pt_image *image = pt_image_alloc(NULL);
-	const struct jval *evs, *e;
+	struct json_object *evs, *e;
 	struct dump_symtab tab;
 	struct dump_tl tl;
-	struct jval *root;
+	struct json_object *root;
 	const char *ph, *name;
 	char line[256];
 	unsigned int i, k = 0;
 	uint64_t pid, tid;
+	double ts;
 
 	make_snapshot(fx, NULL, 0);
 	load(fx);
@@ -446,21 +447,22 @@ static void test_timeline(void **state)
 	symtab_free(&tab);
 	pt_image_free(image);
 	done(fx);
-	/* the bad line is named with its offset; the good one went in */
+	/* the bad line is named with the offset of its bad byte (the o of
+	 * "not"); the good one went in */
 	snprintf(line, sizeof(line),
 		 "ptbpf-dump: ev.jsonl: offset 0x%zx: not JSON: unknown "
 		 "literal\n",
-		 strlen(line) - strlen("not json\n"));
+		 strlen(line) - strlen("ot json\n"));
 	assert_string_equal(fx->err, line);
-	assert_int_equal(jread_parse(fx->out, fx->out_len, &root, NULL), 0);
-	evs = jval_get(root, "traceEvents");
+	assert_int_equal(jsondoc_parse(fx->out, fx->out_len, &root, NULL), 0);
+	evs = jsondoc_get(root, "traceEvents");
 	assert_non_null(evs);
-	for (i = 0; (e = jval_at(evs, i)); i++) {
-		assert_int_equal(jval_get_str(e, "ph", &ph), 0);
-		assert_int_equal(jval_get_str(e, "name", &name), 0);
-		assert_int_equal(jval_get_u64(e, "pid", &pid), 0);
-		assert_int_equal(jval_get_u64(e, "tid", &tid), 0);
-		assert_non_null(jval_get(e, "ts"));
+	for (i = 0; (e = jsondoc_at(evs, i)); i++) {
+		assert_int_equal(jsondoc_get_str(e, "ph", &ph), 0);
+		assert_int_equal(jsondoc_get_str(e, "name", &name), 0);
+		assert_int_equal(jsondoc_get_u64(e, "pid", &pid), 0);
+		assert_int_equal(jsondoc_get_u64(e, "tid", &tid), 0);
+		assert_non_null(jsondoc_get(e, "ts"));
 		assert_int_equal(pid, getpid());
 		if (!strcmp(ph, "M"))
 			continue;
@@ -468,11 +470,12 @@ static void test_timeline(void **state)
 		assert_string_equal(ph, want[k].ph);
 		assert_string_equal(name, want[k].name);
 		assert_int_equal(tid, want[k].tid ? fx->tid_b : fx->tid_a);
-		assert_true(jval_get(e, "ts")->d == want[k].ts);
+		assert_int_equal(jsondoc_double(jsondoc_get(e, "ts"), &ts), 0);
+		assert_true(ts == want[k].ts);
 		k++;
 	}
 	assert_int_equal(k, sizeof(want) / sizeof(want[0]));
-	jval_free(root);
+	jsondoc_free(root);
 }
 
 /*

@@ -179,8 +179,8 @@ static void test_meta_truncated(void **state)
 	put(fx->path, buf, (size_t)(cut - buf));
 	assert_int_equal(summarize(fx, 0), 1);
 	snprintf(want, sizeof(want),
-		 "ptbpf-dump: ptbpf.json: offset 0x%zx: not JSON: expected a "
-		 "member name\n",
+		 "ptbpf-dump: ptbpf.json: offset 0x%zx: not JSON: unexpected "
+		 "end of input\n",
 		 (size_t)(cut - buf));
 	assert_string_equal(fx->err, want);
 	/* not JSON at all, and not an object */
@@ -380,6 +380,63 @@ static void test_no_psb(void **state)
 	free(buf);
 }
 
+/*
+ * trace.json's cpus come back as data, in file order, for the loader to
+ * read: an entry without its three fields is reported and left out, and
+ * paths are handed on as written (the loader checks them).
+ */
+static void test_trace_cpus(void **state)
+{
+	static const char doc[] =
+		"{\"processes\":[{\"modules\":[]}],\"cpus\":["
+		"{\"id\":3,\"iptTrace\":\"cpus/3.t\",\"contextSwitchTrace\":"
+		"\"cpus/3.s\"},"
+		"{\"id\":\"1\",\"iptTrace\":\"a\",\"contextSwitchTrace\":\"b\"},"
+		"{\"id\":0,\"iptTrace\":\"../x\",\"contextSwitchTrace\":\"y\"}]}";
+	struct dump_log log = { NULL, 0 };
+	struct snap_trace_cpus cpus = { (void *)0x1, 99 };
+	struct dump_snap ds;
+	char *err;
+	size_t len;
+
+	memset(&ds, 0, sizeof(ds));
+	log.err = open_memstream(&err, &len);
+	assert_int_equal(snap_parse_trace_json(&ds, doc, strlen(doc),
+					       "trace.json", &log, &cpus),
+			 0);
+	fclose(log.err);
+	assert_string_equal(err, "ptbpf-dump: trace.json: cpus[1]: needs "
+				 "\"id\", \"iptTrace\" and "
+				 "\"contextSwitchTrace\"\n");
+	free(err);
+	assert_int_equal(cpus.nr, 2);
+	assert_int_equal(cpus.cpu[0].cpu, 3);
+	assert_string_equal(cpus.cpu[0].ipt, "cpus/3.t");
+	assert_string_equal(cpus.cpu[0].sw, "cpus/3.s");
+	assert_int_equal(cpus.cpu[1].cpu, 0);
+	assert_string_equal(cpus.cpu[1].ipt, "../x");
+	assert_string_equal(cpus.cpu[1].sw, "y");
+	/* the parse itself reads no file and adds no core */
+	assert_int_equal(ds.nr_cores, 0);
+	snap_trace_cpus_free(&cpus);
+	assert_null(cpus.cpu);
+	assert_int_equal(cpus.nr, 0);
+	snap_free(&ds);
+	/* not an object: reported (counted here), and no cpus */
+	log.err = NULL;
+	log.nr_errors = 0;
+	cpus.nr = 99;
+	assert_int_equal(snap_parse_trace_json(&ds, "[]", 2, "trace.json", &log,
+					       &cpus),
+			 -EBADMSG);
+	assert_int_equal(log.nr_errors, 1);
+	assert_int_equal(cpus.nr, 0);
+	assert_int_equal(snap_parse_trace_json(&ds, "{}", 2, "trace.json", &log,
+					       NULL),
+			 -EINVAL);
+	snap_free(&ds);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -389,6 +446,7 @@ int main(void)
 		T(test_perf_truncated), T(test_perf_bad_record),
 		T(test_module_not_elf), T(test_switch_file_cut),
 		T(test_not_a_snapshot), T(test_no_psb),
+		T(test_trace_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

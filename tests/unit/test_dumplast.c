@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 
 #include "last.h"
+#include "perfread.h"
 
 /* A user chain as the kernel writes it: marker, the IP, return addresses */
 static const uint64_t chain[] = {

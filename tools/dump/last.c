@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "last.h"
+#include "perfread.h"
 #include "snapfmt.h"
 
 int last_moments_add(struct dump_moments *m, const struct dump_snap *s,

@@ -16,6 +16,7 @@
 
 #include "snapfmt.h"
 #include "snap.h"
+#include "perfread.h"
 
 struct load_ctx {
 	struct dump_log *log;
@@ -56,11 +57,12 @@ static bool inside_dir(const char *rel)
 	return true;
 }
 
-static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
-			   const char *sw, void *ctx)
+/* The files one cpus[] entry of trace.json names, for what perf.data lacked. */
+static void load_cpu_files(struct load_ctx *x, struct dump_snap *s,
+			   const struct snap_trace_cpu *tc)
 {
-	struct load_ctx *x = ctx;
-	struct dump_core *c = snap_find_core(s, cpu);
+	struct dump_core *c = snap_find_core(s, tc->cpu);
+	const char *ipt = tc->ipt, *sw = tc->sw;
 	uint8_t *buf;
 	size_t len;
 	int ret;
@@ -68,9 +70,9 @@ static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
 	if (!c)
 		return;
 	if (!inside_dir(ipt) || !inside_dir(sw)) {
-		snap_error(x->log, "trace.json", -1,
+		snap_error(x->log, SNAPFMT_TRACE_JSON, -1,
 			   "cpu %d: trace paths must stay inside the snapshot",
-			   cpu);
+			   tc->cpu);
 		return;
 	}
 	if (!c->trace && join(x, s, ipt)) {
@@ -102,8 +104,9 @@ static void load_cpu_files(struct dump_snap *s, int cpu, const char *ipt,
 static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
 		      bool trace)
 {
+	struct snap_trace_cpus cpus;
 	uint8_t *buf;
-	size_t len;
+	size_t len, i;
 	int ret;
 
 	if (!join(x, s, name))
@@ -115,11 +118,15 @@ static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
 		snap_error(x->log, x->path, -1, "%s", strerror(-ret));
 		return true;
 	}
-	if (trace)
+	if (trace) {
 		s->has_lldb = !snap_parse_trace_json(s, (char *)buf, len, name,
-						     x->log, load_cpu_files, x);
-	else
+						     x->log, &cpus);
+		for (i = 0; i < cpus.nr; i++)
+			load_cpu_files(x, s, &cpus.cpu[i]);
+		snap_trace_cpus_free(&cpus);
+	} else {
 		snap_parse_meta(s, (char *)buf, len, name, x->log);
+	}
 	free(buf);
 	return true;
 }

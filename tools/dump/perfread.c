@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf.data and context-switch records, read back for ptbpf-dump: see
- * snap.h. Only what ptbpf writes is understood (perf.data-file-format
+ * perfread.h. Only what ptbpf writes is understood (perf.data-file-format
  * in the kernel tree); every length and offset comes from the file and is
  * checked against the buffer before use.
  */
@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "snap.h"
+#include "perfread.h"
 #include "perffile.h"
 #include "perfrec.h"
 

@@ -11,7 +11,7 @@
 
 #include "snapfmt.h"
 #include "snap.h"
-#include "jsonread.h"
+#include "jsondoc.h"
 
 void snap_error(struct dump_log *log, const char *file, long long off,
 		const char *fmt, ...)
@@ -82,23 +82,30 @@ static void field_error(struct dump_log *log, const char *file,
 					     want);
 }
 
-/* True when @v is an array; else says why field @name is not. */
-static bool need_array(const struct jval *v, const char *name, const char *file,
-		       struct dump_log *log)
+/* Member @key of @o when it is of type @t; else says why field @name is
+ * not (missing, or of another type) and gives NULL. */
+static struct json_object *need_type(const struct json_object *o,
+				     const char *key, enum jsondoc_type t,
+				     const char *name, const char *file,
+				     struct dump_log *log)
 {
-	if (v && v->type == JT_ARR)
-		return true;
-	field_error(log, file, name, v ? -EINVAL : -ENOENT, "is not an array");
-	return false;
+	struct json_object *v = jsondoc_get(o, key);
+
+	if (jsondoc_type(v) == t)
+		return v;
+	field_error(log, file, name, jsondoc_has(o, key) ? -EINVAL : -ENOENT,
+		    t == JSONDOC_ARRAY ? "is not an array" :
+					 "is not an object");
+	return NULL;
 }
 
-static uint64_t need_u64(const struct jval *o, const char *key,
+static uint64_t need_u64(const struct json_object *o, const char *key,
 			 const char *file, const char *where,
 			 struct dump_log *log)
 {
 	char name[96];
 	uint64_t v = 0;
-	int ret = jval_get_u64(o, key, &v);
+	int ret = jsondoc_get_u64(o, key, &v);
 
 	if (ret) {
 		snprintf(name, sizeof(name), "%s%s", where, key);
@@ -107,12 +114,12 @@ static uint64_t need_u64(const struct jval *o, const char *key,
 	return v;
 }
 
-static bool need_bool(const struct jval *o, const char *key, const char *file,
-		      const char *where, struct dump_log *log)
+static bool need_bool(const struct json_object *o, const char *key,
+		      const char *file, const char *where, struct dump_log *log)
 {
 	char name[96];
 	bool v = false;
-	int ret = jval_get_bool(o, key, &v);
+	int ret = jsondoc_get_bool(o, key, &v);
 
 	if (ret) {
 		snprintf(name, sizeof(name), "%s%s", where, key);
@@ -122,19 +129,19 @@ static bool need_bool(const struct jval *o, const char *key, const char *file,
 }
 
 /* Copies string member @key into @out (@len bytes); "" when absent. */
-static void need_str(const struct jval *o, const char *key, char *out,
+static void need_str(const struct json_object *o, const char *key, char *out,
 		     size_t len, const char *file, const char *where,
 		     struct dump_log *log, bool nullable)
 {
-	const struct jval *v = jval_get(o, key);
 	char name[96];
 	const char *s;
 	int ret;
 
 	out[0] = '\0';
-	if (nullable && v && v->type == JT_NULL)
+	/* json-c's null is a NULL member */
+	if (nullable && jsondoc_has(o, key) && !jsondoc_get(o, key))
 		return;
-	ret = jval_get_str(o, key, &s);
+	ret = jsondoc_get_str(o, key, &s);
 	if (ret) {
 		snprintf(name, sizeof(name), "%s%s", where, key);
 		field_error(log, file, name, ret, "is not a string");
@@ -161,20 +168,20 @@ struct dump_core *snap_find_core(struct dump_snap *s, int cpu)
 	return c;
 }
 
-static void meta_cores(struct dump_snap *s, const struct jval *arr,
+static void meta_cores(struct dump_snap *s, const struct json_object *root,
 		       const char *file, struct dump_log *log)
 {
-	const struct jval *o;
+	struct json_object *arr, *o;
 	struct dump_core *c;
 	char where[32];
 	int64_t cpu;
 	size_t i;
 
-	if (!need_array(arr, "cores", file, log))
-		return;
-	for (i = 0; (o = jval_at(arr, i)); i++) {
+	arr = need_type(root, "cores", JSONDOC_ARRAY, "cores", file, log);
+	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "cores[%zu].", i);
-		if (jval_get_i64(o, "cpu", &cpu) || cpu < 0 || cpu > 1 << 20) {
+		if (jsondoc_get_i64(o, "cpu", &cpu) || cpu < 0 ||
+		    cpu > 1 << 20) {
 			snap_error(log, file, -1,
 				   "field \"%scpu\" is missing or not a CPU",
 				   where);
@@ -190,37 +197,38 @@ static void meta_cores(struct dump_snap *s, const struct jval *arr,
 		c->wrapped = need_bool(o, "wrapped", file, where, log);
 		c->lost_bytes = need_u64(o, "lost_bytes", file, where, log);
 		/* newer fields: a snapshot without them lost no switch record */
-		if (jval_get(o, "sideband_wrapped"))
+		if (jsondoc_has(o, "sideband_wrapped"))
 			c->sb_wrapped = need_bool(o, "sideband_wrapped", file,
 						  where, log);
-		if (jval_get(o, "sideband_lost_bytes"))
+		if (jsondoc_has(o, "sideband_lost_bytes"))
 			c->sb_lost_bytes = need_u64(o, "sideband_lost_bytes",
 						    file, where, log);
 	}
 }
 
-static void meta_process(struct dump_snap *s, const struct jval *p,
+static void meta_process(struct dump_snap *s, const struct json_object *root,
 			 const char *file, struct dump_log *log)
 {
-	const struct jval *arr = jval_get(p, "threads"), *o;
+	struct json_object *p, *arr, *o;
 	struct dump_thread *t;
 	char where[40];
-	size_t i;
+	size_t i, n;
 
-	if (!p || p->type != JT_OBJ) {
-		field_error(log, file, "process", p ? -EINVAL : -ENOENT,
-			    "is not an object");
+	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
+	if (!p)
 		return;
-	}
 	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log,
 		 false);
-	if (!need_array(arr, "process.threads", file, log))
+	arr = need_type(p, "threads", JSONDOC_ARRAY, "process.threads", file,
+			log);
+	if (!arr)
 		return;
-	t = calloc(arr->n ? arr->n : 1, sizeof(*t));
+	n = jsondoc_len(arr);
+	t = calloc(n ? n : 1, sizeof(*t));
 	if (!t)
 		return;
 	s->threads = t;
-	for (i = 0; (o = jval_at(arr, i)); i++) {
+	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "process.threads[%zu].", i);
 		t[s->nr_threads].tid =
 			(uint32_t)need_u64(o, "tid", file, where, log);
@@ -230,12 +238,26 @@ static void meta_process(struct dump_snap *s, const struct jval *p,
 	}
 }
 
-static void meta_cpu(struct dump_snap *s, const struct jval *root,
+/* ptxed's options: optional, an older ptbpf.json may lack them. */
+static void meta_ptxed(struct dump_snap *s, const struct json_object *ptx)
+{
+	uint64_t v;
+
+	if (!jsondoc_get_u64(ptx, "mtc_freq", &v))
+		s->cpu.mtc_freq = (uint32_t)v;
+	if (!jsondoc_get_u64(ptx, "tsc_ctc_ratio_n", &v))
+		s->cpu.tsc_ctc_ratio_n = (uint32_t)v;
+	if (!jsondoc_get_u64(ptx, "tsc_ctc_ratio_d", &v))
+		s->cpu.tsc_ctc_ratio_d = (uint32_t)v;
+	if (!jsondoc_get_u64(ptx, "max_nonturbo_ratio", &v))
+		s->cpu.max_nonturbo_ratio = (uint32_t)v;
+}
+
+static void meta_cpu(struct dump_snap *s, const struct json_object *root,
 		     const char *file, struct dump_log *log)
 {
-	const struct jval *tc = jval_get(root, "time_conv");
-	const struct jval *cpu = jval_get(root, "cpu");
-	const struct jval *ptx = jval_get(root, "ptxed");
+	const struct json_object *tc = jsondoc_get(root, "time_conv");
+	const struct json_object *cpu = jsondoc_get(root, "cpu");
 
 	s->conv.valid = need_bool(tc, "valid", file, "time_conv.", log);
 	s->conv.time_shift =
@@ -252,50 +274,38 @@ static void meta_cpu(struct dump_snap *s, const struct jval *root,
 		(unsigned int)need_u64(cpu, "stepping", file, "cpu.", log);
 	if (s->backend != BACKEND_INTEL_PT)
 		return;
-	if (jval_get_hex(jval_get(root, "attr"), "config", &s->pt_config))
+	if (jsondoc_get_hex(jsondoc_get(root, "attr"), "config", &s->pt_config))
 		field_error(log, file, "attr.config", -EINVAL,
 			    "is missing or not a \"0x...\" string");
-	/* ptxed's options: optional, an older ptbpf.json may lack them */
-	if (ptx) {
-		uint64_t v;
-
-		if (!jval_get_u64(ptx, "mtc_freq", &v))
-			s->cpu.mtc_freq = (uint32_t)v;
-		if (!jval_get_u64(ptx, "tsc_ctc_ratio_n", &v))
-			s->cpu.tsc_ctc_ratio_n = (uint32_t)v;
-		if (!jval_get_u64(ptx, "tsc_ctc_ratio_d", &v))
-			s->cpu.tsc_ctc_ratio_d = (uint32_t)v;
-		if (!jval_get_u64(ptx, "max_nonturbo_ratio", &v))
-			s->cpu.max_nonturbo_ratio = (uint32_t)v;
-	}
+	meta_ptxed(s, jsondoc_get(root, "ptxed"));
 }
 
 /* The trigger's details and the clock pair: optional, newer ptbpf only. */
-static void meta_trigger(struct dump_snap *s, const struct jval *root)
+static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 {
-	const struct jval *clock = jval_get(root, "clock");
+	const struct json_object *clock = jsondoc_get(root, "clock");
 	const char *str;
 	uint64_t v;
 	int64_t i;
 
-	if (!jval_get_str(root, "stop_kind", &str))
+	if (!jsondoc_get_str(root, "stop_kind", &str))
 		snprintf(s->stop_kind, sizeof(s->stop_kind), "%s", str);
-	if (!jval_get_u64(root, "trigger_tid", &v))
+	if (!jsondoc_get_u64(root, "trigger_tid", &v))
 		s->trigger_tid = (uint32_t)v;
-	if (!jval_get_i64(root, "si_code", &i)) {
+	if (!jsondoc_get_i64(root, "si_code", &i)) {
 		s->has_si_code = true;
 		s->si_code = (int)i;
 	}
-	jval_get_hex(root, "ip", &s->ip);
-	s->has_addr = !jval_get_hex(root, "addr", &s->addr);
-	jval_get_u64(root, "folded_stops", &s->folded_stops);
-	jval_get_u64(root, "run_start_ns", &s->run_start_ns);
-	if (clock && (jval_get_u64(clock, "realtime_ns", &s->realtime_ns) ||
-		      jval_get_u64(clock, "monotonic_ns", &s->monotonic_ns)))
+	jsondoc_get_hex(root, "ip", &s->ip);
+	s->has_addr = !jsondoc_get_hex(root, "addr", &s->addr);
+	jsondoc_get_u64(root, "folded_stops", &s->folded_stops);
+	jsondoc_get_u64(root, "run_start_ns", &s->run_start_ns);
+	if (clock && (jsondoc_get_u64(clock, "realtime_ns", &s->realtime_ns) ||
+		      jsondoc_get_u64(clock, "monotonic_ns", &s->monotonic_ns)))
 		s->realtime_ns = s->monotonic_ns = 0;
 }
 
-static void meta_head(struct dump_snap *s, const struct jval *root,
+static void meta_head(struct dump_snap *s, const struct json_object *root,
 		      const char *file, struct dump_log *log)
 {
 	char backend[16];
@@ -313,47 +323,67 @@ static void meta_head(struct dump_snap *s, const struct jval *root,
 	s->pid = (uint32_t)need_u64(root, "pid", file, "", log);
 	meta_trigger(s, root);
 	/* older snapshots may lack it: a stream, as before --full existed */
-	if (jval_get_bool(root, "full", &s->full))
+	if (jsondoc_get_bool(root, "full", &s->full))
 		s->full = false;
+}
+
+/*
+ * Parses @buf into *@root, which must be a JSON object; else reports why
+ * (naming the type it is instead when @with_type).
+ */
+static int parse_object(const char *buf, size_t len, const char *file,
+			struct dump_log *log, bool with_type,
+			struct json_object **root)
+{
+	struct jsondoc_err e = { 0, "" };
+	int ret;
+
+	ret = jsondoc_parse(buf, len, root, &e);
+	if (ret == -EBADMSG)
+		snap_error(log, file, (long long)e.off, "not JSON: %s", e.why);
+	if (ret)
+		return ret;
+	if (jsondoc_type(*root) == JSONDOC_OBJECT)
+		return 0;
+	snap_error(log, file, 0, "not a JSON object%s%s",
+		   with_type ? " but " : "",
+		   with_type ? jsondoc_type_name(*root) : "");
+	jsondoc_free(*root);
+	*root = NULL;
+	return -EBADMSG;
 }
 
 int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
 		    const char *file, struct dump_log *log)
 {
-	struct jread_err e = { 0, "" };
-	struct jval *root;
+	struct json_object *root;
 	int ret;
 
-	ret = jread_parse(buf, len, &root, &e);
-	if (ret == -EBADMSG)
-		snap_error(log, file, (long long)e.off, "not JSON: %s", e.why);
+	ret = parse_object(buf, len, file, log, true, &root);
 	if (ret)
 		return ret;
-	if (root->type != JT_OBJ) {
-		snap_error(log, file, 0, "not a JSON object but %s",
-			   jval_type_name(root->type));
-		jval_free(root);
-		return -EBADMSG;
-	}
 	meta_head(s, root, file, log);
-	meta_cores(s, jval_get(root, "cores"), file, log);
+	meta_cores(s, root, file, log);
 	meta_cpu(s, root, file, log);
-	meta_process(s, jval_get(root, "process"), file, log);
-	jval_free(root);
+	meta_process(s, root, file, log);
+	jsondoc_free(root);
 	return 0;
 }
 
-static void trace_modules(struct dump_snap *s, const struct jval *proc,
+static void trace_modules(struct dump_snap *s, const struct json_object *proc,
 			  const char *file, struct dump_log *log)
 {
-	const struct jval *mods = jval_get(proc, "modules"), *m;
+	struct json_object *mods, *m;
 	struct dump_module *out;
 	const char *path;
-	size_t i;
+	size_t i, n;
 
-	if (!need_array(mods, "processes[0].modules", file, log))
+	mods = need_type(proc, "modules", JSONDOC_ARRAY, "processes[0].modules",
+			 file, log);
+	if (!mods)
 		return;
-	out = calloc(mods->n ? mods->n : 1, sizeof(*out));
+	n = jsondoc_len(mods);
+	out = calloc(n ? n : 1, sizeof(*out));
 	if (!out)
 		return;
 	for (i = 0; i < s->nr_modules; i++)
@@ -361,9 +391,10 @@ static void trace_modules(struct dump_snap *s, const struct jval *proc,
 	free(s->modules);
 	s->modules = out;
 	s->nr_modules = 0;
-	for (i = 0; (m = jval_at(mods, i)); i++) {
-		if (jval_get_str(m, "systemPath", &path) ||
-		    jval_get_hex(m, "loadAddress", &out[s->nr_modules].load)) {
+	for (i = 0; (m = jsondoc_at(mods, i)); i++) {
+		if (jsondoc_get_str(m, "systemPath", &path) ||
+		    jsondoc_get_hex(m, "loadAddress",
+				    &out[s->nr_modules].load)) {
 			snap_error(log, file, -1,
 				   "processes[0].modules[%zu]: needs a string "
 				   "\"systemPath\" and a \"0x...\" loadAddress",
@@ -376,49 +407,79 @@ static void trace_modules(struct dump_snap *s, const struct jval *proc,
 	}
 }
 
-int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
-			  const char *file, struct dump_log *log,
-			  void (*cpu_cb)(struct dump_snap *s, int cpu,
-					 const char *ipt, const char *sw,
-					 void *ctx),
-			  void *ctx)
+/* The cpus[] of trace.json into @out; bad entries reported and left out. */
+static int trace_cpus(const struct json_object *root, const char *file,
+		      struct dump_log *log, struct snap_trace_cpus *out)
 {
-	struct jread_err e = { 0, "" };
-	const struct jval *cpus, *c;
+	struct json_object *cpus, *c;
+	struct snap_trace_cpu *t;
 	const char *ipt, *sw;
-	struct jval *root;
 	int64_t id;
 	size_t i;
-	int ret;
 
-	ret = jread_parse(buf, len, &root, &e);
-	if (ret == -EBADMSG)
-		snap_error(log, file, (long long)e.off, "not JSON: %s", e.why);
-	if (ret)
-		return ret;
-	if (root->type != JT_OBJ) {
-		snap_error(log, file, 0, "not a JSON object");
-		jval_free(root);
-		return -EBADMSG;
-	}
-	trace_modules(s, jval_at(jval_get(root, "processes"), 0), file, log);
-	cpus = jval_get(root, "cpus");
-	need_array(cpus, "cpus", file, log);
-	for (i = 0; (c = jval_at(cpus, i)); i++) {
-		if (jval_get_i64(c, "id", &id) || id < 0 || id > 1 << 20 ||
-		    jval_get_str(c, "iptTrace", &ipt) ||
-		    jval_get_str(c, "contextSwitchTrace", &sw)) {
+	cpus = need_type(root, "cpus", JSONDOC_ARRAY, "cpus", file, log);
+	if (!cpus)
+		return 0;
+	out->cpu = calloc(jsondoc_len(cpus) + 1, sizeof(*t));
+	if (!out->cpu)
+		return -ENOMEM;
+	for (i = 0; (c = jsondoc_at(cpus, i)); i++) {
+		if (jsondoc_get_i64(c, "id", &id) || id < 0 || id > 1 << 20 ||
+		    jsondoc_get_str(c, "iptTrace", &ipt) ||
+		    jsondoc_get_str(c, "contextSwitchTrace", &sw)) {
 			snap_error(log, file, -1,
 				   "cpus[%zu]: needs \"id\", \"iptTrace\" and "
 				   "\"contextSwitchTrace\"",
 				   i);
 			continue;
 		}
-		if (cpu_cb)
-			cpu_cb(s, (int)id, ipt, sw, ctx);
+		t = &out->cpu[out->nr];
+		t->cpu = (int)id;
+		t->ipt = strdup(ipt);
+		t->sw = strdup(sw);
+		out->nr++;
+		if (!t->ipt || !t->sw)
+			return -ENOMEM;
 	}
-	jval_free(root);
 	return 0;
+}
+
+int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
+			  const char *file, struct dump_log *log,
+			  struct snap_trace_cpus *cpus)
+{
+	struct json_object *root;
+	int ret;
+
+	if (!cpus)
+		return -EINVAL;
+	cpus->cpu = NULL;
+	cpus->nr = 0;
+	ret = parse_object(buf, len, file, log, false, &root);
+	if (ret)
+		return ret;
+	trace_modules(s, jsondoc_at(jsondoc_get(root, "processes"), 0), file,
+		      log);
+	ret = trace_cpus(root, file, log, cpus);
+	if (ret)
+		snap_trace_cpus_free(cpus);
+	jsondoc_free(root);
+	return ret;
+}
+
+void snap_trace_cpus_free(struct snap_trace_cpus *cpus)
+{
+	size_t i;
+
+	if (!cpus)
+		return;
+	for (i = 0; i < cpus->nr; i++) {
+		free(cpus->cpu[i].ipt);
+		free(cpus->cpu[i].sw);
+	}
+	free(cpus->cpu);
+	cpus->cpu = NULL;
+	cpus->nr = 0;
 }
 
 uint64_t snap_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc)

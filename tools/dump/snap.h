@@ -52,15 +52,6 @@ struct dump_sample {
 	uint32_t nr_chain;
 };
 
-/*
- * The user call stack of @smp into @ips (@max entries), innermost first:
- * the sampled IP, then each caller's return address minus one (inside the
- * call instruction, so it names the caller even after a noreturn call).
- * Context markers and kernel frames are left out. Returns the count.
- */
-size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
-			     size_t max);
-
 struct dump_module {
 	char *path;
 	uint64_t load; /* address of file offset 0 */
@@ -153,40 +144,38 @@ void snap_free(struct dump_snap *s);
 int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
 		    const char *file, struct dump_log *log);
 
+/* One cpus[] entry of trace.json: the files that hold that CPU's trace. */
+struct snap_trace_cpu {
+	int cpu;
+	char *ipt; /* iptTrace, as written: relative to the snapshot */
+	char *sw; /* contextSwitchTrace, the same */
+};
+
+/* The usable cpus[] entries of trace.json, in file order. */
+struct snap_trace_cpus {
+	struct snap_trace_cpu *cpu;
+	size_t nr;
+};
+
 /*
  * Parses trace.json text @buf of @len bytes: the target's modules (which
- * replace any from perf.data) and each cpu's iptTrace and
- * contextSwitchTrace paths, handed to @cpu_cb (may be NULL) with @ctx.
+ * replace any from perf.data) go into @s; each cpu's iptTrace and
+ * contextSwitchTrace paths into @cpus, for the loader to read (an entry
+ * without all three fields is reported and left out). The paths are not
+ * checked: they are still untrusted.
  *
- * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
+ * Returns 0 and fills @cpus, to be released with snap_trace_cpus_free().
+ * Returns -EINVAL if @cpus is NULL.
+ * Returns -EBADMSG if it is not a JSON object (reported).
+ * Returns -ENOMEM if memory runs out.
+ * @cpus is empty on every error.
  */
 int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 			  const char *file, struct dump_log *log,
-			  void (*cpu_cb)(struct dump_snap *s, int cpu,
-					 const char *ipt, const char *sw,
-					 void *ctx),
-			  void *ctx);
+			  struct snap_trace_cpus *cpus);
 
-/*
- * Parses the perf.data image @buf of @len bytes (which @s takes over:
- * cores' traces point into it): attrs, samples, context switches, MMAP2
- * (modules), AUXTRACE (each core's PT bytes). A malformed record ends the
- * walk with a message naming its offset; what came before is kept.
- *
- * Returns 0, or -EBADMSG if the header or attrs are unusable (reported).
- */
-int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
-		   const char *file, struct dump_log *log);
-
-/*
- * Parses a stream of context-switch records of @len bytes as the kernel
- * writes them with sample IDs of @type (PERF_SAMPLE_*), appending them to
- * @core. Used for cpus/N.perf_context_switch_trace (TID|TIME).
- *
- * Returns 0, or -EBADMSG at a malformed record (reported at its offset).
- */
-int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
-		      uint64_t type, const char *file, struct dump_log *log);
+/* Releases what @cpus holds and empties it; NULL is fine. */
+void snap_trace_cpus_free(struct snap_trace_cpus *cpus);
 
 /* Core @cpu of @s, added when missing; NULL when out of memory. */
 struct dump_core *snap_find_core(struct dump_snap *s, int cpu);

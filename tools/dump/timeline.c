@@ -7,9 +7,10 @@
 
 #include "insn.h"
 #include "last.h"
+#include "perfread.h"
 #include "timeline.h"
 #include "json.h"
-#include "jsonread.h"
+#include "jsondoc.h"
 
 /* An event is small; names and args are bounded by their sources. */
 #define EV_MAX 4096
@@ -346,39 +347,61 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s,
 	return tl_samples(tl, s, tab);
 }
 
-/* The scalar members of an events.jsonl line become the event's args. */
-static void line_args(struct json *j, const struct jval *o)
+/* One scalar member of an events.jsonl line as an arg of its event. */
+static void line_arg(struct json *j, const struct jsondoc_member *m)
 {
-	size_t i;
+	const char *str;
+	size_t len;
+	uint64_t u;
+	int64_t i;
+	double d;
+	bool b;
 
-	json_obj_begin(j, "args");
-	for (i = 0; i < o->n; i++) {
-		const struct jval *v = o->items[i];
-
-		if (v->type == JT_STR)
-			json_strn(j, o->keys[i], v->s, v->slen);
-		else if (v->type == JT_BOOL)
-			json_bool(j, o->keys[i], v->b);
-		else if (v->type == JT_NUM && v->is_int && !v->is_neg)
-			json_u64(j, o->keys[i], v->u);
-		else if (v->type == JT_NUM)
-			json_double(j, o->keys[i], v->d);
-	}
-	json_obj_end(j);
+	/* an escaped NUL stays in: the string's length, not strlen() */
+	if (!jsondoc_str(m->val, &str, &len))
+		json_strn(j, m->key, str, len);
+	else if (!jsondoc_bool(m->val, &b))
+		json_bool(j, m->key, b);
+	else if (!jsondoc_u64(m->val, &u))
+		json_u64(j, m->key, u);
+	else if (!jsondoc_i64(m->val, &i))
+		json_i64(j, m->key, i);
+	else if (!jsondoc_double(m->val, &d))
+		json_double(j, m->key, d);
+	/* null, arrays and objects are no args */
 }
 
+/* The scalar members of an events.jsonl line become the event's args. */
+static int line_args(struct json *j, const struct json_object *o)
+{
+	struct jsondoc_member *m;
+	size_t i, n;
+	int ret;
+
+	ret = jsondoc_members(o, &m, &n);
+	if (ret)
+		return ret;
+	json_obj_begin(j, "args");
+	for (i = 0; i < n; i++)
+		line_arg(j, &m[i]);
+	json_obj_end(j);
+	free(m);
+	return 0;
+}
+
+/* One line: 1 when it went in, 0 when it was reported and left out. */
 static int one_line(struct dump_tl *tl, const char *line, size_t len,
 		    size_t off, const char *file, struct dump_log *log)
 {
-	struct jread_err e = { 0, "" };
+	struct jsondoc_err e = { 0, "" };
 	uint64_t ts, pid, tid;
+	struct json_object *o;
 	const char *name;
 	char buf[EV_MAX];
-	struct jval *o;
 	struct json j;
 	int ret;
 
-	ret = jread_parse(line, len, &o, &e);
+	ret = jsondoc_parse(line, len, &o, &e);
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
@@ -386,23 +409,25 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len,
 			   e.why);
 		return 0;
 	}
-	if (jval_get_str(o, "event", &name) || jval_get_u64(o, "ts", &ts) ||
-	    jval_get_u64(o, "pid", &pid) || pid > UINT32_MAX) {
+	if (jsondoc_get_str(o, "event", &name) ||
+	    jsondoc_get_u64(o, "ts", &ts) || jsondoc_get_u64(o, "pid", &pid) ||
+	    pid > UINT32_MAX) {
 		snap_error(log, file, (long long)off,
 			   "needs a string \"event\" and numbers \"ts\" and "
 			   "\"pid\"");
-		jval_free(o);
+		jsondoc_free(o);
 		return 0;
 	}
-	if (jval_get_u64(o, "tid", &tid) || tid > UINT32_MAX)
+	if (jsondoc_get_u64(o, "tid", &tid) || tid > UINT32_MAX)
 		tid = pid;
 	ev_begin(&j, buf, "i", name, ts, (uint32_t)pid, (uint32_t)tid);
 	/* a thread's own event on its track, the others across the process */
-	json_str(&j, "s", jval_get(o, "tid") ? "t" : "p");
-	line_args(&j, o);
-	ev_end(tl, &j);
-	jval_free(o);
-	return 1;
+	json_str(&j, "s", jsondoc_has(o, "tid") ? "t" : "p");
+	ret = line_args(&j, o);
+	if (!ret)
+		ev_end(tl, &j);
+	jsondoc_free(o);
+	return ret ? ret : 1;
 }
 
 int timeline_events(struct dump_tl *tl, const char *buf, size_t len,
