@@ -24,6 +24,8 @@ enum ptbpf_event_kind {
 	PTBPF_EV_EXIT = 7, /* the last thread of the thread group exited */
 	/* cgroup scope: a thread of the target ran outside the cgroup */
 	PTBPF_EV_CGROUP_LEFT = 8,
+	/* --trigger-on: a target thread reached a traced function's entry */
+	PTBPF_EV_TRIGGER = 9,
 	PTBPF_EV_MAX,
 };
 
@@ -92,14 +94,15 @@ struct ptbpf_event {
 	__s32 exit_code; /* task->exit_code: (status << 8) or signal */
 	__u32 nr_threads; /* live threads after this event */
 	__u32 old_tid; /* exec: the tid that called execve */
-	__u32 pad;
+	__u32 point; /* trigger: which --trigger-on (0, 1, ...) */
 	char comm[PTBPF_COMM_LEN];
 	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
 	/* run, stop, exit: the transition's number (1, 2, ...); else 0 */
 	__u64 seq;
 	/*
 	 * stop: the user-space IP of the thread that stopped last;
-	 * fatal: the faulting instruction. 0 when unknown.
+	 * fatal: the faulting instruction; trigger: where the uprobe hit.
+	 * 0 when unknown.
 	 */
 	__u64 ip;
 	__u64 addr; /* fatal SIGSEGV/SIGBUS from a fault: si_addr */

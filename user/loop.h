@@ -19,10 +19,19 @@ struct loop_args {
 	struct target *target;
 	struct jobctl *jc; /* job control relayed at a terminal; NULL: none */
 	unsigned int grace_ms; /* a started command: SIGTERM to SIGKILL */
+	/*
+	 * --duration: when the run ends (CLOCK_MONOTONIC ns), as on SIGINT;
+	 * 0: none.
+	 */
+	unsigned long long end_ns;
 };
 
 struct loop_result {
-	const char *reason; /* "exit" (the target is gone) or "signal" */
+	/*
+	 * "exit" (the target is gone), "signal", "duration" (--duration) or
+	 * "trigger_limit" (--trigger-limit)
+	 */
+	const char *reason;
 	bool snapshot; /* the run ends on a signal: take a last snapshot */
 	int status; /* a started command's shell-style status, else -1 */
 	char error[256];
@@ -56,7 +65,8 @@ void loop_block_signals(void);
 int loop_set_realtime(void);
 
 /*
- * Runs until the target exits or a terminating signal arrives. With a
+ * Runs until the target exits, a terminating signal arrives, --duration is
+ * over or the control asks to end (control.end_reason). With a
  * started command, a terminating signal is passed on as SIGTERM (and a
  * SIGCONT, a stopped process cannot act on it), then the loop waits for the
  * command to end: @a->grace_ms at most, or until a second SIGINT/SIGTERM,
