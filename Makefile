@@ -181,6 +181,12 @@ $(OUTPUT)/tests/progs/callstack-nofp: tests/progs/callstack.c | $(OUTPUT)/tests/
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -o $@
 
+# Two local functions named twin, one in each file: a name --trigger-on
+# finds twice.
+$(OUTPUT)/tests/progs/trigger: tests/progs/trigger.c tests/progs/twin/twin.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $^ -lpthread -o $@
+
 # libFuzzer harnesses over the reader's parsers: `make fuzz` builds them in
 # their own tree with SANITIZE=fuzzer and runs each for FUZZ_SECONDS.
 $(OUTPUT)/fuzz/%: $(OUTPUT)/fuzz/%.o $(LIBDUMP) $(LIBFORMAT)

@@ -850,3 +850,31 @@ int BPF_PROG(handle_waitfor, struct task_struct *p, pid_t old_pid,
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
+
+/*
+ * --trigger-on: one uprobe link per point, attached to its file
+ * for every process (pid -1), so that any process that is a target, by
+ * whatever is_target() says, triggers; the others are dropped here. The
+ * attach cookie is the point's index. The event's ts is the hit's kernel
+ * time: a snapshot's data is cut there.
+ */
+SEC("uprobe")
+int trigger_hit(struct pt_regs *ctx)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ptbpf_proc *p = proc_of(cur); /* is_target(cur) */
+	struct ptbpf_event *e;
+
+	if (!p)
+		return 0;
+	e = reserve(PTBPF_EV_TRIGGER, cur, p);
+	if (!e)
+		return 0;
+	e->ip = PT_REGS_IP(ctx);
+	/* before 5.15 no cookie: the program still loads, every hit is point 0 */
+	if (bpf_core_enum_value_exists(enum bpf_func_id,
+				       BPF_FUNC_get_attach_cookie))
+		e->point = (__u32)bpf_get_attach_cookie(ctx);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

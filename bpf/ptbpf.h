@@ -33,6 +33,8 @@ enum ptbpf_event_kind {
 	 * traced cgroup (systemd forks it, moves it in, it execs): followed
 	 */
 	PTBPF_EV_JOIN = 10,
+	/* --trigger-on: a target thread reached a traced function's entry */
+	PTBPF_EV_TRIGGER = 11,
 	PTBPF_EV_MAX,
 };
 
@@ -122,14 +124,18 @@ struct ptbpf_event {
 	__s32 exit_code; /* task->exit_code: (status << 8) or signal */
 	__u32 nr_threads; /* live threads after this event */
 	__u32 old_tid; /* exec: the tid that called execve */
-	__u32 ppid; /* fork, join: its parent process (pid: the new one) */
+	union {
+		__u32 ppid; /* fork, join: its parent process (pid: the new one) */
+		__u32 point; /* trigger: which --trigger-on (0, 1, ...) */
+	};
 	char comm[PTBPF_COMM_LEN];
 	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
 	/* run, stop, exit: the transition's number (1, 2, ...); else 0 */
 	__u64 seq;
 	/*
 	 * stop: the user-space IP of the thread that stopped last;
-	 * fatal: the faulting instruction. 0 when unknown.
+	 * fatal: the faulting instruction; trigger: where the uprobe hit.
+	 * 0 when unknown.
 	 */
 	__u64 ip;
 	__u64 addr; /* fatal SIGSEGV/SIGBUS from a fault: si_addr */

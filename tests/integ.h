@@ -835,6 +835,32 @@ static inline int run_held(const char *env, char *const argv[], char *err,
 	return ret;
 }
 
+/*
+ * Runs ptbpf -o @out @args (split at spaces) with run_held(): its status,
+ * its stderr in @err, what it held in @h. Fails the test when a BPF object
+ * it held is still loaded afterwards.
+ */
+static inline int run_ptbpf_held(const char *env, const char *out,
+				 const char *args, char *err, size_t len,
+				 struct held *h, double timeout_s)
+{
+	char words[1024], *argv[64], *w, *save;
+	int n = 0, st;
+
+	snprintf(words, sizeof(words), "%s", args);
+	argv[n++] = PTBPF_BIN;
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	for (w = strtok_r(words, " ", &save); w && n < 63;
+	     w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	st = run_held(env, argv, err, len, h, timeout_s);
+	if (held_left(h))
+		fail_msg("'%s': BPF objects left loaded", args);
+	return st;
+}
+
 /* Runs a command line through sh; returns its exit status, stderr in @err. */
 static inline int run_capture(const char *cmd, char *err, size_t len)
 {

@@ -64,6 +64,49 @@ static inline uint64_t ptgen_ip(const struct ptgen_step *s)
 }
 
 /*
+ * The 4 packets a stream starts with, into @pk (zeroed by the caller): a
+ * PSB+ with TSC @tsc, then MODE.exec 64-bit.
+ */
+static inline void ptgen_psb(struct pt_packet *pk, uint64_t tsc)
+{
+	pk[0].type = ppt_psb;
+	pk[1].type = ppt_tsc;
+	pk[1].payload.tsc.tsc = tsc;
+	pk[2].type = ppt_psbend;
+	pk[3].type = ppt_mode;
+	pk[3].payload.mode.leaf = pt_mol_exec;
+	pk[3].payload.mode.bits.exec.csl = 1;
+}
+
+/*
+ * Encodes the @n packets @pk at @off of @buf (@cap bytes) with libipt's
+ * encoder. Returns the new offset, 0 when they do not fit or libipt
+ * refuses a packet.
+ */
+static inline size_t ptgen_packets(uint8_t *buf, size_t cap, size_t off,
+				   const struct pt_packet *pk, unsigned int n)
+{
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t end = 0;
+	unsigned int i;
+	bool ok;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf + off;
+	cfg.end = buf + cap;
+	enc = pt_alloc_encoder(&cfg);
+	if (!enc)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (pt_enc_next(enc, &pk[i]) <= 0)
+			break;
+	ok = i == n && pt_enc_get_offset(enc, &end) == 0;
+	pt_free_encoder(enc);
+	return ok ? off + (size_t)end : 0;
+}
+
+/*
  * Encodes one pass through a function at @off of @buf (@cap bytes): PSB+
  * with TSC @tsc, MODE.exec 64-bit, TIP.PGE at @func, one TNT.8 of two
  * bits @tnt (the first branch in the MSB; 1 = taken), TIP.PGD to @back,
@@ -75,20 +118,9 @@ static inline size_t ptgen_encode(uint8_t *buf, size_t cap, size_t off,
 				  uint64_t back)
 {
 	struct pt_packet pk[7];
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t end = 0;
-	unsigned int i;
-	bool ok;
 
 	memset(pk, 0, sizeof(pk));
-	pk[0].type = ppt_psb;
-	pk[1].type = ppt_tsc;
-	pk[1].payload.tsc.tsc = tsc;
-	pk[2].type = ppt_psbend;
-	pk[3].type = ppt_mode;
-	pk[3].payload.mode.leaf = pt_mol_exec;
-	pk[3].payload.mode.bits.exec.csl = 1;
+	ptgen_psb(pk, tsc);
 	pk[4].type = ppt_tip_pge;
 	pk[4].payload.ip.ipc = pt_ipc_sext_48;
 	pk[4].payload.ip.ip = func;
@@ -99,18 +131,7 @@ static inline size_t ptgen_encode(uint8_t *buf, size_t cap, size_t off,
 	pk[6].payload.ip.ipc = pt_ipc_sext_48;
 	pk[6].payload.ip.ip = back;
 
-	pt_config_init(&cfg);
-	cfg.begin = buf + off;
-	cfg.end = buf + cap;
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return 0;
-	for (i = 0; i < 7; i++)
-		if (pt_enc_next(enc, &pk[i]) <= 0)
-			break;
-	ok = i == 7 && pt_enc_get_offset(enc, &end) == 0;
-	pt_free_encoder(enc);
-	return ok ? off + (size_t)end : 0;
+	return ptgen_packets(buf, cap, off, pk, 7);
 }
 
 /*

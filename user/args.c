@@ -26,6 +26,10 @@ enum long_only {
 	OPT_FOLLOW,
 	OPT_WAIT_FOR,
 	OPT_UNIT,
+	OPT_TRIGGER_ON,
+	OPT_TRIGGER_LIMIT,
+	OPT_DURATION,
+	OPT_MIN_HISTORY,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +55,10 @@ static const struct option long_opts[] = {
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "wait-for", required_argument, NULL, OPT_WAIT_FOR },
 	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "trigger-on", required_argument, NULL, OPT_TRIGGER_ON },
+	{ "trigger-limit", required_argument, NULL, OPT_TRIGGER_LIMIT },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "min-history", required_argument, NULL, OPT_MIN_HISTORY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -85,6 +93,14 @@ void args_usage(FILE *f)
 	      "                           last snapshot into the next; the last stop\n"
 	      "                           always gets one\n"
 	      "                           (0, the default, keeps them all)\n"
+	      "      --trigger-on SPEC    a snapshot each time the target reaches a function's\n"
+	      "                           entry, while it runs on: SYMBOL[@OBJECT] (OBJECT: the\n"
+	      "                           executable, or a library it maps, e.g. malloc@libc.so.6),\n"
+	      "                           0xADDR (in the executable) or OBJECT:OFFSET; repeatable\n"
+	      "      --trigger-limit N    end the run after N --trigger-on hits (a last snapshot)\n"
+	      "      --duration TIME      end the run after TIME (e.g. 2s, 500ms, 1m), with a\n"
+	      "                           last snapshot; a started command is ended as on SIGINT\n"
+	      "      --min-history TIME   no --trigger-on snapshot until TIME has been recorded\n"
 	      "      --full               each snapshot holds whole buffers\n"
 	      "      --format LIST        perf,lldb (default both)\n"
 	      "      --scope NAME         auto | process | cgroup | cpu (default auto:\n"
@@ -354,6 +370,28 @@ static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,
 static const char *const format_names[] = { "perf", "lldb", NULL };
 static const unsigned int format_bits[] = { SNAPFMT_PERF, SNAPFMT_LLDB };
 
+/* One more --trigger-on: kept as given, parsed once the target is known. */
+static int add_trigger_on(struct config *cfg, const char *arg, char *err,
+			  size_t errlen)
+{
+	const char **grown;
+
+	if (!*arg)
+		return fail(err, errlen,
+			    "empty --trigger-on: give SYMBOL[@OBJECT], 0xADDR "
+			    "or OBJECT:OFFSET");
+	if (cfg->nr_trigger_on == ARGS_MAX_TRIGGER_ON)
+		return fail(err, errlen, "more than %d --trigger-on options",
+			    ARGS_MAX_TRIGGER_ON);
+	grown = realloc(cfg->trigger_on,
+			(cfg->nr_trigger_on + 1) * sizeof(*grown));
+	if (!grown)
+		return fail(err, errlen, "out of memory");
+	cfg->trigger_on = grown;
+	cfg->trigger_on[cfg->nr_trigger_on++] = arg;
+	return 0;
+}
+
 /* One option; returns 0 or -EINVAL with @err filled. */
 static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		     size_t errlen)
@@ -458,6 +496,30 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 				"invalid grace period '%s': use e.g. 500ms, 3s, 1m (at most 1 hour)",
 				arg);
 		cfg->grace_ms = (unsigned int)v;
+		return 0;
+	case OPT_TRIGGER_ON:
+		return add_trigger_on(cfg, arg, err, errlen);
+	case OPT_TRIGGER_LIMIT:
+		if (parse_uint(arg, ULLONG_MAX, &v) || !v)
+			return fail(
+				err, errlen,
+				"invalid --trigger-limit '%s': give a count > 0",
+				arg);
+		cfg->trigger_limit = v;
+		return 0;
+	case OPT_DURATION:
+	case OPT_MIN_HISTORY:
+		if (args_parse_duration(arg, ARGS_DURATION_MS_MAX, &v) ||
+		    (opt == OPT_DURATION && !v))
+			return fail(err, errlen,
+				    "invalid %s '%s': use e.g. 500ms, 2s, 1m",
+				    opt == OPT_DURATION ? "--duration" :
+							  "--min-history",
+				    arg);
+		if (opt == OPT_DURATION)
+			cfg->duration_ns = v * 1000000ULL;
+		else
+			cfg->min_history_ns = v * 1000000ULL;
 		return 0;
 	case OPT_FULL:
 		cfg->full = true;
@@ -586,7 +648,18 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err,
 		return 0;
 	if (optind < argc)
 		cfg->cmd = &argv[optind];
-	return check_target(cfg, err, errlen);
+	ret = check_target(cfg, err, errlen);
+	if (ret)
+		return ret;
+	if (cfg->trigger_limit && !cfg->nr_trigger_on)
+		return fail(err, errlen,
+			    "--trigger-limit counts --trigger-on hits: "
+			    "give --trigger-on too");
+	if (cfg->min_history_ns && !cfg->nr_trigger_on)
+		return fail(err, errlen,
+			    "--min-history holds back --trigger-on snapshots: "
+			    "give --trigger-on too");
+	return 0;
 }
 
 void args_free(struct config *cfg)
@@ -596,4 +669,7 @@ void args_free(struct config *cfg)
 	free(cfg->cpus);
 	cfg->cpus = NULL;
 	cfg->nr_cpus = 0;
+	free(cfg->trigger_on);
+	cfg->trigger_on = NULL;
+	cfg->nr_trigger_on = 0;
 }

@@ -44,6 +44,12 @@ struct config {
 	unsigned int freq; /* -F: sample backend, Hz; 0: the default */
 	enum ptbpf_callgraph call_graph; /* --call-graph; default fp */
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
+	/* --trigger-on SPEC, as given, in order (trigger.h parses them) */
+	const char **trigger_on;
+	unsigned int nr_trigger_on;
+	unsigned long long trigger_limit; /* --trigger-limit; 0: none */
+	unsigned long long duration_ns; /* --duration; 0: until the end */
+	unsigned long long min_history_ns; /* --min-history; 0: none */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 	bool help;
 	bool version;
@@ -52,8 +58,8 @@ struct config {
 /*
  * Fills @cfg from @argc/@argv. On error writes one line (no prefix, no
  * newline) into @err and returns -EINVAL. --help and --version set their
- * flag and return 0 without checking the rest. @cfg->cpus is malloc'd:
- * release with args_free().
+ * flag and return 0 without checking the rest. @cfg->cpus and
+ * @cfg->trigger_on are malloc'd: release with args_free().
  */
 int args_parse(struct config *cfg, int argc, char **argv, char *err,
 	       size_t errlen);
@@ -69,6 +75,10 @@ int args_parse_size(const char *s, unsigned long long *out);
 #define ARGS_GRACE_MS_DEFAULT 3000
 #define ARGS_GRACE_MS_MAX (3600 * 1000)
 #define ARGS_MIN_INTERVAL_MS_MAX (24 * 3600 * 1000ULL)
+/* --duration and --min-history: at most a year, in ms */
+#define ARGS_DURATION_MS_MAX (366 * 24 * 3600 * 1000ULL)
+/* --trigger-on may be given this many times */
+#define ARGS_MAX_TRIGGER_ON 64
 
 /*
  * "3", "3s", "500ms", "2m", "0": milliseconds into @out (no unit: seconds).

@@ -274,6 +274,23 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 		json_str(j, "addr", hex);
 	}
 	json_u64(j, "folded_stops", t->folded);
+	if (t->spec) {
+		/* --trigger-on: the point, the hit, and where the data ends */
+		json_obj_begin(j, "hit");
+		json_str(j, "spec", t->spec);
+		json_u64(j, "point", t->point);
+		json_u64(j, "tid", t->tid);
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)t->ip);
+		json_str(j, "ip", hex);
+		json_u64(j, "ts", t->ts);
+		if (s->cut.how) {
+			json_str(j, "cut", s->cut.how);
+			json_u64(j, "after_hit_ns", s->cut.after_hit_ns);
+			json_u64(j, "cut_records", s->cut.records);
+			json_u64(j, "cut_bytes", s->cut.bytes);
+		}
+		json_obj_end(j);
+	}
 	if (s->run.run_start_ns)
 		json_u64(j, "run_start_ns", s->run.run_start_ns);
 	if (s->realtime_ns) {

@@ -23,6 +23,7 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_CGROUP_LEFT] = "warning",
 	[PTBPF_EV_FORK] = "fork",
 	[PTBPF_EV_JOIN] = "join",
+	[PTBPF_EV_TRIGGER] = "trigger",
 };
 
 static const char *const cause_names[] = {
@@ -56,6 +57,25 @@ void control_set_t0(struct control *c, uint64_t t0)
 void control_set_min_interval(struct control *c, uint64_t ns)
 {
 	c->min_interval_ns = ns;
+}
+
+void control_set_points(struct control *c, const char *const *points,
+			unsigned int nr)
+{
+	c->points = points;
+	c->nr_points = nr;
+}
+
+void control_set_trigger_limits(struct control *c, uint64_t min_history_ns,
+				unsigned long long limit)
+{
+	c->min_history_ns = min_history_ns;
+	c->trigger_limit = limit;
+}
+
+const char *control_end_reason(const struct control *c)
+{
+	return c->end_reason;
 }
 
 void control_set_verbosity(struct control *c, int verbosity)
@@ -199,6 +219,7 @@ void control_start(struct control *c, int state, const char *backend,
 	struct json *j;
 
 	c->target = state;
+	c->history_from = ts;
 	clock_pair(&c->real0, &c->mono0);
 	j = eventlog_begin(c->log, "start", ts, c->pid);
 	/* read together: any ts converts to a time of day */
@@ -315,6 +336,33 @@ static void detail_line(const struct ptbpf_event *e, const char *sig,
 	snprintf(buf + n, n < len ? len - n : 0, ")");
 }
 
+static const char *point_name(const struct control *c, unsigned int point)
+{
+	return point < c->nr_points ? c->points[point] : "?";
+}
+
+/* Why a trigger makes no snapshot, or NULL when it makes one. */
+static const char *trigger_ignored(const struct control *c,
+				   const struct ptbpf_event *e)
+{
+	if (c->trigger_limit && c->triggers_taken >= c->trigger_limit)
+		return "trigger_limit";
+	if (c->min_history_ns && e->ts < c->history_from + c->min_history_ns)
+		return "min_history";
+	return NULL;
+}
+
+static void trigger_log(const struct control *c, struct json *j,
+			const struct ptbpf_event *e)
+{
+	const char *why = trigger_ignored(c, e);
+
+	json_u64(j, "point", e->point);
+	json_str(j, "spec", point_name(c, e->point));
+	if (why)
+		json_str(j, "ignored", why);
+}
+
 static void log_event(struct control *c, const struct ptbpf_event *e,
 		      uint64_t recv_ns)
 {
@@ -347,6 +395,8 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	}
 	if (e->kind == PTBPF_EV_CGROUP_LEFT)
 		json_str(j, "reason", "cgroup_left");
+	if (e->kind == PTBPF_EV_TRIGGER)
+		trigger_log(c, j, e);
 	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_JOIN) {
 		json_strn(j, "filename", e->filename,
 			  strnlen(e->filename, sizeof(e->filename)));
@@ -359,6 +409,11 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	if (e->kind == PTBPF_EV_EXEC)
 		snprintf(detail, sizeof(detail), "%.*s",
 			 (int)sizeof(e->filename), e->filename);
+	else if (e->kind == PTBPF_EV_TRIGGER)
+		snprintf(detail, sizeof(detail), "tid %u at %s (0x%llx)%s",
+			 e->tid, point_name(c, e->point),
+			 (unsigned long long)e->ip,
+			 trigger_ignored(c, e) ? ", ignored" : "");
 	else if (e->kind == PTBPF_EV_CGROUP_LEFT)
 		snprintf(detail, sizeof(detail),
 			 "tid %u left the traced cgroup: its execution is no "
@@ -394,6 +449,22 @@ static void take(struct control *c, struct snap_trigger *t)
 	c->ops->snapshot(c->ops_ctx, t);
 }
 
+/*
+ * --min-interval: a snapshot closer than that to the last one waits (the
+ * newest waiting one is taken when due, the others folded into it).
+ * Returns true when @t was held back.
+ */
+static bool fold(struct control *c, const struct snap_trigger *t)
+{
+	if (!c->min_interval_ns || !c->last_snap_ns ||
+	    t->ts >= c->last_snap_ns + c->min_interval_ns)
+		return false;
+	c->pending = *t;
+	c->has_pending = true;
+	c->folded++;
+	return true;
+}
+
 static void trigger(struct control *c, unsigned int bit,
 		    const struct ptbpf_event *e, const char *name)
 {
@@ -422,14 +493,35 @@ static void trigger(struct control *c, unsigned int bit,
 			c->folded++;
 			return;
 		}
-		if (c->min_interval_ns && c->last_snap_ns &&
-		    e->ts < c->last_snap_ns + c->min_interval_ns) {
-			c->pending = t;
-			c->has_pending = true;
-			c->folded++;
+		if (fold(c, &t))
 			return;
-		}
 	}
+	take(c, &t);
+}
+
+/*
+ * --trigger-on: a hit makes a snapshot whose data ends at the hit (e->ts),
+ * with the target running on; --min-interval folds it as it folds stops.
+ */
+static void trigger_hit(struct control *c, const struct ptbpf_event *e)
+{
+	struct snap_trigger t = {
+		.name = "trigger",
+		.ts = e->ts,
+		.tid = e->tid,
+		.ip = e->ip,
+		.spec = point_name(c, e->point),
+		.point = e->point,
+	};
+
+	if (!c->ops || !c->ops->snapshot || trigger_ignored(c, e))
+		return;
+	c->triggers_taken++;
+	if (c->trigger_limit && c->triggers_taken >= c->trigger_limit)
+		c->end_reason = "trigger_limit";
+	/* the last one before the end is not held back */
+	if (!c->end_reason && fold(c, &t))
+		return;
 	take(c, &t);
 }
 
@@ -464,7 +556,9 @@ static void apply(struct control *c, const struct ptbpf_event *e,
 	}
 	log_event(c, e, recv_ns);
 	toggle_log(c, &t);
-	if (e->kind == PTBPF_EV_STOP)
+	if (e->kind == PTBPF_EV_TRIGGER)
+		trigger_hit(c, e);
+	else if (e->kind == PTBPF_EV_STOP)
 		trigger(c, TRIGGER_STOP, e, "stop");
 	else if (e->kind == PTBPF_EV_FATAL)
 		trigger(c, TRIGGER_FATAL, e, "fatal");

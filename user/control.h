@@ -97,6 +97,19 @@ struct control {
 	unsigned long long reordered;
 	/* a pause for a fatal signal the target has not yet died of, or 0 */
 	uint64_t fatal_ns;
+	/*
+	 * --trigger-on: the points as given (index = the event's point),
+	 * --min-history (no trigger snapshot before history_from plus it;
+	 * history_from is when collection started), --trigger-limit (0: none)
+	 * and the trigger snapshots taken. Set with control_set_points() and
+	 * control_set_trigger_limits().
+	 */
+	const char *const *points;
+	unsigned int nr_points;
+	uint64_t min_history_ns, history_from;
+	unsigned long long trigger_limit, triggers_taken;
+	/* why the run should end now (--trigger-limit reached), or NULL */
+	const char *end_reason;
 };
 
 void control_init(struct control *c, struct eventlog *log, int pid,
@@ -108,6 +121,23 @@ void control_set_t0(struct control *c, uint64_t t0);
 
 /* --min-interval (see min_interval_ns); call after control_init(). */
 void control_set_min_interval(struct control *c, uint64_t ns);
+
+/*
+ * --trigger-on: @points as given, indexed by the trigger event's point;
+ * they must outlive @c. Call after control_init().
+ */
+void control_set_points(struct control *c, const char *const *points,
+			unsigned int nr);
+
+/*
+ * --min-history (@min_history_ns of collection before a trigger counts)
+ * and --trigger-limit (@limit hits end the run; 0: none).
+ */
+void control_set_trigger_limits(struct control *c, uint64_t min_history_ns,
+				unsigned long long limit);
+
+/* Why the run should end now (--trigger-limit reached), or NULL. */
+const char *control_end_reason(const struct control *c);
 
 /*
  * The human lines from now on: -1 none (e.g. once a setup error's line is

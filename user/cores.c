@@ -26,11 +26,13 @@
 /* Process scope: one more thread's events on a core, output redirected. */
 struct thread_group {
 	int data_fd, sb_fd; /* -1: none */
+	struct auxact_fds act; /* --trigger-on: aux_pause/aux_resume events */
 };
 
 struct core {
 	int cpu;
 	int data_fd, sb_fd; /* -1: none; the events that own the rings */
+	struct auxact_fds act; /* --trigger-on: aux_pause/aux_resume events */
 	struct thread_group *extra; /* process scope: the other threads */
 	unsigned int nr_extra, cap_extra;
 	enum core_state state;
@@ -48,6 +50,11 @@ struct cores {
 	const struct perf_sys_ops *sys;
 	struct coreplan plan; /* scope, backend, attrs, sizes */
 	bool offcpu; /* process scope: no target thread can run */
+	/* intel-pt, process scope: the groups cut PT at --trigger-on hits */
+	bool aux_pause;
+	__u32 uprobe_type;
+	const struct auxact_point *pause_points;
+	unsigned int nr_pause_points;
 	/*
 	 * cpu and cgroup scope: one thread pinned to each traced CPU toggles
 	 * that CPU's events locally (cpurun.h); NULL: serial, from the caller.
@@ -99,6 +106,70 @@ static int map_core(struct cores *c, struct core *core, char *err,
 				 &core->sb_page, err, errlen);
 }
 
+static void report(const struct cores_config *cfg, const char *msg)
+{
+	if (cfg && cfg->report)
+		cfg->report(cfg->report_ctx, msg);
+}
+
+/*
+ * --trigger-on points cut by the kernel: intel-pt in process scope, where
+ * the groups are the target's own (a CPU-wide uprobe event would pause
+ * PT at any process's hit).
+ */
+static void pick_actions(struct cores *c, const struct cores_config *cfg)
+{
+	c->aux_pause = false;
+	if (!cfg->nr_pause_points || c->plan.backend != BACKEND_INTEL_PT ||
+	    c->plan.scope != SCOPE_PROCESS)
+		return;
+	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
+		report(cfg,
+		       "--trigger-on: more than 8 points: snapshots are "
+		       "staged when the hit is seen, not cut by the kernel");
+		return;
+	}
+	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
+		report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
+			    "are staged when the hit is seen");
+		return;
+	}
+	c->aux_pause = true;
+	c->pause_points = cfg->pause_points;
+	c->nr_pause_points = cfg->nr_pause_points;
+}
+
+/*
+ * The --trigger-on pause events of one group. The first group is the
+ * probe: a kernel or PMU without aux-action refuses it, and then no group
+ * has them (said once); a later refusal is an error.
+ */
+static int open_actions(struct cores *c, const struct cores_config *cfg,
+			int cpu, pid_t pid, int leader_fd, struct auxact_fds *f,
+			bool first, char *err, size_t errlen)
+{
+	char why[160], msg[256];
+	int rc;
+
+	f->n = 0;
+	if (!c->aux_pause)
+		return 0;
+	rc = auxact_open(c->sys, c->uprobe_type, c->pause_points,
+			 c->nr_pause_points, &c->plan.data_attr, leader_fd, cpu,
+			 pid, f, why, sizeof(why));
+	if (!rc)
+		return 0;
+	if (!first)
+		return errbuf_set(err, errlen, rc, "%s", why);
+	c->aux_pause = false;
+	snprintf(msg, sizeof(msg),
+		 "--trigger-on: no aux-action here (%s): snapshots are staged "
+		 "when the hit is seen, not cut by the kernel",
+		 strerror(-rc));
+	report(cfg, msg);
+	return 0;
+}
+
 /* Open @core; 1 when its CPU turned out to be offline (skip it). */
 static int open_core(struct cores *c, const struct cores_config *cfg,
 		     struct core *core, char *err, size_t errlen)
@@ -139,6 +210,10 @@ static int open_core(struct cores *c, const struct cores_config *cfg,
 	if (rc < 0)
 		return rc;
 	core->sb_fd = rc;
+	rc = open_actions(c, cfg, core->cpu, c->plan.pid, core->data_fd,
+			  &core->act, core == c->core, err, errlen);
+	if (rc)
+		return rc;
 	rc = map_core(c, core, err, errlen);
 	if (!rc)
 		rc = perf_sys_id(c->sys, core->data_fd, core->cpu,
@@ -162,9 +237,11 @@ static void close_core(struct cores *c, struct core *core)
 			       core->cpu, NULL, 0);
 	core->aux = NULL;
 	core->data_page = core->sb_page = NULL;
+	auxact_close(c->sys, &core->act);
 	while (core->nr_extra) {
 		struct thread_group *group = &core->extra[--core->nr_extra];
 
+		auxact_close(c->sys, &group->act);
 		perf_sys_close(c->sys, &group->sb_fd);
 		perf_sys_close(c->sys, &group->data_fd);
 	}
@@ -240,7 +317,7 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err,
 		     size_t errlen)
 {
 	struct perf_event_attr da = c->plan.data_attr, sa = c->plan.sb_attr;
-	struct thread_group group = { -1, -1 };
+	struct thread_group group = { -1, -1, { .n = 0 } };
 	int rc;
 
 	if (core->nr_extra == core->cap_extra) {
@@ -275,6 +352,9 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err,
 	if (!rc)
 		rc = perf_sys_set_output(c->sys, group.sb_fd, core->sb_fd,
 					 core->cpu, err, errlen);
+	if (!rc && !c->plan.split)
+		rc = open_actions(c, NULL, core->cpu, tid, group.data_fd,
+				  &group.act, false, err, errlen);
 	if (rc < 0) {
 		perf_sys_close(c->sys, &group.sb_fd);
 		perf_sys_close(c->sys, &group.data_fd);
@@ -298,6 +378,7 @@ static int add_thread(struct cores *c, pid_t tid, char *err, size_t errlen)
 			struct thread_group *group =
 				&core->extra[--core->nr_extra];
 
+			auxact_close(c->sys, &group->act);
 			perf_sys_close(c->sys, &group->sb_fd);
 			perf_sys_close(c->sys, &group->data_fd);
 		}
@@ -331,9 +412,21 @@ unsigned long cores_event_count(const struct cores *c)
 	unsigned long n = 0;
 	unsigned int i;
 
-	for (i = 0; c && i < c->nr; i++)
-		n += 2 + (c->plan.split ? 1UL : 2UL) * c->core[i].nr_extra;
+	for (i = 0; c && i < c->nr; i++) {
+		const struct core *core = &c->core[i];
+		unsigned int j;
+
+		n += 2 + core->act.n +
+		     (c->plan.split ? 1UL : 2UL) * core->nr_extra;
+		for (j = 0; j < core->nr_extra; j++)
+			n += core->extra[j].act.n;
+	}
 	return n;
+}
+
+bool cores_aux_pause(const struct cores *c)
+{
+	return c && c->aux_pause;
 }
 
 /*
@@ -388,6 +481,8 @@ struct cores *cores_open(const struct cores_config *cfg,
 			   cpupresent_count_online(cfg->sysfs_root, cfg->cpus,
 						   n),
 			   &c->plan, err, errlen);
+	if (!rc)
+		pick_actions(c, cfg);
 	if (!rc)
 		rc = open_all(c, cfg, cfg->cpus, n, err, errlen);
 	if (!rc && cfg->parallel && c->plan.scope != SCOPE_PROCESS)

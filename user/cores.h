@@ -34,6 +34,7 @@
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
+#include "auxact.h"
 #include "perf_sys.h"
 #include "snapdata.h"
 
@@ -99,6 +100,14 @@ struct cores_config {
 	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
 	/* CALLGRAPH_DWARF bytes; 0: EVATTR_STACK_USER_DEFAULT */
 	__u32 stack_size;
+	/*
+	 * intel-pt, process scope: --trigger-on points that the kernel cuts
+	 * PT at (auxact.h), in every group. Where the kernel or the PMU has
+	 * no aux-action there are none (reported, not an error). The points
+	 * must outlive the cores.
+	 */
+	const struct auxact_point *pause_points;
+	unsigned int nr_pause_points;
 	const char *sysfs_root; /* NULL: "/sys" */
 	cores_report_fn report; /* may be NULL */
 	void *report_ctx;
@@ -141,6 +150,12 @@ const struct perf_event_attr *cores_data_attr(const struct cores *c);
 const struct perf_event_attr *cores_sideband_attr(const struct cores *c);
 /* The scope the events were opened in (SCOPE_CPU for NULL). */
 enum ptbpf_scope cores_scope(const struct cores *c);
+/*
+ * Whether every PT group holds the --trigger-on points with aux_pause: a
+ * hit stops its CPU's PT in the kernel, at the hit.
+ */
+bool cores_aux_pause(const struct cores *c);
+
 /* Perf events open (descriptors held), over all cores. */
 unsigned long cores_event_count(const struct cores *c);
 

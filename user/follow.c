@@ -197,7 +197,11 @@ void follow_event(struct follow *f, const struct ptbpf_event *e,
 {
 	struct follow_member *m;
 
-	if ((pid_t)e->tgid == f->root.pid)
+	/*
+	 * A --trigger-on hit in any process is the run's: its limit and its
+	 * --min-history are the target's control's to count.
+	 */
+	if ((pid_t)e->tgid == f->root.pid || e->kind == PTBPF_EV_TRIGGER)
 		m = &f->root;
 	else if (e->kind == PTBPF_EV_FORK || e->kind == PTBPF_EV_JOIN)
 		m = join(f, (pid_t)e->tgid);

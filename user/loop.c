@@ -147,6 +147,16 @@ static int timers(const struct loop_args *a)
 static int wait_ms(const struct loop_args *a)
 {
 	int ms = timers(a);
+	uint64_t now = clock_now_ns();
+
+	if (a->end_ns) {
+		int end = a->end_ns > now ?
+				  (int)((a->end_ns - now) / 1000000 + 1) :
+				  0;
+
+		if (ms < 0 || end < ms)
+			ms = end;
+	}
 
 	if (status_pending() && (ms < 0 || ms > 100))
 		ms = 100;
@@ -190,6 +200,39 @@ static int end_child(const struct loop_args *a, int sfd)
 	return target_reap(t);
 }
 
+/*
+ * The run ends while the target lives (a signal, --duration,
+ * --trigger-limit): the last events, then a snapshot of where it was; a
+ * command we started is ended as on SIGINT. Returns 1.
+ */
+static int end_run(const struct loop_args *a, int sfd, const char *reason,
+		   struct loop_result *res)
+{
+	drain(a);
+	res->reason = reason;
+	res->snapshot = true;
+	if (a->target->child) {
+		control_snapshot_now(a->ctl, "end");
+		res->snapshot = false;
+		res->status = end_child(a, sfd);
+		drain(a);
+	}
+	return 1;
+}
+
+/* Whether the run is over by --duration or the control's word. */
+static int should_end(const struct loop_args *a, int sfd,
+		      struct loop_result *res)
+{
+	const char *why = control_end_reason(a->ctl);
+
+	if (why)
+		return end_run(a, sfd, why, res);
+	if (a->end_ns && clock_now_ns() >= a->end_ns)
+		return end_run(a, sfd, "duration", res);
+	return 0;
+}
+
 /* Returns 1 when the loop ends. */
 static int on_signal(const struct loop_args *a, int sfd,
 		     struct loop_result *res)
@@ -207,16 +250,7 @@ static int on_signal(const struct loop_args *a, int sfd,
 		return 0;
 	}
 	/* the last events before ending, then a snapshot of where it was */
-	drain(a);
-	res->reason = "signal";
-	res->snapshot = true;
-	if (a->target->child) {
-		control_snapshot_now(a->ctl, "end");
-		res->snapshot = false;
-		res->status = end_child(a, sfd);
-		drain(a);
-	}
-	return 1;
+	return end_run(a, sfd, "signal", res);
 }
 
 /* The timer follows the control's deadline for a folded stop's snapshot. */
@@ -322,6 +356,8 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 		/* --follow: the last followed process's exit ends the run */
 		if (root_gone && all_gone(a))
 			done = 1;
+		if (!done)
+			done = should_end(a, sfd, res);
 	}
 out:
 	if (ret)

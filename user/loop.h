@@ -25,10 +25,19 @@ struct loop_args {
 	 * the last of them is gone, not the target. NULL: none.
 	 */
 	struct follow *follow;
+	/*
+	 * --duration: when the run ends (CLOCK_MONOTONIC ns), as on SIGINT;
+	 * 0: none.
+	 */
+	unsigned long long end_ns;
 };
 
 struct loop_result {
-	const char *reason; /* "exit" (the target is gone) or "signal" */
+	/*
+	 * "exit" (the target is gone), "signal", "duration" (--duration) or
+	 * "trigger_limit" (--trigger-limit)
+	 */
+	const char *reason;
 	bool snapshot; /* the run ends on a signal: take a last snapshot */
 	int status; /* a started command's shell-style status, else -1 */
 	char error[256];
@@ -68,8 +77,9 @@ void loop_block_signals(void);
 int loop_set_realtime(void);
 
 /*
- * Runs until the target (with --follow: every followed process) exits or
- * a terminating signal arrives. With a
+ * Runs until the target (with --follow: every followed process) exits, a
+ * terminating signal arrives, --duration is over or the control asks to
+ * end (control.end_reason). With a
  * started command, a terminating signal is passed on as SIGTERM (and a
  * SIGCONT, a stopped process cannot act on it), then the loop waits for the
  * command to end: @a->grace_ms at most, or until a second SIGINT/SIGTERM,

@@ -34,6 +34,7 @@
 #include "target.h"
 #include "unit.h"
 #include "waitfor.h"
+#include "trigger.h"
 #include "watch.h"
 #include "clock.h"
 
@@ -58,6 +59,8 @@ struct app {
 	enum ptbpf_scope scope;
 	char scope_why[256]; /* why auto fell back, "" when it did not */
 	char leaf[4096]; /* the cgroup made for the command, "" when none */
+	struct trigger_point *points; /* --trigger-on, resolved */
+	struct auxact_point *pause; /* the same, for the PT groups */
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
@@ -454,6 +457,8 @@ static int open_cores(struct app *app)
 	cc.call_graph = app->cfg.call_graph;
 	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->cgroup_fd;
+	cc.pause_points = app->pause;
+	cc.nr_pause_points = app->pause ? app->cfg.nr_trigger_on : 0;
 	cc.report = report;
 	cc.report_ctx = app;
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
@@ -573,6 +578,10 @@ static int start_watching(struct app *app)
 	}
 	control_set_min_interval(&app->ctl, app->cfg.min_interval_ns);
 	control_set_t0(&app->ctl, app->start_ns);
+	control_set_points(&app->ctl, app->cfg.trigger_on,
+			   app->cfg.nr_trigger_on);
+	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns,
+				   app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
 	if (app->cfg.follow)
@@ -603,6 +612,56 @@ static int start_watching(struct app *app)
 	return 0;
 }
 
+/*
+ * --trigger-on: every point parsed and found in its file before anything
+ * is attached (a missing or ambiguous symbol is the run's one error line).
+ */
+static int resolve_points(struct app *app)
+{
+	struct trigger_where w = {
+		.proc = "/proc",
+		.pid = app->cfg.cmd ? 0 : app->target.pid,
+		.exe = app->cfg.cmd ? app->cfg.cmd[0] : NULL,
+		.lib_path = getenv("LD_LIBRARY_PATH"),
+	};
+	unsigned int i;
+	int ret;
+
+	if (!app->cfg.nr_trigger_on)
+		return 0;
+	app->points = calloc(app->cfg.nr_trigger_on, sizeof(*app->points));
+	app->pause = calloc(app->cfg.nr_trigger_on, sizeof(*app->pause));
+	if (!app->points || !app->pause)
+		return -ENOMEM;
+	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
+		ret = trigger_parse(app->cfg.trigger_on[i], &app->points[i],
+				    app->err, sizeof(app->err));
+		if (!ret)
+			ret = trigger_resolve(&app->points[i], &w, app->err,
+					      sizeof(app->err));
+		if (ret)
+			return ret;
+		app->pause[i].path = app->points[i].path;
+		app->pause[i].offset = app->points[i].offset;
+	}
+	return 0;
+}
+
+static int attach_points(struct app *app)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
+		ret = watch_trigger(app->watch, app->points[i].path,
+				    app->points[i].offset, i, app->err,
+				    sizeof(app->err));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Returns 0 or the -errno of the step that failed, with app->err set. */
 static int setup(struct app *app)
 {
@@ -619,12 +678,17 @@ static int setup(struct app *app)
 	if (ret)
 		return ret;
 	app->hands.ctl = &app->ctl;
+	ret = resolve_points(app);
+	if (ret)
+		return ret;
 	app->watch = watch_open(app->target.pid, app->cfg.follow,
 				app->cfg.verbosity > 0, ctlops_event,
 				&app->hands, app->err, sizeof(app->err));
 	if (!app->watch)
 		return -errno;
-	ret = open_cores(app);
+	ret = attach_points(app);
+	if (!ret)
+		ret = open_cores(app);
 	if (!ret)
 		ret = open_output(app);
 	if (ret)
@@ -665,6 +729,9 @@ static int run(struct app *app)
 			.jc = &app->jc,
 			.grace_ms = app->cfg.grace_ms,
 			.follow = app->cfg.follow ? &app->follow : NULL,
+			.end_ns = app->cfg.duration_ns ?
+					  app->start_ns + app->cfg.duration_ns :
+					  0,
 		},
 		&res);
 	if (app->cfg.follow)
@@ -698,6 +765,8 @@ static void cleanup(struct app *app)
 	if (app->leaf[0])
 		cgroup_remove_leaf(app->leaf);
 	free(app->tids);
+	free(app->points);
+	free(app->pause);
 	if (app->outfd >= 0)
 		close(app->outfd);
 	args_free(&app->cfg);

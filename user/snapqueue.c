@@ -15,6 +15,7 @@
 #include "budget.h"
 #include "eventlog.h"
 #include "procinfo.h"
+#include "snapcut.h"
 #include "snapqueue.h"
 #include "snapwrite.h"
 #include "status.h"
@@ -168,6 +169,21 @@ static void trigger_json(struct json *j, const struct snap_trigger *t)
 		json_u64(j, "folded_stops", t->folded);
 }
 
+/* A --trigger-on snapshot: which point, and how its data ends at the hit. */
+static void cut_json(struct json *j, const struct snapshot *snap)
+{
+	if (!snap->why.spec)
+		return;
+	json_str(j, "spec", snap->why.spec);
+	json_u64(j, "point", snap->why.point);
+	if (!snap->cut.how)
+		return;
+	json_str(j, "cut", snap->cut.how);
+	json_u64(j, "after_hit_ns", snap->cut.after_hit_ns);
+	if (snap->run.backend == BACKEND_SAMPLE)
+		json_u64(j, "cut_records", snap->cut.records);
+}
+
 /* The longest copy of one core's rings: the cost a snapshot can't avoid. */
 static uint64_t copy_max(const struct snapshot *snap)
 {
@@ -214,6 +230,7 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap,
 	json_u64(j, "copy_max_ns", copy_max(snap));
 	json_u64(j, "write_ns", write_ns);
 	trigger_json(j, &snap->why);
+	cut_json(j, snap);
 	if (q->limits)
 		json_u64(j, "dir_bytes", q->budget.used);
 	eventlog_end(&q->wlog);
@@ -367,6 +384,9 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 		buf->snap.proc.nr_threads = nr;
 	}
 	pthread_mutex_unlock(&q->lock);
+	/* a trigger's snapshot ends at the hit: what came after is left out */
+	if (buf->snap.why.spec && buf->snap.run.backend == BACKEND_SAMPLE)
+		snapcut_snapshot(&buf->snap);
 	ret = 0;
 	if (q->limits && !make_room(q, &buf->snap, &rm)) {
 		snprintf(

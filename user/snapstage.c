@@ -136,6 +136,21 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 		status_say_f("ptbpf: no snapshot (%s): no new bytes", t->name);
 }
 
+/*
+ * A --trigger-on snapshot of the intel-pt backend: PT can't be cut by time
+ * here. With aux-action the kernel stopped the hit's CPU at the hit;
+ * otherwise, and on the other CPUs, the data goes on up to the staging at
+ * most. Sample snapshots are cut by time when written (snapcut.h).
+ */
+static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
+{
+	memset(&snap->cut, 0, sizeof(snap->cut));
+	if (!snap->why.spec || snap->run.backend == BACKEND_SAMPLE)
+		return;
+	snap->cut.how = cores_aux_pause(s->cores) ? "kernel" : "staged";
+	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
+}
+
 /* The staged bytes become snapshot @id of the run, triggered by @t. */
 static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
 			  const struct snap_trigger *t)
@@ -154,6 +169,7 @@ static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
 	clock_pair(&real, &mono);
 	snap->realtime_ns = real;
 	snap->monotonic_ns = mono;
+	stage_cut(s, snap, mono);
 	snap->nr_cores = s->nr_cores;
 	snap->cores = buf->cores;
 }

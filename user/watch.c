@@ -29,6 +29,8 @@ struct watch {
 	void *ctx;
 	pid_t tgid;
 	bool follow;
+	struct bpf_link *triggers[WATCH_MAX_TRIGGERS];
+	unsigned int nr_triggers;
 };
 
 /* Every tracepoint the program attaches to, as its BTF typedef names it. */
@@ -466,10 +468,42 @@ bool watch_cpu_take(struct watch *w, int cpu)
 	       __atomic_load_n(&bss->cpu_on[i], __ATOMIC_SEQ_CST);
 }
 
+int watch_trigger(struct watch *w, const char *path, unsigned long long offset,
+		  unsigned int point, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = point);
+	struct bpf_link *l;
+
+	if (!w || !path)
+		return -EINVAL;
+	if (w->nr_triggers == WATCH_MAX_TRIGGERS) {
+		snprintf(err, errlen, "more than %d trigger points",
+			 WATCH_MAX_TRIGGERS);
+		return -ENOSPC;
+	}
+	/* pid -1: every process; is_target() picks the target's hits */
+	l = bpf_program__attach_uprobe_opts(w->skel->progs.trigger_hit, -1,
+					    path, (size_t)offset, &opts);
+	if (!l) {
+		int ret = -errno;
+
+		snprintf(err, errlen,
+			 "can't put a uprobe in %s at offset 0x%llx: %s", path,
+			 offset, strerror(-ret));
+		return ret;
+	}
+	w->triggers[w->nr_triggers++] = l;
+	return 0;
+}
+
 void watch_close(struct watch *w)
 {
+	unsigned int i;
+
 	if (!w)
 		return;
+	for (i = 0; i < w->nr_triggers; i++)
+		bpf_link__destroy(w->triggers[i]);
 	ring_buffer__free(w->rb);
 	/* destroying the skeleton detaches every link and closes every fd */
 	ptbpf_bpf__destroy(w->skel);

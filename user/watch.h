@@ -120,6 +120,16 @@ bool watch_cpu_take(struct watch *w, int cpu);
  */
 int watch_sample_filter(struct watch *w, bool open);
 
+/*
+ * --trigger-on: a uprobe on the file @path at file offset @offset, for
+ * every process (the BPF side keeps the target's hits), whose events carry
+ * @point. Returns 0, or -errno with one line in @err: -ENOSPC past
+ * WATCH_MAX_TRIGGERS, else what the kernel refused.
+ */
+#define WATCH_MAX_TRIGGERS 64
+int watch_trigger(struct watch *w, const char *path, unsigned long long offset,
+		  unsigned int point, char *err, size_t errlen);
+
 /* Detaches and unloads everything; safe on NULL. */
 void watch_close(struct watch *w);
 

@@ -3,7 +3,8 @@
 #
 # make bench [B=NAME[,NAME...]]: ptbpf's figures, each next to the
 # alternative a user would otherwise have, measured side by side in this
-# run. Benchmarks: latency pollution window cost target memory scale scope dump.
+# run. Benchmarks: latency pollution window cost target memory scale scope dump
+# trigger.
 # Prints a Markdown table and writes .output/bench.json. Nothing here
 # passes or fails; a benchmark that cannot run says why and the rest go on.
 #
@@ -13,7 +14,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-ALL="latency pollution window cost target memory scale scope dump"
+ALL="latency pollution window cost target memory scale scope dump trigger"
 SEL=${*:-${B:-}}
 SEL=${SEL//,/ }
 [ -n "$SEL" ] || SEL=$ALL
@@ -71,7 +72,7 @@ log() { echo "bench: $*" >&2; }
 build() {
 	local f n
 	mkdir -p "$BIN"
-	for f in latency memcpy work rss; do
+	for f in latency memcpy work rss hotcall; do
 		[ "$BIN/$f" -nt tests/bench/$f.c ] && continue
 		echo "  CC       $BIN/$f"
 		cc -g -O2 -Wall -Wextra -D_GNU_SOURCE tests/bench/$f.c -o "$BIN/$f"
@@ -79,8 +80,9 @@ build() {
 	n=toggle
 	if ! [ "$BIN/$n" -nt tests/bench/$n.c ] || ! [ "$BIN/$n" -nt .output/libptbpf.a ]; then
 		echo "  CC       $BIN/$n"
-		cc -g -O2 -Wall -Wextra -D_GNU_SOURCE -I.output -Ibpf -Iuser \
-			tests/bench/$n.c .output/libptbpf.a -lbpf -lelf -lz -lpthread -o "$BIN/$n"
+		cc -g -O2 -Wall -Wextra -D_GNU_SOURCE -I.output -Ibpf -Iuser -Itools/format \
+			tests/bench/$n.c .output/libptbpf.a .output/libptbpf-format.a \
+			-lbpf -lelf -lz -lpthread -o "$BIN/$n"
 	fi
 }
 
@@ -603,6 +605,38 @@ bench_dump() {
 }
 
 # --- report ----------------------------------------------------------------------
+
+# --- trigger -----------------------------------------------------------------
+
+# The cost of a --trigger-on point (a uprobe for every process, the BPF
+# side keeping the target's hits) to a call of its function: in a process
+# that is not the target, and in the target itself (--min-interval 60m
+# folds every hit after the first: the hit's event without its snapshot),
+# against the same calls with no point.
+bench_trigger() {
+	local idle pid n=20000 i a=() b=() c=()
+	for i in 1 2 3; do
+		log "trigger: round $i"
+		a+=("$("$BIN/hotcall" "$n")")
+		bg idle "$BIN/hotcall" 0
+		ptbpf_bg pid "$WORK/trig-$i" -b sample --trigger-on hot --pid "$idle" || true
+		b+=("$("$BIN/hotcall" "$n")")
+		stop_pid "$pid"
+		stop_pid "$idle" KILL
+		rm -f "$WORK/hot.out"
+		timeout -k 5 120 "$PTBPF" -q -b sample -o "$WORK/trigt-$i" --min-interval 60m \
+			--trigger-on hot -- "$BIN/hotcall" "$n" >"$WORK/hot.out" 2>>"$WORK/ptbpf.log" || true
+		c+=("$(cat "$WORK/hot.out")")
+	done
+	local ta tb tc
+	ta=$(printf '%s\n' "${a[@]}" | median)
+	tb=$(printf '%s\n' "${b[@]}" | median)
+	tc=$(printf '%s\n' "${c[@]}" | median)
+	row trigger.other "a call of a --trigger-on function, in another process (median of 3)" \
+		"$tb" ns "$ta" "no point" "the uprobe's trap; the BPF side drops the hit"
+	row trigger.target "a call of a --trigger-on function, in the target (median of 3)" \
+		"$tc" ns "$ta" "no point" "each hit a trigger event; --min-interval 60m folds the snapshots"
+}
 
 report() {
 	local json=.output/bench.json

@@ -45,23 +45,11 @@ static int teardown(void **state)
  */
 static int run_ptbpf(const char *env, const char *args, char *err, size_t len)
 {
-	char words[1024], out[128], *argv[64], *w, *save;
+	char out[128];
 	struct held h;
-	int n = 0, st;
 
 	snprintf(out, sizeof(out), "%s/out", dir);
-	snprintf(words, sizeof(words), "%s", args);
-	argv[n++] = PTBPF_BIN;
-	argv[n++] = "-o";
-	argv[n++] = out;
-	for (w = strtok_r(words, " ", &save); w && n < 63;
-	     w = strtok_r(NULL, " ", &save))
-		argv[n++] = w;
-	argv[n] = NULL;
-	st = run_held(env, argv, err, len, &h, 30);
-	if (held_left(&h))
-		fail_msg("'%s': BPF objects left loaded", args);
-	return st;
+	return run_ptbpf_held(env, out, args, err, len, &h, 30);
 }
 
 /* Runs ptbpf with @args; checks status, the one stderr line and cleanup. */

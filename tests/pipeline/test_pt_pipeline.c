@@ -23,6 +23,13 @@
  * an unrelated process on the same CPUs; the buffers, perf script and the
  * bundle's switch traces hold the target's execution only, read with no
  * ioctl once it stopped. The same schedule in cpu scope is the control.
+ *
+ * --trigger-on with aux-action: a uprobe event with aux_pause in each PT
+ * group stops PT at the hit on ptgen_inner's entry, so the trigger
+ * snapshot's last decoded instruction is the call into it, although the
+ * target ran on into ptgen_inner before the snapshot was staged; its next
+ * switch-out resumes PT. Without aux-action (the kernel refuses the bit)
+ * the same run's snapshot goes on into ptgen_inner and says "staged".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +50,7 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
+#include "auxact.h"
 #include "control.h"
 #include "cores.h"
 #include "ctlops.h"
@@ -78,6 +86,9 @@ struct fx {
 	int outfd;
 	bool full;
 	bool follow; /* --follow: forks inherit the events */
+	/* --trigger-on points for the PT groups; none when nr_points is 0 */
+	struct auxact_point points[1];
+	unsigned int nr_points;
 	__u32 pid, tid, tid2;
 	pthread_t helper;
 	int helper_pipe[2];
@@ -192,6 +203,8 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope,
 	cc.tids = tids;
 	cc.nr_tids = 2;
 	cc.follow = f->follow;
+	cc.pause_points = f->points;
+	cc.nr_pause_points = f->nr_points;
 	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
 	if (!f->cores)
 		fail_msg("cores_open: %s", f->err);
@@ -998,6 +1011,201 @@ static void test_cpu_scope_has_other(void **state)
 	check_schema(f, 1);
 }
 
+#define UPROBE_TYPE 7
+
+static struct pt_packet ip_packet(enum pt_packet_type type, __u64 ip)
+{
+	struct pt_packet p = { .type = type };
+
+	p.payload.ip.ipc = ip ? pt_ipc_sext_48 : pt_ipc_suppressed;
+	p.payload.ip.ip = ip;
+	return p;
+}
+
+/*
+ * What the hardware writes for ptgen_outer(0) (x != 1, so jne is taken)
+ * up to the uprobe on ptgen_inner's entry: PSB+, MODE.exec, TIP.PGE at
+ * ptgen_outer, TNT (jne taken), then the direct call; the breakpoint traps
+ * into the (untraced) kernel at ptgen_inner: FUP there, TIP.PGD.
+ */
+static size_t encode_to_hit(__u8 *buf, size_t cap, __u64 tsc)
+{
+	struct pt_packet pk[8];
+
+	memset(pk, 0, sizeof(pk));
+	ptgen_psb(pk, tsc);
+	pk[4] = ip_packet(ppt_tip_pge, (__u64)(uintptr_t)ptgen_outer);
+	pk[5].type = ppt_tnt_8;
+	pk[5].payload.tnt.bit_size = 1;
+	pk[5].payload.tnt.payload = 1;
+	pk[6] = ip_packet(ppt_fup, (__u64)(uintptr_t)ptgen_inner);
+	pk[7] = ip_packet(ppt_tip_pgd, 0);
+	return ptgen_packets(buf, cap, 0, pk, 8);
+}
+
+/*
+ * The rest, back from the uprobe: TIP.PGE at ptgen_inner, its add and ret
+ * (TIP to ptgen_outer+0xf), ptgen_outer's ret leaving (TIP.PGD).
+ */
+static size_t encode_after_hit(__u8 *buf, size_t cap)
+{
+	struct pt_packet pk[3] = {
+		ip_packet(ppt_tip_pge, (__u64)(uintptr_t)ptgen_inner),
+		ip_packet(ppt_tip, (__u64)(uintptr_t)ptgen_outer + 0xf),
+		ip_packet(ppt_tip_pgd, (__u64)(uintptr_t)encode_after_hit),
+	};
+
+	return ptgen_packets(buf, cap, 0, pk, 3);
+}
+
+/* The last instruction perf script decodes in snapshot @id is @want. */
+static void check_last_perf(struct fx *f, int id, const char *want)
+{
+	char cmd[512], sym[64] = "", *out, *line, *save = NULL;
+	unsigned int n = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script --itrace=i0ns -F ip,sym,symoff -i "
+		 "%s/snapshot-%06d/perf.data 2>/dev/null",
+		 f->out, id);
+	out = run_cmd(cmd);
+	print_message("snapshot %d, perf script:\n%s", id, out);
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		n += sscanf(line, "%*s %63s", sym) == 1;
+	assert_true(n > 0);
+	assert_string_equal(sym, want);
+	free(out);
+}
+
+/* libipt's instructions of cpus/@cpu of snapshot @id: the last one's IP. */
+static __u64 last_insn(struct fx *f, int id, int cpu, unsigned int *n)
+{
+	struct pt_image *img = image_from_bundle(f, id);
+	__u64 ips[32];
+	char path[256];
+	size_t len;
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
+		 f->out, id, cpu);
+	buf = read_whole(path, &len);
+	*n = insn_decode(buf, len, img, ips, 32);
+	free(buf);
+	pt_image_free(img);
+	assert_true(*n > 0);
+	return ips[*n - 1];
+}
+
+/*
+ * This thread, on CPU 0, runs ptgen_outer into ptgen_inner, where a
+ * --trigger-on uprobe hits; it runs on (the rest of the path) before the
+ * trigger event reaches the controller, which stages the snapshot with the
+ * thread still on the CPU. Then it switches out, and runs the path once
+ * more. Returns the PT bytes the hardware wrote after the hit, before the
+ * snapshot.
+ */
+static long trigger_run(struct fx *f, bool aux_action)
+{
+	static const char *const specs[] = { "ptgen_inner" };
+	struct ptbpf_event e;
+	__u8 a[128], b[64];
+	size_t la, lb;
+	long after;
+
+	assert_int_equal(sim_sysfs_write(f->root,
+					 "bus/event_source/devices/uprobe/type",
+					 "7\n"),
+			 0);
+	sim_pmu_set_uprobe(f->sim, UPROBE_TYPE, aux_action);
+	f->points[0].path = "/proc/self/exe";
+	f->points[0].offset = 0x1234; /* as the sim sees it: any place */
+	f->nr_points = 1;
+	add_tasks(f);
+	start_scope(f, BUF, SCOPE_PROCESS);
+	assert_int_equal(cores_aux_pause(f->cores), aux_action);
+	control_set_points(&f->ctl, specs, 1);
+
+	la = encode_to_hit(a, sizeof(a), 2000000);
+	lb = encode_after_hit(b, sizeof(b));
+	sim_pmu_set_time(f->sim, PERF_TIME(2000000) - 1000);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_emit(f->sim, 0, a, la), (long)la);
+	/* the hit: one uprobe event of this thread's group on CPU 0, if any */
+	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path,
+					    f->points[0].offset),
+			 aux_action ? 1 : 0);
+	after = sim_pmu_emit(f->sim, 0, b, lb);
+	/* the trigger event, as the BPF uprobe sends it */
+	memset(&e, 0, sizeof(e));
+	e.ts = now();
+	e.kind = PTBPF_EV_TRIGGER;
+	e.tgid = f->pid;
+	e.tid = f->tid;
+	e.ip = (__u64)(uintptr_t)ptgen_inner;
+	e.nr_threads = 2;
+	control_event(&f->ctl, &e, now());
+	/* its next switch-out resumes PT: the next run is traced again */
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_emit(f->sim, 0, b, lb), (long)lb);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	drain(f, 1);
+	return after;
+}
+
+/*
+ * aux-action: PT stopped at the hit, so the snapshot's last decoded
+ * instruction is the call into ptgen_inner, and nothing of ptgen_inner is
+ * in it, though the thread ran on there before the snapshot was staged.
+ */
+static void test_trigger_cut_by_kernel(void **state)
+{
+	struct fx *f = *state;
+	unsigned int n;
+	__u64 last;
+	char *out;
+
+	assert_int_equal(trigger_run(f, true), 0);
+	last = last_insn(f, 1, 0, &n);
+	assert_int_equal(n, 4); /* xor, cmp, jne, call */
+	/* ptgen_outer+0xa: call ptgen_inner (ptgen.h) */
+	assert_int_equal(last, (__u64)(uintptr_t)ptgen_outer + 0xa);
+	/* perf agrees: its last instruction is the call */
+	check_last_perf(f, 1, "ptgen_outer+0xa");
+	out = ptbpf_json(f, 1,
+			 "d[\"trigger\"], d[\"hit\"][\"spec\"], "
+			 "d[\"hit\"][\"cut\"]");
+	assert_string_equal(out, "trigger ptgen_inner kernel\n");
+	free(out);
+	out = snapshot_events(f, "trigger spec cut");
+	assert_string_equal(out, "trigger ptgen_inner kernel\n");
+	free(out);
+}
+
+/*
+ * The control: a kernel without aux-action refuses the pause events, the
+ * groups have none, and the same run's snapshot goes on past the hit into
+ * ptgen_inner and back (its last instruction ptgen_outer's ret); it says
+ * "staged".
+ */
+static void test_trigger_staged_without_aux_action(void **state)
+{
+	struct fx *f = *state;
+	unsigned int n;
+	__u64 last;
+	char *out;
+
+	assert_true(trigger_run(f, false) > 0);
+	last = last_insn(f, 1, 0, &n);
+	assert_int_equal(n, 7); /* ... call, add, ret, ret */
+	assert_int_equal(last, (__u64)(uintptr_t)ptgen_outer + 0xf);
+	check_last_perf(f, 1, "ptgen_outer+0xf");
+	out = ptbpf_json(f, 1, "d[\"hit\"][\"cut\"]");
+	assert_string_equal(out, "staged\n");
+	free(out);
+}
+
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -1011,6 +1219,8 @@ int main(void)
 		T(test_follow_fork_traced),
 		T(test_no_follow_fork_untraced),
 		T(test_cpu_scope_has_other),
+		T(test_trigger_cut_by_kernel),
+		T(test_trigger_staged_without_aux_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

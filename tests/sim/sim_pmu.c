@@ -10,9 +10,10 @@
 #include <sys/mman.h>
 #include <intel-pt.h>
 
+#include "auxact.h"
 #include "sim_pmu.h"
 
-enum sim_kind { SIM_PT, SIM_SAMPLE, SIM_DUMMY };
+enum sim_kind { SIM_PT, SIM_SAMPLE, SIM_DUMMY, SIM_UPROBE, SIM_SWITCHES };
 
 struct sim_event {
 	bool used;
@@ -23,6 +24,8 @@ struct sim_event {
 	__u32 task; /* tid of the task it is bound to; 0: CPU-wide */
 	bool exited; /* its task is gone: it never counts again */
 	bool enabled;
+	/* intel_pt: paused by an aux_pause sibling (hw.aux_paused) */
+	bool aux_paused;
 	struct perf_event_attr attr;
 	__u8 *base, *aux; /* metadata page + data ring; AUX area */
 	size_t base_len, aux_len;
@@ -47,6 +50,8 @@ struct sim_task {
 struct sim_pmu {
 	struct perf_sys_ops ops;
 	__u32 pt_type;
+	__u32 uprobe_type; /* 0: no uprobe PMU */
+	bool aux_action; /* the kernel knows attr.aux_action (>= 6.13) */
 	unsigned int nr_cpus;
 	bool offline[SIM_MAX_CPUS];
 	size_t page_size, psb_every;
@@ -146,6 +151,30 @@ static int enter(struct sim_pmu *sim, enum sim_call call, int cpu)
 	return -f->err;
 }
 
+/*
+ * The kernel's checks of attr.aux_action: before 6.13 the field is
+ * reserved (perf_copy_attr(): non-zero is -EINVAL); since, pause and
+ * resume together are -EINVAL, and an event that acts on AUX must be in a
+ * group whose leader is the AUX event (perf_get_aux_event()).
+ */
+static int check_aux_action(const struct sim_pmu *sim,
+			    const struct perf_event_attr *attr,
+			    const struct sim_event *lead)
+{
+	__u32 act = auxact_get(attr);
+
+	if (!act)
+		return 0;
+	if (!sim->aux_action)
+		return -EINVAL;
+	if ((act & AUXACT_PAUSE) && (act & AUXACT_RESUME))
+		return -EINVAL;
+	if ((act & (AUXACT_PAUSE | AUXACT_RESUME)) &&
+	    (!lead || lead->kind != SIM_PT))
+		return -EINVAL;
+	return 0;
+}
+
 static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 		    int group_fd, unsigned long flags)
 {
@@ -168,6 +197,9 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 	}
 	if (group_fd >= 0 && !(lead = by_fd(sim, group_fd)))
 		return -EBADF;
+	rc = check_aux_action(sim, attr, lead);
+	if (rc)
+		return rc;
 	/* A group lives in one context: one CPU, one task. */
 	if (lead && (lead->cpu != cpu || lead->task != task))
 		return -EINVAL;
@@ -184,6 +216,12 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 	else if (attr->type == PERF_TYPE_SOFTWARE &&
 		 attr->config == PERF_COUNT_SW_DUMMY)
 		e->kind = SIM_DUMMY;
+	else if (attr->type == PERF_TYPE_SOFTWARE &&
+		 attr->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+		e->kind = SIM_SWITCHES;
+	else if (sim->uprobe_type && attr->type == sim->uprobe_type &&
+		 attr->config1)
+		e->kind = SIM_UPROBE;
 	else
 		return -ENOENT;
 	e->used = true;
@@ -605,6 +643,10 @@ static struct sim_event *pt_ring(struct sim_pmu *sim, int cpu)
 {
 	struct sim_event *w = writer(sim, cpu, SIM_PT, false);
 
+	/* pt_config_start() returns early while hw.aux_paused is set */
+	if (w && w->aux_paused)
+		return NULL;
+
 	w = w ? ring_of(sim, w) : NULL;
 	return w && w->aux ? w : NULL;
 }
@@ -788,6 +830,7 @@ static int inherit_one(struct sim_pmu *sim, int i, __u32 tid, const int *map)
 	c->base = c->aux = NULL;
 	c->base_len = c->aux_len = 0;
 	c->hw_pos = 0;
+	c->aux_paused = false;
 	c->id = ++sim->next_id;
 	return n;
 }
@@ -956,6 +999,60 @@ int sim_pmu_sched_in(struct sim_pmu *sim, int cpu, __u32 tid)
 	return 0;
 }
 
+/*
+ * Events of @kind counting on @cpu occur (uprobes: those at @path and
+ * @offset): each overflows (sample_period 1) and does its aux action on
+ * its group leader, as __perf_event_overflow() does. Returns how many.
+ */
+static int aux_act(struct sim_pmu *sim, int cpu, enum sim_kind kind,
+		   const char *path, __u64 offset)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SIM_MAX_EVENTS; i++) {
+		struct sim_event *e = &sim->ev[i], *lead;
+		__u32 act;
+
+		if (e->cpu != cpu || e->kind != kind || !counting(sim, e))
+			continue;
+		/*
+		 * A switch is counted with the scheduler's (kernel) registers:
+		 * perf_exclude_event() drops it for exclude_kernel.
+		 */
+		if (kind == SIM_SWITCHES && e->attr.exclude_kernel)
+			continue;
+		if (kind == SIM_UPROBE &&
+		    (e->attr.config2 != offset ||
+		     strcmp((const char *)(unsigned long)e->attr.config1,
+			    path)))
+			continue;
+		n++;
+		act = auxact_get(&e->attr);
+		lead = e->leader >= 0 ? &sim->ev[e->leader] : NULL;
+		if (!lead || lead->kind != SIM_PT)
+			continue;
+		if (act & AUXACT_PAUSE)
+			lead->aux_paused = true;
+		else if (act & AUXACT_RESUME)
+			lead->aux_paused = false;
+	}
+	return n;
+}
+
+int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path,
+		       __u64 offset)
+{
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || !path)
+		return -EINVAL;
+	return aux_act(sim, cpu, SIM_UPROBE, path, offset);
+}
+
+void sim_pmu_set_uprobe(struct sim_pmu *sim, __u32 type, bool aux_action)
+{
+	sim->uprobe_type = type;
+	sim->aux_action = aux_action;
+}
+
 int sim_pmu_sched_out(struct sim_pmu *sim, int cpu)
 {
 	bool was[SIM_MAX_EVENTS];
@@ -966,7 +1063,11 @@ int sim_pmu_sched_out(struct sim_pmu *sim, int cpu)
 	t = task_of(sim, sim->on_cpu[cpu]);
 	if (!t)
 		return -ESRCH;
-	/* perf_event_task_sched_out(): the switch-out before the events go */
+	/*
+	 * perf_event_task_sched_out(): the context-switches count (and its
+	 * aux_resume) and the switch-out records, before the events go.
+	 */
+	aux_act(sim, cpu, SIM_SWITCHES, NULL, 0);
 	write_switches(sim, cpu, t, true);
 	note_counting(sim, was);
 	sim->on_cpu[cpu] = 0;

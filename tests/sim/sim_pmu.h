@@ -46,6 +46,18 @@
  *   event's rings) only for a thread, or when inherit_thread is 0;
  *   ENABLE/DISABLE of an event also switch the events inherited from it;
  * - sim_pmu_exec() enables the task's enable_on_exec events.
+ *
+ * aux-action (sim_pmu_set_uprobe()): uprobe events (the uprobe PMU's type,
+ * config1 the path, config2 the file offset) and software context-switches
+ * events. An event with aux_pause or aux_resume must be in an intel_pt
+ * event's group (else -EINVAL, as are both at once, and any aux_action
+ * bit on a kernel that predates them). sim_pmu_uprobe_hit() is a hit on a
+ * CPU: each uprobe event counting there at that place overflows, and one
+ * with aux_pause pauses its PT leader, which then writes nothing (through
+ * disable, enable and sched-out: hw.aux_paused) until an aux_resume
+ * sibling overflows; context-switches events overflow at their task's
+ * sched-out, before the switch-out records (never with exclude_kernel: the
+ * kernel counts a switch with kernel registers).
  */
 #ifndef PTBPF_SIM_PMU_H
 #define PTBPF_SIM_PMU_H
@@ -152,6 +164,18 @@ long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes);
 long sim_pmu_emit(struct sim_pmu *sim, int cpu, const void *bytes, size_t len);
 /* Total PT bytes the hardware of @cpu has written so far. */
 __u64 sim_pmu_written(const struct sim_pmu *sim, int cpu);
+
+/*
+ * The uprobe PMU has @type (0: none); @aux_action: the kernel knows
+ * attr.aux_action. Default: no uprobe PMU, no aux-action.
+ */
+void sim_pmu_set_uprobe(struct sim_pmu *sim, __u32 type, bool aux_action);
+/*
+ * The task on @cpu (or anything, for CPU-wide events) reaches @path at
+ * file offset @offset. Returns how many uprobe events fired, -EINVAL.
+ */
+int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path,
+		       __u64 offset);
 
 /*
  * Returns 1 when a record was written, 0 when disabled, -ENOENT. A sample

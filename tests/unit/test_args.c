@@ -95,6 +95,19 @@ static const struct bad_case bad_cases[] = {
 	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
 	{ "--max-events 0 -p 1", "invalid event limit '0'" },
 	{ "--max-events x -p 1", "invalid event limit 'x'" },
+	{ "--trigger-on= -p 1", "empty --trigger-on" },
+	{ "-p 1 --trigger-on", "needs a value" },
+	{ "--trigger-limit 0 --trigger-on f -p 1",
+	  "invalid --trigger-limit '0'" },
+	{ "--trigger-limit x --trigger-on f -p 1", "invalid --trigger-limit" },
+	{ "--trigger-limit 2 -p 1", "give --trigger-on too" },
+	{ "--min-history 1s -p 1", "give --trigger-on too" },
+	{ "--min-history 5x --trigger-on f -p 1",
+	  "invalid --min-history '5x'" },
+	{ "--duration 0 -p 1", "invalid --duration '0'" },
+	{ "--duration 2h -p 1", "invalid --duration '2h'" },
+	{ "--duration -1s -p 1", "invalid --duration" },
+	{ "--duration 9999999m -p 1", "invalid --duration" },
 };
 
 static void test_bad(void **state)
@@ -142,6 +155,11 @@ static void test_defaults(void **state)
 	assert_false(cfg.follow);
 	assert_null(cfg.wait_for);
 	assert_null(cfg.unit);
+	assert_null(cfg.trigger_on);
+	assert_int_equal(cfg.nr_trigger_on, 0);
+	assert_int_equal(cfg.trigger_limit, 0);
+	assert_int_equal(cfg.duration_ns, 0);
+	assert_int_equal(cfg.min_history_ns, 0);
 	assert_string_equal(err, "");
 	args_free(&cfg);
 }
@@ -180,6 +198,33 @@ static void test_targets(void **state)
 			       sizeof(err)),
 			 0);
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);
+	args_free(&cfg);
+}
+
+/* --trigger-on is kept as given, in order; the limits in ns. */
+static void test_trigger_options(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("--trigger-on leaf --duration 1m "
+			       "--trigger-on malloc@libc.so.6 "
+			       "--trigger-on libx.so:0x1130 --trigger-limit 7 "
+			       "--min-history 500ms -- ./a",
+			       &cfg, err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.nr_trigger_on, 3);
+	assert_string_equal(cfg.trigger_on[0], "leaf");
+	assert_string_equal(cfg.trigger_on[1], "malloc@libc.so.6");
+	assert_string_equal(cfg.trigger_on[2], "libx.so:0x1130");
+	assert_int_equal(cfg.trigger_limit, 7);
+	assert_int_equal(cfg.duration_ns, 60000000000ULL);
+	assert_int_equal(cfg.min_history_ns, 500000000ULL);
+	args_free(&cfg);
+	assert_null(cfg.trigger_on);
+	assert_int_equal(parse("--duration 2s -p 1", &cfg, err, sizeof(err)),
+			 0);
+	assert_int_equal(cfg.duration_ns, 2000000000ULL);
 	args_free(&cfg);
 }
 
@@ -432,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_trigger_options),
 		cmocka_unit_test(test_everything),
 		cmocka_unit_test(test_command_options),
 		cmocka_unit_test(test_help_version),

@@ -57,7 +57,10 @@ static int fake_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	char s[64];
 
-	if (t->folded)
+	if (t->spec)
+		snprintf(s, sizeof(s), "S(%s:%s@%llu)", t->name, t->spec,
+			 (unsigned long long)t->ts);
+	else if (t->folded)
 		snprintf(s, sizeof(s), "S(%s+%u)", t->name, t->folded);
 	else
 		snprintf(s, sizeof(s), "S(%s)", t->name);
@@ -275,6 +278,96 @@ static void test_min_interval(void **state)
 		"R P S(stop) R P R P S(stop+1) R P R P S(fatal+1) R P S(stop)");
 }
 
+static void feed_trigger(struct fx *f, uint64_t ts, unsigned int point)
+{
+	struct ptbpf_event e = ev(PTBPF_EV_TRIGGER, ts, 0);
+
+	e.cause = PTBPF_CAUSE_NONE;
+	e.point = point;
+	e.ip = 0x401136;
+	control_event(&f->ctl, &e, ts + 100);
+}
+
+/* The value of "@key":"..." in the @nth trigger line of the log, or "". */
+static void trigger_str(struct fx *f, int nth, const char *key, char *out,
+			size_t len)
+{
+	static const char head[] = "{\"event\":\"trigger\"";
+	char path[128], line[1024], pat[64], *p;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->dir);
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	out[0] = 0;
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, head, sizeof(head) - 1) || nth--)
+			continue;
+		p = strstr(line, pat);
+		if (p)
+			snprintf(out, len, "%.*s",
+				 (int)strcspn(p + strlen(pat), "\""),
+				 p + strlen(pat));
+		break;
+	}
+	if (fp)
+		fclose(fp);
+}
+
+/*
+ * --trigger-on: a hit is a snapshot of the running target (no pause), cut
+ * at the hit's time; --min-history holds them back at first;
+ * --min-interval folds one that comes too soon; --trigger-limit asks the
+ * run to end with the last one, and hits after it are only logged.
+ */
+static void test_trigger_on(void **state)
+{
+	static const char *const specs[] = { "leaf", "malloc@libc.so.6" };
+	struct fx *f = *state;
+	char seq[512], s[64];
+
+	init(f, TRIGGER_STOP, false);
+	control_set_points(&f->ctl, specs, 2);
+	control_set_trigger_limits(&f->ctl, 1000, 3);
+	control_set_min_interval(&f->ctl, 500);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	f->ctl.history_from = 10000; /* collection started then */
+	feed_trigger(f, 10500, 0); /* 500 ns of history: too soon */
+	assert_string_equal(f->fake.calls, "R");
+	feed_trigger(f, 11000, 1);
+	assert_string_equal(f->fake.calls,
+			    "R S(trigger:malloc@libc.so.6@11000)");
+	feed_trigger(f, 11200, 0); /* 200 ns after the last: folded */
+	assert_int_equal(control_deadline(&f->ctl), 11500);
+	control_tick(&f->ctl, 11500);
+	assert_string_equal(f->fake.calls,
+			    "R S(trigger:malloc@libc.so.6@11000) "
+			    "S(trigger:leaf@11200)");
+	assert_null(f->ctl.end_reason);
+	feed_trigger(f, 20000, 0); /* the third: the limit */
+	assert_non_null(f->ctl.end_reason);
+	assert_string_equal(f->ctl.end_reason, "trigger_limit");
+	feed_trigger(f, 20100, 0);
+	assert_string_equal(f->fake.calls,
+			    "R S(trigger:malloc@libc.so.6@11000) "
+			    "S(trigger:leaf@11200) "
+			    "S(trigger:leaf@20000)");
+	assert_int_equal(f->ctl.triggers_taken, 3);
+	events(f, seq, sizeof(seq));
+	assert_string_equal(
+		seq, "start resume trigger trigger trigger trigger trigger");
+	trigger_str(f, 0, "ignored", s, sizeof(s));
+	assert_string_equal(s, "min_history");
+	trigger_str(f, 1, "ignored", s, sizeof(s));
+	assert_string_equal(s, "");
+	trigger_str(f, 1, "spec", s, sizeof(s));
+	assert_string_equal(s, "malloc@libc.so.6");
+	trigger_str(f, 4, "ignored", s, sizeof(s));
+	assert_string_equal(s, "trigger_limit");
+	trigger_str(f, 4, "ip", s, sizeof(s));
+	assert_string_equal(s, "0x401136");
+}
+
 static void test_no_pause(void **state)
 {
 	struct fx *f = *state;
@@ -466,6 +559,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_min_interval, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_pause, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigger_on, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_toggle, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_latency_and_lost, setup,

@@ -167,8 +167,11 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 	if (!s->ip && !s->stop_kind[0] && !s->has_addr)
 		return;
 	sig = signals_number(s->signal);
-	fprintf(out,
-		"  %s:", !strcmp(s->trigger, "fatal") ? "fault" : "stopped");
+	/* --trigger-on: the target reached a function, it did not stop */
+	fprintf(out, "  %s:",
+		!strcmp(s->trigger, "fatal")   ? "fault" :
+		!strcmp(s->trigger, "trigger") ? "hit" :
+						 "stopped");
 	if (s->trigger_tid)
 		fprintf(out, " tid %u,", s->trigger_tid);
 	if (s->stop_kind[0])

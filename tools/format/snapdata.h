@@ -148,6 +148,27 @@ struct snap_trigger {
 	unsigned int folded; /* earlier stops whose bytes this one holds */
 	/* --follow: the process it happened in; 0: the target */
 	__u32 pid;
+	/*
+	 * --trigger-on: the point as given (NULL for other triggers) and its
+	 * index. @ts is the hit's kernel time: the data is cut there.
+	 */
+	const char *spec;
+	unsigned int point;
+};
+
+/*
+ * How a --trigger-on snapshot's data was made to end at the hit. "time":
+ * the records stamped after it were left out when it was written (sample
+ * backend); "kernel": the hardware trace of the hit's CPU was paused by the
+ * kernel at the hit (intel-pt with aux-action); "staged": taken as soon as
+ * the event arrived, so the data goes on past the hit (by at most
+ * after_hit_ns).
+ */
+struct snap_cut {
+	const char *how; /* NULL: not a --trigger-on snapshot */
+	__u64 after_hit_ns; /* how far past the hit the data went, before the cut */
+	__u64 records; /* records left out ("time") */
+	__u64 bytes; /* their bytes */
 };
 
 /*
@@ -175,6 +196,7 @@ struct snapshot {
 	__u64 trigger_ts; /* CLOCK_MONOTONIC ns of the transition */
 	int trigger_sig; /* 0 when none */
 	struct snap_trigger why; /* all of it: trigger* above are copies */
+	struct snap_cut cut;
 	/* CLOCK_REALTIME and CLOCK_MONOTONIC ns, read together at staging */
 	__u64 realtime_ns, monotonic_ns;
 

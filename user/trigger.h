@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --trigger-on points: a spec as the user gave it, parsed, and resolved to
+ * the file and file offset a uprobe goes in, before anything is attached.
+ *
+ *   SYMBOL[@OBJECT]   a function of OBJECT (default: the target's
+ *                     executable) by its name in .symtab or .dynsym
+ *   0xADDR            an address of the executable, as its ELF file (nm)
+ *                     gives it
+ *   OBJECT:OFFSET     a file offset in OBJECT
+ *
+ * OBJECT is a path (it has a '/'), or a name: for --pid, a file the target
+ * maps whose name is OBJECT or begins with "OBJECT." (libc matches
+ * libc.so.6); for a command not yet started, a file of that name in
+ * LD_LIBRARY_PATH or the system's library directories.
+ */
+#ifndef PTBPF_TRIGGER_H
+#define PTBPF_TRIGGER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TRIGGER_SYM_MAX 256
+
+enum trigger_kind {
+	TRIGGER_ON_SYMBOL,
+	TRIGGER_ON_ADDR,
+	TRIGGER_ON_OFFSET,
+};
+
+struct trigger_point {
+	const char *spec; /* as given (the argv string) */
+	enum trigger_kind kind;
+	char symbol[TRIGGER_SYM_MAX]; /* SYMBOL; "" for the others */
+	char object[PATH_MAX]; /* OBJECT as given; "" for the executable */
+	uint64_t addr; /* 0xADDR, or the symbol's ELF address */
+	/* resolved */
+	char path[PATH_MAX]; /* the file the uprobe goes in */
+	uint64_t offset; /* file offset of the first instruction */
+};
+
+/* Where names are looked up. */
+struct trigger_where {
+	const char *proc; /* "/proc" */
+	pid_t pid; /* --pid: read its maps; 0: a command not yet started */
+	const char *exe; /* a command: its argv[0] (searched in PATH) */
+	const char *lib_path; /* LD_LIBRARY_PATH-like list, or NULL */
+};
+
+/*
+ * Parses @spec into @p (nothing resolved yet).
+ * Returns 0, or -EINVAL with one line in @err.
+ */
+int trigger_parse(const char *spec, struct trigger_point *p, char *err,
+		  size_t errlen);
+
+/*
+ * Resolves @p: finds its object and the file offset. A symbol that is not
+ * there, or is there more than once (two local functions of that name), is
+ * an error naming the candidates.
+ * Returns 0, or -errno with one line in @err: -ENOENT (no such object or
+ * symbol), -EEXIST (more than one), -ERANGE (an address outside the
+ * object's loaded segments), -ENOEXEC (not ELF, no symbols).
+ */
+int trigger_resolve(struct trigger_point *p, const struct trigger_where *w,
+		    char *err, size_t errlen);
+
+/*
+ * The command @name as execvp() would find it in @path_env (PATH; NULL:
+ * the default), into @out. Returns 0 or -ENOENT.
+ */
+int trigger_find_exe(const char *name, const char *path_env, char *out,
+		     size_t len);
+
+#endif /* PTBPF_TRIGGER_H */
