@@ -491,16 +491,16 @@ static struct snapqueue_buf *grab(struct snapqueue *q, uint64_t *dropped)
 
 struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg)
 {
-	struct snapqueue *q = calloc(1, sizeof(*q));
+	struct snapqueue *q = cfg ? calloc(1, sizeof(*q)) : NULL;
 	unsigned int i;
-	int ret = -ENOMEM;
+	int ret = cfg ? -ENOMEM : -EINVAL;
 
 	if (!q)
 		goto fail;
 	q->cfg = *cfg;
 	q->nr_bufs =
 		(cfg->queue_len ? cfg->queue_len : SNAPQUEUE_DEFAULT_LEN) + 1;
-	q->wlog.fd = -1;
+	eventlog_init(&q->wlog);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cond, NULL);
 	q->bufs = calloc(q->nr_bufs, sizeof(*q->bufs));

@@ -65,9 +65,9 @@ struct snapqueue;
 /*
  * Allocates the staging buffers, opens the writer's own (appending) event
  * log in cfg->dirfd, counts the snapshots already there against the limits
- * and starts the writer thread. Returns NULL with errno set: ENOMEM, or
- * the errno of scanning the directory, opening the log or starting the
- * thread.
+ * and starts the writer thread. Returns NULL with errno set: EINVAL for a
+ * NULL @cfg, ENOMEM, or the errno of scanning the directory, opening the
+ * log or starting the thread.
  */
 struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg);
 
