@@ -278,6 +278,10 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 		/* --trigger-on: the point, the hit, and where the data ends */
 		json_obj_begin(j, "hit");
 		json_str(j, "spec", t->spec);
+		if (t->symbol)
+			json_str(j, "symbol", t->symbol);
+		if (t->object)
+			json_str(j, "object", t->object);
 		json_u64(j, "point", t->point);
 		json_u64(j, "tid", t->tid);
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)t->ip);

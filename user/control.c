@@ -59,7 +59,7 @@ void control_set_min_interval(struct control *c, uint64_t ns)
 	c->min_interval_ns = ns;
 }
 
-void control_set_points(struct control *c, const char *const *points,
+void control_set_points(struct control *c, const struct control_point *points,
 			unsigned int nr)
 {
 	c->points = points;
@@ -336,9 +336,18 @@ static void detail_line(const struct ptbpf_event *e, const char *sig,
 	snprintf(buf + n, n < len ? len - n : 0, ")");
 }
 
+/* The point a trigger event names; one of no point is "?" (no snapshot). */
+static const struct control_point *point_of(const struct control *c,
+					    unsigned int point)
+{
+	static const struct control_point unknown = { "?", NULL, NULL };
+
+	return point < c->nr_points ? &c->points[point] : &unknown;
+}
+
 static const char *point_name(const struct control *c, unsigned int point)
 {
-	return point < c->nr_points ? c->points[point] : "?";
+	return point_of(c, point)->spec;
 }
 
 /* Why a trigger makes no snapshot, or NULL when it makes one. */
@@ -355,10 +364,15 @@ static const char *trigger_ignored(const struct control *c,
 static void trigger_log(const struct control *c, struct json *j,
 			const struct ptbpf_event *e)
 {
+	const struct control_point *p = point_of(c, e->point);
 	const char *why = trigger_ignored(c, e);
 
 	json_u64(j, "point", e->point);
-	json_str(j, "spec", point_name(c, e->point));
+	json_str(j, "spec", p->spec);
+	if (p->symbol)
+		json_str(j, "symbol", p->symbol);
+	if (p->object)
+		json_str(j, "object", p->object);
 	if (why)
 		json_str(j, "ignored", why);
 }
@@ -510,7 +524,9 @@ static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 		.ts = e->ts,
 		.tid = e->tid,
 		.ip = e->ip,
-		.spec = point_name(c, e->point),
+		.spec = point_of(c, e->point)->spec,
+		.symbol = point_of(c, e->point)->symbol,
+		.object = point_of(c, e->point)->object,
 		.point = e->point,
 	};
 

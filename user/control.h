@@ -53,6 +53,13 @@ struct control_ops {
 /* How long a fatal pause holds without a sign that the target is dying. */
 #define CONTROL_FATAL_NS 100000000ULL
 
+/* A --trigger-on point, for the log and the snapshots. */
+struct control_point {
+	const char *spec; /* as given */
+	const char *symbol; /* the function's name; NULL for an address */
+	const char *object; /* the file it is in */
+};
+
 struct control {
 	const struct control_ops *ops; /* NULL: log transitions only */
 	void *ops_ctx;
@@ -104,7 +111,7 @@ struct control {
 	 * and the trigger snapshots taken. Set with control_set_points() and
 	 * control_set_trigger_limits().
 	 */
-	const char *const *points;
+	const struct control_point *points;
 	unsigned int nr_points;
 	uint64_t min_history_ns, history_from;
 	unsigned long long trigger_limit, triggers_taken;
@@ -123,10 +130,10 @@ void control_set_t0(struct control *c, uint64_t t0);
 void control_set_min_interval(struct control *c, uint64_t ns);
 
 /*
- * --trigger-on: @points as given, indexed by the trigger event's point;
- * they must outlive @c. Call after control_init().
+ * --trigger-on: @points, indexed by the trigger event's point; they and
+ * their strings must outlive @c. Call after control_init().
  */
-void control_set_points(struct control *c, const char *const *points,
+void control_set_points(struct control *c, const struct control_point *points,
 			unsigned int nr);
 
 /*

@@ -61,6 +61,7 @@ struct app {
 	char leaf[4096]; /* the cgroup made for the command, "" when none */
 	struct trigger_point *points; /* --trigger-on, resolved */
 	struct auxact_point *pause; /* the same, for the PT groups */
+	struct control_point *named; /* the same, for the log */
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
@@ -578,8 +579,8 @@ static int start_watching(struct app *app)
 	}
 	control_set_min_interval(&app->ctl, app->cfg.min_interval_ns);
 	control_set_t0(&app->ctl, app->start_ns);
-	control_set_points(&app->ctl, app->cfg.trigger_on,
-			   app->cfg.nr_trigger_on);
+	control_set_points(&app->ctl, app->named,
+			   app->named ? app->cfg.nr_trigger_on : 0);
 	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns,
 				   app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
@@ -631,7 +632,8 @@ static int resolve_points(struct app *app)
 		return 0;
 	app->points = calloc(app->cfg.nr_trigger_on, sizeof(*app->points));
 	app->pause = calloc(app->cfg.nr_trigger_on, sizeof(*app->pause));
-	if (!app->points || !app->pause)
+	app->named = calloc(app->cfg.nr_trigger_on, sizeof(*app->named));
+	if (!app->points || !app->pause || !app->named)
 		return -ENOMEM;
 	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
 		ret = trigger_parse(app->cfg.trigger_on[i], &app->points[i],
@@ -643,6 +645,10 @@ static int resolve_points(struct app *app)
 			return ret;
 		app->pause[i].path = app->points[i].path;
 		app->pause[i].offset = app->points[i].offset;
+		app->named[i].spec = app->points[i].spec;
+		app->named[i].symbol =
+			app->points[i].symbol[0] ? app->points[i].symbol : NULL;
+		app->named[i].object = app->points[i].path;
 	}
 	return 0;
 }
@@ -767,6 +773,7 @@ static void cleanup(struct app *app)
 	free(app->tids);
 	free(app->points);
 	free(app->pause);
+	free(app->named);
 	if (app->outfd >= 0)
 		close(app->outfd);
 	args_free(&app->cfg);

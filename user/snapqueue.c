@@ -175,6 +175,8 @@ static void cut_json(struct json *j, const struct snapshot *snap)
 	if (!snap->why.spec)
 		return;
 	json_str(j, "spec", snap->why.spec);
+	if (snap->why.symbol)
+		json_str(j, "symbol", snap->why.symbol);
 	json_u64(j, "point", snap->why.point);
 	if (!snap->cut.how)
 		return;

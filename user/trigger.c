@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elfsym.h"
@@ -167,6 +168,28 @@ static int object_in_dirs(const struct trigger_where *w, const char *want,
 	return -ENOENT;
 }
 
+/*
+ * The running executable's path from its /proc link @link, when this
+ * process sees the same file there (not deleted, same mount namespace);
+ * else the link itself, which the kernel resolves to the very inode.
+ */
+static void exe_path(const char *link, char *out, size_t len)
+{
+	char real[PATH_MAX];
+	struct stat a, b;
+	ssize_t n = readlink(link, real, sizeof(real) - 1);
+
+	if (n > 0) {
+		real[n] = '\0';
+		if (!stat(real, &a) && !stat(link, &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			snprintf(out, len, "%s", real);
+			return;
+		}
+	}
+	snprintf(out, len, "%s", link);
+}
+
 /* The file @p names: the executable, a path, or a library by name. */
 static int find_object(struct trigger_point *p, const struct trigger_where *w,
 		       char *err, size_t errlen)
@@ -182,7 +205,10 @@ static int find_object(struct trigger_point *p, const struct trigger_where *w,
 		return -ENOENT;
 	}
 	if (!p->object[0] || names_file(p->object, w->pid ? "" : exe)) {
-		snprintf(p->path, sizeof(p->path), "%s", exe);
+		if (w->pid)
+			exe_path(exe, p->path, sizeof(p->path));
+		else
+			snprintf(p->path, sizeof(p->path), "%s", exe);
 		return 0;
 	}
 	if (strchr(p->object, '/')) {

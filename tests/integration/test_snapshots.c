@@ -783,6 +783,8 @@ static void test_two_runs_one_dir(void **state)
 	assert_non_null(strstr(err, "in use by another ptbpf run"));
 	assert_int_equal(held_left(&h), 0);
 	stop_cont(f, 0, true, 10);
+	/* the first run's end snapshot needs new samples too */
+	assert_true(wait_cpu(f->target, 100, 30));
 	assert_int_equal(finish(f), 0);
 	assert_int_equal(runs_in_log(f->out, run1), 1);
 	kill_wait(f->target);

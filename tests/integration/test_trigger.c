@@ -232,6 +232,22 @@ static void test_five_calls(void **state)
 	}
 	/* the target ran on past its hits: the cut left records out */
 	assert_true(cut > 0);
+	/* ptbpf.json says the hit: point, function, file, thread, time */
+	snprintf(
+		cmd, sizeof(cmd),
+		"python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))"
+		"[\"hit\"]; print(h[\"spec\"], h[\"symbol\"], "
+		"h[\"object\"].endswith(\"progs/trigger\"), h[\"tid\"], "
+		"h[\"ts\"], h[\"cut\"])' %s/snapshot-000002/ptbpf.json",
+		out);
+	{
+		char *txt = run_out(cmd, NULL), want[128];
+
+		snprintf(want, sizeof(want), "leaf leaf True %d %lld time\n",
+			 pid, event_field(out, "trigger", 1, "ts"));
+		assert_string_equal(txt, want);
+		free(txt);
+	}
 	/* the reader says where the hit was, by name */
 	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s/snapshot-000003", out);
 	{

@@ -1107,7 +1107,9 @@ static __u64 last_insn(struct fx *f, int id, int cpu, unsigned int *n)
  */
 static long trigger_run(struct fx *f, bool aux_action)
 {
-	static const char *const specs[] = { "ptgen_inner" };
+	static const struct control_point specs[] = {
+		{ "ptgen_inner", "ptgen_inner", "/proc/self/exe" },
+	};
 	struct ptbpf_event e;
 	__u8 a[128], b[64];
 	size_t la, lb;

@@ -322,7 +322,10 @@ static void trigger_str(struct fx *f, int nth, const char *key, char *out,
  */
 static void test_trigger_on(void **state)
 {
-	static const char *const specs[] = { "leaf", "malloc@libc.so.6" };
+	static const struct control_point specs[] = {
+		{ "leaf", "leaf", "/bin/prog" },
+		{ "malloc@libc.so.6", "malloc", "/lib/libc.so.6" },
+	};
 	struct fx *f = *state;
 	char seq[512], s[64];
 
@@ -362,6 +365,10 @@ static void test_trigger_on(void **state)
 	assert_string_equal(s, "");
 	trigger_str(f, 1, "spec", s, sizeof(s));
 	assert_string_equal(s, "malloc@libc.so.6");
+	trigger_str(f, 1, "symbol", s, sizeof(s));
+	assert_string_equal(s, "malloc");
+	trigger_str(f, 1, "object", s, sizeof(s));
+	assert_string_equal(s, "/lib/libc.so.6");
 	trigger_str(f, 4, "ignored", s, sizeof(s));
 	assert_string_equal(s, "trigger_limit");
 	trigger_str(f, 4, "ip", s, sizeof(s));

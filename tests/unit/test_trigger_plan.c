@@ -140,6 +140,8 @@ static void test_resolve_symbols(void **state)
 	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
 	want = maps_offset((uintptr_t)plan_probe_target, file, sizeof(file));
 	assert_int_equal(p.offset, want);
+	/* the executable by its own path, as the maps name it */
+	assert_string_equal(p.path, file);
 	/* a static function (.symtab only) too */
 	assert_int_equal(
 		trigger_parse("plan_local_target", &p, err, sizeof(err)), 0);

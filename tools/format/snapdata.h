@@ -153,6 +153,8 @@ struct snap_trigger {
 	 * index. @ts is the hit's kernel time: the data is cut there.
 	 */
 	const char *spec;
+	const char *symbol; /* the function's name; NULL for an address */
+	const char *object; /* the file the point is in */
 	unsigned int point;
 };
 
