@@ -21,6 +21,8 @@ BPFTOOL ?= bpftool
 CC ?= cc
 PREFIX ?= /usr/local
 DESTDIR ?=
+# systemd searches $(PREFIX)/lib/systemd/system for /usr and /usr/local
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 VERSION := 0.1.0
 
 ARCH ?= $(shell uname -m | sed 's/x86_64/x86/' | sed 's/aarch64/arm64/')
@@ -229,7 +231,7 @@ check: deps
 	$(Q)$(MAKE) all unit pipeline integration
 	$(Q)tests/run.sh unit: $(UNIT_BINS) tests/layout.sh \
 		pipeline: $(PIPELINE_BINS) \
-		integration: $(INTEG_BINS) tests/man.sh \
+		integration: $(INTEG_BINS) tests/man.sh tests/systemd.sh \
 		builds: tests/fuzz/fuzz-all.sh tests/sanitize.sh
 
 demo: deps
@@ -247,6 +249,11 @@ install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1 ptbpf-dump.1)
 	$(Q)install -D -m 0644 man/ptbpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1
 	$(Q)install -D -m 0644 man/ptbpf-dump.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf-dump.1
+	$(call msg,INSTALL,$(DESTDIR)$(SYSTEMD_UNIT_DIR)/ptbpf@.service)
+	$(Q)mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	$(Q)sed 's|/usr/local/bin/ptbpf|$(PREFIX)/bin/ptbpf|' tools/systemd/ptbpf@.service \
+		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ptbpf@.service
+	$(Q)chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ptbpf@.service
 
 vmlinux:
 	$(Q)vmlinux/gen.sh

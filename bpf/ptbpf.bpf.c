@@ -55,20 +55,23 @@ char LICENSE[] SEC("license") = "GPL";
 #define SEND_SIG_PRIV_VAL 1
 
 const volatile __u32 targ_tgid = 0;
-
-/* Written by user space through the mmap'd .bss as well as here. */
-__s32 nr_live = 0;
-__s32 nr_stopped = 0;
-__u64 proc_word = PTBPF_WORD(0, PTBPF_PROC_UNKNOWN);
-__u64 lost_events = 0;
-__s32 last_stop_sig = 0;
 /*
- * A fatal signal reported at generation time, until delivered (then the
- * target is dying: fatal_dying) or found not fatal after all. User space
- * reads both to know whether a fatal pause should hold.
+ * --follow: the processes a followed one creates (fork, vfork, clone
+ * without CLONE_THREAD) are followed too. Off, the verifier drops every
+ * look-up in the children map: the filter stays one compare.
  */
-__s32 fatal_reported = 0;
-__u32 fatal_dying = 0;
+const volatile bool follow = false;
+
+/*
+ * The target's state (struct ptbpf_proc). Written by user space through
+ * the mmap'd .bss as well as here: its scan counts the threads that
+ * existed before the attach, then arms process-level reporting.
+ */
+struct ptbpf_proc root = {};
+__u64 lost_events = 0;
+/* --follow: processes in the children map, and forks it had no room for */
+__s32 nr_children = 0;
+__u64 follow_full = 0;
 
 /*
  * Process scope: the CPUs a target thread ran on since user space last
@@ -91,6 +94,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } threads SEC(".maps");
+
+/* --follow: tgid -> its state, from its fork (or user space's scan) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PTBPF_MAX_FOLLOW);
+	__type(key, __u32);
+	__type(value, struct ptbpf_proc);
+} children SEC(".maps");
 
 /*
  * Cgroup scope: the cgroup whose perf events count the target (slot 0,
@@ -130,17 +141,34 @@ static __always_inline unsigned int task_state(struct task_struct *t)
 	return ((struct task_struct___pre514 *)t)->state;
 }
 
+/* The state of the traced process @tgid, or NULL when it is not traced. */
+static __always_inline struct ptbpf_proc *proc_by_tgid(__u32 tgid)
+{
+	if (tgid == targ_tgid)
+		return &root;
+	/* the common case of a follow run with no child yet: no look-up */
+	if (!follow || !nr_children)
+		return NULL;
+	return bpf_map_lookup_elem(&children, &tgid);
+}
+
+static __always_inline struct ptbpf_proc *proc_of(struct task_struct *t)
+{
+	return proc_by_tgid(t->tgid);
+}
+
+/* @t belongs to a traced process: the target, or one it is following. */
 static __always_inline bool is_target(struct task_struct *t)
 {
-	return t->tgid == targ_tgid;
+	return proc_of(t) != NULL;
 }
 
 /*
  * A zeroed event with the common fields filled, or NULL when the ring is
  * full (counted: user space reports it as lost_events).
  */
-static __always_inline struct ptbpf_event *reserve(__u32 kind,
-						   struct task_struct *t)
+static __always_inline struct ptbpf_event *
+reserve(__u32 kind, struct task_struct *t, struct ptbpf_proc *p)
 {
 	struct ptbpf_event *e;
 
@@ -156,7 +184,7 @@ static __always_inline struct ptbpf_event *reserve(__u32 kind,
 	e->tgid = BPF_CORE_READ(t, tgid);
 	e->tid = BPF_CORE_READ(t, pid);
 	e->cpu = bpf_get_smp_processor_id();
-	e->nr_threads = nr_live;
+	e->nr_threads = p->nr_live;
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
 	return e;
 }
@@ -187,7 +215,8 @@ static __always_inline __u64 user_ip(struct task_struct *t)
  * an interrupt; an unseized traced group stop has no siginfo at all.
  */
 static __always_inline void stop_details(struct ptbpf_event *e,
-					 struct task_struct *t, bool traced)
+					 struct task_struct *t,
+					 struct ptbpf_proc *p, bool traced)
 {
 	kernel_siginfo_t *info;
 	int code;
@@ -197,7 +226,7 @@ static __always_inline void stop_details(struct ptbpf_event *e,
 		e->stop_kind = PTBPF_STOP_GROUP;
 		e->sig = BPF_CORE_READ(t, jobctl) & JOBCTL_STOP_SIGMASK;
 		if (!e->sig)
-			e->sig = last_stop_sig;
+			e->sig = p->last_stop_sig;
 		return;
 	}
 	code = BPF_CORE_READ(t, exit_code);
@@ -238,9 +267,10 @@ static __always_inline void stop_details(struct ptbpf_event *e,
 }
 
 static __always_inline void emit_seq(__u32 kind, struct task_struct *t,
-				     __s32 sig, __u32 cause, __u64 seq)
+				     struct ptbpf_proc *p, __s32 sig,
+				     __u32 cause, __u64 seq)
 {
-	struct ptbpf_event *e = reserve(kind, t);
+	struct ptbpf_event *e = reserve(kind, t, p);
 
 	if (!e)
 		return;
@@ -250,10 +280,10 @@ static __always_inline void emit_seq(__u32 kind, struct task_struct *t,
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
-				 __u32 cause)
+static __always_inline void emit(__u32 kind, struct task_struct *t,
+				 struct ptbpf_proc *p, __s32 sig, __u32 cause)
 {
-	emit_seq(kind, t, sig, cause, 0);
+	emit_seq(kind, t, p, sig, cause, 0);
 }
 
 #define ANY_LIVE_STATE 0xff /* flip() from running or stopped */
@@ -264,22 +294,22 @@ static __always_inline void emit(__u32 kind, struct task_struct *t, __s32 sig,
  * compare-and-swap. Returns that number, or 0 when the state was not
  * @from. A word changed under it by another CPU is read again; one that
  * keeps changing (never seen) counts as a lost event, so user space takes
- * the state from proc_word.
+ * the state from the word.
  */
-static __always_inline __u64 flip(__u32 from, __u32 to)
+static __always_inline __u64 flip(struct ptbpf_proc *p, __u32 from, __u32 to)
 {
 	__u64 w, nw;
 	int i;
 
 	for (i = 0; i < 8; i++) {
-		w = *(volatile __u64 *)&proc_word;
+		w = *(volatile __u64 *)&p->word;
 		if (from == ANY_LIVE_STATE ?
 			    PTBPF_WORD_STATE(w) == PTBPF_PROC_EXITED ||
 				    PTBPF_WORD_STATE(w) == PTBPF_PROC_UNKNOWN :
 			    PTBPF_WORD_STATE(w) != from)
 			return 0;
 		nw = PTBPF_WORD(PTBPF_WORD_SEQ(w) + 1, to);
-		if (__sync_val_compare_and_swap(&proc_word, w, nw) == w)
+		if (__sync_val_compare_and_swap(&p->word, w, nw) == w)
 			return PTBPF_WORD_SEQ(nw);
 	}
 	__sync_fetch_and_add(&lost_events, 1);
@@ -287,7 +317,7 @@ static __always_inline __u64 flip(__u32 from, __u32 to)
 }
 
 /* The thread's state slot, created (as running) on first sight. */
-static __always_inline __u32 *thread_slot(__u32 tid)
+static __always_inline __u32 *thread_slot(struct ptbpf_proc *p, __u32 tid)
 {
 	__u32 *st = bpf_map_lookup_elem(&threads, &tid);
 	__u32 running = PTBPF_THREAD_RUNNING;
@@ -295,7 +325,7 @@ static __always_inline __u32 *thread_slot(__u32 tid)
 	if (st)
 		return st;
 	if (!bpf_map_update_elem(&threads, &tid, &running, BPF_NOEXIST))
-		__sync_fetch_and_add(&nr_live, 1);
+		__sync_fetch_and_add(&p->nr_live, 1);
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
@@ -304,47 +334,49 @@ static __always_inline __u32 *thread_slot(__u32 tid)
  * that stopped last; when it is current (a switch, not an exit) the stop
  * says what @t entered.
  */
-static __always_inline void maybe_stop(struct task_struct *t, __u32 cause)
+static __always_inline void maybe_stop(struct ptbpf_proc *p,
+				       struct task_struct *t, __u32 cause)
 {
 	struct ptbpf_event *e;
 	__u64 seq;
 
-	if (nr_live <= 0 || nr_stopped < nr_live)
+	if (p->nr_live <= 0 || p->nr_stopped < p->nr_live)
 		return;
-	seq = flip(PTBPF_PROC_RUNNING, PTBPF_PROC_STOPPED);
+	seq = flip(p, PTBPF_PROC_RUNNING, PTBPF_PROC_STOPPED);
 	if (!seq)
 		return;
-	e = reserve(PTBPF_EV_STOP, t);
+	e = reserve(PTBPF_EV_STOP, t, p);
 	if (e) {
 		e->cause = cause;
 		e->seq = seq;
 		if (cause != PTBPF_CAUSE_EXIT)
-			stop_details(e, t, cause == PTBPF_CAUSE_PTRACE);
+			stop_details(e, t, p, cause == PTBPF_CAUSE_PTRACE);
 		bpf_ringbuf_submit(e, 0);
 	}
 	/*
 	 * A thread that ran again between the counters' check and the flip
 	 * found the state still running and reported nothing: run again.
 	 */
-	if (nr_stopped < nr_live) {
-		seq = flip(PTBPF_PROC_STOPPED, PTBPF_PROC_RUNNING);
+	if (p->nr_stopped < p->nr_live) {
+		seq = flip(p, PTBPF_PROC_STOPPED, PTBPF_PROC_RUNNING);
 		if (seq)
-			emit_seq(PTBPF_EV_RUN, t, 0, PTBPF_CAUSE_NONE, seq);
+			emit_seq(PTBPF_EV_RUN, t, p, 0, PTBPF_CAUSE_NONE, seq);
 	}
 }
 
 /* A thread our map says is stopped went on running: it is not stopped. */
-static __always_inline void thread_runs(struct task_struct *t, __u32 *st,
+static __always_inline void thread_runs(struct ptbpf_proc *p,
+					struct task_struct *t, __u32 *st,
 					__u32 old, __s32 sig, __u32 cause)
 {
 	__u64 seq;
 
 	if (__sync_val_compare_and_swap(st, old, PTBPF_THREAD_RUNNING) != old)
 		return;
-	__sync_fetch_and_add(&nr_stopped, -1);
-	seq = flip(PTBPF_PROC_STOPPED, PTBPF_PROC_RUNNING);
+	__sync_fetch_and_add(&p->nr_stopped, -1);
+	seq = flip(p, PTBPF_PROC_STOPPED, PTBPF_PROC_RUNNING);
 	if (seq)
-		emit_seq(PTBPF_EV_RUN, t, sig, cause, seq);
+		emit_seq(PTBPF_EV_RUN, t, p, sig, cause, seq);
 }
 
 /*
@@ -368,11 +400,16 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	bool next_is_target = is_target(next);
+	/*
+	 * --follow: no look-up of next, on the path every switch of the
+	 * machine takes; user space then reads every core (no cpu_ran).
+	 */
+	bool next_is_target = !follow && is_target(next);
+	struct ptbpf_proc *p = proc_of(prev);
 	unsigned int state;
 	__u32 *st, new, old;
 
-	if (!is_target(prev)) {
+	if (!p) {
 		if (next_is_target)
 			mark_cpu(1);
 		return 0;
@@ -382,7 +419,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 	if (watch_cgroup && !cgroup_left &&
 	    bpf_current_task_under_cgroup(&targ_cgroup, 0) == 0 &&
 	    __sync_val_compare_and_swap(&cgroup_left, 0, 1) == 0)
-		emit(PTBPF_EV_CGROUP_LEFT, prev, 0, PTBPF_CAUSE_NONE);
+		emit(PTBPF_EV_CGROUP_LEFT, prev, p, 0, PTBPF_CAUSE_NONE);
 	state = task_state(prev);
 	if (state & TASK_TRACED_BIT)
 		new = PTBPF_THREAD_TRACED;
@@ -405,18 +442,19 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 		 * gone) without a wakeup to tell us.
 		 */
 		if (old != PTBPF_THREAD_RUNNING)
-			thread_runs(prev, st, old, 0, PTBPF_CAUSE_NONE);
+			thread_runs(p, prev, st, old, 0, PTBPF_CAUSE_NONE);
 		return 0;
 	}
-	st = thread_slot(BPF_CORE_READ(prev, pid));
+	st = thread_slot(p, BPF_CORE_READ(prev, pid));
 	if (!st)
 		return 0;
 	if (__sync_val_compare_and_swap(st, PTBPF_THREAD_RUNNING, new) !=
 	    PTBPF_THREAD_RUNNING)
 		return 0;
-	__sync_fetch_and_add(&nr_stopped, 1);
-	maybe_stop(prev, new == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
-						      PTBPF_CAUSE_SIGNAL);
+	__sync_fetch_and_add(&p->nr_stopped, 1);
+	maybe_stop(p, prev,
+		   new == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
+						PTBPF_CAUSE_SIGNAL);
 	return 0;
 }
 
@@ -428,10 +466,11 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(handle_waking, struct task_struct *p)
 {
+	struct ptbpf_proc *pr = proc_of(p);
 	__u32 tid, *st, old;
 	__s32 sig = 0;
 
-	if (!is_target(p))
+	if (!pr)
 		return 0;
 	tid = BPF_CORE_READ(p, pid);
 	st = bpf_map_lookup_elem(&threads, &tid);
@@ -446,35 +485,111 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 
 		sig = pending & (1ULL << (SIGKILL - 1)) ? SIGKILL : SIGCONT;
 	}
-	thread_runs(p, st, old, sig,
+	thread_runs(pr, p, st, old, sig,
 		    old == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
 						 PTBPF_CAUSE_SIGNAL);
+	return 0;
+}
+
+/*
+ * --follow: @child (one thread) is followed from now on, its parent
+ * process @ppid. Returns its event of @kind reserved, for the caller to
+ * fill and submit, or NULL (the map or the ring full).
+ */
+static __always_inline struct ptbpf_event *follow_new(struct task_struct *child,
+						      __u32 ppid, __u32 kind)
+{
+	__u32 tgid = child->tgid, tid = child->pid;
+	__u32 running = PTBPF_THREAD_RUNNING;
+	struct ptbpf_proc init = {}, *p;
+	struct ptbpf_event *e;
+
+	init.word = PTBPF_WORD(0, PTBPF_PROC_RUNNING);
+	init.nr_live = 1;
+	init.ppid = ppid;
+	if (bpf_map_update_elem(&children, &tgid, &init, BPF_NOEXIST)) {
+		/* counted: user space says which forks were not followed */
+		__sync_fetch_and_add(&follow_full, 1);
+		return NULL;
+	}
+	__sync_fetch_and_add(&nr_children, 1);
+	bpf_map_update_elem(&threads, &tid, &running, BPF_ANY);
+	p = bpf_map_lookup_elem(&children, &tgid);
+	if (!p)
+		return NULL;
+	e = reserve(kind, child, p);
+	if (e)
+		e->ppid = ppid;
+	return e;
+}
+
+/*
+ * @child is a new process of a followed one. The tracepoint fires before
+ * wake_up_new_task(), so its state exists before it first runs.
+ */
+static __always_inline int follow_child(struct task_struct *parent,
+					struct task_struct *child)
+{
+	struct ptbpf_event *e;
+
+	e = follow_new(child, parent->tgid, PTBPF_EV_FORK);
+	if (e)
+		bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/*
+ * --unit: @p, not forked by a followed process, execs in the traced
+ * cgroup: it is one of the unit's processes now (systemd forks them from
+ * PID 1 and moves them in before their exec). It has one thread.
+ */
+static __always_inline int follow_exec(struct task_struct *p,
+				       struct linux_binprm *bprm)
+{
+	struct ptbpf_event *e;
+	const char *fname;
+
+	if (!follow || !watch_cgroup ||
+	    bpf_current_task_under_cgroup(&targ_cgroup, 0) != 1)
+		return 0;
+	e = follow_new(p, BPF_CORE_READ(p, real_parent, tgid), PTBPF_EV_JOIN);
+	if (!e)
+		return 0;
+	fname = BPF_CORE_READ(bprm, filename);
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), fname);
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
+	struct ptbpf_proc *p = proc_of(child);
 	__u32 tid, running = PTBPF_THREAD_RUNNING;
 
-	if (!is_target(child))
+	if (!p) {
+		/* a process (not a thread) created by a followed one */
+		if (follow && child->tgid != parent->tgid && proc_of(parent))
+			return follow_child(parent, child);
 		return 0;
+	}
 	tid = BPF_CORE_READ(child, pid);
 	if (!bpf_map_update_elem(&threads, &tid, &running, BPF_NOEXIST))
-		__sync_fetch_and_add(&nr_live, 1);
-	emit(PTBPF_EV_THREAD_START, child, 0, PTBPF_CAUSE_NONE);
+		__sync_fetch_and_add(&p->nr_live, 1);
+	emit(PTBPF_EV_THREAD_START, child, p, 0, PTBPF_CAUSE_NONE);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p)
 {
-	__u32 tid, *st, old = PTBPF_THREAD_RUNNING;
+	struct ptbpf_proc *pr = proc_of(p);
+	__u32 tid, tgid, *st, old = PTBPF_THREAD_RUNNING;
 	struct ptbpf_event *e;
 	bool group_dead;
 	__u64 seq;
 
-	if (!is_target(p))
+	if (!pr)
 		return 0;
 	tid = BPF_CORE_READ(p, pid);
 	st = bpf_map_lookup_elem(&threads, &tid);
@@ -483,33 +598,41 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	/* whoever deletes the slot (this or the user-space scan) counts it */
 	if (!bpf_map_delete_elem(&threads, &tid)) {
 		if (old != PTBPF_THREAD_RUNNING)
-			__sync_fetch_and_add(&nr_stopped, -1);
-		__sync_fetch_and_add(&nr_live, -1);
+			__sync_fetch_and_add(&pr->nr_stopped, -1);
+		__sync_fetch_and_add(&pr->nr_live, -1);
 	}
 	/* signal->live is decremented before this tracepoint fires */
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
 	if (!group_dead) {
-		emit(PTBPF_EV_THREAD_EXIT, p, 0, PTBPF_CAUSE_NONE);
-		maybe_stop(p, PTBPF_CAUSE_EXIT);
+		emit(PTBPF_EV_THREAD_EXIT, p, pr, 0, PTBPF_CAUSE_NONE);
+		maybe_stop(pr, p, PTBPF_CAUSE_EXIT);
 		return 0;
 	}
 	/*
 	 * Threads that exit together on several CPUs can all see live == 0
 	 * (each decrements it before its tracepoint): one of them reports.
 	 */
-	seq = flip(ANY_LIVE_STATE, PTBPF_PROC_EXITED);
+	seq = flip(pr, ANY_LIVE_STATE, PTBPF_PROC_EXITED);
 	if (!seq)
 		return 0;
-	e = reserve(PTBPF_EV_EXIT, p);
-	if (!e)
-		return 0;
-	e->seq = seq;
-	/* a group exit leaves its code in signal->group_exit_code */
-	e->exit_code = BPF_CORE_READ(p, signal, group_exit_code);
-	if (!e->exit_code)
-		e->exit_code = BPF_CORE_READ(p, exit_code);
-	e->sig = e->exit_code & 0x7f;
-	bpf_ringbuf_submit(e, 0);
+	e = reserve(PTBPF_EV_EXIT, p, pr);
+	if (e) {
+		e->seq = seq;
+		/* a group exit leaves its code in signal->group_exit_code */
+		e->exit_code = BPF_CORE_READ(p, signal, group_exit_code);
+		if (!e->exit_code)
+			e->exit_code = BPF_CORE_READ(p, exit_code);
+		e->sig = e->exit_code & 0x7f;
+		bpf_ringbuf_submit(e, 0);
+	}
+	/*
+	 * A followed process is forgotten once gone (its tgid may be
+	 * reused), after the last read of its state: a deleted element may
+	 * be handed to the next insert at once.
+	 */
+	tgid = BPF_CORE_READ(p, tgid);
+	if (tgid != targ_tgid && !bpf_map_delete_elem(&children, &tgid))
+		__sync_fetch_and_add(&nr_children, -1);
 	return 0;
 }
 
@@ -522,20 +645,21 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
 	__u32 tid, old = old_pid, running = PTBPF_THREAD_RUNNING;
+	struct ptbpf_proc *pr = proc_of(p);
 	struct ptbpf_event *e;
 	const char *fname;
 
-	if (!is_target(p))
-		return 0;
+	if (!pr)
+		return follow_exec(p, bprm);
 	tid = BPF_CORE_READ(p, pid);
 	if (old != tid)
 		bpf_map_delete_elem(&threads, &old);
 	bpf_map_update_elem(&threads, &tid, &running, BPF_ANY);
-	nr_live = 1;
-	nr_stopped = 0;
+	pr->nr_live = 1;
+	pr->nr_stopped = 0;
 	filter_open = 1;
 
-	e = reserve(PTBPF_EV_EXEC, p);
+	e = reserve(PTBPF_EV_EXEC, p, pr);
 	if (!e)
 		return 0;
 	e->old_tid = old;
@@ -597,14 +721,15 @@ SEC("tp_btf/signal_generate")
 int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
 	     struct task_struct *task, int group, int result)
 {
+	struct ptbpf_proc *p = proc_of(task);
 	struct ptbpf_event *e;
 
-	if (!is_target(task))
+	if (!p)
 		return 0;
 	if (result != TRACE_SIGNAL_DELIVERED || !fatal_by_default(sig, task))
 		return 0;
-	fatal_reported = sig;
-	e = reserve(PTBPF_EV_FATAL, task);
+	p->fatal_reported = sig;
+	e = reserve(PTBPF_EV_FATAL, task, p);
 	if (!e)
 		return 0;
 	e->sig = sig;
@@ -636,17 +761,18 @@ int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info,
 	     struct k_sigaction *ka)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ptbpf_proc *p = proc_of(cur);
 
-	if (!is_target(cur))
+	if (!p)
 		return 0;
 	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
 	    sig == SIGTTOU)
-		last_stop_sig = sig;
+		p->last_stop_sig = sig;
 	if (!fatal_kind(sig, cur) || ka->sa.sa_handler != NULL)
 		return 0;
-	fatal_dying = 1;
-	if (__sync_val_compare_and_swap(&fatal_reported, sig, 0) != sig)
-		emit(PTBPF_EV_FATAL, cur, sig, PTBPF_CAUSE_SIGNAL);
+	p->fatal_dying = 1;
+	if (__sync_val_compare_and_swap(&p->fatal_reported, sig, 0) != sig)
+		emit(PTBPF_EV_FATAL, cur, p, sig, PTBPF_CAUSE_SIGNAL);
 	return 0;
 }
 
@@ -660,9 +786,69 @@ int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info,
 SEC("perf_event")
 int sample_filter(struct bpf_perf_event_data *ctx)
 {
-	if ((__u32)(bpf_get_current_pid_tgid() >> 32) != targ_tgid)
+	if (!proc_by_tgid((__u32)(bpf_get_current_pid_tgid() >> 32)))
 		return 0;
 	return filter_open;
+}
+
+/*
+ * --wait-for: before there is a target, the one program loaded. The first
+ * process to exec the program (by its file, when waitfor_ino is set, else
+ * by its name as the kernel keeps it: comm, 15 characters) is sent SIGSTOP
+ * here, after the exec's point of no return: the signal is taken on the
+ * way back to user space, before the program's first instruction, and
+ * holds it there until user space has set everything up.
+ */
+const volatile char waitfor_comm[PTBPF_COMM_LEN] = {};
+const volatile __u64 waitfor_ino = 0;
+const volatile __u32 waitfor_dev = 0; /* the kernel's dev_t: major << 20 */
+__u32 waitfor_pid = 0;
+
+static __always_inline bool comm_is(struct task_struct *t)
+{
+	char comm[PTBPF_COMM_LEN];
+	int i;
+
+	BPF_CORE_READ_STR_INTO(&comm, t, comm);
+	for (i = 0; i < PTBPF_COMM_LEN; i++) {
+		if (comm[i] != waitfor_comm[i])
+			return false;
+		if (!comm[i])
+			return true;
+	}
+	return true;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_waitfor, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct ptbpf_event *e;
+	const char *fname;
+	__u32 tgid;
+
+	if (waitfor_ino) {
+		struct inode *ino = BPF_CORE_READ(bprm, file, f_inode);
+
+		if (BPF_CORE_READ(ino, i_ino) != waitfor_ino ||
+		    BPF_CORE_READ(ino, i_sb, s_dev) != waitfor_dev)
+			return 0;
+	} else if (!comm_is(p)) {
+		return 0;
+	}
+	tgid = BPF_CORE_READ(p, tgid);
+	/* the first one only: it becomes the target */
+	if (__sync_val_compare_and_swap(&waitfor_pid, 0, tgid) != 0)
+		return 0;
+	bpf_send_signal(SIGSTOP);
+	e = reserve(PTBPF_EV_EXEC, p, &root);
+	if (!e)
+		return 0; /* user space reads waitfor_pid too */
+	e->old_tid = old_pid;
+	fname = BPF_CORE_READ(bprm, filename);
+	bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), fname);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
 }
 
 /*
@@ -676,11 +862,12 @@ SEC("uprobe")
 int trigger_hit(struct pt_regs *ctx)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ptbpf_proc *p = proc_of(cur); /* is_target(cur) */
 	struct ptbpf_event *e;
 
-	if (!is_target(cur))
+	if (!p)
 		return 0;
-	e = reserve(PTBPF_EV_TRIGGER, cur);
+	e = reserve(PTBPF_EV_TRIGGER, cur, p);
 	if (!e)
 		return 0;
 	e->ip = PT_REGS_IP(ctx);

@@ -12,6 +12,8 @@
 #define PTBPF_FILENAME_LEN 128
 /* Size of the per-CPU marks (cpu_ran, cpu_on): a power of two. */
 #define PTBPF_MAX_CPUS 4096
+/* --follow: how many processes besides the target may be followed at once */
+#define PTBPF_MAX_FOLLOW 4096
 
 /* Process-level transitions and per-thread notes sent to user space. */
 enum ptbpf_event_kind {
@@ -24,8 +26,15 @@ enum ptbpf_event_kind {
 	PTBPF_EV_EXIT = 7, /* the last thread of the thread group exited */
 	/* cgroup scope: a thread of the target ran outside the cgroup */
 	PTBPF_EV_CGROUP_LEFT = 8,
+	/* --follow: a followed process created a process (pid: the new one) */
+	PTBPF_EV_FORK = 9,
+	/*
+	 * --unit: a process not forked by a followed one execs in the
+	 * traced cgroup (systemd forks it, moves it in, it execs): followed
+	 */
+	PTBPF_EV_JOIN = 10,
 	/* --trigger-on: a target thread reached a traced function's entry */
-	PTBPF_EV_TRIGGER = 9,
+	PTBPF_EV_TRIGGER = 11,
 	PTBPF_EV_MAX,
 };
 
@@ -54,6 +63,27 @@ enum ptbpf_proc_state {
 #define PTBPF_WORD_STATE(w) ((__u32)((w)&0xff))
 #define PTBPF_WORD_SEQ(w) ((__u64)(w) >> 8)
 #define PTBPF_WORD(seq, state) (((__u64)(seq) << 8) | (__u64)(state))
+
+/*
+ * One traced process's aggregate state: the target's in the BPF program's
+ * .bss (root), each followed process's (--follow) in the children map,
+ * keyed by its tgid. The counters aggregate the threads map's slots of its
+ * threads; word is PTBPF_WORD(seq, state), so each process numbers its own
+ * transitions.
+ */
+struct ptbpf_proc {
+	__u64 word;
+	__s32 nr_live; /* live threads */
+	__s32 nr_stopped; /* of them, stopped or ptrace-stopped */
+	__s32 last_stop_sig; /* the job-control signal that stopped it last */
+	/*
+	 * A fatal signal reported at generation time, until delivered (then
+	 * it is dying: fatal_dying) or found not fatal after all.
+	 */
+	__s32 fatal_reported;
+	__u32 fatal_dying;
+	__u32 ppid; /* followed: the tgid it was forked from; 0: the target */
+};
 
 /* Per-thread state kept in the threads map. */
 enum ptbpf_thread_state {
@@ -94,7 +124,10 @@ struct ptbpf_event {
 	__s32 exit_code; /* task->exit_code: (status << 8) or signal */
 	__u32 nr_threads; /* live threads after this event */
 	__u32 old_tid; /* exec: the tid that called execve */
-	__u32 point; /* trigger: which --trigger-on (0, 1, ...) */
+	union {
+		__u32 ppid; /* fork, join: its parent process (pid: the new one) */
+		__u32 point; /* trigger: which --trigger-on (0, 1, ...) */
+	};
 	char comm[PTBPF_COMM_LEN];
 	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
 	/* run, stop, exit: the transition's number (1, 2, ...); else 0 */

@@ -287,6 +287,36 @@ static inline char *run_out(const char *cmd, int *status)
 	return out;
 }
 
+/* The number a command prints (a `grep -c`, a `wc -l`), or -1. */
+static inline long run_count(const char *cmd)
+{
+	char *out = run_out(cmd, NULL);
+	char *end;
+	long n = strtol(out, &end, 10);
+
+	if (end == out)
+		n = -1;
+	free(out);
+	return n;
+}
+
+/*
+ * Samples of process @pid in every snapshot under @out whose line of
+ * `perf script -G -F comm,pid,ip,sym` (the sampled function, no call
+ * chain) holds @text ("" for all of them).
+ */
+static inline long samples_with(const char *out, pid_t pid, const char *text)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "for d in %s/snapshot-*; do perf script -G -F comm,pid,ip,sym "
+		 "-i $d/perf.data 2>/dev/null; done | awk '$2 == %d' | "
+		 "grep -c -- '%s'",
+		 out, pid, text);
+	return run_count(cmd);
+}
+
 /* The whole of a file, NUL-terminated (malloc'd), or NULL. */
 static inline char *slurp(const char *path)
 {

@@ -23,6 +23,9 @@ enum long_only {
 	OPT_SCOPE,
 	OPT_MAX_EVENTS,
 	OPT_GRACE,
+	OPT_FOLLOW,
+	OPT_WAIT_FOR,
+	OPT_UNIT,
 	OPT_TRIGGER_ON,
 	OPT_TRIGGER_LIMIT,
 	OPT_DURATION,
@@ -49,6 +52,9 @@ static const struct option long_opts[] = {
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
 	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "wait-for", required_argument, NULL, OPT_WAIT_FOR },
+	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "trigger-on", required_argument, NULL, OPT_TRIGGER_ON },
 	{ "trigger-limit", required_argument, NULL, OPT_TRIGGER_LIMIT },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -64,8 +70,16 @@ void args_usage(FILE *f)
 {
 	fputs("usage: ptbpf [options] --pid PID\n"
 	      "       ptbpf [options] -- COMMAND [ARG...]\n"
+	      "       ptbpf [options] --wait-for NAME\n"
+	      "       ptbpf [options] --unit NAME.service\n"
 	      "\n"
 	      "  -p, --pid PID            trace this process (all its threads)\n"
+	      "      --wait-for NAME      trace the next process to exec NAME (a program's\n"
+	      "                           name or path), held before its first instruction\n"
+	      "      --unit NAME.service  trace a systemd unit's processes (its cgroup),\n"
+	      "                           as they come and go (implies --follow)\n"
+	      "      --follow             the processes the target forks, and theirs, are\n"
+	      "                           traced too; the run ends when the last one exits\n"
 	      "  -o, --output DIR         where snapshots go (default ./ptbpf-out)\n"
 	      "  -b, --backend NAME       auto | intel-pt | sample\n"
 	      "  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
@@ -309,6 +323,25 @@ static int parse_list(const char *s, const char *const *names,
 	return ret;
 }
 
+/*
+ * A unit name as systemd spells one: no path, no spaces; only services
+ * have processes of their own to trace here.
+ */
+static int parse_unit(struct config *cfg, const char *arg, char *err,
+		      size_t errlen)
+{
+	size_t len = strlen(arg), sfx = strlen(".service");
+
+	if (len <= sfx || strcmp(arg + len - sfx, ".service") ||
+	    strpbrk(arg, "/ \t\n"))
+		return fail(err, errlen,
+			    "invalid unit '%s': give a service, NAME.service",
+			    arg);
+	cfg->unit = arg;
+	cfg->follow = true;
+	return 0;
+}
+
 static int parse_pid(const char *s, pid_t *pid)
 {
 	unsigned long long v;
@@ -491,6 +524,18 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 	case OPT_FULL:
 		cfg->full = true;
 		return 0;
+	case OPT_FOLLOW:
+		cfg->follow = true;
+		return 0;
+	case OPT_WAIT_FOR:
+		if (!*arg)
+			return fail(
+				err, errlen,
+				"--wait-for needs a program's name or path");
+		cfg->wait_for = arg;
+		return 0;
+	case OPT_UNIT:
+		return parse_unit(cfg, arg, err, errlen);
 	case OPT_NO_PAUSE:
 		cfg->no_pause = true;
 		return 0;
@@ -546,6 +591,30 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 	return fail(err, errlen, "unknown option");
 }
 
+/* Exactly one target, and the options that fit it. */
+static int check_target(const struct config *cfg, char *err, size_t errlen)
+{
+	int n = !!cfg->pid + !!cfg->cmd + !!cfg->wait_for + !!cfg->unit;
+
+	if (n > 1)
+		return fail(
+			err, errlen,
+			"give one of --pid, --wait-for, --unit or a command, not several");
+	if (!n)
+		return fail(
+			err, errlen,
+			"nothing to trace: give --pid PID, -- COMMAND, --wait-for NAME or --unit NAME.service (see --help)");
+	if (cfg->unit && cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
+		return fail(err, errlen,
+			    "--unit records the unit's cgroup: --scope cgroup, "
+			    "not --scope %s",
+			    scope_name(cfg->scope));
+	if (cfg->unit && cfg->cgroup_path)
+		return fail(err, errlen,
+			    "--unit names the cgroup itself: no --cgroup=PATH");
+	return 0;
+}
+
 int args_parse(struct config *cfg, int argc, char **argv, char *err,
 	       size_t errlen)
 {
@@ -579,13 +648,9 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err,
 		return 0;
 	if (optind < argc)
 		cfg->cmd = &argv[optind];
-	if (cfg->pid && cfg->cmd)
-		return fail(err, errlen,
-			    "give either --pid or a command, not both");
-	if (!cfg->pid && !cfg->cmd)
-		return fail(
-			err, errlen,
-			"nothing to trace: give --pid PID or -- COMMAND (see --help)");
+	ret = check_target(cfg, err, errlen);
+	if (ret)
+		return ret;
 	if (cfg->trigger_limit && !cfg->nr_trigger_on)
 		return fail(err, errlen,
 			    "--trigger-limit counts --trigger-on hits: "

@@ -20,6 +20,9 @@
 struct config {
 	pid_t pid; /* 0 when a command is given */
 	char **cmd; /* NULL-terminated argv of the command, or NULL */
+	const char *wait_for; /* --wait-for: a program's name or path */
+	const char *unit; /* --unit: a systemd unit, "NAME.service" */
+	bool follow; /* --follow (--unit implies it) */
 	const char *output;
 	enum ptbpf_backend backend;
 	size_t buffer_size; /* bytes asked for; 0: the default */

@@ -117,6 +117,7 @@ static void trace_cpus(const struct snapshot *s, struct json *j)
 int bundle_trace_json(const struct snapshot *snap, struct json *j)
 {
 	const struct snap_cpu_info *ci;
+	unsigned int i;
 
 	if (!snap || !j || snap->run.backend != BACKEND_INTEL_PT ||
 	    (snap->nr_cores && !snap->cores))
@@ -135,6 +136,9 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 	json_obj_end(j);
 	json_arr_begin(j, "processes");
 	trace_process(&snap->proc, j);
+	/* --follow: one trace, every process its buffers hold */
+	for (i = 0; i < snap->nr_more; i++)
+		trace_process(&snap->more[i], j);
 	json_arr_end(j);
 	trace_cpus(snap, j);
 	/* required whenever "cpus" is given */
@@ -222,11 +226,12 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 	json_obj_end(j);
 }
 
-static void proc_json(const struct snap_process *p, struct json *j)
+static void proc_json(const struct snap_process *p, const char *name,
+		      struct json *j)
 {
 	unsigned int i;
 
-	json_obj_begin(j, "process");
+	json_obj_begin(j, name);
 	json_u64(j, "pid", p->pid);
 	json_str(j, "comm", p->comm);
 	json_str(j, "exe", p->exe);
@@ -250,6 +255,9 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 	const struct snap_trigger *t = &s->why;
 	char hex[24];
 
+	/* --follow: the process the stop or fault was in */
+	if (t->pid)
+		json_u64(j, "trigger_pid", t->pid);
 	if (t->tid)
 		json_u64(j, "trigger_tid", t->tid);
 	if (t->stop_kind)
@@ -355,7 +363,16 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
 	json_obj_end(j);
 	if (snap->run.backend == BACKEND_INTEL_PT)
 		ptxed_json(snap, j);
-	proc_json(&snap->proc, j);
+	proc_json(&snap->proc, "process", j);
+	if (snap->nr_more) {
+		unsigned int i;
+
+		/* --follow: the other processes, live or gone */
+		json_arr_begin(j, "followed");
+		for (i = 0; i < snap->nr_more; i++)
+			proc_json(&snap->more[i], NULL, j);
+		json_arr_end(j);
+	}
 	json_obj_end(j);
 	return json_finish(j);
 }

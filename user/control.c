@@ -21,6 +21,8 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_THREAD_EXIT] = "thread_exit",
 	[PTBPF_EV_EXIT] = "exit",
 	[PTBPF_EV_CGROUP_LEFT] = "warning",
+	[PTBPF_EV_FORK] = "fork",
+	[PTBPF_EV_JOIN] = "join",
 	[PTBPF_EV_TRIGGER] = "trigger",
 };
 
@@ -138,6 +140,13 @@ static void toggle_do(struct control *c, bool run, uint64_t cause_ts,
 	t->run = run;
 	t->cause_ts = cause_ts;
 	t->ret = fn(c->ops_ctx, &t->done_ns);
+	if (t->ret > 0) {
+		/* nothing was toggled: this process's view alone changed */
+		t->tried = false;
+		t->ret = 0;
+		c->running = run;
+		return;
+	}
 	c->toggles++;
 	if (t->ret)
 		c->toggle_errors++;
@@ -402,11 +411,13 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 		json_str(j, "reason", "cgroup_left");
 	if (e->kind == PTBPF_EV_TRIGGER)
 		trigger_log(c, j, e);
-	if (e->kind == PTBPF_EV_EXEC) {
+	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_JOIN) {
 		json_strn(j, "filename", e->filename,
 			  strnlen(e->filename, sizeof(e->filename)));
 		json_u64(j, "old_tid", e->old_tid);
 	}
+	if (e->kind == PTBPF_EV_FORK || e->kind == PTBPF_EV_JOIN)
+		json_u64(j, "ppid", e->ppid);
 	eventlog_end(c->log);
 
 	if (e->kind == PTBPF_EV_EXEC)
@@ -422,6 +433,13 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 			 "tid %u left the traced cgroup: its execution is no "
 			 "longer recorded",
 			 e->tid);
+	else if (e->kind == PTBPF_EV_FORK)
+		snprintf(detail, sizeof(detail), "(from pid %u, followed)",
+			 e->ppid);
+	else if (e->kind == PTBPF_EV_JOIN)
+		snprintf(detail, sizeof(detail),
+			 "%.*s (in the cgroup, followed)",
+			 (int)sizeof(e->filename), e->filename);
 	else if (e->kind == PTBPF_EV_EXIT)
 		snprintf(detail, sizeof(detail), "(%s %d)",
 			 e->exit_code & 0x7f ? "signal" : "code",
@@ -476,6 +494,7 @@ static void trigger(struct control *c, unsigned int bit,
 		.has_si_code = e->kind == PTBPF_EV_FATAL ||
 			       (e->stop_kind >= PTBPF_STOP_SIGNAL &&
 				e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT),
+		.pid = (__u32)c->pid,
 	};
 
 	if (!c->ops || !c->ops->snapshot || !(c->triggers & bit))
@@ -711,10 +730,22 @@ void control_resync(struct control *c, int state, uint64_t seq)
 
 void control_snapshot_now(struct control *c, const char *trigger_name)
 {
-	struct snap_trigger t = { .name = trigger_name, .ts = clock_now_ns() };
+	struct snap_trigger t = { .name = trigger_name,
+				  .ts = clock_now_ns(),
+				  .pid = (__u32)c->pid };
 
 	if (c->ops && c->ops->snapshot)
 		take(c, &t);
+}
+
+void control_flush(struct control *c)
+{
+	struct snap_trigger t = c->pending;
+
+	if (!c->has_pending)
+		return;
+	c->folded--; /* the pending stop is this snapshot's own */
+	take(c, &t);
 }
 
 void control_finish(struct control *c, bool snapshot)

@@ -26,8 +26,10 @@ enum trigger_bits {
 struct control_ops {
 	/*
 	 * Pause / resume every core; on success *done_ns is CLOCK_MONOTONIC
-	 * when the last core's ioctl returned. Return 0 or -errno. Must not
-	 * allocate, block or write files: they run on the control path.
+	 * when the last core's ioctl returned. Return 0 or -errno; 1 when
+	 * the cores were left as they are (--follow: another process still
+	 * wants them running), which is not logged. Must not allocate,
+	 * block or write files: they run on the control path.
 	 */
 	int (*pause)(void *ctx, uint64_t *done_ns);
 	int (*resume)(void *ctx, uint64_t *done_ns);
@@ -224,6 +226,9 @@ void control_tick(struct control *c, uint64_t now);
 
 /* SIGUSR2: a snapshot now, with the target running or not. */
 void control_snapshot_now(struct control *c, const char *trigger);
+
+/* A folded stop's snapshot, now (its process is gone: no tick will come). */
+void control_flush(struct control *c);
 
 /* The end of the run: pause every core, and a last snapshot if @snapshot. */
 void control_finish(struct control *c, bool snapshot);

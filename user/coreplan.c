@@ -147,8 +147,9 @@ static int pick_backend(struct coreplan *plan, const struct cores_config *cfg,
 /*
  * Process scope: the events follow the threads the target creates
  * (inherit), but not the processes it forks (inherit_thread: the kernel
- * copies them only for CLONE_THREAD). Inherited events write into the
- * parent event's ring, so one ring per CPU still holds every thread.
+ * copies them only for CLONE_THREAD), unless --follow asks for those too.
+ * Inherited events write into the parent event's ring, so one ring per
+ * CPU still holds every thread.
  */
 static void scope_attrs(struct coreplan *plan, const struct cores_config *cfg)
 {
@@ -163,11 +164,11 @@ static void scope_attrs(struct coreplan *plan, const struct cores_config *cfg)
 	plan->split = plan->backend == BACKEND_SAMPLE &&
 		      cfg->sample_filter_fd >= 0;
 	plan->sb_attr.inherit = 1;
-	plan->sb_attr.inherit_thread = 1;
+	plan->sb_attr.inherit_thread = !cfg->follow;
 	if (plan->split)
 		return; /* the filter's gate opens at exec: no enable_on_exec */
 	plan->data_attr.inherit = 1;
-	plan->data_attr.inherit_thread = 1;
+	plan->data_attr.inherit_thread = !cfg->follow;
 	if (cfg->enable_on_exec) {
 		/* the leader only: siblings follow it in and out */
 		plan->data_attr.disabled = 1;

@@ -75,6 +75,12 @@ struct cores_config {
 	 */
 	bool enable_on_exec;
 	/*
+	 * Process scope, --follow: the events are inherited by the processes
+	 * the target forks too (inherit without inherit_thread), and write
+	 * into the same rings.
+	 */
+	bool follow;
+	/*
 	 * Process scope, sample backend: a BPF_PROG_TYPE_PERF_EVENT program
 	 * that drops samples not of the target (watch_sample_filter()); the
 	 * data events then count the whole CPU behind it and only the

@@ -49,12 +49,17 @@ int ctlops_event(void *ctx, const struct ptbpf_event *e)
 {
 	struct ctlops *hands = ctx;
 
-	control_event(hands->ctl, e, clock_now_ns());
+	if (hands->follow)
+		follow_event(hands->follow, e, clock_now_ns());
+	else
+		control_event(hands->ctl, e, clock_now_ns());
 	/* the loader maps the new image's libraries right after the exec */
 	if (e->kind == PTBPF_EV_EXEC)
 		snapstage_refresh_proc(hands->stage);
-	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
-	    e->kind == PTBPF_EV_THREAD_EXIT)
+	/* the target's thread names; a followed process's come from /proc */
+	if ((e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
+	     e->kind == PTBPF_EV_THREAD_EXIT) &&
+	    (!hands->follow || (pid_t)e->tgid == hands->follow->root.pid))
 		snapstage_note_thread(hands->stage, e->tid, e->comm);
 	return 0;
 }

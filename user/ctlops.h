@@ -18,6 +18,7 @@
 
 #include "control.h"
 #include "cores.h"
+#include "follow.h"
 #include "ptbpf_types.h"
 #include "snapstage.h"
 
@@ -25,6 +26,8 @@ struct ctlops {
 	struct control *ctl; /* where events go */
 	struct cores *cores; /* NULL until they are open */
 	struct snapstage *stage; /* NULL until the output is ready */
+	/* --follow: events go to the process's control there; NULL: none */
+	struct follow *follow;
 };
 
 /* control_ops whose ctx is a struct ctlops. */

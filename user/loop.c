@@ -14,6 +14,7 @@
 
 #include "control.h"
 #include "eventlog.h"
+#include "follow.h"
 #include "jobctl.h"
 #include "loop.h"
 #include "status.h"
@@ -58,6 +59,11 @@ void loop_setup_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+int loop_setup_signal(void)
+{
+	return setup_signal;
+}
+
 void loop_block_signals(void)
 {
 	sigset_t set;
@@ -97,8 +103,17 @@ static void drain(const struct loop_args *a)
 {
 	watch_consume(a->watch);
 	/* lost events may have hidden a transition: the BPF side's state rules */
-	if (control_lost(a->ctl, watch_lost(a->watch)))
+	if (control_lost(a->ctl, watch_lost(a->watch))) {
 		resync(a);
+		if (a->follow)
+			follow_resync(a->follow);
+	}
+}
+
+/* --follow: the run goes on while a followed process lives. */
+static bool all_gone(const struct loop_args *a)
+{
+	return a->follow && !follow_live(a->follow);
 }
 
 /*
@@ -118,6 +133,11 @@ static int timers(const struct loop_args *a)
 	fatal = control_fatal_check(a->ctl, watch_dying(a->watch),
 				    watch_state(a->watch, NULL), now);
 	next = gap && (!fatal || gap < fatal) ? gap : fatal;
+	if (a->follow) {
+		uint64_t more = follow_timers(a->follow, now);
+
+		next = more && (!next || more < next) ? more : next;
+	}
 	if (!next)
 		return -1;
 	return next > now ? (int)((next - now) / 1000000 + 1) : 0;
@@ -234,11 +254,14 @@ static int on_signal(const struct loop_args *a, int sfd,
 }
 
 /* The timer follows the control's deadline for a folded stop's snapshot. */
-static void arm(int tfd, const struct control *c)
+static void arm(int tfd, const struct loop_args *a)
 {
-	uint64_t when = control_deadline(c);
+	uint64_t when = control_deadline(a->ctl), more;
 	struct itimerspec its = { 0 };
 
+	more = a->follow ? follow_deadline(a->follow) : 0;
+	if (more && (!when || more < when))
+		when = more;
 	if (when) {
 		its.it_value.tv_sec = when / 1000000000ULL;
 		its.it_value.tv_nsec = when % 1000000000ULL;
@@ -253,12 +276,26 @@ static void on_timer(const struct loop_args *a, int tfd)
 	if (read(tfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		return;
 	control_tick(a->ctl, clock_now_ns());
+	if (a->follow)
+		follow_tick(a->follow, clock_now_ns());
+}
+
+/*
+ * --follow: the target is gone, its followed processes may not be. Its
+ * pidfd stays readable: out of the set. Returns 1 when nothing is left.
+ */
+static int root_exited(const struct loop_args *a, int ep)
+{
+	epoll_ctl(ep, EPOLL_CTL_DEL, a->target->pidfd, NULL);
+	follow_root_gone(a->follow);
+	return all_gone(a);
 }
 
 int loop_run(const struct loop_args *a, struct loop_result *res)
 {
 	struct epoll_event evs[4];
 	int ep, sfd, tfd, n, i, ret = 0, done = 0;
+	bool root_gone = false;
 	sigset_t set;
 
 	memset(res, 0, sizeof(*res));
@@ -283,7 +320,7 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	if (ret)
 		goto out;
 	while (!done) {
-		arm(tfd, a->ctl);
+		arm(tfd, a);
 		status_flush();
 		n = epoll_wait(ep, evs, 4, wait_ms(a));
 		if (n < 0 && errno == EINTR)
@@ -302,7 +339,11 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 				drain(a);
 				if (a->target->child)
 					res->status = target_reap(a->target);
-				done = 1;
+				root_gone = true;
+				if (!a->follow)
+					done = 1;
+				else
+					done = root_exited(a, ep);
 				break;
 			case TAG_SIGNAL:
 				done = on_signal(a, sfd, res);
@@ -312,6 +353,9 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 				break;
 			}
 		}
+		/* --follow: the last followed process's exit ends the run */
+		if (root_gone && all_gone(a))
+			done = 1;
 		if (!done)
 			done = should_end(a, sfd, res);
 	}

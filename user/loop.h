@@ -12,6 +12,7 @@ struct control;
 struct watch;
 struct target;
 struct jobctl;
+struct follow;
 
 struct loop_args {
 	struct control *ctl;
@@ -19,6 +20,11 @@ struct loop_args {
 	struct target *target;
 	struct jobctl *jc; /* job control relayed at a terminal; NULL: none */
 	unsigned int grace_ms; /* a started command: SIGTERM to SIGKILL */
+	/*
+	 * --follow: the other processes' controls; the run then ends when
+	 * the last of them is gone, not the target. NULL: none.
+	 */
+	struct follow *follow;
 	/*
 	 * --duration: when the run ends (CLOCK_MONOTONIC ns), as on SIGINT;
 	 * 0: none.
@@ -48,6 +54,12 @@ struct loop_result {
 void loop_setup_signals(void);
 
 /*
+ * The terminating signal that came during setup, or 0: a setup that waits
+ * (--wait-for) looks between its waits, not only at EINTR.
+ */
+int loop_setup_signal(void);
+
+/*
  * Blocks the signals the loop takes through its signalfd (SIGINT, SIGTERM,
  * SIGHUP, SIGUSR2), once setup is done and before the command is let go.
  * A terminating signal that came during setup is raised again: the loop
@@ -65,8 +77,9 @@ void loop_block_signals(void);
 int loop_set_realtime(void);
 
 /*
- * Runs until the target exits, a terminating signal arrives, --duration is
- * over or the control asks to end (control.end_reason). With a
+ * Runs until the target (with --follow: every followed process) exits, a
+ * terminating signal arrives, --duration is over or the control asks to
+ * end (control.end_reason). With a
  * started command, a terminating signal is passed on as SIGTERM (and a
  * SIGCONT, a stopped process cannot act on it), then the loop waits for the
  * command to end: @a->grace_ms at most, or until a second SIGINT/SIGTERM,

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,9 @@
 #include "control.h"
 #include "cores.h"
 #include "ctlops.h"
+#include "descend.h"
 #include "eventlog.h"
+#include "follow.h"
 #include "jobctl.h"
 #include "loop.h"
 #include "outdir.h"
@@ -29,6 +32,8 @@
 #include "snapstage.h"
 #include "status.h"
 #include "target.h"
+#include "unit.h"
+#include "waitfor.h"
 #include "trigger.h"
 #include "watch.h"
 #include "clock.h"
@@ -45,6 +50,7 @@ struct app {
 	struct eventlog log;
 	struct control ctl;
 	struct ctlops hands; /* control_ops and the events' sink */
+	struct follow follow; /* --follow: every process's control */
 	struct watch *watch;
 	struct cores *cores;
 	struct snapstage *snaps;
@@ -59,6 +65,8 @@ struct app {
 	pid_t *tids; /* process scope: the threads bound so far */
 	unsigned int nr_tids;
 	bool exec_failed;
+	pid_t held; /* --wait-for: the process held stopped, until let go */
+	char unit_cg[4096]; /* --unit: its cgroup's directory */
 	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
 	char err[PATH_MAX + 512];
@@ -72,6 +80,35 @@ static void stop_snapshots(struct app *app)
 	snapstage_stop(app->snaps);
 	app->snaps = NULL;
 	app->hands.stage = NULL;
+}
+
+/* --follow: the BPF side's state of each process, the snapshots' list. */
+static int probe_state(void *ctx, pid_t pid, unsigned long long *seq)
+{
+	struct app *app = ctx;
+
+	return watch_proc_state(app->watch, pid, seq);
+}
+
+static bool probe_dying(void *ctx, pid_t pid)
+{
+	struct app *app = ctx;
+
+	return watch_proc_dying(app->watch, pid);
+}
+
+static int probe_list(void *ctx, pid_t *pids, int max)
+{
+	struct app *app = ctx;
+
+	return watch_children(app->watch, pids, max);
+}
+
+static void probe_member(void *ctx, pid_t pid, bool gone)
+{
+	struct app *app = ctx;
+
+	snapstage_follow(app->snaps, (uint32_t)pid, gone);
 }
 
 static bool cpu_ran(void *ctx, int cpu)
@@ -100,12 +137,126 @@ static void report(void *ctx, const char *msg)
 		 msg);
 }
 
+/*
+ * --unit: the unit's cgroup is the scope (--cgroup=PATH); the run is
+ * rooted at its main process, the others are adopted once the BPF side
+ * watches (adopt_unit()).
+ */
+static pid_t unit_target(struct app *app)
+{
+	char mnt[4096];
+	pid_t main_pid, *pids, pid;
+	int n;
+
+	if (cgroup_mount(mnt, sizeof(mnt))) {
+		snprintf(app->err, sizeof(app->err),
+			 "--unit needs cgroup v2, and none is mounted");
+		return -ENOENT;
+	}
+	n = unit_resolve(app->cfg.unit, mnt, app->unit_cg, sizeof(app->unit_cg),
+			 &main_pid, app->err, sizeof(app->err));
+	if (n)
+		return n;
+	n = unit_procs(app->unit_cg, &pids);
+	pid = n > 0 ? unit_pick(pids, n, main_pid) : 0;
+	free(pids);
+	if (!pid) {
+		snprintf(app->err, sizeof(app->err),
+			 "unit %s has no process in %s: is it running?",
+			 app->cfg.unit, app->unit_cg);
+		return -ESRCH;
+	}
+	app->cfg.cgroup = true;
+	app->cfg.cgroup_path = app->unit_cg;
+	app->cfg.scope = SCOPE_CGROUP;
+	return pid;
+}
+
+/* Processes there before the run are followed from now on. */
+static void adopt(struct app *app, const pid_t *pids, int n)
+{
+	int i, state;
+
+	for (i = 0; i < n; i++) {
+		if (pids[i] == app->target.pid)
+			continue;
+		/* -EEXIST: forked by one adopted already, the BPF side has it */
+		state = watch_adopt(app->watch, "/proc", pids[i]);
+		if (state >= 0)
+			follow_adopt(&app->follow, pids[i], state);
+	}
+}
+
+/*
+ * --unit: every other process in its cgroup now; --pid --follow: the
+ * processes the target forked before the attach, and theirs (read again
+ * now: one forked meanwhile by a process not yet followed is there too).
+ */
+static void adopt_existing(struct app *app)
+{
+	pid_t *pids;
+	int n;
+
+	if (app->cfg.unit)
+		n = unit_procs(app->unit_cg, &pids);
+	else if (app->cfg.follow && app->cfg.pid)
+		n = descend_list("/proc", app->target.pid, &pids);
+	else
+		return;
+	adopt(app, pids, n);
+	free(pids);
+}
+
+/*
+ * --pid --follow, process scope: the target's descendants from before the
+ * attach get per-thread events as its own threads do (those they fork
+ * later inherit them). Returns 0 or -errno with app->err set.
+ */
+static int bind_descendants(struct app *app)
+{
+	pid_t *pids, *tids;
+	int n, i, k, nt, ret = 0;
+
+	n = descend_list("/proc", app->target.pid, &pids);
+	for (i = 0; i < n && !ret; i++) {
+		tids = NULL;
+		nt = target_threads("/proc", pids[i], &tids);
+		for (k = 0; k < nt && !ret; k++) {
+			ret = cores_add_thread(app->cores, tids[k]);
+			if (ret == -ESRCH)
+				ret = 0; /* gone: nothing to record */
+			else if (ret)
+				snprintf(app->err, sizeof(app->err), "%s",
+					 cores_last_error(app->cores));
+		}
+		free(tids);
+	}
+	free(pids);
+	return ret;
+}
+
 static int setup_target(struct app *app)
 {
+	pid_t pid = app->cfg.pid;
+
 	if (app->cfg.cmd)
 		return target_spawn(&app->target, app->cfg.cmd, app->uid,
 				    app->gid, app->err, sizeof(app->err));
-	return target_attach(&app->target, app->cfg.pid, "/proc", app->err,
+	if (app->cfg.unit) {
+		pid = unit_target(app);
+		if (pid < 0)
+			return pid;
+	}
+	if (app->cfg.wait_for) {
+		pid = waitfor_exec(app->cfg.wait_for, app->cfg.verbosity,
+				   app->err, sizeof(app->err));
+		if (pid < 0)
+			return pid;
+		app->held = pid;
+		/* the run starts with its target */
+		app->start_ns = clock_now_ns();
+	}
+	return target_attach(&app->target, pid, "/proc", app->err,
 			     sizeof(app->err));
 }
 
@@ -292,6 +443,7 @@ static int open_cores(struct app *app)
 	cc.nr_tids = app->nr_tids;
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
+	cc.follow = app->cfg.follow;
 	/* sample backend: per-CPU events behind the filter (see cores.h) */
 	cc.sample_filter_fd = watch_sample_filter(app->watch, !app->cfg.cmd);
 	/* cpu/cgroup scope: each core toggled from its own CPU at once */
@@ -324,6 +476,8 @@ static int open_cores(struct app *app)
 	}
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
 		ret = bind_late_threads(app);
+		if (!ret && app->cfg.follow && app->cfg.pid)
+			ret = bind_descendants(app);
 		if (ret)
 			return ret;
 	}
@@ -342,7 +496,9 @@ static int open_output(struct app *app)
 	};
 	struct snapstage_config sc = {
 		.run = &run,
-		.cpu_ran = cpu_ran,
+		/* --follow: the BPF side does not mark the CPUs (one look-up
+		 * less at every switch): every core is read */
+		.cpu_ran = app->cfg.follow ? NULL : cpu_ran,
 		.cpu_ran_ctx = app,
 		.writer = {
 			.out_dir = app->cfg.output,
@@ -400,9 +556,27 @@ static int start_watching(struct app *app)
 			 app->target.pid);
 		return state;
 	}
-	control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
-		     app->cfg.no_pause, app->cfg.verbosity, &ctlops_ops,
-		     &app->hands);
+	if (app->cfg.follow) {
+		struct follow_probe probe = {
+			.state = probe_state,
+			.dying = probe_dying,
+			.member = probe_member,
+			.list = probe_list,
+			.ctx = app,
+		};
+
+		/* every process's control drives the cores through the group */
+		follow_init(&app->follow, &ctlops_ops, &app->hands, &probe);
+		app->hands.follow = &app->follow;
+		control_init(&app->ctl, &app->log, app->target.pid,
+			     app->cfg.triggers, app->cfg.no_pause,
+			     app->cfg.verbosity, follow_ops(),
+			     follow_root(&app->follow));
+	} else {
+		control_init(&app->ctl, &app->log, app->target.pid,
+			     app->cfg.triggers, app->cfg.no_pause,
+			     app->cfg.verbosity, &ctlops_ops, &app->hands);
+	}
 	control_set_min_interval(&app->ctl, app->cfg.min_interval_ns);
 	control_set_t0(&app->ctl, app->start_ns);
 	control_set_points(&app->ctl, app->named,
@@ -411,6 +585,9 @@ static int start_watching(struct app *app)
 				   app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
+	if (app->cfg.follow)
+		follow_start(&app->follow, &app->ctl, app->target.pid);
+	adopt_existing(app);
 	control_start(&app->ctl, state,
 		      snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores),
@@ -422,6 +599,13 @@ static int start_watching(struct app *app)
 		/* the error line is all there is to say */
 		control_set_verbosity(&app->ctl, -1);
 		return -ENOEXEC;
+	}
+	/* --wait-for: collection runs, its first instruction is next */
+	if (app->held > 0) {
+		kill(app->held, SIGCONT);
+		app->held = 0;
+		/* as after an exec: the loader maps its libraries now */
+		snapstage_refresh_proc(app->snaps);
 	}
 	if (app->cfg.verbosity >= 0 && app->notes[0])
 		say("%s", app->notes);
@@ -503,9 +687,9 @@ static int setup(struct app *app)
 	ret = resolve_points(app);
 	if (ret)
 		return ret;
-	app->watch = watch_open(app->target.pid, app->cfg.verbosity > 0,
-				ctlops_event, &app->hands, app->err,
-				sizeof(app->err));
+	app->watch = watch_open(app->target.pid, app->cfg.follow,
+				app->cfg.verbosity > 0, ctlops_event,
+				&app->hands, app->err, sizeof(app->err));
 	if (!app->watch)
 		return -errno;
 	ret = attach_points(app);
@@ -550,11 +734,14 @@ static int run(struct app *app)
 			.target = &app->target,
 			.jc = &app->jc,
 			.grace_ms = app->cfg.grace_ms,
+			.follow = app->cfg.follow ? &app->follow : NULL,
 			.end_ns = app->cfg.duration_ns ?
 					  app->start_ns + app->cfg.duration_ns :
 					  0,
 		},
 		&res);
+	if (app->cfg.follow)
+		follow_finish(&app->follow);
 	control_finish(&app->ctl, res.snapshot);
 	stop_snapshots(app);
 	status_close(); /* the last lines are plain ones */
@@ -573,6 +760,10 @@ static void cleanup(struct app *app)
 	app->hands.cores = NULL;
 	cores_close(app->cores);
 	watch_close(app->watch);
+	/* a setup that failed after --wait-for held it: it is let go */
+	if (app->held > 0)
+		kill(app->held, SIGCONT);
+	follow_free(&app->follow);
 	target_close(&app->target);
 	eventlog_close(&app->log);
 	if (app->cgroup_fd >= 0)

@@ -185,9 +185,8 @@ static void synth_id(struct writer *w, __u32 pid, __u32 tid,
 	id->cpu = (__u32)w->snap->cores[0].cpu;
 }
 
-static int put_process(struct writer *w)
+static int put_one_process(struct writer *w, const struct snap_process *pr)
 {
-	const struct snap_process *pr = &w->snap->proc;
 	__u64 type = w->attr[ATTR_SB].sample_type;
 	struct perfrec_id id;
 	unsigned int i;
@@ -215,6 +214,17 @@ static int put_process(struct writer *w)
 		fileout_write(&w->out, w->rec, (size_t)n);
 	}
 	return 0;
+}
+
+/* COMM and MMAP2 of the target, then of each process it has followed. */
+static int put_process(struct writer *w)
+{
+	unsigned int i;
+	int ret = put_one_process(w, &w->snap->proc);
+
+	for (i = 0; !ret && i < w->snap->nr_more; i++)
+		ret = put_one_process(w, &w->snap->more[i]);
+	return ret;
 }
 
 /*
@@ -433,18 +443,42 @@ static bool seen_before(const struct snap_process *p, unsigned int i)
 	return false;
 }
 
-/*
- * BUILD_ID: one perf_record_header_build_id per file the target has code
- * mapped from (a superset of those with samples or trace): header (type
- * 0, misc user + "size valid"), pid -1 (perf's host machine), 20 bytes of
- * id, its size, padding, then the name NUL-padded to NAME_ALIGN.
- */
-static bool feat_build_id(const struct snapshot *s,
-			  const struct perfdata_host *h, struct blob *b)
+/* Process @k of the snapshot: the target (0), then the followed ones. */
+static const struct snap_process *nth_process(const struct snapshot *s,
+					      unsigned int k)
 {
-	const struct snap_process *p = &s->proc;
-	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id :
-								   buildid_read;
+	return k ? &s->more[k - 1] : &s->proc;
+}
+
+/* An earlier process of the snapshot maps code from @path too. */
+static bool seen_in_earlier(const struct snapshot *s, unsigned int k,
+			    const char *path)
+{
+	unsigned int j, i;
+
+	for (j = 0; j < k; j++) {
+		const struct snap_process *q = nth_process(s, j);
+
+		for (i = 0; i < q->nr_maps; i++)
+			if ((q->maps[i].prot & PROT_EXEC) && q->maps[i].path &&
+			    !strcmp(q->maps[i].path, path))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * BUILD_ID: one perf_record_header_build_id per file the target, and each
+ * process it follows, has code mapped from (a superset of those with
+ * samples or trace): header (type 0, misc user + "size valid"), pid -1
+ * (perf's host machine), 20 bytes of id, its size, padding, then the name
+ * NUL-padded to NAME_ALIGN. Here: those of process @k not listed before.
+ */
+static void build_ids_of(const struct snapshot *s, unsigned int k,
+			 int (*get)(const char *, __u8 *, size_t *),
+			 struct blob *b)
+{
+	const struct snap_process *p = nth_process(s, k);
 	struct perffile_build_id rec;
 	size_t len, name_len, padded;
 	unsigned int i;
@@ -453,7 +487,7 @@ static bool feat_build_id(const struct snapshot *s,
 		const struct snap_map *m = &p->maps[i];
 
 		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' ||
-		    seen_before(p, i))
+		    seen_before(p, i) || seen_in_earlier(s, k, m->path))
 			continue;
 		memset(&rec, 0, sizeof(rec));
 		if (get(m->path, rec.build_id, &len) || !len ||
@@ -470,6 +504,17 @@ static bool feat_build_id(const struct snapshot *s,
 		blob_put(b, m->path, name_len);
 		blob_put(b, NULL, padded - name_len);
 	}
+}
+
+static bool feat_build_id(const struct snapshot *s,
+			  const struct perfdata_host *h, struct blob *b)
+{
+	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id :
+								   buildid_read;
+	unsigned int k;
+
+	for (k = 0; k <= s->nr_more; k++)
+		build_ids_of(s, k, get, b);
 	return b->len > 0;
 }
 

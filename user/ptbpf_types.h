@@ -9,5 +9,7 @@
 
 _Static_assert(sizeof(struct ptbpf_event) == 232,
 	       "struct ptbpf_event must have the same layout as in BPF");
+_Static_assert(sizeof(struct ptbpf_proc) == 32,
+	       "struct ptbpf_proc must have the same layout as in BPF");
 
 #endif /* PTBPF_TYPES_H */

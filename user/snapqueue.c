@@ -20,6 +20,7 @@
 #include "snapwrite.h"
 #include "status.h"
 #include "threadnames.h"
+#include "procset.h"
 
 enum buf_state { BUF_FREE, BUF_QUEUED, BUF_TAKEN };
 
@@ -39,6 +40,14 @@ struct snapqueue {
 	unsigned int refresh_ms;
 	unsigned long written;
 	struct snap_process proc_cache; /* last reading with maps */
+	/*
+	 * --follow: the other processes (the writer's own), and the forks
+	 * and exits the control thread told of since (under lock): pid, or
+	 * -pid for an exit.
+	 */
+	struct procset followed;
+	long *follow_news;
+	unsigned int nr_news, cap_news;
 	struct budget budget; /* writer thread's, when limits are set */
 	bool limits;
 	struct threadnames names; /* under lock: from the BPF events */
@@ -77,10 +86,34 @@ static void buf_free(struct snapqueue_buf *buf)
 	buf->cores = NULL;
 }
 
-/* The /proc reading for a snapshot: live, or the last one that had maps. */
+/* The forks and exits told since the last reading. Under lock. */
+static void apply_news(struct snapqueue *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->nr_news; i++) {
+		long v = q->follow_news[i];
+
+		if (v > 0)
+			procset_add(&q->followed, (__u32)v); /* else: unnamed */
+		else
+			procset_gone(&q->followed, (__u32)-v);
+	}
+	q->nr_news = 0;
+}
+
+/*
+ * The /proc reading for a snapshot: live, or the last one that had maps;
+ * the followed processes' too.
+ */
 static void take_proc(struct snapqueue *q, struct snap_process *out)
 {
 	struct snap_process live;
+
+	pthread_mutex_lock(&q->lock);
+	apply_news(q);
+	pthread_mutex_unlock(&q->lock);
+	procset_refresh(&q->followed, q->cfg.proc_root);
 
 	memset(&live, 0, sizeof(live));
 	if (procinfo_read(q->cfg.proc_root, q->cfg.pid, &live) == 0 &&
@@ -182,7 +215,9 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap,
 		sb_wrapped |= snap->cores[i].sb_wrapped;
 		sb_lost += snap->cores[i].sb_lost_bytes;
 	}
-	j = eventlog_begin(&q->wlog, "snapshot", clock_now_ns(), q->cfg.pid);
+	/* --follow: the line names the process the trigger was in */
+	j = eventlog_begin(&q->wlog, "snapshot", clock_now_ns(),
+			   snap->why.pid ? snap->why.pid : q->cfg.pid);
 	json_u64(j, "snapshot", snap->id);
 	json_str(j, "path", path);
 	json_str(j, "trigger", snap->trigger);
@@ -247,13 +282,18 @@ static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
 static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 {
 	uint64_t lost, pmax, psum, bytes;
+	unsigned int i;
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
 	if (snap->run.backend == BACKEND_INTEL_PT &&
 	    (q->cfg.formats & SNAPFMT_LLDB))
 		bytes *= 2;
-	return bytes + 64 * 1024 + snap->proc.nr_maps * 512ULL +
-	       snap->proc.nr_threads * 128ULL;
+	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL +
+		 snap->proc.nr_threads * 128ULL;
+	for (i = 0; i < snap->nr_more; i++)
+		bytes += snap->more[i].nr_maps * 512ULL +
+			 snap->more[i].nr_threads * 128ULL;
+	return bytes;
 }
 
 /* Removes the @count oldest snapshots the budget holds, each an event. */
@@ -337,6 +377,8 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	int ret;
 
 	take_proc(q, &buf->snap.proc);
+	buf->snap.more = q->followed.v;
+	buf->snap.nr_more = q->followed.n;
 	/* threads gone by now keep the name they had (perf shows ":TID") */
 	pthread_mutex_lock(&q->lock);
 	if (!threadnames_merge(&q->names, &buf->snap.proc, &threads, &nr)) {
@@ -360,6 +402,8 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 		ret = snapwrite_snapshot(&buf->snap, &opts, path, sizeof(path),
 					 err, sizeof(err));
 	memset(&buf->snap.proc, 0, sizeof(buf->snap.proc)); /* the cache's */
+	buf->snap.more = NULL; /* the procset's */
+	buf->snap.nr_more = 0;
 	free(threads);
 	if (ret) {
 		log_error(&q->wlog, q->cfg.pid, buf->snap.id, err);
@@ -463,6 +507,8 @@ static void destroy(struct snapqueue *q)
 	free(q->bufs);
 	free(q->queue);
 	procinfo_free(&q->proc_cache);
+	procset_free(&q->followed);
+	free(q->follow_news);
 	budget_free(&q->budget);
 	threadnames_free(&q->names);
 	eventlog_close(&q->wlog);
@@ -572,6 +618,32 @@ void snapqueue_note_thread(struct snapqueue *q, uint32_t tid, const char *comm)
 	pthread_mutex_lock(&q->lock);
 	threadnames_note(&q->names, tid, comm); /* -ENOMEM: /proc's name */
 	pthread_mutex_unlock(&q->lock);
+}
+
+void snapqueue_follow(struct snapqueue *q, uint32_t pid, bool gone)
+{
+	unsigned int cap;
+	long *v;
+
+	if (!q || !pid)
+		return;
+	pthread_mutex_lock(&q->lock);
+	if (q->nr_news == q->cap_news) {
+		cap = q->cap_news ? 2 * q->cap_news : 32;
+		v = realloc(q->follow_news, cap * sizeof(*v));
+		if (!v) {
+			/* -ENOMEM: that process goes without its COMM/MMAP */
+			pthread_mutex_unlock(&q->lock);
+			return;
+		}
+		q->follow_news = v;
+		q->cap_news = cap;
+	}
+	q->follow_news[q->nr_news++] = gone ? -(long)pid : (long)pid;
+	pthread_mutex_unlock(&q->lock);
+	/* a new process: read it soon, before it may be gone */
+	if (!gone)
+		snapqueue_refresh_proc(q);
 }
 
 void snapqueue_refresh_proc(struct snapqueue *q)

@@ -98,6 +98,13 @@ __u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf,
  */
 void snapqueue_note_thread(struct snapqueue *q, uint32_t tid, const char *comm);
 
+/*
+ * --follow: process @pid joined (@gone false) or exited: snapshots hold
+ * its COMM and MMAP2 records as /proc last showed it with maps, read on
+ * the writer thread. A short critical section, for the control path.
+ */
+void snapqueue_follow(struct snapqueue *q, uint32_t pid, bool gone);
+
 /* Asks the writer to read /proc/PID again soon (after an exec). */
 void snapqueue_refresh_proc(struct snapqueue *q);
 

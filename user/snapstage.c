@@ -161,6 +161,8 @@ static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
 	snap->id = s->next_id++;
 	snap->run = s->run;
 	snap->why = *t;
+	if (!snap->why.pid)
+		snap->why.pid = s->run.pid;
 	snap->trigger = t->name;
 	snap->trigger_ts = t->ts;
 	snap->trigger_sig = t->sig;
@@ -207,6 +209,12 @@ void snapstage_note_thread(struct snapstage *s, uint32_t tid, const char *comm)
 {
 	if (s)
 		snapqueue_note_thread(s->queue, tid, comm);
+}
+
+void snapstage_follow(struct snapstage *s, uint32_t pid, bool gone)
+{
+	if (s)
+		snapqueue_follow(s->queue, pid, gone);
 }
 
 void snapstage_refresh_proc(struct snapstage *s)

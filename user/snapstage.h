@@ -64,6 +64,9 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t);
  */
 void snapstage_note_thread(struct snapstage *s, uint32_t tid, const char *comm);
 
+/* --follow: snapqueue_follow(). NULL @s: nothing. */
+void snapstage_follow(struct snapstage *s, uint32_t pid, bool gone);
+
 /* Asks the writer to refresh its reading of /proc/PID (after an exec). */
 void snapstage_refresh_proc(struct snapstage *s);
 

@@ -126,9 +126,15 @@ static int write_perf(struct job *job)
 	if (fd < 0)
 		return fd;
 	/* like perf record: a missing cache costs perf archive, not the data */
-	if (job->opts->buildid_cache)
+	if (job->opts->buildid_cache) {
+		unsigned int i;
+
 		buildcache_add_process(job->opts->buildid_cache,
 				       &job->snap->proc);
+		for (i = 0; i < job->snap->nr_more; i++)
+			buildcache_add_process(job->opts->buildid_cache,
+					       &job->snap->more[i]);
+	}
 	return finish(job, fd, perfdata_write(fd, job->snap, job->opts->host),
 		      SNAPFMT_PERF_DATA);
 }

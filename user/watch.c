@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "ptbpf_types.h"
 #include "ptbpf.skel.h"
 #include "privs.h"
 #include "say.h"
@@ -27,6 +28,7 @@ struct watch {
 	watch_cb cb;
 	void *ctx;
 	pid_t tgid;
+	bool follow;
 	struct bpf_link *triggers[WATCH_MAX_TRIGGERS];
 	unsigned int nr_triggers;
 };
@@ -119,6 +121,9 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 		return ret;
 	}
 	w->skel->rodata->targ_tgid = w->tgid;
+	w->skel->rodata->follow = w->follow;
+	/* --wait-for's program is loaded alone, before (waitfor.c) */
+	bpf_program__set_autoload(w->skel->progs.handle_waitfor, false);
 	ret = ptbpf_bpf__load(w->skel);
 	if (ret) {
 		snprintf(
@@ -146,16 +151,31 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
-			 char *err, size_t errlen)
+int watch_check(bool verbose, const char **btf, char *err, size_t errlen)
 {
 	const char *path = btf_path();
-	struct watch *w;
 	int ret;
 
 	ret = privs_check(err, errlen);
 	if (!ret)
 		ret = check_kernel(path, err, errlen);
+	if (ret)
+		return ret;
+	libbpf_verbose = verbose;
+	libbpf_set_print(libbpf_print);
+	/* NULL: the running kernel's own, which libbpf finds itself */
+	*btf = strcmp(path, DEFAULT_BTF) ? path : NULL;
+	return 0;
+}
+
+struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
+			 void *ctx, char *err, size_t errlen)
+{
+	const char *path = btf_path(), *custom;
+	struct watch *w;
+	int ret;
+
+	ret = watch_check(verbose, &custom, err, errlen);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -166,10 +186,9 @@ struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
 		return NULL;
 	}
 	w->tgid = tgid;
+	w->follow = follow;
 	w->cb = cb;
 	w->ctx = ctx;
-	libbpf_verbose = verbose;
-	libbpf_set_print(libbpf_print);
 	ret = load(w, path, err, errlen);
 	if (ret) {
 		watch_close(w);
@@ -218,18 +237,18 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 	if (bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
 				 sizeof(st), BPF_NOEXIST))
 		return;
-	__atomic_fetch_add(&bss->nr_live, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&bss->root.nr_live, 1, __ATOMIC_SEQ_CST);
 	if (st != PTBPF_THREAD_RUNNING)
-		__atomic_fetch_add(&bss->nr_stopped, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&bss->root.nr_stopped, 1, __ATOMIC_SEQ_CST);
 	/* it may have exited before its slot existed: then nobody deleted it */
 	snprintf(path, sizeof(path), "%s/%d/task/%s", proc, w->tgid, name);
 	if (access(path, F_OK) == 0)
 		return;
 	if (bpf_map__delete_elem(w->skel->maps.threads, &tid, sizeof(tid), 0))
 		return;
-	__atomic_fetch_sub(&bss->nr_live, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_sub(&bss->root.nr_live, 1, __ATOMIC_SEQ_CST);
 	if (st != PTBPF_THREAD_RUNNING)
-		__atomic_fetch_sub(&bss->nr_stopped, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(&bss->root.nr_stopped, 1, __ATOMIC_SEQ_CST);
 }
 
 int watch_scan(struct watch *w, const char *proc)
@@ -250,21 +269,74 @@ int watch_scan(struct watch *w, const char *proc)
 			register_thread(w, proc, de->d_name);
 	closedir(d);
 
-	if (__atomic_load_n(&bss->nr_live, __ATOMIC_SEQ_CST) <= 0)
+	if (__atomic_load_n(&bss->root.nr_live, __ATOMIC_SEQ_CST) <= 0)
 		return -ESRCH;
-	state = __atomic_load_n(&bss->nr_stopped, __ATOMIC_SEQ_CST) >=
-				__atomic_load_n(&bss->nr_live,
+	state = __atomic_load_n(&bss->root.nr_stopped, __ATOMIC_SEQ_CST) >=
+				__atomic_load_n(&bss->root.nr_live,
 						__ATOMIC_SEQ_CST) ?
 			PTBPF_PROC_STOPPED :
 			PTBPF_PROC_RUNNING;
 	/* from here on the BPF program reports process transitions */
-	if (!__atomic_compare_exchange_n(&bss->proc_word, &expected,
+	if (!__atomic_compare_exchange_n(&bss->root.word, &expected,
 					 PTBPF_WORD(0, state), false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return PTBPF_WORD_STATE(expected) == PTBPF_PROC_EXITED ?
 			       -ESRCH :
 			       (int)PTBPF_WORD_STATE(expected);
 	return (int)state;
+}
+
+/*
+ * One thread of process @pid into the threads map (if no slot is there
+ * yet), counted into @p. Returns whether it was counted.
+ */
+static bool adopt_thread(struct watch *w, const char *proc, pid_t pid,
+			 const char *name, struct ptbpf_proc *p)
+{
+	__u32 tid = (__u32)strtoul(name, NULL, 10);
+	int state = thread_state(proc, pid, name);
+	__u32 st = (__u32)state;
+
+	if (state == THREAD_GONE ||
+	    bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
+				 sizeof(st), BPF_NOEXIST))
+		return false;
+	p->nr_live++;
+	if (st != PTBPF_THREAD_RUNNING)
+		p->nr_stopped++;
+	return true;
+}
+
+int watch_adopt(struct watch *w, const char *proc, pid_t pid)
+{
+	struct ptbpf_proc p = { 0 };
+	struct dirent *de;
+	char path[64];
+	__u32 key = (__u32)pid;
+	int state;
+	DIR *d;
+
+	if (!w || !w->follow || pid == w->tgid)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
+	d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			adopt_thread(w, proc, pid, de->d_name, &p);
+	closedir(d);
+	if (p.nr_live <= 0)
+		return -ESRCH;
+	state = p.nr_stopped >= p.nr_live ? PTBPF_PROC_STOPPED :
+					    PTBPF_PROC_RUNNING;
+	p.word = PTBPF_WORD(0, state);
+	/* one it forked since: the BPF side has it already */
+	if (bpf_map__update_elem(w->skel->maps.children, &key, sizeof(key), &p,
+				 sizeof(p), BPF_NOEXIST))
+		return -EEXIST;
+	__atomic_fetch_add(&w->skel->bss->nr_children, 1, __ATOMIC_SEQ_CST);
+	return state;
 }
 
 int watch_fd(const struct watch *w)
@@ -285,7 +357,7 @@ unsigned long long watch_lost(const struct watch *w)
 int watch_state(const struct watch *w, unsigned long long *seq)
 {
 	__u64 word =
-		__atomic_load_n(&w->skel->bss->proc_word, __ATOMIC_SEQ_CST);
+		__atomic_load_n(&w->skel->bss->root.word, __ATOMIC_SEQ_CST);
 
 	if (seq)
 		*seq = PTBPF_WORD_SEQ(word);
@@ -305,15 +377,72 @@ int watch_cgroup(struct watch *w, int cgroup_fd)
 	return 0;
 }
 
+/* A followed process's state from the children map; NULL when gone. */
+static bool child_state(const struct watch *w, pid_t pid, struct ptbpf_proc *p)
+{
+	__u32 key = (__u32)pid;
+
+	return bpf_map__lookup_elem(w->skel->maps.children, &key, sizeof(key),
+				    p, sizeof(*p), 0) == 0;
+}
+
+int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq)
+{
+	struct ptbpf_proc p;
+
+	if (pid == w->tgid)
+		return watch_state(w, seq);
+	if (!child_state(w, pid, &p)) {
+		/* it exits before it leaves the map: gone, its events told */
+		if (seq)
+			*seq = 0;
+		return PTBPF_PROC_EXITED;
+	}
+	if (seq)
+		*seq = PTBPF_WORD_SEQ(p.word);
+	return (int)PTBPF_WORD_STATE(p.word);
+}
+
+bool watch_proc_dying(const struct watch *w, pid_t pid)
+{
+	struct ptbpf_proc p;
+
+	if (pid == w->tgid)
+		return watch_dying(w);
+	return child_state(w, pid, &p) && p.fatal_dying;
+}
+
+int watch_children(const struct watch *w, pid_t *pids, int max)
+{
+	__u32 key, next;
+	int n = 0;
+	void *prev = NULL;
+
+	while (n < max && !bpf_map__get_next_key(w->skel->maps.children, prev,
+						 &next, sizeof(next))) {
+		pids[n++] = (pid_t)next;
+		key = next;
+		prev = &key;
+	}
+	return n;
+}
+
+unsigned long long watch_follow_full(const struct watch *w)
+{
+	return __atomic_load_n(&w->skel->bss->follow_full, __ATOMIC_RELAXED);
+}
+
 bool watch_dying(const struct watch *w)
 {
-	return __atomic_load_n(&w->skel->bss->fatal_dying, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&w->skel->bss->root.fatal_dying,
+			       __ATOMIC_SEQ_CST);
 }
 
 void watch_counts(const struct watch *w, int *live, int *stopped)
 {
-	*live = __atomic_load_n(&w->skel->bss->nr_live, __ATOMIC_SEQ_CST);
-	*stopped = __atomic_load_n(&w->skel->bss->nr_stopped, __ATOMIC_SEQ_CST);
+	*live = __atomic_load_n(&w->skel->bss->root.nr_live, __ATOMIC_SEQ_CST);
+	*stopped = __atomic_load_n(&w->skel->bss->root.nr_stopped,
+				   __ATOMIC_SEQ_CST);
 }
 
 int watch_sample_filter(struct watch *w, bool open)

@@ -20,12 +20,22 @@ typedef int (*watch_cb)(void *ctx, const struct ptbpf_event *e);
 
 /*
  * Checks privileges, BTF and the tracepoints, loads the program for thread
- * group @tgid and attaches it. libbpf's messages are shown when @verbose.
+ * group @tgid and attaches it; with @follow the processes it creates, and
+ * theirs, are traced too (PTBPF_EV_FORK tells of each). libbpf's messages
+ * are shown when @verbose.
  * Returns NULL with errno set and one line in @err: EPERM (privileges),
  * ENOENT (no BTF, a tracepoint missing), or what libbpf returned.
  */
-struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
-			 char *err, size_t errlen);
+struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
+			 void *ctx, char *err, size_t errlen);
+
+/*
+ * What watch_open() checks first, for another loader of the program
+ * (waitfor.c): privileges, BTF, the tracepoints; libbpf's messages then go
+ * through say() when @verbose. *@btf gets the BTF file to load against,
+ * NULL for the running kernel's. Returns 0 or -errno with one line in @err.
+ */
+int watch_check(bool verbose, const char **btf, char *err, size_t errlen);
 
 /*
  * Registers the threads of the target that already exist (from
@@ -34,6 +44,16 @@ struct watch *watch_open(pid_t tgid, bool verbose, watch_cb cb, void *ctx,
  * PTBPF_PROC_STOPPED), or -errno (-ESRCH when the target is gone).
  */
 int watch_scan(struct watch *w, const char *proc);
+
+/*
+ * --unit: process @pid, which the target did not fork, is followed too:
+ * its threads from @proc/PID/task with their states, its state in the
+ * children map. A thread that starts or exits during the scan may be
+ * counted wrong, as no event tells of it yet. Returns its state
+ * (PTBPF_PROC_RUNNING or _STOPPED), -ESRCH (gone), -EEXIST (followed
+ * already) or -EINVAL (no --follow, or the target itself).
+ */
+int watch_adopt(struct watch *w, const char *proc, pid_t pid);
 
 /* The descriptor to poll for events. */
 int watch_fd(const struct watch *w);
@@ -56,6 +76,23 @@ int watch_state(const struct watch *w, unsigned long long *seq);
  * kernel is ending it): a pause for a fatal event holds until its exit.
  */
 bool watch_dying(const struct watch *w);
+
+/*
+ * As watch_state() and watch_dying(), for process @pid: the target or one
+ * it follows. A followed process that is no longer in the BPF map has
+ * exited (PTBPF_PROC_EXITED, @seq 0).
+ */
+int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq);
+bool watch_proc_dying(const struct watch *w, pid_t pid);
+
+/*
+ * --follow: the processes the BPF side follows besides the target, up to
+ * @max into @pids. Returns how many.
+ */
+int watch_children(const struct watch *w, pid_t *pids, int max);
+
+/* --follow: processes created that the BPF map had no room to follow. */
+unsigned long long watch_follow_full(const struct watch *w);
 
 /*
  * Cgroup scope: the BPF side reports (PTBPF_EV_CGROUP_LEFT, once) a target

@@ -77,7 +77,8 @@ static const struct cli_case usage_cases[] = {
 	{ "--pid -3", 2, "invalid pid '-3'" },
 	{ "--pid", 2, "needs a value" },
 	{ "--frobnicate --pid 1", 2, "unknown option '--frobnicate'" },
-	{ "--pid 1 -- /bin/true", 2, "not both" },
+	{ "--pid 1 -- /bin/true", 2, "not several" },
+	{ "--unit nginx", 2, "invalid unit 'nginx'" },
 	{ "-b quantum --pid 1", 2, "unknown backend 'quantum'" },
 };
 

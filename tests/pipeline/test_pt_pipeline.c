@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -84,6 +85,7 @@ struct fx {
 	struct ctlops hands; /* as main.c wires them */
 	int outfd;
 	bool full;
+	bool follow; /* --follow: forks inherit the events */
 	/* --trigger-on points for the PT groups; none when nr_points is 0 */
 	struct auxact_point points[1];
 	unsigned int nr_points;
@@ -170,10 +172,13 @@ static __u64 now(void)
 }
 
 /*
- * cores over the sim in @scope, the writer, the controller; the target
- * running. Process scope binds the events to this thread and the helper.
+ * cores over the sim in @scope, the writer, the controller with
+ * @triggers; the target in @state when the run starts (running, or held
+ * stopped as --wait-for holds it). Process scope binds the events to this
+ * thread and the helper.
  */
-static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
+static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope,
+		     int state, unsigned int triggers)
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
@@ -197,6 +202,7 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 	cc.scope = scope;
 	cc.tids = tids;
 	cc.nr_tids = 2;
+	cc.follow = f->follow;
 	cc.pause_points = f->points;
 	cc.nr_pause_points = f->nr_points;
 	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
@@ -217,7 +223,7 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 		.cores = f->cores,
 		.stage = f->snaps,
 	};
-	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP, false, -1,
+	control_init(&f->ctl, &f->log, (int)f->pid, triggers, false, -1,
 		     &ctlops_ops, &f->hands);
 	/* as main.c: in process scope the kernel cuts at the switches */
 	if (scope != SCOPE_AUTO)
@@ -225,9 +231,15 @@ static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
 				  scope == SCOPE_PROCESS);
 	/* collection starts paused, resumed once the target runs */
 	assert_false(sim_pmu_running(f->sim, 0));
-	control_start(&f->ctl, PTBPF_PROC_RUNNING, "intel-pt", buf, NULL);
+	control_start(&f->ctl, state, "intel-pt", buf, NULL);
+	/* running, or held in process scope (the kernel cuts): on at once */
 	assert_true(sim_pmu_running(f->sim, 0));
 	assert_true(sim_pmu_running(f->sim, 1));
+}
+
+static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
+{
+	start_as(f, buf, scope, PTBPF_PROC_RUNNING, TRIGGER_STOP);
 }
 
 static void start(struct fx *f, size_t buf)
@@ -851,6 +863,121 @@ static void test_process_scope_target_only(void **state)
 }
 
 /*
+ * --wait-for over the simulated PMU: the target is held (SIGSTOP at its
+ * exec) when the run starts, so the controller starts with it stopped;
+ * in process scope the cores are armed at once all the same, and what the
+ * target runs after its SIGCONT, from its first instruction, is the first
+ * thing in the first snapshot (its exit's): perf script and libipt decode
+ * exactly path A from ptgen_branches+0, nothing before it.
+ */
+static void test_held_start_first_insns(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], junk[128];
+	const struct path_run first[] = { { &ptgen_branches_a, f->tid } };
+	size_t la;
+
+	add_tasks(f);
+	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_STOPPED,
+		 TRIGGER_STOP | TRIGGER_EXIT);
+	/* held: nothing of it can be in the buffers yet */
+	assert_int_equal(sim_pmu_written(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_written(f->sim, 1), 0);
+	target_event(f, PTBPF_EV_RUN); /* let go: SIGCONT */
+	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
+	assert_true(la > 0);
+	target_event(f, PTBPF_EV_EXIT);
+	drain(f, 1);
+	check_cpu_file(f, 1, 0, a, la);
+	check_perf_runs(f, 1, first, 1);
+	assert_int_equal(perf_errors(f, 1, (char *)junk, sizeof(junk)), 0);
+	check_libipt(f, 1, 0, &ptgen_branches_a);
+	check_schema(f, 1);
+}
+
+/* A real child of this process, which waits to be killed: /proc has it. */
+static pid_t paused_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
+/*
+ * Process scope: this thread runs path A on CPU 0, then a process it
+ * forked runs path B on CPU 1. Returns the PT bytes of B that reached a
+ * buffer; the stop's snapshot is written.
+ */
+static size_t fork_runs(struct fx *f, pid_t child, __u8 *a, size_t *la, __u8 *b)
+{
+	size_t lb;
+
+	add_tasks(f);
+	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_RUNNING, TRIGGER_STOP);
+	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
+	/* the fork event: its /proc is read for the snapshot's records */
+	if (f->follow)
+		snapstage_follow(f->snaps, (uint32_t)child, false);
+	*la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, 128);
+	assert_true(*la > 0);
+	lb = sched_path(f, 1, (__u32)child, &ptgen_branches_b, 2010000, b, 128);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+	return lb;
+}
+
+/*
+ * --follow over the simulated PMU: the task-bound events are inherited by
+ * a process the target forks (inherit without inherit_thread), so the
+ * child's PT reaches the same rings, and perf script decodes it under the
+ * child's own tid from the snapshot's records of it (/proc, the followed
+ * processes), after the target's: A by this thread, then B by the child.
+ */
+static void test_follow_fork_traced(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], b[128], junk[256];
+	pid_t child = paused_child();
+	const struct path_run runs[] = {
+		{ &ptgen_branches_a, f->tid },
+		{ &ptgen_branches_b, (__u32)child },
+	};
+	size_t la, lb;
+
+	f->follow = true;
+	lb = fork_runs(f, child, a, &la, b);
+	assert_true(lb > 0);
+	check_cpu_file(f, 1, 0, a, la);
+	check_cpu_file(f, 1, 1, b, lb);
+	check_perf_runs(f, 1, runs, 2);
+	assert_int_equal(perf_errors(f, 1, (char *)junk, sizeof(junk)), 0);
+	check_schema(f, 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* Without --follow the same fork's PT reaches no buffer at all. */
+static void test_no_follow_fork_untraced(void **state)
+{
+	struct fx *f = *state;
+	__u8 a[128], b[128];
+	pid_t child = paused_child();
+	const struct path_run runs[] = { { &ptgen_branches_a, f->tid } };
+	size_t la;
+
+	assert_int_equal(fork_runs(f, child, a, &la, b), 0);
+	check_cpu_file(f, 1, 1, NULL, 0);
+	check_perf_runs(f, 1, runs, 1);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/*
  * The same schedule in cpu scope, as a control: the unrelated process's
  * path B is in the buffer after the target's A, and perf, told by the
  * switch records that pid OTHER_PID ran it, reports it as a decoder error
@@ -1090,6 +1217,9 @@ int main(void)
 		T(test_full_holds_all),
 		T(test_wrap_reported),
 		T(test_process_scope_target_only),
+		T(test_held_start_first_insns),
+		T(test_follow_fork_traced),
+		T(test_no_follow_fork_untraced),
 		T(test_cpu_scope_has_other),
 		T(test_trigger_cut_by_kernel),
 		T(test_trigger_staged_without_aux_action),

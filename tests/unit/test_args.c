@@ -46,7 +46,19 @@ static const struct bad_case bad_cases[] = {
 	{ "--pid 12x", "invalid pid '12x'" },
 	{ "--pid 99999999999", "invalid pid" },
 	{ "--pid", "needs a value" },
-	{ "--pid 12 -- ls", "not both" },
+	{ "--pid 12 -- ls", "not several" },
+	{ "--wait-for srv --pid 3", "not several" },
+	{ "--unit a.service -- ls", "not several" },
+	{ "--wait-for srv --unit a.service", "not several" },
+	{ "--wait-for", "needs a value" },
+	{ "--wait-for= -p 1", "needs a program's name" },
+	{ "--unit nginx", "invalid unit 'nginx'" },
+	{ "--unit .service", "invalid unit '.service'" },
+	{ "--unit a/b.service", "invalid unit 'a/b.service'" },
+	{ "--unit a.socket", "invalid unit 'a.socket'" },
+	{ "--unit a.service --scope process",
+	  "--scope cgroup, not --scope process" },
+	{ "--unit a.service --cgroup=/x", "no --cgroup=PATH" },
 	{ "--bogus", "unknown option '--bogus'" },
 	{ "-Z -- ls", "unknown option '-Z'" },
 	{ "-b foo -p 1", "unknown backend 'foo'" },
@@ -140,12 +152,52 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.freq, 0);
 	assert_int_equal(cfg.call_graph, CALLGRAPH_FP);
 	assert_int_equal(cfg.stack_size, 0);
+	assert_false(cfg.follow);
+	assert_null(cfg.wait_for);
+	assert_null(cfg.unit);
 	assert_null(cfg.trigger_on);
 	assert_int_equal(cfg.nr_trigger_on, 0);
 	assert_int_equal(cfg.trigger_limit, 0);
 	assert_int_equal(cfg.duration_ns, 0);
 	assert_int_equal(cfg.min_history_ns, 0);
 	assert_string_equal(err, "");
+	args_free(&cfg);
+}
+
+/* --follow, --wait-for and --unit: the targets besides --pid and a command. */
+static void test_targets(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("--follow -- ls", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.follow);
+	assert_non_null(cfg.cmd);
+	args_free(&cfg);
+	assert_int_equal(parse("--wait-for /usr/sbin/srv --follow", &cfg, err,
+			       sizeof(err)),
+			 0);
+	assert_string_equal(cfg.wait_for, "/usr/sbin/srv");
+	assert_int_equal(cfg.pid, 0);
+	assert_null(cfg.cmd);
+	assert_true(cfg.follow);
+	args_free(&cfg);
+	assert_int_equal(parse("--wait-for srv", &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.wait_for, "srv");
+	assert_false(cfg.follow);
+	args_free(&cfg);
+	/* a unit is its cgroup, every process of it: --follow goes with it */
+	assert_int_equal(parse("--unit nginx.service --max-size 1G", &cfg, err,
+			       sizeof(err)),
+			 0);
+	assert_string_equal(cfg.unit, "nginx.service");
+	assert_true(cfg.follow);
+	assert_int_equal(cfg.scope, SCOPE_AUTO);
+	args_free(&cfg);
+	assert_int_equal(parse("--unit a.service --scope cgroup", &cfg, err,
+			       sizeof(err)),
+			 0);
+	assert_int_equal(cfg.scope, SCOPE_CGROUP);
 	args_free(&cfg);
 }
 
@@ -424,6 +476,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_trigger_options),
 		cmocka_unit_test(test_everything),
 		cmocka_unit_test(test_command_options),

@@ -135,6 +135,18 @@ static void test_scopes(void **state)
 	assert_false(f->plan.data_attr.inherit);
 	assert_false(f->plan.data_attr.enable_on_exec);
 	assert_false(coreplan_starts_running(&f->plan, &f->cfg));
+	/* --follow: a fork inherits them too, the filter's sideband as well */
+	f->cfg.follow = true;
+	assert_int_equal(make(f, 1), 0);
+	assert_true(f->plan.sb_attr.inherit);
+	assert_false(f->plan.sb_attr.inherit_thread);
+	f->cfg.sample_filter_fd = -1;
+	assert_int_equal(make(f, 1), 0);
+	assert_true(f->plan.data_attr.inherit);
+	assert_false(f->plan.data_attr.inherit_thread);
+	assert_false(f->plan.sb_attr.inherit_thread);
+	f->cfg.follow = false;
+	f->cfg.sample_filter_fd = 5;
 
 	f->cfg.scope = SCOPE_CGROUP;
 	assert_int_equal(make(f, 1), -EINVAL);

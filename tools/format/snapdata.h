@@ -146,6 +146,8 @@ struct snap_trigger {
 	bool has_addr;
 	__u64 addr; /* the fault address (SIGSEGV, SIGBUS), when has_addr */
 	unsigned int folded; /* earlier stops whose bytes this one holds */
+	/* --follow: the process it happened in; 0: the target */
+	__u32 pid;
 	/*
 	 * --trigger-on: the point as given (NULL for other triggers) and its
 	 * index. @ts is the hit's kernel time: the data is cut there.
@@ -204,6 +206,9 @@ struct snapshot {
 	unsigned int nr_cores;
 	struct snap_core *cores;
 	struct snap_process proc;
+	/* --follow: the other processes followed, live or gone, as last read */
+	unsigned int nr_more;
+	struct snap_process *more;
 };
 
 #endif /* PTBPF_SNAPDATA_H */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --follow on a real kernel, sample backend: a server (tests/progs/
+ * forkserver) forks workers; with --follow every worker's samples are in
+ * the snapshots under its own pid, named and symbolised (its COMM and MMAP2
+ * records), a worker's SIGSTOP is a stop and a snapshot that name it, and
+ * the run ends when the last process exits, not the first; without it no
+ * worker's sample reaches a snapshot. Needs root, as every integration test.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "integ.h"
+
+#define MAX_WORKERS 8
+
+struct fx {
+	char *dir;
+	char out[128], log[128], tlog[128];
+	pid_t ptbpf, target;
+	pid_t workers[MAX_WORKERS];
+	int nr_workers;
+	struct held held;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->dir = fx_dir(f->out, sizeof(f->out), f->log, sizeof(f->log));
+	if (!f->dir)
+		return -1;
+	snprintf(f->tlog, sizeof(f->tlog), "%s/target.log", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	fx_show_log(f->log);
+	/* the workers are not our children once their parent is gone */
+	for (i = 0; i < f->nr_workers; i++)
+		if (f->workers[i] > 0 && kill(f->workers[i], 0) == 0) {
+			kill(f->workers[i], SIGKILL);
+			kill(f->workers[i], SIGCONT);
+		}
+	if (f->ptbpf > 0)
+		kill_wait(f->ptbpf);
+	kill_wait(f->target);
+	fx_dir_remove(f->dir);
+	free(f);
+	return 0;
+}
+
+/* The workers' pids, from the "worker PID" lines of @log. */
+static int read_workers(struct fx *f, const char *log, int want, double secs)
+{
+	double end = mono_s() + secs;
+	char *buf, *p;
+
+	do {
+		f->nr_workers = 0;
+		buf = slurp(log);
+		for (p = buf; p && (p = strstr(p, "worker ")) &&
+			      f->nr_workers < MAX_WORKERS;
+		     p++)
+			f->workers[f->nr_workers++] = (pid_t)atoi(p + 7);
+		free(buf);
+		if (f->nr_workers >= want)
+			return f->nr_workers;
+		msleep(10);
+	} while (mono_s() < end);
+	return f->nr_workers;
+}
+
+/*
+ * ptbpf -b sample -o OUT @opts -- forkserver @args, its stdout (the
+ * workers' lines) and stderr into f->log.
+ */
+static void launch(struct fx *f, const char *opts, const char *args)
+{
+	char *argv[32], buf[256], abuf[128], *w, *save;
+	int n = 0;
+
+	argv[n++] = PTBPF_BIN;
+	argv[n++] = "-b";
+	argv[n++] = "sample";
+	argv[n++] = "-o";
+	argv[n++] = f->out;
+	snprintf(buf, sizeof(buf), "%s", opts);
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n++] = "--";
+	argv[n++] = PROGS "forkserver";
+	snprintf(abuf, sizeof(abuf), "%s", args);
+	for (w = strtok_r(abuf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	f->ptbpf = spawn(argv, f->log);
+	if (!wait_events(f->out, "start", 1, 10))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	f->target = (pid_t)event_field(f->out, "start", 0, "pid");
+}
+
+/* Waits for ptbpf's own end; checks it held nothing after. */
+static int finish(struct fx *f, double secs)
+{
+	int st = wait_exit(f->ptbpf, secs);
+
+	if (st < 0)
+		fail_msg("ptbpf did not end: %s", slurp(f->log));
+	f->ptbpf = 0;
+	assert_int_equal(held_left(&f->held), 0);
+	return st;
+}
+
+/* Line @nth of event @name names pid @pid. */
+static int nth_with_pid(const char *dir, const char *name, pid_t pid)
+{
+	int i, n = count_events(dir, name);
+
+	for (i = 0; i < n; i++)
+		if (event_field(dir, name, i, "pid") == pid)
+			return i;
+	return -1;
+}
+
+/*
+ * Three workers: each one's samples are in the snapshots under its own
+ * pid, with the program's name (its COMM) and worker_spin named (its
+ * MMAP2); each fork is an event naming the parent.
+ */
+static void test_follow_workers(void **state)
+{
+	struct fx *f = *state;
+	int i, st;
+
+	need_root();
+	launch(f, "-q --follow", "3 400");
+	assert_int_equal(read_workers(f, f->log, 3, 10), 3);
+	st = finish(f, 60);
+	assert_int_equal(st, 0);
+	assert_int_equal(count_events(f->out, "fork"), 3);
+	for (i = 0; i < 3; i++) {
+		pid_t w = f->workers[i];
+		int k = nth_with_pid(f->out, "fork", w);
+		long named, spin;
+
+		assert_true(k >= 0);
+		assert_int_equal(event_field(f->out, "fork", k, "ppid"),
+				 f->target);
+		assert_true(nth_with_pid(f->out, "exit", w) >= 0);
+		named = samples_with(f->out, w, "forkserver");
+		spin = samples_with(f->out, w, "worker_spin");
+		print_message("worker %d: %ld samples named forkserver, %ld in "
+			      "worker_spin\n",
+			      w, named, spin);
+		assert_true(named > 0);
+		assert_true(spin > 0);
+	}
+	/* the target's exit came before the end, its workers' too */
+	assert_int_equal(count_events(f->out, "exit"), 4);
+	assert_int_equal(count_events(f->out, "end"), 1);
+}
+
+/*
+ * A worker's SIGSTOP is a stop of that worker: a stop event and a stop
+ * snapshot that name its pid; SIGCONT is its run. The others run on.
+ */
+static void test_follow_worker_stop(void **state)
+{
+	struct fx *f = *state;
+	char trig[32];
+	pid_t w;
+	int k, i, n, st;
+
+	need_root();
+	launch(f, "-q --follow", "2 1200");
+	assert_int_equal(read_workers(f, f->log, 2, 10), 2);
+	w = f->workers[0];
+	assert_int_equal(kill(w, SIGSTOP), 0);
+	if (!wait_stopped(w, 1, 10))
+		fail_msg("worker %d did not stop", w);
+	if (!wait_events(f->out, "stop", 1, 10))
+		fail_msg("no stop event: %s", slurp(f->log));
+	assert_int_equal(event_field(f->out, "stop", 0, "pid"), w);
+	/* the stop snapshot names the worker */
+	for (i = 0; i < 100; i++) {
+		n = count_events(f->out, "snapshot");
+		for (k = 0; k < n; k++)
+			if (event_field(f->out, "snapshot", k, "pid") == w &&
+			    !event_str(f->out, "snapshot", k, "trigger", trig,
+				       sizeof(trig)) &&
+			    !strcmp(trig, "stop"))
+				break;
+		if (k < n)
+			break;
+		msleep(50);
+	}
+	assert_true(i < 100);
+	assert_int_equal(kill(w, SIGCONT), 0);
+	if (!wait_events(f->out, "run", 1, 10))
+		fail_msg("no run event: %s", slurp(f->log));
+	assert_int_equal(event_field(f->out, "run", 0, "pid"), w);
+	st = finish(f, 60);
+	assert_int_equal(st, 0);
+	/* the target itself never stopped */
+	assert_int_equal(nth_with_pid(f->out, "stop", f->target), -1);
+}
+
+/* Without --follow: no fork event, not one sample of a worker. */
+static void test_no_follow(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	need_root();
+	launch(f, "-q", "2 300");
+	assert_int_equal(read_workers(f, f->log, 2, 10), 2);
+	assert_int_equal(finish(f, 60), 0);
+	assert_int_equal(count_events(f->out, "fork"), 0);
+	assert_true(count_events(f->out, "snapshot") >= 1);
+	/* test_follow_workers finds them with this same count */
+	for (i = 0; i < 2; i++)
+		assert_int_equal(samples_with(f->out, f->workers[i], ""), 0);
+}
+
+/*
+ * The target exits first, its workers run on: the run ends with the last
+ * worker's exit, which comes after the target's.
+ */
+static void test_follow_outlives_target(void **state)
+{
+	struct fx *f = *state;
+	char seq[4096], *s;
+	int i;
+
+	need_root();
+	launch(f, "-q --follow", "2 500 0 nowait");
+	assert_int_equal(read_workers(f, f->log, 2, 10), 2);
+	assert_int_equal(finish(f, 60), 0);
+	assert_int_equal(count_events(f->out, "exit"), 3);
+	/* the target's exit is the first, the end comes after every exit */
+	assert_int_equal(event_field(f->out, "exit", 0, "pid"), f->target);
+	s = event_sequence(f->out, "resume pause snapshot fork exec");
+	snprintf(seq, sizeof(seq), "%s", s);
+	free(s);
+	assert_string_equal(seq, "start exit exit exit end");
+	for (i = 0; i < 2; i++)
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
+			    0);
+}
+
+/*
+ * --pid --follow: a server already running forks its workers after
+ * ptbpf attached; they are followed (process scope's BPF filter and
+ * inherited sideband).
+ */
+static void test_follow_pid(void **state)
+{
+	struct fx *f = *state;
+	char pid[16], *argv[16];
+	char *targv[] = { PROGS "forkserver", "2", "300", "1500", NULL };
+	int n = 0, i;
+
+	need_root();
+	f->target = spawn(targv, f->tlog);
+	assert_true(f->target > 0);
+	msleep(50);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	argv[n++] = PTBPF_BIN;
+	argv[n++] = "-q";
+	argv[n++] = "-b";
+	argv[n++] = "sample";
+	argv[n++] = "--follow";
+	argv[n++] = "-o";
+	argv[n++] = f->out;
+	argv[n++] = "--pid";
+	argv[n++] = pid;
+	argv[n] = NULL;
+	f->ptbpf = spawn(argv, f->log);
+	if (!wait_events(f->out, "start", 1, 10))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
+	assert_int_equal(wait_exit(f->target, 30), 0);
+	f->target = -f->target; /* reaped: teardown must not kill its pid */
+	assert_int_equal(finish(f, 30), 0);
+	assert_int_equal(count_events(f->out, "fork"), 2);
+	for (i = 0; i < 2; i++)
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
+			    0);
+}
+
+/*
+ * --pid --follow on a server whose workers run already: they are followed
+ * from the start (found by their parent in /proc), their work recorded,
+ * their exits seen; no fork is told, none happened in the run.
+ */
+static void test_follow_pid_existing(void **state)
+{
+	struct fx *f = *state;
+	char pid[16];
+	char *targv[] = { PROGS "forkserver", "2", "600", NULL };
+	char *argv[] = { PTBPF_BIN, "-q",   "-b",    "sample", "--follow",
+			 "-o",	    f->out, "--pid", pid,      NULL };
+	int i;
+
+	need_root();
+	f->target = spawn(targv, f->tlog);
+	assert_true(f->target > 0);
+	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	f->ptbpf = spawn(argv, f->log);
+	if (!wait_events(f->out, "start", 1, 10))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	assert_int_equal(wait_exit(f->target, 30), 0);
+	f->target = -f->target; /* reaped: teardown must not kill its pid */
+	assert_int_equal(finish(f, 30), 0);
+	assert_int_equal(count_events(f->out, "fork"), 0);
+	assert_int_equal(count_events(f->out, "exit"), 3);
+	for (i = 0; i < 2; i++) {
+		assert_true(nth_with_pid(f->out, "exit", f->workers[i]) >= 0);
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
+			    0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_follow_workers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_follow_worker_stop, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_follow, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_follow_outlives_target,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_pid, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_follow_pid_existing, setup,
+						teardown),
+	};
+
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
