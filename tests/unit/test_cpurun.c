@@ -217,6 +217,21 @@ static unsigned int count_tasks(void)
 	return n;
 }
 
+/*
+ * The thread count once it is @want, or whatever it is after 2 s: a joined
+ * thread may stay listed in /proc/self/task for a moment after its join.
+ */
+static unsigned int wait_tasks(unsigned int want)
+{
+	unsigned int n = count_tasks(), i;
+
+	for (i = 0; i < 200 && n != want; i++) {
+		usleep(10000);
+		n = count_tasks();
+	}
+	return n;
+}
+
 static struct seen *new_seen(void)
 {
 	struct seen *s = malloc(sizeof(*s));
@@ -429,19 +444,20 @@ static void test_repeated(void **state)
 /* One thread per CPU while started, none after stop. */
 static void test_stop_joins(void **state)
 {
-	unsigned int before = count_tasks(), i;
+	/* the test's own thread alone, once earlier tests' threads are gone */
+	unsigned int before = wait_tasks(1), i;
 	struct cpurun *r;
 
 	for (i = 0; i < 3; i++) {
 		r = start_ok(cpus, ncpus, 0);
 		assert_int_equal(count_tasks(), before + ncpus);
 		cpurun_stop(r);
-		assert_int_equal(count_tasks(), before);
+		assert_int_equal(wait_tasks(before), before);
 	}
 	/* Stopped without ever being called. */
 	r = start_ok(cpus, ncpus, 0);
 	cpurun_stop(r);
-	assert_int_equal(count_tasks(), before);
+	assert_int_equal(wait_tasks(before), before);
 }
 
 /*
