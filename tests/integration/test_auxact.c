@@ -42,7 +42,8 @@ static uint64_t count(int fd)
 
 static void test_events_count(void **state)
 {
-	char *argv[] = { TRIGGER, "3", "300", "100", NULL };
+	/* the first call 1.5 s in: the events are open by then, however loaded */
+	char *argv[] = { TRIGGER, "3", "1500", "100", NULL };
 	struct auxact_point p = { TRIGGER, offset_of("leaf") };
 	struct perf_event_attr leader = { 0 }, a;
 	char err[256];
