@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -32,6 +31,7 @@
 #include "snapstage.h"
 #include "status.h"
 #include "target.h"
+#include "threadbind.h"
 #include "unit.h"
 #include "waitfor.h"
 #include "trigger.h"
@@ -62,8 +62,7 @@ struct app {
 	struct trigger_point *points; /* --trigger-on, resolved */
 	struct auxact_point *pause; /* the same, for the PT groups */
 	struct control_point *named; /* the same, for the log */
-	pid_t *tids; /* process scope: the threads bound so far */
-	unsigned int nr_tids;
+	struct threadbind threads; /* process scope: the threads bound */
 	bool exec_failed;
 	pid_t held; /* --wait-for: the process held stopped, until let go */
 	char unit_cg[4096]; /* --unit: its cgroup's directory */
@@ -207,34 +206,6 @@ static void adopt_existing(struct app *app)
 	free(pids);
 }
 
-/*
- * --pid --follow, process scope: the target's descendants from before the
- * attach get per-thread events as its own threads do (those they fork
- * later inherit them). Returns 0 or -errno with app->err set.
- */
-static int bind_descendants(struct app *app)
-{
-	pid_t *pids, *tids;
-	int n, i, k, nt, ret = 0;
-
-	n = descend_list("/proc", app->target.pid, &pids);
-	for (i = 0; i < n && !ret; i++) {
-		tids = NULL;
-		nt = target_threads("/proc", pids[i], &tids);
-		for (k = 0; k < nt && !ret; k++) {
-			ret = cores_add_thread(app->cores, tids[k]);
-			if (ret == -ESRCH)
-				ret = 0; /* gone: nothing to record */
-			else if (ret)
-				snprintf(app->err, sizeof(app->err), "%s",
-					 cores_last_error(app->cores));
-		}
-		free(tids);
-	}
-	free(pids);
-	return ret;
-}
-
 static int setup_target(struct app *app)
 {
 	pid_t pid = app->cfg.pid;
@@ -260,26 +231,6 @@ static int setup_target(struct app *app)
 			     sizeof(app->err));
 }
 
-/*
- * Each perf event is a descriptor: a process-scope --pid run may need
- * thousands. Raise the soft limit to the hard one; the event limit is then
- * what the hard limit leaves room for.
- */
-static unsigned long fd_room(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return 0;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-		getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	/* room for everything else ptbpf opens */
-	return rl.rlim_cur > 256 ? (unsigned long)(rl.rlim_cur - 256) : 1;
-}
-
 static int plan_scope(struct app *app)
 {
 	struct scope_request req = {
@@ -292,88 +243,23 @@ static int plan_scope(struct app *app)
 		.max_events = app->cfg.max_events ? app->cfg.max_events :
 						    SCOPE_DEFAULT_MAX_EVENTS,
 	};
-	unsigned long room = fd_room();
-	int n, ret;
+	unsigned long room = threadbind_fd_room();
+	int ret;
 
 	if (room && req.max_events > room)
 		req.max_events = room;
-	if (app->cfg.cmd) {
-		app->tids = malloc(sizeof(*app->tids));
-		if (!app->tids)
-			return -ENOMEM;
-		app->tids[0] = app->target.pid;
-		app->nr_tids = 1;
-	} else {
-		n = target_threads("/proc", app->target.pid, &app->tids);
-		if (n <= 0) {
-			snprintf(app->err, sizeof(app->err),
-				 "process %d has no live thread to trace",
-				 app->target.pid);
-			return n < 0 ? n : -ESRCH;
-		}
-		app->nr_tids = (unsigned int)n;
-		req.nr_threads = app->nr_tids;
-	}
+	ret = threadbind_start(&app->threads, "/proc", app->target.pid,
+			       app->cfg.cmd != NULL, app->err,
+			       sizeof(app->err));
+	if (ret)
+		return ret;
+	if (!app->cfg.cmd)
+		req.nr_threads = app->threads.nr_tids;
 	ret = scope_plan(&req, &app->scope, app->scope_why,
 			 sizeof(app->scope_why));
 	if (ret)
 		snprintf(app->err, sizeof(app->err), "%s", app->scope_why);
 	return ret;
-}
-
-static bool known_tid(const struct app *app, pid_t tid)
-{
-	unsigned int i;
-
-	for (i = 0; i < app->nr_tids; i++)
-		if (app->tids[i] == tid)
-			return true;
-	return false;
-}
-
-/*
- * --pid, process scope: a thread the target creates after its creator's
- * events are open inherits them; one created before that but after the
- * first scan is bound here. Scan again until a scan finds none new.
- */
-static int bind_late_threads(struct app *app)
-{
-	unsigned int round, i, added;
-	pid_t *now, *grown;
-	int n, ret;
-
-	for (round = 0; round < 64; round++) {
-		n = target_threads("/proc", app->target.pid, &now);
-		if (n < 0)
-			return 0; /* gone: the watcher reports the exit */
-		added = 0;
-		for (i = 0; i < (unsigned int)n; i++) {
-			if (known_tid(app, now[i]))
-				continue;
-			ret = cores_add_thread(app->cores, now[i]);
-			if (ret == -ESRCH)
-				continue;
-			if (ret) {
-				snprintf(app->err, sizeof(app->err), "%s",
-					 cores_last_error(app->cores));
-				free(now);
-				return ret;
-			}
-			grown = realloc(app->tids,
-					(app->nr_tids + 1) * sizeof(*grown));
-			if (!grown) {
-				free(now);
-				return -ENOMEM;
-			}
-			app->tids = grown;
-			app->tids[app->nr_tids++] = now[i];
-			added++;
-		}
-		free(now);
-		if (!added)
-			return 0;
-	}
-	return 0;
 }
 
 static int open_cgroup(struct app *app)
@@ -439,8 +325,8 @@ static int open_cores(struct app *app)
 	}
 	cores_config_init(&cc);
 	cc.scope = app->scope;
-	cc.tids = app->tids;
-	cc.nr_tids = app->nr_tids;
+	cc.tids = app->threads.tids;
+	cc.nr_tids = app->threads.nr_tids;
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
 	cc.follow = app->cfg.follow;
@@ -475,9 +361,13 @@ static int open_cores(struct app *app)
 		return -EINVAL;
 	}
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
-		ret = bind_late_threads(app);
+		ret = threadbind_late(&app->threads, app->cores, "/proc",
+				      app->target.pid, app->err,
+				      sizeof(app->err));
 		if (!ret && app->cfg.follow && app->cfg.pid)
-			ret = bind_descendants(app);
+			ret = threadbind_descendants(app->cores, "/proc",
+						     app->target.pid, app->err,
+						     sizeof(app->err));
 		if (ret)
 			return ret;
 	}
@@ -770,7 +660,7 @@ static void cleanup(struct app *app)
 		close(app->cgroup_fd);
 	if (app->leaf[0])
 		cgroup_remove_leaf(app->leaf);
-	free(app->tids);
+	threadbind_free(&app->threads);
 	free(app->points);
 	free(app->pause);
 	free(app->named);
