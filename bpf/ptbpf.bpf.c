@@ -167,8 +167,8 @@ static __always_inline bool is_target(struct task_struct *t)
  * A zeroed event with the common fields filled, or NULL when the ring is
  * full (counted: user space reports it as lost_events).
  */
-static __always_inline struct ptbpf_event *
-reserve(__u32 kind, struct task_struct *t, struct ptbpf_proc *p)
+static __always_inline struct ptbpf_event *reserve(__u32 kind, struct task_struct *t,
+						   struct ptbpf_proc *p)
 {
 	struct ptbpf_event *e;
 
@@ -197,8 +197,7 @@ static __always_inline __u64 user_ip(struct task_struct *t)
 {
 	struct pt_regs *regs;
 
-	if (!bpf_core_enum_value_exists(enum bpf_func_id,
-					BPF_FUNC_task_pt_regs))
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	if (!regs)
@@ -214,8 +213,7 @@ static __always_inline __u64 user_ip(struct task_struct *t)
  * sig | PTRACE_EVENT_STOP << 8 for a seized group stop or (with SIGTRAP)
  * an interrupt; an unseized traced group stop has no siginfo at all.
  */
-static __always_inline void stop_details(struct ptbpf_event *e,
-					 struct task_struct *t,
+static __always_inline void stop_details(struct ptbpf_event *e, struct task_struct *t,
 					 struct ptbpf_proc *p, bool traced)
 {
 	kernel_siginfo_t *info;
@@ -232,8 +230,7 @@ static __always_inline void stop_details(struct ptbpf_event *e,
 	code = BPF_CORE_READ(t, exit_code);
 	if ((code >> 8) == PTRACE_EVENT_STOP) {
 		e->sig = code & 0x7f;
-		e->stop_kind = e->sig == SIGTRAP ? PTBPF_STOP_INTERRUPT :
-						   PTBPF_STOP_GROUP;
+		e->stop_kind = e->sig == SIGTRAP ? PTBPF_STOP_INTERRUPT : PTBPF_STOP_GROUP;
 		return;
 	}
 	if (code >> 8) {
@@ -266,9 +263,8 @@ static __always_inline void stop_details(struct ptbpf_event *e,
 		e->stop_kind = PTBPF_STOP_HW_BREAKPOINT;
 }
 
-static __always_inline void emit_seq(__u32 kind, struct task_struct *t,
-				     struct ptbpf_proc *p, __s32 sig,
-				     __u32 cause, __u64 seq)
+static __always_inline void emit_seq(__u32 kind, struct task_struct *t, struct ptbpf_proc *p,
+				     __s32 sig, __u32 cause, __u64 seq)
 {
 	struct ptbpf_event *e = reserve(kind, t, p);
 
@@ -280,8 +276,8 @@ static __always_inline void emit_seq(__u32 kind, struct task_struct *t,
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void emit(__u32 kind, struct task_struct *t,
-				 struct ptbpf_proc *p, __s32 sig, __u32 cause)
+static __always_inline void emit(__u32 kind, struct task_struct *t, struct ptbpf_proc *p, __s32 sig,
+				 __u32 cause)
 {
 	emit_seq(kind, t, p, sig, cause, 0);
 }
@@ -303,10 +299,9 @@ static __always_inline __u64 flip(struct ptbpf_proc *p, __u32 from, __u32 to)
 
 	for (i = 0; i < 8; i++) {
 		w = *(volatile __u64 *)&p->word;
-		if (from == ANY_LIVE_STATE ?
-			    PTBPF_WORD_STATE(w) == PTBPF_PROC_EXITED ||
-				    PTBPF_WORD_STATE(w) == PTBPF_PROC_UNKNOWN :
-			    PTBPF_WORD_STATE(w) != from)
+		if (from == ANY_LIVE_STATE ? PTBPF_WORD_STATE(w) == PTBPF_PROC_EXITED ||
+						     PTBPF_WORD_STATE(w) == PTBPF_PROC_UNKNOWN :
+					     PTBPF_WORD_STATE(w) != from)
 			return 0;
 		nw = PTBPF_WORD(PTBPF_WORD_SEQ(w) + 1, to);
 		if (__sync_val_compare_and_swap(&p->word, w, nw) == w)
@@ -334,8 +329,7 @@ static __always_inline __u32 *thread_slot(struct ptbpf_proc *p, __u32 tid)
  * that stopped last; when it is current (a switch, not an exit) the stop
  * says what @t entered.
  */
-static __always_inline void maybe_stop(struct ptbpf_proc *p,
-				       struct task_struct *t, __u32 cause)
+static __always_inline void maybe_stop(struct ptbpf_proc *p, struct task_struct *t, __u32 cause)
 {
 	struct ptbpf_event *e;
 	__u64 seq;
@@ -365,8 +359,7 @@ static __always_inline void maybe_stop(struct ptbpf_proc *p,
 }
 
 /* A thread our map says is stopped went on running: it is not stopped. */
-static __always_inline void thread_runs(struct ptbpf_proc *p,
-					struct task_struct *t, __u32 *st,
+static __always_inline void thread_runs(struct ptbpf_proc *p, struct task_struct *t, __u32 *st,
 					__u32 old, __s32 sig, __u32 cause)
 {
 	__u64 seq;
@@ -397,8 +390,7 @@ static __always_inline void mark_cpu(__u8 on)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	/*
 	 * --follow: no look-up of next, on the path every switch of the
@@ -416,8 +408,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 	}
 	mark_cpu(next_is_target);
 	/* prev is still current here: its cgroup is the one it ran in */
-	if (watch_cgroup && !cgroup_left &&
-	    bpf_current_task_under_cgroup(&targ_cgroup, 0) == 0 &&
+	if (watch_cgroup && !cgroup_left && bpf_current_task_under_cgroup(&targ_cgroup, 0) == 0 &&
 	    __sync_val_compare_and_swap(&cgroup_left, 0, 1) == 0)
 		emit(PTBPF_EV_CGROUP_LEFT, prev, p, 0, PTBPF_CAUSE_NONE);
 	state = task_state(prev);
@@ -448,13 +439,10 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev,
 	st = thread_slot(p, BPF_CORE_READ(prev, pid));
 	if (!st)
 		return 0;
-	if (__sync_val_compare_and_swap(st, PTBPF_THREAD_RUNNING, new) !=
-	    PTBPF_THREAD_RUNNING)
+	if (__sync_val_compare_and_swap(st, PTBPF_THREAD_RUNNING, new) != PTBPF_THREAD_RUNNING)
 		return 0;
 	__sync_fetch_and_add(&p->nr_stopped, 1);
-	maybe_stop(p, prev,
-		   new == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
-						PTBPF_CAUSE_SIGNAL);
+	maybe_stop(p, prev, new == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE : PTBPF_CAUSE_SIGNAL);
 	return 0;
 }
 
@@ -486,8 +474,7 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 		sig = pending & (1ULL << (SIGKILL - 1)) ? SIGKILL : SIGCONT;
 	}
 	thread_runs(pr, p, st, old, sig,
-		    old == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE :
-						 PTBPF_CAUSE_SIGNAL);
+		    old == PTBPF_THREAD_TRACED ? PTBPF_CAUSE_PTRACE : PTBPF_CAUSE_SIGNAL);
 	return 0;
 }
 
@@ -496,8 +483,8 @@ int BPF_PROG(handle_waking, struct task_struct *p)
  * process @ppid. Returns its event of @kind reserved, for the caller to
  * fill and submit, or NULL (the map or the ring full).
  */
-static __always_inline struct ptbpf_event *follow_new(struct task_struct *child,
-						      __u32 ppid, __u32 kind)
+static __always_inline struct ptbpf_event *follow_new(struct task_struct *child, __u32 ppid,
+						      __u32 kind)
 {
 	__u32 tgid = child->tgid, tid = child->pid;
 	__u32 running = PTBPF_THREAD_RUNNING;
@@ -527,8 +514,7 @@ static __always_inline struct ptbpf_event *follow_new(struct task_struct *child,
  * @child is a new process of a followed one. The tracepoint fires before
  * wake_up_new_task(), so its state exists before it first runs.
  */
-static __always_inline int follow_child(struct task_struct *parent,
-					struct task_struct *child)
+static __always_inline int follow_child(struct task_struct *parent, struct task_struct *child)
 {
 	struct ptbpf_event *e;
 
@@ -543,14 +529,12 @@ static __always_inline int follow_child(struct task_struct *parent,
  * cgroup: it is one of the unit's processes now (systemd forks them from
  * PID 1 and moves them in before their exec). It has one thread.
  */
-static __always_inline int follow_exec(struct task_struct *p,
-				       struct linux_binprm *bprm)
+static __always_inline int follow_exec(struct task_struct *p, struct linux_binprm *bprm)
 {
 	struct ptbpf_event *e;
 	const char *fname;
 
-	if (!follow || !watch_cgroup ||
-	    bpf_current_task_under_cgroup(&targ_cgroup, 0) != 1)
+	if (!follow || !watch_cgroup || bpf_current_task_under_cgroup(&targ_cgroup, 0) != 1)
 		return 0;
 	e = follow_new(p, BPF_CORE_READ(p, real_parent, tgid), PTBPF_EV_JOIN);
 	if (!e)
@@ -641,8 +625,7 @@ int BPF_PROG(handle_exit, struct task_struct *p)
  * and their exits were counted), and it now has the tgid as its tid.
  */
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid,
-	     struct linux_binprm *bprm)
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tid, old = old_pid, running = PTBPF_THREAD_RUNNING;
 	struct ptbpf_proc *pr = proc_of(p);
@@ -712,14 +695,13 @@ static __always_inline bool fatal_by_default(int sig, struct task_struct *t)
 	sh = BPF_CORE_READ(t, sighand);
 	if (!sh)
 		return false;
-	bpf_core_read(&handler, sizeof(handler),
-		      &sh->action[idx].sa.sa_handler);
+	bpf_core_read(&handler, sizeof(handler), &sh->action[idx].sa.sa_handler);
 	return handler == NULL; /* SIG_DFL */
 }
 
 SEC("tp_btf/signal_generate")
-int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
-	     struct task_struct *task, int group, int result)
+int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
 {
 	struct ptbpf_proc *p = proc_of(task);
 	struct ptbpf_event *e;
@@ -740,8 +722,7 @@ int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
 		e->si_code = BPF_CORE_READ(info, si_code);
 		/* si_code > 0: sent by the kernel, so si_addr is the fault's */
 		if ((sig == SIGSEGV || sig == SIGBUS) && e->si_code > 0) {
-			e->addr = (__u64)BPF_CORE_READ(
-				info, _sifields._sigfault._addr);
+			e->addr = (__u64)BPF_CORE_READ(info, _sifields._sigfault._addr);
 			e->flags |= PTBPF_F_ADDR;
 		}
 	}
@@ -757,16 +738,14 @@ int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info,
  * before the kernel acts on it.
  */
 SEC("tp_btf/signal_deliver")
-int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info,
-	     struct k_sigaction *ka)
+int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ptbpf_proc *p = proc_of(cur);
 
 	if (!p)
 		return 0;
-	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-	    sig == SIGTTOU)
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
 		p->last_stop_sig = sig;
 	if (!fatal_kind(sig, cur) || ka->sa.sa_handler != NULL)
 		return 0;
@@ -820,8 +799,7 @@ static __always_inline bool comm_is(struct task_struct *t)
 }
 
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(handle_waitfor, struct task_struct *p, pid_t old_pid,
-	     struct linux_binprm *bprm)
+int BPF_PROG(handle_waitfor, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct ptbpf_event *e;
 	const char *fname;
@@ -872,8 +850,7 @@ int trigger_hit(struct pt_regs *ctx)
 		return 0;
 	e->ip = PT_REGS_IP(ctx);
 	/* before 5.15 no cookie: the program still loads, every hit is point 0 */
-	if (bpf_core_enum_value_exists(enum bpf_func_id,
-				       BPF_FUNC_get_attach_cookie))
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_attach_cookie))
 		e->point = (__u32)bpf_get_attach_cookie(ctx);
 	bpf_ringbuf_submit(e, 0);
 	return 0;

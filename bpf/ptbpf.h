@@ -102,8 +102,7 @@ enum ptbpf_stop_kind {
 	PTBPF_STOP_SIGNAL = 2, /* ptrace signal-delivery stop */
 	PTBPF_STOP_BREAKPOINT = 3, /* SIGTRAP of a software breakpoint */
 	PTBPF_STOP_SINGLESTEP = 4, /* SIGTRAP of a single step (TRAP_TRACE) */
-	PTBPF_STOP_HW_BREAKPOINT =
-		5, /* SIGTRAP of a debug register (TRAP_HWBKPT) */
+	PTBPF_STOP_HW_BREAKPOINT = 5, /* SIGTRAP of a debug register (TRAP_HWBKPT) */
 	PTBPF_STOP_INTERRUPT = 6, /* PTRACE_INTERRUPT, PTRACE_SEIZE, LISTEN */
 	PTBPF_STOP_PTRACE_EVENT = 7, /* PTRACE_EVENT_FORK/EXEC/CLONE/EXIT... */
 	PTBPF_STOP_SYSCALL = 8, /* syscall-enter/exit stop */

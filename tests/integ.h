@@ -56,8 +56,7 @@ static void integ_home_rm(void)
 __attribute__((constructor)) static void integ_home_init(void)
 {
 	integ_home_owner = getpid();
-	snprintf(integ_home, sizeof(integ_home), "/tmp/ptbpf-test-home-%d",
-		 (int)getpid());
+	snprintf(integ_home, sizeof(integ_home), "/tmp/ptbpf-test-home-%d", (int)getpid());
 	if (mkdir(integ_home, 0700) && errno != EEXIST)
 		return;
 	setenv("HOME", integ_home, 1);
@@ -115,8 +114,7 @@ static inline int wait_exit(pid_t pid, double timeout_s)
 		pid_t r = waitpid(pid, &st, WNOHANG);
 
 		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) :
-					       128 + WTERMSIG(st);
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 		if (r < 0)
 			return -1;
 		msleep(5);
@@ -133,8 +131,7 @@ static inline void kill_wait(pid_t pid)
 }
 
 /* /proc/PID/task/TID/@name into @buf (NUL-terminated); bytes read, or -1. */
-static inline ssize_t read_task_file(pid_t pid, pid_t tid, const char *name,
-				     char *buf, size_t len)
+static inline ssize_t read_task_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
 {
 	char path[96];
 	ssize_t n;
@@ -170,8 +167,7 @@ static inline int task_off_cpu(pid_t pid, pid_t tid)
 {
 	char buf[64];
 
-	return read_task_file(pid, tid, "wchan", buf, sizeof(buf)) > 0 &&
-	       strcmp(buf, "0") != 0;
+	return read_task_file(pid, tid, "wchan", buf, sizeof(buf)) > 0 && strcmp(buf, "0") != 0;
 }
 
 /* True when every thread of @pid is in state T or t, and off its CPU. */
@@ -195,8 +191,7 @@ static inline int all_stopped(pid_t pid)
 		if (s == 0 || s == 'Z' || s == 'X')
 			continue; /* gone meanwhile */
 		any = 1;
-		if ((s != 'T' && s != 't') ||
-		    !task_off_cpu(pid, atoi(de->d_name)))
+		if ((s != 'T' && s != 't') || !task_off_cpu(pid, atoi(de->d_name)))
 			ok = 0;
 	}
 	closedir(d);
@@ -359,8 +354,7 @@ static inline int count_events(const char *dir, const char *name)
 	return n;
 }
 
-static inline int wait_events(const char *dir, const char *name, int n,
-			      double timeout_s)
+static inline int wait_events(const char *dir, const char *name, int n, double timeout_s)
 {
 	double end = mono_s() + timeout_s;
 
@@ -386,8 +380,7 @@ static inline char *event_sequence(const char *dir, const char *skip)
 	if (!buf)
 		return strdup("");
 	out = calloc(1, strlen(buf) + 1);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[32] = "", padded[40];
 
 		if (sscanf(line, "{\"event\":\"%31[^\"]\"", name) != 1)
@@ -407,8 +400,7 @@ static inline char *event_sequence(const char *dir, const char *skip)
 }
 
 /* Value of numeric field @key in the @nth (0-based) line of event @name. */
-static inline long long event_field(const char *dir, const char *name, int nth,
-				    const char *key)
+static inline long long event_field(const char *dir, const char *name, int nth, const char *key)
 {
 	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q;
 	long long v = -1;
@@ -432,8 +424,8 @@ static inline long long event_field(const char *dir, const char *name, int nth,
 }
 
 /* String field @key of the @nth line of event @name, into @out. */
-static inline int event_str(const char *dir, const char *name, int nth,
-			    const char *key, char *out, size_t len)
+static inline int event_str(const char *dir, const char *name, int nth, const char *key, char *out,
+			    size_t len)
 {
 	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q, *nl;
 	int ret = -1;
@@ -651,8 +643,7 @@ static inline int bpf_id_exists(enum held_kind kind, unsigned int id)
  */
 static inline int held_left(const struct held *h)
 {
-	static const char *const names[HELD_KINDS] = { "program", "map",
-						       "link" };
+	static const char *const names[HELD_KINDS] = { "program", "map", "link" };
 	double end = mono_s() + 10;
 	int k, i, left;
 
@@ -668,9 +659,8 @@ static inline int held_left(const struct held *h)
 	for (k = 0; left && k < HELD_KINDS; k++)
 		for (i = 0; i < h->n[k]; i++)
 			if (bpf_id_exists(k, h->id[k][i]) != 0)
-				fprintf(stderr,
-					"BPF %s id %u is still loaded\n",
-					names[k], h->id[k][i]);
+				fprintf(stderr, "BPF %s id %u is still loaded\n", names[k],
+					h->id[k][i]);
 	return left;
 }
 
@@ -709,25 +699,19 @@ static inline long long held_bpf_global(const struct held *h, const char *var)
 		if (fd < 0)
 			continue;
 		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
-		    !strstr(info.name, ".bss") || !info.btf_id ||
-		    !(btf = btf__load_from_kernel_by_id(info.btf_id))) {
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) || !strstr(info.name, ".bss") ||
+		    !info.btf_id || !(btf = btf__load_from_kernel_by_id(info.btf_id))) {
 			close(fd);
 			continue;
 		}
 		t = btf__type_by_id(btf, info.btf_value_type_id);
 		val = calloc(1, info.value_size);
-		if (t && btf_is_datasec(t) && val &&
-		    !bpf_map_lookup_elem(fd, &key, val)) {
+		if (t && btf_is_datasec(t) && val && !bpf_map_lookup_elem(fd, &key, val)) {
 			vs = btf_var_secinfos(t);
 			for (j = 0; j < btf_vlen(t); j++, vs++) {
-				const struct btf_type *vt =
-					btf__type_by_id(btf, vs->type);
+				const struct btf_type *vt = btf__type_by_id(btf, vs->type);
 
-				if (vt &&
-				    !strcmp(btf__name_by_offset(btf,
-								vt->name_off),
-					    var) &&
+				if (vt && !strcmp(btf__name_by_offset(btf, vt->name_off), var) &&
 				    vs->size == 8)
 					memcpy(&v, val + vs->offset, 8);
 			}
@@ -747,8 +731,8 @@ static inline long long held_bpf_global(const struct held *h, const char *var)
  * it held at its last moment, even for a run that ends within microseconds.
  * Returns its status as a shell shows it, or -1 after @timeout_s (killed).
  */
-static inline int run_held(const char *env, char *const argv[], char *err,
-			   size_t len, struct held *h, double timeout_s)
+static inline int run_held(const char *env, char *const argv[], char *err, size_t len,
+			   struct held *h, double timeout_s)
 {
 	double end = mono_s() + timeout_s;
 	int pfd[2], st = 0, ret = -1, traced = 0;
@@ -781,8 +765,7 @@ static inline int run_held(const char *env, char *const argv[], char *err,
 		pid_t r = waitpid(pid, &st, WNOHANG);
 		ssize_t n;
 
-		while (got + 1 < len &&
-		       (n = read(pfd[0], err + got, len - 1 - got)) > 0)
+		while (got + 1 < len && (n = read(pfd[0], err + got, len - 1 - got)) > 0)
 			got += n;
 		err[got] = 0;
 		if (r == 0) {
@@ -791,8 +774,7 @@ static inline int run_held(const char *env, char *const argv[], char *err,
 			if (mono_s() > end) {
 				/* its exit stops at PTRACE_EVENT_EXIT too */
 				kill(pid, SIGKILL);
-				while (waitpid(pid, &st, 0) == pid &&
-				       WIFSTOPPED(st))
+				while (waitpid(pid, &st, 0) == pid && WIFSTOPPED(st))
 					ptrace(PTRACE_CONT, pid, NULL, NULL);
 				break;
 			}
@@ -802,8 +784,7 @@ static inline int run_held(const char *env, char *const argv[], char *err,
 		if (r < 0)
 			break;
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			ret = WIFEXITED(st) ? WEXITSTATUS(st) :
-					      128 + WTERMSIG(st);
+			ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			break;
 		}
 		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
@@ -811,16 +792,14 @@ static inline int run_held(const char *env, char *const argv[], char *err,
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		} else if (!traced) { /* its own SIGSTOP, before the exec */
 			ptrace(PTRACE_SETOPTIONS, pid, NULL,
-			       PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
-				       PTRACE_O_TRACEEXEC);
+			       PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC);
 			traced = 1;
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		} else if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
 			ptrace(PTRACE_CONT, pid, NULL, NULL); /* exec */
 		} else {
 			/* a signal for it: deliver it */
-			ptrace(PTRACE_CONT, pid, NULL,
-			       (void *)(long)WSTOPSIG(st));
+			ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(st));
 		}
 	}
 	while (got + 1 < len) {
@@ -840,9 +819,8 @@ static inline int run_held(const char *env, char *const argv[], char *err,
  * its stderr in @err, what it held in @h. Fails the test when a BPF object
  * it held is still loaded afterwards.
  */
-static inline int run_ptbpf_held(const char *env, const char *out,
-				 const char *args, char *err, size_t len,
-				 struct held *h, double timeout_s)
+static inline int run_ptbpf_held(const char *env, const char *out, const char *args, char *err,
+				 size_t len, struct held *h, double timeout_s)
 {
 	char words[1024], *argv[64], *w, *save;
 	int n = 0, st;
@@ -851,8 +829,7 @@ static inline int run_ptbpf_held(const char *env, const char *out,
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;
-	for (w = strtok_r(words, " ", &save); w && n < 63;
-	     w = strtok_r(NULL, " ", &save))
+	for (w = strtok_r(words, " ", &save); w && n < 63; w = strtok_r(NULL, " ", &save))
 		argv[n++] = w;
 	argv[n] = NULL;
 	st = run_held(env, argv, err, len, h, timeout_s);

@@ -38,42 +38,41 @@ static const char schema_py[] =
 	" 'kernel': ('obj', 0, {'loadAddress': ('intstr', 0, None),\n"
 	"   'file': ('str', 1, None)})}\n";
 
-static const char check_py[] =
-	"import json, re, sys\n"
-	"def kind_ok(k, v):\n"
-	"    if k == 'int': return type(v) is int\n"
-	"    if k == 'str': return type(v) is str\n"
-	"    if k == 'obj': return type(v) is dict\n"
-	"    if k == 'arr': return type(v) is list\n"
-	"    return type(v) is int or (type(v) is str and\n"
-	"        re.fullmatch(r'[0-9]+|0x[0-9a-fA-F]+', v) is not None)\n"
-	"def check(o, spec, where):\n"
-	"    assert type(o) is dict, where\n"
-	"    for k in o: assert k in spec, 'unknown field ' + where + k\n"
-	"    for k, (kind, req, sub) in spec.items():\n"
-	"        if k not in o:\n"
-	"            assert not req, 'missing ' + where + k\n"
-	"            continue\n"
-	"        assert kind_ok(kind, o[k]), 'bad type ' + where + k\n"
-	"        if kind == 'obj': check(o[k], sub, where + k + '.')\n"
-	"        if kind == 'arr':\n"
-	"            for i, e in enumerate(o[k]):\n"
-	"                check(e, sub, '%s%s[%d].' % (where, k, i))\n"
-	"d = json.load(open(sys.argv[1], 'rb'))\n"
-	"check(d, S, '')\n"
-	"assert d['type'] == 'intel-pt'\n"
-	"assert d['cpuInfo']['vendor'] in ('GenuineIntel', 'unknown')\n"
-	"assert ('cpus' in d) <= ('tscPerfZeroConversion' in d)\n"
-	"if len(sys.argv) > 2:\n"
-	"    names = set(re.findall(r'\"([A-Za-z]+)\\??\"\\??:',\n"
-	"                           open(sys.argv[2]).read()))\n"
-	"    def walk(spec):\n"
-	"        for k, (kind, req, sub) in spec.items():\n"
-	"            assert k in names, 'lldb no longer lists ' + k\n"
-	"            if sub: walk(sub)\n"
-	"    walk(S)\n"
-	"print(json.dumps([m['systemPath'] for p in d['processes']\n"
-	"                  for m in p['modules']]))\n";
+static const char check_py[] = "import json, re, sys\n"
+			       "def kind_ok(k, v):\n"
+			       "    if k == 'int': return type(v) is int\n"
+			       "    if k == 'str': return type(v) is str\n"
+			       "    if k == 'obj': return type(v) is dict\n"
+			       "    if k == 'arr': return type(v) is list\n"
+			       "    return type(v) is int or (type(v) is str and\n"
+			       "        re.fullmatch(r'[0-9]+|0x[0-9a-fA-F]+', v) is not None)\n"
+			       "def check(o, spec, where):\n"
+			       "    assert type(o) is dict, where\n"
+			       "    for k in o: assert k in spec, 'unknown field ' + where + k\n"
+			       "    for k, (kind, req, sub) in spec.items():\n"
+			       "        if k not in o:\n"
+			       "            assert not req, 'missing ' + where + k\n"
+			       "            continue\n"
+			       "        assert kind_ok(kind, o[k]), 'bad type ' + where + k\n"
+			       "        if kind == 'obj': check(o[k], sub, where + k + '.')\n"
+			       "        if kind == 'arr':\n"
+			       "            for i, e in enumerate(o[k]):\n"
+			       "                check(e, sub, '%s%s[%d].' % (where, k, i))\n"
+			       "d = json.load(open(sys.argv[1], 'rb'))\n"
+			       "check(d, S, '')\n"
+			       "assert d['type'] == 'intel-pt'\n"
+			       "assert d['cpuInfo']['vendor'] in ('GenuineIntel', 'unknown')\n"
+			       "assert ('cpus' in d) <= ('tscPerfZeroConversion' in d)\n"
+			       "if len(sys.argv) > 2:\n"
+			       "    names = set(re.findall(r'\"([A-Za-z]+)\\??\"\\??:',\n"
+			       "                           open(sys.argv[2]).read()))\n"
+			       "    def walk(spec):\n"
+			       "        for k, (kind, req, sub) in spec.items():\n"
+			       "            assert k in names, 'lldb no longer lists ' + k\n"
+			       "            if sub: walk(sub)\n"
+			       "    walk(S)\n"
+			       "print(json.dumps([m['systemPath'] for p in d['processes']\n"
+			       "                  for m in p['modules']]))\n";
 
 /*
  * Writes schema_py then check_py to @dir/check.py, its path into @py
@@ -82,8 +81,8 @@ static const char check_py[] =
  * lldb-19 is not installed: the hard-coded list alone is checked. Returns
  * 0, or -1 when check.py can't be written.
  */
-static inline int lldb_schema_write(const char *dir, char *py, size_t pylen,
-				    char *lldb, size_t lldblen)
+static inline int lldb_schema_write(const char *dir, char *py, size_t pylen, char *lldb,
+				    size_t lldblen)
 {
 	char cmd[512];
 	FILE *f;
@@ -96,8 +95,7 @@ static inline int lldb_schema_write(const char *dir, char *py, size_t pylen,
 	fputs(check_py, f);
 	fclose(f);
 	snprintf(lldb, lldblen, "%s/schema.txt", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "lldb-19 -b -o 'trace schema intel-pt' >%s 2>/dev/null", lldb);
+	snprintf(cmd, sizeof(cmd), "lldb-19 -b -o 'trace schema intel-pt' >%s 2>/dev/null", lldb);
 	if (system(cmd) != 0)
 		lldb[0] = '\0';
 	return 0;

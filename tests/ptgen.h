@@ -59,8 +59,7 @@ static const struct ptgen_step ptgen_path[] = {
 
 static inline uint64_t ptgen_ip(const struct ptgen_step *s)
 {
-	return (uint64_t)(uintptr_t)(s->inner ? ptgen_inner : ptgen_outer) +
-	       s->off;
+	return (uint64_t)(uintptr_t)(s->inner ? ptgen_inner : ptgen_outer) + s->off;
 }
 
 /*
@@ -83,8 +82,8 @@ static inline void ptgen_psb(struct pt_packet *pk, uint64_t tsc)
  * encoder. Returns the new offset, 0 when they do not fit or libipt
  * refuses a packet.
  */
-static inline size_t ptgen_packets(uint8_t *buf, size_t cap, size_t off,
-				   const struct pt_packet *pk, unsigned int n)
+static inline size_t ptgen_packets(uint8_t *buf, size_t cap, size_t off, const struct pt_packet *pk,
+				   unsigned int n)
 {
 	struct pt_encoder *enc;
 	struct pt_config cfg;
@@ -113,9 +112,8 @@ static inline size_t ptgen_packets(uint8_t *buf, size_t cap, size_t off,
  * where the function's ret leaves the traced code. Returns the new offset,
  * 0 when it does not fit or libipt refuses a packet.
  */
-static inline size_t ptgen_encode(uint8_t *buf, size_t cap, size_t off,
-				  uint64_t tsc, uint64_t func, uint8_t tnt,
-				  uint64_t back)
+static inline size_t ptgen_encode(uint8_t *buf, size_t cap, size_t off, uint64_t tsc, uint64_t func,
+				  uint8_t tnt, uint64_t back)
 {
 	struct pt_packet pk[7];
 
@@ -139,25 +137,22 @@ static inline size_t ptgen_encode(uint8_t *buf, size_t cap, size_t off,
  * ptgen_outer, TNT taken/taken, TIP.PGD to @back, after a PSB+ with TSC
  * @tsc. Returns the new offset, 0 when it does not fit.
  */
-static inline size_t ptgen_run(uint8_t *buf, size_t cap, size_t off,
-			       uint64_t tsc, uint64_t back)
+static inline size_t ptgen_run(uint8_t *buf, size_t cap, size_t off, uint64_t tsc, uint64_t back)
 {
-	return ptgen_encode(buf, cap, off, tsc,
-			    (uint64_t)(uintptr_t)ptgen_outer, 0x3, back);
+	return ptgen_encode(buf, cap, off, tsc, (uint64_t)(uintptr_t)ptgen_outer, 0x3, back);
 }
 
 /* One PERF_RECORD_SWITCH_CPU_WIDE as the kernel writes it (TID|TIME). */
-static inline size_t ptgen_switch(uint8_t *p, bool out, uint32_t np_pid,
-				  uint32_t np_tid, uint32_t pid, uint32_t tid,
-				  uint64_t time)
+static inline size_t ptgen_switch(uint8_t *p, bool out, uint32_t np_pid, uint32_t np_tid,
+				  uint32_t pid, uint32_t tid, uint64_t time)
 {
 	struct {
 		struct perf_event_header h;
 		uint32_t np_pid, np_tid, pid, tid;
 		uint64_t time;
 	} r = {
-		.h = { PERF_RECORD_SWITCH_CPU_WIDE,
-		       out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) },
+		.h = { PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+		       sizeof(r) },
 		.np_pid = np_pid,
 		.np_tid = np_tid,
 		.pid = pid,
@@ -186,8 +181,7 @@ static inline void ptgen_pt_attr(struct perf_event_attr *a)
  * TSC, trace and sideband, and releases @s->proc with procinfo_free().
  * Returns procinfo_read()'s result.
  */
-static inline int ptgen_snapshot_init(struct snapshot *s,
-				      struct snap_core *core,
+static inline int ptgen_snapshot_init(struct snapshot *s, struct snap_core *core,
 				      enum ptbpf_backend backend)
 {
 	uint32_t pid = (uint32_t)getpid();

@@ -63,8 +63,7 @@ static inline void *read_whole(const char *path, size_t *len)
 	return buf;
 }
 
-static inline int testio_rm_one(const char *p, const struct stat *st, int flag,
-				struct FTW *f)
+static inline int testio_rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
 	return remove(p);
 }

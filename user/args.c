@@ -180,8 +180,7 @@ int args_parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-static int parse_uint(const char *s, unsigned long long max,
-		      unsigned long long *out)
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
 	char *end;
 
@@ -194,8 +193,7 @@ static int parse_uint(const char *s, unsigned long long max,
 	return *end ? -EINVAL : 0;
 }
 
-int args_parse_duration(const char *s, unsigned long long max_ms,
-			unsigned long long *out)
+int args_parse_duration(const char *s, unsigned long long max_ms, unsigned long long *out)
 {
 	unsigned long long v, mult;
 	char *end;
@@ -220,8 +218,7 @@ int args_parse_duration(const char *s, unsigned long long max_ms,
 	return 0;
 }
 
-int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode,
-			 unsigned int *stack)
+int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode, unsigned int *stack)
 {
 	unsigned long long v;
 
@@ -298,8 +295,8 @@ int args_parse_cpus(const char *s, int **cpus, unsigned int *nr)
 }
 
 /* "a,b,c" where each word is one of @names; bits in @out. */
-static int parse_list(const char *s, const char *const *names,
-		      const unsigned int *bits, unsigned int *out)
+static int parse_list(const char *s, const char *const *names, const unsigned int *bits,
+		      unsigned int *out)
 {
 	char *copy, *rest, *tok;
 	unsigned int v = 0, i;
@@ -327,16 +324,12 @@ static int parse_list(const char *s, const char *const *names,
  * A unit name as systemd spells one: no path, no spaces; only services
  * have processes of their own to trace here.
  */
-static int parse_unit(struct config *cfg, const char *arg, char *err,
-		      size_t errlen)
+static int parse_unit(struct config *cfg, const char *arg, char *err, size_t errlen)
 {
 	size_t len = strlen(arg), sfx = strlen(".service");
 
-	if (len <= sfx || strcmp(arg + len - sfx, ".service") ||
-	    strpbrk(arg, "/ \t\n"))
-		return fail(err, errlen,
-			    "invalid unit '%s': give a service, NAME.service",
-			    arg);
+	if (len <= sfx || strcmp(arg + len - sfx, ".service") || strpbrk(arg, "/ \t\n"))
+		return fail(err, errlen, "invalid unit '%s': give a service, NAME.service", arg);
 	cfg->unit = arg;
 	cfg->follow = true;
 	return 0;
@@ -363,16 +356,14 @@ static void defaults(struct config *cfg)
 	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
 }
 
-static const char *const trigger_names[] = { "stop", "fatal", "exit",
-					     "step", "none",  NULL };
-static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,
-					     TRIGGER_EXIT, TRIGGER_STEP, 0 };
+static const char *const trigger_names[] = { "stop", "fatal", "exit", "step", "none", NULL };
+static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL, TRIGGER_EXIT,
+					     TRIGGER_STEP, 0 };
 static const char *const format_names[] = { "perf", "lldb", NULL };
 static const unsigned int format_bits[] = { SNAPFMT_PERF, SNAPFMT_LLDB };
 
 /* One more --trigger-on: kept as given, parsed once the target is known. */
-static int add_trigger_on(struct config *cfg, const char *arg, char *err,
-			  size_t errlen)
+static int add_trigger_on(struct config *cfg, const char *arg, char *err, size_t errlen)
 {
 	const char **grown;
 
@@ -381,10 +372,8 @@ static int add_trigger_on(struct config *cfg, const char *arg, char *err,
 			    "empty --trigger-on: give SYMBOL[@OBJECT], 0xADDR "
 			    "or OBJECT:OFFSET");
 	if (cfg->nr_trigger_on == ARGS_MAX_TRIGGER_ON)
-		return fail(err, errlen, "more than %d --trigger-on options",
-			    ARGS_MAX_TRIGGER_ON);
-	grown = realloc(cfg->trigger_on,
-			(cfg->nr_trigger_on + 1) * sizeof(*grown));
+		return fail(err, errlen, "more than %d --trigger-on options", ARGS_MAX_TRIGGER_ON);
+	grown = realloc(cfg->trigger_on, (cfg->nr_trigger_on + 1) * sizeof(*grown));
 	if (!grown)
 		return fail(err, errlen, "out of memory");
 	cfg->trigger_on = grown;
@@ -393,8 +382,7 @@ static int add_trigger_on(struct config *cfg, const char *arg, char *err,
 }
 
 /* One option; returns 0 or -EINVAL with @err filled. */
-static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
-		     size_t errlen)
+static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, size_t errlen)
 {
 	enum ptbpf_scope v_scope;
 	unsigned long long v;
@@ -402,10 +390,8 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 	switch (opt) {
 	case 'p':
 		if (parse_pid(arg, &cfg->pid))
-			return fail(
-				err, errlen,
-				"invalid pid '%s': expected a positive number",
-				arg);
+			return fail(err, errlen, "invalid pid '%s': expected a positive number",
+				    arg);
 		return 0;
 	case 'o':
 		if (!*arg)
@@ -414,80 +400,60 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return 0;
 	case 'b':
 		if (snapfmt_backend_parse(arg, true, &cfg->backend))
-			return fail(
-				err, errlen,
-				"unknown backend '%s': use auto, intel-pt or sample",
-				arg);
+			return fail(err, errlen,
+				    "unknown backend '%s': use auto, intel-pt or sample", arg);
 		return 0;
 	case 's':
 		if (args_parse_size(arg, &v) || v == 0 || v > (1ULL << 40))
-			return fail(
-				err, errlen,
-				"invalid buffer size '%s': use e.g. 64K, 4M, 1G",
-				arg);
+			return fail(err, errlen, "invalid buffer size '%s': use e.g. 64K, 4M, 1G",
+				    arg);
 		cfg->buffer_size = v;
 		return 0;
 	case 'C':
 		free(cfg->cpus);
 		cfg->cpus = NULL;
 		if (args_parse_cpus(arg, &cfg->cpus, &cfg->nr_cpus))
-			return fail(err, errlen,
-				    "invalid CPU list '%s': use e.g. 0-3,8",
-				    arg);
+			return fail(err, errlen, "invalid CPU list '%s': use e.g. 0-3,8", arg);
 		return 0;
 	case 't':
-		if (parse_list(arg, trigger_names, trigger_bits,
-			       &cfg->triggers))
-			return fail(
-				err, errlen,
-				"invalid trigger list '%s': use stop,fatal,exit,step or none",
-				arg);
+		if (parse_list(arg, trigger_names, trigger_bits, &cfg->triggers))
+			return fail(err, errlen,
+				    "invalid trigger list '%s': use stop,fatal,exit,step or none",
+				    arg);
 		return 0;
 	case 'n':
 		if (parse_uint(arg, UINT_MAX, &v))
-			return fail(err, errlen, "invalid snapshot count '%s'",
-				    arg);
+			return fail(err, errlen, "invalid snapshot count '%s'", arg);
 		cfg->max_snapshots = (unsigned int)v;
 		return 0;
 	case OPT_MAX_SIZE:
 		if (args_parse_size(arg, &v) || v == 0)
-			return fail(
-				err, errlen,
-				"invalid --max-size '%s': use e.g. 500M, 2G",
-				arg);
+			return fail(err, errlen, "invalid --max-size '%s': use e.g. 500M, 2G", arg);
 		cfg->max_size = v;
 		return 0;
 	case OPT_MIN_INTERVAL:
 		if (args_parse_duration(arg, ARGS_MIN_INTERVAL_MS_MAX, &v))
-			return fail(
-				err, errlen,
-				"invalid --min-interval '%s': use e.g. 500ms, 2s",
-				arg);
+			return fail(err, errlen, "invalid --min-interval '%s': use e.g. 500ms, 2s",
+				    arg);
 		cfg->min_interval_ns = v * 1000000ULL;
 		return 0;
 	case 'F':
 		if (parse_uint(arg, UINT_MAX, &v) || v == 0)
-			return fail(
-				err, errlen,
-				"invalid sampling rate '%s': expected Hz, e.g. 4000",
-				arg);
+			return fail(err, errlen,
+				    "invalid sampling rate '%s': expected Hz, e.g. 4000", arg);
 		cfg->freq = (unsigned int)v;
 		return 0;
 	case OPT_CALL_GRAPH:
-		if (args_parse_callgraph(arg, &cfg->call_graph,
-					 &cfg->stack_size))
-			return fail(
-				err, errlen,
-				"invalid call graph '%s': use fp, dwarf, dwarf,SIZE "
-				"(a multiple of 8 up to 65528) or none",
-				arg);
+		if (args_parse_callgraph(arg, &cfg->call_graph, &cfg->stack_size))
+			return fail(err, errlen,
+				    "invalid call graph '%s': use fp, dwarf, dwarf,SIZE "
+				    "(a multiple of 8 up to 65528) or none",
+				    arg);
 		return 0;
 	case OPT_FORMAT:
 		if (parse_list(arg, format_names, format_bits, &cfg->formats))
-			return fail(
-				err, errlen,
-				"invalid format list '%s': use perf, lldb or perf,lldb",
-				arg);
+			return fail(err, errlen,
+				    "invalid format list '%s': use perf, lldb or perf,lldb", arg);
 		return 0;
 	case OPT_GRACE:
 		if (args_parse_duration(arg, ARGS_GRACE_MS_MAX, &v))
@@ -501,21 +467,16 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return add_trigger_on(cfg, arg, err, errlen);
 	case OPT_TRIGGER_LIMIT:
 		if (parse_uint(arg, ULLONG_MAX, &v) || !v)
-			return fail(
-				err, errlen,
-				"invalid --trigger-limit '%s': give a count > 0",
-				arg);
+			return fail(err, errlen, "invalid --trigger-limit '%s': give a count > 0",
+				    arg);
 		cfg->trigger_limit = v;
 		return 0;
 	case OPT_DURATION:
 	case OPT_MIN_HISTORY:
 		if (args_parse_duration(arg, ARGS_DURATION_MS_MAX, &v) ||
 		    (opt == OPT_DURATION && !v))
-			return fail(err, errlen,
-				    "invalid %s '%s': use e.g. 500ms, 2s, 1m",
-				    opt == OPT_DURATION ? "--duration" :
-							  "--min-history",
-				    arg);
+			return fail(err, errlen, "invalid %s '%s': use e.g. 500ms, 2s, 1m",
+				    opt == OPT_DURATION ? "--duration" : "--min-history", arg);
 		if (opt == OPT_DURATION)
 			cfg->duration_ns = v * 1000000ULL;
 		else
@@ -529,9 +490,7 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return 0;
 	case OPT_WAIT_FOR:
 		if (!*arg)
-			return fail(
-				err, errlen,
-				"--wait-for needs a program's name or path");
+			return fail(err, errlen, "--wait-for needs a program's name or path");
 		cfg->wait_for = arg;
 		return 0;
 	case OPT_UNIT:
@@ -544,10 +503,8 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return 0;
 	case OPT_CGROUP:
 		if (cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
-			return fail(
-				err, errlen,
-				"--cgroup is --scope cgroup, not --scope %s",
-				scope_name(cfg->scope));
+			return fail(err, errlen, "--cgroup is --scope cgroup, not --scope %s",
+				    scope_name(cfg->scope));
 		cfg->cgroup = true;
 		cfg->scope = SCOPE_CGROUP;
 		if (arg && !*arg)
@@ -556,23 +513,15 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err,
 		return 0;
 	case OPT_SCOPE:
 		if (scope_parse(arg, &v_scope))
-			return fail(
-				err, errlen,
-				"invalid scope '%s': use auto, process, cgroup or cpu",
-				arg);
+			return fail(err, errlen,
+				    "invalid scope '%s': use auto, process, cgroup or cpu", arg);
 		if (cfg->cgroup && v_scope != SCOPE_CGROUP)
-			return fail(
-				err, errlen,
-				"--cgroup is --scope cgroup, not --scope %s",
-				arg);
+			return fail(err, errlen, "--cgroup is --scope cgroup, not --scope %s", arg);
 		cfg->scope = v_scope;
 		return 0;
 	case OPT_MAX_EVENTS:
 		if (parse_uint(arg, ULONG_MAX, &v) || !v)
-			return fail(
-				err, errlen,
-				"invalid event limit '%s': give a count > 0",
-				arg);
+			return fail(err, errlen, "invalid event limit '%s': give a count > 0", arg);
 		cfg->max_events = (unsigned long)v;
 		return 0;
 	case 'q':
@@ -597,9 +546,8 @@ static int check_target(const struct config *cfg, char *err, size_t errlen)
 	int n = !!cfg->pid + !!cfg->cmd + !!cfg->wait_for + !!cfg->unit;
 
 	if (n > 1)
-		return fail(
-			err, errlen,
-			"give one of --pid, --wait-for, --unit or a command, not several");
+		return fail(err, errlen,
+			    "give one of --pid, --wait-for, --unit or a command, not several");
 	if (!n)
 		return fail(
 			err, errlen,
@@ -610,13 +558,11 @@ static int check_target(const struct config *cfg, char *err, size_t errlen)
 			    "not --scope %s",
 			    scope_name(cfg->scope));
 	if (cfg->unit && cfg->cgroup_path)
-		return fail(err, errlen,
-			    "--unit names the cgroup itself: no --cgroup=PATH");
+		return fail(err, errlen, "--unit names the cgroup itself: no --cgroup=PATH");
 	return 0;
 }
 
-int args_parse(struct config *cfg, int argc, char **argv, char *err,
-	       size_t errlen)
+int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
 	int opt, ret;
 
@@ -626,20 +572,16 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err,
 	err[0] = '\0';
 	optind = 0; /* full reset: tests call this more than once */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:F:qvhV",
-				  long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:F:qvhV", long_opts, NULL)) != -1) {
 		if (opt == '?') {
 			if (optopt)
-				return fail(err, errlen,
-					    "unknown option '-%c' (see --help)",
+				return fail(err, errlen, "unknown option '-%c' (see --help)",
 					    optopt);
-			return fail(err, errlen,
-				    "unknown option '%s' (see --help)",
+			return fail(err, errlen, "unknown option '%s' (see --help)",
 				    argv[optind - 1]);
 		}
 		if (opt == ':')
-			return fail(err, errlen, "option '%s' needs a value",
-				    argv[optind - 1]);
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 		ret = parse_opt(cfg, opt, optarg, err, errlen);
 		if (ret)
 			return ret;

@@ -61,8 +61,7 @@ struct config {
  * flag and return 0 without checking the rest. @cfg->cpus and
  * @cfg->trigger_on are malloc'd: release with args_free().
  */
-int args_parse(struct config *cfg, int argc, char **argv, char *err,
-	       size_t errlen);
+int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
 void args_free(struct config *cfg);
 
 /*
@@ -84,8 +83,7 @@ int args_parse_size(const char *s, unsigned long long *out);
  * "3", "3s", "500ms", "2m", "0": milliseconds into @out (no unit: seconds).
  * Returns -EINVAL on a malformed value, -ERANGE above @max_ms.
  */
-int args_parse_duration(const char *s, unsigned long long max_ms,
-			unsigned long long *out);
+int args_parse_duration(const char *s, unsigned long long max_ms, unsigned long long *out);
 
 /*
  * "0-3,8" into a sorted array without duplicates (malloc'd). Returns
@@ -98,8 +96,7 @@ int args_parse_cpus(const char *s, int **cpus, unsigned int *nr);
  * up to 65528, what the kernel takes) or "none" into @mode and @stack (0
  * when not given). Returns -EINVAL when malformed or out of range.
  */
-int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode,
-			 unsigned int *stack);
+int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode, unsigned int *stack);
 
 void args_usage(FILE *f);
 #endif /* PTBPF_ARGS_H */

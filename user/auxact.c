@@ -8,8 +8,7 @@
 #include "auxact.h"
 
 /* The u32 after aux_sample_size: __reserved_3 before 6.13, aux_action since. */
-#define AUX_ACTION_OFF \
-	(offsetof(struct perf_event_attr, aux_sample_size) + sizeof(__u32))
+#define AUX_ACTION_OFF (offsetof(struct perf_event_attr, aux_sample_size) + sizeof(__u32))
 
 __u32 auxact_get(const struct perf_event_attr *attr)
 {
@@ -49,8 +48,7 @@ int auxact_uprobe_type(const char *sysfs_root, __u32 *type)
 }
 
 /* Members of a group follow its leader in and out: never disabled. */
-static void member(struct perf_event_attr *a,
-		   const struct perf_event_attr *leader)
+static void member(struct perf_event_attr *a, const struct perf_event_attr *leader)
 {
 	a->size = sizeof(*a);
 	a->sample_period = 1; /* every occurrence overflows: every hit acts */
@@ -58,22 +56,19 @@ static void member(struct perf_event_attr *a,
 	a->inherit_thread = leader->inherit_thread;
 }
 
-void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type,
-		       const struct auxact_point *p,
+void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type, const struct auxact_point *p,
 		       const struct perf_event_attr *leader)
 {
 	memset(a, 0, sizeof(*a));
 	a->type = uprobe_type;
-	a->config =
-		0; /* format/retprobe is config:0: the entry, not a return */
+	a->config = 0; /* format/retprobe is config:0: the entry, not a return */
 	a->config1 = (__u64)(unsigned long)p->path; /* uprobe_path */
 	a->config2 = p->offset; /* probe_offset */
 	member(a, leader);
 	auxact_set(a, AUXACT_PAUSE);
 }
 
-void auxact_resume_attr(struct perf_event_attr *a,
-			const struct perf_event_attr *leader)
+void auxact_resume_attr(struct perf_event_attr *a, const struct perf_event_attr *leader)
 {
 	memset(a, 0, sizeof(*a));
 	a->type = PERF_TYPE_SOFTWARE;
@@ -96,9 +91,8 @@ void auxact_close(const struct perf_sys_ops *sys, struct auxact_fds *f)
 		perf_sys_close(sys, &f->fd[--f->n]);
 }
 
-int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type,
-		const struct auxact_point *pts, unsigned int nr,
-		const struct perf_event_attr *leader, int leader_fd, int cpu,
+int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type, const struct auxact_point *pts,
+		unsigned int nr, const struct perf_event_attr *leader, int leader_fd, int cpu,
 		pid_t pid, struct auxact_fds *out, char *err, size_t errlen)
 {
 	struct perf_event_attr a;
@@ -107,8 +101,7 @@ int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type,
 
 	out->n = 0;
 	if (nr > AUXACT_MAX_POINTS) {
-		snprintf(err, errlen, "more than %d --trigger-on points",
-			 AUXACT_MAX_POINTS);
+		snprintf(err, errlen, "more than %d --trigger-on points", AUXACT_MAX_POINTS);
 		return -E2BIG;
 	}
 	for (i = 0; i <= nr; i++) {
@@ -116,8 +109,7 @@ int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type,
 			auxact_pause_attr(&a, uprobe_type, &pts[i], leader);
 		else
 			auxact_resume_attr(&a, leader);
-		fd = perf_sys_open(sys, &a, cpu, pid, leader_fd, 0, err,
-				   errlen);
+		fd = perf_sys_open(sys, &a, cpu, pid, leader_fd, 0, err, errlen);
 		if (fd < 0) {
 			auxact_close(sys, out);
 			return fd;

@@ -60,11 +60,9 @@ int auxact_uprobe_type(const char *sysfs_root, __u32 *type);
  * The pause uprobe at @p for a group whose leader has @leader's inherit
  * bits, and the context-switch resumer.
  */
-void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type,
-		       const struct auxact_point *p,
+void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type, const struct auxact_point *p,
 		       const struct perf_event_attr *leader);
-void auxact_resume_attr(struct perf_event_attr *a,
-			const struct perf_event_attr *leader);
+void auxact_resume_attr(struct perf_event_attr *a, const struct perf_event_attr *leader);
 
 /*
  * Opens @nr pause uprobes (@pts) and the resumer in the group of
@@ -73,9 +71,8 @@ void auxact_resume_attr(struct perf_event_attr *a,
  * or -EOPNOTSUPP where the kernel or PMU has no aux-action, -E2BIG for
  * more than AUXACT_MAX_POINTS.
  */
-int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type,
-		const struct auxact_point *pts, unsigned int nr,
-		const struct perf_event_attr *leader, int leader_fd, int cpu,
+int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type, const struct auxact_point *pts,
+		unsigned int nr, const struct perf_event_attr *leader, int leader_fd, int cpu,
 		pid_t pid, struct auxact_fds *out, char *err, size_t errlen);
 
 /* Closes every descriptor of @f; @f is empty after. */

@@ -68,8 +68,8 @@ int budget_drop(struct budget *b, uint64_t id)
 	return 0;
 }
 
-size_t budget_excess(const struct budget *b, uint64_t incoming,
-		     unsigned int extra, uint64_t keep_from, int *why_size)
+size_t budget_excess(const struct budget *b, uint64_t incoming, unsigned int extra,
+		     uint64_t keep_from, int *why_size)
 {
 	uint64_t used = b->used + incoming;
 	size_t n = b->n + extra, k = 0;

@@ -46,7 +46,7 @@ int budget_drop(struct budget *b, uint64_t id);
  * must stay). *@why_size is set when --max-size, not only the count, asks
  * for it. Returns the number to remove from the front.
  */
-size_t budget_excess(const struct budget *b, uint64_t incoming,
-		     unsigned int extra, uint64_t keep_from, int *why_size);
+size_t budget_excess(const struct budget *b, uint64_t incoming, unsigned int extra,
+		     uint64_t keep_from, int *why_size);
 
 #endif /* PTBPF_BUDGET_H */

@@ -55,8 +55,7 @@ static int copy_file(const char *from, const char *to)
 	in = open(from, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		   0644);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out < 0) {
 		rc = -errno;
 		close(in);
@@ -78,20 +77,16 @@ static int copy_file(const char *from, const char *to)
 
 int buildcache_add(const char *dir, const char *path, const char *hexid)
 {
-	char obj[PATH_MAX], elf[PATH_MAX + 8], link_dir[PATH_MAX],
-		target[PATH_MAX], name[PATH_MAX];
+	char obj[PATH_MAX], elf[PATH_MAX + 8], link_dir[PATH_MAX], target[PATH_MAX], name[PATH_MAX];
 	int rc;
 
 	if (!dir || !path || !hexid || path[0] != '/' || strlen(hexid) < 3)
 		return -EINVAL;
-	if ((size_t)snprintf(obj, sizeof(obj), "%s%s/%s", dir, path, hexid) >=
-		    sizeof(obj) ||
-	    (size_t)snprintf(link_dir, sizeof(link_dir), "%s/.build-id/%.2s",
-			     dir, hexid) >= sizeof(link_dir) ||
-	    (size_t)snprintf(target, sizeof(target), "../..%s/%s", path,
-			     hexid) >= sizeof(target) ||
-	    (size_t)snprintf(name, sizeof(name), "%s/%s", link_dir,
-			     hexid + 2) >= sizeof(name))
+	if ((size_t)snprintf(obj, sizeof(obj), "%s%s/%s", dir, path, hexid) >= sizeof(obj) ||
+	    (size_t)snprintf(link_dir, sizeof(link_dir), "%s/.build-id/%.2s", dir, hexid) >=
+		    sizeof(link_dir) ||
+	    (size_t)snprintf(target, sizeof(target), "../..%s/%s", path, hexid) >= sizeof(target) ||
+	    (size_t)snprintf(name, sizeof(name), "%s/%s", link_dir, hexid + 2) >= sizeof(name))
 		return -ENAMETOOLONG;
 	snprintf(elf, sizeof(elf), "%s/elf", obj);
 	if (access(elf, F_OK) == 0)

@@ -44,8 +44,7 @@ static bool is_file(const struct snap_map *m)
 }
 
 /* The first mapping of @m's file, and its lowest load address. */
-static bool first_of_module(const struct snap_process *p, unsigned int i,
-			    __u64 *load)
+static bool first_of_module(const struct snap_process *p, unsigned int i, __u64 *load)
 {
 	const struct snap_map *m = &p->maps[i];
 	unsigned int k;
@@ -103,11 +102,9 @@ static void trace_cpus(const struct snapshot *s, struct json *j)
 	for (i = 0; i < s->nr_cores; i++) {
 		json_obj_begin(j, NULL);
 		json_i64(j, "id", s->cores[i].cpu);
-		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu,
-				SNAPFMT_IPT_SUFFIX);
+		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu, SNAPFMT_IPT_SUFFIX);
 		json_str(j, "iptTrace", path);
-		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu,
-				SNAPFMT_SWITCH_SUFFIX);
+		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu, SNAPFMT_SWITCH_SUFFIX);
 		json_str(j, "contextSwitchTrace", path);
 		json_obj_end(j);
 	}
@@ -127,9 +124,7 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 	json_str(j, "type", "intel-pt");
 	json_obj_begin(j, "cpuInfo");
 	/* the schema knows only these two vendors */
-	json_str(j, "vendor",
-		 strcmp(ci->vendor, "GenuineIntel") ? "unknown" :
-						      "GenuineIntel");
+	json_str(j, "vendor", strcmp(ci->vendor, "GenuineIntel") ? "unknown" : "GenuineIntel");
 	json_u64(j, "family", ci->family);
 	json_u64(j, "model", ci->model);
 	json_u64(j, "stepping", ci->stepping);
@@ -151,8 +146,7 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 	return json_finish(j);
 }
 
-static void attr_json(struct json *j, const char *key,
-		      const struct perf_event_attr *a)
+static void attr_json(struct json *j, const char *key, const struct perf_event_attr *a)
 {
 	json_obj_begin(j, key);
 	json_u64(j, "type", a->type);
@@ -201,8 +195,7 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 	char args[160], cpu[32];
 	int n;
 
-	snprintf(cpu, sizeof(cpu), "%u/%u/%u", ci->family, ci->model,
-		 ci->stepping);
+	snprintf(cpu, sizeof(cpu), "%u/%u/%u", ci->family, ci->model, ci->stepping);
 	json_obj_begin(j, "ptxed");
 	json_str(j, "cpu", cpu);
 	json_bool(j, "mtc", ci->mtc);
@@ -212,22 +205,18 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 	json_u64(j, "max_nonturbo_ratio", ci->max_nonturbo_ratio);
 	n = snprintf(args, sizeof(args), "--cpu %s", cpu);
 	if (ci->mtc)
-		n += snprintf(args + n, sizeof(args) - n, " --mtc-freq %u",
-			      ci->mtc_freq);
+		n += snprintf(args + n, sizeof(args) - n, " --mtc-freq %u", ci->mtc_freq);
 	if (ci->max_nonturbo_ratio)
-		n += snprintf(args + n, sizeof(args) - n, " --nom-freq %u",
-			      ci->max_nonturbo_ratio);
+		n += snprintf(args + n, sizeof(args) - n, " --nom-freq %u", ci->max_nonturbo_ratio);
 	/* CPUID leaf 0x15: eax is the denominator, ebx the numerator */
 	if (ci->tsc_ctc_ratio_n && ci->tsc_ctc_ratio_d)
-		snprintf(args + n, sizeof(args) - n,
-			 " --cpuid-0x15.eax %u --cpuid-0x15.ebx %u",
+		snprintf(args + n, sizeof(args) - n, " --cpuid-0x15.eax %u --cpuid-0x15.ebx %u",
 			 ci->tsc_ctc_ratio_d, ci->tsc_ctc_ratio_n);
 	json_str(j, "args", args);
 	json_obj_end(j);
 }
 
-static void proc_json(const struct snap_process *p, const char *name,
-		      struct json *j)
+static void proc_json(const struct snap_process *p, const char *name, struct json *j)
 {
 	unsigned int i;
 
@@ -269,8 +258,7 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 		json_str(j, "ip", hex);
 	}
 	if (t->has_addr) {
-		snprintf(hex, sizeof(hex), "0x%llx",
-			 (unsigned long long)t->addr);
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)t->addr);
 		json_str(j, "addr", hex);
 	}
 	json_u64(j, "folded_stops", t->folded);
@@ -305,11 +293,9 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 	}
 }
 
-static void head_json(const struct snapshot *s, unsigned int formats,
-		      struct json *j)
+static void head_json(const struct snapshot *s, unsigned int formats, struct json *j)
 {
-	const char *sig = s->trigger_sig > 0 ? sigabbrev_np(s->trigger_sig) :
-					       NULL;
+	const char *sig = s->trigger_sig > 0 ? sigabbrev_np(s->trigger_sig) : NULL;
 	char signame[32];
 
 	json_str(j, "ptbpf_version", PTBPF_VERSION);
@@ -335,8 +321,7 @@ static void head_json(const struct snapshot *s, unsigned int formats,
 	json_obj_end(j);
 }
 
-int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
-		      struct json *j)
+int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats, struct json *j)
 {
 	const struct snap_cpu_info *ci;
 
@@ -384,8 +369,8 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
  * time, so the record becomes one with next_prev_pid/tid -1 (unknown: the
  * event does not see the other task).
  */
-static ssize_t cpu_wide(const struct perf_event_header *h,
-			const struct recwrite_conv *conv, __u8 *dst, size_t cap)
+static ssize_t cpu_wide(const struct perf_event_header *h, const struct recwrite_conv *conv,
+			__u8 *dst, size_t cap)
 {
 	__u8 wide[PERFREC_MAX + 1];
 	struct perf_event_header *w = (struct perf_event_header *)wide;
@@ -402,8 +387,7 @@ static ssize_t cpu_wide(const struct perf_event_header *h,
 	return recwrite_convert(wide, w->size, conv, dst, cap);
 }
 
-int bundle_write_switch_trace(int fd, const struct snapshot *snap,
-			      unsigned int idx)
+int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int idx)
 {
 	const struct snap_core *c;
 	const struct perf_event_header *h;
@@ -427,8 +411,7 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap,
 		return -ENOMEM;
 	rec = (__u8 *)(o + 1);
 	fileout_init(o, fd);
-	while ((ret = perfrec_next(c->sideband, c->sideband_len, &off, &h)) >
-	       0) {
+	while ((ret = perfrec_next(c->sideband, c->sideband_len, &off, &h)) > 0) {
 		if (h->type == PERF_RECORD_SWITCH) {
 			n = cpu_wide(h, &conv, rec, PERFREC_MAX + 1);
 			if (n < 0) {

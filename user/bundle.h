@@ -50,8 +50,7 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j);
  * Returns 0 or the json error; -EINVAL if an argument is NULL or @snap has
  * cores but no core array.
  */
-int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
-		      struct json *j);
+int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats, struct json *j);
 
 /*
  * Writes core @idx's context switches to @fd as LLDB reads them: the
@@ -63,7 +62,6 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats,
  * Returns -EBADMSG if the staged sideband is malformed.
  * Returns the -errno of a failed write.
  */
-int bundle_write_switch_trace(int fd, const struct snapshot *snap,
-			      unsigned int idx);
+int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int idx);
 
 #endif /* PTBPF_BUNDLE_H */

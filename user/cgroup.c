@@ -56,8 +56,8 @@ int cgroup_mount(char *mnt, size_t len)
 	return ret;
 }
 
-int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
-		char *err, size_t errlen)
+int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, char *err,
+		size_t errlen)
 {
 	char rel[4096], full[4200], found[4096];
 	struct statfs sfs;
@@ -65,25 +65,21 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
 
 	if (!mnt) {
 		if (cgroup_mount(found, sizeof(found))) {
-			snprintf(
-				err, errlen,
-				"--cgroup needs cgroup v2, and no cgroup2 file system is mounted");
+			snprintf(err, errlen,
+				 "--cgroup needs cgroup v2, and no cgroup2 file system is mounted");
 			return -ENOENT;
 		}
 		mnt = found;
 	}
 	if (statfs(mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		snprintf(err, errlen,
-			 "--cgroup needs cgroup v2 mounted at %s (it is not)",
-			 mnt);
+		snprintf(err, errlen, "--cgroup needs cgroup v2 mounted at %s (it is not)", mnt);
 		return -ENOENT;
 	}
 	if (!path) {
 		ret = cgroup_of(proc, pid, rel, sizeof(rel));
 		if (ret) {
-			snprintf(err, errlen,
-				 "can't find the cgroup v2 of process %d: %s",
-				 pid, strerror(-ret));
+			snprintf(err, errlen, "can't find the cgroup v2 of process %d: %s", pid,
+				 strerror(-ret));
 			return ret;
 		}
 		snprintf(full, sizeof(full), "%s%s", mnt, rel);
@@ -95,8 +91,7 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
 	fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open cgroup %s: %s", full,
-			 strerror(-ret));
+		snprintf(err, errlen, "can't open cgroup %s: %s", full, strerror(-ret));
 		return ret;
 	}
 	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
@@ -124,8 +119,8 @@ static int move_to(const char *dir, pid_t pid)
 	return ret;
 }
 
-int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len,
-		     char *err, size_t errlen)
+int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char *err,
+		     size_t errlen)
 {
 	char mnt[4096], own[4096];
 	int fd, ret;
@@ -138,26 +133,22 @@ int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len,
 	}
 	ret = cgroup_of(proc, getpid(), own, sizeof(own));
 	if (ret) {
-		snprintf(err, errlen, "can't find ptbpf's own cgroup v2: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "can't find ptbpf's own cgroup v2: %s", strerror(-ret));
 		return ret;
 	}
-	if ((size_t)snprintf(path, len, "%s%s%sptbpf-%d", mnt, own,
-			     strcmp(own, "/") ? "/" : "", child) >= len) {
-		snprintf(err, errlen, "cgroup path too long under %s%s", mnt,
-			 own);
+	if ((size_t)snprintf(path, len, "%s%s%sptbpf-%d", mnt, own, strcmp(own, "/") ? "/" : "",
+			     child) >= len) {
+		snprintf(err, errlen, "cgroup path too long under %s%s", mnt, own);
 		return -ENAMETOOLONG;
 	}
 	if (mkdir(path, 0755)) {
 		ret = -errno;
-		snprintf(err, errlen, "can't make cgroup %s: %s", path,
-			 strerror(-ret));
+		snprintf(err, errlen, "can't make cgroup %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	ret = move_to(path, child);
 	if (ret) {
-		snprintf(err, errlen,
-			 "can't move the command into cgroup %s: %s", path,
+		snprintf(err, errlen, "can't move the command into cgroup %s: %s", path,
 			 strerror(-ret));
 		rmdir(path);
 		return ret;

@@ -27,8 +27,8 @@ int cgroup_mount(char *mnt, size_t len);
  * Returns an O_RDONLY directory fd or -errno, with one line in @err that
  * says why it can't be used.
  */
-int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
-		char *err, size_t errlen);
+int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, char *err,
+		size_t errlen);
 
 /*
  * --scope cgroup with -- COMMAND: a leaf cgroup made for the held child
@@ -39,8 +39,8 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path,
  * Returns an O_RDONLY directory fd for perf, or -errno with one line in
  * @err; on error nothing is left behind.
  */
-int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len,
-		     char *err, size_t errlen);
+int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char *err,
+		     size_t errlen);
 
 /*
  * Removes a leaf made by cgroup_make_leaf(): what still lives in it (the

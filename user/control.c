@@ -33,9 +33,8 @@ static const char *const cause_names[] = {
 	[PTBPF_CAUSE_EXIT] = "thread_exit",
 };
 
-void control_init(struct control *c, struct eventlog *log, int pid,
-		  unsigned int triggers, bool no_pause, int verbosity,
-		  const struct control_ops *ops, void *ops_ctx)
+void control_init(struct control *c, struct eventlog *log, int pid, unsigned int triggers,
+		  bool no_pause, int verbosity, const struct control_ops *ops, void *ops_ctx)
 {
 	memset(c, 0, sizeof(*c));
 	c->log = log;
@@ -59,8 +58,7 @@ void control_set_min_interval(struct control *c, uint64_t ns)
 	c->min_interval_ns = ns;
 }
 
-void control_set_points(struct control *c, const struct control_point *points,
-			unsigned int nr)
+void control_set_points(struct control *c, const struct control_point *points, unsigned int nr)
 {
 	c->points = points;
 	c->nr_points = nr;
@@ -89,8 +87,7 @@ bool control_target_stopped(const struct control *c)
 }
 
 /* A human line: queued, never waited for (see say.h). */
-static void human(struct control *c, uint64_t ts, const char *what,
-		  const char *detail)
+static void human(struct control *c, uint64_t ts, const char *what, const char *detail)
 {
 	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
 	bool stop = !strcmp(what, "stop"), run = !strcmp(what, "run");
@@ -100,17 +97,14 @@ static void human(struct control *c, uint64_t ts, const char *what,
 		return;
 	if ((stop || run) && status_on()) {
 		/* on a terminal the status line tells the stops, not a flood */
-		snprintf(line, sizeof(line), "pid %d %s%s%s", c->pid,
-			 stop ? "stopped" : "running",
-			 stop && detail ? " " : "",
-			 stop && detail ? detail : "");
+		snprintf(line, sizeof(line), "pid %d %s%s%s", c->pid, stop ? "stopped" : "running",
+			 stop && detail ? " " : "", stop && detail ? detail : "");
 		status_target(line, stop);
 		if (c->verbosity == 0)
 			return;
 	}
-	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel,
-		 what, c->pid, detail && *detail ? " " : "",
-		 detail ? detail : "");
+	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel, what, c->pid,
+		 detail && *detail ? " " : "", detail ? detail : "");
 	status_say(line);
 }
 
@@ -127,8 +121,7 @@ struct toggle {
  * Pause or resume every core. The ioctls come first and nothing is logged
  * here: the control path does no I/O before the collection has its state.
  */
-static void toggle_do(struct control *c, bool run, uint64_t cause_ts,
-		      struct toggle *t)
+static void toggle_do(struct control *c, bool run, uint64_t cause_ts, struct toggle *t)
 {
 	int (*fn)(void *, uint64_t *);
 
@@ -190,8 +183,7 @@ static void toggle(struct control *c, bool run, uint64_t cause_ts)
 	toggle_log(c, &t);
 }
 
-void control_set_scope(struct control *c, const char *name, const char *why,
-		       bool kernel_cut)
+void control_set_scope(struct control *c, const char *name, const char *why, bool kernel_cut)
 {
 	c->scope = name;
 	c->scope_why = why;
@@ -225,8 +217,7 @@ void control_start(struct control *c, int state, const char *backend,
 	/* read together: any ts converts to a time of day */
 	json_u64(j, "realtime_ns", c->real0);
 	json_u64(j, "monotonic_ns", c->mono0);
-	json_str(j, "state",
-		 state == PTBPF_PROC_STOPPED ? "stopped" : "running");
+	json_str(j, "state", state == PTBPF_PROC_STOPPED ? "stopped" : "running");
 	if (backend)
 		json_str(j, "backend", backend);
 	if (buffer_size)
@@ -251,8 +242,7 @@ void control_start(struct control *c, int state, const char *backend,
 		c->verbosity = v;
 		if (t.tried && !t.ret) {
 			c->start_resume_ns = t.done_ns;
-			c->start_resume_lat = t.done_ns > ts ? t.done_ns - ts :
-							       0;
+			c->start_resume_lat = t.done_ns > ts ? t.done_ns - ts : 0;
 		}
 	}
 }
@@ -261,23 +251,20 @@ void control_announce(struct control *c)
 {
 	uint64_t real = c->real0 + c->t0 - c->mono0;
 	time_t secs = (time_t)(real / 1000000000ULL);
-	const char *state = c->target == PTBPF_PROC_STOPPED ? "stopped" :
-							      "running";
+	const char *state = c->target == PTBPF_PROC_STOPPED ? "stopped" : "running";
 	char when[64], detail[128];
 	struct tm tm;
 
 	/* the one line that ties the +seconds to a time of day */
 	if (c->real0 && localtime_r(&secs, &tm) &&
 	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu", state,
-			 when,
+		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu", state, when,
 			 (unsigned long long)(real % 1000000000ULL) / 1000);
 	else
 		snprintf(detail, sizeof(detail), "(%s)", state);
 	human(c, c->t0, "start", detail);
 	if (c->verbosity > 0 && c->start_resume_ns) {
-		snprintf(detail, sizeof(detail), "latency %.1f us",
-			 c->start_resume_lat / 1e3);
+		snprintf(detail, sizeof(detail), "latency %.1f us", c->start_resume_lat / 1e3);
 		human(c, c->start_resume_ns, "resume", detail);
 	}
 }
@@ -307,22 +294,18 @@ static void log_details(struct json *j, const struct ptbpf_event *e)
 }
 
 /* "tid 12 (SIGTRAP, breakpoint at 0x401136)" for the terminal line. */
-static void detail_line(const struct ptbpf_event *e, const char *sig,
-			const char *cause, char *buf, size_t len)
+static void detail_line(const struct ptbpf_event *e, const char *sig, const char *cause, char *buf,
+			size_t len)
 {
-	const char *kind = e->kind == PTBPF_EV_STOP ?
-				   eventlog_stop_kind(e->stop_kind) :
-				   NULL,
-		   *code = e->kind == PTBPF_EV_FATAL ?
-				   signals_code_name(e->sig, e->si_code) :
-				   NULL;
+	const char *kind = e->kind == PTBPF_EV_STOP ? eventlog_stop_kind(e->stop_kind) : NULL,
+		   *code = e->kind == PTBPF_EV_FATAL ? signals_code_name(e->sig, e->si_code) : NULL;
 	size_t n;
 
 	n = snprintf(buf, len, "tid %u", e->tid);
 	if (!e->sig && !cause)
 		return;
-	n += snprintf(buf + n, n < len ? len - n : 0, " (%s%s%s",
-		      e->sig ? sig : "", e->sig ? ", " : "",
+	n += snprintf(buf + n, n < len ? len - n : 0, " (%s%s%s", e->sig ? sig : "",
+		      e->sig ? ", " : "",
 		      kind  ? kind :
 		      code  ? code :
 		      cause ? cause :
@@ -331,14 +314,13 @@ static void detail_line(const struct ptbpf_event *e, const char *sig,
 		n += snprintf(buf + n, n < len ? len - n : 0, " at 0x%llx",
 			      (unsigned long long)e->ip);
 	if (e->flags & PTBPF_F_ADDR)
-		n += snprintf(buf + n, n < len ? len - n : 0,
-			      ", address 0x%llx", (unsigned long long)e->addr);
+		n += snprintf(buf + n, n < len ? len - n : 0, ", address 0x%llx",
+			      (unsigned long long)e->addr);
 	snprintf(buf + n, n < len ? len - n : 0, ")");
 }
 
 /* The point a trigger event names; one of no point is "?" (no snapshot). */
-static const struct control_point *point_of(const struct control *c,
-					    unsigned int point)
+static const struct control_point *point_of(const struct control *c, unsigned int point)
 {
 	static const struct control_point unknown = { "?", NULL, NULL };
 
@@ -351,8 +333,7 @@ static const char *point_name(const struct control *c, unsigned int point)
 }
 
 /* Why a trigger makes no snapshot, or NULL when it makes one. */
-static const char *trigger_ignored(const struct control *c,
-				   const struct ptbpf_event *e)
+static const char *trigger_ignored(const struct control *c, const struct ptbpf_event *e)
 {
 	if (c->trigger_limit && c->triggers_taken >= c->trigger_limit)
 		return "trigger_limit";
@@ -361,8 +342,7 @@ static const char *trigger_ignored(const struct control *c,
 	return NULL;
 }
 
-static void trigger_log(const struct control *c, struct json *j,
-			const struct ptbpf_event *e)
+static void trigger_log(const struct control *c, struct json *j, const struct ptbpf_event *e)
 {
 	const struct control_point *p = point_of(c, e->point);
 	const char *why = trigger_ignored(c, e);
@@ -377,8 +357,7 @@ static void trigger_log(const struct control *c, struct json *j,
 		json_str(j, "ignored", why);
 }
 
-static void log_event(struct control *c, const struct ptbpf_event *e,
-		      uint64_t recv_ns)
+static void log_event(struct control *c, const struct ptbpf_event *e, uint64_t recv_ns)
 {
 	const char *cause = e->cause < 4 ? cause_names[e->cause] : NULL;
 	char sig[24], detail[200];
@@ -412,8 +391,7 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	if (e->kind == PTBPF_EV_TRIGGER)
 		trigger_log(c, j, e);
 	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_JOIN) {
-		json_strn(j, "filename", e->filename,
-			  strnlen(e->filename, sizeof(e->filename)));
+		json_strn(j, "filename", e->filename, strnlen(e->filename, sizeof(e->filename)));
 		json_u64(j, "old_tid", e->old_tid);
 	}
 	if (e->kind == PTBPF_EV_FORK || e->kind == PTBPF_EV_JOIN)
@@ -421,12 +399,10 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 	eventlog_end(c->log);
 
 	if (e->kind == PTBPF_EV_EXEC)
-		snprintf(detail, sizeof(detail), "%.*s",
-			 (int)sizeof(e->filename), e->filename);
+		snprintf(detail, sizeof(detail), "%.*s", (int)sizeof(e->filename), e->filename);
 	else if (e->kind == PTBPF_EV_TRIGGER)
-		snprintf(detail, sizeof(detail), "tid %u at %s (0x%llx)%s",
-			 e->tid, point_name(c, e->point),
-			 (unsigned long long)e->ip,
+		snprintf(detail, sizeof(detail), "tid %u at %s (0x%llx)%s", e->tid,
+			 point_name(c, e->point), (unsigned long long)e->ip,
 			 trigger_ignored(c, e) ? ", ignored" : "");
 	else if (e->kind == PTBPF_EV_CGROUP_LEFT)
 		snprintf(detail, sizeof(detail),
@@ -434,21 +410,17 @@ static void log_event(struct control *c, const struct ptbpf_event *e,
 			 "longer recorded",
 			 e->tid);
 	else if (e->kind == PTBPF_EV_FORK)
-		snprintf(detail, sizeof(detail), "(from pid %u, followed)",
-			 e->ppid);
+		snprintf(detail, sizeof(detail), "(from pid %u, followed)", e->ppid);
 	else if (e->kind == PTBPF_EV_JOIN)
-		snprintf(detail, sizeof(detail),
-			 "%.*s (in the cgroup, followed)",
+		snprintf(detail, sizeof(detail), "%.*s (in the cgroup, followed)",
 			 (int)sizeof(e->filename), e->filename);
 	else if (e->kind == PTBPF_EV_EXIT)
-		snprintf(detail, sizeof(detail), "(%s %d)",
-			 e->exit_code & 0x7f ? "signal" : "code",
-			 e->exit_code & 0x7f ? e->exit_code & 0x7f :
-					       (e->exit_code >> 8) & 0xff);
+		snprintf(detail, sizeof(detail), "(%s %d)", e->exit_code & 0x7f ? "signal" : "code",
+			 e->exit_code & 0x7f ? e->exit_code & 0x7f : (e->exit_code >> 8) & 0xff);
 	else
 		detail_line(e, sig, cause, detail, sizeof(detail));
-	if (c->verbosity > 0 || (e->kind != PTBPF_EV_THREAD_START &&
-				 e->kind != PTBPF_EV_THREAD_EXIT))
+	if (c->verbosity > 0 ||
+	    (e->kind != PTBPF_EV_THREAD_START && e->kind != PTBPF_EV_THREAD_EXIT))
 		human(c, e->ts, name, detail);
 }
 
@@ -479,8 +451,8 @@ static bool fold(struct control *c, const struct snap_trigger *t)
 	return true;
 }
 
-static void trigger(struct control *c, unsigned int bit,
-		    const struct ptbpf_event *e, const char *name)
+static void trigger(struct control *c, unsigned int bit, const struct ptbpf_event *e,
+		    const char *name)
 {
 	struct snap_trigger t = {
 		.name = name,
@@ -502,8 +474,7 @@ static void trigger(struct control *c, unsigned int bit,
 	if (e->kind == PTBPF_EV_STOP) {
 		t.stop_kind = eventlog_stop_kind(e->stop_kind);
 		/* a debugger stepping over its breakpoint: bytes go to the next */
-		if (e->stop_kind == PTBPF_STOP_SINGLESTEP &&
-		    !(c->triggers & TRIGGER_STEP)) {
+		if (e->stop_kind == PTBPF_STOP_SINGLESTEP && !(c->triggers & TRIGGER_STEP)) {
 			c->folded++;
 			return;
 		}
@@ -542,8 +513,7 @@ static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 }
 
 /* One event, now: the collection state first, then the log, then snapshots. */
-static void apply(struct control *c, const struct ptbpf_event *e,
-		  uint64_t recv_ns)
+static void apply(struct control *c, const struct ptbpf_event *e, uint64_t recv_ns)
 {
 	struct toggle t = { 0 };
 
@@ -561,9 +531,8 @@ static void apply(struct control *c, const struct ptbpf_event *e,
 			c->target = PTBPF_PROC_STOPPED;
 		if (e->kind == PTBPF_EV_EXIT)
 			c->target = PTBPF_PROC_EXITED;
-		c->fatal_ns = e->kind == PTBPF_EV_FATAL && pauses(c, e->kind) ?
-				      (e->ts ? e->ts : 1) :
-				      0;
+		c->fatal_ns =
+			e->kind == PTBPF_EV_FATAL && pauses(c, e->kind) ? (e->ts ? e->ts : 1) : 0;
 		if (e->kind != PTBPF_EV_FATAL)
 			offcpu(c, true);
 		if (pauses(c, e->kind))
@@ -634,8 +603,7 @@ static void flush_held(struct control *c, uint64_t recv_ns)
 	c->gap_ns = 0;
 }
 
-void control_event(struct control *c, const struct ptbpf_event *e,
-		   uint64_t recv_ns)
+void control_event(struct control *c, const struct ptbpf_event *e, uint64_t recv_ns)
 {
 	if (e->kind == 0 || e->kind >= PTBPF_EV_MAX)
 		return;
@@ -668,15 +636,13 @@ uint64_t control_gap_deadline(const struct control *c)
 	return c->nr_held ? c->gap_ns + CONTROL_GAP_NS : 0;
 }
 
-uint64_t control_fatal_check(struct control *c, bool dying, int state,
-			     uint64_t now)
+uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t now)
 {
 	struct toggle t;
 
 	if (!c->fatal_ns)
 		return 0;
-	if (dying || state != PTBPF_PROC_RUNNING ||
-	    c->target != PTBPF_PROC_RUNNING) {
+	if (dying || state != PTBPF_PROC_RUNNING || c->target != PTBPF_PROC_RUNNING) {
 		c->fatal_ns = 0; /* its exit, or a stop, will say more */
 		return 0;
 	}
@@ -721,8 +687,7 @@ void control_resync(struct control *c, int state, uint64_t seq)
 		toggle(c, false, clock_now_ns());
 	/* the stop's own event was lost: its snapshot is not */
 	if (state == PTBPF_PROC_STOPPED) {
-		struct ptbpf_event e = { .kind = PTBPF_EV_STOP,
-					 .ts = clock_now_ns() };
+		struct ptbpf_event e = { .kind = PTBPF_EV_STOP, .ts = clock_now_ns() };
 
 		trigger(c, TRIGGER_STOP, &e, "stop");
 	}

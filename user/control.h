@@ -119,9 +119,8 @@ struct control {
 	const char *end_reason;
 };
 
-void control_init(struct control *c, struct eventlog *log, int pid,
-		  unsigned int triggers, bool no_pause, int verbosity,
-		  const struct control_ops *ops, void *ops_ctx);
+void control_init(struct control *c, struct eventlog *log, int pid, unsigned int triggers,
+		  bool no_pause, int verbosity, const struct control_ops *ops, void *ops_ctx);
 
 /* The run's start (CLOCK_MONOTONIC ns): human lines count from it. */
 void control_set_t0(struct control *c, uint64_t t0);
@@ -133,8 +132,7 @@ void control_set_min_interval(struct control *c, uint64_t ns);
  * --trigger-on: @points, indexed by the trigger event's point; they and
  * their strings must outlive @c. Call after control_init().
  */
-void control_set_points(struct control *c, const struct control_point *points,
-			unsigned int nr);
+void control_set_points(struct control *c, const struct control_point *points, unsigned int nr);
 
 /*
  * --min-history (@min_history_ns of collection before a trigger counts)
@@ -158,8 +156,7 @@ void control_set_verbosity(struct control *c, int verbosity);
  * cuts the collection itself (process scope, see kernel_cut). Call after
  * control_init().
  */
-void control_set_scope(struct control *c, const char *name, const char *why,
-		       bool kernel_cut);
+void control_set_scope(struct control *c, const char *name, const char *why, bool kernel_cut);
 
 /*
  * The target's state once watching began (PTBPF_PROC_RUNNING or _STOPPED):
@@ -180,8 +177,7 @@ void control_announce(struct control *c);
  * Transitions (a non-zero @e->seq) are applied in their seq order: one that
  * comes before an earlier one is held until that one comes.
  */
-void control_event(struct control *c, const struct ptbpf_event *e,
-		   uint64_t recv_ns);
+void control_event(struct control *c, const struct ptbpf_event *e, uint64_t recv_ns);
 
 /*
  * When a held transition's gap must be given up (CLOCK_MONOTONIC ns), or 0
@@ -196,8 +192,7 @@ uint64_t control_gap_deadline(const struct control *c);
  * "resume" with "reason":"not_fatal"). Returns when to call again (ns,
  * CLOCK_MONOTONIC), or 0 when no fatal pause is pending.
  */
-uint64_t control_fatal_check(struct control *c, bool dying, int state,
-			     uint64_t now);
+uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t now);
 
 /*
  * The BPF program's count of events it could not send, so far. Returns

@@ -53,8 +53,8 @@ static const char *human(size_t n, char *buf, size_t len)
 	return buf;
 }
 
-static int pick_scope(struct coreplan *plan, const struct cores_config *cfg,
-		      char *err, size_t errlen)
+static int pick_scope(struct coreplan *plan, const struct cores_config *cfg, char *err,
+		      size_t errlen)
 {
 	plan->scope = cfg->scope != SCOPE_AUTO ? cfg->scope :
 		      cfg->cgroup_fd >= 0      ? SCOPE_CGROUP :
@@ -64,15 +64,13 @@ static int pick_scope(struct coreplan *plan, const struct cores_config *cfg,
 	switch (plan->scope) {
 	case SCOPE_PROCESS:
 		if (!cfg->tids || !cfg->nr_tids || cfg->tids[0] <= 0)
-			return errbuf_set(
-				err, errlen, -EINVAL,
-				"process scope needs the target's threads");
+			return errbuf_set(err, errlen, -EINVAL,
+					  "process scope needs the target's threads");
 		plan->pid = cfg->tids[0];
 		return 0;
 	case SCOPE_CGROUP:
 		if (cfg->cgroup_fd < 0)
-			return errbuf_set(err, errlen, -EINVAL,
-					  "cgroup scope needs a cgroup");
+			return errbuf_set(err, errlen, -EINVAL, "cgroup scope needs a cgroup");
 		/* A cgroup event takes the cgroup fd where a pid would go. */
 		plan->pid = cfg->cgroup_fd;
 		plan->flags = PERF_FLAG_PID_CGROUP;
@@ -85,49 +83,40 @@ static int pick_scope(struct coreplan *plan, const struct cores_config *cfg,
 }
 
 /* The sample event: rate within the kernel's bound, call stacks. */
-static int sample_attr(struct coreplan *plan, const struct cores_config *cfg,
-		       char *err, size_t errlen)
+static int sample_attr(struct coreplan *plan, const struct cores_config *cfg, char *err,
+		       size_t errlen)
 {
 	unsigned int freq;
 	int rc;
 
 	if (evattr_sample_freq(cfg->sample_freq, NULL, &freq) > 0)
-		report(cfg,
-		       "sampling at %u Hz, not %u: kernel.perf_event_max_sample_rate",
-		       freq,
-		       cfg->sample_freq ? cfg->sample_freq :
-					  EVATTR_SAMPLE_FREQ);
-	rc = evattr_sample(&plan->data_attr, cfg->kernel, !cfg->start_running,
-			   freq);
+		report(cfg, "sampling at %u Hz, not %u: kernel.perf_event_max_sample_rate", freq,
+		       cfg->sample_freq ? cfg->sample_freq : EVATTR_SAMPLE_FREQ);
+	rc = evattr_sample(&plan->data_attr, cfg->kernel, !cfg->start_running, freq);
 	if (!rc)
-		rc = evattr_sample_callgraph(&plan->data_attr, cfg->call_graph,
-					     cfg->stack_size, cfg->kernel);
+		rc = evattr_sample_callgraph(&plan->data_attr, cfg->call_graph, cfg->stack_size,
+					     cfg->kernel);
 	if (rc)
-		return errbuf_set(
-			err, errlen, rc, "--call-graph: %s",
-			rc == -EOPNOTSUPP ?
-				"dwarf is not known on this architecture" :
-				"invalid stack size");
+		return errbuf_set(err, errlen, rc, "--call-graph: %s",
+				  rc == -EOPNOTSUPP ? "dwarf is not known on this architecture" :
+						      "invalid stack size");
 	return 0;
 }
 
 /* Choose the backend; for intel-pt, read the PMU and build the attr. */
-static int pick_backend(struct coreplan *plan, const struct cores_config *cfg,
-			size_t *psb, char *err, size_t errlen)
+static int pick_backend(struct coreplan *plan, const struct cores_config *cfg, size_t *psb,
+			char *err, size_t errlen)
 {
 	int rc;
 
 	*psb = 0;
 	if (cfg->backend != BACKEND_SAMPLE) {
-		rc = pmu_intel_pt_probe(cfg->sysfs_root, &plan->pmu, err,
-					errlen);
+		rc = pmu_intel_pt_probe(cfg->sysfs_root, &plan->pmu, err, errlen);
 		if (!rc) {
 			plan->backend = BACKEND_INTEL_PT;
 			report(cfg, "backend: intel-pt");
-			return pmu_intel_pt_attr(&plan->pmu, cfg->kernel,
-						 !cfg->start_running,
-						 &plan->data_attr, psb, err,
-						 errlen);
+			return pmu_intel_pt_attr(&plan->pmu, cfg->kernel, !cfg->start_running,
+						 &plan->data_attr, psb, err, errlen);
 		}
 		if (rc != -ENOENT || cfg->backend == BACKEND_INTEL_PT) {
 			if (rc == -ENOENT && err && errlen)
@@ -137,8 +126,7 @@ static int pick_backend(struct coreplan *plan, const struct cores_config *cfg,
 					 plan->pmu.path);
 			return rc;
 		}
-		report(cfg, "backend: sample (no Intel PT PMU at %s)",
-		       plan->pmu.path);
+		report(cfg, "backend: sample (no Intel PT PMU at %s)", plan->pmu.path);
 	}
 	plan->backend = BACKEND_SAMPLE;
 	return sample_attr(plan, cfg, err, errlen);
@@ -161,8 +149,7 @@ static void scope_attrs(struct coreplan *plan, const struct cores_config *cfg)
 	 * speed here); behind a BPF filter a per-CPU one gives the same
 	 * samples without that cost.
 	 */
-	plan->split = plan->backend == BACKEND_SAMPLE &&
-		      cfg->sample_filter_fd >= 0;
+	plan->split = plan->backend == BACKEND_SAMPLE && cfg->sample_filter_fd >= 0;
 	plan->sb_attr.inherit = 1;
 	plan->sb_attr.inherit_thread = !cfg->follow;
 	if (plan->split)
@@ -177,51 +164,42 @@ static void scope_attrs(struct coreplan *plan, const struct cores_config *cfg)
 	}
 }
 
-static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg,
-		      size_t psb, unsigned int nr_cpus, char *err,
-		      size_t errlen)
+static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg, size_t psb,
+		      unsigned int nr_cpus, char *err, size_t errlen)
 {
 	size_t req = cfg->buffer_size ? cfg->buffer_size : CORES_DEFAULT_BUFFER;
-	__u64 limit = cfg->total_limit ? cfg->total_limit :
-					 CORES_DEFAULT_TOTAL_LIMIT;
+	__u64 limit = cfg->total_limit ? cfg->total_limit : CORES_DEFAULT_TOTAL_LIMIT;
 	char buf_str[32], psb_str[32];
 	__u64 total;
 
 	if (coreplan_round_size(req, plan->page_size, &plan->buf_size) ||
-	    coreplan_round_size(cfg->sideband_size ? cfg->sideband_size :
-						     CORES_DEFAULT_SIDEBAND,
+	    coreplan_round_size(cfg->sideband_size ? cfg->sideband_size : CORES_DEFAULT_SIDEBAND,
 				plan->page_size, &plan->sb_size))
-		return errbuf_set(err, errlen, -EINVAL,
-				  "buffer size %zu is not usable", req);
+		return errbuf_set(err, errlen, -EINVAL, "buffer size %zu is not usable", req);
 	if (plan->buf_size != req)
-		report(cfg,
-		       "per-core buffer size %zu rounded up to %s (%zu pages)",
-		       req, human(plan->buf_size, buf_str, sizeof(buf_str)),
+		report(cfg, "per-core buffer size %zu rounded up to %s (%zu pages)", req,
+		       human(plan->buf_size, buf_str, sizeof(buf_str)),
 		       plan->buf_size / plan->page_size);
 	if (plan->buf_size < psb)
-		return errbuf_set(
-			err, errlen, -EINVAL,
-			"a per-core buffer of %s can't hold one PSB "
-			"period (%s): raise --buffer-size to at least %s",
-			human(plan->buf_size, buf_str, sizeof(buf_str)),
-			human(psb, psb_str, sizeof(psb_str)), psb_str);
-	total = (__u64)nr_cpus *
-		(plan->buf_size + plan->sb_size + 2 * plan->page_size);
+		return errbuf_set(err, errlen, -EINVAL,
+				  "a per-core buffer of %s can't hold one PSB "
+				  "period (%s): raise --buffer-size to at least %s",
+				  human(plan->buf_size, buf_str, sizeof(buf_str)),
+				  human(psb, psb_str, sizeof(psb_str)), psb_str);
+	total = (__u64)nr_cpus * (plan->buf_size + plan->sb_size + 2 * plan->page_size);
 	if (total > limit)
-		return errbuf_set(
-			err, errlen, -E2BIG,
-			"buffers of %u cores need %llu MiB, more than the "
-			"limit of %llu MiB: lower --buffer-size (now %s) "
-			"or trace fewer CPUs with --cpus",
-			nr_cpus, (unsigned long long)(total >> 20),
-			(unsigned long long)(limit >> 20),
-			human(plan->buf_size, buf_str, sizeof(buf_str)));
+		return errbuf_set(err, errlen, -E2BIG,
+				  "buffers of %u cores need %llu MiB, more than the "
+				  "limit of %llu MiB: lower --buffer-size (now %s) "
+				  "or trace fewer CPUs with --cpus",
+				  nr_cpus, (unsigned long long)(total >> 20),
+				  (unsigned long long)(limit >> 20),
+				  human(plan->buf_size, buf_str, sizeof(buf_str)));
 	return 0;
 }
 
-int coreplan_make(const struct cores_config *cfg, size_t page_size,
-		  unsigned int nr_online, struct coreplan *plan, char *err,
-		  size_t errlen)
+int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int nr_online,
+		  struct coreplan *plan, char *err, size_t errlen)
 {
 	size_t psb;
 	int rc;
@@ -234,8 +212,7 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size,
 	if (!rc)
 		rc = pick_backend(plan, cfg, &psb, err, errlen);
 	if (!rc)
-		rc = evattr_sideband(&plan->sb_attr, plan->backend,
-				     !cfg->start_running);
+		rc = evattr_sideband(&plan->sb_attr, plan->backend, !cfg->start_running);
 	if (!rc)
 		scope_attrs(plan, cfg);
 	if (!rc)
@@ -243,9 +220,8 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size,
 	return rc;
 }
 
-bool coreplan_starts_running(const struct coreplan *plan,
-			     const struct cores_config *cfg)
+bool coreplan_starts_running(const struct coreplan *plan, const struct cores_config *cfg)
 {
-	return cfg->start_running || (plan->scope == SCOPE_PROCESS &&
-				      cfg->enable_on_exec && !plan->split);
+	return cfg->start_running ||
+	       (plan->scope == SCOPE_PROCESS && cfg->enable_on_exec && !plan->split);
 }

@@ -57,16 +57,14 @@ int coreplan_round_size(size_t request, size_t page_size, size_t *size);
  * the total limit (says what to lower); else the error of reading the
  * intel_pt PMU (pmu_intel_pt_probe()).
  */
-int coreplan_make(const struct cores_config *cfg, size_t page_size,
-		  unsigned int nr_online, struct coreplan *plan, char *err,
-		  size_t errlen);
+int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int nr_online,
+		  struct coreplan *plan, char *err, size_t errlen);
 
 /*
  * The state a core starts in: running when @cfg asks for it, or in process
  * scope when the events are armed with enable_on_exec (they count from the
  * exec on, without an ioctl of ours).
  */
-bool coreplan_starts_running(const struct coreplan *plan,
-			     const struct cores_config *cfg);
+bool coreplan_starts_running(const struct coreplan *plan, const struct cores_config *cfg);
 
 #endif /* PTBPF_COREPLAN_H */

@@ -76,8 +76,7 @@ void cores_config_init(struct cores_config *cfg)
 	cfg->sample_filter_fd = -1;
 }
 
-static int map_core(struct cores *c, struct core *core, char *err,
-		    size_t errlen)
+static int map_core(struct cores *c, struct core *core, char *err, size_t errlen)
 {
 	bool pt = c->plan.backend == BACKEND_INTEL_PT;
 	int rc;
@@ -87,23 +86,20 @@ static int map_core(struct cores *c, struct core *core, char *err,
 	 * be set; sample: the data ring, read-only (write_backward overwrite).
 	 */
 	core->data_map_len = c->plan.page_size + (pt ? 0 : c->plan.buf_size);
-	rc = perf_sys_map_ring(c->sys, core->data_fd, core->cpu,
-			       c->plan.page_size, pt ? 0 : c->plan.buf_size, pt,
-			       &core->data_page, err, errlen);
+	rc = perf_sys_map_ring(c->sys, core->data_fd, core->cpu, c->plan.page_size,
+			       pt ? 0 : c->plan.buf_size, pt, &core->data_page, err, errlen);
 	if (rc)
 		return rc;
 	if (pt) {
-		rc = perf_sys_map_aux(c->sys, core->data_fd, core->cpu,
-				      core->data_page, c->plan.buf_size,
-				      &core->aux, err, errlen);
+		rc = perf_sys_map_aux(c->sys, core->data_fd, core->cpu, core->data_page,
+				      c->plan.buf_size, &core->aux, err, errlen);
 		if (rc)
 			return rc;
 		cyclic_aux_init(&core->aux_state, core->aux, c->plan.buf_size);
 	}
 	core->sb_map_len = c->plan.page_size + c->plan.sb_size;
-	return perf_sys_map_ring(c->sys, core->sb_fd, core->cpu,
-				 c->plan.page_size, c->plan.sb_size, false,
-				 &core->sb_page, err, errlen);
+	return perf_sys_map_ring(c->sys, core->sb_fd, core->cpu, c->plan.page_size, c->plan.sb_size,
+				 false, &core->sb_page, err, errlen);
 }
 
 static void report(const struct cores_config *cfg, const char *msg)
@@ -124,9 +120,8 @@ static void pick_actions(struct cores *c, const struct cores_config *cfg)
 	    c->plan.scope != SCOPE_PROCESS)
 		return;
 	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
-		report(cfg,
-		       "--trigger-on: more than 8 points: snapshots are "
-		       "staged when the hit is seen, not cut by the kernel");
+		report(cfg, "--trigger-on: more than 8 points: snapshots are "
+			    "staged when the hit is seen, not cut by the kernel");
 		return;
 	}
 	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
@@ -144,9 +139,8 @@ static void pick_actions(struct cores *c, const struct cores_config *cfg)
  * probe: a kernel or PMU without aux-action refuses it, and then no group
  * has them (said once); a later refusal is an error.
  */
-static int open_actions(struct cores *c, const struct cores_config *cfg,
-			int cpu, pid_t pid, int leader_fd, struct auxact_fds *f,
-			bool first, char *err, size_t errlen)
+static int open_actions(struct cores *c, const struct cores_config *cfg, int cpu, pid_t pid,
+			int leader_fd, struct auxact_fds *f, bool first, char *err, size_t errlen)
 {
 	char why[160], msg[256];
 	int rc;
@@ -154,9 +148,8 @@ static int open_actions(struct cores *c, const struct cores_config *cfg,
 	f->n = 0;
 	if (!c->aux_pause)
 		return 0;
-	rc = auxact_open(c->sys, c->uprobe_type, c->pause_points,
-			 c->nr_pause_points, &c->plan.data_attr, leader_fd, cpu,
-			 pid, f, why, sizeof(why));
+	rc = auxact_open(c->sys, c->uprobe_type, c->pause_points, c->nr_pause_points,
+			 &c->plan.data_attr, leader_fd, cpu, pid, f, why, sizeof(why));
 	if (!rc)
 		return 0;
 	if (!first)
@@ -171,15 +164,14 @@ static int open_actions(struct cores *c, const struct cores_config *cfg,
 }
 
 /* Open @core; 1 when its CPU turned out to be offline (skip it). */
-static int open_core(struct cores *c, const struct cores_config *cfg,
-		     struct core *core, char *err, size_t errlen)
+static int open_core(struct cores *c, const struct cores_config *cfg, struct core *core, char *err,
+		     size_t errlen)
 {
 	int rc;
 
 	/* split: the data event counts the whole CPU, filtered by BPF */
-	rc = perf_sys_open(c->sys, &c->plan.data_attr, core->cpu,
-			   c->plan.split ? -1 : c->plan.pid, -1, c->plan.flags,
-			   err, errlen);
+	rc = perf_sys_open(c->sys, &c->plan.data_attr, core->cpu, c->plan.split ? -1 : c->plan.pid,
+			   -1, c->plan.flags, err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc == -EINVAL) {
@@ -191,8 +183,7 @@ static int open_core(struct cores *c, const struct cores_config *cfg,
 	core->data_fd = rc;
 	/* attached before the event is ever enabled: no sample passes unseen */
 	if (c->plan.split) {
-		rc = perf_sys_set_bpf(c->sys, core->data_fd,
-				      cfg->sample_filter_fd, core->cpu, err,
+		rc = perf_sys_set_bpf(c->sys, core->data_fd, cfg->sample_filter_fd, core->cpu, err,
 				      errlen);
 		if (rc)
 			return rc;
@@ -203,38 +194,32 @@ static int open_core(struct cores *c, const struct cores_config *cfg,
 	 * a group.
 	 */
 	rc = perf_sys_open(c->sys, &c->plan.sb_attr, core->cpu, c->plan.pid,
-			   c->plan.split ? -1 : core->data_fd, c->plan.flags,
-			   err, errlen);
+			   c->plan.split ? -1 : core->data_fd, c->plan.flags, err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc < 0)
 		return rc;
 	core->sb_fd = rc;
-	rc = open_actions(c, cfg, core->cpu, c->plan.pid, core->data_fd,
-			  &core->act, core == c->core, err, errlen);
+	rc = open_actions(c, cfg, core->cpu, c->plan.pid, core->data_fd, &core->act,
+			  core == c->core, err, errlen);
 	if (rc)
 		return rc;
 	rc = map_core(c, core, err, errlen);
 	if (!rc)
-		rc = perf_sys_id(c->sys, core->data_fd, core->cpu,
-				 &core->data_id, err, errlen);
+		rc = perf_sys_id(c->sys, core->data_fd, core->cpu, &core->data_id, err, errlen);
 	if (!rc)
-		rc = perf_sys_id(c->sys, core->sb_fd, core->cpu, &core->sb_id,
-				 err, errlen);
+		rc = perf_sys_id(c->sys, core->sb_fd, core->cpu, &core->sb_id, err, errlen);
 	return rc;
 }
 
 static void close_core(struct cores *c, struct core *core)
 {
 	if (core->aux)
-		perf_sys_unmap(c->sys, core->aux, c->plan.buf_size, core->cpu,
-			       NULL, 0);
+		perf_sys_unmap(c->sys, core->aux, c->plan.buf_size, core->cpu, NULL, 0);
 	if (core->data_page)
-		perf_sys_unmap(c->sys, core->data_page, core->data_map_len,
-			       core->cpu, NULL, 0);
+		perf_sys_unmap(c->sys, core->data_page, core->data_map_len, core->cpu, NULL, 0);
 	if (core->sb_page)
-		perf_sys_unmap(c->sys, core->sb_page, core->sb_map_len,
-			       core->cpu, NULL, 0);
+		perf_sys_unmap(c->sys, core->sb_page, core->sb_map_len, core->cpu, NULL, 0);
 	core->aux = NULL;
 	core->data_page = core->sb_page = NULL;
 	auxact_close(c->sys, &core->act);
@@ -273,16 +258,15 @@ static void report_offline(const struct cores_config *cfg, int cpu)
 	cfg->report(cfg->report_ctx, msg);
 }
 
-static int open_all(struct cores *c, const struct cores_config *cfg,
-		    const int *cpus, unsigned int n, char *err, size_t errlen)
+static int open_all(struct cores *c, const struct cores_config *cfg, const int *cpus,
+		    unsigned int n, char *err, size_t errlen)
 {
 	unsigned int i;
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		struct core *core =
-			new_core(c, cpus ? cpus[i] : (int)i,
-				 coreplan_starts_running(&c->plan, cfg));
+		struct core *core = new_core(c, cpus ? cpus[i] : (int)i,
+					     coreplan_starts_running(&c->plan, cfg));
 
 		rc = cpupresent_offline(cfg->sysfs_root, core->cpu) ?
 			     1 :
@@ -297,8 +281,7 @@ static int open_all(struct cores *c, const struct cores_config *cfg,
 			return rc;
 	}
 	if (!c->nr)
-		return errbuf_set(err, errlen, -ENODEV,
-				  "no CPU could be traced");
+		return errbuf_set(err, errlen, -ENODEV, "no CPU could be traced");
 	return 0;
 }
 
@@ -313,8 +296,7 @@ static bool cpus_valid(const struct cores_config *cfg)
 }
 
 /* One more thread's group on @core, output into the core's rings. */
-static int add_group(struct cores *c, struct core *core, pid_t tid, char *err,
-		     size_t errlen)
+static int add_group(struct cores *c, struct core *core, pid_t tid, char *err, size_t errlen)
 {
 	struct perf_event_attr da = c->plan.data_attr, sa = c->plan.sb_attr;
 	struct thread_group group = { -1, -1, { .n = 0 } };
@@ -325,36 +307,29 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err,
 		void *p = realloc(core->extra, cap * sizeof(*core->extra));
 
 		if (!p)
-			return errbuf_set(err, errlen, -ENOMEM,
-					  "out of memory");
+			return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 		core->extra = p;
 		core->cap_extra = cap;
 	}
 	da.disabled = sa.disabled = core->state != CORE_RUNNING;
 	da.enable_on_exec = sa.enable_on_exec = 0;
 	/* split: the CPU's data event already counts every thread */
-	rc = c->plan.split ? -1 :
-			     perf_sys_open(c->sys, &da, core->cpu, tid, -1, 0,
-					   err, errlen);
+	rc = c->plan.split ? -1 : perf_sys_open(c->sys, &da, core->cpu, tid, -1, 0, err, errlen);
 	if (rc < 0 && !c->plan.split)
 		return rc;
 	group.data_fd = rc;
-	rc = perf_sys_open(c->sys, &sa, core->cpu, tid, group.data_fd, 0, err,
-			   errlen);
+	rc = perf_sys_open(c->sys, &sa, core->cpu, tid, group.data_fd, 0, err, errlen);
 	if (rc >= 0) {
 		group.sb_fd = rc;
-		rc = c->plan.split ?
-			     0 :
-			     perf_sys_set_output(c->sys, group.data_fd,
-						 core->data_fd, core->cpu, err,
-						 errlen);
+		rc = c->plan.split ? 0 :
+				     perf_sys_set_output(c->sys, group.data_fd, core->data_fd,
+							 core->cpu, err, errlen);
 	}
 	if (!rc)
-		rc = perf_sys_set_output(c->sys, group.sb_fd, core->sb_fd,
-					 core->cpu, err, errlen);
+		rc = perf_sys_set_output(c->sys, group.sb_fd, core->sb_fd, core->cpu, err, errlen);
 	if (!rc && !c->plan.split)
-		rc = open_actions(c, NULL, core->cpu, tid, group.data_fd,
-				  &group.act, false, err, errlen);
+		rc = open_actions(c, NULL, core->cpu, tid, group.data_fd, &group.act, false, err,
+				  errlen);
 	if (rc < 0) {
 		perf_sys_close(c->sys, &group.sb_fd);
 		perf_sys_close(c->sys, &group.data_fd);
@@ -375,8 +350,7 @@ static int add_thread(struct cores *c, pid_t tid, char *err, size_t errlen)
 	if (rc == -ESRCH) {
 		while (i-- > 1) {
 			struct core *core = &c->core[i - 1];
-			struct thread_group *group =
-				&core->extra[--core->nr_extra];
+			struct thread_group *group = &core->extra[--core->nr_extra];
 
 			auxact_close(c->sys, &group->act);
 			perf_sys_close(c->sys, &group->sb_fd);
@@ -416,8 +390,7 @@ unsigned long cores_event_count(const struct cores *c)
 		const struct core *core = &c->core[i];
 		unsigned int j;
 
-		n += 2 + core->act.n +
-		     (c->plan.split ? 1UL : 2UL) * core->nr_extra;
+		n += 2 + core->act.n + (c->plan.split ? 1UL : 2UL) * core->nr_extra;
 		for (j = 0; j < core->nr_extra; j++)
 			n += core->extra[j].act.n;
 	}
@@ -436,8 +409,7 @@ bool cores_aux_pause(const struct cores *c)
  * gain there, and their toggles are rare (a fatal signal, a read while the
  * target runs).
  */
-static int start_run(struct cores *c, const struct cores_config *cfg, char *err,
-		     size_t errlen)
+static int start_run(struct cores *c, const struct cores_config *cfg, char *err, size_t errlen)
 {
 	int *cpus = calloc(c->nr, sizeof(*cpus));
 	unsigned int i;
@@ -452,8 +424,7 @@ static int start_run(struct cores *c, const struct cores_config *cfg, char *err,
 	return c->run ? 0 : -errno;
 }
 
-struct cores *cores_open(const struct cores_config *cfg,
-			 const struct perf_sys_ops *sys, char *err,
+struct cores *cores_open(const struct cores_config *cfg, const struct perf_sys_ops *sys, char *err,
 			 size_t errlen)
 {
 	unsigned int n, i;
@@ -461,13 +432,11 @@ struct cores *cores_open(const struct cores_config *cfg,
 	int rc;
 
 	if (!cfg || (cfg->cpus && !cfg->nr_cpus) || !cpus_valid(cfg)) {
-		errbuf_set(err, errlen, 0,
-			   "no CPU, or a negative CPU, to trace");
+		errbuf_set(err, errlen, 0, "no CPU, or a negative CPU, to trace");
 		errno = EINVAL;
 		return NULL;
 	}
-	n = cfg->cpus ? cfg->nr_cpus :
-			(unsigned int)sysconf(_SC_NPROCESSORS_CONF);
+	n = cfg->cpus ? cfg->nr_cpus : (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
 	c = calloc(1, sizeof(*c));
 	if (c)
 		c->core = calloc(n, sizeof(*c->core));
@@ -478,17 +447,15 @@ struct cores *cores_open(const struct cores_config *cfg,
 	}
 	c->sys = sys ? sys : &perf_sys_real;
 	rc = coreplan_make(cfg, (size_t)sysconf(_SC_PAGESIZE),
-			   cpupresent_count_online(cfg->sysfs_root, cfg->cpus,
-						   n),
-			   &c->plan, err, errlen);
+			   cpupresent_count_online(cfg->sysfs_root, cfg->cpus, n), &c->plan, err,
+			   errlen);
 	if (!rc)
 		pick_actions(c, cfg);
 	if (!rc)
 		rc = open_all(c, cfg, cfg->cpus, n, err, errlen);
 	if (!rc && cfg->parallel && c->plan.scope != SCOPE_PROCESS)
 		rc = start_run(c, cfg, err, errlen);
-	for (i = 1; !rc && c->plan.scope == SCOPE_PROCESS && i < cfg->nr_tids;
-	     i++) {
+	for (i = 1; !rc && c->plan.scope == SCOPE_PROCESS && i < cfg->nr_tids; i++) {
 		rc = add_thread(c, cfg->tids[i], err, errlen);
 		if (rc == -ESRCH) /* it exited meanwhile: nothing to trace */
 			rc = 0;
@@ -549,8 +516,7 @@ const char *cores_last_error(const struct cores *c)
 	return c ? c->err : "";
 }
 
-int cores_info(const struct cores *c, unsigned int idx, int *cpu,
-	       __u64 *data_id, __u64 *sb_id)
+int cores_info(const struct cores *c, unsigned int idx, int *cpu, __u64 *data_id, __u64 *sb_id)
 {
 	if (!c || idx >= c->nr)
 		return -EINVAL;
@@ -617,8 +583,8 @@ int cores_state(const struct cores *c, unsigned int idx, enum core_state *state)
 	return 0;
 }
 
-static int toggle_group(struct cores *c, int fd, int cpu, enum core_state st,
-			char *err, size_t errlen)
+static int toggle_group(struct cores *c, int fd, int cpu, enum core_state st, char *err,
+			size_t errlen)
 {
 	if (st == CORE_RUNNING)
 		return perf_sys_enable(c->sys, fd, cpu, true, err, errlen);
@@ -639,20 +605,18 @@ static unsigned int nr_units(const struct cores *c, const struct core *core)
 	return 1 + c->plan.split + core->nr_extra;
 }
 
-static int unit_fd(const struct cores *c, const struct core *core,
-		   unsigned int i)
+static int unit_fd(const struct cores *c, const struct core *core, unsigned int i)
 {
 	if (i == 0)
 		return core->data_fd;
 	if (c->plan.split && i == 1)
 		return core->sb_fd;
 	i -= 1 + c->plan.split;
-	return core->extra[i].data_fd >= 0 ? core->extra[i].data_fd :
-					     core->extra[i].sb_fd;
+	return core->extra[i].data_fd >= 0 ? core->extra[i].data_fd : core->extra[i].sb_fd;
 }
 
-static int set_state(struct cores *c, struct core *core, enum core_state st,
-		     char *err, size_t errlen)
+static int set_state(struct cores *c, struct core *core, enum core_state st, char *err,
+		     size_t errlen)
 {
 	unsigned int i, n = nr_units(c, core);
 	int rc = 0;
@@ -661,23 +625,20 @@ static int set_state(struct cores *c, struct core *core, enum core_state st,
 		return 0;
 	/* process scope: every thread's group writes into these rings */
 	for (i = 0; !rc && i < n; i++)
-		rc = toggle_group(c, unit_fd(c, core, i), core->cpu, st, err,
-				  errlen);
+		rc = toggle_group(c, unit_fd(c, core, i), core->cpu, st, err, errlen);
 	if (!rc) {
 		core->state = st;
 		return 0;
 	}
 	/* all or nothing: what was switched goes back (i - 1 failed) */
 	for (i--; i-- > 0;)
-		toggle_group(c, unit_fd(c, core, i), core->cpu, core->state,
-			     NULL, 0);
+		toggle_group(c, unit_fd(c, core, i), core->cpu, core->state, NULL, 0);
 	return rc;
 }
 
 int cores_set_state(struct cores *c, unsigned int idx, enum core_state state)
 {
-	if (!c || idx >= c->nr ||
-	    (state != CORE_PAUSED && state != CORE_RUNNING))
+	if (!c || idx >= c->nr || (state != CORE_PAUSED && state != CORE_RUNNING))
 		return -EINVAL;
 	return set_state(c, &c->core[idx], state, c->err, sizeof(c->err));
 }
@@ -688,8 +649,8 @@ static int set_one(void *ctx, unsigned int idx)
 	struct cores *c = ctx;
 	struct core *core = &c->core[idx];
 
-	core->toggle_rc = set_state(c, core, c->run_state, core->toggle_err,
-				    sizeof(core->toggle_err));
+	core->toggle_rc =
+		set_state(c, core, c->run_state, core->toggle_err, sizeof(core->toggle_err));
 	return core->toggle_rc;
 }
 
@@ -706,8 +667,7 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 		/* the first failing core's message, as the serial path keeps */
 		for (i = 0; first && i < c->nr; i++)
 			if (c->core[i].toggle_rc) {
-				snprintf(c->err, sizeof(c->err), "%s",
-					 c->core[i].toggle_err);
+				snprintf(c->err, sizeof(c->err), "%s", c->core[i].toggle_err);
 				break;
 			}
 		if (done_ns)
@@ -716,8 +676,7 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 	}
 	for (i = 0; i < c->nr; i++) {
 		/* Keep the first failure's message; later ones are dropped. */
-		rc = set_state(c, &c->core[i], st, first ? NULL : c->err,
-			       sizeof(c->err));
+		rc = set_state(c, &c->core[i], st, first ? NULL : c->err, sizeof(c->err));
 		if (rc && !first)
 			first = rc;
 	}
@@ -751,9 +710,8 @@ static __u64 now_clock(const struct cores *c)
  * While the core is paused: the raw bytes only. Records of the data rings
  * are put in order by order_rings() once the core runs again.
  */
-static void read_rings(struct cores *c, struct core *core, bool full,
-		       struct snap_core *out, __u8 *tbuf, size_t tcap,
-		       __u8 *sbuf, size_t scap)
+static void read_rings(struct cores *c, struct core *core, bool full, struct snap_core *out,
+		       __u8 *tbuf, size_t tcap, __u8 *sbuf, size_t scap)
 {
 	const __u8 *sb_ring = (const __u8 *)core->sb_page + c->plan.page_size;
 	struct cyclic_result trace_res, sb_res;
@@ -761,21 +719,17 @@ static void read_rings(struct cores *c, struct core *core, bool full,
 
 	/* The event is disabled: the kernel has written its last head. */
 	if (c->plan.backend == BACKEND_INTEL_PT) {
-		head = __atomic_load_n(&core->data_page->aux_head,
-				       __ATOMIC_ACQUIRE);
-		cyclic_aux_read(&core->aux_state, core->aux, head, full, tbuf,
-				tcap, &trace_res);
+		head = __atomic_load_n(&core->data_page->aux_head, __ATOMIC_ACQUIRE);
+		cyclic_aux_read(&core->aux_state, core->aux, head, full, tbuf, tcap, &trace_res);
 	} else {
-		head = __atomic_load_n(&core->data_page->data_head,
-				       __ATOMIC_ACQUIRE);
-		cyclic_backward_take(
-			&core->data_prev,
-			(const __u8 *)core->data_page + c->plan.page_size,
-			c->plan.buf_size, head, full, tbuf, tcap, &trace_res);
+		head = __atomic_load_n(&core->data_page->data_head, __ATOMIC_ACQUIRE);
+		cyclic_backward_take(&core->data_prev,
+				     (const __u8 *)core->data_page + c->plan.page_size,
+				     c->plan.buf_size, head, full, tbuf, tcap, &trace_res);
 	}
 	head = __atomic_load_n(&core->sb_page->data_head, __ATOMIC_ACQUIRE);
-	cyclic_backward_take(&core->sb_prev, sb_ring, c->plan.sb_size, head,
-			     full, sbuf, scap, &sb_res);
+	cyclic_backward_take(&core->sb_prev, sb_ring, c->plan.sb_size, head, full, sbuf, scap,
+			     &sb_res);
 	out->trace = tbuf;
 	out->trace_len = trace_res.len;
 	out->sideband = sbuf;
@@ -809,9 +763,8 @@ static void order_rings(struct cores *c, struct snap_core *out)
 	out->sb_lost_bytes = sb_res.lost_bytes;
 }
 
-int cores_read(struct cores *c, unsigned int idx, bool full,
-	       struct snap_core *out, __u8 *trace_buf, size_t trace_cap,
-	       __u8 *sb_buf, size_t sb_cap)
+int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *out, __u8 *trace_buf,
+	       size_t trace_cap, __u8 *sb_buf, size_t sb_cap)
 {
 	enum core_state was;
 	struct core *core;
@@ -831,9 +784,7 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	t0 = clock_now_ns();
 	/* A disable makes the CPU flush its packet buffer and the kernel
 	 * publish aux_head; nothing is overwritten while we copy. */
-	rc = c->offcpu ?
-		     0 :
-		     set_state(c, core, CORE_PAUSED, c->err, sizeof(c->err));
+	rc = c->offcpu ? 0 : set_state(c, core, CORE_PAUSED, c->err, sizeof(c->err));
 	if (rc)
 		return rc;
 	memset(out, 0, sizeof(*out));
@@ -851,8 +802,8 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
 	return rc;
 }
 
-int cores_read_unchanged(struct cores *c, unsigned int idx,
-			 struct snap_core *out, __u8 *trace_buf, __u8 *sb_buf)
+int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out, __u8 *trace_buf,
+			 __u8 *sb_buf)
 {
 	struct core *core;
 
@@ -868,8 +819,7 @@ int cores_read_unchanged(struct cores *c, unsigned int idx,
 	out->trace = trace_buf;
 	out->sideband = sb_buf;
 	/* where the last read ended: the next one starts there */
-	out->head = c->plan.backend == BACKEND_INTEL_PT ? core->aux_state.end :
-							  core->data_prev;
+	out->head = c->plan.backend == BACKEND_INTEL_PT ? core->aux_state.end : core->data_prev;
 	out->tsc = now_clock(c);
 	return 0;
 }

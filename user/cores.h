@@ -131,8 +131,7 @@ void cores_config_init(struct cores_config *cfg);
  * lower); ENODEV when no CPU could be traced; ENOMEM; else the errno of
  * the failing call. Everything opened so far is closed again.
  */
-struct cores *cores_open(const struct cores_config *cfg,
-			 const struct perf_sys_ops *sys, char *err,
+struct cores *cores_open(const struct cores_config *cfg, const struct perf_sys_ops *sys, char *err,
 			 size_t errlen);
 
 /* Close every descriptor and unmap every ring; NULL is fine. */
@@ -183,8 +182,7 @@ const char *cores_last_error(const struct cores *c);
  * The CPU number and the PERF_EVENT_IOC_ID ids of core @idx; @data_id and
  * @sb_id may be NULL. Returns -EINVAL for a NULL @c or @idx out of range.
  */
-int cores_info(const struct cores *c, unsigned int idx, int *cpu,
-	       __u64 *data_id, __u64 *sb_id);
+int cores_info(const struct cores *c, unsigned int idx, int *cpu, __u64 *data_id, __u64 *sb_id);
 
 /*
  * The TSC <-> perf time conversion of the first core's mmap page
@@ -210,8 +208,7 @@ int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info);
 int cores_describe(const struct cores *c, struct snap_run *run);
 
 /* The recorded state of core @idx. Returns -EINVAL for bad arguments. */
-int cores_state(const struct cores *c, unsigned int idx,
-		enum core_state *state);
+int cores_state(const struct cores *c, unsigned int idx, enum core_state *state);
 
 /*
  * Set core @idx to @state: one group ioctl, none when it already is.
@@ -246,9 +243,8 @@ int cores_resume_all(struct cores *c, __u64 *done_ns);
  * pause failed (nothing read), or when the restore failed (@out is filled
  * all the same and the core stays paused).
  */
-int cores_read(struct cores *c, unsigned int idx, bool full,
-	       struct snap_core *out, __u8 *trace_buf, size_t trace_cap,
-	       __u8 *sb_buf, size_t sb_cap);
+int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *out, __u8 *trace_buf,
+	       size_t trace_cap, __u8 *sb_buf, size_t sb_cap);
 
 /*
  * Fill @out for core @idx as a read that found nothing new, without
@@ -256,7 +252,7 @@ int cores_read(struct cores *c, unsigned int idx, bool full,
  * since the last read (nothing else writes there). The next cores_read()
  * starts where the last one ended. Returns -EINVAL for bad arguments.
  */
-int cores_read_unchanged(struct cores *c, unsigned int idx,
-			 struct snap_core *out, __u8 *trace_buf, __u8 *sb_buf);
+int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out, __u8 *trace_buf,
+			 __u8 *sb_buf);
 
 #endif /* PTBPF_CORES_H */

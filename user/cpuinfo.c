@@ -7,8 +7,7 @@
 #include "cpuinfo.h"
 
 /* "key\t\t: value" lines; the first processor's block ends at a blank line. */
-static int parse_line(const char *line, struct snap_cpu_info *info,
-		      unsigned int *seen)
+static int parse_line(const char *line, struct snap_cpu_info *info, unsigned int *seen)
 {
 	const char *colon = strchr(line, ':');
 	const char *val = colon ? colon + 1 : NULL;
@@ -22,8 +21,7 @@ static int parse_line(const char *line, struct snap_cpu_info *info,
 	while (*val == ' ')
 		val++;
 	if (klen == 9 && !strncmp(line, "vendor_id", 9)) {
-		snprintf(info->vendor, sizeof(info->vendor), "%.*s",
-			 (int)strcspn(val, "\n"), val);
+		snprintf(info->vendor, sizeof(info->vendor), "%.*s", (int)strcspn(val, "\n"), val);
 		*seen |= 1;
 	} else if (klen == 10 && !strncmp(line, "cpu family", 10)) {
 		*seen |= sscanf(val, "%u", &info->family) == 1 ? 2 : 0;

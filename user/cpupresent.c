@@ -23,19 +23,16 @@ bool cpupresent_offline(const char *sysfs_root, int cpu)
 	return online == '0';
 }
 
-unsigned int cpupresent_count_online(const char *sysfs_root, const int *cpus,
-				     unsigned int n)
+unsigned int cpupresent_count_online(const char *sysfs_root, const int *cpus, unsigned int n)
 {
 	unsigned int i, online = 0;
 
 	for (i = 0; i < n; i++)
-		online += !cpupresent_offline(sysfs_root,
-					      cpus ? cpus[i] : (int)i);
+		online += !cpupresent_offline(sysfs_root, cpus ? cpus[i] : (int)i);
 	return online;
 }
 
-bool cpupresent_missing(const char *sysfs_root, int cpu, char *err,
-			size_t errlen)
+bool cpupresent_missing(const char *sysfs_root, int cpu, char *err, size_t errlen)
 {
 	char path[256];
 
@@ -44,9 +41,8 @@ bool cpupresent_missing(const char *sysfs_root, int cpu, char *err,
 	if (access(path, F_OK) == 0)
 		return false;
 	if (err && errlen)
-		snprintf(
-			err, errlen,
-			"cpu %d does not exist (--cpus; this machine has %ld configured)",
-			cpu, sysconf(_SC_NPROCESSORS_CONF));
+		snprintf(err, errlen,
+			 "cpu %d does not exist (--cpus; this machine has %ld configured)", cpu,
+			 sysconf(_SC_NPROCESSORS_CONF));
 	return true;
 }

@@ -22,15 +22,13 @@ bool cpupresent_offline(const char *sysfs_root, int cpu);
 /*
  * How many of the @n CPUs of @cpus (NULL: 0 .. @n - 1) are not offline.
  */
-unsigned int cpupresent_count_online(const char *sysfs_root, const int *cpus,
-				     unsigned int n);
+unsigned int cpupresent_count_online(const char *sysfs_root, const int *cpus, unsigned int n);
 
 /*
  * perf_event_open() says EINVAL for a CPU number past the machine's. When
  * sysfs has no @cpu either, write that cause into @err ("cpu 9 does not
  * exist ...") and return true; else return false and leave @err alone.
  */
-bool cpupresent_missing(const char *sysfs_root, int cpu, char *err,
-			size_t errlen);
+bool cpupresent_missing(const char *sysfs_root, int cpu, char *err, size_t errlen);
 
 #endif /* PTBPF_CPUPRESENT_H */

@@ -139,12 +139,10 @@ static unsigned int children(unsigned int nr, int k, unsigned int p,
 unsigned int cpurun_tree_children(unsigned int nr, int inline_idx, int idx,
 				  unsigned int out[CPURUN_FANOUT])
 {
-	if (!out || inline_idx < -1 || inline_idx >= (int)nr || idx < -1 ||
-	    idx >= (int)nr)
+	if (!out || inline_idx < -1 || inline_idx >= (int)nr || idx < -1 || idx >= (int)nr)
 		return 0;
 	/* The caller is position 0, and so is the index it runs inline. */
-	return children(nr, inline_idx, idx < 0 ? 0 : pos_of(inline_idx, idx),
-			out);
+	return children(nr, inline_idx, idx < 0 ? 0 : pos_of(inline_idx, idx), out);
 }
 
 static void wake_children(struct cpurun *r, unsigned int p, unsigned int gen)
@@ -226,15 +224,13 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int check_cpus(struct cpurun *r, const int *cpus, unsigned int nr,
-		      char *err, size_t errlen)
+static int check_cpus(struct cpurun *r, const int *cpus, unsigned int nr, char *err, size_t errlen)
 {
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
 		if (cpus[i] < 0 || cpus[i] > CPURUN_MAX_CPU)
-			return errbuf_set(err, errlen, -EINVAL,
-					  "cpu %d does not exist", cpus[i]);
+			return errbuf_set(err, errlen, -EINVAL, "cpu %d does not exist", cpus[i]);
 		if (cpus[i] > r->max_cpu)
 			r->max_cpu = cpus[i];
 	}
@@ -245,8 +241,7 @@ static int check_cpus(struct cpurun *r, const int *cpus, unsigned int nr,
 		r->idx_of[i] = -1;
 	for (i = 0; i < nr; i++) {
 		if (r->idx_of[cpus[i]] >= 0)
-			return errbuf_set(err, errlen, -EINVAL,
-					  "cpu %d is listed twice", cpus[i]);
+			return errbuf_set(err, errlen, -EINVAL, "cpu %d is listed twice", cpus[i]);
 		r->idx_of[cpus[i]] = i;
 	}
 	return 0;
@@ -266,8 +261,7 @@ static int create_all(struct cpurun *r, int rt_prio, char *err, size_t errlen)
 
 	rc = pthread_attr_init(&a);
 	if (rc)
-		return errbuf_set(err, errlen, -rc, "can't create threads: %s",
-				  strerror(rc));
+		return errbuf_set(err, errlen, -rc, "can't create threads: %s", strerror(rc));
 	pthread_attr_setstacksize(&a, CPURUN_STACK);
 	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
@@ -280,9 +274,8 @@ static int create_all(struct cpurun *r, int rt_prio, char *err, size_t errlen)
 		w->rt_prio = rt_prio;
 		rc = pthread_create(&w->thread, &a, worker_main, w);
 		if (rc)
-			errbuf_set(err, errlen, 0,
-				   "can't create the thread for cpu %d: %s",
-				   w->cpu, strerror(rc));
+			errbuf_set(err, errlen, 0, "can't create the thread for cpu %d: %s", w->cpu,
+				   strerror(rc));
 		else
 			w->created = true;
 	}
@@ -308,17 +301,15 @@ static int wait_ready(struct cpurun *r, char *err, size_t errlen)
 
 		if (!w->created || !w->start_err)
 			continue;
-		return errbuf_set(
-			err, errlen, -w->start_err,
-			"can't pin a thread to cpu %d (not present, "
-			"offline, or outside this process's CPU set): %s",
-			w->cpu, strerror(w->start_err));
+		return errbuf_set(err, errlen, -w->start_err,
+				  "can't pin a thread to cpu %d (not present, "
+				  "offline, or outside this process's CPU set): %s",
+				  w->cpu, strerror(w->start_err));
 	}
 	return 0;
 }
 
-struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
-			    char *err, size_t errlen)
+struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio, char *err, size_t errlen)
 {
 	struct cpurun *r;
 	unsigned int i;
@@ -330,8 +321,7 @@ struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
 		return NULL;
 	}
 	if (rt_prio > sched_get_priority_max(SCHED_FIFO)) {
-		errbuf_set(err, errlen, 0,
-			   "realtime priority %d is above the maximum of %d",
+		errbuf_set(err, errlen, 0, "realtime priority %d is above the maximum of %d",
 			   rt_prio, sched_get_priority_max(SCHED_FIFO));
 		errno = EINVAL;
 		return NULL;

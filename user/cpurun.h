@@ -83,8 +83,8 @@ typedef int (*cpurun_fn)(void *ctx, unsigned int idx);
  * the errno of pthread_create (EAGAIN: thread limit). Every thread started
  * so far is stopped and joined again.
  */
-struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio,
-			    char *err, size_t errlen);
+struct cpurun *cpurun_start(const int *cpus, unsigned int nr, int rt_prio, char *err,
+			    size_t errlen);
 
 /*
  * Run @fn(@ctx, i) for every i in [0, cpurun_count()), each on CPU

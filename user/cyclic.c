@@ -12,8 +12,7 @@ static bool pow2(size_t n)
 	return n && !(n & (n - 1));
 }
 
-int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len,
-		__u8 *out)
+int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out)
 {
 	size_t start, first;
 
@@ -36,16 +35,14 @@ static void aux_remember(struct cyclic_aux *st, const __u8 *ring, __u64 end)
 {
 	st->end = end;
 	st->window_len = st->size < CYCLIC_WINDOW ? st->size : CYCLIC_WINDOW;
-	cyclic_copy(ring, st->size, end - st->window_len, st->window_len,
-		    st->window);
+	cyclic_copy(ring, st->size, end - st->window_len, st->window_len, st->window);
 }
 
 static bool aux_window_changed(const struct cyclic_aux *st, const __u8 *ring)
 {
 	__u8 now[CYCLIC_WINDOW];
 
-	cyclic_copy(ring, st->size, st->end - st->window_len, st->window_len,
-		    now);
+	cyclic_copy(ring, st->size, st->end - st->window_len, st->window_len, now);
 	return memcmp(now, st->window, st->window_len) != 0;
 }
 
@@ -59,8 +56,8 @@ int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size)
 	return 0;
 }
 
-int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head,
-		    bool full, __u8 *out, size_t cap, struct cyclic_result *res)
+int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head, bool full, __u8 *out,
+		    size_t cap, struct cyclic_result *res)
 {
 	__u64 head, from;
 	size_t len;
@@ -133,9 +130,8 @@ size_t cyclic_backward_order(__u8 *buf, size_t len)
 	return off;
 }
 
-int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
-			 __u64 data_head, bool full, __u8 *out, size_t cap,
-			 struct cyclic_result *res)
+int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
+			 bool full, __u8 *out, size_t cap, struct cyclic_result *res)
 {
 	__u64 written, avail;
 	size_t limit;
@@ -166,12 +162,10 @@ void cyclic_backward_done(__u8 *out, struct cyclic_result *res)
 	res->lost_bytes = written > res->len ? written - res->len : 0;
 }
 
-int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
-			 __u64 data_head, bool full, __u8 *out, size_t cap,
-			 struct cyclic_result *res)
+int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
+			 bool full, __u8 *out, size_t cap, struct cyclic_result *res)
 {
-	int rc = cyclic_backward_take(prev_head, ring, size, data_head, full,
-				      out, cap, res);
+	int rc = cyclic_backward_take(prev_head, ring, size, data_head, full, out, cap, res);
 
 	if (!rc)
 		cyclic_backward_done(out, res);

@@ -66,8 +66,7 @@ struct cyclic_aux {
  * Returns -EINVAL if @ring or @out is NULL (with @len > 0), if @size is not
  * a power of two, or if @len > @size.
  */
-int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len,
-		__u8 *out);
+int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out);
 
 /*
  * Start reading the AUX area @ring of @size bytes from position 0, the
@@ -88,9 +87,8 @@ int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size);
  * Returns -EINVAL if @st, @ring, @out or @res is NULL or @st was not set up
  * by cyclic_aux_init().
  */
-int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head,
-		    bool full, __u8 *out, size_t cap,
-		    struct cyclic_result *res);
+int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head, bool full, __u8 *out,
+		    size_t cap, struct cyclic_result *res);
 
 /*
  * Read the whole records of a write_backward ring @ring of @size bytes
@@ -103,9 +101,8 @@ int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head,
  * Returns -EINVAL if @prev_head, @ring, @out or @res is NULL or @size is
  * not a power of two.
  */
-int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
-			 __u64 data_head, bool full, __u8 *out, size_t cap,
-			 struct cyclic_result *res);
+int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
+			 bool full, __u8 *out, size_t cap, struct cyclic_result *res);
 
 /*
  * cyclic_backward_read() in two steps, so that only the copy happens while
@@ -116,9 +113,8 @@ int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size,
  *
  * cyclic_backward_take() returns -EINVAL as cyclic_backward_read() does.
  */
-int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size,
-			 __u64 data_head, bool full, __u8 *out, size_t cap,
-			 struct cyclic_result *res);
+int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
+			 bool full, __u8 *out, size_t cap, struct cyclic_result *res);
 void cyclic_backward_done(__u8 *out, struct cyclic_result *res);
 
 /*

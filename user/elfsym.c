@@ -66,8 +66,7 @@ static bool is_function(const GElf_Sym *s)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) &&
-	       s->st_shndx != SHN_UNDEF;
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF;
 }
 
 /* Calls @fn for every defined function of .symtab and .dynsym. */
@@ -84,8 +83,7 @@ static bool each_function(Elf *elf, sym_fn fn, void *ctx)
 		size_t i, n;
 
 		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data)
@@ -140,8 +138,8 @@ static void find_one(void *ctx, const char *name, const GElf_Sym *s)
 	c->nr++;
 }
 
-int elfsym_find(const char *path, const char *name, struct elfsym_match *out,
-		unsigned int max, unsigned int *nr)
+int elfsym_find(const char *path, const char *name, struct elfsym_match *out, unsigned int max,
+		unsigned int *nr)
 {
 	struct find_ctx c = { .name = name, .out = out, .max = max };
 	struct elf_file f;
@@ -181,14 +179,12 @@ static void similar_one(void *ctx, const char *name, const GElf_Sym *s)
 		size_t l = strlen(name);
 
 		while ((p = strstr(p, name))) {
-			if ((p == c->buf || p[-1] == ' ') &&
-			    (p[l] == ',' || p[l] == '\0'))
+			if ((p == c->buf || p[-1] == ' ') && (p[l] == ',' || p[l] == '\0'))
 				return;
 			p += l;
 		}
 	}
-	w = snprintf(c->buf + c->used, c->len - c->used, "%s%s",
-		     c->used ? ", " : "", name);
+	w = snprintf(c->buf + c->used, c->len - c->used, "%s%s", c->used ? ", " : "", name);
 	if (w < 0 || (size_t)w >= c->len - c->used) {
 		c->buf[c->used] = '\0';
 		c->n = c->max; /* full */
@@ -198,12 +194,9 @@ static void similar_one(void *ctx, const char *name, const GElf_Sym *s)
 	c->n++;
 }
 
-int elfsym_similar(const char *path, const char *part, unsigned int max,
-		   char *buf, size_t len)
+int elfsym_similar(const char *path, const char *part, unsigned int max, char *buf, size_t len)
 {
-	struct similar_ctx c = {
-		.part = part, .max = max, .buf = buf, .len = len
-	};
+	struct similar_ctx c = { .part = part, .max = max, .buf = buf, .len = len };
 	struct elf_file f;
 	int ret;
 

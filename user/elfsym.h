@@ -32,16 +32,15 @@ struct elfsym_match {
  * Returns -ENOEXEC when @path is not an ELF file, or has no symbol table.
  * Returns -errno of open().
  */
-int elfsym_find(const char *path, const char *name, struct elfsym_match *out,
-		unsigned int max, unsigned int *nr);
+int elfsym_find(const char *path, const char *name, struct elfsym_match *out, unsigned int max,
+		unsigned int *nr);
 
 /*
  * Up to @max names of functions in @path whose name contains @part, into
  * @buf (@len bytes) as "a, b, c": the candidates named when @part itself is
  * not there. Returns how many were written, or -errno as elfsym_find().
  */
-int elfsym_similar(const char *path, const char *part, unsigned int max,
-		   char *buf, size_t len);
+int elfsym_similar(const char *path, const char *part, unsigned int max, char *buf, size_t len);
 
 /*
  * The file offset of ELF virtual address @addr of @path, through the

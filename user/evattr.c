@@ -15,8 +15,7 @@
 
 #include "evattr.h"
 
-int evattr_sample(struct perf_event_attr *attr, bool kernel, bool disabled,
-		  unsigned int freq)
+int evattr_sample(struct perf_event_attr *attr, bool kernel, bool disabled, unsigned int freq)
 {
 	if (!attr)
 		return -EINVAL;
@@ -26,9 +25,8 @@ int evattr_sample(struct perf_event_attr *attr, bool kernel, bool disabled,
 	attr->config = PERF_COUNT_SW_CPU_CLOCK;
 	attr->freq = 1;
 	attr->sample_freq = freq ? freq : EVATTR_SAMPLE_FREQ;
-	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			    PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_CPU;
+	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	attr->sample_id_all = 1;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
@@ -48,16 +46,15 @@ static __u64 user_regs_mask(void)
 {
 #if defined(__x86_64__)
 	return ((1ULL << PERF_REG_X86_64_MAX) - 1) &
-	       ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) |
-		 (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS));
+	       ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | (1ULL << PERF_REG_X86_FS) |
+		 (1ULL << PERF_REG_X86_GS));
 #else
 	return 0;
 #endif
 }
 
-int evattr_sample_callgraph(struct perf_event_attr *attr,
-			    enum ptbpf_callgraph mode, __u32 stack_size,
-			    bool kernel)
+int evattr_sample_callgraph(struct perf_event_attr *attr, enum ptbpf_callgraph mode,
+			    __u32 stack_size, bool kernel)
 {
 	if (!attr || stack_size % 8 || stack_size > EVATTR_STACK_USER_MAX)
 		return -EINVAL;
@@ -73,14 +70,12 @@ int evattr_sample_callgraph(struct perf_event_attr *attr,
 			return -EOPNOTSUPP;
 		/* the kernel part of the chain is exact; the user part is
 		 * unwound afterwards from the registers and the stack copy */
-		attr->sample_type |= PERF_SAMPLE_CALLCHAIN |
-				     PERF_SAMPLE_REGS_USER |
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 				     PERF_SAMPLE_STACK_USER;
 		attr->exclude_callchain_user = 1;
 		attr->exclude_callchain_kernel = !kernel;
 		attr->sample_regs_user = user_regs_mask();
-		attr->sample_stack_user =
-			stack_size ? stack_size : EVATTR_STACK_USER_DEFAULT;
+		attr->sample_stack_user = stack_size ? stack_size : EVATTR_STACK_USER_DEFAULT;
 		return 0;
 	}
 	return -EINVAL;
@@ -117,17 +112,14 @@ int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got)
 	if (!got)
 		return -EINVAL;
 	*got = want ? want : EVATTR_SAMPLE_FREQ;
-	if (read_max_rate(path ? path :
-				 "/proc/sys/kernel/perf_event_max_sample_rate",
-			  &max) ||
+	if (read_max_rate(path ? path : "/proc/sys/kernel/perf_event_max_sample_rate", &max) ||
 	    !max || max >= *got)
 		return 0;
 	*got = (unsigned int)max;
 	return 1;
 }
 
-int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend,
-		    bool disabled)
+int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bool disabled)
 {
 	if (!attr || (backend != BACKEND_INTEL_PT && backend != BACKEND_SAMPLE))
 		return -EINVAL;
@@ -137,8 +129,8 @@ int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend,
 	attr->config = PERF_COUNT_SW_DUMMY;
 	attr->context_switch = 1;
 	attr->sample_id_all = 1;
-	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CPU;
 	if (backend == BACKEND_SAMPLE) {
 		attr->use_clockid = 1;
 		attr->clockid = CLOCK_MONOTONIC;

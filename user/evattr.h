@@ -32,8 +32,7 @@
  * so times line up with bpf_ktime_get_ns(), written backward (cyclic.h).
  * Returns -EINVAL for a NULL @attr.
  */
-int evattr_sample(struct perf_event_attr *attr, bool kernel, bool disabled,
-		  unsigned int freq);
+int evattr_sample(struct perf_event_attr *attr, bool kernel, bool disabled, unsigned int freq);
 
 /*
  * Add call stacks to a sample attr from evattr_sample(), the way perf
@@ -49,9 +48,8 @@ int evattr_sample(struct perf_event_attr *attr, bool kernel, bool disabled,
  * not a multiple of 8 or above EVATTR_STACK_USER_MAX, and -EOPNOTSUPP for
  * dwarf on an architecture whose user registers this build does not know.
  */
-int evattr_sample_callgraph(struct perf_event_attr *attr,
-			    enum ptbpf_callgraph mode, __u32 stack_size,
-			    bool kernel);
+int evattr_sample_callgraph(struct perf_event_attr *attr, enum ptbpf_callgraph mode,
+			    __u32 stack_size, bool kernel);
 
 /*
  * The sampling rate @want (0: EVATTR_SAMPLE_FREQ) bounded by the kernel's
@@ -71,7 +69,6 @@ int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got);
  * members use another clock), written backward.
  * Returns -EINVAL for a NULL @attr or an unknown @backend.
  */
-int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend,
-		    bool disabled);
+int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bool disabled);
 
 #endif /* PTBPF_EVATTR_H */

@@ -25,9 +25,7 @@ int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
 	 * came (ENXIO instead); for a regular file it changes nothing.
 	 */
 	log->fd = openat(dirfd, SNAPFMT_EVENTS,
-			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
-				 O_NONBLOCK | O_CLOEXEC,
-			 0600);
+			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	if (log->fd < 0)
 		return -errno;
 	if (fstat(log->fd, &st)) {
@@ -68,15 +66,13 @@ void eventlog_new_run(char *buf)
 	/* unique enough to tell runs apart; not a secret */
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		v = (unsigned long long)ts.tv_sec * 1000000007ULL ^
-		    (unsigned long long)ts.tv_nsec ^
+		v = (unsigned long long)ts.tv_sec * 1000000007ULL ^ (unsigned long long)ts.tv_nsec ^
 		    ((unsigned long long)getpid() << 40);
 	}
 	snprintf(buf, EVENTLOG_RUN_LEN + 1, "%016llx", v);
 }
 
-struct json *eventlog_begin(struct eventlog *log, const char *event,
-			    uint64_t ts, int pid)
+struct json *eventlog_begin(struct eventlog *log, const char *event, uint64_t ts, int pid)
 {
 	struct json *j = &log->j;
 
@@ -114,8 +110,7 @@ static int flush_pending(struct eventlog *log)
 		return 0;
 	n = write(log->fd, log->pending, log->pending_len);
 	if (n > 0) {
-		memmove(log->pending, log->pending + n,
-			log->pending_len - (size_t)n);
+		memmove(log->pending, log->pending + n, log->pending_len - (size_t)n);
 		log->pending_len -= (size_t)n;
 	}
 	if (log->pending_len)

@@ -58,8 +58,7 @@ void eventlog_set_run(struct eventlog *log, const char *run);
 /* A new run id into @buf (EVENTLOG_RUN_LEN + 1 bytes). */
 void eventlog_new_run(char *buf);
 /* Starts a line with "event", "ts" (CLOCK_MONOTONIC ns), "pid" and "run". */
-struct json *eventlog_begin(struct eventlog *log, const char *event,
-			    uint64_t ts, int pid);
+struct json *eventlog_begin(struct eventlog *log, const char *event, uint64_t ts, int pid);
 /*
  * Ends and writes the line, after any that wait from a failed write.
  * Returns 0 or -errno (and keeps it in err); a line that could not be

@@ -105,8 +105,7 @@ void follow_start(struct follow *f, struct control *root, pid_t pid)
 	f->tmpl = root;
 }
 
-static struct follow_member *find(const struct follow *f, pid_t pid,
-				  unsigned int *idx)
+static struct follow_member *find(const struct follow *f, pid_t pid, unsigned int *idx)
 {
 	unsigned int i;
 
@@ -148,8 +147,7 @@ static struct follow_member *join(struct follow *f, pid_t pid)
 	m->f = f;
 	m->pid = pid;
 	m->off = true;
-	control_init(m->ctl, t->log, pid, t->triggers, t->no_pause,
-		     t->verbosity, &group_ops, m);
+	control_init(m->ctl, t->log, pid, t->triggers, t->no_pause, t->verbosity, &group_ops, m);
 	m->ctl->min_interval_ns = t->min_interval_ns;
 	m->ctl->t0 = t->t0;
 	m->ctl->real0 = t->real0;
@@ -192,8 +190,7 @@ static void settle(struct follow *f, struct follow_member *m)
 	free(m);
 }
 
-void follow_event(struct follow *f, const struct ptbpf_event *e,
-		  uint64_t recv_ns)
+void follow_event(struct follow *f, const struct ptbpf_event *e, uint64_t recv_ns)
 {
 	struct follow_member *m;
 
@@ -225,8 +222,7 @@ int follow_adopt(struct follow *f, pid_t pid, int state)
 	m->ctl->target = PTBPF_PROC_STOPPED;
 	set_off(m, true);
 	/* as a stop would: the cores wait for it only in process scope */
-	if (!m->ctl->kernel_cut && !m->ctl->no_pause &&
-	    set_on(m, false, &done) >= 0)
+	if (!m->ctl->kernel_cut && !m->ctl->no_pause && set_on(m, false, &done) >= 0)
 		m->ctl->running = false;
 	return 0;
 }
@@ -250,9 +246,8 @@ void follow_root_gone(struct follow *f)
 static void resync_one(struct follow *f, struct follow_member *m)
 {
 	unsigned long long seq = 0;
-	int state = f->probe.state ?
-			    f->probe.state(f->probe.ctx, m->pid, &seq) :
-			    PTBPF_PROC_UNKNOWN;
+	int state = f->probe.state ? f->probe.state(f->probe.ctx, m->pid, &seq) :
+				     PTBPF_PROC_UNKNOWN;
 
 	control_resync(m->ctl, state, seq);
 	settle(f, m);
@@ -279,13 +274,12 @@ uint64_t follow_timers(struct follow *f, uint64_t now)
 				continue;
 			gap = 0;
 		}
-		fatal = control_fatal_check(
-			m->ctl,
-			f->probe.dying && f->probe.dying(f->probe.ctx, m->pid),
-			f->probe.state ?
-				f->probe.state(f->probe.ctx, m->pid, NULL) :
-				PTBPF_PROC_UNKNOWN,
-			now);
+		fatal = control_fatal_check(m->ctl,
+					    f->probe.dying && f->probe.dying(f->probe.ctx, m->pid),
+					    f->probe.state ?
+						    f->probe.state(f->probe.ctx, m->pid, NULL) :
+						    PTBPF_PROC_UNKNOWN,
+					    now);
 		next = earliest(next, earliest(gap, fatal));
 	}
 	return next;

@@ -87,8 +87,7 @@ void follow_start(struct follow *f, struct control *root, pid_t pid);
  * whose exit is applied leaves (its last folded stop gets its snapshot).
  * Events of a process that is no member (one that left) are dropped.
  */
-void follow_event(struct follow *f, const struct ptbpf_event *e,
-		  uint64_t recv_ns);
+void follow_event(struct follow *f, const struct ptbpf_event *e, uint64_t recv_ns);
 
 /*
  * --unit: process @pid was in the traced cgroup before the run began (the

@@ -112,8 +112,7 @@ static __s32 topo_id(const char *root, unsigned int cpu, const char *name)
 	char *end;
 	long v;
 
-	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/topology/%s", cpu,
-		 name);
+	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/topology/%s", cpu, name);
 	path_of(path, sizeof(path), root, p);
 	first_line(path, line, sizeof(line));
 	v = strtol(line, &end, 10);
@@ -121,11 +120,9 @@ static __s32 topo_id(const char *root, unsigned int cpu, const char *name)
 }
 
 /* Adds @list to the distinct lists of one kind; returns -ENOMEM. */
-static int add_list(struct hostinfo *h, unsigned int first, unsigned int *nr,
-		    const char *list)
+static int add_list(struct hostinfo *h, unsigned int first, unsigned int *nr, const char *list)
 {
-	unsigned int i,
-		total = h->topo.nr_cores + h->topo.nr_threads + h->topo.nr_dies;
+	unsigned int i, total = h->topo.nr_cores + h->topo.nr_threads + h->topo.nr_dies;
 	char **l;
 
 	if (!*list)
@@ -148,19 +145,16 @@ static int add_list(struct hostinfo *h, unsigned int first, unsigned int *nr,
  * One kind of sibling list over all CPUs. The kinds are gathered one after
  * the other, so each kind's lists are consecutive in h->lists.
  */
-static int read_lists(struct hostinfo *h, const char *root, const char *file,
-		      unsigned int *nr, unsigned int nr_cpus)
+static int read_lists(struct hostinfo *h, const char *root, const char *file, unsigned int *nr,
+		      unsigned int nr_cpus)
 {
-	unsigned int first =
-		h->topo.nr_cores + h->topo.nr_threads + h->topo.nr_dies;
+	unsigned int first = h->topo.nr_cores + h->topo.nr_threads + h->topo.nr_dies;
 	char path[512], p[128], line[1024];
 	unsigned int cpu;
 	int rc = 0;
 
 	for (cpu = 0; cpu < nr_cpus && !rc; cpu++) {
-		snprintf(p, sizeof(p),
-			 "/sys/devices/system/cpu/cpu%u/topology/%s", cpu,
-			 file);
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/topology/%s", cpu, file);
 		path_of(path, sizeof(path), root, p);
 		first_line(path, line, sizeof(line));
 		rc = add_list(h, first, nr, line);
@@ -168,23 +162,19 @@ static int read_lists(struct hostinfo *h, const char *root, const char *file,
 	return rc;
 }
 
-static int read_topology(struct hostinfo *h, const char *root,
-			 unsigned int nr_cpus)
+static int read_topology(struct hostinfo *h, const char *root, unsigned int nr_cpus)
 {
 	unsigned int cpu, cores;
 	int rc;
 
 	if (!nr_cpus || nr_cpus > HOSTINFO_MAX_CPUS)
 		return 0;
-	rc = read_lists(h, root, "core_siblings_list", &h->topo.nr_cores,
-			nr_cpus);
+	rc = read_lists(h, root, "core_siblings_list", &h->topo.nr_cores, nr_cpus);
 	cores = h->topo.nr_cores;
 	if (!rc)
-		rc = read_lists(h, root, "thread_siblings_list",
-				&h->topo.nr_threads, nr_cpus);
+		rc = read_lists(h, root, "thread_siblings_list", &h->topo.nr_threads, nr_cpus);
 	if (!rc)
-		rc = read_lists(h, root, "die_cpus_list", &h->topo.nr_dies,
-				nr_cpus);
+		rc = read_lists(h, root, "die_cpus_list", &h->topo.nr_dies, nr_cpus);
 	if (rc)
 		return rc;
 	if (!cores || !h->topo.nr_threads)
@@ -194,14 +184,12 @@ static int read_topology(struct hostinfo *h, const char *root,
 		return -ENOMEM;
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		h->cpus[cpu].core_id = topo_id(root, cpu, "core_id");
-		h->cpus[cpu].socket_id =
-			topo_id(root, cpu, "physical_package_id");
+		h->cpus[cpu].socket_id = topo_id(root, cpu, "physical_package_id");
 		h->cpus[cpu].die_id = topo_id(root, cpu, "die_id");
 	}
 	h->topo.core_siblings = (const char *const *)h->lists;
 	h->topo.thread_siblings = (const char *const *)h->lists + cores;
-	h->topo.die_siblings =
-		(const char *const *)h->lists + cores + h->topo.nr_threads;
+	h->topo.die_siblings = (const char *const *)h->lists + cores + h->topo.nr_threads;
 	h->topo.nr_cpus = nr_cpus;
 	h->topo.cpus = h->cpus;
 	h->host.topo = &h->topo;
@@ -218,16 +206,15 @@ static void read_clock(struct hostinfo *h, clockid_t clock)
 {
 	struct timespec res, tod, c;
 
-	if (clock < 0 || clock_getres(clock, &res) ||
-	    clock_gettime(CLOCK_REALTIME, &tod) || clock_gettime(clock, &c))
+	if (clock < 0 || clock_getres(clock, &res) || clock_gettime(CLOCK_REALTIME, &tod) ||
+	    clock_gettime(clock, &c))
 		return;
 	h->host.clock_res_ns = ns_of(&res) ? ns_of(&res) : 1;
 	h->host.clock_tod_ns = ns_of(&tod);
 	h->host.clock_ns = ns_of(&c);
 }
 
-int hostinfo_read(struct hostinfo *h, const char *root, clockid_t clock,
-		  unsigned int nr_cpus)
+int hostinfo_read(struct hostinfo *h, const char *root, clockid_t clock, unsigned int nr_cpus)
 {
 	int rc;
 

@@ -36,8 +36,7 @@ struct hostinfo {
  *
  * Returns 0, -EINVAL for a NULL @h, -ENOMEM.
  */
-int hostinfo_read(struct hostinfo *h, const char *root, clockid_t clock,
-		  unsigned int nr_cpus);
+int hostinfo_read(struct hostinfo *h, const char *root, clockid_t clock, unsigned int nr_cpus);
 
 void hostinfo_free(struct hostinfo *h);
 

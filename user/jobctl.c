@@ -59,8 +59,8 @@ static void __attribute__((noreturn)) front_main(pid_t rec)
 				continue;
 			break;
 		}
-		if (read(p.fd, &si, sizeof(si)) != sizeof(si) ||
-		    si.ssi_signo == SIGCHLD || si.ssi_code == SI_KERNEL)
+		if (read(p.fd, &si, sizeof(si)) != sizeof(si) || si.ssi_signo == SIGCHLD ||
+		    si.ssi_code == SI_KERNEL)
 			continue;
 		kill(rec, (int)si.ssi_signo);
 	}

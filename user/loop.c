@@ -76,8 +76,7 @@ void loop_block_signals(void)
 
 int loop_set_realtime(void)
 {
-	struct sched_param sp = { .sched_priority =
-					  sched_get_priority_min(SCHED_FIFO) };
+	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
 
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
 		return -errno;
@@ -130,8 +129,8 @@ static int timers(const struct loop_args *a)
 		resync(a);
 		gap = 0;
 	}
-	fatal = control_fatal_check(a->ctl, watch_dying(a->watch),
-				    watch_state(a->watch, NULL), now);
+	fatal = control_fatal_check(a->ctl, watch_dying(a->watch), watch_state(a->watch, NULL),
+				    now);
 	next = gap && (!fatal || gap < fatal) ? gap : fatal;
 	if (a->follow) {
 		uint64_t more = follow_timers(a->follow, now);
@@ -150,9 +149,7 @@ static int wait_ms(const struct loop_args *a)
 	uint64_t now = clock_now_ns();
 
 	if (a->end_ns) {
-		int end = a->end_ns > now ?
-				  (int)((a->end_ns - now) / 1000000 + 1) :
-				  0;
+		int end = a->end_ns > now ? (int)((a->end_ns - now) / 1000000 + 1) : 0;
 
 		if (ms < 0 || end < ms)
 			ms = end;
@@ -186,14 +183,12 @@ static int end_child(const struct loop_args *a, int sfd)
 			continue;
 		if (n < 0 || (p[0].revents & POLLIN))
 			return target_reap(t);
-		if (!(p[1].revents & POLLIN) ||
-		    read(sfd, &si, sizeof(si)) != sizeof(si))
+		if (!(p[1].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGUSR2)
 			control_snapshot_now(a->ctl, "requested");
 		else if (si.ssi_signo == SIGTERM ||
-			 (si.ssi_signo == SIGINT &&
-			  !jobctl_terminal_signal(a->jc, si.ssi_code)))
+			 (si.ssi_signo == SIGINT && !jobctl_terminal_signal(a->jc, si.ssi_code)))
 			kill_now = true;
 	}
 	target_signal(t, SIGKILL);
@@ -205,8 +200,7 @@ static int end_child(const struct loop_args *a, int sfd)
  * --trigger-limit): the last events, then a snapshot of where it was; a
  * command we started is ended as on SIGINT. Returns 1.
  */
-static int end_run(const struct loop_args *a, int sfd, const char *reason,
-		   struct loop_result *res)
+static int end_run(const struct loop_args *a, int sfd, const char *reason, struct loop_result *res)
 {
 	drain(a);
 	res->reason = reason;
@@ -221,8 +215,7 @@ static int end_run(const struct loop_args *a, int sfd, const char *reason,
 }
 
 /* Whether the run is over by --duration or the control's word. */
-static int should_end(const struct loop_args *a, int sfd,
-		      struct loop_result *res)
+static int should_end(const struct loop_args *a, int sfd, struct loop_result *res)
 {
 	const char *why = control_end_reason(a->ctl);
 
@@ -234,16 +227,14 @@ static int should_end(const struct loop_args *a, int sfd,
 }
 
 /* Returns 1 when the loop ends. */
-static int on_signal(const struct loop_args *a, int sfd,
-		     struct loop_result *res)
+static int on_signal(const struct loop_args *a, int sfd, struct loop_result *res)
 {
 	struct signalfd_siginfo si;
 
 	if (read(sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
 	/* the terminal's Ctrl-C went to the command too: its to act on */
-	if (si.ssi_signo == SIGINT &&
-	    jobctl_terminal_signal(a->jc, si.ssi_code))
+	if (si.ssi_signo == SIGINT && jobctl_terminal_signal(a->jc, si.ssi_code))
 		return 0;
 	if (si.ssi_signo == SIGUSR2) {
 		control_snapshot_now(a->ctl, "requested");
@@ -361,8 +352,7 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	}
 out:
 	if (ret)
-		snprintf(res->error, sizeof(res->error),
-			 "event loop failed: %s", strerror(-ret));
+		snprintf(res->error, sizeof(res->error), "event loop failed: %s", strerror(-ret));
 	if (ep >= 0)
 		close(ep);
 	if (sfd >= 0)

@@ -132,8 +132,7 @@ static void report(void *ctx, const char *msg)
 	struct app *app = ctx;
 	size_t len = strlen(app->notes);
 
-	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n",
-		 msg);
+	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n", msg);
 }
 
 /*
@@ -148,20 +147,18 @@ static pid_t unit_target(struct app *app)
 	int n;
 
 	if (cgroup_mount(mnt, sizeof(mnt))) {
-		snprintf(app->err, sizeof(app->err),
-			 "--unit needs cgroup v2, and none is mounted");
+		snprintf(app->err, sizeof(app->err), "--unit needs cgroup v2, and none is mounted");
 		return -ENOENT;
 	}
-	n = unit_resolve(app->cfg.unit, mnt, app->unit_cg, sizeof(app->unit_cg),
-			 &main_pid, app->err, sizeof(app->err));
+	n = unit_resolve(app->cfg.unit, mnt, app->unit_cg, sizeof(app->unit_cg), &main_pid,
+			 app->err, sizeof(app->err));
 	if (n)
 		return n;
 	n = unit_procs(app->unit_cg, &pids);
 	pid = n > 0 ? unit_pick(pids, n, main_pid) : 0;
 	free(pids);
 	if (!pid) {
-		snprintf(app->err, sizeof(app->err),
-			 "unit %s has no process in %s: is it running?",
+		snprintf(app->err, sizeof(app->err), "unit %s has no process in %s: is it running?",
 			 app->cfg.unit, app->unit_cg);
 		return -ESRCH;
 	}
@@ -211,24 +208,23 @@ static int setup_target(struct app *app)
 	pid_t pid = app->cfg.pid;
 
 	if (app->cfg.cmd)
-		return target_spawn(&app->target, app->cfg.cmd, app->uid,
-				    app->gid, app->err, sizeof(app->err));
+		return target_spawn(&app->target, app->cfg.cmd, app->uid, app->gid, app->err,
+				    sizeof(app->err));
 	if (app->cfg.unit) {
 		pid = unit_target(app);
 		if (pid < 0)
 			return pid;
 	}
 	if (app->cfg.wait_for) {
-		pid = waitfor_exec(app->cfg.wait_for, app->cfg.verbosity,
-				   app->err, sizeof(app->err));
+		pid = waitfor_exec(app->cfg.wait_for, app->cfg.verbosity, app->err,
+				   sizeof(app->err));
 		if (pid < 0)
 			return pid;
 		app->held = pid;
 		/* the run starts with its target */
 		app->start_ns = clock_now_ns();
 	}
-	return target_attach(&app->target, pid, "/proc", app->err,
-			     sizeof(app->err));
+	return target_attach(&app->target, pid, "/proc", app->err, sizeof(app->err));
 }
 
 static int plan_scope(struct app *app)
@@ -237,26 +233,22 @@ static int plan_scope(struct app *app)
 		.scope = app->cfg.scope,
 		.launch = app->cfg.cmd != NULL,
 		.no_pause = app->cfg.no_pause,
-		.nr_cpus = app->cfg.cpus ?
-				   app->cfg.nr_cpus :
-				   (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
-		.max_events = app->cfg.max_events ? app->cfg.max_events :
-						    SCOPE_DEFAULT_MAX_EVENTS,
+		.nr_cpus = app->cfg.cpus ? app->cfg.nr_cpus :
+					   (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
+		.max_events = app->cfg.max_events ? app->cfg.max_events : SCOPE_DEFAULT_MAX_EVENTS,
 	};
 	unsigned long room = threadbind_fd_room();
 	int ret;
 
 	if (room && req.max_events > room)
 		req.max_events = room;
-	ret = threadbind_start(&app->threads, "/proc", app->target.pid,
-			       app->cfg.cmd != NULL, app->err,
-			       sizeof(app->err));
+	ret = threadbind_start(&app->threads, "/proc", app->target.pid, app->cfg.cmd != NULL,
+			       app->err, sizeof(app->err));
 	if (ret)
 		return ret;
 	if (!app->cfg.cmd)
 		req.nr_threads = app->threads.nr_tids;
-	ret = scope_plan(&req, &app->scope, app->scope_why,
-			 sizeof(app->scope_why));
+	ret = scope_plan(&req, &app->scope, app->scope_why, sizeof(app->scope_why));
 	if (ret)
 		snprintf(app->err, sizeof(app->err), "%s", app->scope_why);
 	return ret;
@@ -265,15 +257,13 @@ static int plan_scope(struct app *app)
 static int open_cgroup(struct app *app)
 {
 	if (app->cfg.cmd && !app->cfg.cgroup_path) {
-		app->cgroup_fd = cgroup_make_leaf("/proc", app->target.pid,
-						  app->leaf, sizeof(app->leaf),
-						  app->err, sizeof(app->err));
+		app->cgroup_fd = cgroup_make_leaf("/proc", app->target.pid, app->leaf,
+						  sizeof(app->leaf), app->err, sizeof(app->err));
 		if (app->cgroup_fd < 0)
 			app->leaf[0] = '\0';
 	} else {
-		app->cgroup_fd = cgroup_open(NULL, "/proc", app->target.pid,
-					     app->cfg.cgroup_path, app->err,
-					     sizeof(app->err));
+		app->cgroup_fd = cgroup_open(NULL, "/proc", app->target.pid, app->cfg.cgroup_path,
+					     app->err, sizeof(app->err));
 	}
 	return app->cgroup_fd < 0 ? app->cgroup_fd : 0;
 }
@@ -293,12 +283,10 @@ static void report_scope(struct app *app)
 			 app->cfg.cgroup_path ? app->cfg.cgroup_path :
 						"(the target's)");
 	else
-		snprintf(msg, sizeof(msg),
-			 "scope: cpu (every task on each traced CPU)");
+		snprintf(msg, sizeof(msg), "scope: cpu (every task on each traced CPU)");
 	report(app, msg);
 	if (app->scope_why[0]) {
-		snprintf(msg, sizeof(msg), "scope fell back to %s",
-			 app->scope_why);
+		snprintf(msg, sizeof(msg), "scope fell back to %s", app->scope_why);
 		report(app, msg);
 	}
 }
@@ -317,8 +305,7 @@ static int open_cores(struct app *app)
 			return ret;
 		ret = watch_cgroup(app->watch, app->cgroup_fd);
 		if (ret) {
-			snprintf(app->err, sizeof(app->err),
-				 "can't watch the target's cgroup: %s",
+			snprintf(app->err, sizeof(app->err), "can't watch the target's cgroup: %s",
 				 strerror(-ret));
 			return ret;
 		}
@@ -353,20 +340,17 @@ static int open_cores(struct app *app)
 		return -errno;
 	app->hands.cores = app->cores;
 	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	if (!(app->cfg.formats & SNAPFMT_PERF) &&
-	    cores_backend(app->cores) == BACKEND_SAMPLE) {
+	if (!(app->cfg.formats & SNAPFMT_PERF) && cores_backend(app->cores) == BACKEND_SAMPLE) {
 		snprintf(
 			app->err, sizeof(app->err),
 			"--format lldb needs the intel-pt backend: the sample backend writes perf.data (use --format perf)");
 		return -EINVAL;
 	}
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
-		ret = threadbind_late(&app->threads, app->cores, "/proc",
-				      app->target.pid, app->err,
+		ret = threadbind_late(&app->threads, app->cores, "/proc", app->target.pid, app->err,
 				      sizeof(app->err));
 		if (!ret && app->cfg.follow && app->cfg.pid)
-			ret = threadbind_descendants(app->cores, "/proc",
-						     app->target.pid, app->err,
+			ret = threadbind_descendants(app->cores, "/proc", app->target.pid, app->err,
 						     sizeof(app->err));
 		if (ret)
 			return ret;
@@ -405,8 +389,7 @@ static int open_output(struct app *app)
 	};
 	int ret;
 
-	app->outfd = outdir_open(app->cfg.output, app->uid, app->gid, app->err,
-				 sizeof(app->err));
+	app->outfd = outdir_open(app->cfg.output, app->uid, app->gid, app->err, sizeof(app->err));
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
@@ -418,9 +401,8 @@ static int open_output(struct app *app)
 		return ret;
 	}
 	if (ret) {
-		snprintf(app->err, sizeof(app->err),
-			 "can't write %s/events.jsonl: %s", app->cfg.output,
-			 strerror(-ret));
+		snprintf(app->err, sizeof(app->err), "can't write %s/events.jsonl: %s",
+			 app->cfg.output, strerror(-ret));
 		return ret;
 	}
 	eventlog_new_run(app->run);
@@ -428,8 +410,7 @@ static int open_output(struct app *app)
 	cores_describe(app->cores, &run);
 	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
-	app->snaps = snapstage_start(&sc, app->cores, &app->log, app->err,
-				     sizeof(app->err));
+	app->snaps = snapstage_start(&sc, app->cores, &app->log, app->err, sizeof(app->err));
 	app->hands.stage = app->snaps;
 	return app->snaps ? 0 : -errno;
 }
@@ -441,8 +422,7 @@ static int start_watching(struct app *app)
 
 	state = watch_scan(app->watch, "/proc");
 	if (state < 0) {
-		snprintf(app->err, sizeof(app->err),
-			 "process %d exited before tracing began",
+		snprintf(app->err, sizeof(app->err), "process %d exited before tracing began",
 			 app->target.pid);
 		return state;
 	}
@@ -458,32 +438,25 @@ static int start_watching(struct app *app)
 		/* every process's control drives the cores through the group */
 		follow_init(&app->follow, &ctlops_ops, &app->hands, &probe);
 		app->hands.follow = &app->follow;
-		control_init(&app->ctl, &app->log, app->target.pid,
-			     app->cfg.triggers, app->cfg.no_pause,
-			     app->cfg.verbosity, follow_ops(),
+		control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
+			     app->cfg.no_pause, app->cfg.verbosity, follow_ops(),
 			     follow_root(&app->follow));
 	} else {
-		control_init(&app->ctl, &app->log, app->target.pid,
-			     app->cfg.triggers, app->cfg.no_pause,
-			     app->cfg.verbosity, &ctlops_ops, &app->hands);
+		control_init(&app->ctl, &app->log, app->target.pid, app->cfg.triggers,
+			     app->cfg.no_pause, app->cfg.verbosity, &ctlops_ops, &app->hands);
 	}
 	control_set_min_interval(&app->ctl, app->cfg.min_interval_ns);
 	control_set_t0(&app->ctl, app->start_ns);
-	control_set_points(&app->ctl, app->named,
-			   app->named ? app->cfg.nr_trigger_on : 0);
-	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns,
-				   app->cfg.trigger_limit);
+	control_set_points(&app->ctl, app->named, app->named ? app->cfg.nr_trigger_on : 0);
+	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
 	adopt_existing(app);
-	control_start(&app->ctl, state,
-		      snapfmt_backend_name(cores_backend(app->cores)),
-		      cores_buffer_size(app->cores),
-		      app->cfg.cmd ? app->cfg.cmd[0] : NULL);
-	if (app->target.child &&
-	    target_release(&app->target, app->err, sizeof(app->err))) {
+	control_start(&app->ctl, state, snapfmt_backend_name(cores_backend(app->cores)),
+		      cores_buffer_size(app->cores), app->cfg.cmd ? app->cfg.cmd[0] : NULL);
+	if (app->target.child && target_release(&app->target, app->err, sizeof(app->err))) {
 		/* the command could not be run: as a shell, say so, exit 127 */
 		app->exec_failed = true;
 		/* the error line is all there is to say */
@@ -526,18 +499,16 @@ static int resolve_points(struct app *app)
 	if (!app->points || !app->pause || !app->named)
 		return -ENOMEM;
 	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
-		ret = trigger_parse(app->cfg.trigger_on[i], &app->points[i],
-				    app->err, sizeof(app->err));
+		ret = trigger_parse(app->cfg.trigger_on[i], &app->points[i], app->err,
+				    sizeof(app->err));
 		if (!ret)
-			ret = trigger_resolve(&app->points[i], &w, app->err,
-					      sizeof(app->err));
+			ret = trigger_resolve(&app->points[i], &w, app->err, sizeof(app->err));
 		if (ret)
 			return ret;
 		app->pause[i].path = app->points[i].path;
 		app->pause[i].offset = app->points[i].offset;
 		app->named[i].spec = app->points[i].spec;
-		app->named[i].symbol =
-			app->points[i].symbol[0] ? app->points[i].symbol : NULL;
+		app->named[i].symbol = app->points[i].symbol[0] ? app->points[i].symbol : NULL;
 		app->named[i].object = app->points[i].path;
 	}
 	return 0;
@@ -549,9 +520,8 @@ static int attach_points(struct app *app)
 	int ret;
 
 	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
-		ret = watch_trigger(app->watch, app->points[i].path,
-				    app->points[i].offset, i, app->err,
-				    sizeof(app->err));
+		ret = watch_trigger(app->watch, app->points[i].path, app->points[i].offset, i,
+				    app->err, sizeof(app->err));
 		if (ret)
 			return ret;
 	}
@@ -577,9 +547,8 @@ static int setup(struct app *app)
 	ret = resolve_points(app);
 	if (ret)
 		return ret;
-	app->watch = watch_open(app->target.pid, app->cfg.follow,
-				app->cfg.verbosity > 0, ctlops_event,
-				&app->hands, app->err, sizeof(app->err));
+	app->watch = watch_open(app->target.pid, app->cfg.follow, app->cfg.verbosity > 0,
+				ctlops_event, &app->hands, app->err, sizeof(app->err));
 	if (!app->watch)
 		return -errno;
 	ret = attach_points(app);
@@ -613,8 +582,7 @@ static int run(struct app *app)
 		char state[64];
 
 		snprintf(state, sizeof(state), "pid %d %s", app->target.pid,
-			 control_target_stopped(&app->ctl) ? "stopped" :
-							     "running");
+			 control_target_stopped(&app->ctl) ? "stopped" : "running");
 		status_target(state, false);
 	}
 	ret = loop_run(
@@ -625,9 +593,7 @@ static int run(struct app *app)
 			.jc = &app->jc,
 			.grace_ms = app->cfg.grace_ms,
 			.follow = app->cfg.follow ? &app->follow : NULL,
-			.end_ns = app->cfg.duration_ns ?
-					  app->start_ns + app->cfg.duration_ns :
-					  0,
+			.end_ns = app->cfg.duration_ns ? app->start_ns + app->cfg.duration_ns : 0,
 		},
 		&res);
 	if (app->cfg.follow)
@@ -695,8 +661,7 @@ int main(int argc, char **argv)
 	 */
 	ret = app.cfg.cmd ? jobctl_split(&app.jc) : 0;
 	if (ret) {
-		fprintf(stderr, "ptbpf: can't set up job control: %s\n",
-			strerror(-ret));
+		fprintf(stderr, "ptbpf: can't set up job control: %s\n", strerror(-ret));
 		args_free(&app.cfg);
 		return EXIT_SETUP;
 	}

@@ -45,9 +45,8 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 	if (mkdir(path, 0700) == 0) {
 		if (uid != -1 && chown(path, uid, gid)) {
 			ret = -errno;
-			snprintf(err, errlen,
-				 "can't give output directory %s to uid %d: %s",
-				 path, uid, strerror(-ret));
+			snprintf(err, errlen, "can't give output directory %s to uid %d: %s", path,
+				 uid, strerror(-ret));
 			rmdir(path);
 			return ret;
 		}
@@ -63,8 +62,7 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 		return -ENOENT;
 	} else if (errno != EEXIST) {
 		ret = -errno;
-		snprintf(err, errlen, "can't create output directory %s: %s",
-			 path, strerror(-ret));
+		snprintf(err, errlen, "can't create output directory %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	/* O_NOFOLLOW: a symlink planted at @path is refused, not followed */
@@ -77,13 +75,11 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 				"output path %s is not a directory (or is a symlink): refusing to write there",
 				path);
 		else
-			snprintf(err, errlen,
-				 "can't open output directory %s: %s", path,
+			snprintf(err, errlen, "can't open output directory %s: %s", path,
 				 strerror(-ret));
 		return ret;
 	}
-	if (fstat(fd, &st) || (st.st_uid != geteuid() &&
-			       (uid == -1 || st.st_uid != (uid_t)uid))) {
+	if (fstat(fd, &st) || (st.st_uid != geteuid() && (uid == -1 || st.st_uid != (uid_t)uid))) {
 		snprintf(
 			err, errlen,
 			"output directory %s is owned by uid %u, not by you: refusing to write there",
@@ -93,8 +89,8 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 	}
 	if (faccessat(fd, ".", W_OK, AT_EACCESS)) {
 		ret = -errno;
-		snprintf(err, errlen, "output directory %s is not writable: %s",
-			 path, strerror(-ret));
+		snprintf(err, errlen, "output directory %s is not writable: %s", path,
+			 strerror(-ret));
 		close(fd);
 		return ret;
 	}
@@ -112,8 +108,7 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 				"output directory %s is in use by another ptbpf run: give each run its own -o",
 				path);
 		else
-			snprintf(err, errlen,
-				 "can't lock output directory %s: %s", path,
+			snprintf(err, errlen, "can't lock output directory %s: %s", path,
 				 strerror(-ret));
 		close(fd);
 		return ret;

@@ -28,14 +28,12 @@
  */
 struct perf_sys_ops {
 	/* Returns the new descriptor or -errno. */
-	int (*open)(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
-		    int group_fd, unsigned long flags);
+	int (*open)(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		    unsigned long flags);
 	/* Maps @len bytes of @fd at @offset; stores the address in @addr. */
-	int (*mmap)(void *ctx, int fd, size_t len, int prot, off_t offset,
-		    void **addr);
+	int (*mmap)(void *ctx, int fd, size_t len, int prot, off_t offset, void **addr);
 	int (*munmap)(void *ctx, void *addr, size_t len);
-	int (*ioctl)(void *ctx, int fd, unsigned long request,
-		     unsigned long arg);
+	int (*ioctl)(void *ctx, int fd, unsigned long request, unsigned long arg);
 	int (*close)(void *ctx, int fd);
 	void *ctx;
 };
@@ -51,9 +49,8 @@ extern const struct perf_sys_ops perf_sys_real;
  * for an offline CPU or an unknown PMU, -EACCES/-EPERM without CAP_PERFMON.
  * Returns -EINVAL if @sys or @attr is NULL.
  */
-int perf_sys_open(const struct perf_sys_ops *sys, struct perf_event_attr *attr,
-		  int cpu, pid_t pid, int group_fd, unsigned long flags,
-		  char *err, size_t errlen);
+int perf_sys_open(const struct perf_sys_ops *sys, struct perf_event_attr *attr, int cpu, pid_t pid,
+		  int group_fd, unsigned long flags, char *err, size_t errlen);
 
 /*
  * Map the metadata page plus @data_size bytes of ring (0, or a power-of-two
@@ -63,10 +60,9 @@ int perf_sys_open(const struct perf_sys_ops *sys, struct perf_event_attr *attr,
  *
  * Returns -EINVAL for NULL arguments, else -errno from mmap.
  */
-int perf_sys_map_ring(const struct perf_sys_ops *sys, int fd, int cpu,
-		      size_t page_size, size_t data_size, bool writable,
-		      struct perf_event_mmap_page **page, char *err,
-		      size_t errlen);
+int perf_sys_map_ring(const struct perf_sys_ops *sys, int fd, int cpu, size_t page_size,
+		      size_t data_size, bool writable, struct perf_event_mmap_page **page,
+		      char *err, size_t errlen);
 
 /*
  * Map the AUX area of @aux_size bytes behind a ring mapped writable: sets
@@ -78,37 +74,37 @@ int perf_sys_map_ring(const struct perf_sys_ops *sys, int fd, int cpu,
  * Returns -EINVAL for NULL arguments or a zero size, else -errno from mmap.
  */
 int perf_sys_map_aux(const struct perf_sys_ops *sys, int fd, int cpu,
-		     struct perf_event_mmap_page *page, size_t aux_size,
-		     void **aux, char *err, size_t errlen);
+		     struct perf_event_mmap_page *page, size_t aux_size, void **aux, char *err,
+		     size_t errlen);
 
 /* Returns -EINVAL for a NULL @addr, else -errno from munmap. */
-int perf_sys_unmap(const struct perf_sys_ops *sys, void *addr, size_t len,
-		   int cpu, char *err, size_t errlen);
+int perf_sys_unmap(const struct perf_sys_ops *sys, void *addr, size_t len, int cpu, char *err,
+		   size_t errlen);
 
 /*
  * PERF_EVENT_IOC_ENABLE / _DISABLE on @fd; @group adds
  * PERF_IOC_FLAG_GROUP so one call switches the leader and its siblings.
  * Returns -EBADF for a negative @fd, else -errno from ioctl.
  */
-int perf_sys_enable(const struct perf_sys_ops *sys, int fd, int cpu, bool group,
-		    char *err, size_t errlen);
-int perf_sys_disable(const struct perf_sys_ops *sys, int fd, int cpu,
-		     bool group, char *err, size_t errlen);
+int perf_sys_enable(const struct perf_sys_ops *sys, int fd, int cpu, bool group, char *err,
+		    size_t errlen);
+int perf_sys_disable(const struct perf_sys_ops *sys, int fd, int cpu, bool group, char *err,
+		     size_t errlen);
 
 /*
  * PERF_EVENT_IOC_ID: the id the kernel puts in every record's sample id.
  * Returns -EINVAL for a NULL @id, -EBADF for a negative @fd, else -errno.
  */
-int perf_sys_id(const struct perf_sys_ops *sys, int fd, int cpu, __u64 *id,
-		char *err, size_t errlen);
+int perf_sys_id(const struct perf_sys_ops *sys, int fd, int cpu, __u64 *id, char *err,
+		size_t errlen);
 
 /*
  * PERF_EVENT_IOC_SET_OUTPUT: @fd's records go into @out_fd's ring (and AUX
  * area) from now on. The kernel wants both on the same CPU with the same
  * clock. Returns -EBADF for a negative descriptor, else -errno from ioctl.
  */
-int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd,
-			int cpu, char *err, size_t errlen);
+int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd, int cpu, char *err,
+			size_t errlen);
 
 /*
  * PERF_EVENT_IOC_SET_BPF: run BPF_PROG_TYPE_PERF_EVENT program @prog_fd at
@@ -116,8 +112,8 @@ int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd,
  * released with the event. Returns -EBADF for a negative descriptor, else
  * -errno from ioctl.
  */
-int perf_sys_set_bpf(const struct perf_sys_ops *sys, int fd, int prog_fd,
-		     int cpu, char *err, size_t errlen);
+int perf_sys_set_bpf(const struct perf_sys_ops *sys, int fd, int prog_fd, int cpu, char *err,
+		     size_t errlen);
 
 /*
  * Close *@fd when it is not -1 and set it to -1. Returns 0, or -errno from

@@ -78,8 +78,7 @@ static void blob_str(struct blob *b, const char *s)
 	blob_put(b, NULL, len - olen);
 }
 
-int perfdata_file_attr(const struct perf_event_attr *in,
-		       struct perf_event_attr *attr)
+int perfdata_file_attr(const struct perf_event_attr *in, struct perf_event_attr *attr)
 {
 	if (!in || !attr)
 		return -EINVAL;
@@ -91,13 +90,11 @@ int perfdata_file_attr(const struct perf_event_attr *in,
 	return 0;
 }
 
-int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
-		      __u64 *data_id, __u64 *sb_id)
+int perfdata_core_ids(const struct snapshot *snap, unsigned int idx, __u64 *data_id, __u64 *sb_id)
 {
 	const struct snap_core *c;
 
-	if (!snap || !data_id || !sb_id || idx >= snap->nr_cores ||
-	    !snap->cores)
+	if (!snap || !data_id || !sb_id || idx >= snap->nr_cores || !snap->cores)
 		return -EINVAL;
 	c = &snap->cores[idx];
 	*data_id = c->data_id ? c->data_id : SYNTH_ID_BASE + 2 * idx;
@@ -105,12 +102,10 @@ int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
 	return 0;
 }
 
-ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
-			       size_t cap)
+ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t cap)
 {
 	struct perfrec_auxtrace_info r = {
-		.header = { .type = PERFFILE_RECORD_AUXTRACE_INFO,
-			    .size = sizeof(r) },
+		.header = { .type = PERFFILE_RECORD_AUXTRACE_INFO, .size = sizeof(r) },
 		.type = PERFFILE_AUXTRACE_INTEL_PT,
 	};
 	const struct snap_cpu_info *ci;
@@ -127,31 +122,25 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
 	priv[PERFREC_PT_TIME_ZERO] = snap->run.conv.time_zero;
 	priv[PERFREC_PT_CAP_USER_TIME_ZERO] = snap->run.conv.valid;
 	/* the PMU's own format bits; the RTIT_CTL layout when not known */
-	priv[PERFREC_PT_TSC_BIT] = ci->pt_tsc_mask ? ci->pt_tsc_mask :
-						     PERFDATA_PT_TSC;
-	priv[PERFREC_PT_NORETCOMP_BIT] = ci->pt_noretcomp_mask ?
-						 ci->pt_noretcomp_mask :
-						 PERFDATA_PT_NORETCOMP;
+	priv[PERFREC_PT_TSC_BIT] = ci->pt_tsc_mask ? ci->pt_tsc_mask : PERFDATA_PT_TSC;
+	priv[PERFREC_PT_NORETCOMP_BIT] = ci->pt_noretcomp_mask ? ci->pt_noretcomp_mask :
+								 PERFDATA_PT_NORETCOMP;
 	/*
 	 * have_sched_switch. 3: PERF_RECORD_SWITCH_CPU_WIDE from a CPU-wide
 	 * context_switch event (perf takes the tid from a switch-out's next
 	 * task, and fails on any other record). 2: PERF_RECORD_SWITCH of
 	 * task-bound events (process scope), the tid from a switch-in.
 	 */
-	priv[PERFREC_PT_HAVE_SCHED_SWITCH] =
-		snap->run.scope == SCOPE_PROCESS ? 2 : 3;
+	priv[PERFREC_PT_HAVE_SCHED_SWITCH] = snap->run.scope == SCOPE_PROCESS ? 2 : 3;
 	/* not perf's snapshot mode: one buffer per core */
 	priv[PERFREC_PT_SNAPSHOT_MODE] = 0;
 	priv[PERFREC_PT_PER_CPU_MMAPS] = 1;
-	priv[PERFREC_PT_MTC_BIT] = ci->pt_mtc_mask ? ci->pt_mtc_mask :
-						     PERFDATA_PT_MTC;
-	priv[PERFREC_PT_MTC_FREQ_BITS] = ci->pt_mtc_period_mask ?
-						 ci->pt_mtc_period_mask :
-						 PERFDATA_PT_MTC_PERIOD;
+	priv[PERFREC_PT_MTC_BIT] = ci->pt_mtc_mask ? ci->pt_mtc_mask : PERFDATA_PT_MTC;
+	priv[PERFREC_PT_MTC_FREQ_BITS] = ci->pt_mtc_period_mask ? ci->pt_mtc_period_mask :
+								  PERFDATA_PT_MTC_PERIOD;
 	priv[PERFREC_PT_TSC_CTC_N] = ci->tsc_ctc_ratio_n;
 	priv[PERFREC_PT_TSC_CTC_D] = ci->tsc_ctc_ratio_d;
-	priv[PERFREC_PT_CYC_BIT] = ci->pt_cyc_mask ? ci->pt_cyc_mask :
-						     PERFDATA_PT_CYC;
+	priv[PERFREC_PT_CYC_BIT] = ci->pt_cyc_mask ? ci->pt_cyc_mask : PERFDATA_PT_CYC;
 	priv[PERFREC_PT_MAX_NONTURBO_RATIO] = ci->max_nonturbo_ratio;
 	/* no address filter string follows */
 	priv[PERFREC_PT_FILTER_STR_LEN] = 0;
@@ -175,8 +164,7 @@ static void put_time_conv(struct writer *w)
 }
 
 /* Synthesized records: the tracking attr's ID, time 0 (before any trace). */
-static void synth_id(struct writer *w, __u32 pid, __u32 tid,
-		     struct perfrec_id *id)
+static void synth_id(struct writer *w, __u32 pid, __u32 tid, struct perfrec_id *id)
 {
 	memset(id, 0, sizeof(*id));
 	id->pid = pid;
@@ -194,9 +182,8 @@ static int put_one_process(struct writer *w, const struct snap_process *pr)
 
 	for (i = 0; i < pr->nr_threads; i++) {
 		synth_id(w, pr->pid, pr->threads[i].tid, &id);
-		n = recwrite_comm(w->rec, sizeof(w->rec), pr->pid,
-				  pr->threads[i].tid, pr->threads[i].comm, type,
-				  &id);
+		n = recwrite_comm(w->rec, sizeof(w->rec), pr->pid, pr->threads[i].tid,
+				  pr->threads[i].comm, type, &id);
 		if (n < 0)
 			return (int)n;
 		fileout_write(&w->out, w->rec, (size_t)n);
@@ -205,8 +192,7 @@ static int put_one_process(struct writer *w, const struct snap_process *pr)
 		if (!pr->maps[i].path)
 			continue;
 		synth_id(w, pr->pid, pr->pid, &id);
-		n = recwrite_mmap2(w->rec, sizeof(w->rec), pr->pid,
-				   &pr->maps[i], type, &id);
+		n = recwrite_mmap2(w->rec, sizeof(w->rec), pr->pid, &pr->maps[i], type, &id);
 		if (n == -ENAMETOOLONG)
 			continue; /* perf could not have used it either */
 		if (n < 0)
@@ -232,22 +218,19 @@ static int put_process(struct writer *w)
  * sample_type with sample_id_all, and the ids are the kernel's own. Then
  * the stream is checked record by record but copied in one piece.
  */
-static bool stream_as_is(const struct writer *w,
-			 const struct perf_event_attr *from, int which,
+static bool stream_as_is(const struct writer *w, const struct perf_event_attr *from, int which,
 			 unsigned int idx)
 {
 	const struct snap_core *core = &w->snap->cores[idx];
 	__u64 kid = which == ATTR_DATA ? core->data_id : core->sb_id;
 
-	return from->sample_type == w->attr[which].sample_type &&
-	       from->sample_id_all && kid && kid == w->ids[which][idx] &&
-	       !core->mixed_ids;
+	return from->sample_type == w->attr[which].sample_type && from->sample_id_all && kid &&
+	       kid == w->ids[which][idx] && !core->mixed_ids;
 }
 
 /* Copies a staged record stream, re-encoding each record's sample ID. */
 static int put_stream(struct writer *w, const __u8 *buf, size_t len,
-		      const struct perf_event_attr *from, int which,
-		      unsigned int idx)
+		      const struct perf_event_attr *from, int which, unsigned int idx)
 {
 	const struct perf_event_header *h;
 	struct recwrite_conv c = {
@@ -319,12 +302,10 @@ static int put_data(struct writer *w)
 		put_time_conv(w);
 	err = put_process(w);
 	for (i = 0; i < s->nr_cores && !err; i++) {
-		err = put_stream(w, s->cores[i].sideband,
-				 s->cores[i].sideband_len, &s->run.sb_attr,
+		err = put_stream(w, s->cores[i].sideband, s->cores[i].sideband_len, &s->run.sb_attr,
 				 ATTR_SB, i);
 		if (!err && !pt)
-			err = put_stream(w, s->cores[i].trace,
-					 s->cores[i].trace_len,
+			err = put_stream(w, s->cores[i].trace, s->cores[i].trace_len,
 					 &s->run.data_attr, ATTR_DATA, i);
 	}
 	for (i = 0; i < s->nr_cores && pt && !err; i++)
@@ -333,11 +314,9 @@ static int put_data(struct writer *w)
 	return err;
 }
 
-static void event_name(const struct snapshot *s, int which, char *buf,
-		       size_t len)
+static void event_name(const struct snapshot *s, int which, char *buf, size_t len)
 {
-	const struct perf_event_attr *a =
-		which == ATTR_DATA ? &s->run.data_attr : &s->run.sb_attr;
+	const struct perf_event_attr *a = which == ATTR_DATA ? &s->run.data_attr : &s->run.sb_attr;
 	const char *base = which == ATTR_SB		      ? "dummy" :
 			   s->run.backend == BACKEND_INTEL_PT ? "intel_pt//" :
 								"cpu-clock";
@@ -408,8 +387,8 @@ static void blob_strs(struct blob *b, unsigned int n, const char *const *v)
  * id for as many CPUs as NRCPUS calls available (perf reads exactly that
  * many), then the die lists and ids.
  */
-static void feat_topology(const struct snapshot *s,
-			  const struct perfdata_topology *t, struct blob *b)
+static void feat_topology(const struct snapshot *s, const struct perfdata_topology *t,
+			  struct blob *b)
 {
 	__u32 i, avail = nr_avail(s);
 	const struct perfdata_cpu_topo none = { -1, -1, -1 };
@@ -444,15 +423,13 @@ static bool seen_before(const struct snap_process *p, unsigned int i)
 }
 
 /* Process @k of the snapshot: the target (0), then the followed ones. */
-static const struct snap_process *nth_process(const struct snapshot *s,
-					      unsigned int k)
+static const struct snap_process *nth_process(const struct snapshot *s, unsigned int k)
 {
 	return k ? &s->more[k - 1] : &s->proc;
 }
 
 /* An earlier process of the snapshot maps code from @path too. */
-static bool seen_in_earlier(const struct snapshot *s, unsigned int k,
-			    const char *path)
+static bool seen_in_earlier(const struct snapshot *s, unsigned int k, const char *path)
 {
 	unsigned int j, i;
 
@@ -475,8 +452,7 @@ static bool seen_in_earlier(const struct snapshot *s, unsigned int k,
  * NUL-padded to NAME_ALIGN. Here: those of process @k not listed before.
  */
 static void build_ids_of(const struct snapshot *s, unsigned int k,
-			 int (*get)(const char *, __u8 *, size_t *),
-			 struct blob *b)
+			 int (*get)(const char *, __u8 *, size_t *), struct blob *b)
 {
 	const struct snap_process *p = nth_process(s, k);
 	struct perffile_build_id rec;
@@ -486,19 +462,17 @@ static void build_ids_of(const struct snapshot *s, unsigned int k,
 	for (i = 0; i < p->nr_maps; i++) {
 		const struct snap_map *m = &p->maps[i];
 
-		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' ||
-		    seen_before(p, i) || seen_in_earlier(s, k, m->path))
+		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' || seen_before(p, i) ||
+		    seen_in_earlier(s, k, m->path))
 			continue;
 		memset(&rec, 0, sizeof(rec));
-		if (get(m->path, rec.build_id, &len) || !len ||
-		    len > BUILDID_MAX)
+		if (get(m->path, rec.build_id, &len) || !len || len > BUILDID_MAX)
 			continue;
 		rec.build_id[BUILDID_MAX] = (__u8)len;
 		rec.pid = -1;
 		name_len = strlen(m->path) + 1;
 		padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		rec.header.misc = PERF_RECORD_MISC_USER |
-				  PERFFILE_MISC_BUILD_ID_SIZE;
+		rec.header.misc = PERF_RECORD_MISC_USER | PERFFILE_MISC_BUILD_ID_SIZE;
 		rec.header.size = (__u16)(sizeof(rec) + padded);
 		blob_put(b, &rec, sizeof(rec));
 		blob_put(b, m->path, name_len);
@@ -506,11 +480,9 @@ static void build_ids_of(const struct snapshot *s, unsigned int k,
 	}
 }
 
-static bool feat_build_id(const struct snapshot *s,
-			  const struct perfdata_host *h, struct blob *b)
+static bool feat_build_id(const struct snapshot *s, const struct perfdata_host *h, struct blob *b)
 {
-	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id :
-								   buildid_read;
+	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id : buildid_read;
 	unsigned int k;
 
 	for (k = 0; k <= s->nr_more; k++)
@@ -519,8 +491,7 @@ static bool feat_build_id(const struct snapshot *s,
 }
 
 /* CLOCK_DATA: version 1, the clockid, time of day and that clock's ns. */
-static void feat_clock_data(const struct snapshot *s,
-			    const struct perfdata_host *h, struct blob *b)
+static void feat_clock_data(const struct snapshot *s, const struct perfdata_host *h, struct blob *b)
 {
 	struct perffile_clock_data cd = {
 		.version = 1,
@@ -533,8 +504,7 @@ static void feat_clock_data(const struct snapshot *s,
 }
 
 /* Builds feature @f into @b; returns false when the file leaves it out. */
-static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
-		       struct blob *b)
+static bool feat_build(struct writer *w, const struct perfdata_host *h, int f, struct blob *b)
 {
 	const struct snap_cpu_info *ci = &w->snap->run.cpu_info;
 	char cpuid[64];
@@ -593,8 +563,8 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 		if (!ci->vendor[0])
 			return false;
 		/* x86 perf's get_cpuid(): "vendor,family,model,stepping" */
-		snprintf(cpuid, sizeof(cpuid), "%.16s,%u,%u,%u", ci->vendor,
-			 ci->family, ci->model, ci->stepping);
+		snprintf(cpuid, sizeof(cpuid), "%.16s,%u,%u,%u", ci->vendor, ci->family, ci->model,
+			 ci->stepping);
 		blob_str(b, cpuid);
 		return true;
 	case PERFFILE_FEAT_CMDLINE:
@@ -613,13 +583,11 @@ static bool feat_build(struct writer *w, const struct perfdata_host *h, int f,
 
 /* In increasing bit order: the order of the section table. */
 static const int feats[] = {
-	PERFFILE_FEAT_BUILD_ID,	  PERFFILE_FEAT_HOSTNAME,
-	PERFFILE_FEAT_OSRELEASE,  PERFFILE_FEAT_VERSION,
-	PERFFILE_FEAT_ARCH,	  PERFFILE_FEAT_NRCPUS,
-	PERFFILE_FEAT_CPUDESC,	  PERFFILE_FEAT_CPUID,
-	PERFFILE_FEAT_TOTAL_MEM,  PERFFILE_FEAT_CMDLINE,
-	PERFFILE_FEAT_EVENT_DESC, PERFFILE_FEAT_CPU_TOPOLOGY,
-	PERFFILE_FEAT_CLOCKID,	  PERFFILE_FEAT_CLOCK_DATA,
+	PERFFILE_FEAT_BUILD_ID, PERFFILE_FEAT_HOSTNAME,	  PERFFILE_FEAT_OSRELEASE,
+	PERFFILE_FEAT_VERSION,	PERFFILE_FEAT_ARCH,	  PERFFILE_FEAT_NRCPUS,
+	PERFFILE_FEAT_CPUDESC,	PERFFILE_FEAT_CPUID,	  PERFFILE_FEAT_TOTAL_MEM,
+	PERFFILE_FEAT_CMDLINE,	PERFFILE_FEAT_EVENT_DESC, PERFFILE_FEAT_CPU_TOPOLOGY,
+	PERFFILE_FEAT_CLOCKID,	PERFFILE_FEAT_CLOCK_DATA,
 };
 #define NR_FEATS (sizeof(feats) / sizeof(feats[0]))
 
@@ -699,8 +667,7 @@ static int writer_init(struct writer *w, const struct snapshot *snap)
 			return -ENOMEM;
 	}
 	for (i = 0; i < snap->nr_cores; i++)
-		perfdata_core_ids(snap, i, &w->ids[ATTR_DATA][i],
-				  &w->ids[ATTR_SB][i]);
+		perfdata_core_ids(snap, i, &w->ids[ATTR_DATA][i], &w->ids[ATTR_SB][i]);
 	return 0;
 }
 
@@ -725,23 +692,20 @@ static int write_file(struct writer *w, const struct perfdata_host *host)
 	return fileout_pwrite(&w->out, &hdr, sizeof(hdr), 0);
 }
 
-int perfdata_write(int fd, const struct snapshot *snap,
-		   const struct perfdata_host *host)
+int perfdata_write(int fd, const struct snapshot *snap, const struct perfdata_host *host)
 {
 	struct hostinfo *hi = NULL;
 	struct writer *w;
 	int err, a;
 
 	if (!snap || !snap->nr_cores || !snap->cores ||
-	    (snap->run.backend != BACKEND_INTEL_PT &&
-	     snap->run.backend != BACKEND_SAMPLE))
+	    (snap->run.backend != BACKEND_INTEL_PT && snap->run.backend != BACKEND_SAMPLE))
 		return -EINVAL;
 	if (!host) {
 		hi = calloc(1, sizeof(*hi));
 		err = hi ? hostinfo_read(hi, NULL,
 					 snap->run.data_attr.use_clockid ?
-						 (clockid_t)snap->run.data_attr
-							 .clockid :
+						 (clockid_t)snap->run.data_attr.clockid :
 						 -1,
 					 nr_avail(snap)) :
 			   -ENOMEM;

@@ -56,8 +56,7 @@ struct perfdata_cpu_topo {
  */
 struct perfdata_topology {
 	unsigned int nr_cores, nr_threads, nr_dies;
-	const char *const *core_siblings, *const *thread_siblings,
-						  *const *die_siblings;
+	const char *const *core_siblings, *const *thread_siblings, *const *die_siblings;
 	unsigned int nr_cpus;
 	const struct perfdata_cpu_topo *cpus;
 };
@@ -84,8 +83,7 @@ struct perfdata_host {
  *
  * Returns 0, or -EINVAL if an argument is NULL.
  */
-int perfdata_file_attr(const struct perf_event_attr *in,
-		       struct perf_event_attr *attr);
+int perfdata_file_attr(const struct perf_event_attr *in, struct perf_event_attr *attr);
 
 /*
  * The IDs the file gives core @idx's data and sideband events: the
@@ -94,8 +92,7 @@ int perfdata_file_attr(const struct perf_event_attr *in,
  *
  * Returns 0, or -EINVAL if an argument is NULL or @idx is out of range.
  */
-int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
-		      __u64 *data_id, __u64 *sb_id);
+int perfdata_core_ids(const struct snapshot *snap, unsigned int idx, __u64 *data_id, __u64 *sb_id);
 
 /*
  * Writes the Intel PT PERF_RECORD_AUXTRACE_INFO for @snap into @dst of
@@ -109,8 +106,7 @@ int perfdata_core_ids(const struct snapshot *snap, unsigned int idx,
  * Returns -EINVAL if @snap or @dst is NULL.
  * Returns -ENOSPC if @cap is too small.
  */
-ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
-			       size_t cap);
+ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t cap);
 
 /*
  * Writes the whole perf.data for @snap to @fd, which must be a new, empty
@@ -125,7 +121,6 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst,
  * Returns -ENOMEM if memory runs out.
  * Returns the -errno of a failed write (-ENOSPC, -EIO, -EBADF ...).
  */
-int perfdata_write(int fd, const struct snapshot *snap,
-		   const struct perfdata_host *host);
+int perfdata_write(int fd, const struct snapshot *snap, const struct perfdata_host *host);
 
 #endif /* PTBPF_PERFDATA_H */

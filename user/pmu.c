@@ -51,8 +51,7 @@ static int parse_u64(const char *s, int base, __u64 *v)
 	return 0;
 }
 
-static int malformed(char *err, size_t errlen, const char *path,
-		     const char *text)
+static int malformed(char *err, size_t errlen, const char *path, const char *text)
 {
 	if (err && errlen)
 		snprintf(err, errlen, "malformed %s: \"%s\"", path, text);
@@ -94,8 +93,8 @@ int pmu_parse_format(const char *text, struct pmu_field *f)
 
 /* Call @fn for each plain entry of directory @dir. */
 static int for_each_file(const char *dir,
-			 int (*fn)(struct pmu_intel_pt *, const char *,
-				   const char *, char *, size_t),
+			 int (*fn)(struct pmu_intel_pt *, const char *, const char *, char *,
+				   size_t),
 			 struct pmu_intel_pt *pmu, char *err, size_t errlen)
 {
 	char path[PMU_PATH_MAX + 64];
@@ -109,8 +108,7 @@ static int for_each_file(const char *dir,
 	while (!rc && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-				     de->d_name) >= sizeof(path))
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
 			rc = -E2BIG;
 		else
 			rc = fn(pmu, de->d_name, path, err, errlen);
@@ -119,8 +117,8 @@ static int for_each_file(const char *dir,
 	return rc;
 }
 
-static int add_format(struct pmu_intel_pt *pmu, const char *name,
-		      const char *path, char *err, size_t errlen)
+static int add_format(struct pmu_intel_pt *pmu, const char *name, const char *path, char *err,
+		      size_t errlen)
 {
 	struct pmu_field *f;
 	char text[64];
@@ -140,19 +138,18 @@ static int add_format(struct pmu_intel_pt *pmu, const char *name,
 }
 
 /* tsc_art_ratio is printed as "%u:%u" (CPUID 0x15 ebx:eax). */
-static int parse_ratio(struct pmu_intel_pt *pmu, const char *path,
-		       const char *text, char *err, size_t errlen)
+static int parse_ratio(struct pmu_intel_pt *pmu, const char *path, const char *text, char *err,
+		       size_t errlen)
 {
 	char tail;
 
-	if (sscanf(text, "%u:%u%c", &pmu->tsc_art_n, &pmu->tsc_art_d, &tail) !=
-	    2)
+	if (sscanf(text, "%u:%u%c", &pmu->tsc_art_n, &pmu->tsc_art_d, &tail) != 2)
 		return malformed(err, errlen, path, text);
 	return 0;
 }
 
-static int add_cap(struct pmu_intel_pt *pmu, const char *name, const char *path,
-		   char *err, size_t errlen)
+static int add_cap(struct pmu_intel_pt *pmu, const char *name, const char *path, char *err,
+		   size_t errlen)
 {
 	struct pmu_cap *c;
 	char text[64];
@@ -180,8 +177,7 @@ static int add_cap(struct pmu_intel_pt *pmu, const char *name, const char *path,
 	return 0;
 }
 
-static int read_number(const char *dir, const char *file, __u64 *v, char *err,
-		       size_t errlen)
+static int read_number(const char *dir, const char *file, __u64 *v, char *err, size_t errlen)
 {
 	char path[PMU_PATH_MAX + 64], text[64];
 	int rc;
@@ -203,8 +199,7 @@ static int probe_files(struct pmu_intel_pt *pmu, char *err, size_t errlen)
 
 	rc = read_number(pmu->path, "type", &v, err, errlen);
 	if (rc == -ENOENT && err && errlen)
-		snprintf(err, errlen, "no Intel PT PMU: %s/type not found",
-			 pmu->path);
+		snprintf(err, errlen, "no Intel PT PMU: %s/type not found", pmu->path);
 	if (rc)
 		return rc;
 	if (v > UINT32_MAX)
@@ -232,8 +227,7 @@ static int probe_files(struct pmu_intel_pt *pmu, char *err, size_t errlen)
 	return for_each_file(dir, add_cap, pmu, err, errlen);
 }
 
-int pmu_intel_pt_probe(const char *sysfs_root, struct pmu_intel_pt *pmu,
-		       char *err, size_t errlen)
+int pmu_intel_pt_probe(const char *sysfs_root, struct pmu_intel_pt *pmu, char *err, size_t errlen)
 {
 	int rc;
 
@@ -241,25 +235,21 @@ int pmu_intel_pt_probe(const char *sysfs_root, struct pmu_intel_pt *pmu,
 		return -EINVAL;
 	memset(pmu, 0, sizeof(*pmu));
 	if ((size_t)snprintf(pmu->path, sizeof(pmu->path), "%s/%s",
-			     sysfs_root ? sysfs_root : "/sys",
-			     PT_DIR) >= sizeof(pmu->path))
+			     sysfs_root ? sysfs_root : "/sys", PT_DIR) >= sizeof(pmu->path))
 		return -ENAMETOOLONG;
 	if (access(pmu->path, F_OK)) {
 		rc = -errno;
 		if (err && errlen)
-			snprintf(err, errlen, "no Intel PT PMU: %s not found",
-				 pmu->path);
+			snprintf(err, errlen, "no Intel PT PMU: %s not found", pmu->path);
 		return rc;
 	}
 	rc = probe_files(pmu, err, errlen);
 	if (rc == -E2BIG && err && errlen)
-		snprintf(err, errlen, "%s has more formats or caps than fit",
-			 pmu->path);
+		snprintf(err, errlen, "%s has more formats or caps than fit", pmu->path);
 	return rc;
 }
 
-const struct pmu_field *pmu_field(const struct pmu_intel_pt *pmu,
-				  const char *name)
+const struct pmu_field *pmu_field(const struct pmu_intel_pt *pmu, const char *name)
 {
 	unsigned int i;
 
@@ -271,8 +261,7 @@ const struct pmu_field *pmu_field(const struct pmu_intel_pt *pmu,
 	return NULL;
 }
 
-int pmu_set_field(struct perf_event_attr *attr, const struct pmu_field *f,
-		  __u64 value)
+int pmu_set_field(struct perf_event_attr *attr, const struct pmu_field *f, __u64 value)
 {
 	unsigned int width;
 	__u64 mask, *word;
@@ -283,9 +272,7 @@ int pmu_set_field(struct perf_event_attr *attr, const struct pmu_field *f,
 	mask = width == 64 ? ~0ULL : (1ULL << width) - 1;
 	if (value & ~mask)
 		return -ERANGE;
-	word = f->word == 0 ? &attr->config :
-	       f->word == 1 ? &attr->config1 :
-			      &attr->config2;
+	word = f->word == 0 ? &attr->config : f->word == 1 ? &attr->config1 : &attr->config2;
 	*word = (*word & ~(mask << f->lo)) | (value << f->lo);
 	return 0;
 }
@@ -306,8 +293,8 @@ int pmu_cap(const struct pmu_intel_pt *pmu, const char *name, __u64 *value)
 }
 
 /* Set @name when the PMU has it; a missing optional format is fine. */
-static int set_opt(const struct pmu_intel_pt *pmu, struct perf_event_attr *attr,
-		   const char *name, __u64 v)
+static int set_opt(const struct pmu_intel_pt *pmu, struct perf_event_attr *attr, const char *name,
+		   __u64 v)
 {
 	const struct pmu_field *f = pmu_field(pmu, name);
 
@@ -325,23 +312,21 @@ static int pick_period(__u64 bitmap)
 	return bitmap ? __builtin_ctzll(bitmap) : -1;
 }
 
-static int set_periods(const struct pmu_intel_pt *pmu,
-		       struct perf_event_attr *attr, size_t *psb_bytes)
+static int set_periods(const struct pmu_intel_pt *pmu, struct perf_event_attr *attr,
+		       size_t *psb_bytes)
 {
 	__u64 cap, map;
 	int p, rc = 0;
 
 	/* PSBFreq n means a PSB every 2^(n+11) bytes; 0 is the default. */
 	*psb_bytes = 1u << 11;
-	if (!pmu_cap(pmu, "psb_cyc", &cap) && cap &&
-	    !pmu_cap(pmu, "psb_periods", &map) && (p = pick_period(map)) >= 0 &&
-	    pmu_field(pmu, "psb_period")) {
+	if (!pmu_cap(pmu, "psb_cyc", &cap) && cap && !pmu_cap(pmu, "psb_periods", &map) &&
+	    (p = pick_period(map)) >= 0 && pmu_field(pmu, "psb_period")) {
 		rc = set_opt(pmu, attr, "psb_period", p);
 		*psb_bytes = (size_t)1 << (p + 11);
 	}
-	if (!rc && !pmu_cap(pmu, "mtc", &cap) && cap &&
-	    !pmu_cap(pmu, "mtc_periods", &map) && (p = pick_period(map)) >= 0 &&
-	    pmu_field(pmu, "mtc") && pmu_field(pmu, "mtc_period")) {
+	if (!rc && !pmu_cap(pmu, "mtc", &cap) && cap && !pmu_cap(pmu, "mtc_periods", &map) &&
+	    (p = pick_period(map)) >= 0 && pmu_field(pmu, "mtc") && pmu_field(pmu, "mtc_period")) {
 		rc = set_opt(pmu, attr, "mtc", 1);
 		if (!rc)
 			rc = set_opt(pmu, attr, "mtc_period", p);
@@ -349,9 +334,8 @@ static int set_periods(const struct pmu_intel_pt *pmu,
 	return rc;
 }
 
-int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel,
-		      bool disabled, struct perf_event_attr *attr,
-		      size_t *psb_bytes, char *err, size_t errlen)
+int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel, bool disabled,
+		      struct perf_event_attr *attr, size_t *psb_bytes, char *err, size_t errlen)
 {
 	static const char *const needed[] = { "pt", "tsc" };
 	size_t psb;
@@ -390,8 +374,8 @@ int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel,
 }
 
 /* Read back the bits of @name from @attr's config words; 0 when absent. */
-static __u64 get_field(const struct pmu_intel_pt *pmu,
-		       const struct perf_event_attr *attr, const char *name)
+static __u64 get_field(const struct pmu_intel_pt *pmu, const struct perf_event_attr *attr,
+		       const char *name)
 {
 	const struct pmu_field *f = pmu_field(pmu, name);
 	unsigned int width;
@@ -399,9 +383,7 @@ static __u64 get_field(const struct pmu_intel_pt *pmu,
 
 	if (!f)
 		return 0;
-	word = f->word == 0 ? attr->config :
-	       f->word == 1 ? attr->config1 :
-			      attr->config2;
+	word = f->word == 0 ? attr->config : f->word == 1 ? attr->config1 : attr->config2;
 	width = f->hi - f->lo + 1;
 	return (word >> f->lo) & (width == 64 ? ~0ULL : (1ULL << width) - 1);
 }
@@ -418,8 +400,8 @@ static __u64 config_mask(const struct pmu_intel_pt *pmu, const char *name)
 	return (width == 64 ? ~0ULL : ((1ULL << width) - 1)) << f->lo;
 }
 
-int pmu_cpu_info(const struct pmu_intel_pt *pmu,
-		 const struct perf_event_attr *attr, struct snap_cpu_info *info)
+int pmu_cpu_info(const struct pmu_intel_pt *pmu, const struct perf_event_attr *attr,
+		 struct snap_cpu_info *info)
 {
 	if (!pmu || !attr || !info)
 		return -EINVAL;
@@ -433,7 +415,6 @@ int pmu_cpu_info(const struct pmu_intel_pt *pmu,
 	info->tsc_ctc_ratio_d = pmu->tsc_art_d;
 	info->max_nonturbo_ratio = pmu->max_nonturbo_ratio;
 	info->mtc = get_field(pmu, attr, "mtc") != 0;
-	info->mtc_freq = info->mtc ? (__u32)get_field(pmu, attr, "mtc_period") :
-				     0;
+	info->mtc_freq = info->mtc ? (__u32)get_field(pmu, attr, "mtc_period") : 0;
 	return 0;
 }

@@ -58,8 +58,7 @@ struct pmu_intel_pt {
  * (the message names it), -E2BIG with more formats or caps than fit,
  * -EINVAL for NULL @pmu, else -errno from reading sysfs.
  */
-int pmu_intel_pt_probe(const char *sysfs_root, struct pmu_intel_pt *pmu,
-		       char *err, size_t errlen);
+int pmu_intel_pt_probe(const char *sysfs_root, struct pmu_intel_pt *pmu, char *err, size_t errlen);
 
 /*
  * Parse a format file's text ("config:10", "config:14-17", "config1:0-31",
@@ -69,15 +68,13 @@ int pmu_intel_pt_probe(const char *sysfs_root, struct pmu_intel_pt *pmu,
 int pmu_parse_format(const char *text, struct pmu_field *f);
 
 /* The format named @name, or NULL. */
-const struct pmu_field *pmu_field(const struct pmu_intel_pt *pmu,
-				  const char *name);
+const struct pmu_field *pmu_field(const struct pmu_intel_pt *pmu, const char *name);
 
 /*
  * Store @value in the bits @f names in @attr, clearing them first.
  * Returns -EINVAL for NULL arguments, -ERANGE when @value is too wide.
  */
-int pmu_set_field(struct perf_event_attr *attr, const struct pmu_field *f,
-		  __u64 value);
+int pmu_set_field(struct perf_event_attr *attr, const struct pmu_field *f, __u64 value);
 
 /* The value of caps/@name. Returns -ENOENT when absent, -EINVAL for NULL. */
 int pmu_cap(const struct pmu_intel_pt *pmu, const char *name, __u64 *value);
@@ -94,9 +91,8 @@ int pmu_cap(const struct pmu_intel_pt *pmu, const char *name, __u64 *value);
  * Returns -EINVAL for NULL arguments or when a format the PMU must have
  * (pt, tsc) is missing (the message says which).
  */
-int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel,
-		      bool disabled, struct perf_event_attr *attr,
-		      size_t *psb_bytes, char *err, size_t errlen);
+int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel, bool disabled,
+		      struct perf_event_attr *attr, size_t *psb_bytes, char *err, size_t errlen);
 
 /*
  * Fill what @pmu and the event's @attr say into @info: tsc_ctc_ratio_n/d,
@@ -105,8 +101,7 @@ int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel,
  * are.
  * Returns -EINVAL for NULL arguments.
  */
-int pmu_cpu_info(const struct pmu_intel_pt *pmu,
-		 const struct perf_event_attr *attr,
+int pmu_cpu_info(const struct pmu_intel_pt *pmu, const struct perf_event_attr *attr,
 		 struct snap_cpu_info *info);
 
 #endif /* PTBPF_PMU_H */

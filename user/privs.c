@@ -29,8 +29,7 @@ int privs_check(char *err, size_t errlen)
 
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data)) {
-		snprintf(err, errlen, "can't read capabilities: %s",
-			 strerror(errno));
+		snprintf(err, errlen, "can't read capabilities: %s", strerror(errno));
 		return -EPERM;
 	}
 	if (has_cap(data, CAP_SYS_ADMIN) ||

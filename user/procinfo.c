@@ -66,8 +66,7 @@ int procinfo_parse_map(const char *line, struct snap_map *m)
 		return -EINVAL;
 	if (parse_fields(&s, &tmp, perms))
 		return -EBADMSG;
-	tmp.prot = (perms[0] == 'r' ? PROT_READ : 0) |
-		   (perms[1] == 'w' ? PROT_WRITE : 0) |
+	tmp.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 		   (perms[2] == 'x' ? PROT_EXEC : 0);
 	/* the path starts after the padding; it may itself hold spaces */
 	while (*s == ' ')
@@ -176,8 +175,7 @@ static int read_threads(struct snap_process *p, const char *base)
 	while (!ret && (de = readdir(d))) {
 		errno = 0;
 		tid = strtoul(de->d_name, &end, 10);
-		if (errno || *end || end == de->d_name || !tid ||
-		    tid > UINT32_MAX)
+		if (errno || *end || end == de->d_name || !tid || tid > UINT32_MAX)
 			continue;
 		ret = add_thread(p, base, (__u32)tid);
 	}
@@ -216,8 +214,7 @@ static int read_from_thread(struct snap_process *p, const char *base)
 	for (i = 0; i < p->nr_threads && !p->nr_maps && !ret; i++) {
 		if (p->threads[i].tid == p->pid)
 			continue;
-		snprintf(tbase, sizeof(tbase), "%s/task/%u", base,
-			 p->threads[i].tid);
+		snprintf(tbase, sizeof(tbase), "%s/task/%u", base, p->threads[i].tid);
 		snprintf(path, sizeof(path), "%s/maps", tbase);
 		f = fopen(path, "re");
 		if (!f)
@@ -240,8 +237,8 @@ int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	if (snprintf(base, sizeof(base), "%s/%u",
-		     proc_root ? proc_root : "/proc", pid) >= (int)sizeof(base))
+	if (snprintf(base, sizeof(base), "%s/%u", proc_root ? proc_root : "/proc", pid) >=
+	    (int)sizeof(base))
 		return -ENAMETOOLONG;
 	snprintf(path, sizeof(path), "%s/maps", base);
 	f = fopen(path, "re");

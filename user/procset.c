@@ -22,8 +22,7 @@ static void drop(struct procset *ps, unsigned int i)
 {
 	procinfo_free(&ps->v[i]);
 	memmove(&ps->v[i], &ps->v[i + 1], (ps->n - i - 1) * sizeof(*ps->v));
-	memmove(&ps->live[i], &ps->live[i + 1],
-		(ps->n - i - 1) * sizeof(*ps->live));
+	memmove(&ps->live[i], &ps->live[i + 1], (ps->n - i - 1) * sizeof(*ps->live));
 	ps->n--;
 }
 
@@ -91,8 +90,7 @@ void procset_refresh(struct procset *ps, const char *proc_root)
 		if (!ps->live[i])
 			continue;
 		memset(&live, 0, sizeof(live));
-		if (procinfo_read(proc_root, ps->v[i].pid, &live) == 0 &&
-		    live.nr_maps > 0) {
+		if (procinfo_read(proc_root, ps->v[i].pid, &live) == 0 && live.nr_maps > 0) {
 			procinfo_free(&ps->v[i]);
 			ps->v[i] = live;
 		} else {

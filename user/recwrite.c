@@ -7,14 +7,12 @@
 #include "recwrite.h"
 
 /* The leading fields of a PERF_RECORD_SAMPLE, all of fixed size. */
-#define SAMPLE_FIXED_BITS                                            \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-	 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |      \
-	 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+#define SAMPLE_FIXED_BITS                                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
 
 /* Fills what the record did not carry; ID and CPU are the event's. */
-static void fill_id(struct perfrec_id *id, __u64 had,
-		    const struct recwrite_conv *c)
+static void fill_id(struct perfrec_id *id, __u64 had, const struct recwrite_conv *c)
 {
 	if (!(had & PERF_SAMPLE_TID))
 		id->pid = id->tid = (__u32)-1;
@@ -22,8 +20,7 @@ static void fill_id(struct perfrec_id *id, __u64 had,
 	id->cpu = c->cpu;
 }
 
-static ssize_t convert_sample(const __u8 *rec, size_t len,
-			      const struct recwrite_conv *c, __u8 *dst,
+static ssize_t convert_sample(const __u8 *rec, size_t len, const struct recwrite_conv *c, __u8 *dst,
 			      size_t cap)
 {
 	size_t hs = sizeof(struct perf_event_header);
@@ -34,8 +31,7 @@ static ssize_t convert_sample(const __u8 *rec, size_t len,
 	size_t rest, out;
 
 	/* only fixed-size leading fields can move without parsing the rest */
-	if ((c->from_type & ~SAMPLE_FIXED_BITS) !=
-	    (c->to_type & ~SAMPLE_FIXED_BITS))
+	if ((c->from_type & ~SAMPLE_FIXED_BITS) != (c->to_type & ~SAMPLE_FIXED_BITS))
 		return -EINVAL;
 	if (len < hs + from)
 		return -EBADMSG;
@@ -53,8 +49,7 @@ static ssize_t convert_sample(const __u8 *rec, size_t len,
 	return (ssize_t)out;
 }
 
-static ssize_t convert_other(const __u8 *rec, size_t len,
-			     const struct recwrite_conv *c, __u8 *dst,
+static ssize_t convert_other(const __u8 *rec, size_t len, const struct recwrite_conv *c, __u8 *dst,
 			     size_t cap)
 {
 	size_t from = c->from_id_all ? perfrec_id_size(c->from_type) : 0;
@@ -82,8 +77,8 @@ static ssize_t convert_other(const __u8 *rec, size_t len,
 	return (ssize_t)out;
 }
 
-ssize_t recwrite_convert(const void *rec, size_t len,
-			 const struct recwrite_conv *c, void *dst, size_t cap)
+ssize_t recwrite_convert(const void *rec, size_t len, const struct recwrite_conv *c, void *dst,
+			 size_t cap)
 {
 	struct perf_event_header h;
 
@@ -100,9 +95,8 @@ ssize_t recwrite_convert(const void *rec, size_t len,
 }
 
 /* Header, fixed body, a NUL-padded string, then the sample ID. */
-static ssize_t put_named(void *dst, size_t cap, __u32 type, __u16 misc,
-			 const void *body, size_t body_len, const char *name,
-			 size_t name_len, __u64 id_type,
+static ssize_t put_named(void *dst, size_t cap, __u32 type, __u16 misc, const void *body,
+			 size_t body_len, const char *name, size_t name_len, __u64 id_type,
 			 const struct perfrec_id *id)
 {
 	struct perf_event_header h = { .type = type, .misc = misc };
@@ -127,8 +121,8 @@ static ssize_t put_named(void *dst, size_t cap, __u32 type, __u16 misc,
 	return (ssize_t)size;
 }
 
-ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid,
-		      const char *comm, __u64 type, const struct perfrec_id *id)
+ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid, const char *comm, __u64 type,
+		      const struct perfrec_id *id)
 {
 	struct perfrec_comm rec = { .pid = pid, .tid = tid };
 	const size_t hs = sizeof(rec.header);
@@ -136,12 +130,11 @@ ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid,
 	if (!dst || !comm || !id)
 		return -EINVAL;
 	/* the kernel's comm is TASK_COMM_LEN (16) with its NUL */
-	return put_named(dst, cap, PERF_RECORD_COMM, 0, (const __u8 *)&rec + hs,
-			 sizeof(rec) - hs, comm, strnlen(comm, 15), type, id);
+	return put_named(dst, cap, PERF_RECORD_COMM, 0, (const __u8 *)&rec + hs, sizeof(rec) - hs,
+			 comm, strnlen(comm, 15), type, id);
 }
 
-ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid,
-		       const struct snap_map *m, __u64 type,
+ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid, const struct snap_map *m, __u64 type,
 		       const struct perfrec_id *id)
 {
 	struct perfrec_mmap2 rec;
@@ -164,8 +157,6 @@ ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid,
 	/* what the kernel marks a mapping that holds no code with */
 	return put_named(
 		dst, cap, PERF_RECORD_MMAP2,
-		PERF_RECORD_MISC_USER |
-			(m->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA),
-		(const __u8 *)&rec + hs, sizeof(rec) - hs, m->path,
-		strlen(m->path), type, id);
+		PERF_RECORD_MISC_USER | (m->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA),
+		(const __u8 *)&rec + hs, sizeof(rec) - hs, m->path, strlen(m->path), type, id);
 }

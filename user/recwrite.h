@@ -40,8 +40,8 @@ struct recwrite_conv {
  * Returns -EBADMSG if @rec is shorter than its header says it needs.
  * Returns -ENOSPC if the result does not fit @cap or PERFREC_MAX.
  */
-ssize_t recwrite_convert(const void *rec, size_t len,
-			 const struct recwrite_conv *c, void *dst, size_t cap);
+ssize_t recwrite_convert(const void *rec, size_t len, const struct recwrite_conv *c, void *dst,
+			 size_t cap);
 
 /*
  * Writes a PERF_RECORD_COMM for thread @tid of process @pid named @comm
@@ -52,8 +52,7 @@ ssize_t recwrite_convert(const void *rec, size_t len,
  * Returns -EINVAL if @dst, @comm or @id is NULL.
  * Returns -ENOSPC if it does not fit @cap.
  */
-ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid,
-		      const char *comm, __u64 type,
+ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid, const char *comm, __u64 type,
 		      const struct perfrec_id *id);
 
 /*
@@ -66,8 +65,7 @@ ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid,
  * Returns -ENAMETOOLONG if the record would pass PERFREC_MAX.
  * Returns -ENOSPC if it does not fit @cap.
  */
-ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid,
-		       const struct snap_map *m, __u64 type,
+ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid, const struct snap_map *m, __u64 type,
 		       const struct perfrec_id *id);
 
 #endif /* PTBPF_RECWRITE_H */

@@ -73,15 +73,12 @@ static void status_out(void)
 	int n;
 
 	q.status_dirty = false;
-	n = snprintf(line, sizeof(line), "%s%s", shown ? "\r\033[K" : "",
-		     q.status);
+	n = snprintf(line, sizeof(line), "%s%s", shown ? "\r\033[K" : "", q.status);
 	q.busy = true;
 	pthread_mutex_unlock(&q.lock);
 	fg = foreground(q.fd);
 	if (fg && n > 0)
-		write_all(q.fd, line,
-			  (size_t)n < sizeof(line) ? (size_t)n :
-						     sizeof(line) - 1);
+		write_all(q.fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	pthread_mutex_lock(&q.lock);
 	q.busy = false;
 	q.status_shown = fg && q.status[0];

@@ -37,12 +37,10 @@ int scope_parse(const char *name, enum ptbpf_scope *out)
 
 unsigned long long scope_events(unsigned int nr_threads, unsigned int nr_cpus)
 {
-	return (unsigned long long)nr_threads * nr_cpus *
-	       SCOPE_EVENTS_PER_GROUP;
+	return (unsigned long long)nr_threads * nr_cpus * SCOPE_EVENTS_PER_GROUP;
 }
 
-int scope_plan(const struct scope_request *req, enum ptbpf_scope *out,
-	       char *why, size_t whylen)
+int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why, size_t whylen)
 {
 	unsigned long limit;
 	unsigned long long need;
@@ -74,8 +72,7 @@ int scope_plan(const struct scope_request *req, enum ptbpf_scope *out,
 				 "--scope process: %u threads x %u CPUs x %d "
 				 "needs %llu events, over the limit of %lu "
 				 "(--max-events)",
-				 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP,
-				 need, limit);
+				 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, limit);
 			return -EINVAL;
 		}
 		*out = req->scope;
@@ -96,8 +93,7 @@ int scope_plan(const struct scope_request *req, enum ptbpf_scope *out,
 		snprintf(why, whylen,
 			 "cpu: %u threads x %u CPUs x %d needs %llu events, "
 			 "over the limit of %lu",
-			 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need,
-			 limit);
+			 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, limit);
 		return 0;
 	}
 	*out = SCOPE_PROCESS;

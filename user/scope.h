@@ -56,8 +56,7 @@ struct scope_request {
  * Returns -EINVAL with one line in @why when the request can't be met: an
  * explicit process scope over the limit, or --no-pause outside cpu scope.
  */
-int scope_plan(const struct scope_request *req, enum ptbpf_scope *out,
-	       char *why, size_t whylen);
+int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why, size_t whylen);
 
 /* The events a process-scope run opens for @nr_threads x @nr_cpus. */
 unsigned long long scope_events(unsigned int nr_threads, unsigned int nr_cpus);

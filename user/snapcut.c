@@ -10,8 +10,7 @@
  * The TIME of a record, when it has one. A sample's fixed leading fields
  * come in the kernel's order: IDENTIFIER, IP, TID, TIME.
  */
-static bool record_time(const struct perf_event_header *h, __u64 type,
-			int id_all, __u64 *t)
+static bool record_time(const struct perf_event_header *h, __u64 type, int id_all, __u64 *t)
 {
 	struct perfrec_id id;
 	size_t off = sizeof(*h);
@@ -19,23 +18,21 @@ static bool record_time(const struct perf_event_header *h, __u64 type,
 	if (!(type & PERF_SAMPLE_TIME))
 		return false;
 	if (h->type == PERF_RECORD_SAMPLE) {
-		off += 8 * !!(type & PERF_SAMPLE_IDENTIFIER) +
-		       8 * !!(type & PERF_SAMPLE_IP) +
+		off += 8 * !!(type & PERF_SAMPLE_IDENTIFIER) + 8 * !!(type & PERF_SAMPLE_IP) +
 		       8 * !!(type & PERF_SAMPLE_TID);
 		if (off + 8 > h->size)
 			return false;
 		memcpy(t, (const __u8 *)h + off, 8);
 		return true;
 	}
-	if (!id_all || h->type >= PERF_RECORD_MAX ||
-	    perfrec_id_get(h, h->size, type, &id))
+	if (!id_all || h->type >= PERF_RECORD_MAX || perfrec_id_get(h, h->size, type, &id))
 		return false;
 	*t = id.time;
 	return true;
 }
 
-int snapcut_stream(__u8 *buf, size_t *len, __u64 sample_type, int id_all,
-		   __u64 ts, struct snap_cut *cut)
+int snapcut_stream(__u8 *buf, size_t *len, __u64 sample_type, int id_all, __u64 ts,
+		   struct snap_cut *cut)
 {
 	const struct perf_event_header *h;
 	size_t off = 0, keep = 0, start;
@@ -84,16 +81,12 @@ int snapcut_snapshot(struct snapshot *s)
 	for (i = 0; i < s->nr_cores; i++) {
 		struct snap_core *c = &s->cores[i];
 
-		r = snapcut_stream(c->trace, &c->trace_len,
-				   s->run.data_attr.sample_type,
-				   s->run.data_attr.sample_id_all, s->why.ts,
-				   &s->cut);
+		r = snapcut_stream(c->trace, &c->trace_len, s->run.data_attr.sample_type,
+				   s->run.data_attr.sample_id_all, s->why.ts, &s->cut);
 		if (!ret)
 			ret = r;
-		r = snapcut_stream(c->sideband, &c->sideband_len,
-				   s->run.sb_attr.sample_type,
-				   s->run.sb_attr.sample_id_all, s->why.ts,
-				   &s->cut);
+		r = snapcut_stream(c->sideband, &c->sideband_len, s->run.sb_attr.sample_type,
+				   s->run.sb_attr.sample_id_all, s->why.ts, &s->cut);
 		if (!ret)
 			ret = r;
 	}

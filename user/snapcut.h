@@ -25,8 +25,8 @@
  * Returns 0, -EINVAL for NULL @buf or @len, or -EBADMSG for a malformed
  * stream (then nothing is changed).
  */
-int snapcut_stream(__u8 *buf, size_t *len, __u64 sample_type, int id_all,
-		   __u64 ts, struct snap_cut *cut);
+int snapcut_stream(__u8 *buf, size_t *len, __u64 sample_type, int id_all, __u64 ts,
+		   struct snap_cut *cut);
 
 /*
  * Cuts every core of @s (trace and sideband) at @s->why.ts, filling

@@ -116,8 +116,7 @@ static void take_proc(struct snapqueue *q, struct snap_process *out)
 	procset_refresh(&q->followed, q->cfg.proc_root);
 
 	memset(&live, 0, sizeof(live));
-	if (procinfo_read(q->cfg.proc_root, q->cfg.pid, &live) == 0 &&
-	    live.nr_maps > 0) {
+	if (procinfo_read(q->cfg.proc_root, q->cfg.pid, &live) == 0 && live.nr_maps > 0) {
 		procinfo_free(&q->proc_cache);
 		q->proc_cache = live;
 	} else {
@@ -126,8 +125,8 @@ static void take_proc(struct snapqueue *q, struct snap_process *out)
 	*out = q->proc_cache;
 }
 
-static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost,
-			     uint64_t *pause_max, uint64_t *pause_sum)
+static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost, uint64_t *pause_max,
+			     uint64_t *pause_sum)
 {
 	uint64_t bytes = 0;
 	unsigned int i;
@@ -198,9 +197,8 @@ static uint64_t copy_max(const struct snapshot *snap)
 	return max;
 }
 
-static void log_written(struct snapqueue *q, const struct snapshot *snap,
-			const char *path, uint64_t write_ns,
-			const struct removed *rm)
+static void log_written(struct snapqueue *q, const struct snapshot *snap, const char *path,
+			uint64_t write_ns, const struct removed *rm)
 {
 	uint64_t lost, pmax, psum, bytes, sb_lost = 0;
 	bool wrapped = false, sb_wrapped = false;
@@ -242,32 +240,27 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap,
 	if (status_on() && q->cfg.verbosity == 0 && !rm->n)
 		return; /* the status line counts it */
 	/* one write: the control thread prints lines of its own meanwhile */
-	n = snprintf(line, sizeof(line),
-		     "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
-		     (unsigned long long)snap->id, snap->trigger, path,
-		     bytes / 1024.0, wrapped ? ", wrapped" : "");
+	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
+		     (unsigned long long)snap->id, snap->trigger, path, bytes / 1024.0,
+		     wrapped ? ", wrapped" : "");
 	if (snap->why.folded)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      ", %u earlier stop%s folded in", snap->why.folded,
 			      snap->why.folded == 1 ? "" : "s");
 	if (rm->n)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
-			      "; removed %u oldest (%.1f KiB) for %s", rm->n,
-			      rm->bytes / 1024.0,
+			      "; removed %u oldest (%.1f KiB) for %s", rm->n, rm->bytes / 1024.0,
 			      rm->size ? "--max-size" : "--max-snapshots");
 	if (q->cfg.max_size)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
-			      "; %.1f of %.1f MiB used",
-			      q->budget.used / 1048576.0,
+			      "; %.1f of %.1f MiB used", q->budget.used / 1048576.0,
 			      q->cfg.max_size / 1048576.0);
 	status_say(line);
 }
 
-static void log_error(struct eventlog *log, uint32_t pid, uint64_t id,
-		      const char *reason)
+static void log_error(struct eventlog *log, uint32_t pid, uint64_t id, const char *reason)
 {
-	struct json *j =
-		eventlog_begin(log, "snapshot_error", clock_now_ns(), pid);
+	struct json *j = eventlog_begin(log, "snapshot_error", clock_now_ns(), pid);
 
 	json_u64(j, "snapshot", id);
 	json_str(j, "reason", reason);
@@ -285,20 +278,16 @@ static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 	unsigned int i;
 
 	bytes = staged_bytes(snap, &lost, &pmax, &psum);
-	if (snap->run.backend == BACKEND_INTEL_PT &&
-	    (q->cfg.formats & SNAPFMT_LLDB))
+	if (snap->run.backend == BACKEND_INTEL_PT && (q->cfg.formats & SNAPFMT_LLDB))
 		bytes *= 2;
-	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL +
-		 snap->proc.nr_threads * 128ULL;
+	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL + snap->proc.nr_threads * 128ULL;
 	for (i = 0; i < snap->nr_more; i++)
-		bytes += snap->more[i].nr_maps * 512ULL +
-			 snap->more[i].nr_threads * 128ULL;
+		bytes += snap->more[i].nr_maps * 512ULL + snap->more[i].nr_threads * 128ULL;
 	return bytes;
 }
 
 /* Removes the @count oldest snapshots the budget holds, each an event. */
-static void evict(struct snapqueue *q, size_t count, int why_size,
-		  struct removed *rm)
+static void evict(struct snapqueue *q, size_t count, int why_size, struct removed *rm)
 {
 	struct budget_entry oldest;
 	struct json *j;
@@ -311,14 +300,12 @@ static void evict(struct snapqueue *q, size_t count, int why_size,
 		if (ret && ret != -ENOENT) {
 			char why[160];
 
-			snprintf(why, sizeof(why),
-				 "can't remove the oldest snapshot: %s",
+			snprintf(why, sizeof(why), "can't remove the oldest snapshot: %s",
 				 strerror(-ret));
 			log_error(&q->wlog, q->cfg.pid, oldest.id, why);
 			continue;
 		}
-		j = eventlog_begin(&q->wlog, "snapshot_removed", clock_now_ns(),
-				   q->cfg.pid);
+		j = eventlog_begin(&q->wlog, "snapshot_removed", clock_now_ns(), q->cfg.pid);
 		json_u64(j, "snapshot", oldest.id);
 		json_u64(j, "bytes", oldest.bytes);
 		json_str(j, "reason", why_size ? "max_size" : "max_snapshots");
@@ -330,8 +317,7 @@ static void evict(struct snapqueue *q, size_t count, int why_size,
 }
 
 /* Makes room for @snap before it is written. Returns false if it can't fit. */
-static bool make_room(struct snapqueue *q, const struct snapshot *snap,
-		      struct removed *rm)
+static bool make_room(struct snapqueue *q, const struct snapshot *snap, struct removed *rm)
 {
 	uint64_t est = q->cfg.max_size ? estimate(q, snap) : 0;
 	int why_size;
@@ -345,8 +331,7 @@ static bool make_room(struct snapqueue *q, const struct snapshot *snap,
 }
 
 /* Counts the snapshot just written, then trims to the limits again. */
-static void account(struct snapqueue *q, const struct snapshot *snap,
-		    struct removed *rm)
+static void account(struct snapqueue *q, const struct snapshot *snap, struct removed *rm)
 {
 	unsigned long long bytes = 0;
 	int why_size;
@@ -391,16 +376,13 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 		snapcut_snapshot(&buf->snap);
 	ret = 0;
 	if (q->limits && !make_room(q, &buf->snap, &rm)) {
-		snprintf(
-			err, sizeof(err),
-			"snapshot %llu: about %llu bytes, more than --max-size",
-			(unsigned long long)buf->snap.id,
-			(unsigned long long)estimate(q, &buf->snap));
+		snprintf(err, sizeof(err), "snapshot %llu: about %llu bytes, more than --max-size",
+			 (unsigned long long)buf->snap.id,
+			 (unsigned long long)estimate(q, &buf->snap));
 		ret = -EFBIG;
 	}
 	if (!ret)
-		ret = snapwrite_snapshot(&buf->snap, &opts, path, sizeof(path),
-					 err, sizeof(err));
+		ret = snapwrite_snapshot(&buf->snap, &opts, path, sizeof(path), err, sizeof(err));
 	memset(&buf->snap.proc, 0, sizeof(buf->snap.proc)); /* the cache's */
 	buf->snap.more = NULL; /* the procset's */
 	buf->snap.nr_more = 0;
@@ -430,17 +412,13 @@ static void *writer_main(void *arg)
 			clock_gettime(CLOCK_REALTIME, &deadline);
 			if (q->refresh_ms) {
 				deadline.tv_nsec += q->refresh_ms * 1000000L;
-				deadline.tv_sec +=
-					deadline.tv_nsec / 1000000000L;
+				deadline.tv_sec += deadline.tv_nsec / 1000000000L;
 				deadline.tv_nsec %= 1000000000L;
-				q->refresh_ms = q->refresh_ms >= 512 ?
-							0 :
-							q->refresh_ms * 2;
+				q->refresh_ms = q->refresh_ms >= 512 ? 0 : q->refresh_ms * 2;
 			} else {
 				deadline.tv_sec += 1;
 			}
-			if (pthread_cond_timedwait(&q->cond, &q->lock,
-						   &deadline) == ETIMEDOUT ||
+			if (pthread_cond_timedwait(&q->cond, &q->lock, &deadline) == ETIMEDOUT ||
 			    q->refresh) {
 				/* idle: keep a reading with maps for later */
 				q->refresh = false;
@@ -544,8 +522,7 @@ struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg)
 	if (!q)
 		goto fail;
 	q->cfg = *cfg;
-	q->nr_bufs =
-		(cfg->queue_len ? cfg->queue_len : SNAPQUEUE_DEFAULT_LEN) + 1;
+	q->nr_bufs = (cfg->queue_len ? cfg->queue_len : SNAPQUEUE_DEFAULT_LEN) + 1;
 	eventlog_init(&q->wlog);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cond, NULL);
@@ -605,8 +582,7 @@ void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf)
 	pthread_mutex_unlock(&q->lock);
 }
 
-__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf,
-			 unsigned int idx)
+__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx)
 {
 	return buf->mem + idx * (q->cfg.trace_cap + q->cfg.sb_cap);
 }

@@ -88,8 +88,7 @@ void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf);
  * Where core @idx's bytes go in @buf: trace_cap bytes for its trace, then
  * sb_cap bytes for its sideband.
  */
-__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf,
-			 unsigned int idx);
+__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx);
 
 /*
  * Remembers that thread @tid of the target is (or was last) named @comm,

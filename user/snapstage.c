@@ -22,8 +22,7 @@ struct snapstage {
 
 static void log_error(struct snapstage *s, uint64_t id, const char *reason)
 {
-	struct json *j = eventlog_begin(s->log, "snapshot_error",
-					clock_now_ns(), s->run.pid);
+	struct json *j = eventlog_begin(s->log, "snapshot_error", clock_now_ns(), s->run.pid);
 
 	json_u64(j, "snapshot", id);
 	json_str(j, "reason", reason);
@@ -52,9 +51,8 @@ static int start_queue(struct snapstage *s)
 	return s->queue ? 0 : -errno;
 }
 
-struct snapstage *snapstage_start(const struct snapstage_config *cfg,
-				  struct cores *cores, struct eventlog *log,
-				  char *err, size_t errlen)
+struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cores *cores,
+				  struct eventlog *log, char *err, size_t errlen)
 {
 	struct snapstage *s;
 	int ret = -EINVAL;
@@ -77,8 +75,7 @@ struct snapstage *snapstage_start(const struct snapstage_config *cfg,
 	if (!ret)
 		return s;
 fail:
-	snprintf(err, errlen, "can't set up snapshot staging: %s",
-		 strerror(-ret));
+	snprintf(err, errlen, "can't set up snapshot staging: %s", strerror(-ret));
 	free(s);
 	errno = -ret;
 	return NULL;
@@ -87,8 +84,7 @@ fail:
 /* Every core's rings into @buf; -EIO when one could not be read. */
 static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
 {
-	bool skip = s->cfg.cpu_ran && !s->run.full &&
-		    cores_scope(s->cores) == SCOPE_PROCESS;
+	bool skip = s->cfg.cpu_ran && !s->run.full && cores_scope(s->cores) == SCOPE_PROCESS;
 	unsigned int i;
 	int ret = 0;
 
@@ -99,10 +95,9 @@ static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
 
 		cores_info(s->cores, i, &cpu, NULL, NULL);
 		if (skip && !s->cfg.cpu_ran(s->cfg.cpu_ran_ctx, cpu))
-			cores_read_unchanged(s->cores, i, &buf->cores[i], trace,
-					     sideband);
-		else if (cores_read(s->cores, i, s->run.full, &buf->cores[i],
-				    trace, s->trace_cap, sideband, s->sb_cap))
+			cores_read_unchanged(s->cores, i, &buf->cores[i], trace, sideband);
+		else if (cores_read(s->cores, i, s->run.full, &buf->cores[i], trace, s->trace_cap,
+				    sideband, s->sb_cap))
 			ret = -EIO;
 	}
 	return ret;
@@ -116,8 +111,8 @@ static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
 	for (i = 0; i < nr; i++) {
 		const struct snap_core *core = &buf->cores[i];
 
-		if (core->trace_len || core->sideband_len || core->wrapped ||
-		    core->lost_bytes || core->sb_wrapped || core->sb_lost_bytes)
+		if (core->trace_len || core->sideband_len || core->wrapped || core->lost_bytes ||
+		    core->sb_wrapped || core->sb_lost_bytes)
 			return false;
 	}
 	return true;
@@ -125,8 +120,7 @@ static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
 
 static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 {
-	struct json *j = eventlog_begin(s->log, "snapshot_skipped",
-					clock_now_ns(), s->run.pid);
+	struct json *j = eventlog_begin(s->log, "snapshot_skipped", clock_now_ns(), s->run.pid);
 
 	json_str(j, "trigger", t->name);
 	json_u64(j, "trigger_ts", t->ts);
@@ -185,10 +179,9 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 	if (!buf)
 		return -EBUSY;
 	if (dropped) {
-		snprintf(
-			reason, sizeof(reason),
-			"the writer fell behind: snapshot %llu dropped unwritten",
-			(unsigned long long)dropped);
+		snprintf(reason, sizeof(reason),
+			 "the writer fell behind: snapshot %llu dropped unwritten",
+			 (unsigned long long)dropped);
 		log_error(s, dropped, reason);
 	}
 	memset(&buf->snap, 0, sizeof(buf->snap));

@@ -42,9 +42,8 @@ struct snapstage;
  * (EINVAL for a NULL @cfg, @cfg->run or @cores; else snapqueue_start()'s)
  * and one line in @err.
  */
-struct snapstage *snapstage_start(const struct snapstage_config *cfg,
-				  struct cores *cores, struct eventlog *log,
-				  char *err, size_t errlen);
+struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cores *cores,
+				  struct eventlog *log, char *err, size_t errlen);
 
 /*
  * Stages a snapshot of every core and queues it for the writer. Only

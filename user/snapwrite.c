@@ -41,8 +41,7 @@ static int fail(struct job *job, int ret, const char *fmt, ...)
 	va_end(ap);
 	if (job->err && job->err_len)
 		snprintf(job->err, job->err_len, "snapshot %llu: %s: %s",
-			 (unsigned long long)job->snap->id, what,
-			 strerror(-ret));
+			 (unsigned long long)job->snap->id, what, strerror(-ret));
 	return ret;
 }
 
@@ -71,8 +70,7 @@ static void empty_dir(int fd, int depth)
 			continue;
 		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
 			continue;
-		sub = openat(dirfd(d), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub >= 0 && depth > 0)
 			empty_dir(sub, depth - 1);
 		else if (sub >= 0)
@@ -85,8 +83,7 @@ static void empty_dir(int fd, int depth)
 /* Removes directory @name under @parent and what it holds. */
 static int remove_tree(int parent, const char *name)
 {
-	int fd = openat(parent, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
@@ -99,8 +96,7 @@ static int create(struct job *job, const char *name)
 {
 	int fd, ret;
 
-	fd = openat(job->dirfd, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(job->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return fail(job, -errno, "%s", name);
 	ret = chown_to_user(fd, job->opts);
@@ -129,14 +125,11 @@ static int write_perf(struct job *job)
 	if (job->opts->buildid_cache) {
 		unsigned int i;
 
-		buildcache_add_process(job->opts->buildid_cache,
-				       &job->snap->proc);
+		buildcache_add_process(job->opts->buildid_cache, &job->snap->proc);
 		for (i = 0; i < job->snap->nr_more; i++)
-			buildcache_add_process(job->opts->buildid_cache,
-					       &job->snap->more[i]);
+			buildcache_add_process(job->opts->buildid_cache, &job->snap->more[i]);
 	}
-	return finish(job, fd, perfdata_write(fd, job->snap, job->opts->host),
-		      SNAPFMT_PERF_DATA);
+	return finish(job, fd, perfdata_write(fd, job->snap, job->opts->host), SNAPFMT_PERF_DATA);
 }
 
 typedef int (*json_fn)(const struct snapshot *, unsigned int, struct json *);
@@ -146,8 +139,7 @@ static int trace_json(const struct snapshot *s, unsigned int f, struct json *j)
 	return bundle_trace_json(s, j);
 }
 
-static int write_json(struct job *job, const char *name, json_fn fn,
-		      unsigned int formats)
+static int write_json(struct job *job, const char *name, json_fn fn, unsigned int formats)
 {
 	struct json j;
 	int fd, ret;
@@ -177,9 +169,7 @@ static int write_ipt(struct job *job, const struct snap_core *c)
 	fd = create(job, name);
 	if (fd < 0)
 		return fd;
-	return finish(job, fd,
-		      fileout_write_all(fd, c->trace, c->trace_len, NULL),
-		      name);
+	return finish(job, fd, fileout_write_all(fd, c->trace, c->trace_len, NULL), name);
 }
 
 static int write_switches(struct job *job, unsigned int idx)
@@ -187,13 +177,11 @@ static int write_switches(struct job *job, unsigned int idx)
 	char name[64];
 	int fd;
 
-	bundle_cpu_path(name, sizeof(name), job->snap->cores[idx].cpu,
-			SNAPFMT_SWITCH_SUFFIX);
+	bundle_cpu_path(name, sizeof(name), job->snap->cores[idx].cpu, SNAPFMT_SWITCH_SUFFIX);
 	fd = create(job, name);
 	if (fd < 0)
 		return fd;
-	return finish(job, fd, bundle_write_switch_trace(fd, job->snap, idx),
-		      name);
+	return finish(job, fd, bundle_write_switch_trace(fd, job->snap, idx), name);
 }
 
 static int write_lldb(struct job *job)
@@ -203,8 +191,7 @@ static int write_lldb(struct job *job)
 
 	if (mkdirat(job->dirfd, SNAPFMT_CPUS_DIR, 0700))
 		return fail(job, -errno, "%s/", SNAPFMT_CPUS_DIR);
-	fd = openat(job->dirfd, SNAPFMT_CPUS_DIR,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(job->dirfd, SNAPFMT_CPUS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return fail(job, -errno, "%s/", SNAPFMT_CPUS_DIR);
 	ret = chown_to_user(fd, job->opts);
@@ -231,8 +218,7 @@ static int write_all(struct job *job, unsigned int formats)
 	if (!ret && pt && (formats & SNAPFMT_LLDB))
 		ret = write_lldb(job);
 	if (!ret)
-		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json,
-				 formats);
+		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json, formats);
 	return ret;
 }
 
@@ -256,17 +242,14 @@ static int make_tmp(struct job *job, int outfd, const char *tmp)
 	if (mkdirat(outfd, tmp, 0700))
 		return fail(job, -errno, "%s/%s", job->opts->out_dir, tmp);
 	job->made = true;
-	job->dirfd = openat(outfd, tmp,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	job->dirfd = openat(outfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (job->dirfd < 0)
 		return fail(job, -errno, "%s/%s", job->opts->out_dir, tmp);
 	ret = chown_to_user(job->dirfd, job->opts);
-	return ret ? fail(job, ret, "%s/%s: chown", job->opts->out_dir, tmp) :
-		     0;
+	return ret ? fail(job, ret, "%s/%s: chown", job->opts->out_dir, tmp) : 0;
 }
 
-int snapwrite_snapshot(const struct snapshot *snap,
-		       const struct snapwrite_opts *opts, char *path,
+int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts *opts, char *path,
 		       size_t path_len, char *err, size_t err_len)
 {
 	struct job job = { snap, opts, -1, false, err, err_len };
@@ -274,16 +257,14 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	char tmp[64], final[64];
 	int outfd, ret;
 
-	if (!snap || !opts || !opts->out_dir || !snap->id ||
-	    snap->id > SNAPFMT_ID_MAX)
+	if (!snap || !opts || !opts->out_dir || !snap->id || snap->id > SNAPFMT_ID_MAX)
 		return -EINVAL;
 	id = snap->id;
 	snprintf(tmp, sizeof(tmp), TMP_FMT, id);
 	snprintf(final, sizeof(final), FINAL_FMT, id);
 	outfd = opts->dirfd >= 0 ?
 			fcntl(opts->dirfd, F_DUPFD_CLOEXEC, 0) :
-			open(opts->out_dir,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			open(opts->out_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (outfd < 0)
 		return fail(&job, -errno, "%s", opts->out_dir);
 	if (faccessat(outfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -292,9 +273,7 @@ int snapwrite_snapshot(const struct snapshot *snap,
 	}
 	ret = make_tmp(&job, outfd, tmp);
 	if (!ret)
-		ret = write_all(&job, opts->formats ?
-					      opts->formats :
-					      SNAPFMT_PERF | SNAPFMT_LLDB);
+		ret = write_all(&job, opts->formats ? opts->formats : SNAPFMT_PERF | SNAPFMT_LLDB);
 	if (job.dirfd >= 0)
 		close(job.dirfd);
 	if (!ret) {
@@ -306,8 +285,7 @@ int snapwrite_snapshot(const struct snapshot *snap,
 		remove_tree(outfd, tmp);
 	close(outfd);
 	if (!ret && path && path_len &&
-	    snprintf(path, path_len, "%s/%s", opts->out_dir, final) >=
-		    (int)path_len)
+	    snprintf(path, path_len, "%s/%s", opts->out_dir, final) >= (int)path_len)
 		return -ENAMETOOLONG; /* written, but never named cut */
 	return ret;
 }
@@ -349,8 +327,7 @@ static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
 	return 0;
 }
 
-int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep,
-		     char *err, size_t err_len)
+int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep, char *err, size_t err_len)
 {
 	unsigned long long *ids;
 	int removed = 0, ret, first = 0, fd;
@@ -372,8 +349,7 @@ int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep,
 		if (fd >= 0)
 			close(fd);
 		if (err && err_len)
-			snprintf(err, err_len, "%s: %s", out_dir,
-				 strerror(-ret));
+			snprintf(err, err_len, "%s: %s", out_dir, strerror(-ret));
 		return ret;
 	}
 	rewinddir(d);
@@ -388,8 +364,7 @@ int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep,
 		if (!first)
 			first = ret;
 		if (err && err_len)
-			snprintf(err, err_len, "%s/%s: %s", out_dir, name,
-				 strerror(-ret));
+			snprintf(err, err_len, "%s/%s: %s", out_dir, name, strerror(-ret));
 		ret = 0; /* try the others */
 	}
 	free(ids);
@@ -441,8 +416,7 @@ static void tree_bytes(int fd, int depth, unsigned long long *sum)
 			*sum += st.st_size;
 		else if (S_ISDIR(st.st_mode) && depth > 0) {
 			int sub = openat(dirfd(d), de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						 O_CLOEXEC);
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0)
 				tree_bytes(sub, depth - 1, sum);
@@ -459,8 +433,7 @@ int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes)
 	if (outfd < 0 || !bytes)
 		return -EINVAL;
 	snprintf(name, sizeof(name), FINAL_FMT, id);
-	fd = openat(outfd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(outfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	*bytes = 0;

@@ -63,8 +63,7 @@ struct snapwrite_opts {
  * (the output directory vanished), -EACCES, -EPERM (chown), -EBADMSG (a
  * malformed staged record) ...
  */
-int snapwrite_snapshot(const struct snapshot *snap,
-		       const struct snapwrite_opts *opts, char *path,
+int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts *opts, char *path,
 		       size_t path_len, char *err, size_t err_len);
 
 /*
@@ -78,8 +77,7 @@ int snapwrite_snapshot(const struct snapshot *snap,
  * Returns the -errno of reading @dirfd or of a removal that failed (the
  * others are still tried); @err says which.
  */
-int snapwrite_rotate(int dirfd, const char *out_dir, unsigned int keep,
-		     char *err, size_t err_len);
+int snapwrite_rotate(int dirfd, const char *out_dir, unsigned int keep, char *err, size_t err_len);
 
 /*
  * The ids of the snapshot directories in the output directory @outfd,

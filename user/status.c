@@ -46,11 +46,9 @@ static void draw(bool force)
 	}
 	st.dirty = false;
 	st.drawn_ns = now;
-	n = snprintf(line, sizeof(line),
-		     "ptbpf: %s | %llu stop%s | %llu snapshot%s, %.1f MiB",
-		     st.state[0] ? st.state : "starting", st.stops,
-		     st.stops == 1 ? "" : "s", st.snaps,
-		     st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
+	n = snprintf(line, sizeof(line), "ptbpf: %s | %llu stop%s | %llu snapshot%s, %.1f MiB",
+		     st.state[0] ? st.state : "starting", st.stops, st.stops == 1 ? "" : "s",
+		     st.snaps, st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
 	if (st.max_size && n > 0 && (size_t)n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, " | disk %.1f of %.1f MiB",
 			 st.dir_used / 1048576.0, st.max_size / 1048576.0);
@@ -126,9 +124,9 @@ void status_close(void)
 	if (st.on) {
 		/* what the status line said, for good, as a plain line */
 		say_status(NULL);
-		say("ptbpf: %llu stop%s, %llu snapshot%s written (%.1f MiB)\n",
-		    st.stops, st.stops == 1 ? "" : "s", st.snaps,
-		    st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
+		say("ptbpf: %llu stop%s, %llu snapshot%s written (%.1f MiB)\n", st.stops,
+		    st.stops == 1 ? "" : "s", st.snaps, st.snaps == 1 ? "" : "s",
+		    st.bytes / 1048576.0);
 	}
 	st.on = false;
 	pthread_mutex_unlock(&st.lock);

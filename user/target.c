@@ -34,8 +34,7 @@ void target_init(struct target *t)
  * Reads /proc/PID/stat: state and flags. The comm field may hold spaces and
  * parentheses, so parsing starts after the last ')'.
  */
-static int read_stat(const char *proc, pid_t pid, char *state,
-		     unsigned long *flags)
+static int read_stat(const char *proc, pid_t pid, char *state, unsigned long *flags)
 {
 	char path[64], buf[1024], *p;
 	ssize_t n;
@@ -52,8 +51,7 @@ static int read_stat(const char *proc, pid_t pid, char *state,
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	/* ") S ppid pgrp session tty_nr tpgid flags" */
-	if (!p ||
-	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
 		return -EINVAL;
 	return 0;
 }
@@ -122,10 +120,8 @@ static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 		return -ESRCH;
 	}
 	if (flags & PF_KTHREAD) {
-		snprintf(
-			err, errlen,
-			"pid %d is a kernel thread: ptbpf traces user-space processes",
-			pid);
+		snprintf(err, errlen,
+			 "pid %d is a kernel thread: ptbpf traces user-space processes", pid);
 		return -EPERM;
 	}
 	if ((state == 'Z' || state == 'X') && !other_threads_live(proc, pid)) {
@@ -134,17 +130,15 @@ static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 	}
 	tgid = read_tgid(proc, pid);
 	if (tgid > 0 && tgid != pid) {
-		snprintf(
-			err, errlen,
-			"%d is a thread of process %d: give the process id (--pid %d)",
-			pid, tgid, tgid);
+		snprintf(err, errlen,
+			 "%d is a thread of process %d: give the process id (--pid %d)", pid, tgid,
+			 tgid);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
-		  size_t errlen)
+int target_attach(struct target *t, pid_t pid, const char *proc, char *err, size_t errlen)
 {
 	int ret;
 
@@ -159,8 +153,7 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
 	t->pidfd = pidfd_open_(pid);
 	if (t->pidfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open pidfd for %d: %s", pid,
-			 strerror(-ret));
+		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
 		return ret;
 	}
 	/* the pid may have been reused between the check and the pidfd */
@@ -305,8 +298,7 @@ child_main(char **argv, int go_rd, int err_wr, int uid, int gid)
 	_exit(127);
 }
 
-int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
-		 size_t errlen)
+int target_spawn(struct target *t, char **argv, int uid, int gid, char *err, size_t errlen)
 {
 	int go[2], ep[2], ret;
 	pid_t pid;
@@ -325,8 +317,7 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	if (pid < 0) {
 		ret = -errno;
 		close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
-		snprintf(err, errlen, "can't start '%s': %s", argv[0],
-			 strerror(-ret));
+		snprintf(err, errlen, "can't start '%s': %s", argv[0], strerror(-ret));
 		return ret;
 	}
 	if (pid == 0) {
@@ -344,8 +335,7 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
 	t->pidfd = pidfd_open_(pid);
 	if (t->pidfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open pidfd for %d: %s", pid,
-			 strerror(-ret));
+		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
 		target_abort(t);
 		return ret;
 	}
@@ -376,8 +366,8 @@ int target_release(struct target *t, char *err, size_t errlen)
 	close(t->err_fd);
 	t->err_fd = -1;
 	if (n == sizeof(e) && e) {
-		snprintf(err, errlen, "can't run %s: %s",
-			 t->name ? t->name : "the command", strerror(e));
+		snprintf(err, errlen, "can't run %s: %s", t->name ? t->name : "the command",
+			 strerror(e));
 		return -e;
 	}
 	return 0;

@@ -29,16 +29,14 @@ void target_init(struct target *t);
  * line into @err and returns: -ESRCH (no such process, or a zombie), -EPERM
  * (kernel thread, ourselves), -EINVAL (a thread id, not a process id).
  */
-int target_attach(struct target *t, pid_t pid, const char *proc, char *err,
-		  size_t errlen);
+int target_attach(struct target *t, pid_t pid, const char *proc, char *err, size_t errlen);
 
 /*
  * Forks a child that waits, before its exec, until target_release(). When
  * @uid is not -1 the child drops to @uid/@gid (the user who ran sudo) before
  * exec. Returns 0 or -errno with @err filled.
  */
-int target_spawn(struct target *t, char **argv, int uid, int gid, char *err,
-		 size_t errlen);
+int target_spawn(struct target *t, char **argv, int uid, int gid, char *err, size_t errlen);
 
 /*
  * Lets a spawned child exec. Returns 0, or -errno of a failed exec (e.g.

@@ -11,8 +11,8 @@
 #include "target.h"
 #include "threadbind.h"
 
-int threadbind_start(struct threadbind *tb, const char *proc, pid_t pid,
-		     bool launch, char *err, size_t errlen)
+int threadbind_start(struct threadbind *tb, const char *proc, pid_t pid, bool launch, char *err,
+		     size_t errlen)
 {
 	int n;
 
@@ -28,8 +28,7 @@ int threadbind_start(struct threadbind *tb, const char *proc, pid_t pid,
 	}
 	n = target_threads(proc, pid, &tb->tids);
 	if (n <= 0) {
-		snprintf(err, errlen, "process %d has no live thread to trace",
-			 pid);
+		snprintf(err, errlen, "process %d has no live thread to trace", pid);
 		return n < 0 ? n : -ESRCH;
 	}
 	tb->nr_tids = (unsigned int)n;
@@ -47,8 +46,7 @@ static bool known(const struct threadbind *tb, pid_t tid)
 }
 
 /* Binds one new thread and remembers it; -ESRCH when it is gone. */
-static int bind_one(struct threadbind *tb, struct cores *cores, pid_t tid,
-		    char *err, size_t errlen)
+static int bind_one(struct threadbind *tb, struct cores *cores, pid_t tid, char *err, size_t errlen)
 {
 	pid_t *grown;
 	int ret;
@@ -68,8 +66,8 @@ static int bind_one(struct threadbind *tb, struct cores *cores, pid_t tid,
 	return 0;
 }
 
-int threadbind_late(struct threadbind *tb, struct cores *cores,
-		    const char *proc, pid_t pid, char *err, size_t errlen)
+int threadbind_late(struct threadbind *tb, struct cores *cores, const char *proc, pid_t pid,
+		    char *err, size_t errlen)
 {
 	unsigned int round, i, added;
 	pid_t *now;
@@ -99,8 +97,8 @@ int threadbind_late(struct threadbind *tb, struct cores *cores,
 	return 0;
 }
 
-int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid,
-			   char *err, size_t errlen)
+int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid, char *err,
+			   size_t errlen)
 {
 	pid_t *pids, *tids;
 	int n, i, k, nt, ret = 0;
@@ -114,8 +112,7 @@ int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid,
 			if (ret == -ESRCH)
 				ret = 0; /* gone: nothing to record */
 			else if (ret)
-				snprintf(err, errlen, "%s",
-					 cores_last_error(cores));
+				snprintf(err, errlen, "%s", cores_last_error(cores));
 		}
 		free(tids);
 	}

@@ -31,8 +31,8 @@ struct threadbind {
  * Returns -ESRCH (with @err) when the process has no live thread.
  * Returns -ENOMEM, or what reading @proc gave.
  */
-int threadbind_start(struct threadbind *tb, const char *proc, pid_t pid,
-		     bool launch, char *err, size_t errlen);
+int threadbind_start(struct threadbind *tb, const char *proc, pid_t pid, bool launch, char *err,
+		     size_t errlen);
 
 /*
  * Binds, through cores_add_thread(), every thread of @pid that appeared
@@ -42,8 +42,8 @@ int threadbind_start(struct threadbind *tb, const char *proc, pid_t pid,
  *
  * Returns 0, -ENOMEM, or the cores' error with its line in @err.
  */
-int threadbind_late(struct threadbind *tb, struct cores *cores,
-		    const char *proc, pid_t pid, char *err, size_t errlen);
+int threadbind_late(struct threadbind *tb, struct cores *cores, const char *proc, pid_t pid,
+		    char *err, size_t errlen);
 
 /*
  * --follow with --pid: every thread of @pid's descendants from before the
@@ -52,8 +52,8 @@ int threadbind_late(struct threadbind *tb, struct cores *cores,
  *
  * Returns 0 or the cores' error with its line in @err.
  */
-int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid,
-			   char *err, size_t errlen);
+int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid, char *err,
+			   size_t errlen);
 
 /*
  * Raises the soft RLIMIT_NOFILE to the hard one (each perf event is a

@@ -48,9 +48,8 @@ static bool is_live(const struct snap_process *p, __u32 tid)
 	return false;
 }
 
-int threadnames_merge(const struct threadnames *t,
-		      const struct snap_process *live, struct snap_thread **out,
-		      unsigned int *n)
+int threadnames_merge(const struct threadnames *t, const struct snap_process *live,
+		      struct snap_thread **out, unsigned int *n)
 {
 	struct snap_thread *v;
 	unsigned int i, k;

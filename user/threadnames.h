@@ -31,9 +31,8 @@ int threadnames_note(struct threadnames *t, __u32 tid, const char *comm);
  * the remembered ones @live lacks, in a new array *@out of *@n entries
  * (free() it). Returns 0, -EINVAL for NULL arguments, -ENOMEM.
  */
-int threadnames_merge(const struct threadnames *t,
-		      const struct snap_process *live, struct snap_thread **out,
-		      unsigned int *n);
+int threadnames_merge(const struct threadnames *t, const struct snap_process *live,
+		      struct snap_thread **out, unsigned int *n);
 
 void threadnames_free(struct threadnames *t);
 

@@ -35,8 +35,7 @@ static int parse_num(const char *s, uint64_t *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
-int trigger_parse(const char *spec, struct trigger_point *p, char *err,
-		  size_t errlen)
+int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t errlen)
 {
 	const char *at, *colon;
 
@@ -65,8 +64,7 @@ int trigger_parse(const char *spec, struct trigger_point *p, char *err,
 	at = strchr(spec, '@');
 	if (at == spec || (at && !at[1]))
 		goto bad;
-	if ((size_t)(at ? at - spec : (long)strlen(spec)) >=
-		    sizeof(p->symbol) ||
+	if ((size_t)(at ? at - spec : (long)strlen(spec)) >= sizeof(p->symbol) ||
 	    (at && strlen(at + 1) >= sizeof(p->object)))
 		goto bad;
 	if (at) {
@@ -84,8 +82,7 @@ bad:
 	return -EINVAL;
 }
 
-int trigger_find_exe(const char *name, const char *path_env, char *out,
-		     size_t len)
+int trigger_find_exe(const char *name, const char *path_env, char *out, size_t len)
 {
 	const char *p, *end;
 	char dir[PATH_MAX];
@@ -117,8 +114,7 @@ static bool names_file(const char *want, const char *path)
 }
 
 /* A file the running target maps, named @want, into @out. */
-static int object_in_maps(const struct trigger_where *w, const char *want,
-			  char *out, size_t len)
+static int object_in_maps(const struct trigger_where *w, const char *want, char *out, size_t len)
 {
 	char path[96], line[PATH_MAX + 128];
 	int ret = -ENOENT;
@@ -137,8 +133,7 @@ static int object_in_maps(const struct trigger_where *w, const char *want,
 		if (names_file(want, file)) {
 			/* its own mount namespace: through the target's root */
 			if (access(file, F_OK))
-				snprintf(out, len, "%s/%d/root%s", w->proc,
-					 w->pid, file);
+				snprintf(out, len, "%s/%d/root%s", w->proc, w->pid, file);
 			else
 				snprintf(out, len, "%s", file);
 			ret = 0;
@@ -148,8 +143,7 @@ static int object_in_maps(const struct trigger_where *w, const char *want,
 	return ret;
 }
 
-static int object_in_dirs(const struct trigger_where *w, const char *want,
-			  char *out, size_t len)
+static int object_in_dirs(const struct trigger_where *w, const char *want, char *out, size_t len)
 {
 	const char *p, *end;
 	unsigned int i;
@@ -181,8 +175,8 @@ static void exe_path(const char *link, char *out, size_t len)
 
 	if (n > 0) {
 		real[n] = '\0';
-		if (!stat(real, &a) && !stat(link, &b) &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		if (!stat(real, &a) && !stat(link, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino) {
 			snprintf(out, len, "%s", real);
 			return;
 		}
@@ -191,8 +185,8 @@ static void exe_path(const char *link, char *out, size_t len)
 }
 
 /* The file @p names: the executable, a path, or a library by name. */
-static int find_object(struct trigger_point *p, const struct trigger_where *w,
-		       char *err, size_t errlen)
+static int find_object(struct trigger_point *p, const struct trigger_where *w, char *err,
+		       size_t errlen)
 {
 	char exe[PATH_MAX];
 	int ret;
@@ -200,8 +194,7 @@ static int find_object(struct trigger_point *p, const struct trigger_where *w,
 	if (w->pid) {
 		snprintf(exe, sizeof(exe), "%s/%d/exe", w->proc, w->pid);
 	} else if (trigger_find_exe(w->exe, getenv("PATH"), exe, sizeof(exe))) {
-		snprintf(err, errlen, "--trigger-on %s: can't find %s", p->spec,
-			 w->exe);
+		snprintf(err, errlen, "--trigger-on %s: can't find %s", p->spec, w->exe);
 		return -ENOENT;
 	}
 	if (!p->object[0] || names_file(p->object, w->pid ? "" : exe)) {
@@ -224,8 +217,7 @@ static int find_object(struct trigger_point *p, const struct trigger_where *w,
 			if (n > 0) {
 				real[n] = '\0';
 				if (names_file(p->object, real)) {
-					snprintf(p->path, sizeof(p->path), "%s",
-						 exe);
+					snprintf(p->path, sizeof(p->path), "%s", exe);
 					ret = 0;
 				}
 			}
@@ -234,12 +226,10 @@ static int find_object(struct trigger_point *p, const struct trigger_where *w,
 		ret = object_in_dirs(w, p->object, p->path, sizeof(p->path));
 	}
 	if (ret && strchr(p->object, '/'))
-		snprintf(err, errlen, "--trigger-on %s: no file %s", p->spec,
-			 p->object);
+		snprintf(err, errlen, "--trigger-on %s: no file %s", p->spec, p->object);
 	else if (ret && w->pid)
-		snprintf(err, errlen,
-			 "--trigger-on %s: process %d maps no file named %s",
-			 p->spec, w->pid, p->object);
+		snprintf(err, errlen, "--trigger-on %s: process %d maps no file named %s", p->spec,
+			 w->pid, p->object);
 	else if (ret)
 		snprintf(err, errlen,
 			 "--trigger-on %s: no library %s in LD_LIBRARY_PATH "
@@ -253,31 +243,25 @@ static void missing(const struct trigger_point *p, char *err, size_t errlen)
 	char similar[512];
 	int n = elfsym_similar(p->path, p->symbol, 6, similar, sizeof(similar));
 
-	snprintf(err, errlen,
-		 "--trigger-on %s: no function %s in %s (.symtab, .dynsym)%s%s",
-		 p->spec, p->symbol, p->path, n > 0 ? "; similar: " : "",
-		 n > 0 ? similar : "");
+	snprintf(err, errlen, "--trigger-on %s: no function %s in %s (.symtab, .dynsym)%s%s",
+		 p->spec, p->symbol, p->path, n > 0 ? "; similar: " : "", n > 0 ? similar : "");
 }
 
-static void ambiguous(const struct trigger_point *p,
-		      const struct elfsym_match *m, unsigned int nr, char *err,
-		      size_t errlen)
+static void ambiguous(const struct trigger_point *p, const struct elfsym_match *m, unsigned int nr,
+		      char *err, size_t errlen)
 {
 	size_t used;
 	unsigned int i;
 
 	used = (size_t)snprintf(err, errlen,
-				"--trigger-on %s: %u functions named %s in %s:",
-				p->spec, nr, p->symbol, p->path);
+				"--trigger-on %s: %u functions named %s in %s:", p->spec, nr,
+				p->symbol, p->path);
 	for (i = 0; i < nr && i < ELFSYM_MAX_MATCHES && used < errlen; i++)
-		used += (size_t)snprintf(err + used, errlen - used,
-					 "%s %s at 0x%llx (%s)", i ? "," : "",
-					 p->symbol,
-					 (unsigned long long)m[i].addr,
+		used += (size_t)snprintf(err + used, errlen - used, "%s %s at 0x%llx (%s)",
+					 i ? "," : "", p->symbol, (unsigned long long)m[i].addr,
 					 m[i].local ? "local" : "global");
 	if (used < errlen)
-		snprintf(err + used, errlen - used,
-			 "; name one as OBJECT:OFFSET or 0xADDR");
+		snprintf(err + used, errlen - used, "; name one as OBJECT:OFFSET or 0xADDR");
 }
 
 static int resolve_symbol(struct trigger_point *p, char *err, size_t errlen)
@@ -288,10 +272,8 @@ static int resolve_symbol(struct trigger_point *p, char *err, size_t errlen)
 
 	ret = elfsym_find(p->path, p->symbol, m, ELFSYM_MAX_MATCHES, &nr);
 	if (ret) {
-		snprintf(err, errlen, "--trigger-on %s: can't read %s: %s",
-			 p->spec, p->path,
-			 ret == -ENOEXEC ? "not an ELF file with symbols" :
-					   strerror(-ret));
+		snprintf(err, errlen, "--trigger-on %s: can't read %s: %s", p->spec, p->path,
+			 ret == -ENOEXEC ? "not an ELF file with symbols" : strerror(-ret));
 		return ret;
 	}
 	if (!nr) {
@@ -307,8 +289,8 @@ static int resolve_symbol(struct trigger_point *p, char *err, size_t errlen)
 	return 0;
 }
 
-int trigger_resolve(struct trigger_point *p, const struct trigger_where *w,
-		    char *err, size_t errlen)
+int trigger_resolve(struct trigger_point *p, const struct trigger_where *w, char *err,
+		    size_t errlen)
 {
 	int ret;
 

@@ -54,8 +54,7 @@ struct trigger_where {
  * Parses @spec into @p (nothing resolved yet).
  * Returns 0, or -EINVAL with one line in @err.
  */
-int trigger_parse(const char *spec, struct trigger_point *p, char *err,
-		  size_t errlen);
+int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t errlen);
 
 /*
  * Resolves @p: finds its object and the file offset. A symbol that is not
@@ -65,14 +64,13 @@ int trigger_parse(const char *spec, struct trigger_point *p, char *err,
  * symbol), -EEXIST (more than one), -ERANGE (an address outside the
  * object's loaded segments), -ENOEXEC (not ELF, no symbols).
  */
-int trigger_resolve(struct trigger_point *p, const struct trigger_where *w,
-		    char *err, size_t errlen);
+int trigger_resolve(struct trigger_point *p, const struct trigger_where *w, char *err,
+		    size_t errlen);
 
 /*
  * The command @name as execvp() would find it in @path_env (PATH; NULL:
  * the default), into @out. Returns 0 or -ENOENT.
  */
-int trigger_find_exe(const char *name, const char *path_env, char *out,
-		     size_t len);
+int trigger_find_exe(const char *name, const char *path_env, char *out, size_t len);
 
 #endif /* PTBPF_TRIGGER_H */

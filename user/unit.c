@@ -12,8 +12,7 @@
 #include "unit.h"
 
 /* `systemctl show` prints KEY=VALUE lines: the value of @key, or NULL. */
-static const char *value_of(const char *out, const char *key, char *val,
-			    size_t len)
+static const char *value_of(const char *out, const char *key, char *val, size_t len)
 {
 	size_t klen = strlen(key);
 	const char *p = out;
@@ -53,8 +52,8 @@ static int run_show(const char *prog, const char *unit, char *out, size_t len)
 		dup2(null, 0);
 		dup2(null, 2);
 		dup2(pfd[1], 1);
-		execlp(prog, prog, "show", "--property=ControlGroup",
-		       "--property=MainPID", "--", unit, (char *)NULL);
+		execlp(prog, prog, "show", "--property=ControlGroup", "--property=MainPID", "--",
+		       unit, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -73,8 +72,8 @@ static int run_show(const char *prog, const char *unit, char *out, size_t len)
 	return WEXITSTATUS(st) == 127 ? -ENOENT : WEXITSTATUS(st) ? -EIO : 0;
 }
 
-int unit_resolve(const char *unit, const char *mnt, char *cg, size_t len,
-		 pid_t *main_pid, char *err, size_t errlen)
+int unit_resolve(const char *unit, const char *mnt, char *cg, size_t len, pid_t *main_pid,
+		 char *err, size_t errlen)
 {
 	const char *prog = getenv("PTBPF_SYSTEMCTL");
 	char out[8192], val[4096];
@@ -95,14 +94,11 @@ int unit_resolve(const char *unit, const char *mnt, char *cg, size_t len,
 	}
 	ret = run_show(prog, unit, out, sizeof(out));
 	if (ret) {
-		snprintf(err, errlen, "--unit %s: %s show failed: %s", unit,
-			 prog,
+		snprintf(err, errlen, "--unit %s: %s show failed: %s", unit, prog,
 			 ret == -ENOENT ? "no such program" : "it said no");
 		return ret;
 	}
-	*main_pid = value_of(out, "MainPID", val, sizeof(val)) ?
-			    (pid_t)strtol(val, NULL, 10) :
-			    0;
+	*main_pid = value_of(out, "MainPID", val, sizeof(val)) ? (pid_t)strtol(val, NULL, 10) : 0;
 	if (!value_of(out, "ControlGroup", val, sizeof(val)) || val[0] != '/') {
 		snprintf(err, errlen,
 			 "unit %s has no cgroup: it is not running (systemctl "

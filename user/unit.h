@@ -24,8 +24,8 @@
  * -ESRCH when the unit has no cgroup (it is not running), or what running
  * systemctl returned.
  */
-int unit_resolve(const char *unit, const char *mnt, char *cg, size_t len,
-		 pid_t *main_pid, char *err, size_t errlen);
+int unit_resolve(const char *unit, const char *mnt, char *cg, size_t len, pid_t *main_pid,
+		 char *err, size_t errlen);
 
 /*
  * The processes of cgroup directory @cg (its cgroup.procs) into *@pids

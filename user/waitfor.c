@@ -33,36 +33,30 @@ static int on_event(void *ctx, void *data, size_t size)
 }
 
 /* What the BPF side compares: the file, or the name as comm keeps it. */
-static int set_match(struct ptbpf_bpf *skel, const char *name, char *err,
-		     size_t errlen)
+static int set_match(struct ptbpf_bpf *skel, const char *name, char *err, size_t errlen)
 {
 	struct stat st;
 
 	if (!strchr(name, '/')) {
 		/* comm: the first TASK_COMM_LEN - 1 bytes of the name */
-		snprintf((char *)skel->rodata->waitfor_comm, PTBPF_COMM_LEN,
-			 "%s", name);
+		snprintf((char *)skel->rodata->waitfor_comm, PTBPF_COMM_LEN, "%s", name);
 		return 0;
 	}
 	if (stat(name, &st)) {
-		snprintf(err, errlen, "--wait-for %s: %s", name,
-			 strerror(errno));
+		snprintf(err, errlen, "--wait-for %s: %s", name, strerror(errno));
 		return -ENOENT;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "--wait-for %s: not a regular file",
-			 name);
+		snprintf(err, errlen, "--wait-for %s: not a regular file", name);
 		return -ENOENT;
 	}
 	skel->rodata->waitfor_ino = st.st_ino;
 	/* the kernel's dev_t: major << 20 | minor (include/linux/kdev_t.h) */
-	skel->rodata->waitfor_dev =
-		(__u32)(major(st.st_dev) << 20 | minor(st.st_dev));
+	skel->rodata->waitfor_dev = (__u32)(major(st.st_dev) << 20 | minor(st.st_dev));
 	return 0;
 }
 
-static int load(struct ptbpf_bpf **skelp, const char *name, bool verbose,
-		char *err, size_t errlen)
+static int load(struct ptbpf_bpf **skelp, const char *name, bool verbose, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct bpf_program *prog;
@@ -77,47 +71,42 @@ static int load(struct ptbpf_bpf **skelp, const char *name, bool verbose,
 	skel = *skelp = ptbpf_bpf__open_opts(&opts);
 	if (!skel) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF object: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "can't open the BPF object: %s", strerror(-ret));
 		return ret;
 	}
 	/* the exec hook alone: there is no target to watch yet */
-	bpf_object__for_each_program(prog, skel->obj) bpf_program__set_autoload(
-		prog, prog == skel->progs.handle_waitfor);
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.handle_waitfor);
 	ret = set_match(skel, name, err, errlen);
 	if (ret)
 		return ret;
 	ret = ptbpf_bpf__load(skel);
 	if (ret)
-		snprintf(
-			err, errlen,
-			"can't load the BPF program: %s (run with -v for the verifier's log)",
-			strerror(-ret));
+		snprintf(err, errlen,
+			 "can't load the BPF program: %s (run with -v for the verifier's log)",
+			 strerror(-ret));
 	return ret;
 }
 
 /* Polls until the hook names a pid or a terminating signal comes. */
-static pid_t wait_pid(struct ptbpf_bpf *skel, struct ring_buffer *rb,
-		      pid_t *pid, const char *name, char *err, size_t errlen)
+static pid_t wait_pid(struct ptbpf_bpf *skel, struct ring_buffer *rb, pid_t *pid, const char *name,
+		      char *err, size_t errlen)
 {
 	int n;
 
 	while (!*pid) {
 		if (loop_setup_signal()) {
-			snprintf(err, errlen,
-				 "interrupted while waiting for %s", name);
+			snprintf(err, errlen, "interrupted while waiting for %s", name);
 			return -EINTR;
 		}
 		n = ring_buffer__poll(rb, WAITFOR_POLL_MS);
 		if (n < 0 && n != -EINTR) {
-			snprintf(err, errlen, "can't wait for %s: %s", name,
-				 strerror(-n));
+			snprintf(err, errlen, "can't wait for %s: %s", name, strerror(-n));
 			return n;
 		}
 		/* an event the ring had no room for: the hook's word says it */
 		if (!*pid)
-			*pid = (pid_t)__atomic_load_n(&skel->bss->waitfor_pid,
-						      __ATOMIC_SEQ_CST);
+			*pid = (pid_t)__atomic_load_n(&skel->bss->waitfor_pid, __ATOMIC_SEQ_CST);
 	}
 	return *pid;
 }
@@ -156,16 +145,13 @@ pid_t waitfor_exec(const char *name, int verbosity, char *err, size_t errlen)
 	link = bpf_program__attach(skel->progs.handle_waitfor);
 	if (!link) {
 		ret = -errno;
-		snprintf(err, errlen, "can't attach the BPF program: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "can't attach the BPF program: %s", strerror(-ret));
 		goto out;
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &pid,
-			      NULL);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &pid, NULL);
 	if (!rb) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF ring buffer: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "can't open the BPF ring buffer: %s", strerror(-ret));
 		goto out;
 	}
 	if (verbosity >= 0)

@@ -35,15 +35,13 @@ struct watch {
 
 /* Every tracepoint the program attaches to, as its BTF typedef names it. */
 static const char *const tracepoints[] = {
-	"sched_switch",	      "sched_waking",	    "sched_process_fork",
-	"sched_process_exit", "sched_process_exec", "signal_generate",
-	"signal_deliver",
+	"sched_switch",	      "sched_waking",	 "sched_process_fork", "sched_process_exit",
+	"sched_process_exec", "signal_generate", "signal_deliver",
 };
 
 static bool libbpf_verbose;
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list args)
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	char line[1024];
 
@@ -78,17 +76,15 @@ static int check_kernel(const char *path, char *err, size_t errlen)
 	}
 	btf = btf__parse(path, NULL);
 	if (!btf) {
-		snprintf(err, errlen, "can't read kernel BTF from %s: %s", path,
-			 strerror(errno));
+		snprintf(err, errlen, "can't read kernel BTF from %s: %s", path, strerror(errno));
 		return -ENOENT;
 	}
 	for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
 		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i]);
 		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0) {
-			snprintf(
-				err, errlen,
-				"this kernel has no %s tracepoint (BTF type %s missing)",
-				tracepoints[i], name);
+			snprintf(err, errlen,
+				 "this kernel has no %s tracepoint (BTF type %s missing)",
+				 tracepoints[i], name);
 			btf__free(btf);
 			return -ENOENT;
 		}
@@ -116,8 +112,7 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	w->skel = ptbpf_bpf__open_opts(&opts);
 	if (!w->skel) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF object: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "can't open the BPF object: %s", strerror(-ret));
 		return ret;
 	}
 	w->skel->rodata->targ_tgid = w->tgid;
@@ -126,26 +121,22 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	bpf_program__set_autoload(w->skel->progs.handle_waitfor, false);
 	ret = ptbpf_bpf__load(w->skel);
 	if (ret) {
-		snprintf(
-			err, errlen,
-			"can't load the BPF program: %s (run with -v for the verifier's log)",
-			strerror(-ret));
+		snprintf(err, errlen,
+			 "can't load the BPF program: %s (run with -v for the verifier's log)",
+			 strerror(-ret));
 		return ret;
 	}
 	/* a thread may be on any CPU since before the attach: look at all */
 	memset(w->skel->bss->cpu_ran, 1, sizeof(w->skel->bss->cpu_ran));
 	ret = ptbpf_bpf__attach(w->skel);
 	if (ret) {
-		snprintf(err, errlen, "can't attach the BPF program: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "can't attach the BPF program: %s", strerror(-ret));
 		return ret;
 	}
-	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.events), on_event, w,
-				 NULL);
+	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.events), on_event, w, NULL);
 	if (!w->rb) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF ring buffer: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "can't open the BPF ring buffer: %s", strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -168,8 +159,8 @@ int watch_check(bool verbose, const char **btf, char *err, size_t errlen)
 	return 0;
 }
 
-struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
-			 void *ctx, char *err, size_t errlen)
+struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb, void *ctx, char *err,
+			 size_t errlen)
 {
 	const char *path = btf_path(), *custom;
 	struct watch *w;
@@ -234,8 +225,8 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 	/* its exit has been (or will not be) seen: it is not a live thread */
 	if (state == THREAD_GONE)
 		return;
-	if (bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
-				 sizeof(st), BPF_NOEXIST))
+	if (bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st, sizeof(st),
+				 BPF_NOEXIST))
 		return;
 	__atomic_fetch_add(&bss->root.nr_live, 1, __ATOMIC_SEQ_CST);
 	if (st != PTBPF_THREAD_RUNNING)
@@ -272,13 +263,11 @@ int watch_scan(struct watch *w, const char *proc)
 	if (__atomic_load_n(&bss->root.nr_live, __ATOMIC_SEQ_CST) <= 0)
 		return -ESRCH;
 	state = __atomic_load_n(&bss->root.nr_stopped, __ATOMIC_SEQ_CST) >=
-				__atomic_load_n(&bss->root.nr_live,
-						__ATOMIC_SEQ_CST) ?
+				__atomic_load_n(&bss->root.nr_live, __ATOMIC_SEQ_CST) ?
 			PTBPF_PROC_STOPPED :
 			PTBPF_PROC_RUNNING;
 	/* from here on the BPF program reports process transitions */
-	if (!__atomic_compare_exchange_n(&bss->root.word, &expected,
-					 PTBPF_WORD(0, state), false,
+	if (!__atomic_compare_exchange_n(&bss->root.word, &expected, PTBPF_WORD(0, state), false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return PTBPF_WORD_STATE(expected) == PTBPF_PROC_EXITED ?
 			       -ESRCH :
@@ -290,16 +279,15 @@ int watch_scan(struct watch *w, const char *proc)
  * One thread of process @pid into the threads map (if no slot is there
  * yet), counted into @p. Returns whether it was counted.
  */
-static bool adopt_thread(struct watch *w, const char *proc, pid_t pid,
-			 const char *name, struct ptbpf_proc *p)
+static bool adopt_thread(struct watch *w, const char *proc, pid_t pid, const char *name,
+			 struct ptbpf_proc *p)
 {
 	__u32 tid = (__u32)strtoul(name, NULL, 10);
 	int state = thread_state(proc, pid, name);
 	__u32 st = (__u32)state;
 
-	if (state == THREAD_GONE ||
-	    bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid), &st,
-				 sizeof(st), BPF_NOEXIST))
+	if (state == THREAD_GONE || bpf_map__update_elem(w->skel->maps.threads, &tid, sizeof(tid),
+							 &st, sizeof(st), BPF_NOEXIST))
 		return false;
 	p->nr_live++;
 	if (st != PTBPF_THREAD_RUNNING)
@@ -328,12 +316,11 @@ int watch_adopt(struct watch *w, const char *proc, pid_t pid)
 	closedir(d);
 	if (p.nr_live <= 0)
 		return -ESRCH;
-	state = p.nr_stopped >= p.nr_live ? PTBPF_PROC_STOPPED :
-					    PTBPF_PROC_RUNNING;
+	state = p.nr_stopped >= p.nr_live ? PTBPF_PROC_STOPPED : PTBPF_PROC_RUNNING;
 	p.word = PTBPF_WORD(0, state);
 	/* one it forked since: the BPF side has it already */
-	if (bpf_map__update_elem(w->skel->maps.children, &key, sizeof(key), &p,
-				 sizeof(p), BPF_NOEXIST))
+	if (bpf_map__update_elem(w->skel->maps.children, &key, sizeof(key), &p, sizeof(p),
+				 BPF_NOEXIST))
 		return -EEXIST;
 	__atomic_fetch_add(&w->skel->bss->nr_children, 1, __ATOMIC_SEQ_CST);
 	return state;
@@ -356,8 +343,7 @@ unsigned long long watch_lost(const struct watch *w)
 
 int watch_state(const struct watch *w, unsigned long long *seq)
 {
-	__u64 word =
-		__atomic_load_n(&w->skel->bss->root.word, __ATOMIC_SEQ_CST);
+	__u64 word = __atomic_load_n(&w->skel->bss->root.word, __ATOMIC_SEQ_CST);
 
 	if (seq)
 		*seq = PTBPF_WORD_SEQ(word);
@@ -369,8 +355,8 @@ int watch_cgroup(struct watch *w, int cgroup_fd)
 	__u32 key = 0, fd = (__u32)cgroup_fd;
 	int ret;
 
-	ret = bpf_map__update_elem(w->skel->maps.targ_cgroup, &key, sizeof(key),
-				   &fd, sizeof(fd), BPF_ANY);
+	ret = bpf_map__update_elem(w->skel->maps.targ_cgroup, &key, sizeof(key), &fd, sizeof(fd),
+				   BPF_ANY);
 	if (ret)
 		return ret;
 	__atomic_store_n(&w->skel->bss->watch_cgroup, 1, __ATOMIC_SEQ_CST);
@@ -382,8 +368,8 @@ static bool child_state(const struct watch *w, pid_t pid, struct ptbpf_proc *p)
 {
 	__u32 key = (__u32)pid;
 
-	return bpf_map__lookup_elem(w->skel->maps.children, &key, sizeof(key),
-				    p, sizeof(*p), 0) == 0;
+	return bpf_map__lookup_elem(w->skel->maps.children, &key, sizeof(key), p, sizeof(*p), 0) ==
+	       0;
 }
 
 int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq)
@@ -418,8 +404,8 @@ int watch_children(const struct watch *w, pid_t *pids, int max)
 	int n = 0;
 	void *prev = NULL;
 
-	while (n < max && !bpf_map__get_next_key(w->skel->maps.children, prev,
-						 &next, sizeof(next))) {
+	while (n < max &&
+	       !bpf_map__get_next_key(w->skel->maps.children, prev, &next, sizeof(next))) {
 		pids[n++] = (pid_t)next;
 		key = next;
 		prev = &key;
@@ -434,15 +420,13 @@ unsigned long long watch_follow_full(const struct watch *w)
 
 bool watch_dying(const struct watch *w)
 {
-	return __atomic_load_n(&w->skel->bss->root.fatal_dying,
-			       __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&w->skel->bss->root.fatal_dying, __ATOMIC_SEQ_CST);
 }
 
 void watch_counts(const struct watch *w, int *live, int *stopped)
 {
 	*live = __atomic_load_n(&w->skel->bss->root.nr_live, __ATOMIC_SEQ_CST);
-	*stopped = __atomic_load_n(&w->skel->bss->root.nr_stopped,
-				   __ATOMIC_SEQ_CST);
+	*stopped = __atomic_load_n(&w->skel->bss->root.nr_stopped, __ATOMIC_SEQ_CST);
 }
 
 int watch_sample_filter(struct watch *w, bool open)
@@ -450,8 +434,7 @@ int watch_sample_filter(struct watch *w, bool open)
 	if (!w)
 		return -EINVAL;
 	if (open)
-		__atomic_store_n(&w->skel->bss->filter_open, 1,
-				 __ATOMIC_SEQ_CST);
+		__atomic_store_n(&w->skel->bss->filter_open, 1, __ATOMIC_SEQ_CST);
 	return bpf_program__fd(w->skel->progs.sample_filter);
 }
 
@@ -468,8 +451,8 @@ bool watch_cpu_take(struct watch *w, int cpu)
 	       __atomic_load_n(&bss->cpu_on[i], __ATOMIC_SEQ_CST);
 }
 
-int watch_trigger(struct watch *w, const char *path, unsigned long long offset,
-		  unsigned int point, char *err, size_t errlen)
+int watch_trigger(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
+		  char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = point);
 	struct bpf_link *l;
@@ -477,19 +460,17 @@ int watch_trigger(struct watch *w, const char *path, unsigned long long offset,
 	if (!w || !path)
 		return -EINVAL;
 	if (w->nr_triggers == WATCH_MAX_TRIGGERS) {
-		snprintf(err, errlen, "more than %d trigger points",
-			 WATCH_MAX_TRIGGERS);
+		snprintf(err, errlen, "more than %d trigger points", WATCH_MAX_TRIGGERS);
 		return -ENOSPC;
 	}
 	/* pid -1: every process; is_target() picks the target's hits */
-	l = bpf_program__attach_uprobe_opts(w->skel->progs.trigger_hit, -1,
-					    path, (size_t)offset, &opts);
+	l = bpf_program__attach_uprobe_opts(w->skel->progs.trigger_hit, -1, path, (size_t)offset,
+					    &opts);
 	if (!l) {
 		int ret = -errno;
 
-		snprintf(err, errlen,
-			 "can't put a uprobe in %s at offset 0x%llx: %s", path,
-			 offset, strerror(-ret));
+		snprintf(err, errlen, "can't put a uprobe in %s at offset 0x%llx: %s", path, offset,
+			 strerror(-ret));
 		return ret;
 	}
 	w->triggers[w->nr_triggers++] = l;

@@ -26,8 +26,8 @@ typedef int (*watch_cb)(void *ctx, const struct ptbpf_event *e);
  * Returns NULL with errno set and one line in @err: EPERM (privileges),
  * ENOENT (no BTF, a tracepoint missing), or what libbpf returned.
  */
-struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb,
-			 void *ctx, char *err, size_t errlen);
+struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb, void *ctx, char *err,
+			 size_t errlen);
 
 /*
  * What watch_open() checks first, for another loader of the program
@@ -127,8 +127,8 @@ int watch_sample_filter(struct watch *w, bool open);
  * WATCH_MAX_TRIGGERS, else what the kernel refused.
  */
 #define WATCH_MAX_TRIGGERS 64
-int watch_trigger(struct watch *w, const char *path, unsigned long long offset,
-		  unsigned int point, char *err, size_t errlen);
+int watch_trigger(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
+		  char *err, size_t errlen);
 
 /* Detaches and unloads everything; safe on NULL. */
 void watch_close(struct watch *w);

@@ -30,8 +30,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int enc(struct pt_encoder *e, enum pt_packet_type t, uint64_t v,
-	       enum pt_ip_compression ipc)
+static int enc(struct pt_encoder *e, enum pt_packet_type t, uint64_t v, enum pt_ip_compression ipc)
 {
 	struct pt_packet p;
 
@@ -100,16 +99,14 @@ static int add_self(struct dl_phdr_info *info, size_t size, void *img)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
-			pt_image_add_file(img, "/proc/self/exe", ph->p_offset,
-					  ph->p_filesz, NULL,
+			pt_image_add_file(img, "/proc/self/exe", ph->p_offset, ph->p_filesz, NULL,
 					  info->dlpi_addr + ph->p_vaddr);
 	}
 	return 1; /* the first object is the program itself */
 }
 
 /* One run of each bare loop: their times in *@tp and *@ti. */
-static void bare(const uint8_t *buf, size_t len, double *tp, double *ti,
-		 uint64_t *np, uint64_t *ni)
+static void bare(const uint8_t *buf, size_t len, double *tp, double *ti, uint64_t *np, uint64_t *ni)
 {
 	struct pt_config cfg;
 	struct pt_packet pkt;
@@ -197,10 +194,10 @@ int main(int argc, char **argv)
 		if (!r || ti < best_i)
 			best_i = ti;
 	}
-	printf("bare-pkt %.1f MB/s (%llu packets)\n",
-	       core.trace_len / best_p / 1e6, (unsigned long long)np);
-	printf("bare-insn %.1f MB/s (%llu instructions)\n",
-	       core.trace_len / best_i / 1e6, (unsigned long long)ni);
+	printf("bare-pkt %.1f MB/s (%llu packets)\n", core.trace_len / best_p / 1e6,
+	       (unsigned long long)np);
+	printf("bare-insn %.1f MB/s (%llu instructions)\n", core.trace_len / best_i / 1e6,
+	       (unsigned long long)ni);
 	procinfo_free(&s.proc);
 	free(pt);
 	return 0;

@@ -33,7 +33,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		hot();
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) /
-				 (double)n);
+	printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
 	return 0;
 }

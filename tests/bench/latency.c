@@ -92,8 +92,7 @@ static void cleanup(void)
 	if (tracer_child > 0) {
 		kill(tracer_child, SIGINT);
 		for (int i = 0; i < 100; i++) {
-			if (waitpid(tracer_child, NULL, WNOHANG) ==
-			    tracer_child) {
+			if (waitpid(tracer_child, NULL, WNOHANG) == tracer_child) {
 				tracer_child = -1;
 				return;
 			}
@@ -153,9 +152,7 @@ static uint64_t poll_until(int want_stopped, uint64_t deadline)
 				next->tv_nsec -= 1000000000;
 				next->tv_sec++;
 			}
-		} while ((uint64_t)next->tv_sec * 1000000000ULL +
-				 next->tv_nsec <=
-			 now);
+		} while ((uint64_t)next->tv_sec * 1000000000ULL + next->tv_nsec <= now);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL);
 		s = proc_state(target);
 		if ((s == 'T' || s == 't') == want_stopped)
@@ -233,8 +230,7 @@ static long long field(const char *line, const char *key)
  * Reads complete lines until one with event @name; fills @c from it and
  * from the lines before it. Returns 1, or 0 on timeout.
  */
-static int tail_until(struct tail *t, const char *name, struct cycle *c,
-		      uint64_t deadline)
+static int tail_until(struct tail *t, const char *name, struct cycle *c, uint64_t deadline)
 {
 	char pat[64];
 
@@ -274,8 +270,7 @@ static int tail_until(struct tail *t, const char *name, struct cycle *c,
 			struct pollfd p = { .fd = t->ino, .events = POLLIN };
 			char ev[4096];
 
-			if (poll(&p, 1, 100) > 0 &&
-			    read(t->ino, ev, sizeof(ev)) < 0)
+			if (poll(&p, 1, 100) > 0 && read(t->ino, ev, sizeof(ev)) < 0)
 				usleep(100);
 		}
 	}
@@ -298,8 +293,8 @@ static int start_ptbpf(const char *ptbpf, const char *dir, struct tail *t)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		/* cpu scope: the one that pauses and resumes on each transition */
-		execl(ptbpf, ptbpf, "-q", "-t", "none", "-s", "64K", "--scope",
-		      "cpu", "-o", out, "--pid", pidbuf, (char *)NULL);
+		execl(ptbpf, ptbpf, "-q", "-t", "none", "-s", "64K", "--scope", "cpu", "-o", out,
+		      "--pid", pidbuf, (char *)NULL);
 		_exit(127);
 	}
 	snprintf(path, sizeof(path), "%s/events.jsonl", out);
@@ -331,8 +326,7 @@ static void pct(const char *name, uint64_t *v, int n)
 	printf("%s_p99 %llu\n", name, (unsigned long long)v[(n * 99) / 100]);
 }
 
-static void report(const char *mode, const char *dir, struct cycle *c, int n,
-		   int missed)
+static void report(const char *mode, const char *dir, struct cycle *c, int n, int missed)
 {
 	uint64_t *v = calloc(n + 1, sizeof(*v));
 	char path[512];
@@ -342,12 +336,9 @@ static void report(const char *mode, const char *dir, struct cycle *c, int n,
 	snprintf(path, sizeof(path), "%s/latency-%s.tsv", dir, mode);
 	f = fopen(path, "w");
 	for (i = 0; f && i < n; i++)
-		fprintf(f, "%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n",
-			(unsigned long long)c[i].t0,
-			(unsigned long long)c[i].stop_seen,
-			(unsigned long long)c[i].t1,
-			(unsigned long long)c[i].run_seen,
-			(unsigned long long)c[i].pause_lat,
+		fprintf(f, "%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", (unsigned long long)c[i].t0,
+			(unsigned long long)c[i].stop_seen, (unsigned long long)c[i].t1,
+			(unsigned long long)c[i].run_seen, (unsigned long long)c[i].pause_lat,
 			(unsigned long long)c[i].resume_lat);
 	if (f)
 		fclose(f);
@@ -410,18 +401,16 @@ int main(int argc, char **argv)
 	const char *mode, *dir;
 	int n, i, good = 0, missed = 0;
 
-	if (argc < 4 || (strcmp(argv[1], "ptbpf") && strcmp(argv[1], "poll") &&
-			 strcmp(argv[1], "ptrace"))) {
-		fprintf(stderr,
-			"usage: latency ptbpf|poll|ptrace CYCLES DIR [PTBPF]\n");
+	if (argc < 4 ||
+	    (strcmp(argv[1], "ptbpf") && strcmp(argv[1], "poll") && strcmp(argv[1], "ptrace"))) {
+		fprintf(stderr, "usage: latency ptbpf|poll|ptrace CYCLES DIR [PTBPF]\n");
 		return 2;
 	}
 	mode = argv[1];
 	n = atoi(argv[2]);
 	dir = argv[3];
 	c = calloc(n > 0 ? n : 1, sizeof(*c));
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED || !c || !t)
 		return 1;
 	signal(SIGINT, on_signal);
@@ -436,8 +425,7 @@ int main(int argc, char **argv)
 		cleanup();
 		return 1;
 	}
-	if (!strcmp(mode, "ptbpf") &&
-	    start_ptbpf(argc > 4 ? argv[4] : "./ptbpf", dir, t)) {
+	if (!strcmp(mode, "ptbpf") && start_ptbpf(argc > 4 ? argv[4] : "./ptbpf", dir, t)) {
 		fprintf(stderr, "latency: ptbpf did not start (see %s)\n", dir);
 		cleanup();
 		return 1;

@@ -203,8 +203,8 @@ static __u64 timed_all(struct cores *c, int pause)
 /* The series of one direction: totals, and the last core's parts. */
 enum { SER, ALL, PAR, PWAKE, PFN, PDONE, NSERIES };
 
-static void timed_parallel(struct cpurun *r, struct cores *c, int pause,
-			   unsigned int n, __u64 **v, int i)
+static void timed_parallel(struct cpurun *r, struct cores *c, int pause, unsigned int n, __u64 **v,
+			   int i)
 {
 	static struct toggle t;
 	__u64 t0, t1, last = 0;
@@ -225,13 +225,11 @@ static void timed_parallel(struct cpurun *r, struct cores *c, int pause,
 }
 
 /* Serial and parallel, both directions, alternating; ends paused. */
-static void all_cores(struct cores *c, struct cpurun *r, unsigned int n,
-		      const char *mode, __u64 **v[2],
-		      struct pct out[2][NSERIES])
+static void all_cores(struct cores *c, struct cpurun *r, unsigned int n, const char *mode,
+		      __u64 **v[2], struct pct out[2][NSERIES])
 {
-	static const char *const name[NSERIES] = { "serial", "all",
-						   "par",    "par_wake",
-						   "par_fn", "par_done" };
+	static const char *const name[NSERIES] = { "serial",   "all",	 "par",
+						   "par_wake", "par_fn", "par_done" };
 	char buf[64];
 
 	for (int i = 0; i < rounds; i++) {
@@ -253,15 +251,13 @@ static void all_cores(struct cores *c, struct cpurun *r, unsigned int n,
 			if (k > PAR && n < 2)
 				continue;
 			out[d][k] = pct(v[d][k], rounds);
-			snprintf(buf, sizeof(buf), "%s_%s", name[k],
-				 dir_name[d]);
+			snprintf(buf, sizeof(buf), "%s_%s", name[k], dir_name[d]);
 			put(buf, mode, out[d][k]);
 		}
 }
 
 /* One core's ioctl alone, in direction @pause, from wherever we are. */
-static struct pct one_core(struct cores *c, unsigned int idx, int pause,
-			   __u64 *v)
+static struct pct one_core(struct cores *c, unsigned int idx, int pause, __u64 *v)
 {
 	enum core_state from = pause ? CORE_RUNNING : CORE_PAUSED;
 	enum core_state to = pause ? CORE_PAUSED : CORE_RUNNING;
@@ -315,8 +311,7 @@ static int stamp_fn(void *ctx, unsigned int idx __attribute__((unused)))
  * with fn returning at once (the caller still spinning) and once with fn
  * holding its CPU past CPURUN_SPIN_NS (the caller asleep on the futex).
  */
-static void wake_latency(int remote, const char *mode, struct fig *f, __u64 *v,
-			 __u64 *w)
+static void wake_latency(int remote, const char *mode, struct fig *f, __u64 *v, __u64 *w)
 {
 	char err[256];
 	struct cpurun *r = cpurun_start(&remote, 1, rt_prio, err, sizeof(err));
@@ -369,8 +364,7 @@ static void *sleeper_main(void *arg)
 		unsigned int v = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
 
 		if (v == seen) {
-			syscall(SYS_futex, &s->word, FUTEX_WAIT_PRIVATE, seen,
-				NULL, NULL, 0);
+			syscall(SYS_futex, &s->word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
 			continue;
 		}
 		seen = v;
@@ -395,8 +389,7 @@ static struct pct futex_send(int remote, const char *mode, __u64 *v)
 		gap();
 		__atomic_store_n(&s.word, g, __ATOMIC_RELEASE);
 		t0 = now_ns();
-		woken = syscall(SYS_futex, &s.word, FUTEX_WAKE_PRIVATE, 1, NULL,
-				NULL, 0);
+		woken = syscall(SYS_futex, &s.word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		t1 = now_ns();
 		/* Only a wake that found the sleeper asleep counts. */
 		if (woken == 1)
@@ -415,25 +408,23 @@ static struct pct futex_send(int remote, const char *mode, __u64 *v)
 /* --- the model --- */
 
 /* The children of @node in a tree over @n CPUs; @fan for the heap only. */
-typedef unsigned int (*kids_fn)(unsigned int n, unsigned int fan,
-				unsigned int node, unsigned int *out);
+typedef unsigned int (*kids_fn)(unsigned int n, unsigned int fan, unsigned int node,
+				unsigned int *out);
 
 /* cpurun's own tree, the caller on index 0 and running it inline. */
-static unsigned int cpurun_kids(unsigned int n,
-				unsigned int fan __attribute__((unused)),
+static unsigned int cpurun_kids(unsigned int n, unsigned int fan __attribute__((unused)),
 				unsigned int node, unsigned int *out)
 {
 	return cpurun_tree_children(n, 0, (int)node, out);
 }
 
 /* The same heap shape with another fan-out, to compare fan-outs. */
-static unsigned int heap_kids(unsigned int n, unsigned int fan,
-			      unsigned int node, unsigned int *out)
+static unsigned int heap_kids(unsigned int n, unsigned int fan, unsigned int node,
+			      unsigned int *out)
 {
 	unsigned int k = 0;
 
-	for (unsigned int c = fan * node + 1; c <= fan * node + fan && c < n;
-	     c++)
+	for (unsigned int c = fan * node + 1; c <= fan * node + fan && c < n; c++)
 		out[k++] = c;
 	return k;
 }
@@ -445,8 +436,7 @@ static unsigned int heap_kids(unsigned int n, unsigned int fan,
  * last worker to finish wakes the caller: done_spin while the caller is
  * still spinning (within CPURUN_SPIN_NS), done_sleep after.
  */
-static __u64 tree_ns(unsigned int n, unsigned int fan, kids_fn kids,
-		     const struct fig *f)
+static __u64 tree_ns(unsigned int n, unsigned int fan, kids_fn kids, const struct fig *f)
 {
 	static __u64 start[CPU_SETSIZE];
 	static unsigned int queue[CPU_SETSIZE];
@@ -460,8 +450,7 @@ static __u64 tree_ns(unsigned int n, unsigned int fan, kids_fn kids,
 	while (head < tail) {
 		unsigned int node = queue[head++];
 		unsigned int k = kids(n, fan, node, out);
-		__u64 end =
-			start[node] + k * f->send + (node ? f->fnl : f->local);
+		__u64 end = start[node] + k * f->send + (node ? f->fnl : f->local);
 
 		for (unsigned int j = 0; j < k; j++) {
 			start[out[j]] = start[node] + j * f->send + f->wake;
@@ -477,8 +466,7 @@ static __u64 tree_ns(unsigned int n, unsigned int fan, kids_fn kids,
 	return last > end_root ? last : end_root;
 }
 
-static void project(const char *mode, const char *dir, unsigned int ncores,
-		    const struct fig *f)
+static void project(const char *mode, const char *dir, unsigned int ncores, const struct fig *f)
 {
 	static const unsigned int at[] = { 16, 64, 256 };
 
@@ -489,8 +477,7 @@ static void project(const char *mode, const char *dir, unsigned int ncores,
 	       (unsigned long long)(f->local + (ncores - 1) * f->remote));
 	for (unsigned int i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
 		printf("proj%u_serial_%s_%s %llu\n", at[i], dir, mode,
-		       (unsigned long long)(f->local +
-					    (at[i] - 1) * f->remote));
+		       (unsigned long long)(f->local + (at[i] - 1) * f->remote));
 		printf("proj%u_tree_%s_%s %llu\n", at[i], dir, mode,
 		       (unsigned long long)tree_ns(at[i], 0, cpurun_kids, f));
 	}
@@ -499,8 +486,8 @@ static void project(const char *mode, const char *dir, unsigned int ncores,
 		       (unsigned long long)tree_ns(256, fan, heap_kids, f));
 }
 
-static void measure(struct cores *c, struct cpurun *r, const int *cpus,
-		    unsigned int n, const char *mode, __u64 **v[2])
+static void measure(struct cores *c, struct cpurun *r, const int *cpus, unsigned int n,
+		    const char *mode, __u64 **v[2])
 {
 	struct pct tot[2][NSERIES] = { 0 }, p;
 	struct fig w = { 0 }, f;
@@ -519,8 +506,7 @@ static void measure(struct cores *c, struct cpurun *r, const int *cpus,
 		f.local = p.p50;
 		if (n > 1) {
 			p = one_core(c, n - 1, d, v[0][0]);
-			snprintf(buf, sizeof(buf), "ioctl_remote_%s",
-				 dir_name[d]);
+			snprintf(buf, sizeof(buf), "ioctl_remote_%s", dir_name[d]);
 			put(buf, mode, p);
 			f.remote = p.p50;
 		}
@@ -533,8 +519,7 @@ static void measure(struct cores *c, struct cpurun *r, const int *cpus,
 
 int main(int argc, char **argv)
 {
-	struct sched_param sp = { .sched_priority =
-					  sched_get_priority_min(SCHED_FIFO) };
+	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
 	struct spinners *spin = calloc(1, sizeof(*spin));
 	int cpus[CPU_SETSIZE];
 	struct cores_config cfg;
@@ -551,8 +536,7 @@ int main(int argc, char **argv)
 		gap_ns = atol(argv[2]) * 1000;
 	for (int d = 0; d < 2; d++)
 		for (int k = 0; k < NSERIES; k++) {
-			series[d][k] =
-				calloc(rounds > 0 ? rounds : 1, sizeof(__u64));
+			series[d][k] = calloc(rounds > 0 ? rounds : 1, sizeof(__u64));
 			bad |= !series[d][k];
 		}
 	if (rounds <= 0 || gap_ns < 0 || bad)
@@ -574,8 +558,7 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < n; i++)
 		cores_info(c, i, &cpus[i], NULL, NULL);
 	if (cpus[0] != 0) {
-		fprintf(stderr, "toggle: the first core is cpu %d, not 0\n",
-			cpus[0]);
+		fprintf(stderr, "toggle: the first core is cpu %d, not 0\n", cpus[0]);
 		return 1;
 	}
 	r = cpurun_start(cpus, n, rt_prio, err, sizeof(err));

@@ -51,8 +51,7 @@ static void walk(const struct json_object *v)
 		/* one of the two fits, and a u64 and an i64 agree where both do */
 		if (jsondoc_u64(v, &u) && jsondoc_i64(v, &i64))
 			__builtin_trap();
-		if (!jsondoc_u64(v, &u) && !jsondoc_i64(v, &i64) &&
-		    (uint64_t)i64 != u)
+		if (!jsondoc_u64(v, &u) && !jsondoc_i64(v, &i64) && (uint64_t)i64 != u)
 			__builtin_trap();
 		/* fallthrough */
 	case JSONDOC_DOUBLE:
@@ -85,12 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memset(&s, 0, sizeof(s));
 	snap_parse_meta(&s, (const char *)data, size, "ptbpf.json", &log);
-	if (!snap_parse_trace_json(&s, (const char *)data, size, "trace.json",
-				   &log, &cpus)) {
+	if (!snap_parse_trace_json(&s, (const char *)data, size, "trace.json", &log, &cpus)) {
 		for (i = 0; i < cpus.nr; i++)
 			if (cpus.cpu[i].cpu < 0 ||
-			    strlen(cpus.cpu[i].ipt) + strlen(cpus.cpu[i].sw) >
-				    size)
+			    strlen(cpus.cpu[i].ipt) + strlen(cpus.cpu[i].sw) > size)
 				__builtin_trap();
 		snap_trace_cpus_free(&cpus);
 	}

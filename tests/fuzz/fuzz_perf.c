@@ -32,8 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	perfread_parse(&s, copy, size, "perf.data", &log);
 	c = snap_find_core(&s, 99);
 	if (c)
-		perfread_switches(c, data, size,
-				  PERF_SAMPLE_TID | PERF_SAMPLE_TIME, "switch",
+		perfread_switches(c, data, size, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, "switch",
 				  &log);
 	for (i = 0; i < s.nr_cores; i++)
 		summary_core(&s, &s.cores[i], &sum, &log);

@@ -56,15 +56,13 @@ static void test_events_count(void **state)
 	assert_int_equal(auxact_uprobe_type(NULL, &a.type), 0);
 	assert_int_equal(auxact_get(&a), AUXACT_PAUSE);
 	auxact_set(&a, 0); /* no AUX group here: as a plain counter */
-	up = perf_sys_open(&perf_sys_real, &a, -1, pid, -1, 0, err,
-			   sizeof(err));
+	up = perf_sys_open(&perf_sys_real, &a, -1, pid, -1, 0, err, sizeof(err));
 	if (up < 0)
 		fail_msg("uprobe event: %s", err);
 	auxact_resume_attr(&a, &leader);
 	assert_int_equal(auxact_get(&a), AUXACT_RESUME);
 	auxact_set(&a, 0);
-	cs = perf_sys_open(&perf_sys_real, &a, -1, pid, -1, 0, err,
-			   sizeof(err));
+	cs = perf_sys_open(&perf_sys_real, &a, -1, pid, -1, 0, err, sizeof(err));
 	if (cs < 0)
 		fail_msg("context-switch event: %s", err);
 	st = wait_exit(pid, 10);
@@ -98,15 +96,12 @@ static void test_refused_outside_aux_group(void **state)
 	clk.type = PERF_TYPE_SOFTWARE;
 	clk.config = PERF_COUNT_SW_CPU_CLOCK;
 	clk.disabled = 1;
-	lead = perf_sys_open(&perf_sys_real, &clk, 0, -1, -1, 0, err,
-			     sizeof(err));
+	lead = perf_sys_open(&perf_sys_real, &clk, 0, -1, -1, 0, err, sizeof(err));
 	assert_true(lead >= 0);
-	fd = perf_sys_open(&perf_sys_real, &a, 0, -1, lead, 0, err,
-			   sizeof(err));
+	fd = perf_sys_open(&perf_sys_real, &a, 0, -1, lead, 0, err, sizeof(err));
 	assert_true(fd == -EINVAL || fd == -EOPNOTSUPP);
 	auxact_resume_attr(&a, &leader);
-	fd = perf_sys_open(&perf_sys_real, &a, 0, -1, lead, 0, err,
-			   sizeof(err));
+	fd = perf_sys_open(&perf_sys_real, &a, 0, -1, lead, 0, err, sizeof(err));
 	assert_true(fd == -EINVAL || fd == -EOPNOTSUPP);
 	perf_sys_close(&perf_sys_real, &lead);
 }

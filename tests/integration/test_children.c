@@ -67,9 +67,7 @@ static int read_workers(struct fx *f, const char *log, int want, double secs)
 	do {
 		f->nr_workers = 0;
 		buf = slurp(log);
-		for (p = buf; p && (p = strstr(p, "worker ")) &&
-			      f->nr_workers < MAX_WORKERS;
-		     p++)
+		for (p = buf; p && (p = strstr(p, "worker ")) && f->nr_workers < MAX_WORKERS; p++)
 			f->workers[f->nr_workers++] = (pid_t)atoi(p + 7);
 		free(buf);
 		if (f->nr_workers >= want)
@@ -154,8 +152,7 @@ static void test_follow_workers(void **state)
 		long named, spin;
 
 		assert_true(k >= 0);
-		assert_int_equal(event_field(f->out, "fork", k, "ppid"),
-				 f->target);
+		assert_int_equal(event_field(f->out, "fork", k, "ppid"), f->target);
 		assert_true(nth_with_pid(f->out, "exit", w) >= 0);
 		named = samples_with(f->out, w, "forkserver");
 		spin = samples_with(f->out, w, "worker_spin");
@@ -196,8 +193,7 @@ static void test_follow_worker_stop(void **state)
 		n = count_events(f->out, "snapshot");
 		for (k = 0; k < n; k++)
 			if (event_field(f->out, "snapshot", k, "pid") == w &&
-			    !event_str(f->out, "snapshot", k, "trigger", trig,
-				       sizeof(trig)) &&
+			    !event_str(f->out, "snapshot", k, "trigger", trig, sizeof(trig)) &&
 			    !strcmp(trig, "stop"))
 				break;
 		if (k < n)
@@ -254,8 +250,7 @@ static void test_follow_outlives_target(void **state)
 	free(s);
 	assert_string_equal(seq, "start exit exit exit end");
 	for (i = 0; i < 2; i++)
-		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
-			    0);
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") > 0);
 }
 
 /*
@@ -295,8 +290,7 @@ static void test_follow_pid(void **state)
 	assert_int_equal(finish(f, 30), 0);
 	assert_int_equal(count_events(f->out, "fork"), 2);
 	for (i = 0; i < 2; i++)
-		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
-			    0);
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") > 0);
 }
 
 /*
@@ -329,26 +323,19 @@ static void test_follow_pid_existing(void **state)
 	assert_int_equal(count_events(f->out, "exit"), 3);
 	for (i = 0; i < 2; i++) {
 		assert_true(nth_with_pid(f->out, "exit", f->workers[i]) >= 0);
-		assert_true(samples_with(f->out, f->workers[i], "worker_spin") >
-			    0);
+		assert_true(samples_with(f->out, f->workers[i], "worker_spin") > 0);
 	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_follow_workers, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_follow_worker_stop, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_no_follow, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_follow_outlives_target,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_follow_pid, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_follow_pid_existing, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_follow_workers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_worker_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_follow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_outlives_target, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_pid_existing, setup, teardown),
 	};
 
 	if (getenv("TEST_FILTER"))

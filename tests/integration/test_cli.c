@@ -53,8 +53,7 @@ static int run_ptbpf(const char *env, const char *args, char *err, size_t len)
 }
 
 /* Runs ptbpf with @args; checks status, the one stderr line and cleanup. */
-static void check(const char *env, const char *args, int status,
-		  const char *msg)
+static void check(const char *env, const char *args, int status, const char *msg)
 {
 	char err[4096];
 	int st, lines = 0;
@@ -63,11 +62,9 @@ static void check(const char *env, const char *args, int status,
 	st = run_ptbpf(env, args, err, sizeof(err));
 	for (p = err; *p; p++)
 		lines += *p == '\n';
-	if (st != status || !strstr(err, msg) || lines != 1 ||
-	    strncmp(err, "ptbpf: ", 7))
-		fail_msg(
-			"'%s': status %d (want %d), stderr '%s' (want one line with '%s')",
-			args, st, status, err, msg);
+	if (st != status || !strstr(err, msg) || lines != 1 || strncmp(err, "ptbpf: ", 7))
+		fail_msg("'%s': status %d (want %d), stderr '%s' (want one line with '%s')", args,
+			 st, status, err, msg);
 }
 
 static const struct cli_case usage_cases[] = {
@@ -87,8 +84,7 @@ static void test_usage_errors(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(usage_cases) / sizeof(usage_cases[0]); i++)
-		check(NULL, usage_cases[i].args, usage_cases[i].status,
-		      usage_cases[i].msg);
+		check(NULL, usage_cases[i].args, usage_cases[i].status, usage_cases[i].msg);
 }
 
 static void test_bad_targets(void **state)
@@ -131,8 +127,7 @@ static void test_own_pid(void **state)
 	char cmd[256], err[1024];
 
 	need_root();
-	snprintf(cmd, sizeof(cmd), "sh -c 'exec %s -o %s/out --pid $$'",
-		 PTBPF_BIN, dir);
+	snprintf(cmd, sizeof(cmd), "sh -c 'exec %s -o %s/out --pid $$'", PTBPF_BIN, dir);
 	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "is ptbpf itself"));
 }
@@ -140,15 +135,13 @@ static void test_own_pid(void **state)
 static void test_command_not_found(void **state)
 {
 	need_root();
-	check(NULL, "-- /nonexistent/program", 127,
-	      "can't run /nonexistent/program: No such file");
+	check(NULL, "-- /nonexistent/program", 127, "can't run /nonexistent/program: No such file");
 }
 
 static void test_no_btf(void **state)
 {
 	need_root();
-	check("PTBPF_BTF=/nonexistent/vmlinux", "-- /bin/true", 1,
-	      "this kernel has no BTF");
+	check("PTBPF_BTF=/nonexistent/vmlinux", "-- /bin/true", 1, "this kernel has no BTF");
 }
 
 /*
@@ -161,14 +154,12 @@ static void test_missing_tracepoint(void **state)
 	char cmd[512], err[1024], env[128];
 
 	need_root();
-	snprintf(
-		cmd, sizeof(cmd),
-		"bpftool gen min_core_btf /sys/kernel/btf/vmlinux %s/min.btf .output/ptbpf.bpf.o",
-		dir);
+	snprintf(cmd, sizeof(cmd),
+		 "bpftool gen min_core_btf /sys/kernel/btf/vmlinux %s/min.btf .output/ptbpf.bpf.o",
+		 dir);
 	assert_int_equal(run_capture(cmd, err, sizeof(err)), 0);
 	snprintf(env, sizeof(env), "PTBPF_BTF=%s/min.btf", dir);
-	check(env, "-- /bin/true", 1,
-	      "this kernel has no sched_switch tracepoint");
+	check(env, "-- /bin/true", 1, "this kernel has no sched_switch tracepoint");
 }
 
 static void test_not_root(void **state)
@@ -176,10 +167,9 @@ static void test_not_root(void **state)
 	char cmd[512], err[1024];
 
 	need_root();
-	snprintf(
-		cmd, sizeof(cmd),
-		"setpriv --reuid=65534 --regid=65534 --clear-groups %s -o /tmp --pid 1",
-		PTBPF_BIN);
+	snprintf(cmd, sizeof(cmd),
+		 "setpriv --reuid=65534 --regid=65534 --clear-groups %s -o /tmp --pid 1",
+		 PTBPF_BIN);
 	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "not enough privileges"));
 	assert_non_null(strstr(err, "CAP_BPF"));
@@ -193,9 +183,7 @@ static void test_verbose_lines(void **state)
 
 	need_root();
 	/* 64 KiB of stderr: libbpf's lines fit */
-	assert_int_equal(run_ptbpf(NULL, "-v -b sample -- /bin/true", err,
-				   sizeof(err)),
-			 0);
+	assert_int_equal(run_ptbpf(NULL, "-v -b sample -- /bin/true", err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "libbpf: "));
 	assert_null(strstr(err, "libbpf: libbpf:"));
 	start = strstr(err, " start ");
@@ -244,8 +232,7 @@ static void test_bad_output(void **state)
 	snprintf(path, sizeof(path), "%s/a/b/out", dir);
 	snprintf(args, sizeof(args), "-o %s -- /bin/true", path);
 	assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
-	snprintf(args, sizeof(args),
-		 "%s/a/b does not exist (mkdir -p %s/a/b first)", dir, dir);
+	snprintf(args, sizeof(args), "%s/a/b does not exist (mkdir -p %s/a/b first)", dir, dir);
 	assert_non_null(strstr(err, args));
 	snprintf(path, sizeof(path), "%s/a", dir);
 	assert_int_equal(access(path, F_OK), -1);
@@ -273,8 +260,7 @@ static void test_fifo_events(void **state)
 		t0 = mono_s();
 		assert_int_equal(run_ptbpf(NULL, args, err, sizeof(err)), 1);
 		print_message("refused in %.3f s: %s", mono_s() - t0, err);
-		assert_non_null(
-			strstr(err, "events.jsonl is not a regular file"));
+		assert_non_null(strstr(err, "events.jsonl is not a regular file"));
 		if (rd >= 0) {
 			assert_int_equal(read(rd, err, sizeof(err)), 0);
 			close(rd);
@@ -350,8 +336,7 @@ static void test_bad_collection(void **state)
 	char args[128], path[128];
 
 	need_root();
-	snprintf(args, sizeof(args), "-C %ld -- /bin/true",
-		 sysconf(_SC_NPROCESSORS_CONF) + 5);
+	snprintf(args, sizeof(args), "-C %ld -- /bin/true", sysconf(_SC_NPROCESSORS_CONF) + 5);
 	check(NULL, args, 1, "does not exist (--cpus");
 	check(NULL, "-s 1G -- /bin/true", 1, "lower --buffer-size");
 	check(NULL, "-b sample --format lldb -- /bin/true", 1,
@@ -372,10 +357,8 @@ static void test_runs_as_sudo_user(void **state)
 	FILE *f;
 
 	need_root();
-	snprintf(
-		cmd, sizeof(cmd),
-		"SUDO_UID=65534 SUDO_GID=65534 %s -q -o %s/out -- /usr/bin/id -u",
-		PTBPF_BIN, dir);
+	snprintf(cmd, sizeof(cmd),
+		 "SUDO_UID=65534 SUDO_GID=65534 %s -q -o %s/out -- /usr/bin/id -u", PTBPF_BIN, dir);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(out, sizeof(out), f));
@@ -386,29 +369,19 @@ static void test_runs_as_sudo_user(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_usage_errors, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_bad_targets, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_targets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_command_not_found, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_command_not_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_btf, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_tracepoint, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_missing_tracepoint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_root, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_verbose_lines, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_bad_output, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_bad_collection, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_fifo_events, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_sigterm_during_setup,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verbose_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_collection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fifo_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigterm_during_setup, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,8 +89,7 @@ static void count_trace(const struct snap_core *sc, struct tally *t)
 		assert_int_equal(s->id, sc->data_id);
 		assert_int_equal(s->cpu, sc->cpu);
 		t->samples++;
-		t->mine += s->pid == (__u32)getpid() &&
-			   s->tid == (__u32)gettid();
+		t->mine += s->pid == (__u32)getpid() && s->tid == (__u32)gettid();
 		if (s->time < t->min_time)
 			t->min_time = s->time;
 		if (s->time > t->max_time)
@@ -105,8 +104,7 @@ static void count_sideband(const struct snap_core *sc, struct tally *t)
 	size_t off = 0;
 	int rc;
 
-	while ((rc = perfrec_next(sc->sideband, sc->sideband_len, &off, &h)) ==
-	       1) {
+	while ((rc = perfrec_next(sc->sideband, sc->sideband_len, &off, &h)) == 1) {
 		/* next_prev pid/tid, then sample_id: pid, tid, time, ... */
 		const __u32 *v = (const void *)(h + 1);
 
@@ -127,8 +125,7 @@ static void read_all(struct cores *c, struct tally *t, __u8 *tb, __u8 *sb)
 	t->min_time = ~0ULL;
 	for (i = 0; i < cores_count(c); i++) {
 		memset(&sc, 0xa5, sizeof(sc));
-		assert_int_equal(cores_read(c, i, false, &sc, tb, BUF, sb, SB),
-				 0);
+		assert_int_equal(cores_read(c, i, false, &sc, tb, BUF, sb, SB), 0);
 		assert_false(sc.wrapped);
 		count_trace(&sc, t);
 		count_sideband(&sc, t);
@@ -205,27 +202,17 @@ static void test_real_bad_fd_message(void **state)
 	char err[128];
 
 	/* The edge names the call, the CPU and strerror. */
-	assert_int_equal(perf_sys_disable(&perf_sys_real, 1000, 3, true, err,
-					  sizeof(err)),
-			 -EBADF);
+	assert_int_equal(perf_sys_disable(&perf_sys_real, 1000, 3, true, err, sizeof(err)), -EBADF);
 	assert_string_equal(err, "can't disable perf event on cpu 3: Bad file "
 				 "descriptor");
-	assert_int_equal(perf_sys_enable(&perf_sys_real, -1, 0, false, err,
-					 sizeof(err)),
-			 -EBADF);
-	assert_int_equal(perf_sys_id(&perf_sys_real, 0, 0, NULL, err,
-				     sizeof(err)),
+	assert_int_equal(perf_sys_enable(&perf_sys_real, -1, 0, false, err, sizeof(err)), -EBADF);
+	assert_int_equal(perf_sys_id(&perf_sys_real, 0, 0, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(perf_sys_open(NULL, NULL, 0, -1, -1, 0, NULL, 0), -EINVAL);
+	assert_int_equal(perf_sys_map_ring(&perf_sys_real, -1, 0, 4096, 0, true, NULL, NULL, 0),
 			 -EINVAL);
-	assert_int_equal(perf_sys_open(NULL, NULL, 0, -1, -1, 0, NULL, 0),
+	assert_int_equal(perf_sys_map_aux(&perf_sys_real, -1, 0, NULL, 4096, NULL, NULL, 0),
 			 -EINVAL);
-	assert_int_equal(perf_sys_map_ring(&perf_sys_real, -1, 0, 4096, 0, true,
-					   NULL, NULL, 0),
-			 -EINVAL);
-	assert_int_equal(perf_sys_map_aux(&perf_sys_real, -1, 0, NULL, 4096,
-					  NULL, NULL, 0),
-			 -EINVAL);
-	assert_int_equal(perf_sys_unmap(&perf_sys_real, NULL, 0, 0, NULL, 0),
-			 -EINVAL);
+	assert_int_equal(perf_sys_unmap(&perf_sys_real, NULL, 0, 0, NULL, 0), -EINVAL);
 	assert_int_equal(perf_sys_close(&perf_sys_real, NULL), -EINVAL);
 }
 

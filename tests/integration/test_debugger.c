@@ -80,8 +80,8 @@ static void start_ticker(struct fx *f, const char *iters, const char *ms)
  * address and size from nm, plus where /proc/PID/maps put the file
  * (offset 0): the test programs are PIE.
  */
-static void func_range(pid_t pid, const char *prog, const char *sym,
-		       unsigned long long *lo, unsigned long long *hi)
+static void func_range(pid_t pid, const char *prog, const char *sym, unsigned long long *lo,
+		       unsigned long long *hi)
 {
 	char cmd[512], path[PATH_MAX], line[1024], file[PATH_MAX], *o;
 	unsigned long long addr = 0, size = 0, start, off, base = 0;
@@ -96,8 +96,7 @@ static void func_range(pid_t pid, const char *prog, const char *sym,
 	m = fopen(cmd, "r");
 	assert_non_null(m);
 	while (fgets(line, sizeof(line), m))
-		if (sscanf(line, "%llx-%*x %*s %llx %*s %*s %s", &start, &off,
-			   file) == 3 &&
+		if (sscanf(line, "%llx-%*x %*s %llx %*s %*s %s", &start, &off, file) == 3 &&
 		    off == 0 && !strcmp(file, path)) {
 			base = start;
 			break;
@@ -109,8 +108,7 @@ static void func_range(pid_t pid, const char *prog, const char *sym,
 }
 
 /* The @nth (0-based) line of event @name whose text has @with, or NULL. */
-static char *event_line(const char *dir, const char *name, const char *with,
-			int nth)
+static char *event_line(const char *dir, const char *name, const char *with, int nth)
 {
 	char path[700], pat[64], *buf, *line, *save, *ret = NULL;
 
@@ -119,10 +117,9 @@ static char *event_line(const char *dir, const char *name, const char *with,
 	buf = slurp(path);
 	if (!buf)
 		return NULL;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, pat, strlen(pat)) &&
-		    (!with || strstr(line, with)) && nth-- == 0) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, pat, strlen(pat)) && (!with || strstr(line, with)) &&
+		    nth-- == 0) {
 			ret = strdup(line);
 			break;
 		}
@@ -194,8 +191,7 @@ static void test_gdb_breakpoint_hits(void **state)
 	/* the last run after the detach, then its stop's snapshot is out */
 	assert_true(wait_events(f->out, "snapshot", HITS + 1, 10));
 	msleep(200);
-	assert_int_equal(count_lines(f->out, "stop", "\"kind\":\"breakpoint\""),
-			 HITS);
+	assert_int_equal(count_lines(f->out, "stop", "\"kind\":\"breakpoint\""), HITS);
 	for (i = 0; i < HITS; i++) {
 		l = event_line(f->out, "stop", "\"kind\":\"breakpoint\"", i);
 		assert_non_null(strstr(l, "\"signal\":\"SIGTRAP\""));
@@ -208,23 +204,15 @@ static void test_gdb_breakpoint_hits(void **state)
 		free(l);
 	}
 	/* gdb stepped over its breakpoint twice: stops, but no snapshots */
-	assert_true(count_lines(f->out, "stop", "\"kind\":\"single_step\"") >=
-		    HITS - 1);
-	assert_int_equal(count_lines(f->out, "snapshot",
-				     "\"stop_kind\":\"breakpoint\""),
-			 HITS);
-	assert_int_equal(count_lines(f->out, "snapshot",
-				     "\"stop_kind\":\"single_step\""),
-			 0);
+	assert_true(count_lines(f->out, "stop", "\"kind\":\"single_step\"") >= HITS - 1);
+	assert_int_equal(count_lines(f->out, "snapshot", "\"stop_kind\":\"breakpoint\""), HITS);
+	assert_int_equal(count_lines(f->out, "snapshot", "\"stop_kind\":\"single_step\""), 0);
 	/* and the attach (SIGSTOP): HITS + 1 stop snapshots in all */
-	assert_int_equal(count_lines(f->out, "snapshot",
-				     "\"trigger\":\"stop\""),
-			 HITS + 1);
+	assert_int_equal(count_lines(f->out, "snapshot", "\"trigger\":\"stop\""), HITS + 1);
 	assert_int_equal(count_events(f->out, "snapshot_skipped"), 0);
 	/* ptbpf-dump names the function the breakpoint stopped in */
 	l = event_line(f->out, "snapshot", "\"stop_kind\":\"breakpoint\"", 0);
-	snprintf(dir, sizeof(dir), "%s/snapshot-%06llu", f->out,
-		 num_field(l, "snapshot"));
+	snprintf(dir, sizeof(dir), "%s/snapshot-%06llu", f->out, num_field(l, "snapshot"));
 	free(l);
 	snprintf(cmd, sizeof(cmd), "%s %s", DUMP_BIN, dir);
 	o = run_out(cmd, NULL);
@@ -258,8 +246,7 @@ static unsigned long long snap_bytes(const char *out)
  */
 static void test_never_true_condition(void **state)
 {
-	const char *const opts[] = { "--min-interval", "500ms", "--max-size",
-				     "1M", NULL };
+	const char *const opts[] = { "--min-interval", "500ms", "--max-size", "1M", NULL };
 	struct fx *f = *state;
 	unsigned long long used, most = 0, first, last, max = 1 << 20;
 	char cmd[1024], *l;
@@ -329,9 +316,7 @@ static void test_max_size_100_stops(void **state)
 	need_root();
 	start_ticker(f, "1000000", "1");
 	start_ptbpf(f, opts);
-	for (i = 0;
-	     i < 100 || (i < 400 && !count_events(f->out, "snapshot_removed"));
-	     i++) {
+	for (i = 0; i < 100 || (i < 400 && !count_events(f->out, "snapshot_removed")); i++) {
 		/* ~80 ms of samples a stop: 100 of them hold about 1 MiB */
 		msleep(80);
 		assert_int_equal(kill(f->target, SIGSTOP), 0);
@@ -344,10 +329,8 @@ static void test_max_size_100_stops(void **state)
 			 num_field(l, "snapshot"));
 		free(l);
 		/* the newest, unless an even newer one pushed it out */
-		if (access(path, F_OK) &&
-		    count_events(f->out, "snapshot") == i + 1)
-			fail_msg("stop %d: the newest snapshot %s is gone", i,
-				 path);
+		if (access(path, F_OK) && count_events(f->out, "snapshot") == i + 1)
+			fail_msg("stop %d: the newest snapshot %s is gone", i, path);
 		assert_int_equal(kill(f->target, SIGCONT), 0);
 		if (!wait_events(f->out, "run", i + 1, 5))
 			fail_msg("stop %d: no run event", i);
@@ -369,8 +352,7 @@ static void test_max_size_100_stops(void **state)
 static void test_segv_fatal(void **state)
 {
 	struct fx *f = *state;
-	char *argv[] = { PTBPF_BIN, "-b",	   "sample", "-o", f->out,
-			 "--",	    PROGS "crash", "100",    NULL };
+	char *argv[] = { PTBPF_BIN, "-b", "sample", "-o", f->out, "--", PROGS "crash", "100", NULL };
 	unsigned long long ip, off, size;
 	char cmd[800], want[96], *l, *o, *p;
 
@@ -381,8 +363,7 @@ static void test_segv_fatal(void **state)
 	l = event_line(f->out, "fatal", NULL, 0);
 	assert_non_null(l);
 	assert_non_null(strstr(l, "\"signal\":\"SIGSEGV\""));
-	assert_non_null(
-		strstr(l, "\"si_code\":1,\"si_code_name\":\"SEGV_MAPERR\""));
+	assert_non_null(strstr(l, "\"si_code\":1,\"si_code_name\":\"SEGV_MAPERR\""));
 	assert_int_equal(hex_field(l, "addr"), 0);
 	ip = hex_field(l, "ip");
 	free(l);
@@ -395,8 +376,7 @@ static void test_segv_fatal(void **state)
 	snprintf(want, sizeof(want), "(0x%llx), fault address 0x0\n", ip);
 	assert_non_null(strstr(o, want));
 	free(o);
-	snprintf(cmd, sizeof(cmd), "nm -S %scrash | awk '$4 == \"crash\"'",
-		 PROGS);
+	snprintf(cmd, sizeof(cmd), "nm -S %scrash | awk '$4 == \"crash\"'", PROGS);
 	o = run_out(cmd, NULL);
 	assert_int_equal(sscanf(o, "%*x %llx", &size), 1);
 	free(o);

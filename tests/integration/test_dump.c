@@ -36,8 +36,7 @@ static int setup_group(void **state)
 	 * clock_gettime), and a loaded machine gives it a fraction of the
 	 * CPU; 150 ms left work() without a sample now and then.
 	 */
-	snprintf(cmd, sizeof(cmd),
-		 "%s -q -b sample -o %s -- " PROGS "crash 400 >/dev/null 2>&1",
+	snprintf(cmd, sizeof(cmd), "%s -q -b sample -o %s -- " PROGS "crash 400 >/dev/null 2>&1",
 		 PTBPF_BIN, out);
 	st = system(cmd);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 139)
@@ -150,9 +149,7 @@ static void test_json(void **state)
 	assert_true(v != 0);
 	cores = jsondoc_get(s, "cores");
 	for (i = 0; (c = jsondoc_at(cores, i)); i++) {
-		assert_int_equal(jsondoc_get_u64(jsondoc_get(c, "samples"),
-						 "target", &v),
-				 0);
+		assert_int_equal(jsondoc_get_u64(jsondoc_get(c, "samples"), "target", &v), 0);
 		sum += v;
 	}
 	assert_true(sum > 0);
@@ -201,8 +198,7 @@ static void test_timeline(void **state)
 		if (!strcmp(ph, "B") && !strcmp(name, "work"))
 			work++;
 		if (!strcmp(ph, "i")) {
-			k += snprintf(seq + k, sizeof(seq) - k, "%s%s",
-				      k ? " " : "", name);
+			k += snprintf(seq + k, sizeof(seq) - k, "%s%s", k ? " " : "", name);
 			assert_true(k < sizeof(seq));
 		}
 	}
@@ -228,8 +224,7 @@ static void test_bad_args(void **state)
 	static const struct argcase cases[] = {
 		{ "", 2, "ptbpf-dump: no DIR given (see --help)\n" },
 		{ "--bogus x", 2, "ptbpf-dump: unknown option \"--bogus\"\n" },
-		{ "--cpu -1 x", 2,
-		  "ptbpf-dump: --cpu: \"-1\" is not a CPU number\n" },
+		{ "--cpu -1 x", 2, "ptbpf-dump: --cpu: \"-1\" is not a CPU number\n" },
 		{ "--insn --packets x", 2,
 		  "ptbpf-dump: --packets, --insn, --timeline and --last go one "
 		  "at a time\n" },
@@ -239,12 +234,10 @@ static void test_bad_args(void **state)
 		{ "--last 0ms x", 2,
 		  "ptbpf-dump: --last: \"0ms\" is not a duration (e.g. 50ms, "
 		  "2s)\n" },
-		{ "--last 50ms x y", 2,
-		  "ptbpf-dump: --last takes one snapshot DIR\n" },
+		{ "--last 50ms x y", 2, "ptbpf-dump: --last takes one snapshot DIR\n" },
 		{ "--last 50ms /tmp", 1,
 		  "ptbpf-dump: /tmp: not a snapshot directory (no ptbpf.json)\n" },
-		{ "--json --insn x", 2,
-		  "ptbpf-dump: --json goes with the summary only\n" },
+		{ "--json --insn x", 2, "ptbpf-dump: --json goes with the summary only\n" },
 		{ "/nonexistent-dir", 1,
 		  "ptbpf-dump: /nonexistent-dir: No such file or directory\n" },
 		{ "/tmp", 1,
@@ -258,8 +251,7 @@ static void test_bad_args(void **state)
 		skip();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "%s %s", DUMP_BIN, cases[i].args);
-		assert_int_equal(run_capture(cmd, err, sizeof(err)),
-				 cases[i].status);
+		assert_int_equal(run_capture(cmd, err, sizeof(err)), cases[i].status);
 		assert_string_equal(err, cases[i].err);
 	}
 }
@@ -270,12 +262,10 @@ static void test_packets_on_sample(void **state)
 	int st;
 
 	need_run();
-	snprintf(cmd, sizeof(cmd), "%s --packets %s/snapshot-000001", DUMP_BIN,
-		 out);
+	snprintf(cmd, sizeof(cmd), "%s --packets %s/snapshot-000001", DUMP_BIN, out);
 	o = run_out(cmd, &st);
 	assert_int_equal(st, 0);
-	snprintf(want, sizeof(want),
-		 "%s/snapshot-000001: sample backend: no Intel PT packets\n",
+	snprintf(want, sizeof(want), "%s/snapshot-000001: sample backend: no Intel PT packets\n",
 		 out);
 	assert_string_equal(o, want);
 	free(o);
@@ -284,10 +274,8 @@ static void test_packets_on_sample(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_timeline),
-		cmocka_unit_test(test_packets_on_sample),
+		cmocka_unit_test(test_summary),	 cmocka_unit_test(test_json),
+		cmocka_unit_test(test_timeline), cmocka_unit_test(test_packets_on_sample),
 		cmocka_unit_test(test_bad_args),
 	};
 

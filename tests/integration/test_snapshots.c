@@ -85,8 +85,7 @@ static int teardown(void **state)
  * ptbpf -o OUT OPTS... --pid (a spawned @targv) when @by_pid, else
  * ptbpf -o OUT OPTS... -- @targv. Waits for "start"; sets f->target.
  */
-static void start(struct fx *f, const char *const opts[], char *const targv[],
-		  bool by_pid)
+static void start(struct fx *f, const char *const opts[], char *const targv[], bool by_pid)
 {
 	char *argv[48], pid[16];
 	int n = 0, i, starts;
@@ -165,8 +164,7 @@ static void stop_cont(struct fx *f, int i, bool snap, int hold_ms)
 }
 
 /* Every value of numeric @key in lines of event @name, in order. */
-static size_t event_values(const char *dir, const char *name, const char *key,
-			   long long **vals)
+static size_t event_values(const char *dir, const char *name, const char *key, long long **vals)
 {
 	char path[700], pat[64], kpat[64], *buf, *line, *save, *q;
 	size_t n = 0, cap = 64;
@@ -177,10 +175,8 @@ static size_t event_values(const char *dir, const char *name, const char *key,
 	*vals = malloc(cap * sizeof(**vals));
 	buf = slurp(path);
 	assert_non_null(buf);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, pat, strlen(pat)) ||
-		    !(q = strstr(line, kpat)))
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, pat, strlen(pat)) || !(q = strstr(line, kpat)))
 			continue;
 		if (n == cap)
 			*vals = realloc(*vals, (cap *= 2) * sizeof(**vals));
@@ -205,11 +201,10 @@ static void read_samples(const char *snapdir, struct smps *s)
 		 snapdir);
 	out = run_out(cmd, &st);
 	assert_int_equal(st, 0);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		memset(&x, 0, sizeof(x));
-		if (sscanf(line, "%31s %d/%d [%d] %llu.%llu: %llx %63s", x.comm,
-			   &x.pid, &x.tid, &x.cpu, &sec, &ns, &ip, x.sym) < 7)
+		if (sscanf(line, "%31s %d/%d [%d] %llu.%llu: %llx %63s", x.comm, &x.pid, &x.tid,
+			   &x.cpu, &sec, &ns, &ip, x.sym) < 7)
 			continue; /* a comm with a space: not one of ours */
 		x.t = sec * NS + ns;
 		if (s->n == s->cap) {
@@ -251,8 +246,7 @@ static char *list_dir(const char *dir)
  */
 static void test_stops_give_snapshots(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", "--scope", "cpu",
-					    NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "cpu", NULL };
 	char *targv[] = { PROGS "demo", NULL };
 	struct fx *f = *state;
 	long long *stop_ts, *pause_ts, *res_ts, *res_lat, *snap_id, *trig_ts;
@@ -277,8 +271,7 @@ static void test_stops_give_snapshots(void **state)
 	assert_int_equal(event_values(f->out, "pause", "ts", &pause_ts), N);
 	assert_int_equal(event_values(f->out, "resume", "ts", &res_ts), N + 1);
 	event_values(f->out, "resume", "latency_ns", &res_lat);
-	assert_int_equal(event_values(f->out, "snapshot", "snapshot", &snap_id),
-			 N);
+	assert_int_equal(event_values(f->out, "snapshot", "snapshot", &snap_id), N);
 	event_values(f->out, "snapshot", "trigger_ts", &trig_ts);
 	rep = malloc(1);
 	rep[0] = '\0';
@@ -325,10 +318,8 @@ static void test_stops_give_snapshots(void **state)
 		}
 		/* demo sleeps often: well below 4 kHz of its 500 ms */
 		if (mine < 50)
-			fail_msg("snapshot %d: %zu samples of the target",
-				 i + 1, mine);
-		print_message("snapshot %d: %zu samples, %zu of the target\n",
-			      i + 1, s.n, mine);
+			fail_msg("snapshot %d: %zu samples of the target", i + 1, mine);
+		print_message("snapshot %d: %zu samples, %zu of the target\n", i + 1, s.n, mine);
 		free(s.v);
 		snprintf(cmd, sizeof(cmd),
 			 "perf report --stdio --sort comm,sym -i %s/perf.data "
@@ -342,8 +333,7 @@ static void test_stops_give_snapshots(void **state)
 	}
 	/* 4% of the samples: not in every snapshot for sure */
 	assert_true(funcs > 0);
-	print_message("perf report of snapshot %d, the target's lines:\n%s", N,
-		      rep);
+	print_message("perf report of snapshot %d, the target's lines:\n%s", N, rep);
 	free(rep);
 	free(stop_ts);
 	free(pause_ts);
@@ -405,8 +395,7 @@ static void test_sigusr2_while_running(void **state)
 			first2 = s2.v[k].t;
 	/* a stream: nothing of the first snapshot again */
 	assert_true(first2 > last1);
-	assert_true(last1 <= (unsigned long long)event_field(f->out, "snapshot",
-							     0, "ts"));
+	assert_true(last1 <= (unsigned long long)event_field(f->out, "snapshot", 0, "ts"));
 	free(s1.v);
 	free(s2.v);
 	assert_int_equal(finish(f), 0);
@@ -474,12 +463,10 @@ static void test_crash_fatal_snapshot(void **state)
 	for (i = 0; i < n; i++) {
 		event_str(f->out, "snapshot", i, "trigger", trig, sizeof(trig));
 		if (!strcmp(trig, "fatal"))
-			id = (int)event_field(f->out, "snapshot", i,
-					      "snapshot");
+			id = (int)event_field(f->out, "snapshot", i, "snapshot");
 	}
 	assert_true(id > 0);
-	assert_int_equal(event_field(f->out, "snapshot", id - 1, "trigger_ts"),
-			 fatal);
+	assert_int_equal(event_field(f->out, "snapshot", id - 1, "trigger_ts"), fatal);
 	snap_dir(f, id, dir, sizeof(dir));
 	read_samples(dir, &s);
 	/* the target's samples, newest first */
@@ -491,8 +478,7 @@ static void test_crash_fatal_snapshot(void **state)
 		if (!last)
 			last = s.v[k].t;
 		if (mine < 5)
-			snprintf(tail + strlen(tail),
-				 sizeof(tail) - strlen(tail), " %s",
+			snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), " %s",
 				 s.v[k].sym);
 		if (!strcmp(s.v[k].sym, "work") && !last_work) {
 			last_work = s.v[k].t;
@@ -528,8 +514,7 @@ static int check_complete(const char *out)
 			continue;
 		if (strncmp(de->d_name, "snapshot-", 9))
 			fail_msg("%s left in %s", de->d_name, out);
-		snprintf(path, sizeof(path), "%s/%s/ptbpf.json", out,
-			 de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/ptbpf.json", out, de->d_name);
 		js = slurp(path);
 		assert_non_null(js);
 		free(js);
@@ -554,8 +539,7 @@ static int check_complete(const char *out)
  */
 static void test_full_disk(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", "--scope", "cpu",
-					    NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "cpu", NULL };
 	/* long enough for 10 stops on a loaded machine; it then exits 0 */
 	char *targv[] = { PROGS "worker", "8000", NULL };
 	char *spin[] = { PROGS "spin", NULL };
@@ -584,8 +568,7 @@ static void test_full_disk(void **state)
 	f->target = 0;
 	errors = count_events(f->out, "snapshot_error");
 	complete = check_complete(f->out);
-	event_str(f->out, "snapshot_error", 0, "reason", reason,
-		  sizeof(reason));
+	event_str(f->out, "snapshot_error", 0, "reason", reason, sizeof(reason));
 	print_message("1 MiB tmpfs: %d snapshots written, %d lost; first "
 		      "reason: %s\n",
 		      complete, errors, reason);
@@ -656,9 +639,7 @@ static void test_blocked_fatal(void **state)
  */
 static void test_dir_swapped(void **state)
 {
-	static const char *const opts[] = {
-		"-q", "-t", "stop", "-n", "1", NULL
-	};
+	static const char *const opts[] = { "-q", "-t", "stop", "-n", "1", NULL };
 	char *targv[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	char moved[700], theirs[700], decoy[800], path[800], *ls;
@@ -725,9 +706,7 @@ static void test_long_path(void **state)
 	stop_cont(f, 0, true, 10);
 	snprintf(want, sizeof(want), "%s/snapshot-000001", f->out);
 	got = calloc(1, PATH_MAX + 64);
-	assert_int_equal(event_str(f->out, "snapshot", 0, "path", got,
-				   PATH_MAX + 64),
-			 0);
+	assert_int_equal(event_str(f->out, "snapshot", 0, "path", got, PATH_MAX + 64), 0);
 	assert_string_equal(got, want);
 	assert_int_equal(access(got, F_OK), 0);
 	free(got);
@@ -746,8 +725,7 @@ static int runs_in_log(const char *dir, char first[17])
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
 	buf = slurp(path);
 	assert_non_null(buf);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		q = strstr(line, "\"run\":\"");
 		if (!q || strlen(q) < 7 + 16 + 1 || q[7 + 16] != '"')
 			fail_msg("a line without its run: %s", line);
@@ -772,8 +750,7 @@ static void test_two_runs_one_dir(void **state)
 	char *targv[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	char pid[16], err[1024], run1[17], run2[17];
-	char *argv[] = { PTBPF_BIN, "-o",    f->out, "-t",
-			 "stop",    "--pid", pid,    NULL };
+	char *argv[] = { PTBPF_BIN, "-o", f->out, "-t", "stop", "--pid", pid, NULL };
 	struct held h;
 
 	need_root();
@@ -825,12 +802,9 @@ static int wait_ignores_term(pid_t pid)
  */
 static void test_grace(void **state)
 {
-	static const char *const long_grace[] = { "-q",	     "-t",  "none",
-						  "--grace", "60s", NULL };
-	static const char *const short_grace[] = { "-q",      "-t",    "none",
-						   "--grace", "200ms", NULL };
-	char *targv[] = { "/bin/sh", "-c",
-			  "trap '' TERM; while :; do sleep 0.05; done", NULL };
+	static const char *const long_grace[] = { "-q", "-t", "none", "--grace", "60s", NULL };
+	static const char *const short_grace[] = { "-q", "-t", "none", "--grace", "200ms", NULL };
+	char *targv[] = { "/bin/sh", "-c", "trap '' TERM; while :; do sleep 0.05; done", NULL };
 	struct fx *f = *state;
 	double t0;
 
@@ -864,10 +838,8 @@ static void test_grace(void **state)
 static void unrelated_run(struct fx *f, bool no_pause, struct smps *all)
 {
 	/* cpu scope: what pausing alone does, next to --no-pause */
-	static const char *const pause_opts[] = { "-t", "stop", "--scope",
-						  "cpu", NULL };
-	static const char *const nopause_opts[] = { "-t", "stop", "--no-pause",
-						    NULL };
+	static const char *const pause_opts[] = { "-t", "stop", "--scope", "cpu", NULL };
+	static const char *const nopause_opts[] = { "-t", "stop", "--no-pause", NULL };
 	char *targv[] = { PROGS "demo", NULL };
 	char *spin[] = { PROGS "spin", NULL };
 	char dir[700];
@@ -921,8 +893,7 @@ static void test_no_samples_while_paused(void **state)
 	assert_int_equal(np, 5); /* 4 stops, the end */
 	assert_int_equal(nr, 5); /* the start, 4 runs */
 	for (i = 0; i + 1 < nr; i++) {
-		unsigned long long from = p_ts[i],
-				   to = r_ts[i + 1] - r_lat[i + 1];
+		unsigned long long from = p_ts[i], to = r_ts[i + 1] - r_lat[i + 1];
 
 		for (k = 0; k < all.n; k++)
 			if (all.v[k].t > from && all.v[k].t < to)
@@ -933,8 +904,8 @@ static void test_no_samples_while_paused(void **state)
 	for (k = 0; k < all.n; k++)
 		others += all.v[k].pid == f->other;
 	assert_true(others > 0); /* it is recorded while the target runs */
-	print_message("with pausing: %zu samples, %.1f%% of other processes\n",
-		      all.n, share_other(f, &all));
+	print_message("with pausing: %zu samples, %.1f%% of other processes\n", all.n,
+		      share_other(f, &all));
 	free(all.v);
 	free(p_ts);
 	free(r_ts);
@@ -991,8 +962,7 @@ static void test_cgroup(void **state)
 	char *spin[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	char opt[400], procs[400], pid[16], dir[700];
-	char *argv[] = { PTBPF_BIN, "-o",    f->out, "-t", "stop",
-			 opt,	    "--pid", pid,    NULL };
+	char *argv[] = { PTBPF_BIN, "-o", f->out, "-t", "stop", opt, "--pid", pid, NULL };
 	struct smps s;
 	size_t k, mine;
 
@@ -1021,8 +991,7 @@ static void test_cgroup(void **state)
 	mine = count_pid(&s, f->target);
 	for (k = 0; k < s.n; k++)
 		if (s.v[k].pid != f->target)
-			fail_msg("pid %d (%s) outside the cgroup sampled",
-				 s.v[k].pid, s.v[k].comm);
+			fail_msg("pid %d (%s) outside the cgroup sampled", s.v[k].pid, s.v[k].comm);
 	print_message("--cgroup: %zu samples, all of the target\n", mine);
 	assert_true(mine > 500);
 	free(s.v);
@@ -1055,12 +1024,11 @@ static void test_switch_records(void **state)
 	stop_cont(f, 0, true, 10);
 	/* lines "PID/TID PERF_RECORD_SWITCH[_CPU_WIDE] ...", after a '\n'
 	 * (perf right-aligns PID: the leading spaces go) */
-	snprintf(
-		cmd, sizeof(cmd),
-		"echo; perf script -i %s/snapshot-000001/perf.data --show-"
-		"switch-events -F pid,tid 2>/dev/null | grep PERF_RECORD_SWITCH | "
-		"sed 's/^ *//'",
-		f->out);
+	snprintf(cmd, sizeof(cmd),
+		 "echo; perf script -i %s/snapshot-000001/perf.data --show-"
+		 "switch-events -F pid,tid 2>/dev/null | grep PERF_RECORD_SWITCH | "
+		 "sed 's/^ *//'",
+		 f->out);
 	out = run_out(cmd, NULL);
 	snprintf(path, sizeof(path), "/proc/%d/task", f->target);
 	d = opendir(path);
@@ -1095,8 +1063,7 @@ static int our_perf_holders(pid_t ptbpf, pid_t target)
 	out = run_out("cat /proc/[0-9]*/stat 2>/dev/null | "
 		      "sed 's/^\\([0-9]*\\) .*) . \\([0-9]*\\) .*/\\1 \\2/'",
 		      NULL);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%d %d", &pid, &ppid) != 2)
 			continue;
 		if ((pid == ptbpf || pid == target || ppid == ptbpf ||
@@ -1144,20 +1111,13 @@ static void test_exit_paths_leave_nothing(void **state)
 		memset(&f->held, 0, sizeof(f->held));
 		snprintf(f->out, sizeof(f->out), "%s/out%u", f->dir, i);
 		if (c->how == FAIL) {
-			char *argv[] = { PTBPF_BIN,
-					 "-o",
-					 f->out,
-					 (char *)c->opt1,
-					 (char *)c->opt2,
-					 "--pid",
-					 pid,
-					 NULL };
+			char *argv[] = { PTBPF_BIN,	  "-o",	   f->out, (char *)c->opt1,
+					 (char *)c->opt2, "--pid", pid,	   NULL };
 
 			f->target = spawn(spin, NULL);
 			snprintf(pid, sizeof(pid), "%d", f->target);
 			ptbpf = -1; /* gone; its pid is not known here */
-			st = run_held(NULL, argv, err, sizeof(err), &f->held,
-				      20);
+			st = run_held(NULL, argv, err, sizeof(err), &f->held, 20);
 			print_message("%s: %s", c->name, err);
 			assert_int_equal(strncmp(err, "ptbpf: ", 7), 0);
 			assert_non_null(strchr(err, '\n'));
@@ -1166,8 +1126,7 @@ static void test_exit_paths_leave_nothing(void **state)
 			assert_false(all_stopped(f->target));
 			assert_int_not_equal(access(f->out, F_OK), 0);
 		} else {
-			start(f, opts, c->how == NORMAL ? worker : spin,
-			      c->how != NORMAL);
+			start(f, opts, c->how == NORMAL ? worker : spin, c->how != NORMAL);
 			ptbpf = f->ptbpf;
 			msleep(100);
 			/* two events (data + sideband) per core, while it runs;
@@ -1213,8 +1172,7 @@ static void median_p99(long long *v, size_t n, double *med, double *p99)
 /* Measured: pause and resume latency over 1000 stop/continue cycles. */
 static void test_measure_latency(void **state)
 {
-	static const char *const opts[] = { "-t", "none", "--scope", "cpu",
-					    NULL };
+	static const char *const opts[] = { "-t", "none", "--scope", "cpu", NULL };
 	char *targv[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	long long *p, *r;
@@ -1338,8 +1296,7 @@ static void test_measure_snapshot(void **state)
 		msleep(300);
 		kill(f->ptbpf, SIGUSR2);
 		assert_true(wait_events(f->out, "snapshot", n + i + 1, 20));
-		pmax[i] =
-			event_field(f->out, "snapshot", n + i, "paused_max_ns");
+		pmax[i] = event_field(f->out, "snapshot", n + i, "paused_max_ns");
 		wns[i] = event_field(f->out, "snapshot", n + i, "write_ns");
 	}
 	bytes = event_field(f->out, "snapshot", n + 2, "bytes");
@@ -1366,18 +1323,16 @@ static void test_measure_snapshot(void **state)
 		free(dd);
 	}
 	dd_mb = dd_s > 0 ? bytes / dd_s / 1e6 : 0;
-	print_message(
-		"MEASURED snapshot of %lld + %lld bytes (2 cores): cores paused "
-		"%.1f us, %.1f us, %.1f us; "
-		"memcpy of 4 MiB: %.1f us into fresh pages, %.1f us warm\n",
-		c0, c1, pmax[0] / 1e3, pmax[1] / 1e3, pmax[2] / 1e3,
-		memcpy_us(4 << 20, true), memcpy_us(4 << 20, false));
+	print_message("MEASURED snapshot of %lld + %lld bytes (2 cores): cores paused "
+		      "%.1f us, %.1f us, %.1f us; "
+		      "memcpy of 4 MiB: %.1f us into fresh pages, %.1f us warm\n",
+		      c0, c1, pmax[0] / 1e3, pmax[1] / 1e3, pmax[2] / 1e3, memcpy_us(4 << 20, true),
+		      memcpy_us(4 << 20, false));
 	print_message("MEASURED write of %lld bytes: %.0f MB/s (%.1f ms), "
 		      "%.0f MB/s, %.0f MB/s; dd of the same bytes to the same "
 		      "filesystem: %.0f MB/s\n",
 		      bytes, bytes / (wns[0] / 1e9) / 1e6, wns[0] / 1e6,
-		      bytes / (wns[1] / 1e9) / 1e6,
-		      bytes / (wns[2] / 1e9) / 1e6, dd_mb);
+		      bytes / (wns[1] / 1e9) / 1e6, bytes / (wns[2] / 1e9) / 1e6, dd_mb);
 }
 
 /*
@@ -1408,11 +1363,10 @@ static void read_records(const char *snapdir, struct recs *r)
 		 snapdir);
 	out = run_out(cmd, &st);
 	assert_int_equal(st, 0);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		memset(&x, 0, sizeof(x));
-		if (sscanf(line, " %d/%d [%d] %llu.%llu:%n", &x.pid, &x.tid,
-			   &x.cpu, &sec, &ns, &off) < 5)
+		if (sscanf(line, " %d/%d [%d] %llu.%llu:%n", &x.pid, &x.tid, &x.cpu, &sec, &ns,
+			   &off) < 5)
 			continue;
 		x.t = sec * NS + ns;
 		x.kind = !strstr(line + off, "PERF_RECORD_SWITCH") ? 's' :
@@ -1446,8 +1400,7 @@ static void read_all_records(const struct fx *f, struct recs *r)
  * just after the BPF program saw the switch) between a stop's kernel
  * timestamp and the following run's. Returns the target's samples.
  */
-static size_t check_scoped(const struct fx *f, const struct recs *r, int pid,
-			   bool stops)
+static size_t check_scoped(const struct fx *f, const struct recs *r, int pid, bool stops)
 {
 	long long *s_ts = NULL, *r_ts = NULL;
 	size_t i, k, ns = 0, mine = 0;
@@ -1465,13 +1418,11 @@ static size_t check_scoped(const struct fx *f, const struct recs *r, int pid,
 				 x->pid, x->tid, x->cpu, x->kind, x->t, pid);
 		mine += x->kind == 's' && x->pid == f->target;
 		for (i = 0; i < ns; i++)
-			if (x->kind != 'o' &&
-			    x->t > (unsigned long long)s_ts[i] &&
+			if (x->kind != 'o' && x->t > (unsigned long long)s_ts[i] &&
 			    x->t < (unsigned long long)r_ts[i])
 				fail_msg("pid %d/%d recorded on cpu %d ('%c') "
 					 "at %llu, stopped from %lld to %lld",
-					 x->pid, x->tid, x->cpu, x->kind, x->t,
-					 s_ts[i], r_ts[i]);
+					 x->pid, x->tid, x->cpu, x->kind, x->t, s_ts[i], r_ts[i]);
 	}
 	free(s_ts);
 	free(r_ts);
@@ -1521,8 +1472,7 @@ static void scope_of_run(const struct fx *f, const char *want)
  */
 static void test_scope_process_command(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", "--scope", "process",
-					    NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "process", NULL };
 	char *targv[] = { PROGS "spin", "2", NULL };
 	struct fx *f = *state;
 	struct recs r;
@@ -1568,8 +1518,7 @@ static size_t count_tids(const struct recs *r, int pid)
  */
 static void test_scope_process_pid_threads(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", "--scope", "process",
-					    NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "process", NULL };
 	char *targv[] = { PROGS "spin", "2", "churn", NULL };
 	struct fx *f = *state;
 	struct recs r;
@@ -1609,10 +1558,8 @@ static void test_scope_children_stay_out(void **state)
 	read_all_records(f, &r);
 	assert_true(check_scoped(f, &r, f->target, false) > 100);
 	snap_dir(f, 1, dir, sizeof(dir));
-	snprintf(
-		cmd, sizeof(cmd),
-		"perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
-		dir);
+	snprintf(cmd, sizeof(cmd), "perf script -G -i %s/perf.data -F ip,sym 2>/dev/null | sort -u",
+		 dir);
 	syms = run_out(cmd, NULL);
 	assert_non_null(strstr(syms, "parent_spin"));
 	if (strstr(syms, "child_spin"))
@@ -1641,8 +1588,7 @@ static void test_scope_process_exec(void **state)
 		 "grep -c 'worker .*checksum'",
 		 dir);
 	syms = run_out(cmd, NULL);
-	print_message("after exec: %d samples of worker's checksum()\n",
-		      atoi(syms));
+	print_message("after exec: %d samples of worker's checksum()\n", atoi(syms));
 	assert_true(atoi(syms) > 100);
 	free(syms);
 }
@@ -1654,8 +1600,7 @@ static void test_scope_process_exec(void **state)
  */
 static void test_scope_cgroup_command(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", "--scope", "cgroup",
-					    NULL };
+	static const char *const opts[] = { "-t", "stop", "--scope", "cgroup", NULL };
 	char *targv[] = { PROGS "spin", "2", NULL };
 	char leaf[300], *own;
 	struct fx *f = *state;
@@ -1694,13 +1639,13 @@ static void test_scope_cgroup_command(void **state)
  */
 static void test_scope_fallback(void **state)
 {
-	static const char *const opts[] = { "-t", "none", "--max-events", "4",
-					    NULL };
+	static const char *const opts[] = { "-t", "none", "--max-events", "4", NULL };
 	char *targv[] = { PROGS "spin", "3", NULL };
 	struct fx *f = *state;
 	char why[300] = "", pid[16], dir[700], err[1024], *log;
-	char *argv[] = { PTBPF_BIN, "-o", dir,	   "--scope", "process",
-			 NULL,	    NULL, "--pid", pid,	      NULL };
+	char *argv[] = {
+		PTBPF_BIN, "-o", dir, "--scope", "process", NULL, NULL, "--pid", pid, NULL
+	};
 	struct held h;
 
 	need_root();

@@ -22,8 +22,7 @@ static char dir[64], out_fp[128], out_dwarf[128], out_thr[128], log_fp[128];
 static pid_t pid_fp, pid_dwarf, pid_thr;
 
 /* ptbpf -o @out OPTS -- PROG 250: must die of the target's SIGSEGV. */
-static int record(const char *out, const char *log, const char *opts,
-		  const char *prog, pid_t *pid)
+static int record(const char *out, const char *log, const char *opts, const char *prog, pid_t *pid)
 {
 	char cmd[700];
 	int st;
@@ -54,8 +53,7 @@ static int setup_group(void **state)
 	snprintf(log, sizeof(log), "%s/dwarf.log", dir);
 	if (record(out_fp, log_fp, "", "callstack", &pid_fp) ||
 	    record(out_thr, log_fp, "", "shortthread", &pid_thr) ||
-	    record(out_dwarf, log, "--call-graph dwarf -s 32M",
-		   "callstack-nofp", &pid_dwarf))
+	    record(out_dwarf, log, "--call-graph dwarf -s 32M", "callstack-nofp", &pid_dwarf))
 		return -1;
 	return 0;
 }
@@ -104,12 +102,10 @@ static size_t read_stacks(const char *snap, int pid, struct stack **out)
 	unsigned long long addr;
 	int st, p;
 
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F pid,ip,sym 2>/dev/null", snap);
+	snprintf(cmd, sizeof(cmd), "perf script -i %s/perf.data -F pid,ip,sym 2>/dev/null", snap);
 	txt = run_out(cmd, &st);
 	assert_int_equal(st, 0);
-	for (line = strtok_r(txt, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* frames start with a tab; perf right-aligns the PID of the
 		 * header line, so a short one starts with spaces */
 		if (line[0] != '\t') {
@@ -117,8 +113,7 @@ static size_t read_stacks(const char *snap, int pid, struct stack **out)
 			if (sscanf(line, "%d", &p) != 1 || p != pid)
 				continue;
 			if (n == cap)
-				v = realloc(v, (cap = cap ? 2 * cap : 256) *
-						       sizeof(*v));
+				v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
 			cur = &v[n++];
 			memset(cur, 0, sizeof(*cur));
 			cur->pid = p;
@@ -150,8 +145,7 @@ static bool starts_with(const struct stack *s, const char *const *want)
  */
 static void check_call_paths(const char *out, pid_t pid)
 {
-	static const char *const walk[] = { "crunch", "walk_and_crash", "main",
-					    NULL };
+	static const char *const walk[] = { "crunch", "walk_and_crash", "main", NULL };
 	static const char *const build[] = { "crunch", "build", "main", NULL };
 	size_t i, n, nwalk = 0, nbuild = 0, ncrunch = 0;
 	char snap[300];
@@ -237,8 +231,7 @@ static void test_freq_bounded(void **state)
 	txt = slurp(log);
 	assert_non_null(txt);
 	snprintf(cmd, sizeof(cmd), "sampling at %s Hz", max);
-	if (!strstr(txt, cmd) ||
-	    !strstr(txt, "kernel.perf_event_max_sample_rate"))
+	if (!strstr(txt, cmd) || !strstr(txt, "kernel.perf_event_max_sample_rate"))
 		fail_msg("no word of the lowered rate:\n%s", txt);
 	free(txt);
 }
@@ -258,18 +251,15 @@ static void test_header_features(void **state)
 		"# nrcpus avail : ",
 		"# cpuid : ",
 	};
-	static const char *const feats[] = { "BUILD_ID",     "CPUDESC",
-					     "TOTAL_MEM",    "CMDLINE",
-					     "CPU_TOPOLOGY", "CLOCKID",
-					     "CLOCK_DATA" };
+	static const char *const feats[] = { "BUILD_ID",     "CPUDESC", "TOTAL_MEM", "CMDLINE",
+					     "CPU_TOPOLOGY", "CLOCKID", "CLOCK_DATA" };
 	char snap[300], cmd[500], *txt, *miss;
 	unsigned int i;
 	int st;
 
 	need_root();
 	fatal_snap(out_fp, snap, sizeof(snap));
-	snprintf(cmd, sizeof(cmd),
-		 "perf report --header-only -I -i %s/perf.data 2>/dev/null",
+	snprintf(cmd, sizeof(cmd), "perf report --header-only -I -i %s/perf.data 2>/dev/null",
 		 snap);
 	txt = run_out(cmd, &st);
 	assert_int_equal(st, 0);
@@ -293,8 +283,7 @@ static void readelf_id(const char *path, char *id, size_t len)
 	char cmd[400], *txt;
 	int st;
 
-	snprintf(cmd, sizeof(cmd),
-		 "readelf -n '%s' 2>/dev/null | sed -n 's/.*Build ID: //p'",
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null | sed -n 's/.*Build ID: //p'",
 		 path);
 	txt = run_out(cmd, &st);
 	txt[strcspn(txt, "\n")] = 0;
@@ -305,25 +294,21 @@ static void readelf_id(const char *path, char *id, size_t len)
 /* perf buildid-list: the program and libc, each with readelf's id. */
 static void test_build_ids(void **state)
 {
-	char snap[300], cmd[500], id[64], want[64], path[400], *txt, *line,
-		*save;
+	char snap[300], cmd[500], id[64], want[64], path[400], *txt, *line, *save;
 	bool prog = false, libc = false;
 	int st, n = 0;
 
 	need_root();
 	fatal_snap(out_fp, snap, sizeof(snap));
-	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s/perf.data 2>&1",
-		 snap);
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s/perf.data 2>&1", snap);
 	txt = run_out(cmd, &st);
 	assert_int_equal(st, 0);
-	for (line = strtok_r(txt, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%63s %399s", id, path) != 2)
 			continue;
 		readelf_id(path, want, sizeof(want));
 		if (strcmp(id, want))
-			fail_msg("%s: perf says %s, readelf %s", path, id,
-				 want);
+			fail_msg("%s: perf says %s, readelf %s", path, id, want);
 		prog |= !!strstr(path, "/callstack");
 		libc |= !!strstr(path, "/libc.so");
 		n++;
@@ -388,19 +373,16 @@ static void test_exited_thread_named(void **state)
 	need_root();
 	assert_true(tid > 0);
 	fatal_snap(out_thr, snap, sizeof(snap));
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s/perf.data -F tid,comm 2>/dev/null", snap);
+	snprintf(cmd, sizeof(cmd), "perf script -i %s/perf.data -F tid,comm 2>/dev/null", snap);
 	txt = run_out(cmd, &st);
 	assert_int_equal(st, 0);
-	for (line = strtok_r(txt, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%31s %d", comm, &t) != 2 || t != tid)
 			continue;
 		named += !strcmp(comm, "shortlived");
 		anon += comm[0] == ':';
 	}
-	print_message("thread %lld: %d samples named shortlived, %d :TID\n",
-		      tid, named, anon);
+	print_message("thread %lld: %d samples named shortlived, %d :TID\n", tid, named, anon);
 	assert_true(named > 20);
 	assert_int_equal(anon, 0);
 	free(txt);
@@ -458,9 +440,8 @@ static void test_timeline_nesting(void **state)
  */
 static pid_t stop_cycles(const char *out, const char *opt, int n)
 {
-	char *argv[] = { PTBPF_BIN,    "-q", "-b",	  "sample",    "-t",
-			 "stop",       "-o", (char *)out, (char *)opt, "--",
-			 PROGS "spin", "1",  NULL };
+	char *argv[] = { PTBPF_BIN,   "-q",	   "-b", "sample",     "-t", "stop", "-o",
+			 (char *)out, (char *)opt, "--", PROGS "spin", "1",  NULL };
 	pid_t ptbpf, target;
 	int i;
 
@@ -494,8 +475,8 @@ static pid_t stop_cycles(const char *out, const char *opt, int n)
  * What perf script shows of @pid's samples in snapshots @lo..@hi of @out
  * within [@from, @to]: "REL_MS tid TID ip IP" lines, sorted, each once.
  */
-static char *perf_window(const char *out, int lo, int hi, pid_t pid,
-			 unsigned long long from, unsigned long long to)
+static char *perf_window(const char *out, int lo, int hi, pid_t pid, unsigned long long from,
+			 unsigned long long to)
 {
 	char cmd[1024], *txt, *line, *save, *res;
 	unsigned long long sec, ns, ip, t;
@@ -512,17 +493,15 @@ static char *perf_window(const char *out, int lo, int hi, pid_t pid,
 			 "-F pid,tid,time,ip -G 2>/dev/null",
 			 out, i);
 		txt = run_out(cmd, &st);
-		for (line = strtok_r(txt, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			if (sscanf(line, "%d/%d %llu.%llu: %llx", &p, &tid,
-				   &sec, &ns, &ip) != 5 ||
+		for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(line, "%d/%d %llu.%llu: %llx", &p, &tid, &sec, &ns, &ip) != 5 ||
 			    p != pid)
 				continue;
 			t = sec * 1000000000ULL + ns;
 			if (t < from || t > to)
 				continue;
-			fprintf(sorted, "%+.3f tid %d ip 0x%llx\n",
-				((double)t - (double)to) / 1e6, tid, ip);
+			fprintf(sorted, "%+.3f tid %d ip 0x%llx\n", ((double)t - (double)to) / 1e6,
+				tid, ip);
 		}
 		free(txt);
 	}
@@ -553,10 +532,9 @@ static char *dump_window(const char *snap, const char *dur, int *joined)
 	snprintf(path, sizeof(path), "%s/window-dump.txt", dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
-	for (line = strtok_r(txt, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, " %31s %31s ms tid %d cpu %d 0x%llx", when,
-			   rel, &tid, &cpu, &ip) == 5)
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, " %31s %31s ms tid %d cpu %d 0x%llx", when, rel, &tid, &cpu,
+			   &ip) == 5)
 			fprintf(f, "%s tid %d ip 0x%llx\n", rel, tid, ip);
 	fclose(f);
 	free(txt);
@@ -573,15 +551,13 @@ static void check_last(const char *out, pid_t pid, int n, bool full)
 
 	snprintf(snap, sizeof(snap), "%s/snapshot-%06d", out, n);
 	trig = (unsigned long long)event_field(out, "stop", n - 1, "ts");
-	assert_int_equal(event_field(out, "snapshot", n - 1, "trigger_ts"),
-			 trig);
+	assert_int_equal(event_field(out, "snapshot", n - 1, "trigger_ts"), trig);
 	got = dump_window(snap, "50ms", &joined);
 	/* a --full snapshot holds the whole buffer: it alone is the truth */
 	want = perf_window(out, full ? n : 1, n, pid, trig - dur, trig);
 	for (p = got; (p = strchr(p, '\n')); p++)
 		lines++;
-	print_message("%s: --last 50ms: %d samples from %d snapshot(s)\n", out,
-		      lines, joined);
+	print_message("%s: --last 50ms: %d samples from %d snapshot(s)\n", out, lines, joined);
 	if (strcmp(got, want))
 		fail_msg("--last differs from perf script's window:\n--- "
 			 "ptbpf-dump\n%s--- perf script\n%s",

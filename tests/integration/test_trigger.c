@@ -52,8 +52,7 @@ static int teardown(void **state)
  * still loaded afterwards, or when it loaded BPF and @bpf is false, or
  * did not and @bpf is true. *@secs gets how long it ran.
  */
-static int run_bpf(const char *args, char *err, size_t len, double *secs,
-		   bool bpf)
+static int run_bpf(const char *args, char *err, size_t len, double *secs, bool bpf)
 {
 	char words[1024];
 	double t0 = mono_s();
@@ -65,8 +64,7 @@ static int run_bpf(const char *args, char *err, size_t len, double *secs,
 	if (secs)
 		*secs = mono_s() - t0;
 	if ((h.n[HELD_PROG] > 0) != bpf)
-		fail_msg("'%s': %d BPF programs seen loaded", args,
-			 h.n[HELD_PROG]);
+		fail_msg("'%s': %d BPF programs seen loaded", args, h.n[HELD_PROG]);
 	return st;
 }
 
@@ -82,8 +80,7 @@ static int snapshots_of(const char *name)
 	char trig[32];
 
 	for (i = 0; i < total; i++)
-		if (!event_str(out, "snapshot", i, "trigger", trig,
-			       sizeof(trig)) &&
+		if (!event_str(out, "snapshot", i, "trigger", trig, sizeof(trig)) &&
 		    !strcmp(trig, name))
 			n++;
 	return n;
@@ -96,8 +93,7 @@ static int nth_snapshot(const char *name, int nth)
 	char trig[32];
 
 	for (i = 0; i < total; i++)
-		if (!event_str(out, "snapshot", i, "trigger", trig,
-			       sizeof(trig)) &&
+		if (!event_str(out, "snapshot", i, "trigger", trig, sizeof(trig)) &&
 		    !strcmp(trig, name) && nth-- == 0)
 			return (int)event_field(out, "snapshot", i, "snapshot");
 	return -1;
@@ -109,8 +105,7 @@ static int nth_snapshot(const char *name, int nth)
  * sample and the hit (wall time minus its switch-out..switch-in gaps, from
  * the snapshot's switch records). Returns that CPU time in ns.
  */
-static unsigned long long cpu_before_hit(int id, pid_t pid, pid_t tid,
-					 unsigned long long hit)
+static unsigned long long cpu_before_hit(int id, pid_t pid, pid_t tid, unsigned long long hit)
 {
 	unsigned long long sec, ns, t, newest = 0, off = 0, out_at = 0;
 	char cmd[600], *txt, *line, *save, *rest;
@@ -122,11 +117,8 @@ static unsigned long long cpu_before_hit(int id, pid_t pid, pid_t tid,
 		 out, id);
 	txt = run_out(cmd, &st);
 	/* pass 1: the newest sample of @tid, and nothing after the hit */
-	for (line = strtok_r(txt, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%d/%d %llu.%llu:%n", &p, &th, &sec, &ns,
-			   &n) != 4 ||
-		    p != pid)
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%d/%d %llu.%llu:%n", &p, &th, &sec, &ns, &n) != 4 || p != pid)
 			continue;
 		t = sec * 1000000000ULL + ns;
 		if (t > hit)
@@ -142,11 +134,8 @@ static unsigned long long cpu_before_hit(int id, pid_t pid, pid_t tid,
 		fail_msg("snapshot %d: no sample of tid %d", id, tid);
 	/* pass 2: the gaps of @tid between that sample and the hit */
 	txt = run_out(cmd, &st);
-	for (line = strtok_r(txt, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%d/%d %llu.%llu:%n", &p, &th, &sec, &ns,
-			   &n) != 4 ||
-		    th != tid)
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%d/%d %llu.%llu:%n", &p, &th, &sec, &ns, &n) != 4 || th != tid)
 			continue;
 		t = sec * 1000000000ULL + ns;
 		if (t < newest)
@@ -180,9 +169,8 @@ static void test_five_calls(void **state)
 
 	need_root();
 	other = spawn(other_argv, "/dev/null");
-	assert_int_equal(run_ptbpf("--trigger-on leaf -- " TRIGGER " 5 300 300",
-				   err, sizeof(err), NULL),
-			 0);
+	assert_int_equal(
+		run_ptbpf("--trigger-on leaf -- " TRIGGER " 5 300 300", err, sizeof(err), NULL), 0);
 	kill_wait(other);
 	pid = (pid_t)event_field(out, "start", 0, "pid");
 	assert_int_equal(count_events(out, "trigger"), 5);
@@ -192,16 +180,11 @@ static void test_five_calls(void **state)
 	assert_int_equal(event_field(out, "exit", 0, "exit_code"), 0);
 	for (i = 0; i < 5; i++) {
 		assert_int_equal(event_field(out, "trigger", i, "tid"), pid);
-		assert_int_equal(event_str(out, "trigger", i, "spec", spec,
-					   sizeof(spec)),
-				 0);
+		assert_int_equal(event_str(out, "trigger", i, "spec", spec, sizeof(spec)), 0);
 		assert_string_equal(spec, "leaf");
 		/* the uprobe's ip is leaf's first instruction */
-		assert_int_equal(event_str(out, "trigger", i, "ip", hex,
-					   sizeof(hex)),
-				 0);
-		snprintf(cmd, sizeof(cmd),
-			 "nm %s | awk '$3 == \"leaf\" { print $1 }'", TRIGGER);
+		assert_int_equal(event_str(out, "trigger", i, "ip", hex, sizeof(hex)), 0);
+		snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"leaf\" { print $1 }'", TRIGGER);
 		{
 			char *addr = run_out(cmd, NULL);
 			unsigned long long a = strtoull(addr, NULL, 16),
@@ -214,37 +197,31 @@ static void test_five_calls(void **state)
 		id = nth_snapshot("trigger", i);
 		assert_true(id > 0);
 		hit = (unsigned long long)event_field(out, "trigger", i, "ts");
-		assert_int_equal(event_field(out, "snapshot", id - 1,
-					     "trigger_ts"),
+		assert_int_equal(event_field(out, "snapshot", id - 1, "trigger_ts"),
 				 (long long)hit);
-		assert_int_equal(event_str(out, "snapshot", id - 1, "cut", hex,
-					   sizeof(hex)),
-				 0);
+		assert_int_equal(event_str(out, "snapshot", id - 1, "cut", hex, sizeof(hex)), 0);
 		assert_string_equal(hex, "time");
 		cpu = cpu_before_hit(id, pid, pid, hit);
 		print_message("snapshot %d: newest sample %llu us of CPU "
 			      "before the hit, cut %lld records\n",
-			      id, cpu / 1000,
-			      event_field(out, "snapshot", id - 1,
-					  "cut_records"));
+			      id, cpu / 1000, event_field(out, "snapshot", id - 1, "cut_records"));
 		assert_true(cpu <= 1000000ULL);
 		cut += event_field(out, "snapshot", id - 1, "cut_records");
 	}
 	/* the target ran on past its hits: the cut left records out */
 	assert_true(cut > 0);
 	/* ptbpf.json says the hit: point, function, file, thread, time */
-	snprintf(
-		cmd, sizeof(cmd),
-		"python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))"
-		"[\"hit\"]; print(h[\"spec\"], h[\"symbol\"], "
-		"h[\"object\"].endswith(\"progs/trigger\"), h[\"tid\"], "
-		"h[\"ts\"], h[\"cut\"])' %s/snapshot-000002/ptbpf.json",
-		out);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))"
+		 "[\"hit\"]; print(h[\"spec\"], h[\"symbol\"], "
+		 "h[\"object\"].endswith(\"progs/trigger\"), h[\"tid\"], "
+		 "h[\"ts\"], h[\"cut\"])' %s/snapshot-000002/ptbpf.json",
+		 out);
 	{
 		char *txt = run_out(cmd, NULL), want[128];
 
-		snprintf(want, sizeof(want), "leaf leaf True %d %lld time\n",
-			 pid, event_field(out, "trigger", 1, "ts"));
+		snprintf(want, sizeof(want), "leaf leaf True %d %lld time\n", pid,
+			 event_field(out, "trigger", 1, "ts"));
 		assert_string_equal(txt, want);
 		free(txt);
 	}
@@ -267,9 +244,8 @@ static void test_second_thread(void **state)
 	long long pid, tid;
 
 	need_root();
-	assert_int_equal(run_ptbpf("--trigger-on leaf -- " TRIGGER
-				   " 1 300 300 thread",
-				   err, sizeof(err), NULL),
+	assert_int_equal(run_ptbpf("--trigger-on leaf -- " TRIGGER " 1 300 300 thread", err,
+				   sizeof(err), NULL),
 			 0);
 	pid = event_field(out, "start", 0, "pid");
 	assert_int_equal(count_events(out, "trigger"), 1);
@@ -278,8 +254,7 @@ static void test_second_thread(void **state)
 	assert_int_equal(snapshots_of("trigger"), 1);
 	assert_int_equal(event_field(out, "snapshot", 0, "trigger_tid"), tid);
 	cpu_before_hit(1, (pid_t)pid, (pid_t)tid,
-		       (unsigned long long)event_field(out, "trigger", 0,
-						       "ts"));
+		       (unsigned long long)event_field(out, "trigger", 0, "ts"));
 }
 
 /*
@@ -301,8 +276,7 @@ static void test_pid_library(void **state)
 	target = spawn(targv, "/dev/null");
 	other = spawn(other_argv, "/dev/null");
 	msleep(100);
-	snprintf(args, sizeof(args),
-		 "--trigger-on fflush@libc.so.6 --trigger-limit 2 --pid %d",
+	snprintf(args, sizeof(args), "--trigger-on fflush@libc.so.6 --trigger-limit 2 --pid %d",
 		 target);
 	assert_int_equal(run_ptbpf(args, err, sizeof(err), NULL), 0);
 	/* ptbpf is gone, its target is not */
@@ -313,14 +287,11 @@ static void test_pid_library(void **state)
 	assert_true(n >= 2);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(event_field(out, "trigger", i, "tid"), target);
-		assert_int_equal(event_str(out, "trigger", i, "spec", spec,
-					   sizeof(spec)),
-				 0);
+		assert_int_equal(event_str(out, "trigger", i, "spec", spec, sizeof(spec)), 0);
 		assert_string_equal(spec, "fflush@libc.so.6");
 	}
 	assert_int_equal(snapshots_of("trigger"), 2);
-	assert_int_equal(
-		event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "trigger_limit");
 }
 
@@ -337,8 +308,7 @@ static void check_refused(const char *args, const char *msg)
 	st = run_bpf(args, err, sizeof(err), NULL, false);
 	for (p = err; *p; p++)
 		lines += *p == '\n';
-	if (st != 1 || lines != 1 || strncmp(err, "ptbpf: ", 7) ||
-	    !strstr(err, msg))
+	if (st != 1 || lines != 1 || strncmp(err, "ptbpf: ", 7) || !strstr(err, msg))
 		fail_msg("'%s': status %d, stderr '%s' (want one line with "
 			 "'%s')",
 			 args, st, err, msg);
@@ -356,8 +326,7 @@ static void test_bad_symbols(void **state)
 		      "--trigger-on nosuch: no function nosuch in");
 	/* the candidates, when the name is part of one */
 	check_refused("--trigger-on lea -- " TRIGGER " 1 1 1", "similar: leaf");
-	check_refused("--trigger-on twin -- " TRIGGER " 1 1 1",
-		      "2 functions named twin in");
+	check_refused("--trigger-on twin -- " TRIGGER " 1 1 1", "2 functions named twin in");
 	check_refused("--trigger-on twin -- " TRIGGER " 1 1 1", "(local)");
 	check_refused("--trigger-on leaf@libnosuch.so.9 -- " TRIGGER " 1 1 1",
 		      "no library libnosuch.so.9");
@@ -381,14 +350,11 @@ static void test_trigger_limit(void **state)
 
 	need_root();
 	/* the command is ended by SIGTERM: 128 + 15 */
-	assert_int_equal(
-		run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER
-			  " 5 300 300",
-			  err, sizeof(err), &secs),
-		143);
+	assert_int_equal(run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER " 5 300 300",
+				   err, sizeof(err), &secs),
+			 143);
 	assert_int_equal(snapshots_of("trigger"), 2);
-	assert_int_equal(
-		event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "trigger_limit");
 	/* it did not wait for the other 3 calls (at 0.9, 1.2 and 1.5 s) */
 	assert_true(secs < 1.4);
@@ -401,14 +367,11 @@ static void test_duration(void **state)
 	double secs;
 
 	need_root();
-	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err,
-				   sizeof(err), &secs),
-			 143);
+	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err, sizeof(err), &secs), 143);
 	print_message("--duration 2s: ran %.3f s\n", secs);
 	/* 2 s plus start-up and scheduling, generously */
 	assert_true(secs >= 2.0 && secs < 6.0);
-	assert_int_equal(
-		event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "duration");
 	assert_int_equal(snapshots_of("end"), 1);
 }
@@ -419,17 +382,13 @@ static void test_min_history(void **state)
 	char err[4096], why[32];
 
 	need_root();
-	assert_int_equal(
-		run_ptbpf("--min-history 1s --trigger-on leaf -- " TRIGGER
-			  " 2 500 1000",
-			  err, sizeof(err), NULL),
-		0);
+	assert_int_equal(run_ptbpf("--min-history 1s --trigger-on leaf -- " TRIGGER " 2 500 1000",
+				   err, sizeof(err), NULL),
+			 0);
 	assert_int_equal(count_events(out, "trigger"), 2);
-	assert_int_equal(
-		event_str(out, "trigger", 0, "ignored", why, sizeof(why)), 0);
+	assert_int_equal(event_str(out, "trigger", 0, "ignored", why, sizeof(why)), 0);
 	assert_string_equal(why, "min_history");
-	assert_int_not_equal(
-		event_str(out, "trigger", 1, "ignored", why, sizeof(why)), 0);
+	assert_int_not_equal(event_str(out, "trigger", 1, "ignored", why, sizeof(why)), 0);
 	assert_int_equal(snapshots_of("trigger"), 1);
 	assert_int_equal(event_field(out, "snapshot", 0, "trigger_ts"),
 			 event_field(out, "trigger", 1, "ts"));

@@ -129,8 +129,7 @@ static void pump(struct fx *f, int ms)
 	ssize_t n;
 
 	while (poll(&p, 1, ms) > 0 && f->len < sizeof(f->buf) - 1) {
-		n = read(f->master, f->buf + f->len,
-			 sizeof(f->buf) - 1 - f->len);
+		n = read(f->master, f->buf + f->len, sizeof(f->buf) - 1 - f->len);
 		if (n <= 0)
 			break;
 		f->len += n;
@@ -166,8 +165,7 @@ static void type(struct fx *f, const char *s)
 static void must_see(struct fx *f, const char *pat, double timeout_s)
 {
 	if (!expect(f, pat, timeout_s))
-		fail_msg("the terminal never showed \"%s\"; it shows:\n%s", pat,
-			 f->buf + f->mark);
+		fail_msg("the terminal never showed \"%s\"; it shows:\n%s", pat, f->buf + f->mark);
 }
 
 /* The state letter of @pid from /proc (T: stopped), or 0. */
@@ -186,8 +184,7 @@ static pid_t front_pid(struct fx *f)
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
 		free(p = slurp(path));
-		if (read_task_file(pids[i], pids[i], "stat", buf,
-				   sizeof(buf)) <= 0 ||
+		if (read_task_file(pids[i], pids[i], "stat", buf, sizeof(buf)) <= 0 ||
 		    !strstr(buf, "(ptbpf)"))
 			continue;
 		p = strrchr(buf, ')');
@@ -205,12 +202,10 @@ static pid_t launch(struct fx *f, const char *prog)
 	f->shell = start_shell(f);
 	assert_true(f->shell > 0);
 	must_see(f, PROMPT, 10);
-	snprintf(cmd, sizeof(cmd), "%s -b sample -o %s -- %s\n", PTBPF_BIN,
-		 f->out, prog);
+	snprintf(cmd, sizeof(cmd), "%s -b sample -o %s -- %s\n", PTBPF_BIN, f->out, prog);
 	type(f, cmd);
 	if (!wait_events(f->out, "start", 1, 15))
-		fail_msg("ptbpf did not start; the terminal shows:\n%s",
-			 f->buf);
+		fail_msg("ptbpf did not start; the terminal shows:\n%s", f->buf);
 	target = (pid_t)event_field(f->out, "start", 0, "pid");
 	assert_true(target > 0);
 	must_see(f, "start ", 10);
@@ -343,8 +338,7 @@ static void test_sigint_to_ptbpf(void **state)
 	exit_status_is(f, "status=143");
 	event_str(f->out, "end", 0, "reason", reason, sizeof(reason));
 	assert_string_equal(reason, "signal");
-	assert_int_equal(event_field(f->out, "exit", 0, "exit_signal"),
-			 SIGTERM);
+	assert_int_equal(event_field(f->out, "exit", 0, "exit_signal"), SIGTERM);
 }
 
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)

@@ -61,8 +61,7 @@ static int teardown(void **state)
 /* ptbpf -q -b sample -o OUT @a [@b]: started, nothing waited for. */
 static void start_ptbpf(struct fx *f, const char *a, const char *b)
 {
-	char *argv[] = { PTBPF_BIN, "-q",      "-b",	  "sample", "-o",
-			 f->out,    (char *)a, (char *)b, NULL };
+	char *argv[] = { PTBPF_BIN, "-q", "-b", "sample", "-o", f->out, (char *)a, (char *)b, NULL };
 
 	f->ptbpf = spawn(argv, f->log);
 	assert_true(f->ptbpf > 0);
@@ -120,9 +119,7 @@ static void check_held_start(struct fx *f, char *const prog[])
 		fail_msg("no start: %s", slurp(f->log));
 	assert_int_equal(event_field(f->out, "start", 0, "pid"), pid);
 	/* held at its exec: the run begins with it stopped, then lets it go */
-	assert_int_equal(event_str(f->out, "start", 0, "state", state,
-				   sizeof(state)),
-			 0);
+	assert_int_equal(event_str(f->out, "start", 0, "state", state, sizeof(state)), 0);
 	assert_string_equal(state, "stopped");
 	assert_int_equal(wait_exit(pid, 30), 0);
 	f->procs[0] = 0;
@@ -130,14 +127,12 @@ static void check_held_start(struct fx *f, char *const prog[])
 	f->ptbpf = 0;
 	assert_int_equal(held_left(&f->held), 0);
 	assert_int_equal(event_field(f->out, "run", 0, "pid"), pid);
-	assert_int_equal(
-		event_str(f->out, "run", 0, "signal", state, sizeof(state)), 0);
+	assert_int_equal(event_str(f->out, "run", 0, "signal", state, sizeof(state)), 0);
 	assert_string_equal(state, "SIGCONT");
 	/* its first 150 ms of work, in the first snapshot */
 	print_message("snapshot 1: %ld lines in first_work, %ld in "
 		      "later_work\n",
-		      lines_with(f, 1, "first_work"),
-		      lines_with(f, 1, "later_work"));
+		      lines_with(f, 1, "first_work"), lines_with(f, 1, "later_work"));
 	assert_true(lines_with(f, 1, "first_work") > 0);
 }
 
@@ -182,8 +177,7 @@ static void test_wait_for_interrupted(void **state)
 	assert_int_equal(held_left(&f->held), 0);
 	log = slurp(f->log);
 	assert_non_null(log);
-	assert_non_null(
-		strstr(log, "ptbpf: interrupted while waiting for no-such"));
+	assert_non_null(strstr(log, "ptbpf: interrupted while waiting for no-such"));
 	free(log);
 }
 
@@ -199,9 +193,8 @@ static void test_wait_for_bad_path(void **state)
 	f->ptbpf = 0;
 	log = slurp(f->log);
 	assert_non_null(log);
-	assert_string_equal(
-		log, "ptbpf: --wait-for /nonexistent/prog: No such file or "
-		     "directory\n");
+	assert_string_equal(log, "ptbpf: --wait-for /nonexistent/prog: No such file or "
+				 "directory\n");
 	free(log);
 }
 
@@ -250,13 +243,11 @@ static void test_unit_cgroup(void **state)
 		fail_msg("no cgroup v2 at " CGROUP2);
 	snprintf(f->cg, sizeof(f->cg), CGROUP2 "/ptbpf-test-%d", getpid());
 	assert_int_equal(mkdir(f->cg, 0755), 0);
-	snprintf(f->unit, sizeof(f->unit), "%s/fake-%d.service", f->cg,
-		 getpid());
+	snprintf(f->unit, sizeof(f->unit), "%s/fake-%d.service", f->cg, getpid());
 	assert_int_equal(mkdir(f->unit, 0755), 0);
 	/* what `systemctl show` says of a running service */
 	snprintf(script, sizeof(script), "%s/systemctl", f->dir);
-	snprintf(body, sizeof(body),
-		 "#!/bin/sh\necho MainPID=0\necho ControlGroup=%s\n",
+	snprintf(body, sizeof(body), "#!/bin/sh\necho MainPID=0\necho ControlGroup=%s\n",
 		 f->unit + strlen(CGROUP2));
 	s = fopen(script, "w");
 	assert_non_null(s);
@@ -298,8 +289,7 @@ static void test_unit_cgroup(void **state)
 	n[0] = samples_with(f->out, pids[0], "spin");
 	n[1] = samples_with(f->out, worker, "worker_spin");
 	n[2] = samples_with(f->out, pids[2], "spin");
-	print_message("--unit: a %ld, b's worker %ld, c %ld samples\n", n[0],
-		      n[1], n[2]);
+	print_message("--unit: a %ld, b's worker %ld, c %ld samples\n", n[0], n[1], n[2]);
 	for (i = 0; i < 3; i++)
 		assert_true(n[i] > 0);
 }
@@ -324,8 +314,7 @@ static void test_unit_unresolved(void **state)
 		assert_non_null(strstr(log, "ptbpf: --unit needs systemd, and "
 					    "it is not running here"));
 	else
-		assert_non_null(
-			strstr(log, "has no cgroup: it is not running"));
+		assert_non_null(strstr(log, "has no cgroup: it is not running"));
 	/* one line, nothing else */
 	assert_ptr_equal(strchr(log, '\n'), log + strlen(log) - 1);
 	free(log);
@@ -334,18 +323,12 @@ static void test_unit_unresolved(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_wait_for_name, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_wait_for_path, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_wait_for_interrupted,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wait_for_bad_path, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_unit_cgroup, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_unit_unresolved, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_interrupted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_bad_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unit_cgroup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unit_unresolved, setup, teardown),
 	};
 
 	if (getenv("TEST_FILTER"))

@@ -63,8 +63,7 @@ static void start_logged(struct fx *f, char *const targv[], const char *log)
 	argv[n++] = f->dir;
 	argv[n++] = "--pid";
 	argv[n++] = pid;
-	for (w = strtok_r(opts, " ", &save); w && n < 23;
-	     w = strtok_r(NULL, " ", &save))
+	for (w = strtok_r(opts, " ", &save); w && n < 23; w = strtok_r(NULL, " ", &save))
 		argv[n++] = w;
 	argv[n] = NULL;
 	f->target = spawn(targv, NULL);
@@ -120,22 +119,16 @@ static void test_single_thread_stop_cont(void **state)
 	start_on_pid(f, targv);
 	for (i = 0; i < 5; i++)
 		stop_cont(f, i);
-	assert_int_equal(
-		event_str(f->dir, "stop", 0, "signal", sig, sizeof(sig)), 0);
+	assert_int_equal(event_str(f->dir, "stop", 0, "signal", sig, sizeof(sig)), 0);
 	assert_string_equal(sig, "SIGSTOP");
 	event_str(f->dir, "stop", 0, "cause", sig, sizeof(sig));
 	assert_string_equal(sig, "signal");
 	event_str(f->dir, "run", 0, "signal", sig, sizeof(sig));
 	assert_string_equal(sig, "SIGCONT");
 	end_target(f);
-	seq = event_sequence(
-		f->dir,
-		"pause resume snapshot snapshot_error snapshot_skipped");
-	assert_string_equal(
-		seq,
-		"start stop run stop run stop run stop run stop run exit end");
-	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"),
-			 SIGKILL);
+	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error snapshot_skipped");
+	assert_string_equal(seq, "start stop run stop run stop run stop run stop run exit end");
+	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"), SIGKILL);
 	free(seq);
 }
 
@@ -159,9 +152,8 @@ static void test_group_stop_with_churn(void **state)
 	seq = event_sequence(
 		f->dir,
 		"thread_start thread_exit pause resume snapshot snapshot_error snapshot_skipped");
-	assert_string_equal(
-		seq, "start stop run stop run stop run stop run stop run "
-		     "stop run stop run stop run stop run stop run exit end");
+	assert_string_equal(seq, "start stop run stop run stop run stop run stop run "
+				 "stop run stop run stop run stop run stop run exit end");
 	free(seq);
 }
 
@@ -202,16 +194,14 @@ static void test_gdb_attach(void **state)
 	snprintf(cmd, sizeof(cmd), "gdb -nx -batch -p %d", f->target);
 	run_capture(cmd, out, sizeof(out));
 	assert_true(wait_events(f->dir, "run", 1, 10));
-	assert_int_equal(
-		event_str(f->dir, "stop", 0, "cause", cause, sizeof(cause)), 0);
+	assert_int_equal(event_str(f->dir, "stop", 0, "cause", cause, sizeof(cause)), 0);
 	assert_string_equal(cause, "ptrace");
 	event_str(f->dir, "run", 0, "cause", cause, sizeof(cause));
 	assert_string_equal(cause, "ptrace");
 	assert_true(task_state(f->target, f->target) != 't');
 	end_target(f);
 	/* gdb may stop and resume more than once; they alternate */
-	assert_true(count_events(f->dir, "stop") ==
-		    count_events(f->dir, "run"));
+	assert_true(count_events(f->dir, "stop") == count_events(f->dir, "run"));
 }
 
 /* A tracer of our own: PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH. */
@@ -238,9 +228,7 @@ static void test_ptrace_interrupt(void **state)
 	event_str(f->dir, "run", 0, "cause", cause, sizeof(cause));
 	assert_string_equal(cause, "ptrace");
 	end_target(f);
-	seq = event_sequence(
-		f->dir,
-		"pause resume snapshot snapshot_error snapshot_skipped");
+	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(seq, "start stop run exit end");
 	free(seq);
 }
@@ -249,24 +237,19 @@ static void test_ptrace_interrupt(void **state)
 static void test_sigsegv(void **state)
 {
 	struct fx *f = *state;
-	char *argv[] = { PTBPF_BIN,	"-o",  f->dir, "--",
-			 PROGS "crash", "100", NULL };
+	char *argv[] = { PTBPF_BIN, "-o", f->dir, "--", PROGS "crash", "100", NULL };
 	char sig[32], *seq;
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
 	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGSEGV);
 	f->ptbpf = 0;
-	seq = event_sequence(
-		f->dir,
-		"pause resume snapshot snapshot_error snapshot_skipped");
+	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(seq, "start exec fatal exit end");
 	event_str(f->dir, "fatal", 0, "signal", sig, sizeof(sig));
 	assert_string_equal(sig, "SIGSEGV");
-	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"),
-			 SIGSEGV);
-	assert_true(event_field(f->dir, "fatal", 0, "ts") <
-		    event_field(f->dir, "exit", 0, "ts"));
+	assert_int_equal(event_field(f->dir, "exit", 0, "exit_signal"), SIGSEGV);
+	assert_true(event_field(f->dir, "fatal", 0, "ts") < event_field(f->dir, "exit", 0, "ts"));
 	free(seq);
 }
 
@@ -309,8 +292,7 @@ static void test_thousand_cycles(void **state)
 	int i;
 
 	need_root();
-	f->extra =
-		"-t none"; /* the events alone: snapshots have tests of their own */
+	f->extra = "-t none"; /* the events alone: snapshots have tests of their own */
 	start_on_pid(f, targv);
 	for (i = 0; i < 1000; i++) {
 		kill(f->target, SIGSTOP);
@@ -321,28 +303,23 @@ static void test_thousand_cycles(void **state)
 			fail_msg("cycle %d: target did not continue", i);
 	}
 	if (!wait_events(f->dir, "run", 1000, 20))
-		fail_msg(
-			"%d stop and %d run events of 1000, %d lost_events lines",
-			count_events(f->dir, "stop"),
-			count_events(f->dir, "run"),
-			count_events(f->dir, "lost_events"));
+		fail_msg("%d stop and %d run events of 1000, %d lost_events lines",
+			 count_events(f->dir, "stop"), count_events(f->dir, "run"),
+			 count_events(f->dir, "lost_events"));
 	assert_int_equal(count_events(f->dir, "stop"), 1000);
 	assert_int_equal(count_events(f->dir, "lost_events"), 0);
-	seq = event_sequence(
-		f->dir,
-		"pause resume snapshot snapshot_error snapshot_skipped");
+	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error snapshot_skipped");
 	assert_true(!strncmp(seq, "start stop run", 14));
 	for (p = seq + 6, i = 0; i < 1000; i++, p += 9)
-		if (strncmp(p, "stop run ", 9) &&
-		    !(i == 999 && !strcmp(p, "stop run")))
+		if (strncmp(p, "stop run ", 9) && !(i == 999 && !strcmp(p, "stop run")))
 			fail_msg("not alternating at cycle %d: %.40s", i, p);
 	free(seq);
 	assert_int_equal(task_state(f->target, f->target) == 'T', 0);
 	for (i = 0; i < 1000; i++)
 		lat[i] = event_field(f->dir, "stop", i, "delivery_ns");
 	qsort(lat, 1000, sizeof(lat[0]), cmp_ll);
-	printf("stop delivery (kernel ts -> user space): median %lld ns, p99 %lld ns\n",
-	       lat[500], lat[990]);
+	printf("stop delivery (kernel ts -> user space): median %lld ns, p99 %lld ns\n", lat[500],
+	       lat[990]);
 	end_target(f);
 }
 
@@ -378,8 +355,7 @@ static void read_order(const char *dir, struct order *o)
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
 	buf = slurp(path);
 	assert_non_null(buf);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		int stop = !strncmp(line, "{\"event\":\"stop\"", 15);
 		int run = !strncmp(line, "{\"event\":\"run\"", 14);
 
@@ -422,8 +398,8 @@ static void cycles_in_order(struct fx *f, int n)
 	printf("%d cycles: %d stops, %d runs, %d out of order, %d with a "
 	       "wrong seq, %d lost_events lines; ptbpf RSS %ld KiB before, "
 	       "%ld KiB after\n",
-	       n, o.stops, o.runs, o.out_of_order, o.bad_seq,
-	       count_events(f->dir, "lost_events"), rss0, rss1);
+	       n, o.stops, o.runs, o.out_of_order, o.bad_seq, count_events(f->dir, "lost_events"),
+	       rss0, rss1);
 	assert_int_equal(o.stops, n);
 	assert_int_equal(o.runs, n);
 	assert_int_equal(o.out_of_order, 0);
@@ -494,8 +470,7 @@ static void test_stalled_stderr(void **state)
 	kill(f->ptbpf, SIGINT);
 	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
 	f->ptbpf = 0;
-	print_message("SIGINT obeyed in %.2f s; %lld human lines dropped\n",
-		      mono_s() - t0,
+	print_message("SIGINT obeyed in %.2f s; %lld human lines dropped\n", mono_s() - t0,
 		      event_field(f->dir, "end", 0, "stderr_dropped"));
 	assert_true(mono_s() - t0 < 5);
 	assert_true(event_field(f->dir, "end", 0, "stderr_dropped") > 0);
@@ -522,8 +497,7 @@ static void test_lost_events_resync(void **state)
 	assert_true(wait_events(f->dir, "resume", 1, 5));
 	kill(f->ptbpf, SIGSTOP);
 	/* ~2 events a thread, a thread every ~2 ms: until the ring is full */
-	for (i = 0; i < 3000 && held_bpf_global(&f->held, "lost_events") <= 0;
-	     i++)
+	for (i = 0; i < 3000 && held_bpf_global(&f->held, "lost_events") <= 0; i++)
 		msleep(10);
 	assert_true(held_bpf_global(&f->held, "lost_events") > 0);
 	kill(f->target, SIGSTOP);
@@ -597,29 +571,19 @@ static void test_sigint(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_single_thread_stop_cont,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_group_stop_with_churn,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_attach_to_stopped, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_gdb_attach, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_ptrace_interrupt, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_single_thread_stop_cont, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_group_stop_with_churn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attach_to_stopped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gdb_attach, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ptrace_interrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigsegv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_cycles_in_order, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_stalled_stderr, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cycles_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_stderr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigint, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zombie_leader, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_zombie_leader, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup, teardown),
 	};
 
 	/* TEST_FILTER=test_sigint runs one (cmocka's glob) */

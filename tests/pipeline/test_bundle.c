@@ -39,10 +39,9 @@ static const char *const odd_paths[] = {
 #define NR_ODD (sizeof(odd_paths) / sizeof(odd_paths[0]))
 
 /* What Python decodes: invalid bytes come back as U+00XX of the byte. */
-static const char odd_expected[] =
-	"[\"/opt/a \\\"quoted\\\" dir/lib.so\", "
-	"\"/opt/back\\\\slash/t\\tab.so\", \"/opt/new\\\\012line.so\", "
-	"\"/opt/bad\\u00ffbyte.so\", \"/opt/\\u00e9t\\u00e9.so\"]\n";
+static const char odd_expected[] = "[\"/opt/a \\\"quoted\\\" dir/lib.so\", "
+				   "\"/opt/back\\\\slash/t\\tab.so\", \"/opt/new\\\\012line.so\", "
+				   "\"/opt/bad\\u00ffbyte.so\", \"/opt/\\u00e9t\\u00e9.so\"]\n";
 
 struct fixture {
 	char dir[64];
@@ -158,9 +157,7 @@ static void test_trace_json_schema(void **state)
 	snprintf(js, sizeof(js), "%s/trace.json", fx->dir);
 	save(js, j.buf, j.len);
 	json_free(&j);
-	assert_int_equal(lldb_schema_write(fx->dir, py, sizeof(py), lldb,
-					   sizeof(lldb)),
-			 0);
+	assert_int_equal(lldb_schema_write(fx->dir, py, sizeof(py), lldb, sizeof(lldb)), 0);
 	snprintf(cmd, sizeof(cmd), "python3 %s %s %s", py, js, lldb);
 	out = run_cmd(cmd);
 	assert_string_equal(out, odd_expected);
@@ -181,10 +178,9 @@ static void test_trace_json_values(void **state)
 	json_init_dyn(&j);
 	assert_int_equal(bundle_trace_json(&fx->snap, &j), 0);
 	/* paths relative to the bundle, the load address of the lowest map */
-	assert_non_null(strstr(j.buf,
-			       "{\"id\":5,\"iptTrace\":\"cpus/"
-			       "5.intelpt_trace\",\"contextSwitchTrace\""
-			       ":\"cpus/5.perf_context_switch_trace\"}"));
+	assert_non_null(strstr(j.buf, "{\"id\":5,\"iptTrace\":\"cpus/"
+				      "5.intelpt_trace\",\"contextSwitchTrace\""
+				      ":\"cpus/5.perf_context_switch_trace\"}"));
 	assert_non_null(strstr(j.buf, "\"loadAddress\":\"0x7e0000000000\""));
 	assert_non_null(strstr(j.buf, "\"timeZero\":18446744073441116160"));
 	assert_null(strstr(j.buf, "vdso"));
@@ -243,8 +239,7 @@ static void test_switch_trace(void **state)
 	int fd;
 
 	/* the kernel wrote TID|TIME|CPU|IDENTIFIER here */
-	fx->snap.run.sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-					   PERF_SAMPLE_CPU |
+	fx->snap.run.sb_attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 					   PERF_SAMPLE_IDENTIFIER;
 	memcpy(fx->sb, &in, sizeof(in));
 	fx->core[1].sideband = fx->sb;
@@ -276,8 +271,7 @@ static void test_invalid_args(void **state)
 	assert_int_equal(bundle_trace_json(&fx->snap, &j), -EINVAL);
 	json_free(&j);
 	assert_int_equal(bundle_write_switch_trace(1, NULL, 0), -EINVAL);
-	assert_int_equal(bundle_cpu_path(buf, sizeof(buf), 12,
-					 SNAPFMT_SWITCH_SUFFIX),
+	assert_int_equal(bundle_cpu_path(buf, sizeof(buf), 12, SNAPFMT_SWITCH_SUFFIX),
 			 -ENAMETOOLONG);
 	assert_int_equal(bundle_cpu_path(NULL, 8, 1, "x"), -EINVAL);
 	assert_int_equal(bundle_cpu_path(buf, sizeof(buf), 12, "x"), 0);
@@ -295,9 +289,8 @@ static void test_invalid_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_trace_json_schema), T(test_trace_json_values),
-		T(test_ptbpf_json),	   T(test_switch_trace),
-		T(test_invalid_args),
+		T(test_trace_json_schema), T(test_trace_json_values), T(test_ptbpf_json),
+		T(test_switch_trace),	   T(test_invalid_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,13 +105,11 @@ static struct cores *open_sim(struct fixture *f)
 	return f->c;
 }
 
-static int read_core(struct fixture *f, unsigned int idx, bool full,
-		     struct snap_core *out)
+static int read_core(struct fixture *f, unsigned int idx, bool full, struct snap_core *out)
 {
 	memset(out, GARBAGE, sizeof(*out));
 	memset(f->tbuf, GARBAGE, 4 * BUF);
-	return cores_read(f->c, idx, full, out, f->tbuf, 4 * BUF, f->sbuf,
-			  4 * BUF);
+	return cores_read(f->c, idx, full, out, f->tbuf, 4 * BUF, f->sbuf, 4 * BUF);
 }
 
 /* Decode @len bytes from the first PSB on; returns the packets seen. */
@@ -214,9 +212,8 @@ static void test_failed_ioctl_keeps_state(void **state)
 	assert_non_null(open_sim(f));
 	sim_pmu_fail(f->sim, SIM_IOCTL, 2, 0, EBADF);
 	assert_int_equal(cores_resume_all(f->c, NULL), -EBADF);
-	assert_string_equal(cores_last_error(f->c),
-			    "can't enable perf event on cpu 2: Bad file "
-			    "descriptor");
+	assert_string_equal(cores_last_error(f->c), "can't enable perf event on cpu 2: Bad file "
+						    "descriptor");
 	for (i = 0; i < NCPU; i++) {
 		assert_int_equal(cores_state(f->c, i, &st), 0);
 		/* Every other core was still resumed. */
@@ -227,8 +224,7 @@ static void test_failed_ioctl_keeps_state(void **state)
 	assert_int_equal(cores_set_state(f->c, 0, CORE_PAUSED), -EIO);
 	assert_int_equal(cores_state(f->c, 0, &st), 0);
 	assert_int_equal(st, CORE_RUNNING);
-	assert_non_null(strstr(cores_last_error(f->c),
-			       "can't disable perf event on cpu 0"));
+	assert_non_null(strstr(cores_last_error(f->c), "can't disable perf event on cpu 0"));
 }
 
 static void test_pause_stops_bytes(void **state)
@@ -325,8 +321,7 @@ static void test_wraps(void **state)
 	assert_int_equal(sim_pmu_tick(f->sim, 2, 1000), 1000);
 	assert_int_equal(read_core(f, 2, false, &out), 0);
 	assert_int_equal(out.trace_len, 1000);
-	assert_int_equal(sim_pmu_tick(f->sim, 2, 3 * (16 << 10) + 123),
-			 3 * (16 << 10) + 123);
+	assert_int_equal(sim_pmu_tick(f->sim, 2, 3 * (16 << 10) + 123), 3 * (16 << 10) + 123);
 	assert_int_equal(read_core(f, 2, false, &out), 0);
 	assert_true(out.wrapped);
 	assert_int_equal(out.trace_len, 16 << 10);
@@ -403,8 +398,7 @@ static void test_sample_backend(void **state)
 	f->cfg.backend = BACKEND_SAMPLE;
 	assert_non_null(open_sim(f));
 	assert_int_equal(cores_backend(f->c), BACKEND_SAMPLE);
-	assert_int_equal(cores_data_attr(f->c)->config,
-			 PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(cores_data_attr(f->c)->config, PERF_COUNT_SW_CPU_CLOCK);
 	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 8, 0x1000), 0);
 	assert_int_equal(cores_resume_all(f->c, NULL), 0);
 	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 8, 0x1000), 1);
@@ -422,8 +416,7 @@ static void test_sample_backend(void **state)
 		n++;
 	}
 	assert_int_equal(n, 2);
-	assert_int_equal(cores_cpu_info(f->c, &(struct snap_cpu_info){ 0 }),
-			 -ENOENT);
+	assert_int_equal(cores_cpu_info(f->c, &(struct snap_cpu_info){ 0 }), -ENOENT);
 }
 
 static void test_offline_skipped(void **state)
@@ -431,14 +424,8 @@ static void test_offline_skipped(void **state)
 	struct fixture *f = *state;
 	int cpu;
 
-	assert_int_equal(sim_sysfs_write(f->root,
-					 "devices/system/cpu/cpu1/online",
-					 "0\n"),
-			 0);
-	assert_int_equal(sim_sysfs_write(f->root,
-					 "devices/system/cpu/cpu3/online",
-					 "1\n"),
-			 0);
+	assert_int_equal(sim_sysfs_write(f->root, "devices/system/cpu/cpu1/online", "0\n"), 0);
+	assert_int_equal(sim_sysfs_write(f->root, "devices/system/cpu/cpu3/online", "1\n"), 0);
 	sim_pmu_set_offline(f->sim, 2); /* ENODEV from perf_event_open */
 	assert_non_null(open_sim(f));
 	assert_int_equal(cores_count(f->c), 2);
@@ -470,8 +457,7 @@ static void test_half_open(void **state)
 
 	for (i = 0; i < sizeof(half) / sizeof(half[0]); i++) {
 		print_message("half-open: %s\n", half[i].msg);
-		sim_pmu_fail(f->sim, half[i].call, 2, half[i].skip,
-			     half[i].err);
+		sim_pmu_fail(f->sim, half[i].call, 2, half[i].skip, half[i].err);
 		errno = 0;
 		assert_null(open_sim(f));
 		assert_int_equal(errno, half[i].err);
@@ -569,9 +555,8 @@ static const struct round_case {
 	size_t req, want;
 	int rc;
 } rounds[] = {
-	{ 1, 4096, 0 },		 { 4096, 4096, 0 },	  { 4097, 8192, 0 },
-	{ 3 * 4096, 16384, 0 },	 { 4 << 20, 4 << 20, 0 }, { 0, 0, -EINVAL },
-	{ SIZE_MAX, 0, -E2BIG },
+	{ 1, 4096, 0 },		 { 4096, 4096, 0 }, { 4097, 8192, 0 },	     { 3 * 4096, 16384, 0 },
+	{ 4 << 20, 4 << 20, 0 }, { 0, 0, -EINVAL }, { SIZE_MAX, 0, -E2BIG },
 };
 
 static void test_round_size(void **state)
@@ -581,8 +566,7 @@ static void test_round_size(void **state)
 
 	for (i = 0; i < sizeof(rounds) / sizeof(rounds[0]); i++) {
 		got = 12345;
-		assert_int_equal(coreplan_round_size(rounds[i].req, 4096, &got),
-				 rounds[i].rc);
+		assert_int_equal(coreplan_round_size(rounds[i].req, 4096, &got), rounds[i].rc);
 		if (!rounds[i].rc)
 			assert_int_equal(got, rounds[i].want);
 	}
@@ -629,11 +613,9 @@ static void test_invalid(void **state)
 	assert_int_equal(cores_tsc_conv(NULL, &conv), -EINVAL);
 	assert_int_equal(cores_tsc_conv(f->c, NULL), -EINVAL);
 	assert_int_equal(cores_cpu_info(f->c, NULL), -EINVAL);
-	assert_int_equal(cores_read(f->c, NCPU, false, &out, b, 8, b, 8),
-			 -EINVAL);
+	assert_int_equal(cores_read(f->c, NCPU, false, &out, b, 8, b, 8), -EINVAL);
 	assert_int_equal(cores_read(f->c, 0, false, NULL, b, 8, b, 8), -EINVAL);
-	assert_int_equal(cores_read(f->c, 0, false, &out, NULL, 8, b, 8),
-			 -EINVAL);
+	assert_int_equal(cores_read(f->c, 0, false, &out, NULL, 8, b, 8), -EINVAL);
 	assert_int_equal(cores_read(NULL, 0, false, &out, b, 8, b, 8), -EINVAL);
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
 }
@@ -677,8 +659,7 @@ struct sw_rec {
 };
 
 /* The switch records of @out, oldest first. */
-static unsigned int switches(const struct snap_core *out, struct sw_rec *sw,
-			     unsigned int max)
+static unsigned int switches(const struct snap_core *out, struct sw_rec *sw, unsigned int max)
 {
 	const struct perf_event_header *h;
 	unsigned int n = 0;
@@ -787,8 +768,7 @@ static void test_process_threads_share_ring(void **state)
 	assert_int_equal(switches(&out, sw, 8), 4);
 	for (i = 0; i < 4; i++) {
 		assert_int_equal(sw[i].type, PERF_RECORD_SWITCH);
-		assert_int_equal(sw[i].misc,
-				 i & 1 ? PERF_RECORD_MISC_SWITCH_OUT : 0);
+		assert_int_equal(sw[i].misc, i & 1 ? PERF_RECORD_MISC_SWITCH_OUT : 0);
 		assert_int_equal(sw[i].pid, TPID);
 		assert_int_equal(sw[i].tid, i < 2 ? TPID : TPID + 1);
 		if (i < 2)
@@ -900,8 +880,7 @@ static void test_process_toggle_rollback(void **state)
 	/* the second ioctl on CPU 1: the second thread's group */
 	sim_pmu_fail(f->sim, SIM_IOCTL, 1, 1, EIO);
 	assert_int_equal(cores_resume_all(f->c, NULL), -EIO);
-	assert_non_null(strstr(cores_last_error(f->c),
-			       "can't enable perf event on cpu 1"));
+	assert_non_null(strstr(cores_last_error(f->c), "can't enable perf event on cpu 1"));
 	/* 3 cores x 2, and on CPU 1 enable, failed enable, disable again */
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 3 * 2 + 3);
 	for (i = 0; i < NCPU; i++) {
@@ -916,8 +895,7 @@ static void test_process_toggle_rollback(void **state)
 	assert_int_equal(cores_set_state(f->c, 1, CORE_RUNNING), 0);
 	sim_pmu_fail(f->sim, SIM_IOCTL, 1, 1, EIO);
 	assert_int_equal(cores_set_state(f->c, 1, CORE_PAUSED), -EIO);
-	assert_non_null(strstr(cores_last_error(f->c),
-			       "can't disable perf event on cpu 1"));
+	assert_non_null(strstr(cores_last_error(f->c), "can't disable perf event on cpu 1"));
 	assert_int_equal(cores_state(f->c, 1, &st), 0);
 	assert_int_equal(st, CORE_RUNNING);
 	assert_int_equal(run_task(f, 1, TPID, 100), 100);
@@ -1105,24 +1083,17 @@ static void test_sim_rules(void **state)
 	e2 = ops->open(ops->ctx, &a, TPID, 1, -1, 0);
 	assert_true(e0 >= SIM_FD_BASE && e1 >= 0 && e2 >= 0);
 	/* into an event with no ring */
-	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e0),
+	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e0),
 			 -EINVAL);
-	assert_int_equal(ops->mmap(ops->ctx, e0, 2 * 4096, PROT_READ, 0, &ring),
-			 0);
-	assert_int_equal(ops->ioctl(ops->ctx, e2, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e0),
+	assert_int_equal(ops->mmap(ops->ctx, e0, 2 * 4096, PROT_READ, 0, &ring), 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e2, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e0),
 			 -EINVAL);
-	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e0),
+	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e0),
 			 -EINVAL);
-	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e0),
-			 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e1, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e0), 0);
 	a.write_backward = 1;
 	e3 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
-	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e0),
+	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e0),
 			 -EINVAL);
 	/* a group member on another CPU, or of another task */
 	assert_int_equal(ops->open(ops->ctx, &a, TPID, 1, e3, 0), -EINVAL);
@@ -1137,20 +1108,14 @@ static void test_sim_rules(void **state)
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), -ESRCH);
 	/* e0's own and e1's (sent there): a switch-in and -out each */
-	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head,
-			 (__u64) - (4 * 40));
+	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head, (__u64) - (4 * 40));
 	e4 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
-	assert_int_equal(
-		ops->mmap(ops->ctx, e4, 2 * 4096, PROT_READ, 0, &ring4), 0);
-	assert_int_equal(ops->ioctl(ops->ctx, e4, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e3),
+	assert_int_equal(ops->mmap(ops->ctx, e4, 2 * 4096, PROT_READ, 0, &ring4), 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e4, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e3),
 			 -EINVAL); /* e3 has no ring either */
-	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e4),
-			 0);
+	assert_int_equal(ops->ioctl(ops->ctx, e3, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e4), 0);
 	/* a mapped event keeps its own ring (no cycle through e1 either) */
-	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT,
-				    (unsigned long)e1),
+	assert_int_equal(ops->ioctl(ops->ctx, e0, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e1),
 			 -EBUSY);
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_SET_OUTPUT), 8);
 	assert_int_equal(sim_pmu_exit(f->sim, 600), 0);
@@ -1160,9 +1125,7 @@ static void test_sim_rules(void **state)
 	assert_int_equal(sim_pmu_mappings(f->sim), 0);
 	/* (the fork's inherited events had slots in between: no fds) */
 	for (fd = 0; fd < 5; fd++)
-		assert_int_equal(ops->close(ops->ctx,
-					    (int[]){ e0, e1, e2, e3, e4 }[fd]),
-				 0);
+		assert_int_equal(ops->close(ops->ctx, (int[]){ e0, e1, e2, e3, e4 }[fd]), 0);
 	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
 }
 

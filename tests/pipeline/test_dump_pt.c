@@ -66,12 +66,10 @@ static int setup(void **state)
 	assert_non_null(fx);
 	strcpy(fx->dir, "/tmp/ptbpf-dump-XXXXXX");
 	assert_non_null(mkdtemp(fx->dir));
-	snprintf(fx->snap_dir, sizeof(fx->snap_dir), "%s/snapshot-000001",
-		 fx->dir);
+	snprintf(fx->snap_dir, sizeof(fx->snap_dir), "%s/snapshot-000001", fx->dir);
 	fx->tid_a = (uint32_t)gettid();
 	pthread_barrier_init(&started, NULL, 2);
-	assert_int_equal(pthread_create(&fx->thread, NULL, second, &fx->tid_b),
-			 0);
+	assert_int_equal(pthread_create(&fx->thread, NULL, second, &fx->tid_b), 0);
 	pthread_barrier_wait(&started);
 	*state = fx;
 	return 0;
@@ -97,14 +95,11 @@ static int teardown(void **state)
 }
 
 /* Thread A runs the path at T_RUN1, B at T_RUN2; @garbage between. */
-static void make_snapshot(struct fixture *fx, const uint8_t *garbage,
-			  size_t glen)
+static void make_snapshot(struct fixture *fx, const uint8_t *garbage, size_t glen)
 {
 	uint32_t pid = (uint32_t)getpid(), a = fx->tid_a, b = fx->tid_b;
 	uint64_t back = (uint64_t)(uintptr_t)make_snapshot;
-	struct snapwrite_opts o = {
-		.out_dir = fx->dir, .dirfd = -1, .uid = -1, .gid = -1
-	};
+	struct snapwrite_opts o = { .out_dir = fx->dir, .dirfd = -1, .uid = -1, .gid = -1 };
 	size_t n = 0, off;
 	char err[256];
 
@@ -130,9 +125,7 @@ static void make_snapshot(struct fixture *fx, const uint8_t *garbage,
 	fx->core.sideband_len = n;
 	fx->core.sb_wrapped = fx->sb_lost > 0;
 	fx->core.sb_lost_bytes = fx->sb_lost;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
-					    sizeof(err)),
-			 0);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err, sizeof(err)), 0);
 }
 
 /* Loads the snapshot; what is printed goes to fx->out, messages to err. */
@@ -177,12 +170,10 @@ static void test_packets(void **state)
 
 	make_snapshot(fx, NULL, 0);
 	load(fx);
-	assert_int_equal(
-		ptpkt_print(fx->fout, &fx->ds, &fx->ds.cores[0], &fx->log), 0);
+	assert_int_equal(ptpkt_print(fx->fout, &fx->ds, &fx->ds.cores[0], &fx->log), 0);
 	done(fx);
 	snprintf(want, sizeof(want), expect, fx->ds.cores[0].trace_len,
-		 (unsigned long long)fx->ds.cores[0].trace_off, outer, back,
-		 outer, back);
+		 (unsigned long long)fx->ds.cores[0].trace_off, outer, back, outer, back);
 	assert_string_equal(fx->out, want);
 	assert_string_equal(fx->err, "");
 	assert_int_equal(fx->log.nr_errors, 0);
@@ -198,21 +189,16 @@ static void insn_text(struct fixture *fx, char *buf, size_t len, bool run1)
 	n += snprintf(buf + n, len - n, "cpu 0: %zu bytes of Intel PT\n",
 		      fx->ds.cores[0].trace_len);
 	for (r = run1 ? 0 : 1; r < 2; r++) {
-		n += snprintf(buf + n, len - n,
-			      "tid %u (%s) at 0.00000%d000 s:\n",
-			      r ? fx->tid_b : fx->tid_a,
-			      r ? "ptgen-b" : "test_dump_pt", r ? 3 : 1);
+		n += snprintf(buf + n, len - n, "tid %u (%s) at 0.00000%d000 s:\n",
+			      r ? fx->tid_b : fx->tid_a, r ? "ptgen-b" : "test_dump_pt", r ? 3 : 1);
 		if (!r && fx->garbage_at)
 			continue;
 		for (i = 0; i < PTGEN_PATH_LEN; i++) {
 			snprintf(sym, sizeof(sym), "%s+0x%x",
-				 ptgen_path[i].inner ? "ptgen_inner" :
-						       "ptgen_outer",
+				 ptgen_path[i].inner ? "ptgen_inner" : "ptgen_outer",
 				 ptgen_path[i].off);
-			n += snprintf(
-				buf + n, len - n, "  %016llx  %s\n",
-				(unsigned long long)ptgen_ip(&ptgen_path[i]),
-				sym);
+			n += snprintf(buf + n, len - n, "  %016llx  %s\n",
+				      (unsigned long long)ptgen_ip(&ptgen_path[i]), sym);
 		}
 	}
 }
@@ -224,9 +210,7 @@ static void decode_insn(struct fixture *fx)
 
 	assert_non_null(image);
 	assert_int_equal(symtab_load(&tab, &fx->ds, image, &fx->log), 0);
-	assert_int_equal(insn_print(fx->fout, &fx->ds, &fx->ds.cores[0], image,
-				    &tab, &fx->log),
-			 0);
+	assert_int_equal(insn_print(fx->fout, &fx->ds, &fx->ds.cores[0], image, &tab, &fx->log), 0);
 	symtab_free(&tab);
 	pt_image_free(image);
 	done(fx);
@@ -262,10 +246,8 @@ static void ours_as_lines(char *out, char *buf, size_t len)
 		*q = '\0';
 		if (sscanf(p, "tid %lu", &tid) == 1)
 			cur = tid;
-		else if (!strncmp(p, "  ", 2) &&
-			 sscanf(p, "%lx %127s", &ip, sym) == 2)
-			n += snprintf(buf + n, len - n, "%lu %lx %s\n", cur, ip,
-				      sym);
+		else if (!strncmp(p, "  ", 2) && sscanf(p, "%lx %127s", &ip, sym) == 2)
+			n += snprintf(buf + n, len - n, "%lu %lx %s\n", cur, ip, sym);
 	}
 }
 
@@ -282,18 +264,14 @@ static void test_insn_matches_perf(void **state)
 	load(fx);
 	decode_insn(fx);
 	ours_as_lines(fx->out, mine, sizeof(mine));
-	snprintf(
-		cmd, sizeof(cmd),
-		"perf script --itrace=i0ns -F tid,ip,sym,symoff -i %s/perf.data"
-		" 2>/dev/null",
-		fx->snap_dir);
+	snprintf(cmd, sizeof(cmd),
+		 "perf script --itrace=i0ns -F tid,ip,sym,symoff -i %s/perf.data"
+		 " 2>/dev/null",
+		 fx->snap_dir);
 	perf = run_cmd(cmd);
-	for (line = strtok_r(perf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		assert_int_equal(sscanf(line, "%lu %lx %127s", &tid, &ip, sym),
-				 3);
-		n += snprintf(theirs + n, sizeof(theirs) - n, "%lu %lx %s\n",
-			      tid, ip, sym);
+	for (line = strtok_r(perf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_int_equal(sscanf(line, "%lu %lx %127s", &tid, &ip, sym), 3);
+		n += snprintf(theirs + n, sizeof(theirs) - n, "%lu %lx %s\n", tid, ip, sym);
 	}
 	free(perf);
 	assert_string_equal(mine, theirs);
@@ -417,10 +395,9 @@ static void test_timeline(void **state)
 		{ "E", "", 1, 3.0 },
 		{ "i", "stop", 0, 6.0 },
 	};
-	static const char events[] =
-		"{\"event\":\"stop\",\"ts\":6000,\"pid\":%u,\"tid\":%u,"
-		"\"signal\":\"SIGSTOP\"}\n"
-		"not json\n";
+	static const char events[] = "{\"event\":\"stop\",\"ts\":6000,\"pid\":%u,\"tid\":%u,"
+				     "\"signal\":\"SIGSTOP\"}\n"
+				     "not json\n";
 	struct fixture *fx = *state;
 	struct pt_image *image = pt_image_alloc(NULL);
 	struct json_object *evs, *e;
@@ -437,12 +414,9 @@ static void test_timeline(void **state)
 	load(fx);
 	assert_int_equal(symtab_load(&tab, &fx->ds, image, &fx->log), 0);
 	assert_int_equal(timeline_begin(&tl, fx->fout), 0);
-	assert_int_equal(timeline_snapshot(&tl, &fx->ds, image, &tab, &fx->log),
-			 0);
+	assert_int_equal(timeline_snapshot(&tl, &fx->ds, image, &tab, &fx->log), 0);
 	snprintf(line, sizeof(line), events, getpid(), fx->tid_a);
-	assert_int_equal(timeline_events(&tl, line, strlen(line), "ev.jsonl",
-					 &fx->log),
-			 1);
+	assert_int_equal(timeline_events(&tl, line, strlen(line), "ev.jsonl", &fx->log), 1);
 	assert_int_equal(timeline_end(&tl), 0);
 	symtab_free(&tab);
 	pt_image_free(image);
@@ -494,15 +468,14 @@ static void test_garbage_resyncs(void **state)
 	make_snapshot(fx, garbage, sizeof(garbage));
 	load(fx);
 	off = fx->ds.cores[0].trace_off + fx->garbage_at;
-	assert_int_equal(
-		ptpkt_print(fx->fout, &fx->ds, &fx->ds.cores[0], &fx->log), 0);
+	assert_int_equal(ptpkt_print(fx->fout, &fx->ds, &fx->ds.cores[0], &fx->log), 0);
 	done(fx);
 	snprintf(want, sizeof(want),
 		 "%016zx  error: unknown opcode\n"
 		 "%016zx  resync: next PSB, %zu bytes skipped\n"
 		 "%016zx  psb\n",
-		 fx->garbage_at, fx->garbage_at + sizeof(garbage),
-		 sizeof(garbage), fx->garbage_at + sizeof(garbage));
+		 fx->garbage_at, fx->garbage_at + sizeof(garbage), sizeof(garbage),
+		 fx->garbage_at + sizeof(garbage));
 	assert_non_null(strstr(fx->out, want));
 	snprintf(msg, sizeof(msg),
 		 "ptbpf-dump: perf.data: offset 0x%llx: cpu 0 trace offset "
@@ -533,9 +506,8 @@ static void test_garbage_resyncs(void **state)
 	snprintf(want, sizeof(want), "  %016llx  ptgen_inner+0x0\n  error at",
 		 (unsigned long long)ptgen_ip(&ptgen_path[4]));
 	assert_non_null(strstr(fx->out, want));
-	assert_non_null(strstr(fx->out,
-			       "cpu 0: 12 instructions of the "
-			       "target, 0 of other tasks, 1 errors\n"));
+	assert_non_null(strstr(fx->out, "cpu 0: 12 instructions of the "
+					"target, 0 of other tasks, 1 errors\n"));
 	assert_true(n > 0);
 	assert_string_equal(fx->err, msg);
 }
@@ -545,16 +517,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_insn_matches_perf, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_insn_matches_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary_switches_lost,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary_json, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_summary_switches_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_garbage_resyncs, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_resyncs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,8 +83,7 @@ static void fill_common(struct fixture *fx, enum ptbpf_backend be)
 {
 	assert_int_equal(ptgen_snapshot_init(&fx->snap, &fx->core, be), 0);
 	fx->core.sideband = fx->sb;
-	fx->core.sideband_len =
-		switches(fx->sb, (__u32)getpid(), (__u32)gettid());
+	fx->core.sideband_len = switches(fx->sb, (__u32)getpid(), (__u32)gettid());
 	fx->core.tsc = T_READ;
 }
 
@@ -97,8 +96,8 @@ static void fill_pt(struct fixture *fx)
 	fx->core.trace = fx->pt;
 	/* the return address: anywhere in this binary but ptgen_branches */
 	fx->core.trace_len = ptgen_encode(fx->pt, sizeof(fx->pt), 0, T_TSC,
-					  (__u64)(uintptr_t)ptgen_branches,
-					  PATH->tnt, (__u64)(uintptr_t)fill_pt);
+					  (__u64)(uintptr_t)ptgen_branches, PATH->tnt,
+					  (__u64)(uintptr_t)fill_pt);
 	assert_true(fx->core.trace_len > 0);
 	fx->core.head = fx->core.trace_len;
 }
@@ -128,15 +127,12 @@ static void test_pt_end_to_end(void **state)
 		 fx->path, fx->dir);
 	out = run_cmd(cmd);
 	print_message("perf script printed:\n%s", out);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		assert_int_equal(sscanf(line, "%lu %lx %63s", &tid, &ip, sym),
-				 3);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_int_equal(sscanf(line, "%lu %lx %63s", &tid, &ip, sym), 3);
 		assert_true(n < PATH->n);
 		assert_int_equal(tid, (unsigned long)gettid());
 		assert_int_equal(ip, base + PATH->offs[n]);
-		snprintf(cmd, sizeof(cmd), "ptgen_branches+0x%x",
-			 PATH->offs[n]);
+		snprintf(cmd, sizeof(cmd), "ptgen_branches+0x%x", PATH->offs[n]);
 		assert_string_equal(sym, cmd);
 		n++;
 	}
@@ -179,8 +175,8 @@ static void fill_sample(struct fixture *fx)
 	s->run.data_attr.sample_period = 100000;
 	s->run.data_attr.sample_id_all = 1;
 	s->run.data_attr.exclude_kernel = 1;
-	s->run.data_attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				       PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	s->run.data_attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				       PERF_SAMPLE_CPU;
 	n += put_sample(fx->trace + n, base + 0x2, pid, tid, 1000);
 	n += put_sample(fx->trace + n, base + 0xa, pid, tid, 2000);
 	n += put_sample(fx->trace + n, base + 0x14, pid, tid, 3000);
@@ -200,16 +196,12 @@ static void test_sample_end_to_end(void **state)
 
 	fill_sample(fx);
 	write_file(fx);
-	snprintf(cmd, sizeof(cmd),
-		 "perf script -F comm,tid,ip,sym -i %s 2>%s/perf.err", fx->path,
+	snprintf(cmd, sizeof(cmd), "perf script -F comm,tid,ip,sym -i %s 2>%s/perf.err", fx->path,
 		 fx->dir);
 	out = run_cmd(cmd);
 	print_message("perf script printed:\n%s", out);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		assert_int_equal(sscanf(line, "%31s %lu %lx %63s", comm, &tid,
-					&ip, sym),
-				 4);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_int_equal(sscanf(line, "%31s %lu %lx %63s", comm, &tid, &ip, sym), 4);
 		assert_true(n < 3);
 		assert_string_equal(comm, fx->snap.proc.comm);
 		assert_int_equal(tid, (unsigned long)gettid());
@@ -233,8 +225,7 @@ static void test_sample_end_to_end(void **state)
 }
 
 /* Finds the first record of @type in the data section, or fails. */
-static const __u8 *find_rec(const __u8 *f, const struct perffile_header *h,
-			    __u32 type)
+static const __u8 *find_rec(const __u8 *f, const struct perffile_header *h, __u32 type)
 {
 	const struct perf_event_header *r;
 	__u64 off = h->data_off;
@@ -279,9 +270,7 @@ static void test_file_layout(void **state)
 	assert_int_equal(sec[1], 8);
 	memcpy(v, f + sec[0], 8);
 	assert_int_equal(v[0], 11);
-	memcpy(v,
-	       f + h.attrs_off + offsetof(struct perf_event_attr, sample_type),
-	       8);
+	memcpy(v, f + h.attrs_off + offsetof(struct perf_event_attr, sample_type), 8);
 	assert_int_equal(v[0] & PERFFILE_ID_BITS, PERFFILE_ID_BITS);
 	/* AUXTRACE_INFO: type 1, then priv with masks, not bit numbers */
 	r = find_rec(f, &h, PERFFILE_RECORD_AUXTRACE_INFO);
@@ -321,8 +310,7 @@ static void test_header_features(void **state)
 
 	fill_pt(fx);
 	write_file(fx);
-	snprintf(cmd, sizeof(cmd),
-		 "perf report --header-only -i %s 2>%s/perf.err", fx->path,
+	snprintf(cmd, sizeof(cmd), "perf report --header-only -i %s 2>%s/perf.err", fx->path,
 		 fx->dir);
 	out = run_cmd(cmd);
 	assert_non_null(strstr(out, "# cpuid : GenuineIntel,6,142,10"));
@@ -346,8 +334,7 @@ static int fake_build_id(const char *path, __u8 *id, size_t *len)
 /* Every feature from a made-up host, as perf reads them back. */
 static void test_all_features(void **state)
 {
-	static const char *const cores[] = { "0-3" },
-				 *const threads[] = { "0-1", "2-3" },
+	static const char *const cores[] = { "0-3" }, *const threads[] = { "0-1", "2-3" },
 				 *const dies[] = { "0-3" };
 	static const char *const argv[] = { "ptbpf", "-o", "out" };
 	static const struct perfdata_cpu_topo cpus[] = {
@@ -393,8 +380,7 @@ static void test_all_features(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(perfdata_write(fd, &fx->snap, &host), 0);
 	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "perf report --header-only -I -i %s 2>%s/perf.err", fx->path,
+	snprintf(cmd, sizeof(cmd), "perf report --header-only -I -i %s 2>%s/perf.err", fx->path,
 		 fx->dir);
 	out = run_cmd(cmd);
 	assert_non_null(strstr(out, "# hostname : testhost"));
@@ -402,23 +388,19 @@ static void test_all_features(void **state)
 	assert_non_null(strstr(out, "# total memory : 123456 kB"));
 	assert_non_null(strstr(out, "# cmdline : ptbpf -o out"));
 	assert_non_null(strstr(out, "# sibling threads : 2-3"));
-	assert_non_null(
-		strstr(out, "# CPU 2: Core ID 1, Die ID 0, Socket ID 0"));
+	assert_non_null(strstr(out, "# CPU 2: Core ID 1, Die ID 0, Socket ID 0"));
 	assert_non_null(strstr(out, "# clockid: monotonic (1)"));
 	assert_non_null(strstr(out, "= 5.000000000 (monotonic)"));
 	if (strstr(out, "missing features") &&
-	    (strstr(out, " BUILD_ID") || strstr(out, " CPUDESC") ||
-	     strstr(out, " TOTAL_MEM") || strstr(out, " CMDLINE") ||
-	     strstr(out, " CPU_TOPOLOGY") || strstr(out, " CLOCKID") ||
+	    (strstr(out, " BUILD_ID") || strstr(out, " CPUDESC") || strstr(out, " TOTAL_MEM") ||
+	     strstr(out, " CMDLINE") || strstr(out, " CPU_TOPOLOGY") || strstr(out, " CLOCKID") ||
 	     strstr(out, " CLOCK_DATA")))
 		fail_msg("features missing:\n%s", out);
 	free(out);
 	/* one build-id per file with code, as perf buildid-list reads them */
-	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s 2>/dev/null",
-		 fx->path);
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s 2>/dev/null", fx->path);
 	out = run_cmd(cmd);
-	assert_non_null(
-		strstr(out, "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 /"));
+	assert_non_null(strstr(out, "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 /"));
 	free(out);
 }
 
@@ -445,8 +427,7 @@ static void test_mmap2_padding(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(buf, 0xa5, sizeof(buf));
 		m.path = (char *)cases[i].path;
-		n = recwrite_mmap2(buf, sizeof(buf), 42, &m, PERFFILE_ID_BITS,
-				   &id);
+		n = recwrite_mmap2(buf, sizeof(buf), 42, &m, PERFFILE_ID_BITS, &id);
 		assert_int_equal(n, cases[i].size);
 		memcpy(&h, buf, sizeof(h));
 		assert_int_equal(h.type, PERF_RECORD_MMAP2);
@@ -458,8 +439,7 @@ static void test_mmap2_padding(void **state)
 	}
 	assert_int_equal(recwrite_mmap2(buf, 70, 42, &m, 0, &id), -ENOSPC);
 	m.path = NULL;
-	assert_int_equal(recwrite_mmap2(buf, sizeof(buf), 42, &m, 0, &id),
-			 -EINVAL);
+	assert_int_equal(recwrite_mmap2(buf, sizeof(buf), 42, &m, 0, &id), -EINVAL);
 }
 
 static void test_comm_truncates(void **state)
@@ -469,8 +449,7 @@ static void test_comm_truncates(void **state)
 	ssize_t n;
 
 	memset(buf, 0xa5, sizeof(buf));
-	n = recwrite_comm(buf, sizeof(buf), 5, 6, "a-very-long-thread-name", 0,
-			  &id);
+	n = recwrite_comm(buf, sizeof(buf), 5, 6, "a-very-long-thread-name", 0, &id);
 	assert_int_equal(n, 8 + 8 + 16);
 	assert_string_equal((char *)buf + 16, "a-very-long-thr");
 	assert_int_equal(recwrite_comm(NULL, 64, 5, 6, "x", 0, &id), -EINVAL);
@@ -534,18 +513,15 @@ static void test_convert_switch(void **state)
 	n = recwrite_convert(out, n, &to_lldb, back, sizeof(back));
 	assert_int_equal(n, len);
 	assert_memory_equal(back, rec, len);
-	assert_int_equal(recwrite_convert(rec, len, &to_perf, out, 40),
-			 -ENOSPC);
-	assert_int_equal(recwrite_convert(NULL, len, &to_perf, out, 64),
-			 -EINVAL);
+	assert_int_equal(recwrite_convert(rec, len, &to_perf, out, 40), -ENOSPC);
+	assert_int_equal(recwrite_convert(NULL, len, &to_perf, out, 64), -EINVAL);
 	assert_int_equal(recwrite_convert(rec, 4, &to_perf, out, 64), -EBADMSG);
 }
 
 static void test_convert_sample(void **state)
 {
 	struct recwrite_conv c = {
-		.from_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+		.from_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
 		.to_type = PERF_SAMPLE_IP | PERFFILE_ID_BITS,
 		.id = 77,
 		.cpu = 2,
@@ -566,8 +542,7 @@ static void test_convert_sample(void **state)
 	assert_int_equal(v[4], 2); /* cpu from the event, res 0 */
 	/* a field past the fixed ones can't move: refused */
 	c.to_type |= PERF_SAMPLE_PERIOD;
-	assert_int_equal(recwrite_convert(rec, len, &c, out, sizeof(out)),
-			 -EINVAL);
+	assert_int_equal(recwrite_convert(rec, len, &c, out, sizeof(out)), -EINVAL);
 }
 
 struct nextcase {
@@ -593,8 +568,7 @@ static void test_next_bad_sizes(void **state)
 		rec[0].size = cases[i].size;
 		off = 0;
 		h = (void *)0x1;
-		assert_int_equal(perfrec_next(rec, cases[i].len, &off, &h),
-				 cases[i].ret);
+		assert_int_equal(perfrec_next(rec, cases[i].len, &off, &h), cases[i].ret);
 		if (cases[i].ret == 1) {
 			assert_ptr_equal(h, rec);
 			assert_int_equal(off, 16);
@@ -621,8 +595,7 @@ static void test_invalid_args(void **state)
 	fx->core.data_id = 0;
 	assert_int_equal(perfdata_core_ids(&fx->snap, 0, &d, &sb), 0);
 	assert_true(d != 0 && sb != 0 && d != sb);
-	assert_int_equal(perfdata_auxtrace_info(NULL, buf, sizeof(buf)),
-			 -EINVAL);
+	assert_int_equal(perfdata_auxtrace_info(NULL, buf, sizeof(buf)), -EINVAL);
 	assert_int_equal(perfdata_auxtrace_info(&fx->snap, buf, 64), -ENOSPC);
 	/* a full disk and a read-only descriptor are reported, not hidden */
 	fd = open("/dev/full", O_WRONLY);
@@ -649,8 +622,7 @@ static void test_invalid_args(void **state)
 static void test_sched_switch_by_scope(void **state)
 {
 	struct fixture *fx = *state;
-	static const enum ptbpf_scope scopes[] = { SCOPE_CPU, SCOPE_CGROUP,
-						   SCOPE_PROCESS };
+	static const enum ptbpf_scope scopes[] = { SCOPE_CPU, SCOPE_CGROUP, SCOPE_PROCESS };
 	__u8 buf[256];
 	unsigned int i;
 	__u64 v;
@@ -658,8 +630,7 @@ static void test_sched_switch_by_scope(void **state)
 	fill_pt(fx);
 	for (i = 0; i < 3; i++) {
 		fx->snap.run.scope = scopes[i];
-		assert_true(perfdata_auxtrace_info(&fx->snap, buf,
-						   sizeof(buf)) > 0);
+		assert_true(perfdata_auxtrace_info(&fx->snap, buf, sizeof(buf)) > 0);
 		/* header, type and reserved, then the priv slots */
 		memcpy(&v, buf + 16 + 7 * 8, sizeof(v));
 		assert_int_equal(v, scopes[i] == SCOPE_PROCESS ? 2 : 3);

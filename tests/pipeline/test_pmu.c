@@ -59,9 +59,7 @@ static void test_real_tree(void **state)
 	__u64 v = 0;
 
 	assert_int_equal(sim_sysfs_intel_pt(f->root, 8), 0);
-	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err,
-					    sizeof(f->err)),
-			 0);
+	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err, sizeof(f->err)), 0);
 	assert_int_equal(f->pmu.type, 8);
 	assert_int_equal(f->pmu.nr_formats, 12);
 	assert_int_equal(f->pmu.nr_caps, 15);
@@ -90,15 +88,13 @@ static void test_attr_skylake(void **state)
 	assert_int_equal(sim_sysfs_intel_pt(f->root, 9), 0);
 	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0), 0);
 	memset(&a, GARBAGE, sizeof(a));
-	assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, true, &a, &psb,
-					   f->err, sizeof(f->err)),
+	assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, true, &a, &psb, f->err, sizeof(f->err)),
 			 0);
 	assert_int_equal(a.type, 9);
 	assert_int_equal(a.size, sizeof(a));
 	/* pt(0) mtc(9) tsc(10) branch(13), mtc_period=3, psb_period=3 */
-	assert_int_equal(a.config, (1ULL << 0) | (1ULL << 9) | (1ULL << 10) |
-					   (1ULL << 13) | (3ULL << 14) |
-					   (3ULL << 24));
+	assert_int_equal(a.config, (1ULL << 0) | (1ULL << 9) | (1ULL << 10) | (1ULL << 13) |
+					   (3ULL << 14) | (3ULL << 24));
 	assert_false(a.config & (1ULL << 11)); /* return compression kept */
 	assert_int_equal(a.config1, 0);
 	assert_int_equal(psb, 16384);
@@ -107,8 +103,7 @@ static void test_attr_skylake(void **state)
 	/* TSC-based time: perf converts with the mmap page's time_zero. */
 	assert_false(a.use_clockid);
 	assert_int_equal(a.sample_type, 0);
-	assert_int_equal(
-		pmu_intel_pt_attr(&f->pmu, true, false, &a, NULL, NULL, 0), 0);
+	assert_int_equal(pmu_intel_pt_attr(&f->pmu, true, false, &a, NULL, NULL, 0), 0);
 	assert_false(a.exclude_kernel);
 	assert_false(a.disabled);
 	memset(&info, GARBAGE, sizeof(info));
@@ -133,16 +128,11 @@ static void test_masks_moved(void **state)
 	struct perf_event_attr a;
 
 	assert_int_equal(sim_sysfs_intel_pt(f->root, 8), 0);
-	assert_int_equal(
-		sim_sysfs_write(f->root, PT "format/tsc", "config:3\n"), 0);
-	assert_int_equal(sim_sysfs_write(f->root, PT "format/mtc_period",
-					 "config:60-63\n"),
-			 0);
-	assert_int_equal(
-		sim_sysfs_write(f->root, PT "format/cyc", "config1:1\n"), 0);
+	assert_int_equal(sim_sysfs_write(f->root, PT "format/tsc", "config:3\n"), 0);
+	assert_int_equal(sim_sysfs_write(f->root, PT "format/mtc_period", "config:60-63\n"), 0);
+	assert_int_equal(sim_sysfs_write(f->root, PT "format/cyc", "config1:1\n"), 0);
 	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0), 0);
-	assert_int_equal(
-		pmu_intel_pt_attr(&f->pmu, false, false, &a, NULL, NULL, 0), 0);
+	assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, false, &a, NULL, NULL, 0), 0);
 	memset(&info, GARBAGE, sizeof(info));
 	assert_int_equal(pmu_cpu_info(&f->pmu, &a, &info), 0);
 	assert_int_equal(info.pt_tsc_mask, 1ULL << 3);
@@ -160,8 +150,7 @@ static const struct moved_case {
 	{ PT "format/pt", "config:40\n", 0, 1ULL << 40, 1ULL << 40 },
 	{ PT "format/branch", "config1:7\n", 1, 1ULL << 7, 1ULL << 7 },
 	{ PT "format/psb_period", "config2:4-7\n", 2, 0xfULL << 4, 3ULL << 4 },
-	{ PT "format/mtc_period", "config:60-63\n", 0, 0xfULL << 60,
-	  3ULL << 60 },
+	{ PT "format/mtc_period", "config:60-63\n", 0, 0xfULL << 60, 3ULL << 60 },
 	{ PT "caps/psb_periods", "6\n", 0, 0xfULL << 24, 1ULL << 24 },
 	{ PT "caps/psb_cyc", "0\n", 0, 0xfULL << 24, 0 },
 	{ PT "caps/mtc", "0\n", 0, (1ULL << 9) | (0xfULL << 14), 0 },
@@ -175,19 +164,14 @@ static void test_attr_moved_bits(void **state)
 
 	for (i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
 		const struct moved_case *c = &moved[i];
-		__u64 *w = c->word == 0 ? &a.config :
-			   c->word == 1 ? &a.config1 :
-					  &a.config2;
+		__u64 *w = c->word == 0 ? &a.config : c->word == 1 ? &a.config1 : &a.config2;
 
 		print_message("moved: %s = %s", c->file, c->text);
 		assert_int_equal(sim_sysfs_intel_pt(f->root, 8), 0);
 		assert_int_equal(sim_sysfs_write(f->root, c->file, c->text), 0);
-		assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0),
-				 0);
+		assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0), 0);
 		memset(&a, GARBAGE, sizeof(a));
-		assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, false, &a,
-						   NULL, NULL, 0),
-				 0);
+		assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, false, &a, NULL, NULL, 0), 0);
 		assert_int_equal(*w & c->mask, c->want);
 	}
 }
@@ -199,16 +183,13 @@ static void test_psb_bytes(void **state)
 	size_t psb = 1;
 
 	assert_int_equal(sim_sysfs_intel_pt(f->root, 8), 0);
-	assert_int_equal(sim_sysfs_write(f->root, PT "caps/psb_periods", "6"),
-			 0);
+	assert_int_equal(sim_sysfs_write(f->root, PT "caps/psb_periods", "6"), 0);
 	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0), 0);
-	assert_int_equal(
-		pmu_intel_pt_attr(&f->pmu, false, false, &a, &psb, NULL, 0), 0);
+	assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, false, &a, &psb, NULL, 0), 0);
 	assert_int_equal(psb, 4096); /* 2^(1+11) */
 	assert_int_equal(sim_sysfs_write(f->root, PT "caps/psb_cyc", "0"), 0);
 	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0), 0);
-	assert_int_equal(
-		pmu_intel_pt_attr(&f->pmu, false, false, &a, &psb, NULL, 0), 0);
+	assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, false, &a, &psb, NULL, 0), 0);
 	assert_int_equal(psb, 2048);
 }
 
@@ -217,9 +198,7 @@ static void test_missing(void **state)
 	struct fixture *f = *state;
 
 	memset(f->err, 'x', sizeof(f->err));
-	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err,
-					    sizeof(f->err)),
-			 -ENOENT);
+	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err, sizeof(f->err)), -ENOENT);
 	assert_non_null(strstr(f->err, f->root));
 	assert_non_null(strstr(f->err, "bus/event_source/devices/intel_pt"));
 	assert_int_equal(pmu_intel_pt_probe(NULL, NULL, NULL, 0), -EINVAL);
@@ -250,11 +229,9 @@ static void test_malformed(void **state)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		print_message("malformed: %s = %s", bad[i].file, bad[i].text);
 		assert_int_equal(sim_sysfs_intel_pt(f->root, 8), 0);
-		assert_int_equal(
-			sim_sysfs_write(f->root, bad[i].file, bad[i].text), 0);
+		assert_int_equal(sim_sysfs_write(f->root, bad[i].file, bad[i].text), 0);
 		f->err[0] = '\0';
-		assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err,
-						    sizeof(f->err)),
+		assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err, sizeof(f->err)),
 				 bad[i].rc);
 		assert_non_null(strstr(f->err, bad[i].msg));
 	}
@@ -264,11 +241,8 @@ static void test_no_type(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(sim_sysfs_write(f->root, PT "format/pt", "config:0"),
-			 0);
-	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err,
-					    sizeof(f->err)),
-			 -ENOENT);
+	assert_int_equal(sim_sysfs_write(f->root, PT "format/pt", "config:0"), 0);
+	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err, sizeof(f->err)), -ENOENT);
 	assert_non_null(strstr(f->err, "intel_pt/type not found"));
 }
 
@@ -282,13 +256,10 @@ static void test_no_tsc_format(void **state)
 	snprintf(path, sizeof(path), "%s/" PT "format/tsc", f->root);
 	assert_int_equal(remove(path), 0);
 	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, NULL, 0), 0);
-	assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, false, &a, NULL,
-					   f->err, sizeof(f->err)),
+	assert_int_equal(pmu_intel_pt_attr(&f->pmu, false, false, &a, NULL, f->err, sizeof(f->err)),
 			 -EINVAL);
 	assert_non_null(strstr(f->err, "format/tsc not found"));
-	assert_int_equal(pmu_intel_pt_attr(NULL, false, false, &a, NULL, NULL,
-					   0),
-			 -EINVAL);
+	assert_int_equal(pmu_intel_pt_attr(NULL, false, false, &a, NULL, NULL, 0), -EINVAL);
 }
 
 static const struct fmt_case {
@@ -314,8 +285,7 @@ static void test_parse_format(void **state)
 	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		print_message("format \"%s\"\n", fmts[i].text);
 		memset(&fl, GARBAGE, sizeof(fl));
-		assert_int_equal(pmu_parse_format(fmts[i].text, &fl),
-				 fmts[i].rc);
+		assert_int_equal(pmu_parse_format(fmts[i].text, &fl), fmts[i].rc);
 		if (fmts[i].rc)
 			continue;
 		assert_int_equal(fl.word, fmts[i].word);
@@ -349,22 +319,15 @@ static void test_set_field(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_real_tree, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_attr_skylake, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_attr_moved_bits, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_masks_moved, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_psb_bytes, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_real_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attr_skylake, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attr_moved_bits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_masks_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_psb_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_type, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_tsc_format, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_no_tsc_format, setup, teardown),
 		cmocka_unit_test(test_parse_format),
 		cmocka_unit_test(test_set_field),
 	};

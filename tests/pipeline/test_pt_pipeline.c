@@ -115,8 +115,7 @@ static int setup(void **state)
 		return -1;
 	strcpy(f->root, "/tmp/ptbpf-test-pipe-XXXXXX");
 	strcpy(f->out, "/tmp/ptbpf-test-pout-XXXXXX");
-	if (!mkdtemp(f->root) || sim_sysfs_intel_pt(f->root, PT_TYPE) ||
-	    !mkdtemp(f->out))
+	if (!mkdtemp(f->root) || sim_sysfs_intel_pt(f->root, PT_TYPE) || !mkdtemp(f->out))
 		return -1;
 	f->sim = sim_pmu_new(NCPU, PT_TYPE);
 	f->outfd = open(f->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -177,8 +176,8 @@ static __u64 now(void)
  * stopped as --wait-for holds it). Process scope binds the events to this
  * thread and the helper.
  */
-static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope,
-		     int state, unsigned int triggers)
+static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope, int state,
+		     unsigned int triggers)
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
@@ -214,8 +213,7 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope,
 	assert_int_equal(cores_describe(f->cores, &f->run), 0);
 	f->run.pid = f->pid;
 	f->run.full = f->full;
-	f->snaps =
-		snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
+	f->snaps = snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
 	if (!f->snaps)
 		fail_msg("snapstage_start: %s", f->err);
 	f->hands = (struct ctlops){
@@ -223,12 +221,10 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope,
 		.cores = f->cores,
 		.stage = f->snaps,
 	};
-	control_init(&f->ctl, &f->log, (int)f->pid, triggers, false, -1,
-		     &ctlops_ops, &f->hands);
+	control_init(&f->ctl, &f->log, (int)f->pid, triggers, false, -1, &ctlops_ops, &f->hands);
 	/* as main.c: in process scope the kernel cuts at the switches */
 	if (scope != SCOPE_AUTO)
-		control_set_scope(&f->ctl, scope_name(scope), "",
-				  scope == SCOPE_PROCESS);
+		control_set_scope(&f->ctl, scope_name(scope), "", scope == SCOPE_PROCESS);
 	/* collection starts paused, resumed once the target runs */
 	assert_false(sim_pmu_running(f->sim, 0));
 	control_start(&f->ctl, state, "intel-pt", buf, NULL);
@@ -269,11 +265,9 @@ static void target_event(struct fx *f, enum ptbpf_event_kind kind)
  * tracing stops at its return address, anywhere in this binary outside
  * ptgen_branches.
  */
-static size_t encode_path(__u8 *buf, size_t cap,
-			  const struct ptgen_branch_path *p, __u64 tsc)
+static size_t encode_path(__u8 *buf, size_t cap, const struct ptgen_branch_path *p, __u64 tsc)
 {
-	size_t n = ptgen_encode(buf, cap, 0, tsc,
-				(__u64)(uintptr_t)ptgen_branches, p->tnt,
+	size_t n = ptgen_encode(buf, cap, 0, tsc, (__u64)(uintptr_t)ptgen_branches, p->tnt,
 				(__u64)(uintptr_t)encode_path);
 
 	assert_true(n > 0);
@@ -285,9 +279,8 @@ static size_t encode_path(__u8 *buf, size_t cap,
  * just before, the PT bytes, switched out to idle just after. Returns the
  * PT bytes written (into @pt too), 0 when the core was paused.
  */
-static size_t run_path(struct fx *f, int cpu, __u32 tid,
-		       const struct ptgen_branch_path *p, __u64 tsc, __u8 *pt,
-		       size_t cap)
+static size_t run_path(struct fx *f, int cpu, __u32 tid, const struct ptgen_branch_path *p,
+		       __u64 tsc, __u8 *pt, size_t cap)
 {
 	size_t len = encode_path(pt, cap, p, tsc);
 	long n;
@@ -312,8 +305,7 @@ static void drain(struct fx *f, unsigned long written)
 }
 
 /* perf script prints exactly path @p then @p2 (may be NULL), by @tid. */
-static void check_perf_script2(struct fx *f, int id,
-			       const struct ptgen_branch_path *p,
+static void check_perf_script2(struct fx *f, int id, const struct ptgen_branch_path *p,
 			       const struct ptgen_branch_path *p2, __u32 tid)
 {
 	__u64 base = (__u64)(uintptr_t)ptgen_branches;
@@ -327,8 +319,7 @@ static void check_perf_script2(struct fx *f, int id,
 		 f->out, id);
 	out = run_cmd(cmd);
 	print_message("snapshot %d, perf script:\n%s", id, out);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		assert_int_equal(sscanf(line, "%lu %lx %63s", &t, &ip, sym), 3);
 		assert_true(n < total);
 		off = n < p->n ? p->offs[n] : p2->offs[n - p->n];
@@ -342,22 +333,19 @@ static void check_perf_script2(struct fx *f, int id,
 	free(out);
 }
 
-static void check_perf_script(struct fx *f, int id,
-			      const struct ptgen_branch_path *p, __u32 tid)
+static void check_perf_script(struct fx *f, int id, const struct ptgen_branch_path *p, __u32 tid)
 {
 	check_perf_script2(f, id, p, NULL, tid);
 }
 
 /* The bytes of cpus/@cpu.intelpt_trace of snapshot @id equal @want. */
-static void check_cpu_file(struct fx *f, int id, int cpu, const __u8 *want,
-			   size_t len)
+static void check_cpu_file(struct fx *f, int id, int cpu, const __u8 *want, size_t len)
 {
 	char path[256];
 	size_t got;
 	__u8 *buf;
 
-	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
-		 f->out, id, cpu);
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace", f->out, id, cpu);
 	buf = read_whole(path, &got);
 	assert_int_equal(got, len);
 	if (len)
@@ -386,15 +374,12 @@ static struct pt_image *image_from_bundle(struct fx *f, int id)
 		 "%s/snapshot-%06d/trace.json",
 		 f->out, id);
 	out = run_cmd(cmd);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		load = strtoull(line, &path, 16);
 		path++;
 		if (stat(path, &st))
 			continue; /* deleted since: not ours */
-		assert_true(pt_image_add_file(img, path, 0,
-					      (uint64_t)st.st_size, NULL,
-					      load) >= 0);
+		assert_true(pt_image_add_file(img, path, 0, (uint64_t)st.st_size, NULL, load) >= 0);
 		added++;
 	}
 	free(out);
@@ -403,8 +388,7 @@ static struct pt_image *image_from_bundle(struct fx *f, int id)
 }
 
 /* libipt's instruction decoder over @img: the instructions of @buf. */
-static unsigned int insn_decode(const __u8 *buf, size_t len,
-				struct pt_image *img, __u64 *ips,
+static unsigned int insn_decode(const __u8 *buf, size_t len, struct pt_image *img, __u64 *ips,
 				unsigned int max)
 {
 	struct pt_insn_decoder *d;
@@ -437,8 +421,7 @@ static unsigned int insn_decode(const __u8 *buf, size_t len,
 	return n;
 }
 
-static void check_libipt(struct fx *f, int id, int cpu,
-			 const struct ptgen_branch_path *p)
+static void check_libipt(struct fx *f, int id, int cpu, const struct ptgen_branch_path *p)
 {
 	__u64 base = (__u64)(uintptr_t)ptgen_branches, ips[32];
 	struct pt_image *img = image_from_bundle(f, id);
@@ -447,8 +430,7 @@ static void check_libipt(struct fx *f, int id, int cpu,
 	size_t len;
 	__u8 *buf;
 
-	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
-		 f->out, id, cpu);
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace", f->out, id, cpu);
 	buf = read_whole(path, &len);
 	n = insn_decode(buf, len, img, ips, 32);
 	assert_int_equal(n, p->n);
@@ -463,11 +445,9 @@ static void check_schema(struct fx *f, int id)
 {
 	char py[128], lldb[128], cmd[512], *out;
 
-	assert_int_equal(lldb_schema_write(f->out, py, sizeof(py), lldb,
-					   sizeof(lldb)),
-			 0);
-	snprintf(cmd, sizeof(cmd), "python3 %s %s/snapshot-%06d/trace.json %s",
-		 py, f->out, id, lldb);
+	assert_int_equal(lldb_schema_write(f->out, py, sizeof(py), lldb, sizeof(lldb)), 0);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s/snapshot-%06d/trace.json %s", py, f->out, id,
+		 lldb);
 	out = run_cmd(cmd);
 	/* this binary is among the modules */
 	assert_non_null(strstr(out, "test_pt_pipeline"));
@@ -526,17 +506,14 @@ static void test_stop_snapshots_decode(void **state)
 	assert_false(sim_pmu_running(f->sim, 1));
 	w0 = sim_pmu_written(f->sim, 0);
 	w1 = sim_pmu_written(f->sim, 1);
-	assert_int_equal(run_path(f, 0, f->tid, &ptgen_branches_b, 2010000,
-				  junk, sizeof(junk)),
-			 0);
+	assert_int_equal(run_path(f, 0, f->tid, &ptgen_branches_b, 2010000, junk, sizeof(junk)), 0);
 	assert_int_equal(sim_pmu_written(f->sim, 0), w0);
 	assert_int_equal(sim_pmu_written(f->sim, 1), w1);
 	/* running again: appended */
 	target_event(f, PTBPF_EV_RUN);
 	assert_true(sim_pmu_running(f->sim, 0));
 	lb = run_path(f, 1, f->tid2, &ptgen_branches_b, 2050000, b, sizeof(b));
-	assert_int_equal(lb, encode_path(junk, sizeof(junk), &ptgen_branches_b,
-					 2050000));
+	assert_int_equal(lb, encode_path(junk, sizeof(junk), &ptgen_branches_b, 2050000));
 	assert_int_equal(sim_pmu_written(f->sim, 1), w1 + lb);
 	target_event(f, PTBPF_EV_STOP);
 	drain(f, 2);
@@ -558,8 +535,7 @@ static void test_stop_snapshots_decode(void **state)
 			 "[(c[\"cpu\"], c[\"bytes\"], c[\"wrapped\"]) for c in "
 			 "d[\"cores\"]]");
 	snprintf((char *)junk, sizeof(junk),
-		 "intel-pt stop SIGSTOP [(0, %zu, False), (1, 0, False)]\n",
-		 la);
+		 "intel-pt stop SIGSTOP [(0, %zu, False), (1, 0, False)]\n", la);
 	assert_string_equal(out, (char *)junk);
 	free(out);
 	out = snapshot_events(f, "snapshot trigger wrapped lost_bytes");
@@ -571,15 +547,13 @@ static void test_stop_snapshots_decode(void **state)
  * The whole buffer of @cpu in snapshot @id, oldest first: zeros (PAD
  * packets, the ring as mapped) then @want at its end.
  */
-static void check_whole_ring(struct fx *f, int id, int cpu, const __u8 *want,
-			     size_t len)
+static void check_whole_ring(struct fx *f, int id, int cpu, const __u8 *want, size_t len)
 {
 	char path[256];
 	size_t got, i;
 	__u8 *buf;
 
-	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
-		 f->out, id, cpu);
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace", f->out, id, cpu);
 	buf = read_whole(path, &got);
 	assert_int_equal(got, BUF);
 	for (i = 0; i < BUF - len; i++)
@@ -620,8 +594,7 @@ static void test_wrap_reported(void **state)
 	char *out, want[128];
 
 	start(f, BUF);
-	assert_int_equal(sim_pmu_tick(f->sim, 0, 3 * BUF + 1000),
-			 3 * BUF + 1000);
+	assert_int_equal(sim_pmu_tick(f->sim, 0, 3 * BUF + 1000), 3 * BUF + 1000);
 	target_event(f, PTBPF_EV_STOP);
 	drain(f, 1);
 	/* the whole ring, newest last; how much was lost the head can't say
@@ -656,9 +629,8 @@ static void add_tasks(struct fx *f)
  * before and its sched-out just after. Returns the PT bytes that reached
  * the buffer (into @pt too).
  */
-static size_t sched_path(struct fx *f, int cpu, __u32 tid,
-			 const struct ptgen_branch_path *p, __u64 tsc, __u8 *pt,
-			 size_t cap)
+static size_t sched_path(struct fx *f, int cpu, __u32 tid, const struct ptgen_branch_path *p,
+			 __u64 tsc, __u8 *pt, size_t cap)
 {
 	size_t len = encode_path(pt, cap, p, tsc);
 	long n;
@@ -678,8 +650,7 @@ struct path_run {
 };
 
 /* perf script prints exactly the paths of @runs, in order, each by its tid. */
-static void check_perf_runs(struct fx *f, int id, const struct path_run *runs,
-			    unsigned int nr)
+static void check_perf_runs(struct fx *f, int id, const struct path_run *runs, unsigned int nr)
 {
 	__u64 base = (__u64)(uintptr_t)ptgen_branches;
 	char cmd[512], sym[64], want[64], *out, *line, *save = NULL;
@@ -695,8 +666,7 @@ static void check_perf_runs(struct fx *f, int id, const struct path_run *runs,
 	out = run_cmd(cmd);
 	print_message("snapshot %d, perf script:\n%s", id, out);
 	r = 0;
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%lu %lx %63s", &t, &ip, sym) != 3)
 			fail_msg("not an instruction: %s", line);
 		assert_true(lines < total);
@@ -706,8 +676,7 @@ static void check_perf_runs(struct fx *f, int id, const struct path_run *runs,
 		}
 		assert_int_equal(t, runs[r].tid);
 		assert_int_equal(ip, base + runs[r].p->offs[n]);
-		snprintf(want, sizeof(want), "ptgen_branches+0x%x",
-			 runs[r].p->offs[n]);
+		snprintf(want, sizeof(want), "ptgen_branches+0x%x", runs[r].p->offs[n]);
 		assert_string_equal(sym, want);
 		n++;
 		lines++;
@@ -732,11 +701,9 @@ static unsigned int perf_errors(struct fx *f, int id, char *text, size_t cap)
 		 f->out, id);
 	out = run_cmd(cmd);
 	*text = 0;
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (strstr(line, "instruction trace error type")) {
-			snprintf(text + strlen(text), cap - strlen(text),
-				 "%s\n", line);
+			snprintf(text + strlen(text), cap - strlen(text), "%s\n", line);
 			n++;
 		}
 	free(out);
@@ -748,16 +715,14 @@ static unsigned int perf_errors(struct fx *f, int id, char *text, size_t cap)
  * reads them, switch-in then switch-out of @tid, @nr_runs times, and
  * nothing else.
  */
-static void check_switch_trace(struct fx *f, int id, int cpu, __u32 tid,
-			       unsigned int nr_runs)
+static void check_switch_trace(struct fx *f, int id, int cpu, __u32 tid, unsigned int nr_runs)
 {
 	char path[256];
 	unsigned int n = 0;
 	size_t len, off;
 	__u8 *buf;
 
-	snprintf(path, sizeof(path),
-		 "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
 		 id, cpu);
 	buf = read_whole(path, &len);
 	for (off = 0; off + sizeof(struct perf_event_header) <= len;) {
@@ -812,15 +777,12 @@ static void test_process_scope_target_only(void **state)
 	start_scope(f, BUF, SCOPE_PROCESS);
 	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
 	assert_true(la > 0);
-	assert_int_equal(sched_path(f, 0, OTHER_PID, &ptgen_branches_b, 2010000,
-				    junk, sizeof(junk)),
-			 0);
-	la2 = sched_path(f, 1, f->tid2, &ptgen_branches_a, 2020000, a2,
-			 sizeof(a2));
+	assert_int_equal(
+		sched_path(f, 0, OTHER_PID, &ptgen_branches_b, 2010000, junk, sizeof(junk)), 0);
+	la2 = sched_path(f, 1, f->tid2, &ptgen_branches_a, 2020000, a2, sizeof(a2));
 	assert_true(la2 > 0);
-	assert_int_equal(sched_path(f, 1, OTHER_PID, &ptgen_branches_b, 2030000,
-				    junk, sizeof(junk)),
-			 0);
+	assert_int_equal(
+		sched_path(f, 1, OTHER_PID, &ptgen_branches_b, 2030000, junk, sizeof(junk)), 0);
 	assert_int_equal(sim_pmu_written(f->sim, 0), la);
 	assert_int_equal(sim_pmu_written(f->sim, 1), la2);
 	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
@@ -831,9 +793,8 @@ static void test_process_scope_target_only(void **state)
 	target_event(f, PTBPF_EV_RUN);
 	lb = sched_path(f, 0, f->tid, &ptgen_branches_b, 2050000, b, sizeof(b));
 	assert_true(lb > 0);
-	assert_int_equal(sched_path(f, 0, OTHER_PID, &ptgen_branches_a, 2060000,
-				    junk, sizeof(junk)),
-			 0);
+	assert_int_equal(
+		sched_path(f, 0, OTHER_PID, &ptgen_branches_a, 2060000, junk, sizeof(junk)), 0);
 	target_event(f, PTBPF_EV_STOP);
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
 	drain(f, 2);
@@ -878,8 +839,7 @@ static void test_held_start_first_insns(void **state)
 	size_t la;
 
 	add_tasks(f);
-	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_STOPPED,
-		 TRIGGER_STOP | TRIGGER_EXIT);
+	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_STOPPED, TRIGGER_STOP | TRIGGER_EXIT);
 	/* held: nothing of it can be in the buffers yet */
 	assert_int_equal(sim_pmu_written(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_written(f->sim, 1), 0);
@@ -995,8 +955,7 @@ static void test_cpu_scope_has_other(void **state)
 	add_tasks(f);
 	start_scope(f, BUF, SCOPE_CPU);
 	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
-	lb = sched_path(f, 0, OTHER_PID, &ptgen_branches_b, 2010000, b,
-			sizeof(b));
+	lb = sched_path(f, 0, OTHER_PID, &ptgen_branches_b, 2010000, b, sizeof(b));
 	assert_true(la > 0 && lb > 0);
 	assert_int_equal(sim_pmu_written(f->sim, 0), la + lb);
 	target_event(f, PTBPF_EV_STOP);
@@ -1070,8 +1029,7 @@ static void check_last_perf(struct fx *f, int id, const char *want)
 		 f->out, id);
 	out = run_cmd(cmd);
 	print_message("snapshot %d, perf script:\n%s", id, out);
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		n += sscanf(line, "%*s %63s", sym) == 1;
 	assert_true(n > 0);
 	assert_string_equal(sym, want);
@@ -1087,8 +1045,7 @@ static __u64 last_insn(struct fx *f, int id, int cpu, unsigned int *n)
 	size_t len;
 	__u8 *buf;
 
-	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace",
-		 f->out, id, cpu);
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.intelpt_trace", f->out, id, cpu);
 	buf = read_whole(path, &len);
 	*n = insn_decode(buf, len, img, ips, 32);
 	free(buf);
@@ -1115,9 +1072,7 @@ static long trigger_run(struct fx *f, bool aux_action)
 	size_t la, lb;
 	long after;
 
-	assert_int_equal(sim_sysfs_write(f->root,
-					 "bus/event_source/devices/uprobe/type",
-					 "7\n"),
+	assert_int_equal(sim_sysfs_write(f->root, "bus/event_source/devices/uprobe/type", "7\n"),
 			 0);
 	sim_pmu_set_uprobe(f->sim, UPROBE_TYPE, aux_action);
 	f->points[0].path = "/proc/self/exe";
@@ -1134,8 +1089,7 @@ static long trigger_run(struct fx *f, bool aux_action)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	assert_int_equal(sim_pmu_emit(f->sim, 0, a, la), (long)la);
 	/* the hit: one uprobe event of this thread's group on CPU 0, if any */
-	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path,
-					    f->points[0].offset),
+	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path, f->points[0].offset),
 			 aux_action ? 1 : 0);
 	after = sim_pmu_emit(f->sim, 0, b, lb);
 	/* the trigger event, as the BPF uprobe sends it */
@@ -1213,16 +1167,11 @@ static void test_trigger_staged_without_aux_action(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_stop_snapshots_decode),
-		T(test_full_holds_all),
-		T(test_wrap_reported),
-		T(test_process_scope_target_only),
-		T(test_held_start_first_insns),
-		T(test_follow_fork_traced),
-		T(test_no_follow_fork_untraced),
-		T(test_cpu_scope_has_other),
-		T(test_trigger_cut_by_kernel),
-		T(test_trigger_staged_without_aux_action),
+		T(test_stop_snapshots_decode),	 T(test_full_holds_all),
+		T(test_wrap_reported),		 T(test_process_scope_target_only),
+		T(test_held_start_first_insns),	 T(test_follow_fork_traced),
+		T(test_no_follow_fork_untraced), T(test_cpu_scope_has_other),
+		T(test_trigger_cut_by_kernel),	 T(test_trigger_staged_without_aux_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

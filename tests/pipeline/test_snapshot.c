@@ -70,8 +70,7 @@ static int setup(void **state)
 	cc.sysfs_root = f->root;
 	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), err, sizeof(err));
 	f->outfd = open(f->out, O_RDONLY | O_DIRECTORY);
-	if (!f->cores || f->outfd < 0 ||
-	    eventlog_open(&f->log, f->outfd, -1, -1))
+	if (!f->cores || f->outfd < 0 || eventlog_open(&f->log, f->outfd, -1, -1))
 		return -1;
 	*state = f;
 	return 0;
@@ -84,8 +83,7 @@ static int setup(void **state)
  */
 static void *feeder(void *arg)
 {
-	static const char line[] =
-		"00400000-00401000 r-xp 00000000 08:01 42 /bin/true\n";
+	static const char line[] = "00400000-00401000 r-xp 00000000 08:01 42 /bin/true\n";
 	struct fx *f = arg;
 	ssize_t n;
 	int fd;
@@ -105,8 +103,7 @@ static void *feeder(void *arg)
 static void unblock(struct fx *f)
 {
 	if (!f->feeding)
-		assert_int_equal(pthread_create(&f->feeder, NULL, feeder, f),
-				 0);
+		assert_int_equal(pthread_create(&f->feeder, NULL, feeder, f), 0);
 	f->feeding = true;
 }
 
@@ -196,8 +193,7 @@ static void test_full_queue_drops_oldest(void **state)
 	/* five stops in a row while the writer is stuck on the first */
 	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
 	for (i = 1; i <= 5; i++) {
-		assert_int_equal(sim_pmu_sample(f->sim, 0, PID, PID, 0x400100),
-				 1);
+		assert_int_equal(sim_pmu_sample(f->sim, 0, PID, PID, 0x400100), 1);
 		assert_int_equal(stage(f, i), i);
 	}
 	unblock(f);
@@ -220,8 +216,7 @@ static void test_full_queue_drops_oldest(void **state)
 	free(log);
 }
 
-static struct snapstage *start_writer(struct fx *f, unsigned long long max,
-				      unsigned int keep)
+static struct snapstage *start_writer(struct fx *f, unsigned long long max, unsigned int keep)
 {
 	struct snapstage_config sc = {
 		.run = describe(f),
@@ -273,8 +268,7 @@ static void test_no_new_bytes_is_skipped(void **state)
 	log = events(f);
 	assert_non_null(log);
 	assert_int_equal(count(log, "\"event\":\"snapshot_skipped\""), 1);
-	assert_non_null(
-		strstr(log, "\"trigger_ts\":2,\"reason\":\"no new bytes\""));
+	assert_non_null(strstr(log, "\"trigger_ts\":2,\"reason\":\"no new bytes\""));
 	snprintf(path, sizeof(path), "%s/snapshot-000003", f->out);
 	assert_int_not_equal(access(path, F_OK), 0);
 	free(log);
@@ -287,10 +281,9 @@ static unsigned long long dir_bytes(const char *out)
 	unsigned long long n = 0;
 	FILE *p;
 
-	snprintf(
-		cmd, sizeof(cmd),
-		"find %s -mindepth 2 -type f -printf '%%s\\n' | awk '{s+=$1} END {print s+0}'",
-		out);
+	snprintf(cmd, sizeof(cmd),
+		 "find %s -mindepth 2 -type f -printf '%%s\\n' | awk '{s+=$1} END {print s+0}'",
+		 out);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	assert_int_equal(fscanf(p, "%llu", &n), 1);
@@ -387,8 +380,7 @@ static void test_start_invalid(void **state)
 	errno = 0;
 	assert_null(snapstage_start(&sc, f->cores, &f->log, err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err,
-			    "can't set up snapshot staging: Invalid argument");
+	assert_string_equal(err, "can't set up snapshot staging: Invalid argument");
 	sc.run = describe(f);
 	assert_null(snapstage_start(&sc, NULL, &f->log, err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
@@ -404,16 +396,11 @@ static void test_start_invalid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_no_new_bytes_is_skipped,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_size_removes_oldest,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_max_snapshots_reported,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_queue_drops_oldest,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_start_invalid, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_no_new_bytes_is_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_size_removes_oldest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_snapshots_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_queue_drops_oldest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_invalid, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,9 +16,7 @@ static __attribute__((noinline)) void work(long ms)
 	do {
 		sink++;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 +
-			 (t.tv_nsec - t0.tv_nsec) / 1000000 <
-		 ms);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
 /* volatile: the compiler may not prove it NULL and drop the store */

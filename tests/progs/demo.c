@@ -47,8 +47,7 @@ static __attribute__((noinline)) void serve(const char *req)
 
 int main(void)
 {
-	static const char *reqs[] = { "GET /index.html", "GET /style.css",
-				      "POST /api/v1/items",
+	static const char *reqs[] = { "GET /index.html", "GET /style.css", "POST /api/v1/items",
 				      "GET /favicon.ico" };
 	unsigned long i;
 

@@ -23,9 +23,7 @@ static __attribute__((noinline)) void spin(long ms)
 		for (i = 0; i < 100000; i++)
 			sink += i;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 +
-			 (t.tv_nsec - t0.tv_nsec) / 1000000 <
-		 ms);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
 static void *short_main(void *arg)

@@ -33,8 +33,7 @@ static long elapsed_ms(const struct timespec *t0)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
 int main(int argc, char **argv)

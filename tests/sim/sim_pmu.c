@@ -70,8 +70,7 @@ static struct sim_event *by_fd(struct sim_pmu *sim, int fd)
 	int i = fd - SIM_FD_BASE;
 
 	/* Inherited events have no descriptor of their own. */
-	if (i < 0 || i >= SIM_MAX_EVENTS || !sim->ev[i].used ||
-	    sim->ev[i].parent >= 0)
+	if (i < 0 || i >= SIM_MAX_EVENTS || !sim->ev[i].used || sim->ev[i].parent >= 0)
 		return NULL;
 	return &sim->ev[i];
 }
@@ -157,8 +156,7 @@ static int enter(struct sim_pmu *sim, enum sim_call call, int cpu)
  * resume together are -EINVAL, and an event that acts on AUX must be in a
  * group whose leader is the AUX event (perf_get_aux_event()).
  */
-static int check_aux_action(const struct sim_pmu *sim,
-			    const struct perf_event_attr *attr,
+static int check_aux_action(const struct sim_pmu *sim, const struct perf_event_attr *attr,
 			    const struct sim_event *lead)
 {
 	__u32 act = auxact_get(attr);
@@ -169,14 +167,13 @@ static int check_aux_action(const struct sim_pmu *sim,
 		return -EINVAL;
 	if ((act & AUXACT_PAUSE) && (act & AUXACT_RESUME))
 		return -EINVAL;
-	if ((act & (AUXACT_PAUSE | AUXACT_RESUME)) &&
-	    (!lead || lead->kind != SIM_PT))
+	if ((act & (AUXACT_PAUSE | AUXACT_RESUME)) && (!lead || lead->kind != SIM_PT))
 		return -EINVAL;
 	return 0;
 }
 
-static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
-		    int group_fd, unsigned long flags)
+static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		    unsigned long flags)
 {
 	struct sim_pmu *sim = ctx;
 	struct sim_event *e, *lead = NULL;
@@ -210,17 +207,13 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 	memset(e, 0, sizeof(*e));
 	if (attr->type == sim->pt_type)
 		e->kind = SIM_PT;
-	else if (attr->type == PERF_TYPE_SOFTWARE &&
-		 attr->config == PERF_COUNT_SW_CPU_CLOCK)
+	else if (attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_CPU_CLOCK)
 		e->kind = SIM_SAMPLE;
-	else if (attr->type == PERF_TYPE_SOFTWARE &&
-		 attr->config == PERF_COUNT_SW_DUMMY)
+	else if (attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY)
 		e->kind = SIM_DUMMY;
-	else if (attr->type == PERF_TYPE_SOFTWARE &&
-		 attr->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+	else if (attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
 		e->kind = SIM_SWITCHES;
-	else if (sim->uprobe_type && attr->type == sim->uprobe_type &&
-		 attr->config1)
+	else if (sim->uprobe_type && attr->type == sim->uprobe_type && attr->config1)
 		e->kind = SIM_UPROBE;
 	else
 		return -ENOENT;
@@ -237,8 +230,7 @@ static int sim_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu,
 
 static void *alloc_zeroed(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -247,8 +239,7 @@ static int map_aux(struct sim_event *e, size_t len, int prot, void **addr)
 {
 	struct perf_event_mmap_page *pg = (void *)e->base;
 
-	if (e->aux || len != pg->aux_size ||
-	    pg->aux_offset < pg->data_offset + pg->data_size)
+	if (e->aux || len != pg->aux_size || pg->aux_offset < pg->data_offset + pg->data_size)
 		return -EINVAL;
 	/* The sim only models overwrite mode: a read-only AUX mapping. */
 	if (prot & PROT_WRITE)
@@ -261,8 +252,7 @@ static int map_aux(struct sim_event *e, size_t len, int prot, void **addr)
 	return 0;
 }
 
-static int sim_mmap(void *ctx, int fd, size_t len, int prot, off_t offset,
-		    void **addr)
+static int sim_mmap(void *ctx, int fd, size_t len, int prot, off_t offset, void **addr)
 {
 	struct sim_pmu *sim = ctx;
 	struct sim_event *e = by_fd(sim, fd);
@@ -300,9 +290,7 @@ static int sim_munmap(void *ctx, void *addr, size_t len)
 	sim->calls[SIM_MUNMAP]++;
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i];
-		__u8 **p = e->base == addr ? &e->base :
-			   e->aux == addr  ? &e->aux :
-					     NULL;
+		__u8 **p = e->base == addr ? &e->base : e->aux == addr ? &e->aux : NULL;
 
 		if (!e->used || !p)
 			continue;
@@ -340,14 +328,11 @@ static void apply_counting(struct sim_pmu *sim, const bool *was)
 		bool now = counting(sim, &sim->ev[i]);
 
 		e = &sim->ev[i];
-		if (e->kind != SIM_PT || was[i] == now ||
-		    !(rb = ring_of(sim, e)))
+		if (e->kind != SIM_PT || was[i] == now || !(rb = ring_of(sim, e)))
 			continue;
 		pg = (void *)rb->base;
 		if (!now && rb->aux)
-			__atomic_store_n(&pg->aux_head,
-					 rb->hw_pos % rb->aux_len,
-					 __ATOMIC_RELEASE);
+			__atomic_store_n(&pg->aux_head, rb->hw_pos % rb->aux_len, __ATOMIC_RELEASE);
 		if (now)
 			rb->since_psb = sim->psb_every;
 	}
@@ -379,11 +364,9 @@ static int set_output(struct sim_pmu *sim, struct sim_event *e, int out_fd)
 	out = by_fd(sim, out_fd);
 	if (!out)
 		return -EBADF;
-	if (out == e || out->cpu != e->cpu ||
-	    out->attr.write_backward != e->attr.write_backward ||
+	if (out == e || out->cpu != e->cpu || out->attr.write_backward != e->attr.write_backward ||
 	    out->attr.use_clockid != e->attr.use_clockid ||
-	    (out->attr.use_clockid && out->attr.clockid != e->attr.clockid) ||
-	    !ring_of(sim, out))
+	    (out->attr.use_clockid && out->attr.clockid != e->attr.clockid) || !ring_of(sim, out))
 		return -EINVAL;
 	if (e->base) /* "Can't redirect output if we've got an active mmap()" */
 		return -EBUSY;
@@ -459,8 +442,8 @@ struct sim_pmu *sim_pmu_new(unsigned int nr_cpus, __u32 pt_type)
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return NULL;
-	sim->ops = (struct perf_sys_ops){ sim_open,  sim_mmap,	sim_munmap,
-					  sim_ioctl, sim_close, sim };
+	sim->ops =
+		(struct perf_sys_ops){ sim_open, sim_mmap, sim_munmap, sim_ioctl, sim_close, sim };
 	sim->nr_cpus = nr_cpus;
 	sim->pt_type = pt_type;
 	sim->page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -500,8 +483,7 @@ void sim_pmu_set_psb_every(struct sim_pmu *sim, size_t bytes)
 	sim->psb_every = bytes;
 }
 
-void sim_pmu_fail(struct sim_pmu *sim, enum sim_call call, int cpu,
-		  unsigned int skip, int err)
+void sim_pmu_fail(struct sim_pmu *sim, enum sim_call call, int cpu, unsigned int skip, int err)
 {
 	sim->fail[call] = (struct sim_fail){ true, cpu, err, skip };
 }
@@ -529,8 +511,7 @@ unsigned int sim_pmu_mappings(const struct sim_pmu *sim)
 	return n;
 }
 
-void sim_pmu_last_open(const struct sim_pmu *sim, int *pid,
-		       unsigned long *flags)
+void sim_pmu_last_open(const struct sim_pmu *sim, int *pid, unsigned long *flags)
 {
 	*pid = sim->last_pid;
 	*flags = sim->last_flags;
@@ -541,8 +522,8 @@ static struct sim_event *find(struct sim_pmu *sim, int cpu, enum sim_kind k)
 	int i;
 
 	for (i = 0; i < SIM_MAX_EVENTS; i++)
-		if (sim->ev[i].used && sim->ev[i].cpu == cpu &&
-		    sim->ev[i].kind == k && sim->ev[i].base)
+		if (sim->ev[i].used && sim->ev[i].cpu == cpu && sim->ev[i].kind == k &&
+		    sim->ev[i].base)
 			return &sim->ev[i];
 	return NULL;
 }
@@ -552,8 +533,7 @@ static struct sim_event *find(struct sim_pmu *sim, int cpu, enum sim_kind k)
  * @cpu_wide) the one of the task on @cpu. NULL when none, or it has no
  * ring to write into.
  */
-static struct sim_event *writer(struct sim_pmu *sim, int cpu, enum sim_kind k,
-				bool cpu_wide)
+static struct sim_event *writer(struct sim_pmu *sim, int cpu, enum sim_kind k, bool cpu_wide)
 {
 	int pass, i;
 
@@ -561,9 +541,8 @@ static struct sim_event *writer(struct sim_pmu *sim, int cpu, enum sim_kind k,
 		for (i = 0; i < SIM_MAX_EVENTS; i++) {
 			struct sim_event *e = &sim->ev[i];
 
-			if (e->cpu == cpu && e->kind == k &&
-			    !e->task == !pass && counting(sim, e) &&
-			    ring_of(sim, e))
+			if (e->cpu == cpu && e->kind == k && !e->task == !pass &&
+			    counting(sim, e) && ring_of(sim, e))
 				return e;
 		}
 	return NULL;
@@ -753,8 +732,8 @@ int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid)
 	return sim_pmu_switch_np(sim, cpu, out, pid, tid, pid, tid);
 }
 
-int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
-		      __u32 tid, __u32 np_pid, __u32 np_tid)
+int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid, __u32 np_pid,
+		      __u32 np_tid)
 {
 	struct sim_event *e = find(sim, cpu, SIM_DUMMY);
 	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
@@ -765,8 +744,8 @@ int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
 		__u64 time;
 		__u32 cpu, res;
 		__u64 id;
-	} r = { .h = { PERF_RECORD_SWITCH_CPU_WIDE,
-		       out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) } };
+	} r = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+		       sizeof(r) } };
 
 	if (!e)
 		return -ENOENT;
@@ -784,8 +763,7 @@ int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
 	return 1;
 }
 
-static struct sim_task *new_task(struct sim_pmu *sim, __u32 pid, __u32 tid,
-				 int *rc)
+static struct sim_task *new_task(struct sim_pmu *sim, __u32 pid, __u32 tid, int *rc)
 {
 	int i;
 
@@ -835,8 +813,7 @@ static int inherit_one(struct sim_pmu *sim, int i, __u32 tid, const int *map)
 	return n;
 }
 
-int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid,
-		  bool thread)
+int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid, bool thread)
 {
 	struct sim_task *p = task_of(sim, parent_tid);
 	int map[SIM_MAX_EVENTS], pass, i, rc;
@@ -854,8 +831,7 @@ int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid,
 
 			if (!e->used || e->task != parent_tid || e->exited ||
 			    (e->leader < 0) == pass || !e->attr.inherit ||
-			    (!thread && e->attr.inherit_thread) ||
-			    (pass && map[e->leader] < 0))
+			    (!thread && e->attr.inherit_thread) || (pass && map[e->leader] < 0))
 				continue;
 			map[i] = inherit_one(sim, i, child_tid, map);
 			if (map[i] < 0)
@@ -900,8 +876,7 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i];
 
-		if (e->used && e->task == tid && !e->exited &&
-		    e->attr.enable_on_exec)
+		if (e->used && e->task == tid && !e->exited && e->attr.enable_on_exec)
 			e->enabled = true;
 	}
 	apply_counting(sim, was);
@@ -914,8 +889,7 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
  * task's own events, PERF_RECORD_SWITCH_CPU_WIDE (the other side idle)
  * for CPU-wide ones, as perf_event_switch() writes them.
  */
-static void write_switches(struct sim_pmu *sim, int cpu,
-			   const struct sim_task *t, bool out)
+static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *t, bool out)
 {
 	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
 	struct {
@@ -924,8 +898,7 @@ static void write_switches(struct sim_pmu *sim, int cpu,
 		__u64 time;
 		__u32 cpu, res;
 		__u64 id;
-	} r = { .h = { PERF_RECORD_SWITCH,
-		       out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) } };
+	} r = { .h = { PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) } };
 	struct {
 		struct perf_event_header h;
 		__u32 np_pid, np_tid;
@@ -939,8 +912,8 @@ static void write_switches(struct sim_pmu *sim, int cpu,
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i], *rb;
 
-		if (e->cpu != cpu || !e->attr.context_switch ||
-		    !counting(sim, e) || !(rb = ring_of(sim, e)))
+		if (e->cpu != cpu || !e->attr.context_switch || !counting(sim, e) ||
+		    !(rb = ring_of(sim, e)))
 			continue;
 		if (e->task) {
 			r.pid = t->pid;
@@ -1004,8 +977,7 @@ int sim_pmu_sched_in(struct sim_pmu *sim, int cpu, __u32 tid)
  * @offset): each overflows (sample_period 1) and does its aux action on
  * its group leader, as __perf_event_overflow() does. Returns how many.
  */
-static int aux_act(struct sim_pmu *sim, int cpu, enum sim_kind kind,
-		   const char *path, __u64 offset)
+static int aux_act(struct sim_pmu *sim, int cpu, enum sim_kind kind, const char *path, __u64 offset)
 {
 	int i, n = 0;
 
@@ -1023,8 +995,7 @@ static int aux_act(struct sim_pmu *sim, int cpu, enum sim_kind kind,
 			continue;
 		if (kind == SIM_UPROBE &&
 		    (e->attr.config2 != offset ||
-		     strcmp((const char *)(unsigned long)e->attr.config1,
-			    path)))
+		     strcmp((const char *)(unsigned long)e->attr.config1, path)))
 			continue;
 		n++;
 		act = auxact_get(&e->attr);
@@ -1039,8 +1010,7 @@ static int aux_act(struct sim_pmu *sim, int cpu, enum sim_kind kind,
 	return n;
 }
 
-int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path,
-		       __u64 offset)
+int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path, __u64 offset)
 {
 	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || !path)
 		return -EINVAL;

@@ -100,8 +100,7 @@ void sim_pmu_set_psb_every(struct sim_pmu *sim, size_t bytes);
  * Make the (@skip + 1)-th next @call on @cpu (-1: any CPU) fail with
  * -@err, once. For SIM_IOCTL only ENABLE/DISABLE calls count.
  */
-void sim_pmu_fail(struct sim_pmu *sim, enum sim_call call, int cpu,
-		  unsigned int skip, int err);
+void sim_pmu_fail(struct sim_pmu *sim, enum sim_call call, int cpu, unsigned int skip, int err);
 
 /* Calls made so far, and the descriptors and mappings still open. */
 unsigned long sim_pmu_calls(const struct sim_pmu *sim, enum sim_call call);
@@ -109,8 +108,7 @@ unsigned int sim_pmu_open_fds(const struct sim_pmu *sim);
 unsigned int sim_pmu_mappings(const struct sim_pmu *sim);
 
 /* The pid and flags the last perf_event_open was given. */
-void sim_pmu_last_open(const struct sim_pmu *sim, int *pid,
-		       unsigned long *flags);
+void sim_pmu_last_open(const struct sim_pmu *sim, int *pid, unsigned long *flags);
 
 /*
  * Whether @cpu's intel_pt (or cpu-clock) event, the one that owns the
@@ -130,8 +128,7 @@ bool sim_pmu_running(const struct sim_pmu *sim, int cpu);
  * -ENOSPC (table full).
  */
 int sim_pmu_task(struct sim_pmu *sim, __u32 pid, __u32 tid);
-int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid,
-		  bool thread);
+int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid, bool thread);
 int sim_pmu_exit(struct sim_pmu *sim, __u32 tid);
 /* Task @tid execs: its enable_on_exec events are enabled. 0 or -ESRCH. */
 int sim_pmu_exec(struct sim_pmu *sim, __u32 tid);
@@ -174,8 +171,7 @@ void sim_pmu_set_uprobe(struct sim_pmu *sim, __u32 type, bool aux_action);
  * The task on @cpu (or anything, for CPU-wide events) reaches @path at
  * file offset @offset. Returns how many uprobe events fired, -EINVAL.
  */
-int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path,
-		       __u64 offset);
+int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path, __u64 offset);
 
 /*
  * Returns 1 when a record was written, 0 when disabled, -ENOENT. A sample
@@ -183,14 +179,12 @@ int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path,
  * to the enabled event of the task on @cpu with that task's pid/tid.
  * sim_pmu_switch() and sim_pmu_switch_np() write to CPU-wide events only.
  */
-int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid,
-		   __u64 ip);
-int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
-		   __u32 tid);
+int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip);
+int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid);
 /* A switch record of @pid/@tid whose next (out) or previous (in) task is
  * @np_pid/@np_tid, as the kernel writes CPU-wide switches. */
-int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid,
-		      __u32 tid, __u32 np_pid, __u32 np_tid);
+int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid, __u32 np_pid,
+		      __u32 np_tid);
 /*
  * The simulated clock: records (samples, switches, PSB TSCs) carry
  * successive times 100 apart; the next one carries @t.

@@ -33,8 +33,7 @@ int sim_sysfs_write(const char *root, const char *rel, const char *text)
 	ssize_t n;
 	int fd, rc;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >=
-	    sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path))
 		return -ENAMETOOLONG;
 	rc = mkdir_parents(path);
 	if (rc)
@@ -96,8 +95,7 @@ int sim_sysfs_intel_pt(const char *root, __u32 type)
 	return rc;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path) ? -errno : 0;
 }

@@ -56,8 +56,7 @@ static const struct bad_case bad_cases[] = {
 	{ "--unit .service", "invalid unit '.service'" },
 	{ "--unit a/b.service", "invalid unit 'a/b.service'" },
 	{ "--unit a.socket", "invalid unit 'a.socket'" },
-	{ "--unit a.service --scope process",
-	  "--scope cgroup, not --scope process" },
+	{ "--unit a.service --scope process", "--scope cgroup, not --scope process" },
 	{ "--unit a.service --cgroup=/x", "no --cgroup=PATH" },
 	{ "--bogus", "unknown option '--bogus'" },
 	{ "-Z -- ls", "unknown option '-Z'" },
@@ -97,13 +96,11 @@ static const struct bad_case bad_cases[] = {
 	{ "--max-events x -p 1", "invalid event limit 'x'" },
 	{ "--trigger-on= -p 1", "empty --trigger-on" },
 	{ "-p 1 --trigger-on", "needs a value" },
-	{ "--trigger-limit 0 --trigger-on f -p 1",
-	  "invalid --trigger-limit '0'" },
+	{ "--trigger-limit 0 --trigger-on f -p 1", "invalid --trigger-limit '0'" },
 	{ "--trigger-limit x --trigger-on f -p 1", "invalid --trigger-limit" },
 	{ "--trigger-limit 2 -p 1", "give --trigger-on too" },
 	{ "--min-history 1s -p 1", "give --trigger-on too" },
-	{ "--min-history 5x --trigger-on f -p 1",
-	  "invalid --min-history '5x'" },
+	{ "--min-history 5x --trigger-on f -p 1", "invalid --min-history '5x'" },
 	{ "--duration 0 -p 1", "invalid --duration '0'" },
 	{ "--duration 2h -p 1", "invalid --duration '2h'" },
 	{ "--duration -1s -p 1", "invalid --duration" },
@@ -120,8 +117,8 @@ static void test_bad(void **state)
 		int ret = parse(bad_cases[i].line, &cfg, err, sizeof(err));
 
 		if (ret != -EINVAL || !strstr(err, bad_cases[i].msg))
-			fail_msg("'%s': ret %d, err '%.80s', want '%s'",
-				 bad_cases[i].line, ret, err, bad_cases[i].msg);
+			fail_msg("'%s': ret %d, err '%.80s', want '%s'", bad_cases[i].line, ret,
+				 err, bad_cases[i].msg);
 		args_free(&cfg);
 	}
 }
@@ -138,8 +135,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.backend, BACKEND_AUTO);
 	assert_int_equal(cfg.buffer_size, 0);
 	assert_null(cfg.cpus);
-	assert_int_equal(cfg.triggers,
-			 TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
+	assert_int_equal(cfg.triggers, TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
 	assert_int_equal(cfg.formats, SNAPFMT_PERF | SNAPFMT_LLDB);
 	assert_int_equal(cfg.max_snapshots, 0);
 	assert_int_equal(cfg.max_size, 0);
@@ -174,9 +170,7 @@ static void test_targets(void **state)
 	assert_true(cfg.follow);
 	assert_non_null(cfg.cmd);
 	args_free(&cfg);
-	assert_int_equal(parse("--wait-for /usr/sbin/srv --follow", &cfg, err,
-			       sizeof(err)),
-			 0);
+	assert_int_equal(parse("--wait-for /usr/sbin/srv --follow", &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.wait_for, "/usr/sbin/srv");
 	assert_int_equal(cfg.pid, 0);
 	assert_null(cfg.cmd);
@@ -187,16 +181,12 @@ static void test_targets(void **state)
 	assert_false(cfg.follow);
 	args_free(&cfg);
 	/* a unit is its cgroup, every process of it: --follow goes with it */
-	assert_int_equal(parse("--unit nginx.service --max-size 1G", &cfg, err,
-			       sizeof(err)),
-			 0);
+	assert_int_equal(parse("--unit nginx.service --max-size 1G", &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.unit, "nginx.service");
 	assert_true(cfg.follow);
 	assert_int_equal(cfg.scope, SCOPE_AUTO);
 	args_free(&cfg);
-	assert_int_equal(parse("--unit a.service --scope cgroup", &cfg, err,
-			       sizeof(err)),
-			 0);
+	assert_int_equal(parse("--unit a.service --scope cgroup", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);
 	args_free(&cfg);
 }
@@ -222,8 +212,7 @@ static void test_trigger_options(void **state)
 	assert_int_equal(cfg.min_history_ns, 500000000ULL);
 	args_free(&cfg);
 	assert_null(cfg.trigger_on);
-	assert_int_equal(parse("--duration 2s -p 1", &cfg, err, sizeof(err)),
-			 0);
+	assert_int_equal(parse("--duration 2s -p 1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.duration_ns, 2000000000ULL);
 	args_free(&cfg);
 }
@@ -233,14 +222,13 @@ static void test_everything(void **state)
 	struct config cfg;
 	char err[128];
 
-	assert_int_equal(
-		parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit,step "
-		      "-n 3 --max-size 100M --min-interval 250ms --full "
-		      "--format perf --no-pause --kernel "
-		      "--cgroup=/sys/fs/cgroup/x -v --grace 250ms -F 997 "
-		      "--call-graph dwarf,16K -- ./server --port 8080",
-		      &cfg, err, sizeof(err)),
-		0);
+	assert_int_equal(parse("-o out -b sample -s 4M -C 3,0-1,1 -t fatal,exit,step "
+			       "-n 3 --max-size 100M --min-interval 250ms --full "
+			       "--format perf --no-pause --kernel "
+			       "--cgroup=/sys/fs/cgroup/x -v --grace 250ms -F 997 "
+			       "--call-graph dwarf,16K -- ./server --port 8080",
+			       &cfg, err, sizeof(err)),
+			 0);
 	assert_int_equal(cfg.pid, 0);
 	assert_string_equal(cfg.cmd[0], "./server");
 	assert_string_equal(cfg.cmd[1], "--port");
@@ -253,8 +241,7 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.cpus[0], 0);
 	assert_int_equal(cfg.cpus[1], 1);
 	assert_int_equal(cfg.cpus[2], 3);
-	assert_int_equal(cfg.triggers,
-			 TRIGGER_FATAL | TRIGGER_EXIT | TRIGGER_STEP);
+	assert_int_equal(cfg.triggers, TRIGGER_FATAL | TRIGGER_EXIT | TRIGGER_STEP);
 	assert_int_equal(cfg.max_snapshots, 3);
 	assert_int_equal(cfg.max_size, 100ULL << 20);
 	assert_int_equal(cfg.min_interval_ns, 250000000ULL);
@@ -294,9 +281,7 @@ static void test_callgraph(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		mode = (enum ptbpf_callgraph)99;
 		stack = 12345;
-		assert_int_equal(args_parse_callgraph(cases[i].s, &mode,
-						      &stack),
-				 cases[i].ret);
+		assert_int_equal(args_parse_callgraph(cases[i].s, &mode, &stack), cases[i].ret);
 		if (cases[i].ret)
 			continue;
 		assert_int_equal(mode, cases[i].mode);
@@ -326,8 +311,7 @@ static void test_durations(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		v = 12345;
-		assert_int_equal(args_parse_duration(cases[i].s,
-						     ARGS_GRACE_MS_MAX, &v),
+		assert_int_equal(args_parse_duration(cases[i].s, ARGS_GRACE_MS_MAX, &v),
 				 cases[i].ret);
 		if (!cases[i].ret)
 			assert_int_equal(v, cases[i].ms);
@@ -350,8 +334,7 @@ static void test_command_options(void **state)
 	assert_string_equal(cfg.cmd[2], "--pid");
 	assert_int_equal(cfg.pid, 0);
 	assert_int_equal(cfg.verbosity, -1);
-	assert_int_equal(parse("-t none -p 7 --cgroup", &cfg, err, sizeof(err)),
-			 0);
+	assert_int_equal(parse("-t none -p 7 --cgroup", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.triggers, 0);
 	assert_true(cfg.cgroup);
 	assert_null(cfg.cgroup_path);
@@ -401,8 +384,7 @@ static void test_sizes(void **state)
 
 	for (i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
 		v = 0xdeadbeef;
-		assert_int_equal(args_parse_size(size_cases[i].s, &v),
-				 size_cases[i].ret);
+		assert_int_equal(args_parse_size(size_cases[i].s, &v), size_cases[i].ret);
 		if (!size_cases[i].ret)
 			assert_int_equal(v, size_cases[i].v);
 	}
@@ -437,22 +419,16 @@ static void test_scope(void **state)
 	struct config cfg;
 	char err[128];
 
-	assert_int_equal(parse("--scope process --max-events 99 -p 1", &cfg,
-			       err, sizeof(err)),
-			 0);
+	assert_int_equal(parse("--scope process --max-events 99 -p 1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.scope, SCOPE_PROCESS);
 	assert_int_equal(cfg.max_events, 99);
 	args_free(&cfg);
-	assert_int_equal(parse("--scope cgroup --cgroup=x -p 1", &cfg, err,
-			       sizeof(err)),
-			 0);
+	assert_int_equal(parse("--scope cgroup --cgroup=x -p 1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);
 	assert_true(cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "x");
 	args_free(&cfg);
-	assert_int_equal(parse("--scope cpu --no-pause -p 1", &cfg, err,
-			       sizeof(err)),
-			 0);
+	assert_int_equal(parse("--scope cpu --no-pause -p 1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.scope, SCOPE_CPU);
 	assert_true(cfg.no_pause);
 	args_free(&cfg);
@@ -474,18 +450,12 @@ static void test_null(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_targets),
-		cmocka_unit_test(test_trigger_options),
-		cmocka_unit_test(test_everything),
-		cmocka_unit_test(test_command_options),
-		cmocka_unit_test(test_help_version),
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_callgraph),
-		cmocka_unit_test(test_cpus),
-		cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_bad),	     cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_targets),	     cmocka_unit_test(test_trigger_options),
+		cmocka_unit_test(test_everything),   cmocka_unit_test(test_command_options),
+		cmocka_unit_test(test_help_version), cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_durations),    cmocka_unit_test(test_callgraph),
+		cmocka_unit_test(test_cpus),	     cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_null),
 	};
 

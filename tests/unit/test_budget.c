@@ -69,8 +69,7 @@ static void test_excess(void **state)
 		budget_add(&b, 2, 200);
 		budget_add(&b, 3, 300);
 		why = -1;
-		assert_int_equal(budget_excess(&b, c->incoming, c->extra,
-					       c->keep_from, &why),
+		assert_int_equal(budget_excess(&b, c->incoming, c->extra, c->keep_from, &why),
 				 c->want);
 		assert_int_equal(why, c->want_size);
 		budget_free(&b);

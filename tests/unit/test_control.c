@@ -28,8 +28,7 @@ static void note(struct fake *f, const char *s)
 {
 	size_t len = strlen(f->calls);
 
-	snprintf(f->calls + len, sizeof(f->calls) - len, "%s%s", len ? " " : "",
-		 s);
+	snprintf(f->calls + len, sizeof(f->calls) - len, "%s%s", len ? " " : "", s);
 }
 
 static int fake_toggle(void *ctx, uint64_t *done, const char *what)
@@ -123,8 +122,7 @@ static void events(struct fx *f, char *out, size_t len)
 	out[0] = 0;
 	while (fp && fgets(line, sizeof(line), fp))
 		if (sscanf(line, "{\"event\":\"%31[^\"]\"", name) == 1)
-			n += snprintf(out + n, len - n, "%s%s", n ? " " : "",
-				      name);
+			n += snprintf(out + n, len - n, "%s%s", n ? " " : "", name);
 	if (fp)
 		fclose(fp);
 }
@@ -152,8 +150,7 @@ static void feed(struct fx *f, uint32_t kind, uint64_t ts, int sig)
 
 static void init(struct fx *f, unsigned int triggers, bool no_pause)
 {
-	control_init(&f->ctl, &f->log, 42, triggers, no_pause, -1, &ops,
-		     &f->fake);
+	control_init(&f->ctl, &f->log, 42, triggers, no_pause, -1, &ops, &f->fake);
 }
 
 static void test_stop_run_cycle(void **state)
@@ -171,8 +168,7 @@ static void test_stop_run_cycle(void **state)
 	assert_string_equal(f->fake.calls, "R P S(stop) R P S(fatal) S(exit)");
 	events(f, seq, sizeof(seq));
 	/* the cause first, then the toggle it caused */
-	assert_string_equal(
-		seq, "start resume stop pause run resume run fatal pause exit");
+	assert_string_equal(seq, "start resume stop pause run resume run fatal pause exit");
 	assert_int_equal(f->ctl.toggles, 4);
 }
 
@@ -267,15 +263,13 @@ static void test_min_interval(void **state)
 	feed_stop(f, 11200, PTBPF_STOP_SIGNAL);
 	feed(f, PTBPF_EV_RUN, 11300, 0);
 	feed(f, PTBPF_EV_FATAL, 11400, 11);
-	assert_string_equal(f->fake.calls,
-			    "R P S(stop) R P R P S(stop+1) R P R P S(fatal+1)");
+	assert_string_equal(f->fake.calls, "R P S(stop) R P R P S(stop+1) R P R P S(fatal+1)");
 	/* the last stop gets its snapshot at the end, even before it is due */
 	feed(f, PTBPF_EV_RUN, 11500, 0);
 	feed_stop(f, 11600, PTBPF_STOP_GROUP);
 	control_finish(&f->ctl, false);
-	assert_string_equal(
-		f->fake.calls,
-		"R P S(stop) R P R P S(stop+1) R P R P S(fatal+1) R P S(stop)");
+	assert_string_equal(f->fake.calls,
+			    "R P S(stop) R P R P S(stop+1) R P R P S(fatal+1) R P S(stop)");
 }
 
 static void feed_trigger(struct fx *f, uint64_t ts, unsigned int point)
@@ -289,8 +283,7 @@ static void feed_trigger(struct fx *f, uint64_t ts, unsigned int point)
 }
 
 /* The value of "@key":"..." in the @nth trigger line of the log, or "". */
-static void trigger_str(struct fx *f, int nth, const char *key, char *out,
-			size_t len)
+static void trigger_str(struct fx *f, int nth, const char *key, char *out, size_t len)
 {
 	static const char head[] = "{\"event\":\"trigger\"";
 	char path[128], line[1024], pat[64], *p;
@@ -305,8 +298,7 @@ static void trigger_str(struct fx *f, int nth, const char *key, char *out,
 			continue;
 		p = strstr(line, pat);
 		if (p)
-			snprintf(out, len, "%.*s",
-				 (int)strcspn(p + strlen(pat), "\""),
+			snprintf(out, len, "%.*s", (int)strcspn(p + strlen(pat), "\""),
 				 p + strlen(pat));
 		break;
 	}
@@ -338,27 +330,23 @@ static void test_trigger_on(void **state)
 	feed_trigger(f, 10500, 0); /* 500 ns of history: too soon */
 	assert_string_equal(f->fake.calls, "R");
 	feed_trigger(f, 11000, 1);
-	assert_string_equal(f->fake.calls,
-			    "R S(trigger:malloc@libc.so.6@11000)");
+	assert_string_equal(f->fake.calls, "R S(trigger:malloc@libc.so.6@11000)");
 	feed_trigger(f, 11200, 0); /* 200 ns after the last: folded */
 	assert_int_equal(control_deadline(&f->ctl), 11500);
 	control_tick(&f->ctl, 11500);
-	assert_string_equal(f->fake.calls,
-			    "R S(trigger:malloc@libc.so.6@11000) "
-			    "S(trigger:leaf@11200)");
+	assert_string_equal(f->fake.calls, "R S(trigger:malloc@libc.so.6@11000) "
+					   "S(trigger:leaf@11200)");
 	assert_null(f->ctl.end_reason);
 	feed_trigger(f, 20000, 0); /* the third: the limit */
 	assert_non_null(f->ctl.end_reason);
 	assert_string_equal(f->ctl.end_reason, "trigger_limit");
 	feed_trigger(f, 20100, 0);
-	assert_string_equal(f->fake.calls,
-			    "R S(trigger:malloc@libc.so.6@11000) "
-			    "S(trigger:leaf@11200) "
-			    "S(trigger:leaf@20000)");
+	assert_string_equal(f->fake.calls, "R S(trigger:malloc@libc.so.6@11000) "
+					   "S(trigger:leaf@11200) "
+					   "S(trigger:leaf@20000)");
 	assert_int_equal(f->ctl.triggers_taken, 3);
 	events(f, seq, sizeof(seq));
-	assert_string_equal(
-		seq, "start resume trigger trigger trigger trigger trigger");
+	assert_string_equal(seq, "start resume trigger trigger trigger trigger trigger");
 	trigger_str(f, 0, "ignored", s, sizeof(s));
 	assert_string_equal(s, "min_history");
 	trigger_str(f, 1, "ignored", s, sizeof(s));
@@ -429,15 +417,13 @@ static void test_latency_and_lost(void **state)
 	n = fread(buf, 1, 8191, fp);
 	fclose(fp);
 	assert_true(n > 0);
-	assert_non_null(strstr(
-		buf,
-		"{\"event\":\"pause\",\"ts\":1750,\"pid\":42,\"latency_ns\":750}"));
+	assert_non_null(
+		strstr(buf, "{\"event\":\"pause\",\"ts\":1750,\"pid\":42,\"latency_ns\":750}"));
 	assert_non_null(strstr(buf, "\"event\":\"lost_events\""));
 	assert_non_null(strstr(buf, "\"count\":3,\"total\":3"));
 	assert_non_null(strstr(buf, "\"count\":2,\"total\":5"));
-	assert_non_null(strstr(
-		buf,
-		"\"signal\":\"SIGSTOP\",\"cause\":\"signal\",\"delivery_ns\":100"));
+	assert_non_null(
+		strstr(buf, "\"signal\":\"SIGSTOP\",\"cause\":\"signal\",\"delivery_ns\":100"));
 	free(buf);
 }
 
@@ -491,8 +477,7 @@ static void test_out_of_order(void **state)
 	assert_int_equal(f->ctl.reordered, 1);
 	assert_string_equal(f->fake.calls, "R P S(stop) R P S(stop)");
 	events(f, seq, sizeof(seq));
-	assert_string_equal(seq,
-			    "start resume stop pause run resume stop pause");
+	assert_string_equal(seq, "start resume stop pause run resume stop pause");
 	/* a run (5) whose stop (4) never comes: the gap is given up and
 	 * the BPF side's state rules */
 	feed_seq(f, PTBPF_EV_RUN, 5000, 5);
@@ -518,9 +503,7 @@ static void test_fatal_not_taken(void **state)
 	next = control_fatal_check(&f->ctl, false, PTBPF_PROC_RUNNING, 2000);
 	assert_int_equal(next, 1000 + CONTROL_FATAL_NS);
 	assert_false(f->ctl.running);
-	assert_int_equal(control_fatal_check(&f->ctl, false, PTBPF_PROC_RUNNING,
-					     next),
-			 0);
+	assert_int_equal(control_fatal_check(&f->ctl, false, PTBPF_PROC_RUNNING, next), 0);
 	assert_true(f->ctl.running);
 	assert_string_equal(f->fake.calls, "R P S(fatal) R");
 	/* dying: the pause holds until the exit */
@@ -554,30 +537,20 @@ static void test_no_ops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_stop_run_cycle, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_start_stopped, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_stop_run_cycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_single_steps_fold, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_step_trigger, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_min_interval, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_single_steps_fold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_step_trigger, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_min_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_pause, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trigger_on, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_failed_toggle, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_latency_and_lost, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_trigger_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_toggle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_latency_and_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_ops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_out_of_order, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_fatal_not_taken, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fatal_not_taken, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,8 +69,7 @@ static int teardown(void **state)
 static int make(struct fixture *f, unsigned int nr_online)
 {
 	f->err[0] = '\0';
-	return coreplan_make(&f->cfg, PAGE, nr_online, &f->plan, f->err,
-			     sizeof(f->err));
+	return coreplan_make(&f->cfg, PAGE, nr_online, &f->plan, f->err, sizeof(f->err));
 }
 
 /* auto: no intel_pt PMU, so samples, cpu scope, the default sizes */
@@ -91,8 +90,7 @@ static void test_auto_sample(void **state)
 	assert_int_equal(f->plan.buf_size, CORES_DEFAULT_BUFFER);
 	assert_int_equal(f->plan.sb_size, CORES_DEFAULT_SIDEBAND);
 	assert_int_equal(f->plan.page_size, PAGE);
-	assert_non_null(
-		strstr(f->notes, "backend: sample (no Intel PT PMU at"));
+	assert_non_null(strstr(f->notes, "backend: sample (no Intel PT PMU at"));
 	assert_false(coreplan_starts_running(&f->plan, &f->cfg));
 	f->cfg.start_running = true;
 	assert_true(coreplan_starts_running(&f->plan, &f->cfg));
@@ -195,25 +193,19 @@ static void test_round_and_invalid(void **state)
 
 	assert_int_equal(coreplan_round_size(PAGE + 1, PAGE, &got), 0);
 	assert_int_equal(got, 2 * PAGE);
-	assert_int_equal(coreplan_make(NULL, PAGE, 1, &f->plan, NULL, 0),
-			 -EINVAL);
-	assert_int_equal(coreplan_make(&f->cfg, PAGE, 1, NULL, NULL, 0),
-			 -EINVAL);
-	assert_int_equal(coreplan_make(&f->cfg, 0, 1, &f->plan, NULL, 0),
-			 -EINVAL);
+	assert_int_equal(coreplan_make(NULL, PAGE, 1, &f->plan, NULL, 0), -EINVAL);
+	assert_int_equal(coreplan_make(&f->cfg, PAGE, 1, NULL, NULL, 0), -EINVAL);
+	assert_int_equal(coreplan_make(&f->cfg, 0, 1, &f->plan, NULL, 0), -EINVAL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_auto_sample, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_intel_pt_missing, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_auto_sample, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_intel_pt_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scopes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_round_and_invalid, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_round_and_invalid, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

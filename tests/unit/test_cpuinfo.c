@@ -31,8 +31,7 @@ static const struct cpuinfo_case {
 	  "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
 	  "model\t\t: 1\nstepping\t: 1\n",
 	  0, "AuthenticAMD", 25, 1, 1 },
-	{ "no vendor (not x86)", "processor\t: 0\nBogoMIPS\t: 50.00\n\n",
-	  -ENOENT, NULL, 0, 0, 0 },
+	{ "no vendor (not x86)", "processor\t: 0\nBogoMIPS\t: 50.00\n\n", -ENOENT, NULL, 0, 0, 0 },
 	{ "empty", "", -ENOENT, NULL, 0, 0, 0 },
 };
 
@@ -73,8 +72,7 @@ static void test_this_machine(void **state)
 	struct snap_cpu_info info;
 
 	memset(&info, 0, sizeof(info));
-	if (access("/proc/cpuinfo", R_OK) ||
-	    system("grep -q '^vendor_id' /proc/cpuinfo"))
+	if (access("/proc/cpuinfo", R_OK) || system("grep -q '^vendor_id' /proc/cpuinfo"))
 		skip(); /* not x86: no vendor_id line */
 	assert_int_equal(cpuinfo_read(NULL, &info), 0);
 	assert_true(info.vendor[0] != '\0');

@@ -38,8 +38,7 @@ static void add_cpu(const char *root, int cpu, const char *online)
 	assert_int_equal(mkdir(path, 0700), 0);
 	if (!online)
 		return;
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/online", root,
-		 cpu);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/online", root, cpu);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(online, f);

@@ -88,10 +88,9 @@ static int record(void *ctx, unsigned int idx)
 	s->policy[idx] = sched_getscheduler(0);
 	s->prio[idx] = sched_getparam(0, &sp) ? -1 : sp.sched_priority;
 	pthread_sigmask(SIG_BLOCK, NULL, &cur);
-	s->all_blocked[idx] =
-		sigismember(&cur, SIGINT) && sigismember(&cur, SIGTERM) &&
-		sigismember(&cur, SIGUSR2) && sigismember(&cur, SIGCHLD) &&
-		sigismember(&cur, SIGRTMIN);
+	s->all_blocked[idx] = sigismember(&cur, SIGINT) && sigismember(&cur, SIGTERM) &&
+			      sigismember(&cur, SIGUSR2) && sigismember(&cur, SIGCHLD) &&
+			      sigismember(&cur, SIGRTMIN);
 	s->runs[idx]++;
 	if (s->fail_from >= 0 && idx >= (unsigned int)s->fail_from)
 		return -(int)(idx + 1);
@@ -170,8 +169,8 @@ static void *caller_main(void *arg)
 }
 
 /* cpurun_call() @calls times from a thread pinned to @pin (-1: not). */
-static int call_timed(struct cpurun *r, cpurun_fn fn, void *ctx, int pin,
-		      unsigned int calls, pid_t *caller_tid)
+static int call_timed(struct cpurun *r, cpurun_fn fn, void *ctx, int pin, unsigned int calls,
+		      pid_t *caller_tid)
 {
 	/* On the heap: a hung caller keeps it, the test fails and goes on. */
 	struct caller *c = calloc(1, sizeof(*c));
@@ -193,8 +192,7 @@ static int call_timed(struct cpurun *r, cpurun_fn fn, void *ctx, int pin,
 		;
 	if (rc)
 		fail_msg("cpurun_call hung: %u of %u calls returned in %d s",
-			 __atomic_load_n(&c->done_calls, __ATOMIC_ACQUIRE),
-			 calls, CALL_TIMEOUT_S);
+			 __atomic_load_n(&c->done_calls, __ATOMIC_ACQUIRE), calls, CALL_TIMEOUT_S);
 	pthread_join(t, NULL);
 	sem_destroy(&c->finished);
 	if (caller_tid)
@@ -267,11 +265,7 @@ static void test_bad_arguments(void **state)
 		{ "no CPU", { 0 }, 0, 0, "no CPU" },
 		{ "negative CPU", { 0, -1 }, 2, 0, "cpu -1 does not exist" },
 		{ "CPU listed twice", { 0, 0 }, 2, 0, "cpu 0 is listed twice" },
-		{ "priority too high",
-		  { 0 },
-		  1,
-		  100,
-		  "priority 100 is above the maximum of 99" },
+		{ "priority too high", { 0 }, 1, 100, "priority 100 is above the maximum of 99" },
 	};
 	char err[256];
 	size_t i;
@@ -281,8 +275,8 @@ static void test_bad_arguments(void **state)
 		print_message("cpurun_start: %s\n", cases[i].name);
 		memset(err, GARBAGE, sizeof(err));
 		errno = 0;
-		assert_null(cpurun_start(cases[i].cpus, cases[i].nr,
-					 cases[i].rt, err, sizeof(err)));
+		assert_null(
+			cpurun_start(cases[i].cpus, cases[i].nr, cases[i].rt, err, sizeof(err)));
 		assert_int_equal(errno, EINVAL);
 		assert_non_null(strstr(err, cases[i].says));
 	}
@@ -410,8 +404,7 @@ static void test_first_error(void **state)
 	}
 	/* Only the last index fails: its error comes back, from a worker too. */
 	s->fail_from = ncpus - 1;
-	assert_int_equal(call_timed(r, record, s, cpus[0], 1, NULL),
-			 -(int)ncpus);
+	assert_int_equal(call_timed(r, record, s, cpus[0], 1, NULL), -(int)ncpus);
 	cpurun_stop(r);
 	free(s);
 }
@@ -427,14 +420,12 @@ static void test_repeated(void **state)
 	struct seen *s = new_seen();
 	unsigned int i;
 
-	assert_int_equal(call_timed(r, count_runs, s, cpus[0], REPEATS, NULL),
-			 0);
+	assert_int_equal(call_timed(r, count_runs, s, cpus[0], REPEATS, NULL), 0);
 	assert_int_equal(call_timed(r, count_runs, s, -1, REPEATS, NULL), 0);
 	for (i = 0; i < ncpus; i++)
 		assert_int_equal(s->runs[i], 2 * REPEATS);
 	memset(s->runs, 0, sizeof(s->runs));
-	assert_int_equal(
-		call_timed(r, count_slow, s, cpus[0], REPEATS / 10, NULL), 0);
+	assert_int_equal(call_timed(r, count_slow, s, cpus[0], REPEATS / 10, NULL), 0);
 	for (i = 0; i < ncpus; i++)
 		assert_int_equal(s->runs[i], REPEATS / 10);
 	cpurun_stop(r);
@@ -523,8 +514,7 @@ static void test_realtime(void **state)
 	assert_int_equal(call_timed(r, record, s, cpus[0], 1, NULL), 0);
 	/* Index 0 ran inline on the helper caller; the rest on workers. */
 	for (i = 1; i < ncpus; i++) {
-		assert_int_equal(s->policy[i],
-				 SCHED_FIFO | SCHED_RESET_ON_FORK);
+		assert_int_equal(s->policy[i], SCHED_FIFO | SCHED_RESET_ON_FORK);
 		assert_int_equal(s->prio[i], 5);
 	}
 	cpurun_stop(r);

@@ -57,9 +57,7 @@ static void test_copy(void **state)
 
 		memset(out, GARBAGE, sizeof(out));
 		print_message("copy: %s\n", c->name);
-		assert_int_equal(cyclic_copy(ring, c->size, c->from, c->len,
-					     out),
-				 c->rc);
+		assert_int_equal(cyclic_copy(ring, c->size, c->from, c->len, out), c->rc);
 		if (c->rc)
 			continue;
 		for (j = 0; j < c->len; j++)
@@ -106,28 +104,25 @@ static const struct aux_case {
 	{ "straddles the end", 150, 150, false, false, RING, 150, false, 0 },
 	{ "head at 0", 156, 100, false, false, RING, 100, false, 0 },
 	{ "head at the end", 156, 100, true, false, RING, 100, false, 0 },
-	{ "up to the window", 0, RING - CYCLIC_WINDOW, false, false, RING,
-	  RING - CYCLIC_WINDOW, false, 0 },
+	{ "up to the window", 0, RING - CYCLIC_WINDOW, false, false, RING, RING - CYCLIC_WINDOW,
+	  false, 0 },
 	{ "into the window", 0, RING - 10, false, false, RING, RING, true, 0 },
 	{ "exactly one lap", 30, RING, false, false, RING, RING, true, 0 },
 	{ "wrapped once", 10, 300, false, false, RING, RING, true, 0 },
-	{ "wrapped many times", 10, 5 * RING + 17, false, false, RING, RING,
-	  true, 0 },
+	{ "wrapped many times", 10, 5 * RING + 17, false, false, RING, RING, true, 0 },
 	{ "full, not wrapped", 0, 100, false, true, RING, RING, false, 0 },
 	{ "full, wrapped", 0, 300, false, true, RING, RING, true, 0 },
 	{ "caller buffer short", 0, 100, false, false, 40, 40, false, 60 },
 };
 
-static void check_aux_bytes(const struct aux_case *c, const struct aux_sim *s,
-			    const __u8 *out)
+static void check_aux_bytes(const struct aux_case *c, const struct aux_sim *s, const __u8 *out)
 {
 	size_t j;
 
 	if (c->len == RING) {
 		/* The whole ring from the head: oldest (maybe zero) first. */
 		for (j = 0; j < RING; j++)
-			assert_int_equal(out[j],
-					 s->ring[(s->written + j) % RING]);
+			assert_int_equal(out[j], s->ring[(s->written + j) % RING]);
 		return;
 	}
 	/* Otherwise always the newest bytes the writer produced. */
@@ -152,8 +147,8 @@ static void test_aux(void **state)
 		memset(&st, GARBAGE, sizeof(st));
 		assert_int_equal(cyclic_aux_init(&st, s.ring, RING), 0);
 		aux_write(&s, c->before);
-		assert_int_equal(cyclic_aux_read(&st, s.ring, s.written % RING,
-						 false, out, sizeof(out), &r),
+		assert_int_equal(cyclic_aux_read(&st, s.ring, s.written % RING, false, out,
+						 sizeof(out), &r),
 				 0);
 		assert_int_equal(r.len, c->before);
 		aux_write(&s, c->after);
@@ -162,9 +157,7 @@ static void test_aux(void **state)
 			head = RING;
 		memset(out, GARBAGE, sizeof(out));
 		memset(&r, GARBAGE, sizeof(r));
-		assert_int_equal(cyclic_aux_read(&st, s.ring, head, c->full,
-						 out, c->cap, &r),
-				 0);
+		assert_int_equal(cyclic_aux_read(&st, s.ring, head, c->full, out, c->cap, &r), 0);
 		assert_int_equal(r.len, c->len);
 		assert_int_equal(r.wrapped, c->wrapped);
 		assert_int_equal(r.lost_bytes, c->lost);
@@ -172,8 +165,7 @@ static void test_aux(void **state)
 		check_aux_bytes(c, &s, out);
 		assert_int_equal(out[c->len], GARBAGE);
 		/* The next read starts where this one ended: nothing new. */
-		assert_int_equal(cyclic_aux_read(&st, s.ring, head, false, out,
-						 sizeof(out), &r),
+		assert_int_equal(cyclic_aux_read(&st, s.ring, head, false, out, sizeof(out), &r),
 				 0);
 		assert_int_equal(r.len, 0);
 		assert_false(r.wrapped);
@@ -190,15 +182,11 @@ static void test_aux_null(void **state)
 	assert_int_equal(cyclic_aux_init(&st, NULL, RING), -EINVAL);
 	assert_int_equal(cyclic_aux_init(&st, ring, 100), -EINVAL);
 	assert_int_equal(cyclic_aux_init(&st, ring, RING), 0);
-	assert_int_equal(cyclic_aux_read(NULL, ring, 0, false, out, RING, &r),
-			 -EINVAL);
-	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, NULL, RING, &r),
-			 -EINVAL);
-	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, out, RING, NULL),
-			 -EINVAL);
+	assert_int_equal(cyclic_aux_read(NULL, ring, 0, false, out, RING, &r), -EINVAL);
+	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, NULL, RING, &r), -EINVAL);
+	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, out, RING, NULL), -EINVAL);
 	memset(&st, 0, sizeof(st));
-	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, out, RING, &r),
-			 -EINVAL);
+	assert_int_equal(cyclic_aux_read(&st, ring, 0, false, out, RING, &r), -EINVAL);
 }
 
 /* ---- backward data rings ---- */
@@ -269,8 +257,7 @@ static void test_backward(void **state)
 		prev = 0;
 		for (k = 0; k < c->before; k++)
 			bwd_put(&s, 40);
-		assert_int_equal(cyclic_backward_read(&prev, s.ring, RING,
-						      s.head, false, out,
+		assert_int_equal(cyclic_backward_read(&prev, s.ring, RING, s.head, false, out,
 						      sizeof(out), &r),
 				 0);
 		assert_int_equal(r.len, 40 * c->before);
@@ -278,8 +265,7 @@ static void test_backward(void **state)
 			bwd_put(&s, 40);
 		memset(out, GARBAGE, sizeof(out));
 		memset(&r, GARBAGE, sizeof(r));
-		assert_int_equal(cyclic_backward_read(&prev, s.ring, RING,
-						      s.head, c->full, out,
+		assert_int_equal(cyclic_backward_read(&prev, s.ring, RING, s.head, c->full, out,
 						      c->cap, &r),
 				 0);
 		assert_int_equal(r.len, 40 * c->nrec);
@@ -289,8 +275,7 @@ static void test_backward(void **state)
 		assert_int_equal(prev, s.head);
 		/* Oldest first, no gaps, ending with the newest record. */
 		for (k = 0; k < c->nrec; k++)
-			assert_int_equal(seq_of(out + 40 * k),
-					 c->first_seq + k);
+			assert_int_equal(seq_of(out + 40 * k), c->first_seq + k);
 		/*
 		 * Past len are raw ring bytes the order step dropped (an
 		 * overwritten record's remains); never past the cap.
@@ -313,9 +298,8 @@ static void test_backward_mixed_sizes(void **state)
 	memset(&s, 0, sizeof(s));
 	for (k = 0; k < 3 * sizeof(sizes) / sizeof(sizes[0]); k++)
 		bwd_put(&s, sizes[k % 8]);
-	assert_int_equal(cyclic_backward_read(&prev, s.ring, RING, s.head,
-					      false, out, sizeof(out), &r),
-			 0);
+	assert_int_equal(
+		cyclic_backward_read(&prev, s.ring, RING, s.head, false, out, sizeof(out), &r), 0);
 	assert_true(r.wrapped);
 	/* Walk the result: consecutive sequence numbers up to the newest. */
 	while (perfrec_next(out, r.len, &off, &h) == 1)
@@ -332,8 +316,8 @@ static void test_backward_corrupt(void **state)
 	__u64 prev = 0;
 
 	/* A zero header stops the walk instead of looping forever. */
-	assert_int_equal(cyclic_backward_read(&prev, ring, RING, (__u64)-64,
-					      false, out, sizeof(out), &r),
+	assert_int_equal(cyclic_backward_read(&prev, ring, RING, (__u64)-64, false, out,
+					      sizeof(out), &r),
 			 0);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(r.lost_bytes, 64);
@@ -374,8 +358,7 @@ static void test_backward_order(void **state)
 			assert_int_equal(h->type, 10 + k);
 			assert_int_equal(h->size, sizes[k]);
 			if (h->size > sizeof(*h))
-				assert_int_equal(buf[off + h->size - 1],
-						 10 + k);
+				assert_int_equal(buf[off + h->size - 1], 10 + k);
 			off += h->size;
 		}
 	}
@@ -389,17 +372,10 @@ static void test_backward_null(void **state)
 	struct cyclic_result r;
 	__u64 prev = 0;
 
-	assert_int_equal(cyclic_backward_read(NULL, ring, RING, 0, false, out,
-					      RING, &r),
-			 -EINVAL);
-	assert_int_equal(cyclic_backward_read(&prev, NULL, RING, 0, false, out,
-					      RING, &r),
-			 -EINVAL);
-	assert_int_equal(cyclic_backward_read(&prev, ring, 100, 0, false, out,
-					      RING, &r),
-			 -EINVAL);
-	assert_int_equal(cyclic_backward_read(&prev, ring, RING, 0, false, out,
-					      RING, NULL),
+	assert_int_equal(cyclic_backward_read(NULL, ring, RING, 0, false, out, RING, &r), -EINVAL);
+	assert_int_equal(cyclic_backward_read(&prev, NULL, RING, 0, false, out, RING, &r), -EINVAL);
+	assert_int_equal(cyclic_backward_read(&prev, ring, 100, 0, false, out, RING, &r), -EINVAL);
+	assert_int_equal(cyclic_backward_read(&prev, ring, RING, 0, false, out, RING, NULL),
 			 -EINVAL);
 }
 

@@ -48,14 +48,12 @@ static void test_tree(void **state)
 		_exit(0);
 	}
 	assert_true(child > 0);
-	assert_int_equal(read(pfd[0], &grandchild, sizeof(grandchild)),
-			 sizeof(grandchild));
+	assert_int_equal(read(pfd[0], &grandchild, sizeof(grandchild)), sizeof(grandchild));
 	zombie = fork();
 	if (zombie == 0)
 		_exit(0);
 	/* exited, not reaped yet */
-	assert_int_equal(
-		waitid(P_PID, zombie, &(siginfo_t){}, WEXITED | WNOWAIT), 0);
+	assert_int_equal(waitid(P_PID, zombie, &(siginfo_t){}, WEXITED | WNOWAIT), 0);
 
 	n = descend_list("/proc", getpid(), &v);
 	assert_true(n >= 2);

@@ -49,15 +49,13 @@ static int setup(void **state)
 	snprintf(fx->snap, sizeof(fx->snap), "%s/snapshot-000001", fx->dir);
 	assert_int_equal(ptgen_snapshot(&fx->s, &fx->core), 0);
 	fx->core.trace = fx->pt;
-	fx->core.trace_len = ptgen_run(fx->pt, sizeof(fx->pt), 0, 1000,
-				       (uint64_t)(uintptr_t)setup);
+	fx->core.trace_len = ptgen_run(fx->pt, sizeof(fx->pt), 0, 1000, (uint64_t)(uintptr_t)setup);
 	n += ptgen_switch(fx->sb + n, false, 0, 0, pid, tid, 900);
 	n += ptgen_switch(fx->sb + n, true, 0, 0, pid, tid, 5000);
 	fx->core.sideband = fx->sb;
 	fx->core.sideband_len = n;
 	o.out_dir = fx->dir;
-	assert_int_equal(
-		snapwrite_snapshot(&fx->s, &o, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(snapwrite_snapshot(&fx->s, &o, NULL, 0, err, sizeof(err)), 0);
 	*state = fx;
 	return 0;
 }
@@ -90,8 +88,7 @@ static void put(const char *path, const char *buf, size_t len)
 }
 
 /* Replaces the first @from in file @name by @to. */
-static void edit(struct fixture *fx, const char *name, const char *from,
-		 const char *to)
+static void edit(struct fixture *fx, const char *name, const char *from, const char *to)
 {
 	size_t len, fl = strlen(from), tl = strlen(to);
 	char *buf = read_whole(file(fx, name), &len), *p, *out;
@@ -140,16 +137,13 @@ static void test_meta_fields(void **state)
 		{ "\"trigger\":\"stop\",", "", "field \"trigger\" is missing" },
 		{ "\"valid\":true", "\"valid\":1",
 		  "field \"time_conv.valid\" is not true or false" },
-		{ "\"process\":{", "\"process\":7,\"x\":{",
-		  "field \"process\" is not an object" },
-		{ "\"cores\":[", "\"cores\":\"x\",\"c\":[",
-		  "field \"cores\" is not an array" },
+		{ "\"process\":{", "\"process\":7,\"x\":{", "field \"process\" is not an object" },
+		{ "\"cores\":[", "\"cores\":\"x\",\"c\":[", "field \"cores\" is not an array" },
 		{ "\"config\":\"0x400\"", "\"config\":\"400\"",
 		  "field \"attr.config\" is missing or not a \"0x...\" string" },
 		{ "\"backend\":\"intel-pt\"", "\"backend\":\"magic\"",
 		  "unknown backend \"magic\"" },
-		{ "{\"cpu\":0,", "{\"cpu\":-3,",
-		  "field \"cores[0].cpu\" is missing or not a CPU" },
+		{ "{\"cpu\":0,", "{\"cpu\":-3,", "field \"cores[0].cpu\" is missing or not a CPU" },
 	};
 	struct fixture *fx = *state;
 	char want[256];
@@ -161,8 +155,7 @@ static void test_meta_fields(void **state)
 		fx = *state;
 		edit(fx, "ptbpf.json", cases[i].from, cases[i].to);
 		assert_int_equal(summarize(fx, 0), 1);
-		snprintf(want, sizeof(want), "ptbpf-dump: ptbpf.json: %s\n",
-			 cases[i].msg);
+		snprintf(want, sizeof(want), "ptbpf-dump: ptbpf.json: %s\n", cases[i].msg);
 		assert_string_equal(fx->err, want);
 		/* the rest is still read */
 		assert_non_null(strstr(fx->out, "snapshot 1"));
@@ -214,8 +207,7 @@ static void test_perf_truncated(void **state)
 		     "(shorter than its header)\n" },
 		{ 60, "ptbpf-dump: perf.data: offset 0x0: not a perf.data file "
 		      "(shorter than its header)\n" },
-		{ 110,
-		  "ptbpf-dump: perf.data: offset 0x10: bad attrs section" },
+		{ 110, "ptbpf-dump: perf.data: offset 0x10: bad attrs section" },
 		{ -1, "ptbpf-dump: perf.data: offset 0x38: data section ends" },
 	};
 	struct fixture *fx = *state;
@@ -226,13 +218,11 @@ static void test_perf_truncated(void **state)
 
 	memcpy(&h, buf, sizeof(h));
 	for (i = 0; i < N(cases); i++) {
-		size_t keep = cases[i].cut >= 0 ? (size_t)cases[i].cut :
-						  h.data_off + 40;
+		size_t keep = cases[i].cut >= 0 ? (size_t)cases[i].cut : h.data_off + 40;
 
 		put(file(fx, "perf.data"), buf, keep);
 		assert_true(summarize(fx, 0) >= 1);
-		assert_memory_equal(fx->err, cases[i].msg,
-				    strlen(cases[i].msg));
+		assert_memory_equal(fx->err, cases[i].msg, strlen(cases[i].msg));
 		assert_non_null(strstr(fx->out, "decodes: yes"));
 		assert_non_null(strstr(fx->out, "psb 1, ovf 0"));
 	}
@@ -275,8 +265,7 @@ static void insn(struct fixture *fx, struct dump_log *log)
 
 	assert_int_equal(load_snapshot(fx->snap, &ds, log), 0);
 	assert_int_equal(symtab_load(&tab, &ds, image, log), 0);
-	assert_int_equal(insn_print(out, &ds, &ds.cores[0], image, &tab, log),
-			 0);
+	assert_int_equal(insn_print(out, &ds, &ds.cores[0], image, &tab, log), 0);
 	symtab_free(&tab);
 	pt_image_free(image);
 	snap_free(&ds);
@@ -355,8 +344,7 @@ static void test_not_a_snapshot(void **state)
 
 	unlink(file(fx, "ptbpf.json"));
 	assert_int_equal(summarize(fx, -ENOENT), 1);
-	snprintf(want, sizeof(want),
-		 "ptbpf-dump: %s: not a snapshot directory (no ptbpf.json)\n",
+	snprintf(want, sizeof(want), "ptbpf-dump: %s: not a snapshot directory (no ptbpf.json)\n",
 		 fx->snap);
 	assert_string_equal(fx->err, want);
 	assert_int_equal(load_snapshot(NULL, NULL, NULL), -EINVAL);
@@ -387,12 +375,11 @@ static void test_no_psb(void **state)
  */
 static void test_trace_cpus(void **state)
 {
-	static const char doc[] =
-		"{\"processes\":[{\"modules\":[]}],\"cpus\":["
-		"{\"id\":3,\"iptTrace\":\"cpus/3.t\",\"contextSwitchTrace\":"
-		"\"cpus/3.s\"},"
-		"{\"id\":\"1\",\"iptTrace\":\"a\",\"contextSwitchTrace\":\"b\"},"
-		"{\"id\":0,\"iptTrace\":\"../x\",\"contextSwitchTrace\":\"y\"}]}";
+	static const char doc[] = "{\"processes\":[{\"modules\":[]}],\"cpus\":["
+				  "{\"id\":3,\"iptTrace\":\"cpus/3.t\",\"contextSwitchTrace\":"
+				  "\"cpus/3.s\"},"
+				  "{\"id\":\"1\",\"iptTrace\":\"a\",\"contextSwitchTrace\":\"b\"},"
+				  "{\"id\":0,\"iptTrace\":\"../x\",\"contextSwitchTrace\":\"y\"}]}";
 	struct dump_log log = { NULL, 0 };
 	struct snap_trace_cpus cpus = { (void *)0x1, 99 };
 	struct dump_snap ds;
@@ -401,8 +388,7 @@ static void test_trace_cpus(void **state)
 
 	memset(&ds, 0, sizeof(ds));
 	log.err = open_memstream(&err, &len);
-	assert_int_equal(snap_parse_trace_json(&ds, doc, strlen(doc),
-					       "trace.json", &log, &cpus),
+	assert_int_equal(snap_parse_trace_json(&ds, doc, strlen(doc), "trace.json", &log, &cpus),
 			 0);
 	fclose(log.err);
 	assert_string_equal(err, "ptbpf-dump: trace.json: cpus[1]: needs "
@@ -426,14 +412,10 @@ static void test_trace_cpus(void **state)
 	log.err = NULL;
 	log.nr_errors = 0;
 	cpus.nr = 99;
-	assert_int_equal(snap_parse_trace_json(&ds, "[]", 2, "trace.json", &log,
-					       &cpus),
-			 -EBADMSG);
+	assert_int_equal(snap_parse_trace_json(&ds, "[]", 2, "trace.json", &log, &cpus), -EBADMSG);
 	assert_int_equal(log.nr_errors, 1);
 	assert_int_equal(cpus.nr, 0);
-	assert_int_equal(snap_parse_trace_json(&ds, "{}", 2, "trace.json", &log,
-					       NULL),
-			 -EINVAL);
+	assert_int_equal(snap_parse_trace_json(&ds, "{}", 2, "trace.json", &log, NULL), -EINVAL);
 	snap_free(&ds);
 }
 
@@ -442,11 +424,9 @@ static void test_trace_cpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_meta_fields),	T(test_meta_truncated),
-		T(test_perf_truncated), T(test_perf_bad_record),
-		T(test_module_not_elf), T(test_switch_file_cut),
-		T(test_not_a_snapshot), T(test_no_psb),
-		T(test_trace_cpus),
+		T(test_meta_fields),	 T(test_meta_truncated), T(test_perf_truncated),
+		T(test_perf_bad_record), T(test_module_not_elf), T(test_switch_file_cut),
+		T(test_not_a_snapshot),	 T(test_no_psb),	 T(test_trace_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,9 +25,7 @@ static const uint64_t chain[] = {
 
 static void test_stack(void **state)
 {
-	struct dump_sample smp = { .ip = 0x1010,
-				   .chain = (const uint8_t *)chain,
-				   .nr_chain = 5 };
+	struct dump_sample smp = { .ip = 0x1010, .chain = (const uint8_t *)chain, .nr_chain = 5 };
 	uint64_t ips[8];
 
 	memset(ips, 0xa5, sizeof(ips));
@@ -54,8 +52,7 @@ static struct dump_sample samples_b[] = {
 	{ .ip = 0x50, .time = 400, .pid = 7, .tid = 7 },
 };
 
-static void snap_of(struct dump_snap *s, struct dump_core *c,
-		    struct dump_sample *v, size_t n)
+static void snap_of(struct dump_snap *s, struct dump_core *c, struct dump_sample *v, size_t n)
 {
 	memset(s, 0, sizeof(*s));
 	memset(c, 0, sizeof(*c));
@@ -118,15 +115,13 @@ static void test_time_of_day(void **state)
 	struct dump_snap s = { 0 };
 	char buf[48];
 
-	assert_string_equal(last_time_str(&s, 1500000000, buf, sizeof(buf)),
-			    "1.500000000 s");
+	assert_string_equal(last_time_str(&s, 1500000000, buf, sizeof(buf)), "1.500000000 s");
 	s.has_tod = true;
 	s.tod_clock_ns = 1000000000;
 	/* 1970-01-01 00:00:10 UTC, then half a second later */
 	s.tod_ns = 10000000000ULL;
 	setenv("TZ", "UTC", 1);
-	assert_string_equal(last_time_str(&s, 1500000000, buf, sizeof(buf)),
-			    "00:00:10.500000");
+	assert_string_equal(last_time_str(&s, 1500000000, buf, sizeof(buf)), "00:00:10.500000");
 }
 
 int main(void)

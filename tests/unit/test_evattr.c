@@ -29,10 +29,8 @@ static void test_sample_attr(void **state)
 	assert_int_equal(a.config, PERF_COUNT_SW_CPU_CLOCK);
 	assert_true(a.freq);
 	assert_int_equal(a.sample_freq, EVATTR_SAMPLE_FREQ);
-	assert_int_equal(a.sample_type,
-			 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				 PERF_SAMPLE_CPU);
+	assert_int_equal(a.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);
 	assert_true(a.use_clockid);
 	assert_int_equal(a.clockid, CLOCK_MONOTONIC);
 	assert_true(a.write_backward);
@@ -48,20 +46,18 @@ static void test_sample_attr(void **state)
 
 static void test_sample_callgraph(void **state)
 {
-	__u64 base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-		     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	__u64 base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		     PERF_SAMPLE_CPU;
 	struct perf_event_attr a;
 
 	memset(&a, GARBAGE, sizeof(a));
 	evattr_sample(&a, false, true, 0);
-	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_NONE, 0, false),
-			 0);
+	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_NONE, 0, false), 0);
 	assert_int_equal(a.sample_type, base);
 
 	memset(&a, GARBAGE, sizeof(a));
 	evattr_sample(&a, false, true, 0);
-	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_FP, 0, false),
-			 0);
+	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_FP, 0, false), 0);
 	assert_int_equal(a.sample_type, base | PERF_SAMPLE_CALLCHAIN);
 	assert_true(a.exclude_callchain_kernel);
 	assert_false(a.exclude_callchain_user);
@@ -74,30 +70,20 @@ static void test_sample_callgraph(void **state)
 	memset(&a, GARBAGE, sizeof(a));
 	evattr_sample(&a, false, true, 0);
 #if defined(__x86_64__)
-	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 0, false),
-			 0);
-	assert_int_equal(a.sample_type, base | PERF_SAMPLE_CALLCHAIN |
-						PERF_SAMPLE_REGS_USER |
+	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 0, false), 0);
+	assert_int_equal(a.sample_type, base | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 						PERF_SAMPLE_STACK_USER);
 	assert_true(a.exclude_callchain_user);
 	/* AX..R15 without DS, ES, FS, GS: what perf record asks for */
 	assert_int_equal(a.sample_regs_user, 0xff0fff);
 	assert_int_equal(a.sample_stack_user, EVATTR_STACK_USER_DEFAULT);
-	assert_int_equal(
-		evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 65528, false), 0);
+	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 65528, false), 0);
 	assert_int_equal(a.sample_stack_user, 65528);
 #endif
-	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 12,
-						 false),
-			 -EINVAL);
-	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 65536,
-						 false),
-			 -EINVAL);
-	assert_int_equal(evattr_sample_callgraph(&a, (enum ptbpf_callgraph)7, 0,
-						 false),
-			 -EINVAL);
-	assert_int_equal(evattr_sample_callgraph(NULL, CALLGRAPH_FP, 0, false),
-			 -EINVAL);
+	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 12, false), -EINVAL);
+	assert_int_equal(evattr_sample_callgraph(&a, CALLGRAPH_DWARF, 65536, false), -EINVAL);
+	assert_int_equal(evattr_sample_callgraph(&a, (enum ptbpf_callgraph)7, 0, false), -EINVAL);
+	assert_int_equal(evattr_sample_callgraph(NULL, CALLGRAPH_FP, 0, false), -EINVAL);
 }
 
 static void test_sample_freq(void **state)
@@ -125,8 +111,7 @@ static void test_sample_freq(void **state)
 
 static void test_sideband_attr(void **state)
 {
-	static const enum ptbpf_backend be[] = { BACKEND_SAMPLE,
-						 BACKEND_INTEL_PT };
+	static const enum ptbpf_backend be[] = { BACKEND_SAMPLE, BACKEND_INTEL_PT };
 	struct perf_event_attr a;
 	unsigned int i;
 
@@ -137,9 +122,8 @@ static void test_sideband_attr(void **state)
 		assert_int_equal(a.config, PERF_COUNT_SW_DUMMY);
 		assert_true(a.context_switch);
 		assert_true(a.sample_id_all);
-		assert_int_equal(a.sample_type,
-				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-					 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);
+		assert_int_equal(a.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+							PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);
 		assert_true(a.disabled);
 		/* Same clock as the data event of the backend. */
 		assert_int_equal(a.use_clockid, be[i] == BACKEND_SAMPLE);

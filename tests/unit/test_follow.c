@@ -35,8 +35,7 @@ static void note(struct fake *f, const char *s)
 {
 	size_t len = strlen(f->calls);
 
-	snprintf(f->calls + len, sizeof(f->calls) - len, "%s%s", len ? " " : "",
-		 s);
+	snprintf(f->calls + len, sizeof(f->calls) - len, "%s%s", len ? " " : "", s);
 }
 
 static int fake_pause(void *ctx, uint64_t *done)
@@ -163,18 +162,15 @@ static void start(struct fx *x, bool kernel_cut)
 	};
 
 	follow_init(&x->f, &ops, &x->fake, &probe);
-	control_init(&x->root, &x->log, ROOT,
-		     TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT, false, -1,
-		     follow_ops(), follow_root(&x->f));
-	control_set_scope(&x->root, kernel_cut ? "process" : "cpu", "",
-			  kernel_cut);
+	control_init(&x->root, &x->log, ROOT, TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT, false,
+		     -1, follow_ops(), follow_root(&x->f));
+	control_set_scope(&x->root, kernel_cut ? "process" : "cpu", "", kernel_cut);
 	follow_start(&x->f, &x->root, ROOT);
 	control_start(&x->root, PTBPF_PROC_RUNNING, "sample", 4096, NULL);
 }
 
 /* One BPF event of process @pid. */
-static void ev(struct fx *x, pid_t pid, enum ptbpf_event_kind kind,
-	       uint64_t seq)
+static void ev(struct fx *x, pid_t pid, enum ptbpf_event_kind kind, uint64_t seq)
 {
 	struct ptbpf_event e;
 
@@ -334,14 +330,11 @@ static void test_adopt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_pause_when_all_stopped,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_own_order, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_pause_when_all_stopped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lost_fork, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_lost_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),
 	};
 

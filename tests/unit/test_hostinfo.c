@@ -70,13 +70,11 @@ static void test_fake_tree(void **state)
 	for (i = 0; i < 3; i++) {
 		snprintf(p, sizeof(p), CPU "%u/topology/core_siblings_list", i);
 		put(p, "0-2\n");
-		snprintf(p, sizeof(p), CPU "%u/topology/thread_siblings_list",
-			 i);
+		snprintf(p, sizeof(p), CPU "%u/topology/thread_siblings_list", i);
 		put(p, i < 2 ? "0-1\n" : "2\n");
 		snprintf(p, sizeof(p), CPU "%u/topology/core_id", i);
 		put(p, i < 2 ? "0\n" : "1\n");
-		snprintf(p, sizeof(p), CPU "%u/topology/physical_package_id",
-			 i);
+		snprintf(p, sizeof(p), CPU "%u/topology/physical_package_id", i);
 		put(p, "0\n");
 	}
 	/* cpu3 is offline: no topology files */
@@ -132,8 +130,7 @@ static void test_build_id(void **state)
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	assert_true(n > 0);
 	exe[n] = 0;
-	snprintf(cmd, sizeof(cmd),
-		 "readelf -n '%s' | sed -n 's/.*Build ID: //p'", exe);
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | sed -n 's/.*Build ID: //p'", exe);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(want, sizeof(want), f));
@@ -161,8 +158,7 @@ static void test_no_build_id(void **state)
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/noid.o", root);
-	snprintf(cmd, sizeof(cmd),
-		 "echo 'int x;' | cc -x c -c -o '%s' - 2>/dev/null", path);
+	snprintf(cmd, sizeof(cmd), "echo 'int x;' | cc -x c -c -o '%s' - 2>/dev/null", path);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(buildid_read(path, id, &len), -ENOENT);
 }
@@ -203,15 +199,11 @@ static void test_buildcache(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_fake_tree, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_empty_tree, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_fake_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_build_id, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_buildcache, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_no_build_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buildcache, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,25 +59,21 @@ static const struct esc_case esc_cases[] = {
 	{ S("plain"), "\"plain\"", "\"plain\"" },
 	{ S("a\"b\\c/d"), "\"a\\\"b\\\\c/d\"", "\"a\\\"b\\\\c/d\"" },
 	{ S("\n\t\r\b\f"), "\"\\n\\t\\r\\b\\f\"", "\"\\n\\t\\r\\b\\f\"" },
-	{ S("\x01\x1f\x7f"), "\"\\u0001\\u001f\\u007f\"",
-	  "\"\\u0001\\u001f\\u007f\"" },
+	{ S("\x01\x1f\x7f"), "\"\\u0001\\u001f\\u007f\"", "\"\\u0001\\u001f\\u007f\"" },
 	{ S("nul\0byte"), "\"nul\\u0000byte\"", "\"nul\\u0000byte\"" },
 	/* not UTF-8: a lone byte, an overlong '/', a surrogate, a cut-off
 	 * sequence, a code point past U+10FFFF */
 	{ S("\xff"), "\"\\u00ff\"", "\"\\u00ff\"" },
 	{ S("\xc0\xaf"), "\"\\u00c0\\u00af\"", "\"\\u00c0\\u00af\"" },
-	{ S("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"",
-	  "\"\\u00ed\\u00a0\\u0080\"" },
+	{ S("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"", "\"\\u00ed\\u00a0\\u0080\"" },
 	{ S("\xe2\x82"), "\"\\u00e2\\u0082\"", "\"\\u00e2\\u0082\"" },
 	{ S("\xf4\x90\x80\x80"), "\"\\u00f4\\u0090\\u0080\\u0080\"",
 	  "\"\\u00f4\\u0090\\u0080\\u0080\"" },
 	/* valid UTF-8 is kept as is */
-	{ S("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
-	  "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
+	{ S("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"), "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
 	  "\"\\u00e9\\u20ac\\ud83d\\ude00\"" },
 	/* a path from /proc/PID/maps: spaces, escaped newline, deleted */
-	{ S("/opt/my app/a\\012b (deleted)"),
-	  "\"/opt/my app/a\\\\012b (deleted)\"",
+	{ S("/opt/my app/a\\012b (deleted)"), "\"/opt/my app/a\\\\012b (deleted)\"",
 	  "\"/opt/my app/a\\\\012b (deleted)\"" },
 	{ S(""), "\"\"", "\"\"" },
 };
@@ -218,9 +214,8 @@ static void null_bytes(struct json *j)
 static void test_misuse(void **state)
 {
 	static void (*const cases[])(struct json *) = {
-		unbalanced_open, extra_close,	   wrong_close,
-		key_in_array,	 no_key_in_object, two_top_values,
-		top_level_key,	 nothing,	   null_bytes,
+		unbalanced_open, extra_close,	wrong_close, key_in_array, no_key_in_object,
+		two_top_values,	 top_level_key, nothing,     null_bytes,
 	};
 	unsigned int i;
 	struct json j;

@@ -42,11 +42,9 @@ struct u64case {
 static void test_u64_exact(void **state)
 {
 	static const struct u64case cases[] = {
-		{ "{\"k\":18446744073709476976}", 0, -EINVAL,
-		  18446744073709476976ULL, 0 },
+		{ "{\"k\":18446744073709476976}", 0, -EINVAL, 18446744073709476976ULL, 0 },
 		{ "{\"k\":18446744073709551615}", 0, -EINVAL, UINT64_MAX, 0 },
-		{ "{\"k\":9223372036854775808}", 0, -EINVAL,
-		  (uint64_t)INT64_MAX + 1, 0 },
+		{ "{\"k\":9223372036854775808}", 0, -EINVAL, (uint64_t)INT64_MAX + 1, 0 },
 		{ "{\"k\":9223372036854775807}", 0, 0, INT64_MAX, INT64_MAX },
 		{ "{\"k\":9007199254740993}", 0, 0, 9007199254740993ULL,
 		  9007199254740993LL }, /* 2^53 + 1: no double holds it */
@@ -80,8 +78,7 @@ static void test_u64_exact(void **state)
 		jsondoc_free(v);
 	}
 	/* a top-level number at the very end needs no NUL after it */
-	assert_int_equal(jsondoc_parse("18446744073709476976xyz", 20, &v, NULL),
-			 0);
+	assert_int_equal(jsondoc_parse("18446744073709476976xyz", 20, &v, NULL), 0);
 	assert_int_equal(jsondoc_u64(v, &u), 0);
 	assert_true(u == 18446744073709476976ULL);
 	jsondoc_free(v);
@@ -134,8 +131,7 @@ static void test_bad_documents(void **state)
 		e.why = "garbage";
 		v = (void *)0x1;
 		len = cases[i].len ? cases[i].len : strlen(cases[i].text);
-		assert_int_equal(jsondoc_parse(cases[i].text, len, &v, &e),
-				 -EBADMSG);
+		assert_int_equal(jsondoc_parse(cases[i].text, len, &v, &e), -EBADMSG);
 		assert_null(v);
 		assert_int_equal(e.off, cases[i].off);
 		assert_string_equal(e.why, cases[i].why);
@@ -193,10 +189,9 @@ static void test_depth_bounded(void **state)
 /* Strings (escapes, an escaped NUL), bools, null, arrays, a duplicate. */
 static void test_values(void **state)
 {
-	static const char doc[] =
-		" {\"s\":\"a\\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00\","
-		"\"z\":\"a\\u0000b\",\"t\":true,\"F\":false,\"n\":null,"
-		"\"arr\":[1,[],{}],\"hex\":\"0xDEADbeef\",\"dup\":1,\"dup\":2} ";
+	static const char doc[] = " {\"s\":\"a\\\"b\\\\c\\/\\n\\u00e9\\ud83d\\ude00\","
+				  "\"z\":\"a\\u0000b\",\"t\":true,\"F\":false,\"n\":null,"
+				  "\"arr\":[1,[],{}],\"hex\":\"0xDEADbeef\",\"dup\":1,\"dup\":2} ";
 	struct json_object *v, *arr;
 	const char *s;
 	size_t len;
@@ -237,8 +232,7 @@ static void test_values(void **state)
 /* The members in the order of the text, each value's type and number. */
 static void test_members(void **state)
 {
-	static const char *const keys[] = { "event", "ts",  "n",
-					    "f",     "neg", "dup" };
+	static const char *const keys[] = { "event", "ts", "n", "f", "neg", "dup" };
 	static const enum jsondoc_type types[] = {
 		JSONDOC_STRING, JSONDOC_INT, JSONDOC_NULL,
 		JSONDOC_DOUBLE, JSONDOC_INT, JSONDOC_BOOL,
@@ -265,8 +259,7 @@ static void test_members(void **state)
 	assert_true(d == 1.5);
 	assert_int_equal(jsondoc_double(jsondoc_get(v, "event"), &d), -EINVAL);
 	assert_int_equal(jsondoc_double(jsondoc_get(v, "n"), &d), -EINVAL);
-	assert_int_equal(jsondoc_members(jsondoc_get(v, "ts"), &m, &n),
-			 -EINVAL);
+	assert_int_equal(jsondoc_members(jsondoc_get(v, "ts"), &m, &n), -EINVAL);
 	jsondoc_free(v);
 }
 
@@ -293,8 +286,7 @@ static void test_getters(void **state)
 		{ "{\"k\":true}", -EINVAL, -EINVAL, 0, -EINVAL },
 		{ "{\"k\":[]}", -EINVAL, -EINVAL, -EINVAL, -EINVAL },
 		{ "{\"k\":\"0x\"}", -EINVAL, 0, -EINVAL, -EINVAL },
-		{ "{\"k\":\"0x12345678901234567\"}", -EINVAL, 0, -EINVAL,
-		  -EINVAL },
+		{ "{\"k\":\"0x12345678901234567\"}", -EINVAL, 0, -EINVAL, -EINVAL },
 		{ "{\"k\":\"0xg\"}", -EINVAL, 0, -EINVAL, -EINVAL },
 		{ "{\"k\":\"0x1\\u0000\"}", -EINVAL, 0, -EINVAL, -EINVAL },
 		{ "[1]", -ENOENT, -ENOENT, -ENOENT, -ENOENT },
@@ -309,8 +301,7 @@ static void test_getters(void **state)
 		v = parse_ok(cases[i].doc);
 		assert_int_equal(jsondoc_get_u64(v, "k", &u), cases[i].u64);
 		assert_int_equal(jsondoc_get_str(v, "k", &s), cases[i].str);
-		assert_int_equal(jsondoc_get_bool(v, "k", &b),
-				 cases[i].boolean);
+		assert_int_equal(jsondoc_get_bool(v, "k", &b), cases[i].boolean);
 		assert_int_equal(jsondoc_get_hex(v, "k", &u), cases[i].hex);
 		jsondoc_free(v);
 	}
@@ -349,12 +340,9 @@ static void test_invalid_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_u64_exact),
-		cmocka_unit_test(test_bad_documents),
-		cmocka_unit_test(test_depth_bounded),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_members),
-		cmocka_unit_test(test_getters),
+		cmocka_unit_test(test_u64_exact),     cmocka_unit_test(test_bad_documents),
+		cmocka_unit_test(test_depth_bounded), cmocka_unit_test(test_values),
+		cmocka_unit_test(test_members),	      cmocka_unit_test(test_getters),
 		cmocka_unit_test(test_invalid_args),
 	};
 

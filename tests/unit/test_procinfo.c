@@ -26,25 +26,23 @@ struct map_case {
 };
 
 static const struct map_case map_cases[] = {
-	{ "55d0c0a00000-55d0c0a21000 r-xp 00001000 fd:01 1835 /usr/bin/cat\n",
-	  1, 0x55d0c0a00000, 0x21000, 0x1000, PROT_READ | PROT_EXEC, 0xfd, 1,
-	  1835, "/usr/bin/cat" },
+	{ "55d0c0a00000-55d0c0a21000 r-xp 00001000 fd:01 1835 /usr/bin/cat\n", 1, 0x55d0c0a00000,
+	  0x21000, 0x1000, PROT_READ | PROT_EXEC, 0xfd, 1, 1835, "/usr/bin/cat" },
 	/* a path with spaces, and the padding before it */
 	{ "7f0000000000-7f0000001000 r-xp 00000000 08:02 42"
 	  "                         /opt/my app/lib x.so\n",
-	  1, 0x7f0000000000, 0x1000, 0, PROT_READ | PROT_EXEC, 8, 2, 42,
-	  "/opt/my app/lib x.so" },
+	  1, 0x7f0000000000, 0x1000, 0, PROT_READ | PROT_EXEC, 8, 2, 42, "/opt/my app/lib x.so" },
 	/* a removed file, a newline the kernel escaped, a non-UTF-8 byte */
-	{ "1000-2000 --xp 00000000 00:00 7 /tmp/a\\012b\xff (deleted)\n", 1,
-	  0x1000, 0x1000, 0, PROT_EXEC, 0, 0, 7, "/tmp/a\\012b\xff (deleted)" },
-	{ "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n", 1, 0x7ffd1000,
-	  0x2000, 0, PROT_READ | PROT_EXEC, 0, 0, 0, "[vdso]" },
+	{ "1000-2000 --xp 00000000 00:00 7 /tmp/a\\012b\xff (deleted)\n", 1, 0x1000, 0x1000, 0,
+	  PROT_EXEC, 0, 0, 7, "/tmp/a\\012b\xff (deleted)" },
+	{ "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n", 1, 0x7ffd1000, 0x2000, 0,
+	  PROT_READ | PROT_EXEC, 0, 0, 0, "[vdso]" },
 	/* anonymous JIT code: executable, no path */
 	{ "3000-4000 rwxp 00000000 00:00 0\n", 1, 0x3000, 0x1000, 0,
 	  PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0, NULL },
 	/* read-only file data (.eh_frame_hdr): kept for stack unwinding */
-	{ "5000-6000 r--p 00000000 fd:01 9 /usr/lib/libc.so.6\n", 1, 0x5000,
-	  0x1000, 0, PROT_READ, 0xfd, 1, 9, "/usr/lib/libc.so.6" },
+	{ "5000-6000 r--p 00000000 fd:01 9 /usr/lib/libc.so.6\n", 1, 0x5000, 0x1000, 0, PROT_READ,
+	  0xfd, 1, 9, "/usr/lib/libc.so.6" },
 	/* anonymous data: of no use to a reader */
 	{ .line = "7000-8000 rw-p 00000000 00:00 0\n", .ret = 0 },
 	{ .line = "5000-6000 r-xp", .ret = -EBADMSG },
@@ -86,8 +84,7 @@ static void test_parse_map(void **state)
 		free(m.path);
 	}
 	assert_int_equal(procinfo_parse_map(NULL, &m), -EINVAL);
-	assert_int_equal(procinfo_parse_map("1-2 r-xp 0 0:0 0\n", NULL),
-			 -EINVAL);
+	assert_int_equal(procinfo_parse_map("1-2 r-xp 0 0:0 0\n", NULL), -EINVAL);
 }
 
 static void put(const char *root, const char *rel, const char *text)

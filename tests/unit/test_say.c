@@ -46,13 +46,11 @@ static void test_stalled_reader(void **state)
 	while ((r = read(p[0], buf + len, (1 << 20) - 1 - len)) > 0)
 		len += (size_t)r;
 	buf[len] = 0;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		int k;
 
 		/* whole lines, in order, none twice */
-		assert_int_equal(sscanf(line, "ptbpf: line %d of a run", &k),
-				 1);
+		assert_int_equal(sscanf(line, "ptbpf: line %d of a run", &k), 1);
 		assert_true(k > last);
 		last = k;
 		n++;

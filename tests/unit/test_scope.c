@@ -46,10 +46,7 @@ static const struct plan_case cases[] = {
 	  -EINVAL,
 	  SCOPE_AUTO,
 	  "--no-pause only applies to --scope cpu" },
-	{ { SCOPE_CGROUP, true, true, 0, 2, 0 },
-	  -EINVAL,
-	  SCOPE_AUTO,
-	  "in cgroup scope" },
+	{ { SCOPE_CGROUP, true, true, 0, 2, 0 }, -EINVAL, SCOPE_AUTO, "in cgroup scope" },
 	{ { SCOPE_CGROUP, false, false, 100000, 2, 0 }, 0, SCOPE_CGROUP, "" },
 	{ { SCOPE_PROCESS, true, false, 0, 4096, 0 }, 0, SCOPE_PROCESS, "" },
 };
@@ -69,8 +66,8 @@ static void test_plan(void **state)
 		ret = scope_plan(&c->req, &got, why, sizeof(why));
 		if (ret != c->ret || (!ret && got != c->want) ||
 		    (*c->why ? !strstr(why, c->why) : why[0] != '\0'))
-			fail_msg("case %zu: ret %d scope %s why '%.120s'", i,
-				 ret, scope_name(got), why);
+			fail_msg("case %zu: ret %d scope %s why '%.120s'", i, ret, scope_name(got),
+				 why);
 	}
 }
 

@@ -96,8 +96,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void assert_mode(const char *dir, const char *name, mode_t mode,
-			uid_t uid)
+static void assert_mode(const char *dir, const char *name, mode_t mode, uid_t uid)
 {
 	char p[256];
 	struct stat st;
@@ -118,8 +117,7 @@ static void listing(const char *dir, char *out, size_t len)
 	n = scandir(dir, &ents, NULL, alphasort);
 	assert_true(n >= 0);
 	for (i = 0; i < n; i++) {
-		if (strcmp(ents[i]->d_name, ".") &&
-		    strcmp(ents[i]->d_name, "..")) {
+		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, "..")) {
 			if (out[0])
 				strncat(out, " ", len - strlen(out) - 1);
 			strncat(out, ents[i]->d_name, len - strlen(out) - 1);
@@ -142,8 +140,7 @@ static void test_layout(void **state)
 		{ BACKEND_INTEL_PT, 0, "cpus perf.data ptbpf.json trace.json",
 		  "0.intelpt_trace 0.perf_context_switch_trace "
 		  "3.intelpt_trace 3.perf_context_switch_trace" },
-		{ BACKEND_INTEL_PT, SNAPFMT_PERF, "perf.data ptbpf.json",
-		  NULL },
+		{ BACKEND_INTEL_PT, SNAPFMT_PERF, "perf.data ptbpf.json", NULL },
 		{ BACKEND_INTEL_PT, SNAPFMT_LLDB, "cpus ptbpf.json trace.json",
 		  "0.intelpt_trace 0.perf_context_switch_trace "
 		  "3.intelpt_trace 3.perf_context_switch_trace" },
@@ -161,11 +158,9 @@ static void test_layout(void **state)
 			cases[i].backend == BACKEND_SAMPLE ? 0 : 64;
 		fx->o.formats = cases[i].formats;
 		memset(path, 'x', sizeof(path));
-		assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path,
-						    sizeof(path), NULL, 0),
+		assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path, sizeof(path), NULL, 0),
 				 0);
-		snprintf(want, sizeof(want), "%s/snapshot-%06u", fx->dir,
-			 i + 1);
+		snprintf(want, sizeof(want), "%s/snapshot-%06u", fx->dir, i + 1);
 		assert_string_equal(path, want);
 		listing(path, got, sizeof(got));
 		assert_string_equal(got, cases[i].top);
@@ -174,11 +169,9 @@ static void test_layout(void **state)
 			listing(sub, got, sizeof(got));
 			assert_string_equal(got, cases[i].cpus);
 			assert_mode(path, "cpus", 0700, getuid());
-			assert_mode(path, "cpus/3.intelpt_trace", 0600,
-				    getuid());
+			assert_mode(path, "cpus/3.intelpt_trace", 0600, getuid());
 		}
-		assert_mode(fx->dir, path + strlen(fx->dir) + 1, 0700,
-			    getuid());
+		assert_mode(fx->dir, path + strlen(fx->dir) + 1, 0700, getuid());
 		assert_mode(path, "ptbpf.json", 0600, getuid());
 	}
 	/* no temporary directory stays behind */
@@ -199,9 +192,7 @@ static void test_ipt_bytes_and_owner(void **state)
 		skip();
 	fx->o.uid = 65534;
 	fx->o.gid = 65534;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path,
-					    sizeof(path), NULL, 0),
-			 0);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path, sizeof(path), NULL, 0), 0);
 	assert_mode(fx->dir, "snapshot-000007", 0700, 65534);
 	assert_mode(path, "perf.data", 0600, 65534);
 	assert_mode(path, "cpus/0.perf_context_switch_trace", 0600, 65534);
@@ -222,17 +213,13 @@ static void test_refuses_existing(void **state)
 	snprintf(p, sizeof(p), "%s/snapshot-000007", fx->dir);
 	assert_int_equal(mkdir(p, 0700), 0);
 	memset(err, 'x', sizeof(err));
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err,
-					    sizeof(err)),
-			 -EEXIST);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)), -EEXIST);
 	assert_non_null(strstr(err, "snapshot-000007: File exists"));
 	assert_int_equal(rmdir(p), 0);
 	/* a stale temporary directory (a symlink, even) is refused too */
 	snprintf(p, sizeof(p), "%s/.snapshot-000007.tmp", fx->dir);
 	assert_int_equal(symlink("/tmp", p), 0);
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err,
-					    sizeof(err)),
-			 -EEXIST);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)), -EEXIST);
 	listing(fx->dir, got, sizeof(got));
 	assert_string_equal(got, ".snapshot-000007.tmp");
 	unlink(p);
@@ -268,9 +255,7 @@ static void test_enospc_cleans_up(void **state)
 	/* the next, smaller snapshot goes through */
 	fx->core[0].trace_len = fx->core[1].trace_len = 4096;
 	fx->snap.id = 8;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err,
-					    sizeof(err)),
-			 0);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)), 0);
 	listing(fx->dir, got, sizeof(got));
 	assert_string_equal(got, "snapshot-000008");
 	assert_int_equal(umount(fx->dir), 0);
@@ -285,9 +270,7 @@ static void test_vanished_dir(void **state)
 
 	snprintf(p, sizeof(p), "%s/gone", fx->dir);
 	o.out_dir = p;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
-					    sizeof(err)),
-			 -ENOENT);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "gone: No such file or directory"));
 }
 
@@ -312,8 +295,7 @@ static void test_rotate(void **state)
 
 	/* ids sort as numbers, files inside go too, strangers stay */
 	for (i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s/snapshot-%06u", fx->dir,
-			 i == 2 ? 10 : i + 1);
+		snprintf(p, sizeof(p), "%s/snapshot-%06u", fx->dir, i == 2 ? 10 : i + 1);
 		assert_int_equal(mkdir(p, 0700), 0);
 		strcat(p, "/perf.data");
 		fd = open(p, O_CREAT | O_WRONLY, 0600);
@@ -326,12 +308,11 @@ static void test_rotate(void **state)
 	dfd = open(fx->dir, O_RDONLY | O_DIRECTORY);
 	assert_true(dfd >= 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(snapwrite_rotate(dfd, fx->dir, cases[i].keep,
-						  NULL, 0),
+		assert_int_equal(snapwrite_rotate(dfd, fx->dir, cases[i].keep, NULL, 0),
 				 cases[i].removed);
 		listing(fx->dir, got, sizeof(got));
-		snprintf(want, sizeof(want), ".snapshot-000011.tmp %s %s",
-			 cases[i].left, "snapshot-1");
+		snprintf(want, sizeof(want), ".snapshot-000011.tmp %s %s", cases[i].left,
+			 "snapshot-1");
 		assert_string_equal(got, want);
 	}
 	close(dfd);
@@ -363,13 +344,9 @@ static void test_swapped_dir(void **state)
 	assert_int_equal(symlink(other, moved), 0);
 	o.out_dir = moved;
 	o.dirfd = dfd;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
-					    sizeof(err)),
-			 0);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err, sizeof(err)), 0);
 	fx->snap.id = 8;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err,
-					    sizeof(err)),
-			 0);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err, sizeof(err)), 0);
 	assert_int_equal(snapwrite_rotate(dfd, moved, 1, NULL, 0), 1);
 	listing(p, got, sizeof(got));
 	assert_string_equal(got, "snapshot-000008");
@@ -384,17 +361,12 @@ static void test_invalid_args(void **state)
 	struct fixture *fx = *state;
 	struct snapwrite_opts o = fx->o;
 
-	assert_int_equal(snapwrite_snapshot(NULL, &fx->o, NULL, 0, NULL, 0),
-			 -EINVAL);
-	assert_int_equal(snapwrite_snapshot(&fx->snap, NULL, NULL, 0, NULL, 0),
-			 -EINVAL);
+	assert_int_equal(snapwrite_snapshot(NULL, &fx->o, NULL, 0, NULL, 0), -EINVAL);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, NULL, NULL, 0, NULL, 0), -EINVAL);
 	o.out_dir = NULL;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, NULL, 0),
-			 -EINVAL);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, NULL, 0), -EINVAL);
 	fx->snap.id = 1000000;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, NULL,
-					    0),
-			 -EINVAL);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, NULL, 0), -EINVAL);
 	/* a broken staged record: the error names the file */
 	fx->snap.id = 3;
 	fx->core[0].sideband = fx->pt;
@@ -402,8 +374,7 @@ static void test_invalid_args(void **state)
 	{
 		char err[256], got[64];
 
-		assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0,
-						    err, sizeof(err)),
+		assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)),
 				 -EBADMSG);
 		assert_non_null(strstr(err, "perf.data: Bad message"));
 		listing(fx->dir, got, sizeof(got));
@@ -457,11 +428,9 @@ static void test_short_writes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_layout),		  T(test_ipt_bytes_and_owner),
-		T(test_refuses_existing), T(test_enospc_cleans_up),
-		T(test_vanished_dir),	  T(test_rotate),
-		T(test_swapped_dir),	  T(test_invalid_args),
-		T(test_short_writes),
+		T(test_layout),		  T(test_ipt_bytes_and_owner), T(test_refuses_existing),
+		T(test_enospc_cleans_up), T(test_vanished_dir),	       T(test_rotate),
+		T(test_swapped_dir),	  T(test_invalid_args),	       T(test_short_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

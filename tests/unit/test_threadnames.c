@@ -21,8 +21,7 @@ static void test_note_and_merge(void **state)
 
 	assert_int_equal(threadnames_note(&t, 11, "worker"), 0);
 	assert_int_equal(threadnames_note(&t, 12, "old-name"), 0);
-	assert_int_equal(threadnames_note(&t, 13, "a-very-long-thread-name"),
-			 0);
+	assert_int_equal(threadnames_note(&t, 13, "a-very-long-thread-name"), 0);
 	/* a second note of 11 (its exit, after a rename) replaces the first */
 	assert_int_equal(threadnames_note(&t, 11, "renamed"), 0);
 	assert_int_equal(t.n, 3);

@@ -43,8 +43,7 @@ struct parse_case {
 
 static const struct parse_case parse_cases[] = {
 	{ "leaf", 0, TRIGGER_ON_SYMBOL, "leaf", "", 0, 0 },
-	{ "malloc@libc.so.6", 0, TRIGGER_ON_SYMBOL, "malloc", "libc.so.6", 0,
-	  0 },
+	{ "malloc@libc.so.6", 0, TRIGGER_ON_SYMBOL, "malloc", "libc.so.6", 0, 0 },
 	{ "f@/opt/x/lib.so", 0, TRIGGER_ON_SYMBOL, "f", "/opt/x/lib.so", 0, 0 },
 	{ "0x401136", 0, TRIGGER_ON_ADDR, "", "", 0x401136, 0 },
 	{ "libx.so:0x1130", 0, TRIGGER_ON_OFFSET, "", "libx.so", 0, 0x1130 },
@@ -103,8 +102,7 @@ static uint64_t maps_offset(uintptr_t addr, char *path, size_t len)
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
 		file[0] = 0;
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &lo, &hi,
-			   &pgoff, file) < 3)
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &lo, &hi, &pgoff, file) < 3)
 			continue;
 		if (addr >= lo && addr < hi) {
 			off = addr - lo + pgoff;
@@ -135,26 +133,22 @@ static void test_resolve_symbols(void **state)
 	uint64_t want;
 
 	assert_int_equal(plan_probe_target(1) + plan_local_target(8), 5);
-	assert_int_equal(
-		trigger_parse("plan_probe_target", &p, err, sizeof(err)), 0);
+	assert_int_equal(trigger_parse("plan_probe_target", &p, err, sizeof(err)), 0);
 	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
 	want = maps_offset((uintptr_t)plan_probe_target, file, sizeof(file));
 	assert_int_equal(p.offset, want);
 	/* the executable by its own path, as the maps name it */
 	assert_string_equal(p.path, file);
 	/* a static function (.symtab only) too */
-	assert_int_equal(
-		trigger_parse("plan_local_target", &p, err, sizeof(err)), 0);
+	assert_int_equal(trigger_parse("plan_local_target", &p, err, sizeof(err)), 0);
 	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
-	assert_int_equal(p.offset, maps_offset((uintptr_t)plan_local_target,
-					       file, sizeof(file)));
+	assert_int_equal(p.offset, maps_offset((uintptr_t)plan_local_target, file, sizeof(file)));
 	/* 0xADDR: the ELF address elfsym found, the same place */
 	{
 		char spec[32];
 		uint64_t off = p.offset;
 
-		snprintf(spec, sizeof(spec), "0x%llx",
-			 (unsigned long long)p.addr);
+		snprintf(spec, sizeof(spec), "0x%llx", (unsigned long long)p.addr);
 		assert_int_equal(trigger_parse(spec, &p, err, sizeof(err)), 0);
 		assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
 		assert_int_equal(p.offset, off);
@@ -171,8 +165,7 @@ static void test_resolve_library(void **state)
 
 	want = maps_offset((uintptr_t)getpid, file, sizeof(file));
 	assert_int_not_equal(want, UINT64_MAX);
-	assert_int_equal(
-		trigger_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
+	assert_int_equal(trigger_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
 	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
 	assert_string_equal(p.path, file);
 	assert_int_equal(p.offset, want);
@@ -183,8 +176,7 @@ static void test_resolve_library(void **state)
 	/* a command not yet started: found in the library directories */
 	w.pid = 0;
 	w.exe = "/proc/self/exe";
-	assert_int_equal(
-		trigger_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
+	assert_int_equal(trigger_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
 	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
 	assert_non_null(strstr(p.path, "libc.so.6"));
 	assert_int_equal(p.offset, want);
@@ -215,15 +207,12 @@ static void test_resolve_errors(void **state)
 	int ret;
 
 	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		assert_int_equal(trigger_parse(bad_cases[i].spec, &p, err,
-					       sizeof(err)),
-				 0);
+		assert_int_equal(trigger_parse(bad_cases[i].spec, &p, err, sizeof(err)), 0);
 		err[0] = 0;
 		ret = trigger_resolve(&p, &w, err, sizeof(err));
 		if (ret != bad_cases[i].ret || !strstr(err, bad_cases[i].msg))
-			fail_msg("'%s': %d '%s', want %d '%s'",
-				 bad_cases[i].spec, ret, err, bad_cases[i].ret,
-				 bad_cases[i].msg);
+			fail_msg("'%s': %d '%s', want %d '%s'", bad_cases[i].spec, ret, err,
+				 bad_cases[i].ret, bad_cases[i].msg);
 	}
 	w.pid = 0;
 	w.exe = "no-such-command-here";
@@ -240,38 +229,30 @@ static void test_elfsym(void **state)
 	uint64_t off;
 	char buf[64];
 
-	assert_int_equal(elfsym_find("/proc/self/exe", "plan_local_target", m,
-				     ELFSYM_MAX_MATCHES, &nr),
-			 0);
+	assert_int_equal(
+		elfsym_find("/proc/self/exe", "plan_local_target", m, ELFSYM_MAX_MATCHES, &nr), 0);
 	assert_int_equal(nr, 1);
 	assert_true(m[0].local);
 	assert_true(m[0].size > 0);
-	assert_int_equal(elfsym_addr_offset("/proc/self/exe", m[0].addr, &off),
-			 0);
+	assert_int_equal(elfsym_addr_offset("/proc/self/exe", m[0].addr, &off), 0);
 	assert_int_equal(off, m[0].offset);
-	assert_int_equal(elfsym_find("/proc/self/exe", "no_such_fn_here", m,
-				     ELFSYM_MAX_MATCHES, &nr),
-			 0);
+	assert_int_equal(
+		elfsym_find("/proc/self/exe", "no_such_fn_here", m, ELFSYM_MAX_MATCHES, &nr), 0);
 	assert_int_equal(nr, 0);
 	/* not ELF, not there, bad arguments */
-	assert_int_equal(elfsym_find("/proc/self/maps", "x", m, 1, &nr),
-			 -ENOEXEC);
+	assert_int_equal(elfsym_find("/proc/self/maps", "x", m, 1, &nr), -ENOEXEC);
 	assert_int_equal(elfsym_find("/nonexistent", "x", m, 1, &nr), -ENOENT);
 	assert_int_equal(elfsym_find(NULL, "x", m, 1, &nr), -EINVAL);
 	assert_int_equal(elfsym_addr_offset(NULL, 0, &off), -EINVAL);
-	assert_int_equal(elfsym_similar("/proc/self/exe", "plan_probe", 4, buf,
-					sizeof(buf)),
-			 1);
+	assert_int_equal(elfsym_similar("/proc/self/exe", "plan_probe", 4, buf, sizeof(buf)), 1);
 	assert_string_equal(buf, "plan_probe_target");
 }
 
 /* A sample record (IDENTIFIER|IP|TID|TIME|CPU) and a switch with an ID. */
-#define SAMPLE_TYPE                                                  \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-	 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
-#define SB_TYPE                                                        \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+#define SAMPLE_TYPE                                                                     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	 PERF_SAMPLE_CPU)
+#define SB_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 struct sample_rec {
 	struct perf_event_header h;
@@ -325,8 +306,7 @@ static void test_cut_stream(void **state)
 	len += put_sample(buf + len, 300, 0x4); /* at the hit: kept */
 	len += put_sample(buf + len, 900, 0x5);
 	keep = len;
-	assert_int_equal(snapcut_stream(buf, &len, SAMPLE_TYPE, 1, 300, &cut),
-			 0);
+	assert_int_equal(snapcut_stream(buf, &len, SAMPLE_TYPE, 1, 300, &cut), 0);
 	assert_int_equal(len, 3 * sizeof(r));
 	assert_int_equal(cut.records, 2);
 	assert_int_equal(cut.bytes, 2 * sizeof(r));
@@ -348,15 +328,12 @@ static void test_cut_stream(void **state)
 	buf[len] = 0xff; /* a header cut off */
 	len += 4;
 	memcpy(copy, buf, len);
-	assert_int_equal(snapcut_stream(buf, &len, SAMPLE_TYPE, 1, 300, NULL),
-			 -EBADMSG);
+	assert_int_equal(snapcut_stream(buf, &len, SAMPLE_TYPE, 1, 300, NULL), -EBADMSG);
 	assert_int_equal(len, sizeof(r) + 4);
 	assert_memory_equal(buf, copy, len);
-	assert_int_equal(snapcut_stream(NULL, &len, SAMPLE_TYPE, 1, 0, NULL),
-			 -EINVAL);
+	assert_int_equal(snapcut_stream(NULL, &len, SAMPLE_TYPE, 1, 0, NULL), -EINVAL);
 	len = 0;
-	assert_int_equal(snapcut_stream(NULL, &len, SAMPLE_TYPE, 1, 0, NULL),
-			 0);
+	assert_int_equal(snapcut_stream(NULL, &len, SAMPLE_TYPE, 1, 0, NULL), 0);
 }
 
 /* A snapshot of one core: trace and sideband cut at the hit. */
@@ -395,12 +372,9 @@ static void test_cut_snapshot(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_resolve_symbols),
-		cmocka_unit_test(test_resolve_library),
-		cmocka_unit_test(test_resolve_errors),
-		cmocka_unit_test(test_elfsym),
-		cmocka_unit_test(test_cut_stream),
+		cmocka_unit_test(test_parse),		cmocka_unit_test(test_resolve_symbols),
+		cmocka_unit_test(test_resolve_library), cmocka_unit_test(test_resolve_errors),
+		cmocka_unit_test(test_elfsym),		cmocka_unit_test(test_cut_stream),
 		cmocka_unit_test(test_cut_snapshot),
 	};
 

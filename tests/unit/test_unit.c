@@ -88,11 +88,10 @@ static void test_resolve(void **state)
 		cg[sizeof(cg) - 1] = 0;
 		main_pid = -7;
 		err[0] = 0;
-		ret = unit_resolve("a.service", "/mnt", cg, sizeof(cg),
-				   &main_pid, err, sizeof(err));
+		ret = unit_resolve("a.service", "/mnt", cg, sizeof(cg), &main_pid, err,
+				   sizeof(err));
 		if (ret != c->ret)
-			fail_msg("case %zu: %d, want %d (%s)", i, ret, c->ret,
-				 err);
+			fail_msg("case %zu: %d, want %d (%s)", i, ret, c->ret, err);
 		if (!ret) {
 			assert_string_equal(cg, c->cg);
 			assert_int_equal(main_pid, c->main_pid);
@@ -110,8 +109,8 @@ static void test_resolve_no_program(void **state)
 
 	snprintf(path, sizeof(path), "%s/none", dir);
 	setenv("PTBPF_SYSTEMCTL", path, 1);
-	assert_int_equal(unit_resolve("a.service", "/mnt", cg, sizeof(cg),
-				      &main_pid, err, sizeof(err)),
+	assert_int_equal(unit_resolve("a.service", "/mnt", cg, sizeof(cg), &main_pid, err,
+				      sizeof(err)),
 			 -ENOENT);
 	assert_non_null(strstr(err, "no such program"));
 }
@@ -127,16 +126,15 @@ static void test_resolve_no_systemd(void **state)
 	int ret;
 
 	unsetenv("PTBPF_SYSTEMCTL");
-	ret = unit_resolve("ptbpf-no-such.service", "/mnt", cg, sizeof(cg),
-			   &main_pid, err, sizeof(err));
+	ret = unit_resolve("ptbpf-no-such.service", "/mnt", cg, sizeof(cg), &main_pid, err,
+			   sizeof(err));
 	if (access(UNIT_SYSTEMD_RUNTIME, F_OK)) {
 		assert_int_equal(ret, -ENOSYS);
 		assert_non_null(strstr(err, "--unit needs systemd"));
 	} else {
 		assert_int_equal(ret, -ESRCH); /* no such unit: no cgroup */
 	}
-	assert_int_equal(unit_resolve(NULL, "/mnt", cg, sizeof(cg), &main_pid,
-				      err, sizeof(err)),
+	assert_int_equal(unit_resolve(NULL, "/mnt", cg, sizeof(cg), &main_pid, err, sizeof(err)),
 			 -EINVAL);
 }
 
@@ -173,10 +171,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_resolve_no_program, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_resolve_no_systemd, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_no_program, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_no_systemd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_procs, setup, teardown),
 	};
 

@@ -53,8 +53,7 @@ static int recover(struct walk *w, int err)
 	pt_insn_get_sync_offset(w->d, &sync);
 	ret = pt_insn_sync_forward(w->d);
 	/* a sync point not past the last would loop for ever */
-	if (ret >= 0 &&
-	    (pt_insn_get_sync_offset(w->d, &next) < 0 || next <= sync))
+	if (ret >= 0 && (pt_insn_get_sync_offset(w->d, &next) < 0 || next <= sync))
 		ret = -pte_eos;
 	if (ret < 0)
 		next = w->len;
@@ -63,8 +62,7 @@ static int recover(struct walk *w, int err)
 	} else {
 		w->st->errors++;
 		if (w->ops->error)
-			w->ops->error(w->ctx, &w->at, off,
-				      pt_errstr(pt_errcode(err)), next);
+			w->ops->error(w->ctx, &w->at, off, pt_errstr(pt_errcode(err)), next);
 	}
 	return ret;
 }
@@ -82,8 +80,7 @@ static int events(struct walk *w, int status)
 			pt_insn_get_offset(w->d, &off);
 			locate(w);
 			w->st->errors++;
-			w->ops->error(w->ctx, &w->at, off,
-				      "overflow: the CPU dropped trace here",
+			w->ops->error(w->ctx, &w->at, off, "overflow: the CPU dropped trace here",
 				      off);
 		}
 	}
@@ -142,16 +139,11 @@ static void loop(struct walk *w, int status)
 	}
 }
 
-int insn_walk(const struct dump_snap *s, const struct dump_core *c,
-	      struct pt_image *image, const struct dump_insn_ops *ops,
-	      void *ctx, struct dump_insn_stats *st)
+int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_image *image,
+	      const struct dump_insn_ops *ops, void *ctx, struct dump_insn_stats *st)
 {
 	struct dump_insn_stats dummy;
-	struct walk w = { .s = s,
-			  .ops = ops,
-			  .ctx = ctx,
-			  .st = st ? st : &dummy,
-			  .tsc = ~0ULL };
+	struct walk w = { .s = s, .ops = ops, .ctx = ctx, .st = st ? st : &dummy, .tsc = ~0ULL };
 	struct pt_config cfg;
 	int status;
 
@@ -189,23 +181,19 @@ static void thread_line(struct print *p, const struct dump_insn_at *at)
 {
 	fmt_out_flush(p->o);
 	if (p->hidden)
-		fprintf(p->out, "  (%" PRIu64 " instructions of other tasks)\n",
-			p->hidden);
+		fprintf(p->out, "  (%" PRIu64 " instructions of other tasks)\n", p->hidden);
 	p->hidden = 0;
 	if (at->tid < 0)
-		fprintf(p->out,
-			"tid ? (no context switch yet) at %" PRIu64
-			".%09" PRIu64 " s:\n",
+		fprintf(p->out, "tid ? (no context switch yet) at %" PRIu64 ".%09" PRIu64 " s:\n",
 			at->time / 1000000000, at->time % 1000000000);
 	else
-		fprintf(p->out, "tid %d (%s) at %" PRIu64 ".%09" PRIu64 " s:\n",
-			at->tid, snap_thread_comm(p->s, (uint32_t)at->tid),
-			at->time / 1000000000, at->time % 1000000000);
+		fprintf(p->out, "tid %d (%s) at %" PRIu64 ".%09" PRIu64 " s:\n", at->tid,
+			snap_thread_comm(p->s, (uint32_t)at->tid), at->time / 1000000000,
+			at->time % 1000000000);
 	p->tid = at->tid;
 }
 
-static void print_insn(void *ctx, const struct dump_insn_at *at,
-		       const struct pt_insn *insn)
+static void print_insn(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn)
 {
 	struct print *p = ctx;
 	char *line, *e;
@@ -227,15 +215,14 @@ static void print_insn(void *ctx, const struct dump_insn_at *at,
 	fmt_out_commit(p->o, e);
 }
 
-static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
-			const char *why, uint64_t resync)
+static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off, const char *why,
+			uint64_t resync)
 {
 	struct print *p = ctx;
 	const struct dump_core *c = at->core;
 
 	fmt_out_flush(p->o);
-	fprintf(p->out, "  error at trace offset 0x%" PRIx64 ": %s; ", off,
-		why);
+	fprintf(p->out, "  error at trace offset 0x%" PRIx64 ": %s; ", off, why);
 	if (resync < c->trace_len)
 		fprintf(p->out, "resync at 0x%" PRIx64 "\n", resync);
 	else
@@ -245,13 +232,10 @@ static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
 }
 
 int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
-	       struct pt_image *image, const struct dump_symtab *tab,
-	       struct dump_log *log)
+	       struct pt_image *image, const struct dump_symtab *tab, struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { print_insn, print_error };
-	struct print p = {
-		.out = out, .s = s, .tab = tab, .log = log, .tid = -2
-	};
+	struct print p = { .out = out, .s = s, .tab = tab, .log = log, .tid = -2 };
 	struct dump_insn_stats st;
 	int ret;
 
@@ -267,8 +251,7 @@ int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 	if (ret)
 		return ret;
 	if (p.hidden)
-		fprintf(out, "  (%" PRIu64 " instructions of other tasks)\n",
-			p.hidden);
+		fprintf(out, "  (%" PRIu64 " instructions of other tasks)\n", p.hidden);
 	fprintf(out,
 		"cpu %d: %" PRIu64 " instructions of the target, %" PRIu64
 		" of other tasks, %" PRIu64 " errors\n",

@@ -32,12 +32,11 @@ struct dump_insn_at {
 
 struct dump_insn_ops {
 	/* each instruction decoded */
-	void (*insn)(void *ctx, const struct dump_insn_at *at,
-		     const struct pt_insn *insn);
+	void (*insn)(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn);
 	/* a decode error at trace offset @off; decoding resumes at @resync
 	 * (the trace's length when there is no PSB left) */
-	void (*error)(void *ctx, const struct dump_insn_at *at, uint64_t off,
-		      const char *why, uint64_t resync);
+	void (*error)(void *ctx, const struct dump_insn_at *at, uint64_t off, const char *why,
+		      uint64_t resync);
 };
 
 /*
@@ -61,9 +60,8 @@ struct dump_insn_stats {
  * Returns -EINVAL if @s, @c, @image or @ops is NULL.
  * Returns -ENOMEM if libipt cannot allocate its decoder.
  */
-int insn_walk(const struct dump_snap *s, const struct dump_core *c,
-	      struct pt_image *image, const struct dump_insn_ops *ops,
-	      void *ctx, struct dump_insn_stats *st);
+int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_image *image,
+	      const struct dump_insn_ops *ops, void *ctx, struct dump_insn_stats *st);
 
 /*
  * Prints the target's instructions on core @c, one "ADDRESS  func+0xoff"
@@ -73,7 +71,6 @@ int insn_walk(const struct dump_snap *s, const struct dump_core *c,
  * Returns 0, or -ENOMEM.
  */
 int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
-	       struct pt_image *image, const struct dump_symtab *tab,
-	       struct dump_log *log);
+	       struct pt_image *image, const struct dump_symtab *tab, struct dump_log *log);
 
 #endif /* PTBPF_DUMP_INSN_H */

@@ -52,8 +52,8 @@ static int fail(struct jsondoc_err *err, size_t off, const char *reason)
  * pending (json_tokener_continue: more digits may come), and one NUL
  * more tells it the text is over.
  */
-static int tokenize(struct json_tokener *tok, const char *buf, size_t len,
-		    struct json_object **out, struct jsondoc_err *err)
+static int tokenize(struct json_tokener *tok, const char *buf, size_t len, struct json_object **out,
+		    struct jsondoc_err *err)
 {
 	enum json_tokener_error jerr;
 	struct json_object *root;
@@ -83,8 +83,7 @@ static int tokenize(struct json_tokener *tok, const char *buf, size_t len,
 	return 0;
 }
 
-int jsondoc_parse(const char *buf, size_t len, struct json_object **out,
-		  struct jsondoc_err *err)
+int jsondoc_parse(const char *buf, size_t len, struct json_object **out, struct jsondoc_err *err)
 {
 	struct json_tokener *tok;
 	int ret;
@@ -104,8 +103,7 @@ int jsondoc_parse(const char *buf, size_t len, struct json_object **out,
 	 * after the value instead of failing, so the rest is reported as
 	 * such, at its offset.
 	 */
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-					    JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	ret = tokenize(tok, buf ? buf : "", len, out, err);
 	json_tokener_free(tok);
 	return ret;
@@ -139,9 +137,8 @@ enum jsondoc_type jsondoc_type(const struct json_object *v)
 const char *jsondoc_type_name(const struct json_object *v)
 {
 	static const char *const names[] = {
-		[JSONDOC_NULL] = "null",     [JSONDOC_BOOL] = "bool",
-		[JSONDOC_INT] = "number",    [JSONDOC_DOUBLE] = "number",
-		[JSONDOC_STRING] = "string", [JSONDOC_ARRAY] = "array",
+		[JSONDOC_NULL] = "null",     [JSONDOC_BOOL] = "bool",	  [JSONDOC_INT] = "number",
+		[JSONDOC_DOUBLE] = "number", [JSONDOC_STRING] = "string", [JSONDOC_ARRAY] = "array",
 		[JSONDOC_OBJECT] = "object",
 	};
 
@@ -161,8 +158,7 @@ size_t jsondoc_len(const struct json_object *v)
 }
 
 /* Member @key of @obj into *@v; -ENOENT when absent or @obj is no object. */
-static int member(const struct json_object *obj, const char *key,
-		  struct json_object **v)
+static int member(const struct json_object *obj, const char *key, struct json_object **v)
 {
 	*v = NULL;
 	if (!key || !json_object_is_type(obj, json_type_object) ||
@@ -189,14 +185,12 @@ struct json_object *jsondoc_get(const struct json_object *obj, const char *key)
 struct json_object *jsondoc_at(const struct json_object *arr, size_t i)
 {
 	/* json_object_array_get_idx() asserts that it is given an array */
-	if (!json_object_is_type(arr, json_type_array) ||
-	    i >= json_object_array_length(arr))
+	if (!json_object_is_type(arr, json_type_array) || i >= json_object_array_length(arr))
 		return NULL;
 	return json_object_array_get_idx(arr, i);
 }
 
-int jsondoc_members(const struct json_object *obj, struct jsondoc_member **out,
-		    size_t *nr)
+int jsondoc_members(const struct json_object *obj, struct jsondoc_member **out, size_t *nr)
 {
 	struct json_object_iterator it, end;
 	struct jsondoc_member *m;
@@ -227,8 +221,7 @@ int jsondoc_u64(const struct json_object *v, uint64_t *out)
 	 * INT64_MAX is INT64_MAX, get_uint64 of a negative int64 is 0. A
 	 * negative get_int64 is thus a negative number.
 	 */
-	if (!json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) < 0)
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
 		return -EINVAL;
 	*out = json_object_get_uint64(v);
 	return 0;
@@ -236,8 +229,7 @@ int jsondoc_u64(const struct json_object *v, uint64_t *out)
 
 int jsondoc_i64(const struct json_object *v, int64_t *out)
 {
-	if (!json_object_is_type(v, json_type_int) ||
-	    json_object_get_uint64(v) > INT64_MAX)
+	if (!json_object_is_type(v, json_type_int) || json_object_get_uint64(v) > INT64_MAX)
 		return -EINVAL;
 	*out = json_object_get_int64(v);
 	return 0;
@@ -245,8 +237,7 @@ int jsondoc_i64(const struct json_object *v, int64_t *out)
 
 int jsondoc_double(const struct json_object *v, double *out)
 {
-	if (!json_object_is_type(v, json_type_double) &&
-	    !json_object_is_type(v, json_type_int))
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
 		return -EINVAL;
 	*out = json_object_get_double(v);
 	return 0;
@@ -271,8 +262,7 @@ int jsondoc_str(const struct json_object *v, const char **out, size_t *len)
 	return 0;
 }
 
-int jsondoc_get_u64(const struct json_object *obj, const char *key,
-		    uint64_t *out)
+int jsondoc_get_u64(const struct json_object *obj, const char *key, uint64_t *out)
 {
 	struct json_object *v;
 	int ret = member(obj, key, &v);
@@ -280,8 +270,7 @@ int jsondoc_get_u64(const struct json_object *obj, const char *key,
 	return ret ? ret : jsondoc_u64(v, out);
 }
 
-int jsondoc_get_i64(const struct json_object *obj, const char *key,
-		    int64_t *out)
+int jsondoc_get_i64(const struct json_object *obj, const char *key, int64_t *out)
 {
 	struct json_object *v;
 	int ret = member(obj, key, &v);
@@ -297,8 +286,7 @@ int jsondoc_get_bool(const struct json_object *obj, const char *key, bool *out)
 	return ret ? ret : jsondoc_bool(v, out);
 }
 
-int jsondoc_get_str(const struct json_object *obj, const char *key,
-		    const char **out)
+int jsondoc_get_str(const struct json_object *obj, const char *key, const char **out)
 {
 	struct json_object *v;
 	int ret = member(obj, key, &v);
@@ -317,8 +305,7 @@ static int hex_digit(char c)
 	return -1;
 }
 
-int jsondoc_get_hex(const struct json_object *obj, const char *key,
-		    uint64_t *out)
+int jsondoc_get_hex(const struct json_object *obj, const char *key, uint64_t *out)
 {
 	struct json_object *v;
 	const char *s, *p;

@@ -78,8 +78,7 @@ struct jsondoc_member {
  * is NULL.
  * Returns -ENOMEM if the parser cannot be allocated.
  */
-int jsondoc_parse(const char *buf, size_t len, struct json_object **out,
-		  struct jsondoc_err *err);
+int jsondoc_parse(const char *buf, size_t len, struct json_object **out, struct jsondoc_err *err);
 
 /* Releases the document @doc (a root from jsondoc_parse()); NULL is fine. */
 void jsondoc_free(struct json_object *doc);
@@ -111,8 +110,7 @@ struct json_object *jsondoc_at(const struct json_object *arr, size_t i);
  * Returns -EINVAL if @obj is not an object.
  * Returns -ENOMEM if memory runs out.
  */
-int jsondoc_members(const struct json_object *obj, struct jsondoc_member **out,
-		    size_t *nr);
+int jsondoc_members(const struct json_object *obj, struct jsondoc_member **out, size_t *nr);
 
 /*
  * The value @v as a u64 / an i64: 0, or -EINVAL if it is no integer or
@@ -138,17 +136,13 @@ int jsondoc_str(const struct json_object *v, const char **out, size_t *len);
  * value does not fit (see jsondoc_u64(); for jsondoc_get_hex, a string
  * that is not "0x" and 1 to 16 hex digits).
  */
-int jsondoc_get_u64(const struct json_object *obj, const char *key,
-		    uint64_t *out);
-int jsondoc_get_i64(const struct json_object *obj, const char *key,
-		    int64_t *out);
+int jsondoc_get_u64(const struct json_object *obj, const char *key, uint64_t *out);
+int jsondoc_get_i64(const struct json_object *obj, const char *key, int64_t *out);
 int jsondoc_get_bool(const struct json_object *obj, const char *key, bool *out);
 /* *@out points into the tree: valid until the root is released. */
-int jsondoc_get_str(const struct json_object *obj, const char *key,
-		    const char **out);
+int jsondoc_get_str(const struct json_object *obj, const char *key, const char **out);
 /* A u64 written as a "0x..." string (ptbpf.json's config, trace.json's
  * loadAddress) or as a plain number. */
-int jsondoc_get_hex(const struct json_object *obj, const char *key,
-		    uint64_t *out);
+int jsondoc_get_hex(const struct json_object *obj, const char *key, uint64_t *out);
 
 #endif /* PTBPF_DUMP_JSONDOC_H */

@@ -12,8 +12,7 @@
 #include "perfread.h"
 #include "snapfmt.h"
 
-int last_moments_add(struct dump_moments *m, const struct dump_snap *s,
-		     uint64_t from, uint64_t to)
+int last_moments_add(struct dump_moments *m, const struct dump_snap *s, uint64_t from, uint64_t to)
 {
 	const struct dump_sample *smp;
 	struct dump_moment *v;
@@ -25,13 +24,10 @@ int last_moments_add(struct dump_moments *m, const struct dump_snap *s,
 	for (i = 0; i < s->nr_cores; i++) {
 		for (k = 0; k < s->cores[i].nr_samples; k++) {
 			smp = &s->cores[i].samples[k];
-			if (smp->pid != s->pid || smp->time < from ||
-			    smp->time > to)
+			if (smp->pid != s->pid || smp->time < from || smp->time > to)
 				continue;
 			if (m->n == m->cap) {
-				v = reallocarray(m->v,
-						 m->cap ? 2 * m->cap : 256,
-						 sizeof(*v));
+				v = reallocarray(m->v, m->cap ? 2 * m->cap : 256, sizeof(*v));
 				if (!v)
 					return -ENOMEM;
 				m->v = v;
@@ -104,16 +100,14 @@ bool last_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last)
 	return *first <= *last;
 }
 
-const char *last_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
-			  size_t len)
+const char *last_time_str(const struct dump_snap *s, uint64_t ns, char *buf, size_t len)
 {
 	int64_t tod;
 	struct tm tm;
 	time_t sec;
 
 	if (!s->has_tod) {
-		snprintf(buf, len, "%" PRIu64 ".%09" PRIu64 " s",
-			 ns / 1000000000, ns % 1000000000);
+		snprintf(buf, len, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000, ns % 1000000000);
 		return buf;
 	}
 	tod = (int64_t)s->tod_ns + ((int64_t)ns - (int64_t)s->tod_clock_ns);
@@ -122,14 +116,13 @@ const char *last_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
 		snprintf(buf, len, "?");
 		return buf;
 	}
-	snprintf(buf, len, "%02d:%02d:%02d.%06" PRId64, tm.tm_hour, tm.tm_min,
-		 tm.tm_sec, (tod % 1000000000) / 1000);
+	snprintf(buf, len, "%02d:%02d:%02d.%06" PRId64, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (tod % 1000000000) / 1000);
 	return buf;
 }
 
 /* A sample's function name for counting: "func", "[module]", "[unknown]" */
-static void hot_name(const struct dump_symtab *tab, uint64_t ip,
-		     struct dump_hot *h)
+static void hot_name(const struct dump_symtab *tab, uint64_t ip, struct dump_hot *h)
 {
 	const char *mod = symtab_module(tab, ip);
 	uint64_t off;
@@ -139,8 +132,7 @@ static void hot_name(const struct dump_symtab *tab, uint64_t ip,
 	if (fn)
 		snprintf(h->name, sizeof(h->name), "%s", fn);
 	else
-		snprintf(h->name, sizeof(h->name), "[%s]",
-			 mod ? mod : "unknown");
+		snprintf(h->name, sizeof(h->name), "[%s]", mod ? mod : "unknown");
 	h->samples = 1;
 }
 
@@ -161,8 +153,8 @@ static int by_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int last_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
-		 struct dump_hot *out, size_t max, uint64_t *total)
+int last_hottest(const struct dump_snap *s, const struct dump_symtab *tab, struct dump_hot *out,
+		 size_t max, uint64_t *total)
 {
 	struct dump_moments m = { 0 };
 	struct dump_hot *all;
@@ -194,39 +186,35 @@ int last_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
 	return (int)i;
 }
 
-const char *last_stack_str(const struct dump_sample *smp,
-			   const struct dump_symtab *tab, unsigned int depth,
-			   char *buf, size_t len)
+const char *last_stack_str(const struct dump_sample *smp, const struct dump_symtab *tab,
+			   unsigned int depth, char *buf, size_t len)
 {
 	uint64_t ips[DUMP_STACK_MAX], off;
 	size_t n, i, used = 0;
 	const char *fn;
 	char one[128];
 
-	n = perfread_sample_stack(
-		smp, ips, depth < DUMP_STACK_MAX ? depth : DUMP_STACK_MAX);
+	n = perfread_sample_stack(smp, ips, depth < DUMP_STACK_MAX ? depth : DUMP_STACK_MAX);
 	buf[0] = '\0';
 	for (i = 0; i < n && used + 1 < len; i++) {
 		fn = symtab_find(tab, ips[i], &off);
 		if (!fn)
 			fn = symtab_format(tab, ips[i], one, sizeof(one));
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i ? " <- " : "", fn);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " <- " : "", fn);
 	}
 	return buf;
 }
 
-void last_moment_print(FILE *out, const struct dump_snap *s,
-		       const struct dump_moment *m, uint64_t trigger,
-		       const struct dump_symtab *tab)
+void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_moment *m,
+		       uint64_t trigger, const struct dump_symtab *tab)
 {
 	char when[48], stack[1024];
 	const struct dump_sample *smp = m->smp;
 
 	fprintf(out, "    %s  %+9.3f ms  tid %u cpu %d  0x%" PRIx64 "  %s\n",
 		last_time_str(s, smp->time, when, sizeof(when)),
-		((double)smp->time - (double)trigger) / 1e6, smp->tid, m->cpu,
-		smp->ip, last_stack_str(smp, tab, 8, stack, sizeof(stack)));
+		((double)smp->time - (double)trigger) / 1e6, smp->tid, m->cpu, smp->ip,
+		last_stack_str(smp, tab, 8, stack, sizeof(stack)));
 }
 
 #define HOT_MAX 10
@@ -237,8 +225,7 @@ static bool stops(const struct dump_snap *s)
 	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal");
 }
 
-int last_text(FILE *out, const struct dump_snap *s,
-	      const struct dump_symtab *tab, unsigned int n)
+int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n)
 {
 	uint64_t first = UINT64_MAX, last = 0, total;
 	struct dump_hot hot[HOT_MAX];
@@ -251,21 +238,18 @@ int last_text(FILE *out, const struct dump_snap *s,
 		fprintf(out,
 			"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 			"trigger\n",
-			last_time_str(s, first, a, sizeof(a)),
-			last_time_str(s, last, b, sizeof(b)),
-			(double)(last - first) / 1e6,
-			((double)last - (double)s->trigger_ts) / 1e6);
+			last_time_str(s, first, a, sizeof(a)), last_time_str(s, last, b, sizeof(b)),
+			(double)(last - first) / 1e6, ((double)last - (double)s->trigger_ts) / 1e6);
 	else
 		fputs("  span: no timed records\n", out);
 	nh = last_hottest(s, tab, hot, HOT_MAX, &total);
 	if (nh < 0)
 		return nh;
-	fprintf(out, "  hottest of the target's %" PRIu64 " samples:%s\n",
-		total, nh ? "" : " none");
+	fprintf(out, "  hottest of the target's %" PRIu64 " samples:%s\n", total,
+		nh ? "" : " none");
 	for (i = 0; i < (size_t)nh; i++)
 		fprintf(out, "    %5.1f%%  %-32s %s\n",
-			100.0 * (double)hot[i].samples / (double)total,
-			hot[i].name, hot[i].module);
+			100.0 * (double)hot[i].samples / (double)total, hot[i].name, hot[i].module);
 	if (!stops(s) || !n)
 		return 0;
 	if (last_moments_add(&m, s, 0, s->trigger_ts))
@@ -274,14 +258,13 @@ int last_text(FILE *out, const struct dump_snap *s,
 	fprintf(out, "  last before the %s (newest first):%s\n", s->trigger,
 		m.n ? "" : " no samples");
 	for (i = 0; i < m.n && i < n; i++)
-		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts,
-				  tab);
+		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts, tab);
 	last_moments_free(&m);
 	return 0;
 }
 
-int last_json(struct json *j, const struct dump_snap *s,
-	      const struct dump_symtab *tab, unsigned int n)
+int last_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
+	      unsigned int n)
 {
 	uint64_t first = UINT64_MAX, last = 0, total;
 	struct dump_hot hot[HOT_MAX];
@@ -321,8 +304,7 @@ int last_json(struct json *j, const struct dump_snap *s,
 		json_i64(j, "cpu", x->cpu);
 		snprintf(ip, sizeof(ip), "0x%" PRIx64, x->smp->ip);
 		json_str(j, "ip", ip);
-		json_str(j, "stack",
-			 last_stack_str(x->smp, tab, 8, stack, sizeof(stack)));
+		json_str(j, "stack", last_stack_str(x->smp, tab, 8, stack, sizeof(stack)));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -346,15 +328,13 @@ static void join_free(struct join *j)
 }
 
 /* Loads snapshot @id of @out_dir; 1 when it is there, 0 when not. */
-static int load_id(struct join *j, const char *out_dir, uint64_t id,
-		   struct dump_log *log)
+static int load_id(struct join *j, const char *out_dir, uint64_t id, struct dump_log *log)
 {
 	char path[4096], meta[4200];
 	struct stat st;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/" SNAPFMT_PREFIX "%06" PRIu64, out_dir,
-		 id);
+	snprintf(path, sizeof(path), "%s/" SNAPFMT_PREFIX "%06" PRIu64, out_dir, id);
 	snprintf(meta, sizeof(meta), "%s/ptbpf.json", path);
 	if (stat(meta, &st))
 		return 0;
@@ -368,8 +348,7 @@ static int load_id(struct join *j, const char *out_dir, uint64_t id,
 }
 
 /* Older snapshots until the window's start is covered. */
-static int join_older(struct join *j, const char *out_dir, uint64_t from,
-		      bool *covered)
+static int join_older(struct join *j, const char *out_dir, uint64_t from, bool *covered)
 {
 	const struct dump_snap *last = &j->v[0];
 	uint64_t id = last->id, first, end;
@@ -397,9 +376,8 @@ static int join_older(struct join *j, const char *out_dir, uint64_t from,
 	}
 }
 
-static void print_join(FILE *out, const struct join *j, uint64_t dur,
-		       const struct dump_moments *m, bool covered,
-		       const struct dump_symtab *tab)
+static void print_join(FILE *out, const struct join *j, uint64_t dur, const struct dump_moments *m,
+		       bool covered, const struct dump_symtab *tab)
 {
 	const struct dump_snap *s = &j->v[0];
 	char when[48];
@@ -409,8 +387,8 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur,
 		"%s: the last %.3f ms before the %s at %s: %zu samples of "
 		"pid %u from snapshot%s %" PRIu64 "..%" PRIu64 "\n",
 		s->dir, (double)dur / 1e6, s->trigger[0] ? s->trigger : "?",
-		last_time_str(s, s->trigger_ts, when, sizeof(when)), m->n,
-		s->pid, j->n > 1 ? "s" : "", j->v[j->n - 1].id, s->id);
+		last_time_str(s, s->trigger_ts, when, sizeof(when)), m->n, s->pid,
+		j->n > 1 ? "s" : "", j->v[j->n - 1].id, s->id);
 	if (!covered)
 		fputs("  (nothing older was recorded, or it is gone: the "
 		      "window starts later)\n",
@@ -419,8 +397,8 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur,
 		last_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
 }
 
-static int join_print(FILE *out, struct join *j, const char *out_dir,
-		      uint64_t dur, struct dump_log *log)
+static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t dur,
+		      struct dump_log *log)
 {
 	const struct dump_snap *s = &j->v[0];
 	uint64_t to = s->trigger_ts, from = to > dur ? to - dur : 0;

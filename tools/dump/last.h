@@ -38,8 +38,7 @@ struct dump_moments {
  * Adds the target's samples of @s with @from <= time <= @to.
  * Returns 0, -EINVAL for NULL arguments, -ENOMEM.
  */
-int last_moments_add(struct dump_moments *m, const struct dump_snap *s,
-		     uint64_t from, uint64_t to);
+int last_moments_add(struct dump_moments *m, const struct dump_snap *s, uint64_t from, uint64_t to);
 
 /* Sorts by time (then cpu) and keeps one of samples seen twice. */
 void last_moments_sort(struct dump_moments *m);
@@ -58,8 +57,7 @@ bool last_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last);
  * @s's perf.data has CLOCK_DATA, else as "T.TTTTTTTTT s" of the clock.
  * Returns @buf.
  */
-const char *last_time_str(const struct dump_snap *s, uint64_t ns, char *buf,
-			  size_t len);
+const char *last_time_str(const struct dump_snap *s, uint64_t ns, char *buf, size_t len);
 
 /* A function and how many of the target's samples were in it. */
 struct dump_hot {
@@ -73,25 +71,23 @@ struct dump_hot {
  * @tab (may be NULL), most samples first, into @out; *@total gets the
  * number of target samples. Returns how many were stored, or -ENOMEM.
  */
-int last_hottest(const struct dump_snap *s, const struct dump_symtab *tab,
-		 struct dump_hot *out, size_t max, uint64_t *total);
+int last_hottest(const struct dump_snap *s, const struct dump_symtab *tab, struct dump_hot *out,
+		 size_t max, uint64_t *total);
 
 /*
  * Writes the call stack of @smp as "func <- caller <- ..." (innermost
  * first, at most @depth frames; the sampled function alone without a call
  * chain) into @buf of @len bytes. Returns @buf.
  */
-const char *last_stack_str(const struct dump_sample *smp,
-			   const struct dump_symtab *tab, unsigned int depth,
-			   char *buf, size_t len);
+const char *last_stack_str(const struct dump_sample *smp, const struct dump_symtab *tab,
+			   unsigned int depth, char *buf, size_t len);
 
 /*
  * One line per moment: time (of day when known), its distance from
  * @trigger in ms, tid, cpu, the IP and the stack.
  */
-void last_moment_print(FILE *out, const struct dump_snap *s,
-		       const struct dump_moment *m, uint64_t trigger,
-		       const struct dump_symtab *tab);
+void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_moment *m,
+		       uint64_t trigger, const struct dump_symtab *tab);
 
 /*
  * The summary's part about the last moments, for the sample backend: span,
@@ -99,10 +95,9 @@ void last_moment_print(FILE *out, const struct dump_snap *s,
  * before the trigger, newest first. As text, or as members of the JSON
  * object @j has open. Return 0, or -ENOMEM.
  */
-int last_text(FILE *out, const struct dump_snap *s,
-	      const struct dump_symtab *tab, unsigned int n);
-int last_json(struct json *j, const struct dump_snap *s,
-	      const struct dump_symtab *tab, unsigned int n);
+int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n);
+int last_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
+	      unsigned int n);
 
 /* Snapshots --last joins at most (older ones are not looked at). */
 #define DUMP_LAST_MAX_SNAPS 4096

@@ -24,8 +24,7 @@ struct load_ctx {
 };
 
 /* Writes DIR/@name into @x->path; false (reported) when it does not fit. */
-static bool join(struct load_ctx *x, const struct dump_snap *s,
-		 const char *name)
+static bool join(struct load_ctx *x, const struct dump_snap *s, const char *name)
 {
 	int n = snprintf(x->path, sizeof(x->path), "%s/%s", s->dir, name);
 
@@ -58,8 +57,7 @@ static bool inside_dir(const char *rel)
 }
 
 /* The files one cpus[] entry of trace.json names, for what perf.data lacked. */
-static void load_cpu_files(struct load_ctx *x, struct dump_snap *s,
-			   const struct snap_trace_cpu *tc)
+static void load_cpu_files(struct load_ctx *x, struct dump_snap *s, const struct snap_trace_cpu *tc)
 {
 	struct dump_core *c = snap_find_core(s, tc->cpu);
 	const char *ipt = tc->ipt, *sw = tc->sw;
@@ -71,8 +69,7 @@ static void load_cpu_files(struct load_ctx *x, struct dump_snap *s,
 		return;
 	if (!inside_dir(ipt) || !inside_dir(sw)) {
 		snap_error(x->log, SNAPFMT_TRACE_JSON, -1,
-			   "cpu %d: trace paths must stay inside the snapshot",
-			   tc->cpu);
+			   "cpu %d: trace paths must stay inside the snapshot", tc->cpu);
 		return;
 	}
 	if (!c->trace && join(x, s, ipt)) {
@@ -82,8 +79,7 @@ static void load_cpu_files(struct load_ctx *x, struct dump_snap *s,
 		} else {
 			c->trace = c->trace_own = buf;
 			c->trace_len = len;
-			snprintf(c->trace_file, sizeof(c->trace_file), "%s",
-				 ipt);
+			snprintf(c->trace_file, sizeof(c->trace_file), "%s", ipt);
 		}
 	}
 	if (c->nr_sw || !join(x, s, sw))
@@ -94,15 +90,13 @@ static void load_cpu_files(struct load_ctx *x, struct dump_snap *s,
 		return;
 	}
 	/* LLDB's layout: exactly TID|TIME sample IDs */
-	perfread_switches(c, buf, len, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sw,
-			  x->log);
+	perfread_switches(c, buf, len, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sw, x->log);
 	free(buf);
 }
 
 /* Reads and parses @name (trace.json when @trace, else ptbpf.json); false
  * when the file is absent. */
-static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
-		      bool trace)
+static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name, bool trace)
 {
 	struct snap_trace_cpus cpus;
 	uint8_t *buf;
@@ -119,8 +113,7 @@ static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
 		return true;
 	}
 	if (trace) {
-		s->has_lldb = !snap_parse_trace_json(s, (char *)buf, len, name,
-						     x->log, &cpus);
+		s->has_lldb = !snap_parse_trace_json(s, (char *)buf, len, name, x->log, &cpus);
 		for (i = 0; i < cpus.nr; i++)
 			load_cpu_files(x, s, &cpus.cpu[i]);
 		snap_trace_cpus_free(&cpus);
@@ -160,13 +153,10 @@ static void check_cores(struct load_ctx *x, struct dump_snap *s)
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
 		if (c->in_meta && c->trace_len < c->bytes)
-			snap_error(
-				x->log,
-				c->trace_file[0] ? c->trace_file : s->dir, -1,
-				"cpu %d: ptbpf.json says %llu bytes of trace, "
-				"found %zu",
-				c->cpu, (unsigned long long)c->bytes,
-				c->trace_len);
+			snap_error(x->log, c->trace_file[0] ? c->trace_file : s->dir, -1,
+				   "cpu %d: ptbpf.json says %llu bytes of trace, "
+				   "found %zu",
+				   c->cpu, (unsigned long long)c->bytes, c->trace_len);
 	}
 }
 
@@ -185,17 +175,14 @@ int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log)
 	}
 	x->log = log;
 	if (!load_json(x, s, SNAPFMT_PTBPF_JSON, false)) {
-		snap_error(log, dir, -1,
-			   "not a snapshot directory (no ptbpf.json)");
+		snap_error(log, dir, -1, "not a snapshot directory (no ptbpf.json)");
 		free(x);
 		return -ENOENT;
 	}
 	load_perf(x, s);
-	if (s->backend == BACKEND_INTEL_PT &&
-	    !load_json(x, s, SNAPFMT_TRACE_JSON, true) && !s->has_perf)
-		snap_error(
-			log, dir, -1,
-			"neither perf.data nor trace.json: no trace to read");
+	if (s->backend == BACKEND_INTEL_PT && !load_json(x, s, SNAPFMT_TRACE_JSON, true) &&
+	    !s->has_perf)
+		snap_error(log, dir, -1, "neither perf.data nor trace.json: no trace to read");
 	check_cores(x, s);
 	free(x);
 	return 0;

@@ -57,8 +57,7 @@ static int decode(struct dump_run *r, const struct dump_snap *s)
 		ret = timeline_snapshot(&r->tl, s, image, &tab, &r->log);
 	for (i = 0; !ret && r->o.mode == DUMP_INSN && i < s->nr_cores; i++)
 		if (want_core(r, &s->cores[i]))
-			ret = insn_print(stdout, s, &s->cores[i], image, &tab,
-					 &r->log);
+			ret = insn_print(stdout, s, &s->cores[i], image, &tab, &r->log);
 	symtab_free(&tab);
 	pt_image_free(image);
 	return ret;
@@ -114,8 +113,7 @@ static int sample_list(struct dump_run *r, const struct dump_snap *s)
 		       s->dir, m.n);
 		for (i = 0; i < m.n; i++)
 			if (r->o.cpu < 0 || r->o.cpu == m.v[i].cpu)
-				last_moment_print(stdout, s, &m.v[i],
-						  s->trigger_ts, &tab);
+				last_moment_print(stdout, s, &m.v[i], s->trigger_ts, &tab);
 	}
 	last_moments_free(&m);
 	symtab_free(&tab);
@@ -187,8 +185,7 @@ static int one_dir(struct dump_run *r, const char *dir)
 		ret = one_snapshot(r, dir);
 		snprintf(path, sizeof(path), "%s", dir);
 		copy = dirname(path);
-		if (!ret && r->o.mode == DUMP_TIMELINE &&
-		    !stat(strcat(copy, "/events.jsonl"), &st))
+		if (!ret && r->o.mode == DUMP_TIMELINE && !stat(strcat(copy, "/events.jsonl"), &st))
 			run_timeline_events(r, dirname(copy));
 		return ret;
 	}
@@ -219,12 +216,9 @@ static int begin(struct dump_run *r)
 {
 	if (r->o.mode == DUMP_TIMELINE) {
 		/* "-": standard output, as for most tools that write a file */
-		r->tl_file = strcmp(r->o.timeline, "-") ?
-				     fopen(r->o.timeline, "w") :
-				     stdout;
+		r->tl_file = strcmp(r->o.timeline, "-") ? fopen(r->o.timeline, "w") : stdout;
 		if (!r->tl_file) {
-			fprintf(stderr, "ptbpf-dump: %s: %s\n", r->o.timeline,
-				strerror(errno));
+			fprintf(stderr, "ptbpf-dump: %s: %s\n", r->o.timeline, strerror(errno));
 			return -errno;
 		}
 		return timeline_begin(&r->tl, r->tl_file);
@@ -247,8 +241,7 @@ static int finish(struct dump_run *r)
 					   fclose(r->tl_file) != 0)
 			ret = ret ? ret : -EIO;
 		if (ret)
-			fprintf(stderr, "ptbpf-dump: %s: write failed\n",
-				r->o.timeline);
+			fprintf(stderr, "ptbpf-dump: %s: write failed\n", r->o.timeline);
 	}
 	if (r->o.json) {
 		json_arr_end(&r->j);
@@ -273,8 +266,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (r.o.help || r.o.version) {
-		fputs(r.o.help ? opts_usage : "ptbpf-dump " PTBPF_VERSION "\n",
-		      stdout);
+		fputs(r.o.help ? opts_usage : "ptbpf-dump " PTBPF_VERSION "\n", stdout);
 		return 0;
 	}
 	/* --packets and --insn print a line per packet or instruction:

@@ -30,8 +30,7 @@ const char opts_usage[] =
 	"bad (each problem named on stderr with its file and offset), 2 on a\n"
 	"usage error.\n";
 
-static int set_mode(struct dump_opts *o, enum dump_mode m, char *err,
-		    size_t len)
+static int set_mode(struct dump_opts *o, enum dump_mode m, char *err, size_t len)
 {
 	if (o->mode != DUMP_SUMMARY && o->mode != m) {
 		snprintf(err, len,
@@ -43,8 +42,7 @@ static int set_mode(struct dump_opts *o, enum dump_mode m, char *err,
 	return 0;
 }
 
-static int parse_cpu(const char *arg, struct dump_opts *o, char *err,
-		     size_t len)
+static int parse_cpu(const char *arg, struct dump_opts *o, char *err, size_t len)
 {
 	unsigned long v;
 	char *end;
@@ -87,8 +85,7 @@ int opts_parse_duration(const char *s, unsigned long long *ns)
 	return 0;
 }
 
-int opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
-	       size_t len)
+int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len)
 {
 	static const struct option longs[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -107,8 +104,7 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 	o->cpu = -1;
 	optind = 1;
 	opterr = 0;
-	while (!ret &&
-	       (c = getopt_long(argc, argv, "+c:hV", longs, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "+c:hV", longs, NULL)) != -1) {
 		if (c == 'j')
 			o->json = true;
 		else if (c == 'P')
@@ -134,8 +130,7 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
 		else if (c == 'V')
 			o->version = true;
 		else {
-			snprintf(err, len, "unknown option \"%s\"",
-				 argv[optind - 1]);
+			snprintf(err, len, "unknown option \"%s\"", argv[optind - 1]);
 			ret = -EINVAL;
 		}
 	}

@@ -30,8 +30,7 @@ struct dump_opts {
  *
  * Returns 0, or -EINVAL.
  */
-int opts_parse(int argc, char **argv, struct dump_opts *o, char *err,
-	       size_t len);
+int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len);
 
 /*
  * "50ms", "2s", "300us", "1500000ns", "0.5s": a duration into *@ns.

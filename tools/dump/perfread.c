@@ -63,8 +63,7 @@ static int add_switch(struct dump_core *c, const struct dump_switch *sw)
 }
 
 /* One SWITCH or SWITCH_CPU_WIDE record of @len bytes, sample IDs @type. */
-static int one_switch(struct dump_core *c, const struct perf_event_header *h,
-		      uint64_t type)
+static int one_switch(struct dump_core *c, const struct perf_event_header *h, uint64_t type)
 {
 	const uint8_t *r = (const uint8_t *)h;
 	struct dump_switch sw = { 0 };
@@ -94,24 +93,22 @@ static int one_switch(struct dump_core *c, const struct perf_event_header *h,
 	return add_switch(c, &sw);
 }
 
-int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
-		      uint64_t type, const char *file, struct dump_log *log)
+int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len, uint64_t type,
+		      const char *file, struct dump_log *log)
 {
 	const struct perf_event_header *h;
 	size_t off = 0;
 	int ret;
 
 	while ((ret = perfrec_next(buf, len, &off, &h)) > 0) {
-		if (h->type != PERF_RECORD_SWITCH &&
-		    h->type != PERF_RECORD_SWITCH_CPU_WIDE)
+		if (h->type != PERF_RECORD_SWITCH && h->type != PERF_RECORD_SWITCH_CPU_WIDE)
 			continue;
 		ret = one_switch(core, h, type);
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret) {
 			snap_error(log, file, (long long)(off - h->size),
-				   "context switch record too short (%u bytes)",
-				   h->size);
+				   "context switch record too short (%u bytes)", h->size);
 			return -EBADMSG;
 		}
 	}
@@ -130,14 +127,12 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 	const uint8_t *a;
 
 	/* an attr of at least PERF_ATTR_SIZE_VER0, then its IDs' section */
-	if (asz < PERF_ATTR_SIZE_VER0 + sizeof(ids) || asz > 4096 ||
-	    !fh->attrs_size || fh->attrs_size % asz ||
-	    !inside(x->len, fh->attrs_off, fh->attrs_size)) {
+	if (asz < PERF_ATTR_SIZE_VER0 + sizeof(ids) || asz > 4096 || !fh->attrs_size ||
+	    fh->attrs_size % asz || !inside(x->len, fh->attrs_off, fh->attrs_size)) {
 		snap_error(x->log, x->file, 16,
 			   "bad attrs section (attr_size %llu, offset %llu, "
 			   "size %llu)",
-			   (unsigned long long)asz,
-			   (unsigned long long)fh->attrs_off,
+			   (unsigned long long)asz, (unsigned long long)fh->attrs_off,
 			   (unsigned long long)fh->attrs_size);
 		return -EBADMSG;
 	}
@@ -150,8 +145,7 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 		/* struct perffile_attr, with the file's attr size */
 		memset(&attr, 0, sizeof(attr));
 		memcpy(&attr, a,
-		       asz - sizeof(ids) < sizeof(attr) ? asz - sizeof(ids) :
-							  sizeof(attr));
+		       asz - sizeof(ids) < sizeof(attr) ? asz - sizeof(ids) : sizeof(attr));
 		x->attrs[i].type = attr.type;
 		x->attrs[i].sample_period = attr.sample_period;
 		x->attrs[i].sample_type = attr.sample_type;
@@ -159,19 +153,15 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 		x->attrs[i].freq = attr.freq;
 		memcpy(&ids, a + asz - sizeof(ids), sizeof(ids));
 		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
-			snap_error(x->log, x->file,
-				   (long long)(fh->attrs_off + i * asz),
-				   "attr %llu: ID array out of the file",
-				   (unsigned long long)i);
+			snap_error(x->log, x->file, (long long)(fh->attrs_off + i * asz),
+				   "attr %llu: ID array out of the file", (unsigned long long)i);
 			continue;
 		}
 		for (k = 0; k < ids.size / 8; k++) {
 			if (!(x->nr_ids & (x->nr_ids - 1))) {
 				size_t cap = x->nr_ids ? x->nr_ids * 2 : 1;
 				void *p = realloc(x->ids, cap * 8);
-				void *q = p ? realloc(x->id_attr,
-						      cap * sizeof(unsigned)) :
-					      NULL;
+				void *q = p ? realloc(x->id_attr, cap * sizeof(unsigned)) : NULL;
 
 				if (p)
 					x->ids = p;
@@ -188,8 +178,7 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 }
 
 /* The attr of record @h: by its IDENTIFIER, or the only one there is. */
-static const struct attr_info *attr_of(const struct perf_ctx *x,
-				       const struct perf_event_header *h)
+static const struct attr_info *attr_of(const struct perf_ctx *x, const struct perf_event_header *h)
 {
 	const uint8_t *r = (const uint8_t *)h;
 	uint64_t id;
@@ -235,8 +224,8 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 	if (a->sample_type & PERF_SAMPLE_PERIOD)
 		off += 8;
 	/* a READ group's size depends on read_format: no chain then */
-	if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-	    !(a->sample_type & PERF_SAMPLE_READ) && off + 8 <= h->size) {
+	if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && !(a->sample_type & PERF_SAMPLE_READ) &&
+	    off + 8 <= h->size) {
 		uint64_t nr = get64(r + off);
 
 		if (nr > (h->size - off - 8) / 8)
@@ -249,8 +238,7 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		return -ENOMEM;
 	if (!(c->nr_samples & (c->nr_samples - 1))) {
 		n = realloc(c->samples,
-			    (c->nr_samples ? c->nr_samples * 2 : 1) *
-				    sizeof(*c->samples));
+			    (c->nr_samples ? c->nr_samples * 2 : 1) * sizeof(*c->samples));
 		if (!n)
 			return -ENOMEM;
 		c->samples = n;
@@ -282,8 +270,7 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 		     const struct attr_info *a)
 {
 	const uint8_t *r = (const uint8_t *)h;
-	size_t name_end =
-		h->size - (a->id_all ? perfrec_id_size(a->sample_type) : 0);
+	size_t name_end = h->size - (a->id_all ? perfrec_id_size(a->sample_type) : 0);
 	const char *name = (const char *)r + sizeof(struct perfrec_mmap2);
 	struct perfrec_mmap2 mm;
 	struct dump_module *m;
@@ -381,8 +368,7 @@ static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
 		return 0;
 	}
 	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_MMAP2 &&
-	    h->type != PERF_RECORD_SWITCH_CPU_WIDE &&
-	    h->type != PERF_RECORD_SWITCH)
+	    h->type != PERF_RECORD_SWITCH_CPU_WIDE && h->type != PERF_RECORD_SWITCH)
 		return 0;
 	a = attr_of(x, h);
 	if (!a)
@@ -413,8 +399,7 @@ static void walk_data(struct perf_ctx *x, const struct perffile_header *fh)
 		/* perf writes every record 8-byte aligned; headers are read
 		 * in place */
 		if (off % 8) {
-			snap_error(x->log, x->file, (long long)off,
-				   "record not 8-byte aligned");
+			snap_error(x->log, x->file, (long long)off, "record not 8-byte aligned");
 			return;
 		}
 		h = (const void *)(x->buf + off);
@@ -427,10 +412,8 @@ static void walk_data(struct perf_ctx *x, const struct perffile_header *fh)
 		if (ret == -ENOMEM)
 			return;
 		if (ret)
-			snap_error(x->log, x->file, (long long)off,
-				   "record of type %u: %s", h->type,
-				   ret == -ENOENT ? "no attr has its ID" :
-						    "malformed");
+			snap_error(x->log, x->file, (long long)off, "record of type %u: %s",
+				   h->type, ret == -ENOENT ? "no attr has its ID" : "malformed");
 		off += h->size + (size_t)skip;
 	}
 }
@@ -452,8 +435,7 @@ static void sort_switches(struct dump_switch *sw, size_t n)
 	}
 }
 
-size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
-			     size_t max)
+size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips, size_t max)
 {
 	bool user = false;
 	size_t n = 0;
@@ -471,8 +453,7 @@ size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
 		}
 		/* the user part starts with the sampled IP itself; a frame
 		 * walk that ran off the stack ends in 0, never code */
-		if (!user || (n == 1 && v == smp->ip && ips[0] == v) ||
-		    v < 4096)
+		if (!user || (n == 1 && v == smp->ip && ips[0] == v) || v < 4096)
 			continue;
 		ips[n++] = v - 1;
 	}
@@ -511,12 +492,10 @@ static void read_clock_data(struct dump_snap *s, const uint8_t *buf, size_t len,
 	s->has_tod = true;
 }
 
-int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
-		   const char *file, struct dump_log *log)
+int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len, const char *file,
+		   struct dump_log *log)
 {
-	struct perf_ctx x = {
-		.s = s, .file = file, .log = log, .buf = buf, .len = len
-	};
+	struct perf_ctx x = { .s = s, .file = file, .log = log, .buf = buf, .len = len };
 	struct perffile_header fh;
 	unsigned int i;
 	int ret;
@@ -526,8 +505,7 @@ int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
 	s->perf_len = len;
 	if (len < sizeof(fh) || memcmp(buf, "PERFILE2", 8)) {
 		snap_error(log, file, 0, "not a perf.data file (%s)",
-			   len < sizeof(fh) ? "shorter than its header" :
-					      "no PERFILE2 magic");
+			   len < sizeof(fh) ? "shorter than its header" : "no PERFILE2 magic");
 		return -EBADMSG;
 	}
 	memcpy(&fh, buf, sizeof(fh));

@@ -17,8 +17,8 @@
  *
  * Returns 0, or -EBADMSG if the header or attrs are unusable (reported).
  */
-int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
-		   const char *file, struct dump_log *log);
+int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len, const char *file,
+		   struct dump_log *log);
 
 /*
  * Parses a stream of context-switch records of @len bytes as the kernel
@@ -27,8 +27,8 @@ int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len,
  *
  * Returns 0, or -EBADMSG at a malformed record (reported at its offset).
  */
-int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
-		      uint64_t type, const char *file, struct dump_log *log);
+int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len, uint64_t type,
+		      const char *file, struct dump_log *log);
 
 /*
  * The user call stack of @smp into @ips (@max entries), innermost first:
@@ -36,7 +36,6 @@ int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len,
  * call instruction, so it names the caller even after a noreturn call).
  * Context markers and kernel frames are left out. Returns the count.
  */
-size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips,
-			     size_t max);
+size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips, size_t max);
 
 #endif /* PTBPF_DUMP_PERFREAD_H */

@@ -8,8 +8,7 @@
 #include "ptpkt.h"
 #include "fmtnum.h"
 
-void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
-		  struct pt_config *cfg)
+void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len, struct pt_config *cfg)
 {
 	pt_config_init(cfg);
 	/* libipt wants a writable range type but never writes the trace */
@@ -35,20 +34,15 @@ void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
 const char *ptpkt_kind_name(int type)
 {
 	static const char *const names[DUMP_PT_KINDS] = {
-		[ppt_invalid] = "invalid", [ppt_unknown] = "unknown",
-		[ppt_pad] = "pad",	   [ppt_psb] = "psb",
-		[ppt_psbend] = "psbend",   [ppt_fup] = "fup",
-		[ppt_tip] = "tip",	   [ppt_tip_pge] = "tip.pge",
-		[ppt_tip_pgd] = "tip.pgd", [ppt_tnt_8] = "tnt.8",
-		[ppt_tnt_64] = "tnt.64",   [ppt_mode] = "mode",
-		[ppt_pip] = "pip",	   [ppt_vmcs] = "vmcs",
-		[ppt_cbr] = "cbr",	   [ppt_tsc] = "tsc",
-		[ppt_tma] = "tma",	   [ppt_mtc] = "mtc",
-		[ppt_cyc] = "cyc",	   [ppt_stop] = "stop",
-		[ppt_ovf] = "ovf",	   [ppt_mnt] = "mnt",
-		[ppt_exstop] = "exstop",   [ppt_mwait] = "mwait",
-		[ppt_pwre] = "pwre",	   [ppt_pwrx] = "pwrx",
-		[ppt_ptw] = "ptw",
+		[ppt_invalid] = "invalid", [ppt_unknown] = "unknown", [ppt_pad] = "pad",
+		[ppt_psb] = "psb",	   [ppt_psbend] = "psbend",   [ppt_fup] = "fup",
+		[ppt_tip] = "tip",	   [ppt_tip_pge] = "tip.pge", [ppt_tip_pgd] = "tip.pgd",
+		[ppt_tnt_8] = "tnt.8",	   [ppt_tnt_64] = "tnt.64",   [ppt_mode] = "mode",
+		[ppt_pip] = "pip",	   [ppt_vmcs] = "vmcs",	      [ppt_cbr] = "cbr",
+		[ppt_tsc] = "tsc",	   [ppt_tma] = "tma",	      [ppt_mtc] = "mtc",
+		[ppt_cyc] = "cyc",	   [ppt_stop] = "stop",	      [ppt_ovf] = "ovf",
+		[ppt_mnt] = "mnt",	   [ppt_exstop] = "exstop",   [ppt_mwait] = "mwait",
+		[ppt_pwre] = "pwre",	   [ppt_pwrx] = "pwrx",	      [ppt_ptw] = "ptw",
 	};
 
 	if (type < 0 || type >= DUMP_PT_KINDS || !names[type])
@@ -105,13 +99,11 @@ const char *ptpkt_payload(const struct pt_packet *pkt, char *buf, size_t len)
 	case ppt_mode:
 		if (m->leaf == pt_mol_exec)
 			snprintf(buf, len, "exec %s",
-				 m->bits.exec.csl ?
-					 (m->bits.exec.csd ? "?" : "64-bit") :
+				 m->bits.exec.csl ? (m->bits.exec.csd ? "?" : "64-bit") :
 				 m->bits.exec.csd ? "32-bit" :
 						    "16-bit");
 		else
-			snprintf(buf, len, "tsx%s%s",
-				 m->bits.tsx.intx ? " intx" : "",
+			snprintf(buf, len, "tsx%s%s", m->bits.tsx.intx ? " intx" : "",
 				 m->bits.tsx.abrt ? " abrt" : "");
 		break;
 	case ppt_pip:
@@ -125,8 +117,7 @@ const char *ptpkt_payload(const struct pt_packet *pkt, char *buf, size_t len)
 		snprintf(buf, len, "%u", pkt->payload.cbr.ratio);
 		break;
 	case ppt_tma:
-		snprintf(buf, len, "ctc 0x%x fc 0x%x", pkt->payload.tma.ctc,
-			 pkt->payload.tma.fc);
+		snprintf(buf, len, "ctc 0x%x fc 0x%x", pkt->payload.tma.ctc, pkt->payload.tma.fc);
 		break;
 	case ppt_mtc:
 		snprintf(buf, len, "0x%x", pkt->payload.mtc.ctc);
@@ -169,8 +160,8 @@ static void count(struct dump_pt_stats *st, const struct pt_packet *p)
 
 /* After an error at @off: on to the next PSB, or to the end. */
 static bool resync(struct pt_packet_decoder *d, const struct pt_config *cfg,
-		   struct dump_pt_stats *st, uint64_t off, int err,
-		   dump_pt_err_fn err_fn, void *ctx)
+		   struct dump_pt_stats *st, uint64_t off, int err, dump_pt_err_fn err_fn,
+		   void *ctx)
 {
 	uint64_t next = (uint64_t)(cfg->end - cfg->begin);
 	int ret;
@@ -194,8 +185,8 @@ static bool resync(struct pt_packet_decoder *d, const struct pt_config *cfg,
 	return ret >= 0;
 }
 
-int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st,
-	       dump_pt_pkt_fn pkt_fn, dump_pt_err_fn err_fn, void *ctx)
+int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pkt_fn pkt_fn,
+	       dump_pt_err_fn err_fn, void *ctx)
 {
 	struct pt_packet_decoder *d;
 	struct pt_packet pkt;
@@ -276,10 +267,7 @@ static char *fast_payload(char *p, const struct pt_packet *pkt)
 	case ppt_tnt_8:
 	case ppt_tnt_64:
 		for (i = 0; i < pkt->payload.tnt.bit_size && i < 64; i++)
-			*p++ = pkt->payload.tnt.payload >> (pkt->payload.tnt
-								    .bit_size -
-							    1 - i) &
-					       1 ?
+			*p++ = pkt->payload.tnt.payload >> (pkt->payload.tnt.bit_size - 1 - i) & 1 ?
 				       '!' :
 				       '.';
 		return p;
@@ -329,10 +317,8 @@ static const struct kind_text *kind_text(int type)
 		for (i = 0; i <= DUMP_PT_KINDS; i++) {
 			const char *k = ptpkt_kind_name(i);
 
-			t[i].n = (uint8_t)snprintf(t[i].name, sizeof(t[i].name),
-						   "%s", k);
-			t[i].np = (uint8_t)snprintf(
-				t[i].padded, sizeof(t[i].padded), "%-8s ", k);
+			t[i].n = (uint8_t)snprintf(t[i].name, sizeof(t[i].name), "%s", k);
+			t[i].np = (uint8_t)snprintf(t[i].padded, sizeof(t[i].padded), "%-8s ", k);
 		}
 		ready = true;
 	}
@@ -348,10 +334,7 @@ static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 	/* a cyclic buffer's oldest bytes are usually the tail of a packet */
 	if (!x->started && off) {
 		fmt_out_flush(x->o);
-		fprintf(x->out,
-			"%016x  skipped: %" PRIu64
-			" bytes before the first PSB\n",
-			0, off);
+		fprintf(x->out, "%016x  skipped: %" PRIu64 " bytes before the first PSB\n", 0, off);
 	}
 	x->started = true;
 	/* "%016" PRIx64 "  %-8s %s\n", or "%016" PRIx64 "  %s\n" */
@@ -383,9 +366,7 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 	fmt_out_flush(x->o);
 	fprintf(x->out, "%016" PRIx64 "  error: %s\n", off, why);
 	if (next < end)
-		fprintf(x->out,
-			"%016" PRIx64 "  resync: next PSB, %" PRIu64
-			" bytes skipped\n",
+		fprintf(x->out, "%016" PRIx64 "  resync: next PSB, %" PRIu64 " bytes skipped\n",
 			next, next - off);
 	else
 		fprintf(x->out,
@@ -393,8 +374,7 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 			"%" PRIu64 " bytes skipped\n",
 			end, end - off);
 	snap_error(x->log, x->c->trace_file, (long long)(x->c->trace_off + off),
-		   "cpu %d trace offset 0x%" PRIx64 ": %s", x->c->cpu, off,
-		   why);
+		   "cpu %d trace offset 0x%" PRIx64 ": %s", x->c->cpu, off, why);
 }
 
 int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
@@ -410,11 +390,8 @@ int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 		return -ENOMEM;
 	x.o->f = out;
 	x.o->len = 0;
-	fprintf(out,
-		"cpu %d: %zu bytes of Intel PT from %s at offset 0x%" PRIx64
-		"\n",
-		c->cpu, c->trace_len, c->trace_file[0] ? c->trace_file : "-",
-		c->trace_off);
+	fprintf(out, "cpu %d: %zu bytes of Intel PT from %s at offset 0x%" PRIx64 "\n", c->cpu,
+		c->trace_len, c->trace_file[0] ? c->trace_file : "-", c->trace_off);
 	ptpkt_config(s, c->trace, c->trace_len, &cfg);
 	ret = ptpkt_scan(&cfg, &st, print_pkt, print_err, &x);
 	fmt_out_flush(x.o);
@@ -427,8 +404,7 @@ int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 			"decodes\n",
 			0, c->trace_len);
 		snap_error(log, c->trace_file, (long long)c->trace_off,
-			   "cpu %d: no PSB in %zu bytes of trace", c->cpu,
-			   c->trace_len);
+			   "cpu %d: no PSB in %zu bytes of trace", c->cpu, c->trace_len);
 	}
 	return 0;
 }

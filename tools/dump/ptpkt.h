@@ -38,22 +38,19 @@ struct dump_pt_stats {
 };
 
 /* Called for each packet at @off (relative to the trace) with @ctx. */
-typedef void (*dump_pt_pkt_fn)(void *ctx, uint64_t off,
-			       const struct pt_packet *pkt);
+typedef void (*dump_pt_pkt_fn)(void *ctx, uint64_t off, const struct pt_packet *pkt);
 /*
  * Called for each error at @off, with libipt's reason @why; @resync is the
  * offset of the next PSB, or the end of the trace when there is none.
  */
-typedef void (*dump_pt_err_fn)(void *ctx, uint64_t off, const char *why,
-			       uint64_t resync);
+typedef void (*dump_pt_err_fn)(void *ctx, uint64_t off, const char *why, uint64_t resync);
 
 /*
  * Fills @cfg for decoding @len bytes at @buf of snapshot @s: the CPU
  * (family/model/stepping and its errata, for Intel vendors), MTC frequency,
  * nominal ratio and CPUID 0x15 ratio that ptbpf.json recorded.
  */
-void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
-		  struct pt_config *cfg);
+void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len, struct pt_config *cfg);
 
 /*
  * Walks every packet of the trace @cfg describes, from its first PSB to its
@@ -64,8 +61,8 @@ void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len,
  * Returns -EINVAL if @cfg or @st is NULL.
  * Returns -ENOMEM if libipt cannot allocate its decoder.
  */
-int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st,
-	       dump_pt_pkt_fn pkt_fn, dump_pt_err_fn err_fn, void *ctx);
+int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pkt_fn pkt_fn,
+	       dump_pt_err_fn err_fn, void *ctx);
 
 /* "psb", "tnt.8", "tip.pge" ... for kind @type; "?" when out of range. */
 const char *ptpkt_kind_name(int type);

@@ -13,8 +13,7 @@
 #include "snap.h"
 #include "jsondoc.h"
 
-void snap_error(struct dump_log *log, const char *file, long long off,
-		const char *fmt, ...)
+void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -56,8 +55,7 @@ int snap_read_file(const char *path, uint8_t **buf, size_t *len)
 		return -ENOMEM;
 	}
 	/* a file that shrinks meanwhile gives what is there */
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, b + got, (size_t)st.st_size - got)) > 0)
+	while (got < (size_t)st.st_size && (n = read(fd, b + got, (size_t)st.st_size - got)) > 0)
 		got += (size_t)n;
 	if (n < 0 && got < (size_t)st.st_size)
 		ret = -errno;
@@ -73,8 +71,8 @@ int snap_read_file(const char *path, uint8_t **buf, size_t *len)
 }
 
 /* Reports a missing or wrong-typed field @name of @file. */
-static void field_error(struct dump_log *log, const char *file,
-			const char *name, int ret, const char *want)
+static void field_error(struct dump_log *log, const char *file, const char *name, int ret,
+			const char *want)
 {
 	snap_error(log, file, -1, "field \"%s\" %s", name,
 		   ret == -ENOENT	   ? "is missing" :
@@ -84,9 +82,8 @@ static void field_error(struct dump_log *log, const char *file,
 
 /* Member @key of @o when it is of type @t; else says why field @name is
  * not (missing, or of another type) and gives NULL. */
-static struct json_object *need_type(const struct json_object *o,
-				     const char *key, enum jsondoc_type t,
-				     const char *name, const char *file,
+static struct json_object *need_type(const struct json_object *o, const char *key,
+				     enum jsondoc_type t, const char *name, const char *file,
 				     struct dump_log *log)
 {
 	struct json_object *v = jsondoc_get(o, key);
@@ -94,14 +91,12 @@ static struct json_object *need_type(const struct json_object *o,
 	if (jsondoc_type(v) == t)
 		return v;
 	field_error(log, file, name, jsondoc_has(o, key) ? -EINVAL : -ENOENT,
-		    t == JSONDOC_ARRAY ? "is not an array" :
-					 "is not an object");
+		    t == JSONDOC_ARRAY ? "is not an array" : "is not an object");
 	return NULL;
 }
 
-static uint64_t need_u64(const struct json_object *o, const char *key,
-			 const char *file, const char *where,
-			 struct dump_log *log)
+static uint64_t need_u64(const struct json_object *o, const char *key, const char *file,
+			 const char *where, struct dump_log *log)
 {
 	char name[96];
 	uint64_t v = 0;
@@ -114,8 +109,8 @@ static uint64_t need_u64(const struct json_object *o, const char *key,
 	return v;
 }
 
-static bool need_bool(const struct json_object *o, const char *key,
-		      const char *file, const char *where, struct dump_log *log)
+static bool need_bool(const struct json_object *o, const char *key, const char *file,
+		      const char *where, struct dump_log *log)
 {
 	char name[96];
 	bool v = false;
@@ -129,9 +124,8 @@ static bool need_bool(const struct json_object *o, const char *key,
 }
 
 /* Copies string member @key into @out (@len bytes); "" when absent. */
-static void need_str(const struct json_object *o, const char *key, char *out,
-		     size_t len, const char *file, const char *where,
-		     struct dump_log *log, bool nullable)
+static void need_str(const struct json_object *o, const char *key, char *out, size_t len,
+		     const char *file, const char *where, struct dump_log *log, bool nullable)
 {
 	char name[96];
 	const char *s;
@@ -168,8 +162,8 @@ struct dump_core *snap_find_core(struct dump_snap *s, int cpu)
 	return c;
 }
 
-static void meta_cores(struct dump_snap *s, const struct json_object *root,
-		       const char *file, struct dump_log *log)
+static void meta_cores(struct dump_snap *s, const struct json_object *root, const char *file,
+		       struct dump_log *log)
 {
 	struct json_object *arr, *o;
 	struct dump_core *c;
@@ -180,11 +174,8 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root,
 	arr = need_type(root, "cores", JSONDOC_ARRAY, "cores", file, log);
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "cores[%zu].", i);
-		if (jsondoc_get_i64(o, "cpu", &cpu) || cpu < 0 ||
-		    cpu > 1 << 20) {
-			snap_error(log, file, -1,
-				   "field \"%scpu\" is missing or not a CPU",
-				   where);
+		if (jsondoc_get_i64(o, "cpu", &cpu) || cpu < 0 || cpu > 1 << 20) {
+			snap_error(log, file, -1, "field \"%scpu\" is missing or not a CPU", where);
 			continue;
 		}
 		c = snap_find_core(s, (int)cpu);
@@ -192,22 +183,19 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root,
 			return;
 		c->in_meta = true;
 		c->bytes = need_u64(o, "bytes", file, where, log);
-		c->sideband_bytes =
-			need_u64(o, "sideband_bytes", file, where, log);
+		c->sideband_bytes = need_u64(o, "sideband_bytes", file, where, log);
 		c->wrapped = need_bool(o, "wrapped", file, where, log);
 		c->lost_bytes = need_u64(o, "lost_bytes", file, where, log);
 		/* newer fields: a snapshot without them lost no switch record */
 		if (jsondoc_has(o, "sideband_wrapped"))
-			c->sb_wrapped = need_bool(o, "sideband_wrapped", file,
-						  where, log);
+			c->sb_wrapped = need_bool(o, "sideband_wrapped", file, where, log);
 		if (jsondoc_has(o, "sideband_lost_bytes"))
-			c->sb_lost_bytes = need_u64(o, "sideband_lost_bytes",
-						    file, where, log);
+			c->sb_lost_bytes = need_u64(o, "sideband_lost_bytes", file, where, log);
 	}
 }
 
-static void meta_process(struct dump_snap *s, const struct json_object *root,
-			 const char *file, struct dump_log *log)
+static void meta_process(struct dump_snap *s, const struct json_object *root, const char *file,
+			 struct dump_log *log)
 {
 	struct json_object *p, *arr, *o;
 	struct dump_thread *t;
@@ -217,10 +205,8 @@ static void meta_process(struct dump_snap *s, const struct json_object *root,
 	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
 	if (!p)
 		return;
-	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log,
-		 false);
-	arr = need_type(p, "threads", JSONDOC_ARRAY, "process.threads", file,
-			log);
+	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log, false);
+	arr = need_type(p, "threads", JSONDOC_ARRAY, "process.threads", file, log);
 	if (!arr)
 		return;
 	n = jsondoc_len(arr);
@@ -230,10 +216,9 @@ static void meta_process(struct dump_snap *s, const struct json_object *root,
 	s->threads = t;
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "process.threads[%zu].", i);
-		t[s->nr_threads].tid =
-			(uint32_t)need_u64(o, "tid", file, where, log);
-		need_str(o, "comm", t[s->nr_threads].comm, sizeof(t->comm),
-			 file, where, log, false);
+		t[s->nr_threads].tid = (uint32_t)need_u64(o, "tid", file, where, log);
+		need_str(o, "comm", t[s->nr_threads].comm, sizeof(t->comm), file, where, log,
+			 false);
 		s->nr_threads++;
 	}
 }
@@ -253,25 +238,20 @@ static void meta_ptxed(struct dump_snap *s, const struct json_object *ptx)
 		s->cpu.max_nonturbo_ratio = (uint32_t)v;
 }
 
-static void meta_cpu(struct dump_snap *s, const struct json_object *root,
-		     const char *file, struct dump_log *log)
+static void meta_cpu(struct dump_snap *s, const struct json_object *root, const char *file,
+		     struct dump_log *log)
 {
 	const struct json_object *tc = jsondoc_get(root, "time_conv");
 	const struct json_object *cpu = jsondoc_get(root, "cpu");
 
 	s->conv.valid = need_bool(tc, "valid", file, "time_conv.", log);
-	s->conv.time_shift =
-		(uint16_t)need_u64(tc, "time_shift", file, "time_conv.", log);
-	s->conv.time_mult =
-		(uint32_t)need_u64(tc, "time_mult", file, "time_conv.", log);
+	s->conv.time_shift = (uint16_t)need_u64(tc, "time_shift", file, "time_conv.", log);
+	s->conv.time_mult = (uint32_t)need_u64(tc, "time_mult", file, "time_conv.", log);
 	s->conv.time_zero = need_u64(tc, "time_zero", file, "time_conv.", log);
-	need_str(cpu, "vendor", s->cpu.vendor, sizeof(s->cpu.vendor), file,
-		 "cpu.", log, false);
-	s->cpu.family =
-		(unsigned int)need_u64(cpu, "family", file, "cpu.", log);
+	need_str(cpu, "vendor", s->cpu.vendor, sizeof(s->cpu.vendor), file, "cpu.", log, false);
+	s->cpu.family = (unsigned int)need_u64(cpu, "family", file, "cpu.", log);
 	s->cpu.model = (unsigned int)need_u64(cpu, "model", file, "cpu.", log);
-	s->cpu.stepping =
-		(unsigned int)need_u64(cpu, "stepping", file, "cpu.", log);
+	s->cpu.stepping = (unsigned int)need_u64(cpu, "stepping", file, "cpu.", log);
 	if (s->backend != BACKEND_INTEL_PT)
 		return;
 	if (jsondoc_get_hex(jsondoc_get(root, "attr"), "config", &s->pt_config))
@@ -305,20 +285,17 @@ static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 		s->realtime_ns = s->monotonic_ns = 0;
 }
 
-static void meta_head(struct dump_snap *s, const struct json_object *root,
-		      const char *file, struct dump_log *log)
+static void meta_head(struct dump_snap *s, const struct json_object *root, const char *file,
+		      struct dump_log *log)
 {
 	char backend[16];
 
 	s->id = need_u64(root, "snapshot", file, "", log);
-	need_str(root, "backend", backend, sizeof(backend), file, "", log,
-		 false);
+	need_str(root, "backend", backend, sizeof(backend), file, "", log, false);
 	if (snapfmt_backend_parse(backend, false, &s->backend) && backend[0])
 		snap_error(log, file, -1, "unknown backend \"%s\"", backend);
-	need_str(root, "trigger", s->trigger, sizeof(s->trigger), file, "", log,
-		 false);
-	need_str(root, "signal", s->signal, sizeof(s->signal), file, "", log,
-		 true);
+	need_str(root, "trigger", s->trigger, sizeof(s->trigger), file, "", log, false);
+	need_str(root, "signal", s->signal, sizeof(s->signal), file, "", log, true);
 	s->trigger_ts = need_u64(root, "trigger_ts", file, "", log);
 	s->pid = (uint32_t)need_u64(root, "pid", file, "", log);
 	meta_trigger(s, root);
@@ -331,9 +308,8 @@ static void meta_head(struct dump_snap *s, const struct json_object *root,
  * Parses @buf into *@root, which must be a JSON object; else reports why
  * (naming the type it is instead when @with_type).
  */
-static int parse_object(const char *buf, size_t len, const char *file,
-			struct dump_log *log, bool with_type,
-			struct json_object **root)
+static int parse_object(const char *buf, size_t len, const char *file, struct dump_log *log,
+			bool with_type, struct json_object **root)
 {
 	struct jsondoc_err e = { 0, "" };
 	int ret;
@@ -345,16 +321,15 @@ static int parse_object(const char *buf, size_t len, const char *file,
 		return ret;
 	if (jsondoc_type(*root) == JSONDOC_OBJECT)
 		return 0;
-	snap_error(log, file, 0, "not a JSON object%s%s",
-		   with_type ? " but " : "",
+	snap_error(log, file, 0, "not a JSON object%s%s", with_type ? " but " : "",
 		   with_type ? jsondoc_type_name(*root) : "");
 	jsondoc_free(*root);
 	*root = NULL;
 	return -EBADMSG;
 }
 
-int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
-		    const char *file, struct dump_log *log)
+int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len, const char *file,
+		    struct dump_log *log)
 {
 	struct json_object *root;
 	int ret;
@@ -370,16 +345,15 @@ int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
 	return 0;
 }
 
-static void trace_modules(struct dump_snap *s, const struct json_object *proc,
-			  const char *file, struct dump_log *log)
+static void trace_modules(struct dump_snap *s, const struct json_object *proc, const char *file,
+			  struct dump_log *log)
 {
 	struct json_object *mods, *m;
 	struct dump_module *out;
 	const char *path;
 	size_t i, n;
 
-	mods = need_type(proc, "modules", JSONDOC_ARRAY, "processes[0].modules",
-			 file, log);
+	mods = need_type(proc, "modules", JSONDOC_ARRAY, "processes[0].modules", file, log);
 	if (!mods)
 		return;
 	n = jsondoc_len(mods);
@@ -393,8 +367,7 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc,
 	s->nr_modules = 0;
 	for (i = 0; (m = jsondoc_at(mods, i)); i++) {
 		if (jsondoc_get_str(m, "systemPath", &path) ||
-		    jsondoc_get_hex(m, "loadAddress",
-				    &out[s->nr_modules].load)) {
+		    jsondoc_get_hex(m, "loadAddress", &out[s->nr_modules].load)) {
 			snap_error(log, file, -1,
 				   "processes[0].modules[%zu]: needs a string "
 				   "\"systemPath\" and a \"0x...\" loadAddress",
@@ -408,8 +381,8 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc,
 }
 
 /* The cpus[] of trace.json into @out; bad entries reported and left out. */
-static int trace_cpus(const struct json_object *root, const char *file,
-		      struct dump_log *log, struct snap_trace_cpus *out)
+static int trace_cpus(const struct json_object *root, const char *file, struct dump_log *log,
+		      struct snap_trace_cpus *out)
 {
 	struct json_object *cpus, *c;
 	struct snap_trace_cpu *t;
@@ -444,9 +417,8 @@ static int trace_cpus(const struct json_object *root, const char *file,
 	return 0;
 }
 
-int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
-			  const char *file, struct dump_log *log,
-			  struct snap_trace_cpus *cpus)
+int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len, const char *file,
+			  struct dump_log *log, struct snap_trace_cpus *cpus)
 {
 	struct json_object *root;
 	int ret;
@@ -458,8 +430,7 @@ int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
 	ret = parse_object(buf, len, file, log, false, &root);
 	if (ret)
 		return ret;
-	trace_modules(s, jsondoc_at(jsondoc_get(root, "processes"), 0), file,
-		      log);
+	trace_modules(s, jsondoc_at(jsondoc_get(root, "processes"), 0), file, log);
 	ret = trace_cpus(root, file, log, cpus);
 	if (ret)
 		snap_trace_cpus_free(cpus);
@@ -491,12 +462,10 @@ uint64_t snap_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc)
 	/* split as the kernel documents it so tsc * mult cannot overflow */
 	quot = tsc >> c->time_shift;
 	rem = tsc & ((1ULL << c->time_shift) - 1);
-	return c->time_zero + quot * c->time_mult +
-	       ((rem * c->time_mult) >> c->time_shift);
+	return c->time_zero + quot * c->time_mult + ((rem * c->time_mult) >> c->time_shift);
 }
 
-void snap_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
-		    int32_t *tid)
+void snap_core_task(const struct dump_core *core, uint64_t t, int32_t *pid, int32_t *tid)
 {
 	size_t lo = 0, hi = core->nr_sw;
 

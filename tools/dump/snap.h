@@ -29,14 +29,13 @@ struct dump_log {
  * Reports one problem with @file (NULL: none) at byte offset @off (-1:
  * none) to @log, printf-style, and counts it.
  */
-void snap_error(struct dump_log *log, const char *file, long long off,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* A context switch on one core, reduced to who runs after it. */
 struct dump_switch {
 	uint64_t time; /* perf clock ns */
-	int32_t pid,
-		tid; /* the task on the core after the switch; -1: unknown */
+	int32_t pid, tid; /* the task on the core after the switch; -1: unknown */
 	bool out; /* PERF_RECORD_MISC_SWITCH_OUT */
 };
 
@@ -141,8 +140,8 @@ void snap_free(struct dump_snap *s);
  *
  * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
  */
-int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len,
-		    const char *file, struct dump_log *log);
+int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len, const char *file,
+		    struct dump_log *log);
 
 /* One cpus[] entry of trace.json: the files that hold that CPU's trace. */
 struct snap_trace_cpu {
@@ -170,9 +169,8 @@ struct snap_trace_cpus {
  * Returns -ENOMEM if memory runs out.
  * @cpus is empty on every error.
  */
-int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len,
-			  const char *file, struct dump_log *log,
-			  struct snap_trace_cpus *cpus);
+int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len, const char *file,
+			  struct dump_log *log, struct snap_trace_cpus *cpus);
 
 /* Releases what @cpus holds and empties it; NULL is fine. */
 void snap_trace_cpus_free(struct snap_trace_cpus *cpus);
@@ -187,8 +185,7 @@ uint64_t snap_tsc_to_ns(const struct snap_tsc_conv *c, uint64_t tsc);
  * The task running on @core at perf time @t, from its switch records:
  * sets *@pid and *@tid (-1 when unknown: before the first record).
  */
-void snap_core_task(const struct dump_core *core, uint64_t t, int32_t *pid,
-		    int32_t *tid);
+void snap_core_task(const struct dump_core *core, uint64_t t, int32_t *pid, int32_t *tid);
 
 /* The comm of thread @tid of the target, or "" when unknown. */
 const char *snap_thread_comm(const struct dump_snap *s, uint32_t tid);

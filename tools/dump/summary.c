@@ -40,8 +40,8 @@ static void count_samples(const struct dump_snap *s, const struct dump_core *c,
 	}
 }
 
-int summary_core(const struct dump_snap *s, const struct dump_core *c,
-		 struct dump_core_sum *sum, struct dump_log *log)
+int summary_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
+		 struct dump_log *log)
 {
 	struct pt_config cfg;
 	int ret;
@@ -60,26 +60,21 @@ int summary_core(const struct dump_snap *s, const struct dump_core *c,
 	sum->decodes = sum->pt.has_psb && !sum->pt.errors;
 	if (c->trace_len && !sum->pt.has_psb)
 		snap_error(log, c->trace_file, (long long)c->trace_off,
-			   "cpu %d: no PSB in %zu bytes of trace", c->cpu,
-			   c->trace_len);
+			   "cpu %d: no PSB in %zu bytes of trace", c->cpu, c->trace_len);
 	if (sum->pt.errors)
-		snap_error(log, c->trace_file,
-			   (long long)(c->trace_off + sum->pt.first_error_off),
+		snap_error(log, c->trace_file, (long long)(c->trace_off + sum->pt.first_error_off),
 			   "cpu %d: %" PRIu64 " packet errors, the first at "
 			   "trace offset 0x%" PRIx64 ": %s",
-			   c->cpu, sum->pt.errors, sum->pt.first_error_off,
-			   sum->pt.first_error);
+			   c->cpu, sum->pt.errors, sum->pt.first_error_off, sum->pt.first_error);
 	return 0;
 }
 
 static void print_time(FILE *out, uint64_t ns)
 {
-	fprintf(out, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000,
-		ns % 1000000000);
+	fprintf(out, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000, ns % 1000000000);
 }
 
-static void text_pt(FILE *out, const struct dump_snap *s,
-		    const struct dump_core_sum *sum)
+static void text_pt(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum)
 {
 	const struct dump_pt_stats *st = &sum->pt;
 	const char *sep = "";
@@ -89,18 +84,16 @@ static void text_pt(FILE *out, const struct dump_snap *s,
 	for (k = 0; k < DUMP_PT_KINDS; k++) {
 		if (!st->kinds[k])
 			continue;
-		fprintf(out, "%s %s %" PRIu64, sep, ptpkt_kind_name(k),
-			st->kinds[k]);
+		fprintf(out, "%s %s %" PRIu64, sep, ptpkt_kind_name(k), st->kinds[k]);
 		sep = ",";
 	}
 	fprintf(out, "\n    psb %" PRIu64 ", ovf %" PRIu64, st->psb, st->ovf);
 	if (st->head_skipped)
-		fprintf(out, ", %" PRIu64 " bytes before the first PSB",
-			st->head_skipped);
+		fprintf(out, ", %" PRIu64 " bytes before the first PSB", st->head_skipped);
 	fputc('\n', out);
 	if (st->has_tsc) {
-		fprintf(out, "    tsc 0x%" PRIx64 " .. 0x%" PRIx64 " (",
-			st->first_tsc, st->last_tsc);
+		fprintf(out, "    tsc 0x%" PRIx64 " .. 0x%" PRIx64 " (", st->first_tsc,
+			st->last_tsc);
 		print_time(out, snap_tsc_to_ns(&s->conv, st->first_tsc));
 		fputs(" .. ", out);
 		print_time(out, snap_tsc_to_ns(&s->conv, st->last_tsc));
@@ -123,10 +116,9 @@ static void text_sample(FILE *out, const struct dump_core_sum *sum)
 
 	fprintf(out, "    samples: target %" PRIu64, sum->target_samples);
 	for (k = 0; k < sum->nr_threads; k++)
-		fprintf(out, "%s %u: %" PRIu64, k ? ", tid" : " (tid",
-			sum->threads[k].tid, sum->threads[k].samples);
-	fprintf(out, "%s, others %" PRIu64 "\n", sum->nr_threads ? ")" : "",
-		sum->other_samples);
+		fprintf(out, "%s %u: %" PRIu64, k ? ", tid" : " (tid", sum->threads[k].tid,
+			sum->threads[k].samples);
+	fprintf(out, "%s, others %" PRIu64 "\n", sum->nr_threads ? ")" : "", sum->other_samples);
 }
 
 /*
@@ -157,8 +149,7 @@ static void print_when(FILE *out, const struct dump_snap *s, uint64_t ns)
  */
 static void text_trigger(FILE *out, const struct dump_snap *s)
 {
-	struct dump_log quiet = { NULL,
-				  0 }; /* a module missing is no error here */
+	struct dump_log quiet = { NULL, 0 }; /* a module missing is no error here */
 	const char *code;
 	int sig;
 	struct dump_symtab tab;
@@ -178,27 +169,26 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 		fprintf(out, " %s,", s->stop_kind);
 	if (s->has_si_code) {
 		code = signals_code_name(sig, s->si_code);
-		fprintf(out, " si_code %d%s%s%s,", s->si_code, code ? " (" : "",
-			code ? code : "", code ? ")" : "");
+		fprintf(out, " si_code %d%s%s%s,", s->si_code, code ? " (" : "", code ? code : "",
+			code ? ")" : "");
 	}
 	if (s->ip) {
 		memset(&tab, 0, sizeof(tab));
 		symtab_load(&tab, s, NULL, &quiet);
-		fprintf(out, " at %s (0x%" PRIx64 ")",
-			symtab_format(&tab, s->ip, at, sizeof(at)), s->ip);
+		fprintf(out, " at %s (0x%" PRIx64 ")", symtab_format(&tab, s->ip, at, sizeof(at)),
+			s->ip);
 		symtab_free(&tab);
 	}
 	if (s->has_addr)
 		fprintf(out, ", fault address 0x%" PRIx64, s->addr);
 	if (s->folded_stops)
-		fprintf(out, ", %" PRIu64 " earlier stop%s folded in",
-			s->folded_stops, s->folded_stops == 1 ? "" : "s");
+		fprintf(out, ", %" PRIu64 " earlier stop%s folded in", s->folded_stops,
+			s->folded_stops == 1 ? "" : "s");
 	fputc('\n', out);
 }
 
 /* intel-pt: the span of switches and of each core's TSC range. */
-static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first,
-			 uint64_t last)
+static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first, uint64_t last)
 {
 	char a[48], b[48];
 
@@ -210,14 +200,12 @@ static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first,
 	fprintf(out,
 		"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 		"trigger\n",
-		last_time_str(s, first, a, sizeof(a)),
-		last_time_str(s, last, b, sizeof(b)),
-		(double)(last - first) / 1e6,
-		((double)last - (double)s->trigger_ts) / 1e6);
+		last_time_str(s, first, a, sizeof(a)), last_time_str(s, last, b, sizeof(b)),
+		(double)(last - first) / 1e6, ((double)last - (double)s->trigger_ts) / 1e6);
 }
 
-static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum,
-		     uint64_t *first, uint64_t *last)
+static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum, uint64_t *first,
+		     uint64_t *last)
 {
 	uint64_t a, b;
 
@@ -231,8 +219,8 @@ static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum,
 		*last = b;
 }
 
-int summary_text(FILE *out, const struct dump_snap *s,
-		 const struct dump_symtab *tab, struct dump_log *log)
+int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+		 struct dump_log *log)
 {
 	const char *be = snapfmt_backend_name(s->backend);
 	uint64_t first = UINT64_MAX, last = 0;
@@ -258,12 +246,10 @@ int summary_text(FILE *out, const struct dump_snap *s,
 			"  cpu %d: %" PRIu64 " bytes, sideband %" PRIu64
 			" bytes, wrapped %s, lost %" PRIu64 " bytes, "
 			"%zu context switches",
-			c->cpu, c->bytes, c->sideband_bytes,
-			c->wrapped ? "yes" : "no", c->lost_bytes, c->nr_sw);
+			c->cpu, c->bytes, c->sideband_bytes, c->wrapped ? "yes" : "no",
+			c->lost_bytes, c->nr_sw);
 		if (c->sb_wrapped)
-			fprintf(out,
-				" (switch records lost: %" PRIu64 " bytes)",
-				c->sb_lost_bytes);
+			fprintf(out, " (switch records lost: %" PRIu64 " bytes)", c->sb_lost_bytes);
 		fputc('\n', out);
 		if (s->backend == BACKEND_INTEL_PT) {
 			text_pt(out, s, &sum);
@@ -279,8 +265,7 @@ int summary_text(FILE *out, const struct dump_snap *s,
 	return last_text(out, s, tab, DUMP_SUM_LAST);
 }
 
-static void json_pt(struct json *j, const struct dump_snap *s,
-		    const struct dump_core_sum *sum)
+static void json_pt(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum)
 {
 	const struct dump_pt_stats *st = &sum->pt;
 	int k;
@@ -296,10 +281,8 @@ static void json_pt(struct json *j, const struct dump_snap *s,
 	if (st->has_tsc) {
 		json_u64(j, "first_tsc", st->first_tsc);
 		json_u64(j, "last_tsc", st->last_tsc);
-		json_u64(j, "first_time_ns",
-			 snap_tsc_to_ns(&s->conv, st->first_tsc));
-		json_u64(j, "last_time_ns",
-			 snap_tsc_to_ns(&s->conv, st->last_tsc));
+		json_u64(j, "first_time_ns", snap_tsc_to_ns(&s->conv, st->first_tsc));
+		json_u64(j, "last_time_ns", snap_tsc_to_ns(&s->conv, st->last_tsc));
 	}
 	json_bool(j, "decodes", sum->decodes);
 	json_u64(j, "errors", st->errors);
@@ -359,8 +342,8 @@ static void json_head(struct json *j, const struct dump_snap *s)
 	json_str(j, "comm", s->comm);
 }
 
-int summary_json(struct json *j, const struct dump_snap *s,
-		 const struct dump_symtab *tab, struct dump_log *log)
+int summary_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
+		 struct dump_log *log)
 {
 	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;

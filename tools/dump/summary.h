@@ -36,8 +36,8 @@ struct dump_core_sum {
  *
  * Returns 0, or -ENOMEM.
  */
-int summary_core(const struct dump_snap *s, const struct dump_core *c,
-		 struct dump_core_sum *sum, struct dump_log *log);
+int summary_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
+		 struct dump_log *log);
 
 /* Samples listed before the trigger of a stop or fatal snapshot. */
 #define DUMP_SUM_LAST 8
@@ -50,8 +50,8 @@ int summary_core(const struct dump_snap *s, const struct dump_core *c,
  *
  * Returns 0, or -ENOMEM.
  */
-int summary_text(FILE *out, const struct dump_snap *s,
-		 const struct dump_symtab *tab, struct dump_log *log);
+int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+		 struct dump_log *log);
 
 /*
  * Adds the summary of @s to @j as one object (@j must be inside an array
@@ -59,7 +59,7 @@ int summary_text(FILE *out, const struct dump_snap *s,
  *
  * Returns 0, or -ENOMEM.
  */
-int summary_json(struct json *j, const struct dump_snap *s,
-		 const struct dump_symtab *tab, struct dump_log *log);
+int summary_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
+		 struct dump_log *log);
 
 #endif /* PTBPF_DUMP_SUMMARY_H */

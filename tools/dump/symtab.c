@@ -25,8 +25,8 @@ static int sym_cmp(const void *a, const void *b)
 }
 
 /* Run-time range and bias from the PT_LOAD headers; image segments. */
-static int segments(Elf *e, struct dump_elf *m, uint64_t load,
-		    struct pt_image *image, struct dump_log *log)
+static int segments(Elf *e, struct dump_elf *m, uint64_t load, struct pt_image *image,
+		    struct dump_log *log)
 {
 	bool first = true;
 	GElf_Phdr ph;
@@ -46,16 +46,15 @@ static int segments(Elf *e, struct dump_elf *m, uint64_t load,
 			m->hi = ph.p_vaddr + m->bias + ph.p_memsz;
 		if (!image || !(ph.p_flags & PF_X) || !ph.p_filesz)
 			continue;
-		if (pt_image_add_file(image, m->path, ph.p_offset, ph.p_filesz,
-				      NULL, ph.p_vaddr + m->bias) < 0)
+		if (pt_image_add_file(image, m->path, ph.p_offset, ph.p_filesz, NULL,
+				      ph.p_vaddr + m->bias) < 0)
 			snap_error(log, m->path, (long long)ph.p_offset,
 				   "segment not usable by the decoder");
 	}
 	return first ? -EBADMSG : 0;
 }
 
-static int add_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
-		    struct dump_elf *m)
+static int add_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct dump_elf *m)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t i, n;
@@ -72,8 +71,7 @@ static int add_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 		return -ENOMEM;
 	m->syms = s;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value ||
-		    sym.st_shndx == SHN_UNDEF)
+		if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value || sym.st_shndx == SHN_UNDEF)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
@@ -122,8 +120,7 @@ static int debug_symtab(const char *path, struct dump_elf *m)
 	if (buildid_read(path, id, &len) || len < 2)
 		return -ENOENT;
 	buildid_hex(id, len, hex);
-	snprintf(dbg, sizeof(dbg), DUMP_DEBUG_DIR "/.build-id/%.2s/%s.debug",
-		 hex, hex + 2);
+	snprintf(dbg, sizeof(dbg), DUMP_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
 	fd = open(dbg, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
@@ -163,8 +160,8 @@ sort:
 	return ret;
 }
 
-static int load_one(struct dump_elf *m, const struct dump_module *mod,
-		    struct pt_image *image, struct dump_log *log)
+static int load_one(struct dump_elf *m, const struct dump_module *mod, struct pt_image *image,
+		    struct dump_log *log)
 {
 	int fd, ret = 0;
 	Elf *e;
@@ -203,8 +200,8 @@ static void free_one(struct dump_elf *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
-		struct pt_image *image, struct dump_log *log)
+int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_image *image,
+		struct dump_log *log)
 {
 	unsigned int i;
 	int ret;
@@ -214,8 +211,7 @@ int symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
 	memset(tab, 0, sizeof(*tab));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
-	tab->mods =
-		calloc(s->nr_modules ? s->nr_modules : 1, sizeof(*tab->mods));
+	tab->mods = calloc(s->nr_modules ? s->nr_modules : 1, sizeof(*tab->mods));
 	if (!tab->mods)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_modules; i++) {
@@ -244,8 +240,7 @@ void symtab_free(struct dump_symtab *tab)
 	memset(tab, 0, sizeof(*tab));
 }
 
-static const struct dump_elf *module_of(const struct dump_symtab *tab,
-					uint64_t ip)
+static const struct dump_elf *module_of(const struct dump_symtab *tab, uint64_t ip)
 {
 	size_t i;
 
@@ -259,8 +254,8 @@ static const struct dump_elf *module_of(const struct dump_symtab *tab,
  * The symbol of @m covering @ip, and in [*@lo, *@hi) the addresses it
  * covers (the module's end or the next symbol bound an unsized one).
  */
-static const struct dump_sym *sym_in(const struct dump_elf *m, uint64_t ip,
-				     uint64_t *from, uint64_t *to)
+static const struct dump_sym *sym_in(const struct dump_elf *m, uint64_t ip, uint64_t *from,
+				     uint64_t *to)
 {
 	const struct dump_sym *s;
 	size_t lo = 0, hi;
@@ -293,8 +288,7 @@ static const struct dump_sym *sym_in(const struct dump_elf *m, uint64_t ip,
 	return s;
 }
 
-const char *symtab_find(const struct dump_symtab *tab, uint64_t ip,
-			uint64_t *off)
+const char *symtab_find(const struct dump_symtab *tab, uint64_t ip, uint64_t *off)
 {
 	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
 	const struct dump_sym *s;
@@ -306,8 +300,8 @@ const char *symtab_find(const struct dump_symtab *tab, uint64_t ip,
 	return s->name;
 }
 
-char *symtab_format_fast(const struct dump_symtab *tab,
-			 struct dump_sym_cache *c, uint64_t ip, char *buf)
+char *symtab_format_fast(const struct dump_symtab *tab, struct dump_sym_cache *c, uint64_t ip,
+			 char *buf)
 {
 	const struct dump_elf *m;
 	const struct dump_sym *s;
@@ -355,8 +349,7 @@ const char *symtab_module(const struct dump_symtab *tab, uint64_t ip)
 	return base ? base + 1 : m->path;
 }
 
-const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf,
-			  size_t len)
+const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf, size_t len)
 {
 	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
 	const char *name, *base;
@@ -367,8 +360,7 @@ const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf,
 		snprintf(buf, len, "%s+0x%" PRIx64, name, off);
 	} else if (m) {
 		base = strrchr(m->path, '/');
-		snprintf(buf, len, "%s+0x%" PRIx64, base ? base + 1 : m->path,
-			 ip - m->lo);
+		snprintf(buf, len, "%s+0x%" PRIx64, base ? base + 1 : m->path, ip - m->lo);
 	} else {
 		snprintf(buf, len, "0x%" PRIx64, ip);
 	}

@@ -51,8 +51,8 @@ struct dump_symtab {
  * Returns -EINVAL if @tab, @s or @log is NULL.
  * Returns -ENOMEM if memory runs out.
  */
-int symtab_load(struct dump_symtab *tab, const struct dump_snap *s,
-		struct pt_image *image, struct dump_log *log);
+int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_image *image,
+		struct dump_log *log);
 
 /* Releases what @tab owns; NULL is fine. */
 void symtab_free(struct dump_symtab *tab);
@@ -61,8 +61,7 @@ void symtab_free(struct dump_symtab *tab);
  * The function containing @ip: its name, with *@off set to @ip's offset in
  * it; NULL when no symbol covers @ip.
  */
-const char *symtab_find(const struct dump_symtab *tab, uint64_t ip,
-			uint64_t *off);
+const char *symtab_find(const struct dump_symtab *tab, uint64_t ip, uint64_t *off);
 
 /*
  * The functions symtab_format_fast() found last, and the ranges they
@@ -86,8 +85,8 @@ struct dump_sym_cache {
  * are mostly in a few functions. Returns the end of what was written (no
  * NUL).
  */
-char *symtab_format_fast(const struct dump_symtab *tab,
-			 struct dump_sym_cache *c, uint64_t ip, char *buf);
+char *symtab_format_fast(const struct dump_symtab *tab, struct dump_sym_cache *c, uint64_t ip,
+			 char *buf);
 
 /* The base name of the module holding @ip, or NULL. */
 const char *symtab_module(const struct dump_symtab *tab, uint64_t ip);
@@ -97,7 +96,6 @@ const char *symtab_module(const struct dump_symtab *tab, uint64_t ip);
  * and the offset from its load address), else "0x..." into @buf of @len
  * bytes. Returns @buf.
  */
-const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf,
-			  size_t len);
+const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf, size_t len);
 
 #endif /* PTBPF_DUMP_SYMTAB_H */

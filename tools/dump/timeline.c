@@ -36,8 +36,8 @@ int timeline_end(struct dump_tl *tl)
 }
 
 /* Opens one event object: ph, name, ts (perf ns), pid, tid. */
-static void ev_begin(struct json *j, char *buf, const char *ph,
-		     const char *name, uint64_t ns, uint32_t pid, uint32_t tid)
+static void ev_begin(struct json *j, char *buf, const char *ph, const char *name, uint64_t ns,
+		     uint32_t pid, uint32_t tid)
 {
 	json_init(j, buf, EV_MAX);
 	json_obj_begin(j, NULL);
@@ -59,8 +59,7 @@ static void ev_end(struct dump_tl *tl, struct json *j)
 	tl->nr_events++;
 }
 
-static void meta(struct dump_tl *tl, const char *what, uint32_t pid,
-		 uint32_t tid, const char *name)
+static void meta(struct dump_tl *tl, const char *what, uint32_t pid, uint32_t tid, const char *name)
 {
 	char buf[EV_MAX];
 	struct json j;
@@ -85,8 +84,7 @@ struct run {
 };
 
 /* A slice's name: the function, without the offset. */
-static const char *func_name(const struct dump_symtab *tab, uint64_t ip,
-			     char *buf, size_t len)
+static const char *func_name(const struct dump_symtab *tab, uint64_t ip, char *buf, size_t len)
 {
 	uint64_t off;
 	const char *name = symtab_find(tab, ip, &off);
@@ -119,8 +117,7 @@ static void close_run(struct run *r)
 	r->after_call = false;
 }
 
-static void tl_insn(void *ctx, const struct dump_insn_at *at,
-		    const struct pt_insn *insn)
+static void tl_insn(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn)
 {
 	struct run *r = ctx;
 	char buf[256];
@@ -132,21 +129,18 @@ static void tl_insn(void *ctx, const struct dump_insn_at *at,
 	r->tid = at->tid;
 	r->last = at->time;
 	if (!r->depth || r->after_call) {
-		slice(r, "B", func_name(r->tab, insn->ip, buf, sizeof(buf)),
-		      at->time);
+		slice(r, "B", func_name(r->tab, insn->ip, buf, sizeof(buf)), at->time);
 		r->depth++;
 	}
-	r->after_call = insn->iclass == ptic_call ||
-			insn->iclass == ptic_far_call;
-	if ((insn->iclass == ptic_return || insn->iclass == ptic_far_return) &&
-	    r->depth) {
+	r->after_call = insn->iclass == ptic_call || insn->iclass == ptic_far_call;
+	if ((insn->iclass == ptic_return || insn->iclass == ptic_far_return) && r->depth) {
 		slice(r, "E", "", at->time);
 		r->depth--;
 	}
 }
 
-static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
-		     const char *why, uint64_t resync)
+static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off, const char *why,
+		     uint64_t resync)
 {
 	struct run *r = ctx;
 	const struct dump_core *c = at->core;
@@ -157,9 +151,8 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off,
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
 }
 
-static int tl_pt(struct dump_tl *tl, const struct dump_snap *s,
-		 struct pt_image *image, const struct dump_symtab *tab,
-		 struct dump_log *log)
+static int tl_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
+		 const struct dump_symtab *tab, struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { tl_insn, tl_error };
 	struct run r = { tl, s, tab, log, -2, 0, false, 0 };
@@ -179,8 +172,8 @@ static int tl_pt(struct dump_tl *tl, const struct dump_snap *s,
 static uint64_t sample_dur(const struct dump_snap *s)
 {
 	return s->sample_period && !s->sample_freq ? s->sample_period :
-	       s->sample_period ? 1000000000 / s->sample_period :
-				  1000;
+	       s->sample_period			   ? 1000000000 / s->sample_period :
+						     1000;
 }
 
 static int by_tid_time(const void *a, const void *b)
@@ -228,8 +221,8 @@ struct flame {
 	char names[DUMP_STACK_MAX][96]; /* outermost first */
 };
 
-static void flame_ev(struct flame *f, const char *ph, const char *name,
-		     uint64_t ns, const struct dump_moment *m)
+static void flame_ev(struct flame *f, const char *ph, const char *name, uint64_t ns,
+		     const struct dump_moment *m)
 {
 	char buf[EV_MAX], ip[24];
 	struct json j;
@@ -257,8 +250,7 @@ static void flame_close(struct flame *f, unsigned int keep, uint64_t ns)
  * is open stay open (a function that ran through several samples is one
  * slice), the others close, its own open, outermost first.
  */
-static void flame_sample(struct flame *f, const struct dump_moment *m,
-			 bool joined)
+static void flame_sample(struct flame *f, const struct dump_moment *m, bool joined)
 {
 	uint64_t ips[DUMP_STACK_MAX];
 	char names[DUMP_STACK_MAX][96], tmp[256];
@@ -269,8 +261,7 @@ static void flame_sample(struct flame *f, const struct dump_moment *m,
 	for (i = 0; i < n; i++)
 		snprintf(names[i], sizeof(names[i]), "%s",
 			 func_name(f->tab, ips[n - 1 - i], tmp, sizeof(tmp)));
-	while (joined && keep < f->depth && keep < n &&
-	       !strcmp(f->names[keep], names[keep]))
+	while (joined && keep < f->depth && keep < n && !strcmp(f->names[keep], names[keep]))
 		keep++;
 	/* the leaf is each sample's own: its args name the IP and cpu */
 	if (keep == n && keep)
@@ -288,8 +279,7 @@ static void flame_sample(struct flame *f, const struct dump_moment *m,
  * switch, or one period, whichever comes first, so slices on a track never
  * overlap; with call stacks each sample is a stack of nested slices.
  */
-static int tl_samples(struct dump_tl *tl, const struct dump_snap *s,
-		      const struct dump_symtab *tab)
+static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struct dump_symtab *tab)
 {
 	uint64_t dur = sample_dur(s), end, prev_end = 0;
 	struct dump_moments m = { 0 };
@@ -317,8 +307,7 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s,
 		}
 		flame_sample(f, x, same);
 		end = x->smp->time + dur;
-		if (k + 1 < m.n && m.v[k + 1].smp->tid == x->smp->tid &&
-		    m.v[k + 1].smp->time < end)
+		if (k + 1 < m.n && m.v[k + 1].smp->tid == x->smp->tid && m.v[k + 1].smp->time < end)
 			end = m.v[k + 1].smp->time;
 		if (next_switch(s, x->cpu, x->smp->time) < end)
 			end = next_switch(s, x->cpu, x->smp->time);
@@ -330,9 +319,8 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s,
 	return 0;
 }
 
-int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s,
-		      struct pt_image *image, const struct dump_symtab *tab,
-		      struct dump_log *log)
+int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
+		      const struct dump_symtab *tab, struct dump_log *log)
 {
 	unsigned int i;
 
@@ -340,8 +328,7 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s,
 		return -EINVAL;
 	meta(tl, "process_name", s->pid, s->pid, s->comm);
 	for (i = 0; i < s->nr_threads; i++)
-		meta(tl, "thread_name", s->pid, s->threads[i].tid,
-		     s->threads[i].comm);
+		meta(tl, "thread_name", s->pid, s->threads[i].tid, s->threads[i].comm);
 	if (s->backend == BACKEND_INTEL_PT)
 		return tl_pt(tl, s, image, tab, log);
 	return tl_samples(tl, s, tab);
@@ -390,8 +377,8 @@ static int line_args(struct json *j, const struct json_object *o)
 }
 
 /* One line: 1 when it went in, 0 when it was reported and left out. */
-static int one_line(struct dump_tl *tl, const char *line, size_t len,
-		    size_t off, const char *file, struct dump_log *log)
+static int one_line(struct dump_tl *tl, const char *line, size_t len, size_t off, const char *file,
+		    struct dump_log *log)
 {
 	struct jsondoc_err e = { 0, "" };
 	uint64_t ts, pid, tid;
@@ -405,13 +392,11 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len,
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		snap_error(log, file, (long long)(off + e.off), "not JSON: %s",
-			   e.why);
+		snap_error(log, file, (long long)(off + e.off), "not JSON: %s", e.why);
 		return 0;
 	}
-	if (jsondoc_get_str(o, "event", &name) ||
-	    jsondoc_get_u64(o, "ts", &ts) || jsondoc_get_u64(o, "pid", &pid) ||
-	    pid > UINT32_MAX) {
+	if (jsondoc_get_str(o, "event", &name) || jsondoc_get_u64(o, "ts", &ts) ||
+	    jsondoc_get_u64(o, "pid", &pid) || pid > UINT32_MAX) {
 		snap_error(log, file, (long long)off,
 			   "needs a string \"event\" and numbers \"ts\" and "
 			   "\"pid\"");
@@ -430,8 +415,8 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len,
 	return ret ? ret : 1;
 }
 
-int timeline_events(struct dump_tl *tl, const char *buf, size_t len,
-		    const char *file, struct dump_log *log)
+int timeline_events(struct dump_tl *tl, const char *buf, size_t len, const char *file,
+		    struct dump_log *log)
 {
 	size_t off = 0, end;
 	const char *nl;
@@ -443,8 +428,7 @@ int timeline_events(struct dump_tl *tl, const char *buf, size_t len,
 		nl = memchr(buf + off, '\n', len - off);
 		end = nl ? (size_t)(nl - buf) : len;
 		if (end > off) {
-			ret = one_line(tl, buf + off, end - off, off, file,
-				       log);
+			ret = one_line(tl, buf + off, end - off, off, file, log);
 			if (ret < 0)
 				return ret;
 			n += ret;

@@ -46,9 +46,8 @@ int timeline_end(struct dump_tl *tl);
  *
  * Returns 0, or -EINVAL if an argument is NULL, -ENOMEM.
  */
-int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s,
-		      struct pt_image *image, const struct dump_symtab *tab,
-		      struct dump_log *log);
+int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
+		      const struct dump_symtab *tab, struct dump_log *log);
 
 /*
  * Adds each line of events.jsonl, the text @buf of @len bytes (named
@@ -58,7 +57,7 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s,
  *
  * Returns the number of events added (>= 0), or -EINVAL, -ENOMEM.
  */
-int timeline_events(struct dump_tl *tl, const char *buf, size_t len,
-		    const char *file, struct dump_log *log);
+int timeline_events(struct dump_tl *tl, const char *buf, size_t len, const char *file,
+		    struct dump_log *log);
 
 #endif /* PTBPF_DUMP_TIMELINE_H */

@@ -21,10 +21,8 @@ static int from_notes(Elf_Data *d, __u8 *id, size_t *len)
 
 	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
-		    nh.n_descsz) {
-			*len = nh.n_descsz < BUILDID_MAX ? nh.n_descsz :
-							   BUILDID_MAX;
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
+			*len = nh.n_descsz < BUILDID_MAX ? nh.n_descsz : BUILDID_MAX;
 			memcpy(id, (char *)d->d_buf + desc_off, *len);
 			return 0;
 		}
@@ -49,9 +47,8 @@ static int scan(Elf *e, __u8 *id, size_t *len)
 		return -ENOENT;
 	for (i = 0; i < n; i++)
 		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_NOTE &&
-		    !from_notes(elf_getdata_rawchunk(e, ph.p_offset,
-						     ph.p_filesz, ELF_T_NHDR),
-				id, len))
+		    !from_notes(elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR), id,
+				len))
 			return 0;
 	return -ENOENT;
 }

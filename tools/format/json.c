@@ -102,9 +102,8 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 		cp = (cp << 6) | (s[i] & 0x3f);
 	}
 	/* overlong forms, surrogates and values past U+10FFFF are invalid */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return len;
 }
@@ -178,8 +177,7 @@ static void member(struct json *j, const char *key)
 {
 	if (j->err)
 		return;
-	if (j->depth == 0 ? key || !j->first[0] :
-			    !key != !j->in_obj[j->depth]) {
+	if (j->depth == 0 ? key || !j->first[0] : !key != !j->in_obj[j->depth]) {
 		j->err = -EINVAL;
 		return;
 	}

@@ -18,9 +18,8 @@
 #define PERFFILE_ATTR_SIZE PERF_ATTR_SIZE_VER7
 
 /* The sample ID bits every record in a ptbpf perf.data carries. */
-#define PERFFILE_ID_BITS                                               \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	 PERF_SAMPLE_CPU)
+#define PERFFILE_ID_BITS \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 /* perf's PERF_RECORD_AUXTRACE_INFO / AUXTRACE / TIME_CONV record types. */
 #define PERFFILE_RECORD_AUXTRACE_INFO 70

@@ -75,8 +75,8 @@ static void fields_put(__u8 *p, const struct id_field *s, size_t n, __u64 type,
 	}
 }
 
-static void fields_get(const __u8 *p, const struct id_field *s, size_t n,
-		       __u64 type, struct perfrec_id *id)
+static void fields_get(const __u8 *p, const struct id_field *s, size_t n, __u64 type,
+		       struct perfrec_id *id)
 {
 	__u32 w[2];
 	__u64 v;
@@ -127,8 +127,7 @@ void perfrec_id_put(void *dst, __u64 type, const struct perfrec_id *id)
 	fields_put(dst, id_fields, NFIELDS(id_fields), type, id);
 }
 
-int perfrec_id_get(const void *rec, size_t len, __u64 type,
-		   struct perfrec_id *id)
+int perfrec_id_get(const void *rec, size_t len, __u64 type, struct perfrec_id *id)
 {
 	size_t sz = perfrec_id_size(type);
 
@@ -136,13 +135,11 @@ int perfrec_id_get(const void *rec, size_t len, __u64 type,
 		return -EINVAL;
 	if (len < sizeof(struct perf_event_header) + sz)
 		return -EBADMSG;
-	fields_get((const __u8 *)rec + len - sz, id_fields, NFIELDS(id_fields),
-		   type, id);
+	fields_get((const __u8 *)rec + len - sz, id_fields, NFIELDS(id_fields), type, id);
 	return 0;
 }
 
-int perfrec_next(const void *buf, size_t len, size_t *off,
-		 const struct perf_event_header **hdr)
+int perfrec_next(const void *buf, size_t len, size_t *off, const struct perf_event_header **hdr)
 {
 	struct perf_event_header h;
 

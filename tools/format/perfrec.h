@@ -17,9 +17,9 @@
 #include <linux/perf_event.h>
 
 /* The sample_type bits a sample ID (sample_id_all trailer) may hold. */
-#define PERFREC_ID_BITS                                        \
-	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-	 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define PERFREC_ID_BITS                                                                \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 /* A record may be at most this long: header.size is a __u16. */
 #define PERFREC_MAX 65535
@@ -122,8 +122,7 @@ void perfrec_id_put(void *dst, __u64 type, const struct perfrec_id *id);
  * Returns -EINVAL if @rec or @id is NULL.
  * Returns -EBADMSG if @len is shorter than a header plus the sample ID.
  */
-int perfrec_id_get(const void *rec, size_t len, __u64 type,
-		   struct perfrec_id *id);
+int perfrec_id_get(const void *rec, size_t len, __u64 type, struct perfrec_id *id);
 
 /*
  * Finds the record at *@off in the stream @buf of @len bytes, as the kernel
@@ -136,8 +135,7 @@ int perfrec_id_get(const void *rec, size_t len, __u64 type,
  * Returns -EBADMSG if a header is cut off or its size is 0, not a multiple
  * of 8, or runs past @len; *@off then names the bad offset.
  */
-int perfrec_next(const void *buf, size_t len, size_t *off,
-		 const struct perf_event_header **hdr);
+int perfrec_next(const void *buf, size_t len, size_t *off, const struct perf_event_header **hdr);
 
 /* Returns the size of the fixed leading fields @type gives a sample. */
 size_t perfrec_sample_size(__u64 type);

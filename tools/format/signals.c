@@ -40,12 +40,11 @@ int signals_number(const char *name)
 /* include/uapi/asm-generic/siginfo.h: codes > 0 depend on the signal */
 const char *signals_code_name(int sig, int code)
 {
-	static const char *const segv[] = { NULL, "SEGV_MAPERR", "SEGV_ACCERR",
-					    "SEGV_BNDERR", "SEGV_PKUERR" };
-	static const char *const bus[] = { NULL, "BUS_ADRALN", "BUS_ADRERR",
-					   "BUS_OBJERR" };
-	static const char *const trap[] = { NULL, "TRAP_BRKPT", "TRAP_TRACE",
-					    "TRAP_BRANCH", "TRAP_HWBKPT" };
+	static const char *const segv[] = { NULL, "SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR",
+					    "SEGV_PKUERR" };
+	static const char *const bus[] = { NULL, "BUS_ADRALN", "BUS_ADRERR", "BUS_OBJERR" };
+	static const char *const trap[] = { NULL, "TRAP_BRKPT", "TRAP_TRACE", "TRAP_BRANCH",
+					    "TRAP_HWBKPT" };
 
 	switch (code) {
 	case 0:

@@ -67,8 +67,7 @@ struct snap_cpu_info {
 	 * Where sysfs format/ puts the intel_pt config fields, as masks of
 	 * attr.config (perf's AUXTRACE_INFO wants masks); 0 when unknown.
 	 */
-	__u64 pt_tsc_mask, pt_noretcomp_mask, pt_mtc_mask, pt_mtc_period_mask,
-		pt_cyc_mask;
+	__u64 pt_tsc_mask, pt_noretcomp_mask, pt_mtc_mask, pt_mtc_period_mask, pt_cyc_mask;
 	unsigned int nr_cpus_online, nr_cpus_avail;
 };
 

@@ -40,8 +40,7 @@ const char *snapfmt_backend_name(enum ptbpf_backend b)
 	return backend_names[b];
 }
 
-int snapfmt_backend_parse(const char *name, bool allow_auto,
-			  enum ptbpf_backend *b)
+int snapfmt_backend_parse(const char *name, bool allow_auto, enum ptbpf_backend *b)
 {
 	unsigned int i;
 

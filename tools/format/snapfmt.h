@@ -46,8 +46,7 @@ const char *snapfmt_backend_name(enum ptbpf_backend b);
  *
  * Returns 0, or -EINVAL for any other name.
  */
-int snapfmt_backend_parse(const char *name, bool allow_auto,
-			  enum ptbpf_backend *b);
+int snapfmt_backend_parse(const char *name, bool allow_auto, enum ptbpf_backend *b);
 
 /* "perf" or "lldb" for one SNAPFMT_* bit; NULL otherwise. */
 const char *snapfmt_format_name(unsigned int bit);
