@@ -9,37 +9,25 @@
 #include <unistd.h>
 
 #include "descend.h"
+#include "target.h"
 
 struct pair {
 	pid_t pid, ppid;
 };
 
-/*
- * The parent in @proc/PID/stat: the field after the state, which follows
- * the last ')' (a comm may hold any byte). Returns it, or -1.
- */
+/* The parent of process @pid (a decimal string), or -1. */
 static pid_t parent_of(const char *proc, const char *pid)
 {
-	char path[96], buf[512], *p;
-	ssize_t n;
-	int fd;
+	struct target_stat st;
+	char path[96];
 
 	snprintf(path, sizeof(path), "%s/%s/stat", proc, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+	if (target_read_stat(path, &st))
 		return -1;
 	/* a zombie is no process to follow: its exit was before us */
-	if (p[2] == 'Z' || p[2] == 'X')
+	if (st.state == 'Z' || st.state == 'X')
 		return -1;
-	return (pid_t)strtol(p + 4, NULL, 10);
+	return st.ppid;
 }
 
 /* Every process of @proc with its parent. */

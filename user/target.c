@@ -30,17 +30,12 @@ void target_init(struct target *t)
 	t->pidfd = t->go_fd = t->err_fd = -1;
 }
 
-/*
- * Reads /proc/PID/stat: state and flags. The comm field may hold spaces and
- * parentheses, so parsing starts after the last ')'.
- */
-static int read_stat(const char *proc, pid_t pid, char *state, unsigned long *flags)
+int target_read_stat(const char *path, struct target_stat *st)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -51,8 +46,25 @@ static int read_stat(const char *proc, pid_t pid, char *state, unsigned long *fl
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	/* ") S ppid pgrp session tty_nr tpgid flags" */
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
+	if (!p ||
+	    sscanf(p + 1, " %c %d %*d %*d %*d %*d %lu", &st->state, &st->ppid, &st->flags) != 3)
 		return -EINVAL;
+	return 0;
+}
+
+/* State and flags of process (or thread) @pid. */
+static int read_stat(const char *proc, pid_t pid, char *state, unsigned long *flags)
+{
+	struct target_stat st;
+	char path[64];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
+	ret = target_read_stat(path, &st);
+	if (ret)
+		return ret;
+	*state = st.state;
+	*flags = st.flags;
 	return 0;
 }
 
@@ -169,22 +181,11 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err, size
 
 char target_thread_state(const char *proc, pid_t pid, const char *tid)
 {
-	char path[96], buf[512], *p;
-	ssize_t n;
-	int fd;
+	struct target_stat st;
+	char path[96];
 
 	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* the comm field may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return target_read_stat(path, &st) ? 0 : st.state;
 }
 
 static bool thread_live(const char *proc, pid_t pid, const char *tid)

@@ -61,6 +61,23 @@ int target_signal(const struct target *t, int sig);
 void target_abort(struct target *t);
 void target_close(struct target *t);
 
+/* What ptbpf reads of a /proc stat file. */
+struct target_stat {
+	char state; /* 'R', 'S', 'T', 't', 'Z', 'X', ... */
+	pid_t ppid;
+	unsigned long flags; /* PF_* */
+};
+
+/*
+ * Reads the stat file @path (@proc/PID/stat or @proc/PID/task/TID/stat)
+ * into @st. The comm field may hold any byte, spaces and ')' too, so the
+ * fields are taken after the last ')'.
+ *
+ * Returns 0, -errno when it cannot be opened, -ESRCH when it is empty and
+ * -EINVAL when its fields are not there.
+ */
+int target_read_stat(const char *path, struct target_stat *st);
+
 /*
  * The state letter of thread @tid (a decimal string) of process @pid in
  * @proc/PID/task/TID/stat: 'R', 'S', 'T' (job-control stop), 't' (ptrace
