@@ -21,6 +21,19 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+/* A real child of this process that waits to be killed: /proc has it. */
+static inline pid_t paused_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
 /*
  * Runs @cmd and returns its stdout (up to 64 KiB, NUL-terminated,
  * malloc'd); fails the test, with what it printed, on a non-zero exit.

@@ -855,19 +855,6 @@ static void test_held_start_first_insns(void **state)
 	check_schema(f, 1);
 }
 
-/* A real child of this process, which waits to be killed: /proc has it. */
-static pid_t paused_child(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		pause();
-		_exit(0);
-	}
-	assert_true(pid > 0);
-	return pid;
-}
-
 /*
  * Process scope: this thread runs path A on CPU 0, then a process it
  * forked runs path B on CPU 1. Returns the PT bytes of B that reached a

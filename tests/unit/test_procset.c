@@ -17,24 +17,12 @@
 #include <unistd.h>
 
 #include "procset.h"
-
-/* A child that waits to be killed. */
-static pid_t child(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		pause();
-		_exit(0);
-	}
-	assert_true(pid > 0);
-	return pid;
-}
+#include "testio.h"
 
 static void test_reading_outlives_process(void **state)
 {
 	struct procset ps;
-	pid_t pid = child();
+	pid_t pid = paused_child();
 	unsigned int maps;
 
 	memset(&ps, 0, sizeof(ps));
