@@ -100,7 +100,7 @@ FUZZ_SECONDS ?= 30
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps progs fuzz check unit pipeline integration sanitize demo bench \
+.PHONY: all deps progs fuzz check check-fresh unit pipeline integration sanitize demo bench \
 	install clean fmt vmlinux layout
 
 all: $(BINDIR)/ptbpf $(BINDIR)/ptbpf-dump
@@ -233,6 +233,11 @@ check: deps
 		pipeline: $(PIPELINE_BINS) \
 		integration: $(INTEG_BINS) tests/man.sh tests/systemd.sh \
 		builds: tests/fuzz/fuzz-all.sh tests/sanitize.sh
+
+# The README's two commands in a fresh Debian 12 minbase chroot (slow: it
+# installs everything there; the chroot's base is cached). Not part of check.
+check-fresh:
+	$(Q)tests/fresh.sh $(REF)
 
 demo: deps
 	$(Q)$(MAKE) all progs

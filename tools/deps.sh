@@ -6,9 +6,17 @@
 # a fresh machine: nothing may be assumed to be there already.
 set -eu
 
-PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-libipt-dev libcmocka-dev pkg-config linux-perf gdb procps util-linux
-lldb-19 python3 libclang-rt-dev groff-base libjson-c-dev"
+# Build: the compilers, libbpf and bpftool, the libraries both programs link.
+# Tests, demo and bench also run: perf (its script, report, archive, which
+# packs with tar and bzip2), gdb, lldb-19, python3, readelf and nm
+# (binutils), groff (the man page check), systemd-analyze (the unit
+# template check), setpriv (util-linux), and libc's detached debug symbols
+# (libc6-dbg: the stack tests expect libc's static functions by name, as
+# perf and gdb name them with it).
+PKGS="make gcc binutils clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
+libipt-dev libcmocka-dev pkg-config linux-perf gdb procps util-linux tar
+bzip2 lldb-19 python3 libclang-rt-dev groff-base libjson-c-dev libc6-dbg
+systemd"
 
 missing=""
 for p in $PKGS; do
@@ -24,6 +32,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "ptbpf: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+apt-get -o DPkg::Lock::Timeout=600 update -qq
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
