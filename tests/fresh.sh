@@ -43,6 +43,11 @@ if [ ! -f "$base/.ptbpf-fresh-done" ]; then
 			debootstrap >/dev/null
 	}
 	say "making the base chroot in $base (once) from $mirror"
+	# a debootstrap that died may have left its /proc or /sys mounted there
+	if findmnt -rn -o TARGET | grep -q "^$base/"; then
+		say "$base has mounts left by an earlier run (findmnt); unmount them first"
+		exit 1
+	fi
 	rm -rf "$base"
 	mkdir -p "$cache"
 	debootstrap --variant=minbase --include=make,git,sudo,ca-certificates \
