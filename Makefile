@@ -100,7 +100,7 @@ FUZZ_SECONDS ?= 30
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps progs fuzz check check-fresh unit pipeline integration sanitize demo bench \
+.PHONY: all deps progs fuzz fuzz-bins check check-fresh unit pipeline integration sanitize demo bench \
 	install clean fmt vmlinux layout
 
 all: $(BINDIR)/ptbpf $(BINDIR)/ptbpf-dump
@@ -197,6 +197,7 @@ $(OUTPUT)/fuzz/%.o: tests/fuzz/%.c | $(OUTPUT)/fuzz
 	$(Q)$(CC) $(CPPFLAGS) $(DUMP_INC) $(CFLAGS) -c $< -o $@
 
 ifeq ($(SANITIZE),fuzzer)
+fuzz-bins: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do \
 		mkdir -p $(OUTPUT)/fuzz/corpus-$$(basename $$f); \
@@ -206,8 +207,8 @@ fuzz: $(FUZZ_BINS)
 			|| { tail -n 30 $(OUTPUT)/fuzz/$$(basename $$f).log; exit 1; }; \
 	done
 else
-fuzz:
-	$(Q)$(MAKE) SANITIZE=fuzzer CC=$(CLANG) OUTPUT=$(OUTPUT)/fuzz-build fuzz
+fuzz fuzz-bins:
+	$(Q)$(MAKE) SANITIZE=fuzzer CC=$(CLANG) OUTPUT=$(OUTPUT)/fuzz-build $@
 endif
 
 # The reader and its tests under ASan and UBSan, in their own tree.
@@ -229,6 +230,9 @@ integration: all $(INTEG_BINS) $(HELPER_BINS)
 # target) and the sanitizer builds count as one test each.
 check: deps
 	$(Q)$(MAKE) all unit pipeline integration
+	@# the fuzz and sanitizer trees are built here, untimed: on a busy machine their
+	@# builds alone can outlast a test's deadline in tests/run.sh
+	$(Q)$(MAKE) fuzz-bins sanitize
 	$(Q)tests/run.sh unit: $(UNIT_BINS) tests/layout.sh \
 		pipeline: $(PIPELINE_BINS) \
 		integration: $(INTEG_BINS) tests/man.sh tests/systemd.sh \

@@ -95,6 +95,7 @@ static void test_bad_targets(void **state)
 	struct dirent *de;
 	char path[64];
 	DIR *d;
+	int i;
 
 	need_root();
 	gone = fork();
@@ -106,14 +107,19 @@ static void test_bad_targets(void **state)
 	check(NULL, "--pid 2", 1, "kernel thread");
 
 	spin = spawn(targv, NULL);
-	msleep(50);
 	snprintf(path, sizeof(path), "/proc/%d/task", spin);
-	d = opendir(path);
-	while (d && (de = readdir(d)))
-		if (atoi(de->d_name) > 0 && atoi(de->d_name) != spin)
-			snprintf(tid, sizeof(tid), "%s", de->d_name);
-	if (d)
-		closedir(d);
+	/* its second thread comes when the machine lets it: wait for it, up to 30 s */
+	for (i = 0; !tid[0] && i < 3000; i++) {
+		d = opendir(path);
+		while (d && (de = readdir(d)))
+			if (atoi(de->d_name) > 0 && atoi(de->d_name) != spin)
+				snprintf(tid, sizeof(tid), "%s", de->d_name);
+		if (d)
+			closedir(d);
+		if (!tid[0])
+			msleep(10);
+	}
+	assert_true(tid[0] != '\0');
 	snprintf(args, sizeof(args), "--pid %s", tid);
 	check(NULL, args, 1, "is a thread of process");
 	kill_wait(spin);
