@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <linux/bpf.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -87,9 +88,17 @@ static inline void msleep(int ms)
 /* Forks and execs @argv with stdout/stderr to @log (or inherited). */
 static inline pid_t spawn(char *const argv[], const char *log)
 {
+	pid_t parent = getpid();
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		/*
+		 * its own process group keeps tests/run.sh's timeout from reaching it:
+		 * a test killed at its deadline takes what it started along instead
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		if (log) {
 			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
@@ -747,6 +756,7 @@ static inline int run_held(const char *env, char *const argv[], char *err, size_
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* as spawn() */
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(pfd[1], 2);
