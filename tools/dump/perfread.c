@@ -16,9 +16,11 @@
 #include "perfrec.h"
 
 struct attr_info {
-	uint64_t sample_type, sample_period;
+	uint64_t sample_type, sample_period, regs_user;
 	bool id_all, freq;
 	uint32_t type;
+	/* ptbpf's crash event: a software dummy with user registers */
+	bool crash;
 };
 
 struct perf_ctx {
@@ -151,6 +153,10 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 		x->attrs[i].sample_type = attr.sample_type;
 		x->attrs[i].id_all = attr.sample_id_all;
 		x->attrs[i].freq = attr.freq;
+		x->attrs[i].regs_user = attr.sample_regs_user;
+		x->attrs[i].crash = attr.type == PERF_TYPE_SOFTWARE &&
+				    attr.config == PERF_COUNT_SW_DUMMY &&
+				    (attr.sample_type & PERF_SAMPLE_REGS_USER);
 		memcpy(&ids, a + asz - sizeof(ids), sizeof(ids));
 		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
 			snap_error(x->log, x->file, (long long)(fh->attrs_off + i * asz),
@@ -196,6 +202,50 @@ static const struct attr_info *attr_of(const struct perf_ctx *x, const struct pe
 	return NULL;
 }
 
+/*
+ * What follows the callchain, in the kernel's order: RAW and BRANCH_STACK
+ * (ptbpf writes neither: a sample with them keeps no registers), then
+ * REGS_USER (abi, the registers of the mask) and STACK_USER (size, the
+ * bytes, the size really copied).
+ */
+static int sample_regs_stack(const struct perf_event_header *h, const struct attr_info *a,
+			     size_t off, struct dump_sample *smp)
+{
+	const uint8_t *r = (const uint8_t *)h;
+	uint64_t abi, n, size, dyn;
+
+	if (a->sample_type & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_READ))
+		return 0;
+	if (a->sample_type & PERF_SAMPLE_REGS_USER) {
+		if (off + 8 > h->size)
+			return -EBADMSG;
+		abi = get64(r + off);
+		off += 8;
+		if (abi) {
+			n = (uint64_t)__builtin_popcountll(a->regs_user);
+			if (n > (h->size - off) / 8)
+				return -EBADMSG;
+			smp->regs = r + off;
+			smp->regs_mask = a->regs_user;
+			off += n * 8;
+		}
+	}
+	if (a->sample_type & PERF_SAMPLE_STACK_USER) {
+		if (off + 8 > h->size)
+			return -EBADMSG;
+		size = get64(r + off);
+		off += 8;
+		if (!size)
+			return 0;
+		if (size > h->size - off || h->size - off - size < 8)
+			return -EBADMSG;
+		dyn = get64(r + off + size);
+		smp->stack = r + off;
+		smp->stack_len = dyn < size ? dyn : size;
+	}
+	return 0;
+}
+
 /* The fixed leading fields of a sample, in the kernel's order. */
 static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		      const struct attr_info *a)
@@ -232,6 +282,15 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 			return -EBADMSG;
 		smp.chain = r + off + 8;
 		smp.nr_chain = (uint32_t)nr;
+		off += 8 + nr * 8;
+	}
+	if (sample_regs_stack(h, a, off, &smp))
+		return -EBADMSG;
+	if (a->crash) {
+		/* not a sample of the recording: the fault's own record */
+		x->s->crash = smp;
+		x->s->has_crash = smp.regs && smp.stack;
+		return 0;
 	}
 	c = snap_find_core(x->s, (int)cpu);
 	if (!c)

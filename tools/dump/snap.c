@@ -223,6 +223,19 @@ static void meta_process(struct dump_snap *s, const struct json_object *root, co
 	}
 }
 
+/* The crash record's facts; its registers and stack are perf.data's. */
+static void meta_crash(struct dump_snap *s, const struct json_object *c)
+{
+	const char *at;
+
+	if (!c)
+		return;
+	if (!jsondoc_get_str(c, "at", &at))
+		snprintf(s->crash_at, sizeof(s->crash_at), "%s", at);
+	jsondoc_get_u64(c, "capture_ns", &s->crash_capture_ns);
+	jsondoc_get_u64(c, "stack_asked", &s->crash_stack_asked);
+}
+
 /* ptxed's options: optional, an older ptbpf.json may lack them. */
 static void meta_ptxed(struct dump_snap *s, const struct json_object *ptx)
 {
@@ -278,6 +291,7 @@ static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 	}
 	jsondoc_get_hex(root, "ip", &s->ip);
 	s->has_addr = !jsondoc_get_hex(root, "addr", &s->addr);
+	meta_crash(s, jsondoc_get(root, "crash"));
 	jsondoc_get_u64(root, "folded_stops", &s->folded_stops);
 	jsondoc_get_u64(root, "run_start_ns", &s->run_start_ns);
 	if (clock && (jsondoc_get_u64(clock, "realtime_ns", &s->realtime_ns) ||

@@ -49,6 +49,16 @@ struct dump_sample {
 	 */
 	const uint8_t *chain;
 	uint32_t nr_chain;
+	/*
+	 * PERF_SAMPLE_REGS_USER and STACK_USER (--call-graph dwarf, the crash
+	 * record), inside perf_buf: the registers in the bit order of
+	 * regs_mask (perf's numbering), and the stack bytes copied from the
+	 * stack pointer up. NULL when the sample has none.
+	 */
+	const uint8_t *regs;
+	uint64_t regs_mask;
+	const uint8_t *stack;
+	uint64_t stack_len;
 };
 
 struct dump_module {
@@ -114,6 +124,15 @@ struct dump_snap {
 	struct dump_thread *threads;
 	unsigned int nr_modules;
 	struct dump_module *modules;
+	/*
+	 * A fatal snapshot's crash record: perf.data's sample of the crash
+	 * event (registers and stack at the fault), and ptbpf.json's facts
+	 * about it. has_crash false when there is none.
+	 */
+	bool has_crash;
+	struct dump_sample crash;
+	char crash_at[16]; /* "fault" or "delivery" */
+	uint64_t crash_capture_ns, crash_stack_asked;
 	uint8_t *perf_buf; /* perf.data, which cores' traces point into */
 	size_t perf_len;
 };

@@ -8,6 +8,7 @@
 #include "snapfmt.h"
 #include "symtab.h"
 #include "last.h"
+#include "backtrace.h"
 #include "summary.h"
 #include "signals.h"
 #include "fmtnum.h"
@@ -237,6 +238,10 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 	print_when(out, s, s->trigger_ts);
 	fprintf(out, ", pid %u (%s)\n", s->pid, s->comm);
 	text_trigger(out, s);
+	/* what a crash is read for first: how it got there */
+	ret = backtrace_text(out, s, tab);
+	if (ret)
+		return ret;
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
 		ret = summary_core(s, c, &sum, log);
@@ -353,6 +358,8 @@ int summary_json(struct json *j, const struct dump_snap *s, const struct dump_sy
 
 	json_obj_begin(j, NULL);
 	json_head(j, s);
+	if (backtrace_json(j, s, tab))
+		return -ENOMEM;
 	json_arr_begin(j, "cores");
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/* DWARF unwinding with libdwfl: see unwind.h. */
+#include <dwarf.h>
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unwind.h"
+
+/* perf_event_x86_regs numbers (asm/perf_regs.h) */
+enum {
+	PR_AX = 0,
+	PR_BX,
+	PR_CX,
+	PR_DX,
+	PR_SI,
+	PR_DI,
+	PR_BP,
+	PR_SP,
+	PR_IP,
+	PR_R8 = 16,
+	PR_NR = 24,
+};
+
+/* x86-64 DWARF register numbers 0..16 in perf's numbering (16: the RA, rip) */
+static const int dwarf_to_perf[17] = {
+	PR_AX,	   PR_DX,     PR_CX,	 PR_BX,	    PR_SI,     PR_DI,	  PR_BP,     PR_SP, PR_R8,
+	PR_R8 + 1, PR_R8 + 2, PR_R8 + 3, PR_R8 + 4, PR_R8 + 5, PR_R8 + 6, PR_R8 + 7, PR_IP,
+};
+
+struct dump_unwind {
+	Dwfl *dwfl;
+	const struct dump_symtab *tab;
+	/* the sample being unwound, its registers by perf number */
+	const struct dump_sample *cur;
+	uint64_t regs[PR_NR];
+	uint64_t *pcs;
+	size_t nr, max;
+};
+
+static const Dwfl_Callbacks offline_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct dump_unwind *u = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = u;
+	return (pid_t)u->cur->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct dump_unwind *u = arg;
+
+	(void)dwfl;
+	*thread_argp = u;
+	return tid == (pid_t)u->cur->tid;
+}
+
+/* Only the stack copy: what was not copied is not known. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct dump_unwind *u = arg;
+	uint64_t sp = u->regs[PR_SP];
+
+	(void)dwfl;
+	if (addr < sp || addr - sp > u->cur->stack_len || u->cur->stack_len - (addr - sp) < 8)
+		return false;
+	memcpy(result, u->cur->stack + (addr - sp), sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct dump_unwind *u = arg;
+	Dwarf_Word r[17];
+	unsigned int i;
+
+	for (i = 0; i < 17; i++)
+		r[i] = u->regs[dwarf_to_perf[i]];
+	return dwfl_thread_state_registers(thread, 0, 17, r);
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* ET_EXEC files are loaded where they were linked: no bias. */
+static bool is_exec(const char *path)
+{
+	unsigned char h[18];
+	bool ret = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, ELFMAG, SELFMAG))
+		ret = (h[16] | h[17] << 8) == ET_EXEC;
+	close(fd);
+	return ret;
+}
+
+int unwind_open(struct dump_unwind **up, const struct dump_snap *s, const struct dump_symtab *tab)
+{
+	struct dump_unwind *u;
+	unsigned int i, nr = 0;
+	const char *base;
+
+	*up = NULL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->tab = tab;
+	u->dwfl = dwfl_begin(&offline_cbs);
+	if (!u->dwfl) {
+		free(u);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(u->dwfl);
+	for (i = 0; i < s->nr_modules; i++) {
+		base = strrchr(s->modules[i].path, '/');
+		base = base ? base + 1 : s->modules[i].path;
+		if (dwfl_report_elf(u->dwfl, base, s->modules[i].path, -1,
+				    is_exec(s->modules[i].path) ? 0 : s->modules[i].load, false))
+			nr++;
+	}
+	dwfl_report_end(u->dwfl, NULL, NULL);
+	/* no ELF: no module, and no machine to unwind for */
+	if (!nr || !dwfl_attach_state(u->dwfl, NULL, (pid_t)s->pid, &thread_cbs, u)) {
+		unwind_close(u);
+		return -ENOENT;
+	}
+	*up = u;
+	return 0;
+}
+
+void unwind_close(struct dump_unwind *u)
+{
+	if (!u)
+		return;
+	dwfl_end(u->dwfl);
+	free(u);
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct dump_unwind *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || !pc)
+		return DWARF_CB_ABORT;
+	/* a return address is past its call: look the call up */
+	u->pcs[u->nr++] = activation ? pc : pc - 1;
+	return u->nr < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int unwind_sample(struct dump_unwind *u, const struct dump_sample *smp, uint64_t *pcs, size_t max)
+{
+	unsigned int r, k = 0;
+
+	if (!u || !smp || !smp->regs || !smp->stack || !pcs || !max)
+		return -EINVAL;
+	memset(u->regs, 0, sizeof(u->regs));
+	for (r = 0; r < PR_NR; r++)
+		if (smp->regs_mask & (1ULL << r))
+			memcpy(&u->regs[r], smp->regs + 8 * k++, 8);
+	u->cur = smp;
+	u->pcs = pcs;
+	u->nr = 0;
+	u->max = max;
+	/* an unwind ends in an error where the CFI or the copy ends: the
+	 * frames found up to there stand */
+	dwfl_getthread_frames(u->dwfl, (pid_t)smp->tid, frame_cb, u);
+	if (!u->nr)
+		pcs[u->nr++] = smp->ip;
+	return (int)u->nr;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	/* the linkage name first, as gdb shows C's asm-renamed functions */
+	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	return n;
+}
+
+static void set_file(struct dump_frame *f, const char *path, int line)
+{
+	const char *b;
+
+	if (!path || line <= 0)
+		return;
+	b = strrchr(path, '/');
+	snprintf(f->file, sizeof(f->file), "%s", b ? b + 1 : path);
+	f->line = line;
+}
+
+/* The file and line an inlined call @die was made from. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *die, struct dump_frame *f)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file, line;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file) ||
+	    dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line) ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) || file >= nfiles)
+		return;
+	set_file(f, dwarf_filesrc(files, file, NULL, NULL), (int)line);
+}
+
+int unwind_describe(struct dump_unwind *u, uint64_t pc, bool first, struct dump_frame *out,
+		    size_t max)
+{
+	Dwarf_Addr bias = 0, low, shown = first ? pc : pc + 1;
+	Dwarf_Die *cu = NULL, *scopes = NULL;
+	Dwfl_Module *mod = u ? dwfl_addrmodule(u->dwfl, pc) : NULL;
+	const char *mname = NULL, *name, *src;
+	Dwfl_Line *line;
+	int n = 0, i, nscopes = 0, lineno = 0;
+	struct dump_frame *f;
+
+	if (!max)
+		return 0;
+	if (mod)
+		mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (mod)
+		cu = dwfl_module_addrdie(mod, pc, &bias);
+	if (cu)
+		nscopes = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (i = 0; i < nscopes && (size_t)n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		name = die_name(&scopes[i]);
+		if (!name)
+			break;
+		f = &out[n];
+		memset(f, 0, sizeof(*f));
+		f->pc = shown;
+		f->inlined = tag == DW_TAG_inlined_subroutine;
+		snprintf(f->module, sizeof(f->module), "%s", mname ? mname : "");
+		if (!f->inlined && !dwarf_entrypc(&scopes[i], &low) && shown >= low + bias)
+			snprintf(f->func, sizeof(f->func), "%s+0x%" PRIx64, name,
+				 (uint64_t)(shown - low - bias));
+		else
+			snprintf(f->func, sizeof(f->func), "%s", name);
+		/* the innermost: the line of pc; an outer one: its call's */
+		if (!n) {
+			line = dwfl_module_getsrc(mod, pc);
+			src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+			set_file(f, src, lineno);
+		} else {
+			call_site(cu, &scopes[i - 1], f);
+		}
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	if (n)
+		return n;
+	/* no debug info: the symbol table's name, the line if known */
+	f = &out[0];
+	memset(f, 0, sizeof(*f));
+	f->pc = shown;
+	symtab_format(u ? u->tab : NULL, shown, f->func, sizeof(f->func));
+	snprintf(f->module, sizeof(f->module), "%s", mname ? mname : "");
+	line = mod ? dwfl_module_getsrc(mod, pc) : NULL;
+	src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	set_file(f, src, lineno);
+	return 1;
+}
+
+const char *unwind_frame_str(const struct dump_frame *f, char *buf, size_t len)
+{
+	char where[128] = "";
+
+	if (f->file[0])
+		snprintf(where, sizeof(where), " (%s:%d)", f->file, f->line);
+	else if (f->module[0])
+		snprintf(where, sizeof(where), " (%s)", f->module);
+	snprintf(buf, len, "%s%s%s", f->func, f->inlined ? " [inlined]" : "", where);
+	return buf;
+}
