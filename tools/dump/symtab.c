@@ -13,6 +13,11 @@
 #include "symtab.h"
 #include "fmtnum.h"
 
+static size_t underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct dump_sym *x = a, *y = b;
@@ -21,6 +26,12 @@ static int sym_cmp(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return y->rank - x->rank; /* the better alias first */
+	/* as perf chooses among aliases: fewer leading underscores, then
+	 * the longer name (clone3 over __clone3) */
+	if (underscores(x->name) != underscores(y->name))
+		return underscores(x->name) < underscores(y->name) ? -1 : 1;
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) > strlen(y->name) ? -1 : 1;
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
 }
 

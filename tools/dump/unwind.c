@@ -249,7 +249,9 @@ int unwind_describe(struct dump_unwind *u, uint64_t pc, bool first, struct dump_
 		mname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (mod)
 		cu = dwfl_module_addrdie(mod, pc, &bias);
-	if (cu)
+	/* an assembler's subprogram has the label's name, not the symbol's
+	 * that perf and gdb show (__clone3 for clone3): the symbol table's */
+	if (cu && dwarf_srclang(cu) != DW_LANG_Mips_Assembler)
 		nscopes = dwarf_getscopes(cu, pc - bias, &scopes);
 	for (i = 0; i < nscopes && (size_t)n < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
