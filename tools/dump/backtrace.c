@@ -26,8 +26,11 @@ int backtrace_crash(const struct dump_snap *s, const struct dump_symtab *tab,
 		pcs[0] = s->crash.ip;
 		nr = 1;
 	}
-	for (i = 0; i < nr && n < max; i++)
+	for (i = 0; i < nr && n < max; i++) {
 		n += (size_t)unwind_describe(u, pcs[i], i == 0, out + n, max - n);
+		if (i + 1 < nr && n < max)
+			n += (size_t)unwind_tail_call(u, pcs[i], pcs[i + 1], out + n);
+	}
 	unwind_close(u);
 	return (int)n;
 }

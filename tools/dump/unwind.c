@@ -194,6 +194,23 @@ int unwind_sample(struct dump_unwind *u, const struct dump_sample *smp, uint64_t
 	return (int)u->nr;
 }
 
+/*
+ * The scopes around @pc (module address), innermost first, in the
+ * concrete tree: dwarf_getscopes() goes on from an inlined call to its
+ * abstract definition's scopes, not to the function it was inlined into.
+ */
+static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc, &scopes);
+
+	*out = NULL;
+	if (n > 0)
+		n = dwarf_getscopes_die(&scopes[0], out);
+	free(scopes);
+	return n;
+}
+
 static const char *die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
@@ -252,7 +269,7 @@ int unwind_describe(struct dump_unwind *u, uint64_t pc, bool first, struct dump_
 	/* an assembler's subprogram has the label's name, not the symbol's
 	 * that perf and gdb show (__clone3 for clone3): the symbol table's */
 	if (cu && dwarf_srclang(cu) != DW_LANG_Mips_Assembler)
-		nscopes = dwarf_getscopes(cu, pc - bias, &scopes);
+		nscopes = concrete_scopes(cu, pc - bias, &scopes);
 	for (i = 0; i < nscopes && (size_t)n < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
@@ -298,6 +315,166 @@ int unwind_describe(struct dump_unwind *u, uint64_t pc, bool first, struct dump_
 	return 1;
 }
 
+/* The physical function around @pc, and the module's bias. */
+static bool subprogram_at(struct dump_unwind *u, uint64_t pc, Dwarf_Die *out, Dwarf_Addr *bias,
+			  Dwfl_Module **mod)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	int n, i;
+	bool ok = false;
+
+	*mod = dwfl_addrmodule(u->dwfl, pc);
+	cu = *mod ? dwfl_module_addrdie(*mod, pc, bias) : NULL;
+	if (!cu || dwarf_srclang(cu) == DW_LANG_Mips_Assembler)
+		return false;
+	n = concrete_scopes(cu, pc - *bias, &scopes);
+	for (i = 0; i < n && !ok; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*out = scopes[i];
+			ok = true;
+		}
+	free(scopes);
+	return ok;
+}
+
+static bool is_call_site(Dwarf_Die *d)
+{
+	int tag = dwarf_tag(d);
+
+	return tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site;
+}
+
+/* The function a call site calls; false for an indirect call. */
+static bool call_target(Dwarf_Die *site, Dwarf_Die *target)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formref_die(dwarf_attr(site, DW_AT_call_origin, &a), target) ||
+	       dwarf_formref_die(dwarf_attr(site, DW_AT_abstract_origin, &a), target);
+}
+
+static bool symbol_addr(Dwfl_Module *mod, const char *name, Dwarf_Addr *addr);
+
+/*
+ * Where function @die (of module @mod, @bias) starts: its own address, or
+ * for a declaration (a call to another unit) its symbol's, by the name
+ * the source gives it, then by its linkage name.
+ */
+static bool die_entry(Dwfl_Module *mod, Dwarf_Addr bias, Dwarf_Die *die, Dwarf_Addr *addr)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	if (!dwarf_entrypc(die, addr)) {
+		*addr += bias;
+		return true;
+	}
+	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	if (n && symbol_addr(mod, n, addr))
+		return true;
+	n = die_name(die);
+	return n && symbol_addr(mod, n, addr);
+}
+
+/*
+ * The call site under @die (any depth) whose @attr address (plus @bias)
+ * is @addr, or, with @tail_to, the tail call to the function at that
+ * address.
+ */
+static bool find_site(Dwfl_Module *mod, Dwarf_Die *die, unsigned int attr, Dwarf_Addr addr,
+		      Dwarf_Addr bias, bool tail, Dwarf_Die *out)
+{
+	Dwarf_Die child, target;
+	Dwarf_Attribute a;
+	Dwarf_Addr at;
+
+	if (dwarf_child(die, &child))
+		return false;
+	do {
+		if (is_call_site(&child)) {
+			if (tail) {
+				if ((dwarf_hasattr(&child, DW_AT_call_tail_call) ||
+				     dwarf_hasattr(&child, DW_AT_GNU_tail_call)) &&
+				    call_target(&child, &target) &&
+				    die_entry(mod, bias, &target, &at) && at == addr) {
+					*out = child;
+					return true;
+				}
+			} else if ((!dwarf_formaddr(dwarf_attr(&child, attr, &a), &at) ||
+				    !dwarf_formaddr(dwarf_attr(&child, DW_AT_low_pc, &a), &at)) &&
+				   at + bias == addr) {
+				*out = child;
+				return true;
+			}
+			continue;
+		}
+		/* call sites sit in lexical blocks and inlined calls too */
+		if (dwarf_haschildren(&child) && dwarf_tag(&child) != DW_TAG_subprogram &&
+		    find_site(mod, &child, attr, addr, bias, tail, out))
+			return true;
+	} while (!dwarf_siblingof(&child, &child));
+	return false;
+}
+
+/* The address of function @name in @mod, from its symbol table. */
+static bool symbol_addr(Dwfl_Module *mod, const char *name, Dwarf_Addr *addr)
+{
+	int i, n = dwfl_module_getsymtab(mod);
+	const char *sname;
+	GElf_Sym sym;
+	GElf_Addr a;
+
+	for (i = 1; i < n; i++) {
+		sname = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
+		if (sname && GELF_ST_TYPE(sym.st_info) == STT_FUNC && !strcmp(sname, name)) {
+			*addr = a;
+			return true;
+		}
+	}
+	return false;
+}
+
+int unwind_tail_call(struct dump_unwind *u, uint64_t callee, uint64_t caller,
+		     struct dump_frame *out)
+{
+	Dwarf_Addr bias, tbias, at, from, to;
+	Dwarf_Die fn, site, target, def;
+	struct dump_frame inner[16];
+	Dwfl_Module *mod, *tmod;
+	Dwarf_Attribute a;
+	const char *name;
+
+	/* the callee's start, and the function the caller's call went to */
+	if (!u || !subprogram_at(u, callee, &fn, &bias, &mod) || dwarf_entrypc(&fn, &to) ||
+	    !subprogram_at(u, caller, &fn, &bias, &mod) ||
+	    !find_site(mod, &fn, DW_AT_call_return_pc, caller + 1, bias, false, &site) ||
+	    !call_target(&site, &target) || !die_entry(mod, bias, &target, &from))
+		return 0;
+	to += bias;
+	if (from == to)
+		return 0;
+	/* it went to another one, which jumped on to the callee: find that jump */
+	if (!subprogram_at(u, from, &def, &tbias, &tmod) || !(name = die_name(&def)) ||
+	    !find_site(tmod, &def, 0, to, tbias, true, &site))
+		return 0;
+	/* the jump's address: gcc gives the address after it */
+	if (!dwarf_formaddr(dwarf_attr(&site, DW_AT_call_pc, &a), &at))
+		at += tbias;
+	else if (!dwarf_formaddr(dwarf_attr(&site, DW_AT_call_return_pc, &a), &at) ||
+		 !dwarf_formaddr(dwarf_attr(&site, DW_AT_low_pc, &a), &at))
+		at += tbias - 1;
+	else
+		return 0;
+	/* named as gdb names it: the innermost function there, no offset */
+	if (unwind_describe(u, at, true, inner, 16) < 1)
+		return 0;
+	*out = inner[0];
+	out->inlined = false;
+	out->tail_call = true;
+	out->func[strcspn(out->func, "+")] = '\0';
+	return 1;
+}
+
 const char *unwind_frame_str(const struct dump_frame *f, char *buf, size_t len)
 {
 	char where[128] = "";
@@ -306,6 +483,10 @@ const char *unwind_frame_str(const struct dump_frame *f, char *buf, size_t len)
 		snprintf(where, sizeof(where), " (%s:%d)", f->file, f->line);
 	else if (f->module[0])
 		snprintf(where, sizeof(where), " (%s)", f->module);
-	snprintf(buf, len, "%s%s%s", f->func, f->inlined ? " [inlined]" : "", where);
+	snprintf(buf, len, "%s%s%s", f->func,
+		 f->inlined   ? " [inlined]" :
+		 f->tail_call ? " [tail call]" :
+				"",
+		 where);
 	return buf;
 }

@@ -28,6 +28,9 @@ struct dump_unwind;
 struct dump_frame {
 	uint64_t pc; /* the instruction: the return address - 1 past #0 */
 	bool inlined; /* a call the compiler inlined into the next frame */
+	/* a function that ended in a jump to the previous frame's: no frame
+	 * of its own on the stack, found from the call sites' DWARF */
+	bool tail_call;
 	char func[160]; /* "walk_list", or "func+0x1c" from the symbol table */
 	char file[96]; /* the source file's base name; "" when unknown */
 	int line; /* 0 when unknown */
@@ -58,6 +61,16 @@ int unwind_sample(struct dump_unwind *u, const struct dump_sample *smp, uint64_t
  */
 int unwind_describe(struct dump_unwind *u, uint64_t pc, bool first, struct dump_frame *out,
 		    size_t max);
+
+/*
+ * gdb's tail-call frame: when the call at return address @caller + 1
+ * (physical frame @caller, as unwind_sample() gives it) went to another
+ * function than the one of @callee, which that function reached with a
+ * tail call (DW_AT_call_tail_call), that function as a frame into @out.
+ * Returns 1 then, else 0.
+ */
+int unwind_tail_call(struct dump_unwind *u, uint64_t callee, uint64_t caller,
+		     struct dump_frame *out);
 
 /* "#3 level1+0xc (crashpath.c:87)" style text of @f, into @buf. */
 const char *unwind_frame_str(const struct dump_frame *f, char *buf, size_t len);
