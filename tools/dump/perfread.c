@@ -12,6 +12,7 @@
 
 #include "snap.h"
 #include "perfread.h"
+#include "unwind.h"
 #include "perffile.h"
 #include "perfrec.h"
 
@@ -286,6 +287,13 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 	}
 	if (sample_regs_stack(h, a, off, &smp))
 		return -EBADMSG;
+	if (smp.regs && smp.stack) {
+		if (!x->s->uw)
+			x->s->uw = unwind_ctx_new();
+		if (!x->s->uw)
+			return -ENOMEM;
+		smp.uw = x->s->uw;
+	}
 	if (a->crash) {
 		/* not a sample of the recording: the fault's own record */
 		x->s->crash = smp;
@@ -503,6 +511,9 @@ size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips, size_
 
 	if (!smp || !ips || !max)
 		return 0;
+	/* --call-graph dwarf: the kernel's chain has no user part */
+	if (smp->uw && (n = unwind_ctx_stack(smp->uw, smp, ips, max)))
+		return n;
 	ips[n++] = smp->ip;
 	for (i = 0; i < smp->nr_chain && n < max; i++) {
 		v = get64(smp->chain + 8 * (size_t)i);
@@ -574,6 +585,9 @@ int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len, const char *fi
 		walk_data(&x, &fh);
 		for (i = 0; i < s->nr_cores; i++)
 			sort_switches(s->cores[i].sw, s->cores[i].nr_sw);
+		/* the samples' modules are all known now */
+		if (unwind_ctx_modules(s->uw, s))
+			ret = -ENOMEM;
 	}
 	free(x.attrs);
 	free(x.ids);

@@ -11,6 +11,7 @@
 
 #include "snapfmt.h"
 #include "snap.h"
+#include "unwind.h"
 #include "jsondoc.h"
 
 void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
@@ -374,6 +375,7 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc, c
 	out = calloc(n ? n : 1, sizeof(*out));
 	if (!out)
 		return;
+	unwind_ctx_free(s->uw);
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i].path);
 	free(s->modules);

@@ -19,6 +19,8 @@
 
 #include "snapdata.h"
 
+struct dump_uwctx;
+
 /* Where problems go: "ptbpf-dump: FILE: offset 0xN: why" lines, counted. */
 struct dump_log {
 	FILE *err; /* NULL: count only */
@@ -59,6 +61,7 @@ struct dump_sample {
 	uint64_t regs_mask;
 	const uint8_t *stack;
 	uint64_t stack_len;
+	struct dump_uwctx *uw; /* its snapshot's unwinder (unwind.h) */
 };
 
 struct dump_module {
@@ -130,6 +133,7 @@ struct dump_snap {
 	 * about it. has_crash false when there is none.
 	 */
 	bool has_crash;
+	struct dump_uwctx *uw; /* unwind.h: for samples with registers */
 	struct dump_sample crash;
 	char crash_at[16]; /* "fault" or "delivery" */
 	uint64_t crash_capture_ns, crash_stack_asked;

@@ -117,7 +117,8 @@ static bool is_exec(const char *path)
 	return ret;
 }
 
-int unwind_open(struct dump_unwind **up, const struct dump_snap *s, const struct dump_symtab *tab)
+static int open_modules(struct dump_unwind **up, const struct dump_module *mods,
+			unsigned int nr_mods, uint32_t pid, const struct dump_symtab *tab)
 {
 	struct dump_unwind *u;
 	unsigned int i, nr = 0;
@@ -134,21 +135,87 @@ int unwind_open(struct dump_unwind **up, const struct dump_snap *s, const struct
 		return -ENOMEM;
 	}
 	dwfl_report_begin(u->dwfl);
-	for (i = 0; i < s->nr_modules; i++) {
-		base = strrchr(s->modules[i].path, '/');
-		base = base ? base + 1 : s->modules[i].path;
-		if (dwfl_report_elf(u->dwfl, base, s->modules[i].path, -1,
-				    is_exec(s->modules[i].path) ? 0 : s->modules[i].load, false))
+	for (i = 0; i < nr_mods; i++) {
+		base = strrchr(mods[i].path, '/');
+		base = base ? base + 1 : mods[i].path;
+		if (dwfl_report_elf(u->dwfl, base, mods[i].path, -1,
+				    is_exec(mods[i].path) ? 0 : mods[i].load, false))
 			nr++;
 	}
 	dwfl_report_end(u->dwfl, NULL, NULL);
 	/* no ELF: no module, and no machine to unwind for */
-	if (!nr || !dwfl_attach_state(u->dwfl, NULL, (pid_t)s->pid, &thread_cbs, u)) {
+	if (!nr || !dwfl_attach_state(u->dwfl, NULL, (pid_t)pid, &thread_cbs, u)) {
 		unwind_close(u);
 		return -ENOENT;
 	}
 	*up = u;
 	return 0;
+}
+
+int unwind_open(struct dump_unwind **up, const struct dump_snap *s, const struct dump_symtab *tab)
+{
+	return open_modules(up, s->modules, s->nr_modules, s->pid, tab);
+}
+
+struct dump_uwctx {
+	struct dump_module *mods;
+	unsigned int nr;
+	uint32_t pid;
+	bool tried; /* the unwinder was opened, or failed to */
+	struct dump_unwind *u;
+};
+
+struct dump_uwctx *unwind_ctx_new(void)
+{
+	return calloc(1, sizeof(struct dump_uwctx));
+}
+
+int unwind_ctx_modules(struct dump_uwctx *c, const struct dump_snap *s)
+{
+	unsigned int i;
+
+	if (!c || c->mods)
+		return 0;
+	c->pid = s->pid;
+	c->mods = calloc(s->nr_modules ? s->nr_modules : 1, sizeof(*c->mods));
+	if (!c->mods)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_modules; i++) {
+		c->mods[i].load = s->modules[i].load;
+		c->mods[i].path = strdup(s->modules[i].path);
+		if (!c->mods[i].path)
+			return -ENOMEM;
+		c->nr++;
+	}
+	return 0;
+}
+
+void unwind_ctx_free(struct dump_uwctx *c)
+{
+	unsigned int i;
+
+	if (!c)
+		return;
+	unwind_close(c->u);
+	for (i = 0; i < c->nr; i++)
+		free(c->mods[i].path);
+	free(c->mods);
+	free(c);
+}
+
+size_t unwind_ctx_stack(struct dump_uwctx *c, const struct dump_sample *smp, uint64_t *ips,
+			size_t max)
+{
+	int n;
+
+	if (!c || !smp->regs || !smp->stack)
+		return 0;
+	if (!c->tried) {
+		c->tried = true;
+		open_modules(&c->u, c->mods, c->nr, c->pid, NULL);
+	}
+	n = c->u ? unwind_sample(c->u, smp, ips, max) : 0;
+	return n > 0 ? (size_t)n : 0;
 }
 
 void unwind_close(struct dump_unwind *u)

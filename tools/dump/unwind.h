@@ -44,6 +44,29 @@ struct dump_frame {
  */
 int unwind_open(struct dump_unwind **u, const struct dump_snap *s, const struct dump_symtab *tab);
 
+/*
+ * A snapshot's unwinding context for its --call-graph dwarf samples
+ * (dump_sample.uw): the modules as perf.data maps them, copied when the
+ * file has been read, and an unwinder opened at the first use. Owned by
+ * the snapshot (snap_free()); it does not move with it.
+ */
+struct dump_uwctx;
+
+struct dump_uwctx *unwind_ctx_new(void);
+
+/* The modules of @s, copied once perf.data has been read; -ENOMEM. */
+int unwind_ctx_modules(struct dump_uwctx *c, const struct dump_snap *s);
+
+void unwind_ctx_free(struct dump_uwctx *c);
+
+/*
+ * @smp's frames as perfread_sample_stack() gives them (the IP, then each
+ * return address - 1), unwound from its registers and stack copy: how
+ * many, or 0 when it can't be (no module, no registers).
+ */
+size_t unwind_ctx_stack(struct dump_uwctx *c, const struct dump_sample *smp, uint64_t *ips,
+			size_t max);
+
 void unwind_close(struct dump_unwind *u);
 
 /*
