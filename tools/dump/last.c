@@ -219,10 +219,14 @@ void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_m
 
 #define HOT_MAX 10
 
-/* A stop or a fatal signal: the moments before them are the question. */
+/*
+ * A stop, a fatal signal or a --trigger-on hit: the moments before them
+ * are the question.
+ */
 static bool stops(const struct dump_snap *s)
 {
-	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal");
+	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal") ||
+	       !strcmp(s->trigger, "trigger");
 }
 
 int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n)
@@ -255,8 +259,8 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 	if (last_moments_add(&m, s, 0, s->trigger_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
-	fprintf(out, "  last before the %s (newest first):%s\n", s->trigger,
-		m.n ? "" : " no samples");
+	fprintf(out, "  last before the %s (newest first):%s\n",
+		!strcmp(s->trigger, "trigger") ? "hit" : s->trigger, m.n ? "" : " no samples");
 	for (i = 0; i < m.n && i < n; i++)
 		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts, tab);
 	last_moments_free(&m);
