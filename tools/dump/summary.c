@@ -9,6 +9,7 @@
 #include "symtab.h"
 #include "last.h"
 #include "backtrace.h"
+#include "fpcheck.h"
 #include "summary.h"
 #include "signals.h"
 #include "fmtnum.h"
@@ -267,7 +268,10 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 		text_pt_span(out, s, first, last);
 		return 0;
 	}
-	return last_text(out, s, tab, DUMP_SUM_LAST);
+	ret = last_text(out, s, tab, DUMP_SUM_LAST);
+	if (!ret)
+		fpcheck_text(out, s, tab);
+	return ret;
 }
 
 static void json_pt(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum)
