@@ -195,33 +195,93 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root, cons
 	}
 }
 
-static void meta_process(struct dump_snap *s, const struct json_object *root, const char *file,
-			 struct dump_log *log)
+/* The threads of process object @p ("process", or one of "followed"). */
+static void meta_threads(struct dump_snap *s, const struct json_object *p, const char *file,
+			 const char *at, struct dump_log *log)
 {
-	struct json_object *p, *arr, *o;
+	struct json_object *arr, *o;
 	struct dump_thread *t;
-	char where[40];
+	char where[64];
 	size_t i, n;
 
-	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
-	if (!p)
-		return;
-	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log, false);
-	arr = need_type(p, "threads", JSONDOC_ARRAY, "process.threads", file, log);
+	snprintf(where, sizeof(where), "%sthreads", at);
+	arr = need_type(p, "threads", JSONDOC_ARRAY, where, file, log);
 	if (!arr)
 		return;
 	n = jsondoc_len(arr);
 	t = calloc(n ? n : 1, sizeof(*t));
 	if (!t)
 		return;
+	free(s->threads);
 	s->threads = t;
+	s->nr_threads = 0;
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
-		snprintf(where, sizeof(where), "process.threads[%zu].", i);
+		snprintf(where, sizeof(where), "%sthreads[%zu].", at, i);
 		t[s->nr_threads].tid = (uint32_t)need_u64(o, "tid", file, where, log);
 		need_str(o, "comm", t[s->nr_threads].comm, sizeof(t->comm), file, where, log,
 			 false);
 		s->nr_threads++;
 	}
+}
+
+static void meta_process(struct dump_snap *s, const struct json_object *root, const char *file,
+			 struct dump_log *log)
+{
+	struct json_object *p;
+
+	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
+	if (!p)
+		return;
+	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log, false);
+	meta_threads(s, p, file, "process.", log);
+}
+
+/*
+ * --follow, --unit: the processes followed besides the run's target, and
+ * the one the trigger happened in, which the snapshot is then read as
+ * (its name, threads, modules and samples; the run's target is one of
+ * the followed). Without trigger_pid, or with the target's: as before.
+ */
+static void meta_followed(struct dump_snap *s, const struct json_object *root, const char *file,
+			  struct dump_log *log)
+{
+	const struct json_object *arr = jsondoc_get(root, "followed"), *o, *hit = NULL;
+	uint64_t pid, trig = 0;
+	char at[40];
+	size_t i;
+
+	s->run_pid = s->pid;
+	if (jsondoc_type(arr) == JSONDOC_ARRAY && jsondoc_len(arr)) {
+		s->followed = calloc(jsondoc_len(arr), sizeof(*s->followed));
+		for (i = 0; s->followed && (o = jsondoc_at(arr, i)); i++) {
+			if (jsondoc_get_u64(o, "pid", &pid) || !pid || pid > UINT32_MAX)
+				continue;
+			s->followed[s->nr_followed++] = (uint32_t)pid;
+		}
+	}
+	if (jsondoc_get_u64(root, "trigger_pid", &trig) || !trig || trig == s->pid)
+		return;
+	for (i = 0; jsondoc_type(arr) == JSONDOC_ARRAY && (o = jsondoc_at(arr, i)); i++)
+		if (!jsondoc_get_u64(o, "pid", &pid) && pid == trig)
+			hit = o;
+	if (!hit)
+		return;
+	s->pid = (uint32_t)trig;
+	snprintf(at, sizeof(at), "followed[pid %u].", s->pid);
+	need_str(hit, "comm", s->comm, sizeof(s->comm), file, at, log, false);
+	meta_threads(s, hit, file, at, log);
+}
+
+bool snap_followed(const struct dump_snap *s, uint32_t pid)
+{
+	unsigned int i;
+
+	if (pid == s->run_pid || pid == s->pid)
+		return true;
+	for (i = 0; i < s->nr_followed; i++)
+		if (s->followed[i] == pid)
+			return true;
+	return false;
 }
 
 /* The crash record's facts; its registers and stack are perf.data's. */
@@ -356,6 +416,7 @@ int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len, const char
 	meta_cores(s, root, file, log);
 	meta_cpu(s, root, file, log);
 	meta_process(s, root, file, log);
+	meta_followed(s, root, file, log);
 	jsondoc_free(root);
 	return 0;
 }
@@ -526,6 +587,7 @@ void snap_free(struct dump_snap *s)
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i].path);
 	free(s->cores);
+	free(s->followed);
 	free(s->threads);
 	free(s->modules);
 	free(s->perf_buf);

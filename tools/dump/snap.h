@@ -109,8 +109,16 @@ struct dump_snap {
 	uint64_t folded_stops;
 	uint64_t realtime_ns, monotonic_ns; /* the clock pair; 0: none */
 	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: none */
+	/*
+	 * The process the snapshot is read as: the trigger's (trigger_pid)
+	 * in a --follow run, else the run's target (run_pid); followed: the
+	 * other processes the run followed, whose samples are not "others".
+	 */
 	uint32_t pid;
 	char comm[16];
+	uint32_t run_pid;
+	uint32_t *followed;
+	unsigned int nr_followed;
 	struct snap_tsc_conv conv;
 	struct snap_cpu_info cpu;
 	uint64_t pt_config; /* the intel_pt attr config */
@@ -153,6 +161,9 @@ struct dump_snap {
  * @s is to be released with snap_free() in every case.
  */
 int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log);
+
+/* Whether process @pid was traced in @s's run (the target, or followed). */
+bool snap_followed(const struct dump_snap *s, uint32_t pid);
 
 /* Releases what @s owns and zeroes it; NULL is fine. */
 void snap_free(struct dump_snap *s);
