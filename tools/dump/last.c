@@ -132,7 +132,8 @@ static void hot_name(const struct dump_symtab *tab, uint64_t ip, struct dump_hot
 	if (fn)
 		snprintf(h->name, sizeof(h->name), "%s", fn);
 	else
-		snprintf(h->name, sizeof(h->name), "[%s]", mod ? mod : "unknown");
+		snprintf(h->name, sizeof(h->name), mod && mod[0] == '[' ? "%s" : "[%s]",
+			 mod ? mod : "unknown");
 	h->samples = 1;
 }
 

@@ -350,8 +350,23 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	    !memchr(name, 0, name_end - sizeof(mm)))
 		return -EBADMSG;
 	memcpy(&mm, r, sizeof(mm));
-	if (!(mm.prot & PROT_EXEC) || name[0] != '/' ||
-	    (x->s->pid && mm.pid != (uint32_t)x->s->pid))
+	if (!(mm.prot & PROT_EXEC) || (x->s->pid && mm.pid != (uint32_t)x->s->pid))
+		return 0;
+	/* [vdso], [uprobes]: named as perf names them, by their range */
+	if (name[0] == '[') {
+		struct dump_range *rg;
+
+		n = realloc(x->s->ranges, (x->s->nr_ranges + 1) * sizeof(*rg));
+		if (!n)
+			return -ENOMEM;
+		x->s->ranges = n;
+		rg = &x->s->ranges[x->s->nr_ranges++];
+		rg->start = mm.addr;
+		rg->end = mm.addr + mm.len;
+		snprintf(rg->name, sizeof(rg->name), "%.*s", (int)strcspn(name, "]") + 1, name);
+		return 0;
+	}
+	if (name[0] != '/')
 		return 0;
 	load = mm.addr - mm.pgoff;
 	for (i = 0; i < x->s->nr_modules; i++) {

@@ -588,6 +588,7 @@ void snap_free(struct dump_snap *s)
 		free(s->modules[i].path);
 	free(s->cores);
 	free(s->followed);
+	free(s->ranges);
 	free(s->threads);
 	free(s->modules);
 	free(s->perf_buf);

@@ -69,6 +69,12 @@ struct dump_module {
 	uint64_t load; /* address of file offset 0 */
 };
 
+/* An executable mapping without a file: "[vdso]", "[uprobes]" */
+struct dump_range {
+	uint64_t start, end;
+	char name[16];
+};
+
 struct dump_core {
 	int cpu;
 	uint64_t bytes, sideband_bytes, lost_bytes; /* as ptbpf.json says */
@@ -135,6 +141,8 @@ struct dump_snap {
 	struct dump_thread *threads;
 	unsigned int nr_modules;
 	struct dump_module *modules;
+	unsigned int nr_ranges;
+	struct dump_range *ranges;
 	/*
 	 * A fatal snapshot's crash record: perf.data's sample of the crash
 	 * event (registers and stack at the fault), and ptbpf.json's facts

@@ -285,6 +285,31 @@ static void free_one(struct dump_elf *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* [vdso] and [uprobes]: modules without a file or a symbol */
+static int add_ranges(struct dump_symtab *tab, const struct dump_snap *s)
+{
+	struct dump_elf *m;
+	unsigned int i;
+
+	if (!s->nr_ranges)
+		return 0;
+	m = realloc(tab->mods, (tab->nr + s->nr_ranges) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	tab->mods = m;
+	for (i = 0; i < s->nr_ranges; i++) {
+		m = &tab->mods[tab->nr];
+		memset(m, 0, sizeof(*m));
+		m->path = strdup(s->ranges[i].name);
+		if (!m->path)
+			return -ENOMEM;
+		m->lo = s->ranges[i].start;
+		m->hi = s->ranges[i].end;
+		tab->nr++;
+	}
+	return 0;
+}
+
 int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_image *image,
 		struct dump_log *log)
 {
@@ -310,7 +335,7 @@ int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_im
 		else
 			tab->nr++;
 	}
-	return 0;
+	return add_ranges(tab, s);
 }
 
 void symtab_free(struct dump_symtab *tab)
