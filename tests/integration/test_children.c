@@ -194,6 +194,24 @@ static void dump_reads_worker(struct fx *f, int id, pid_t w)
 	if (!strstr(txt, "  last before the stop (newest first):\n    "))
 		fail_msg("no samples of pid %d last before its stop:\n%s", w, txt);
 	free(txt);
+	/* --last --pid: each worker's samples, and only its */
+	for (n = 0; n < f->nr_workers; n++) {
+		int lines = 0;
+
+		snprintf(cmd, sizeof(cmd), "./ptbpf-dump --last 1s --pid %d %s/snapshot-%06d",
+			 f->workers[n], f->out, id);
+		txt = run_out(cmd, NULL);
+		snprintf(want, sizeof(want), " samples of pid %d from snapshot", f->workers[n]);
+		if (!strstr(txt, want))
+			fail_msg("--last --pid %d:\n%s", f->workers[n], txt);
+		for (p = txt; (p = strstr(p, "  tid ")); p++, lines++)
+			if (atoi(p + 6) != f->workers[n])
+				fail_msg("--last --pid %d lists another thread:\n%s", f->workers[n],
+					 txt);
+		print_message("--last 1s --pid %d: %d samples\n", f->workers[n], lines);
+		assert_true(lines > 0);
+		free(txt);
+	}
 }
 
 /*

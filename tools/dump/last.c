@@ -373,7 +373,9 @@ static int join_older(struct join *j, const char *out_dir, uint64_t from, bool *
 		ret = load_id(j, out_dir, --id, &quiet);
 		if (ret <= 0)
 			return ret;
-		if (j->v[j->n - 1].pid != j->v[0].pid) {
+		/* the run's target: a --follow run's snapshots are read as
+		 * the process each one triggered in */
+		if (j->v[j->n - 1].run_pid != j->v[0].run_pid) {
 			/* another run's: the target's history ends here */
 			snap_free(&j->v[--j->n]);
 			return 0;
@@ -402,10 +404,10 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur, const stru
 		last_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
 }
 
-static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t dur,
+static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t dur, uint32_t pid,
 		      struct dump_log *log)
 {
-	const struct dump_snap *s = &j->v[0];
+	struct dump_snap *s = &j->v[0];
 	uint64_t to = s->trigger_ts, from = to > dur ? to - dur : 0;
 	struct dump_log quiet = { NULL, 0 };
 	struct dump_moments m = { 0 };
@@ -415,8 +417,13 @@ static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t d
 	int ret;
 
 	ret = join_older(j, out_dir, from, &covered);
-	for (i = 0; !ret && i < j->n; i++)
+	/* one process's samples in each: the trigger's, or --pid's */
+	if (!pid)
+		pid = s->pid;
+	for (i = 0; !ret && i < j->n; i++) {
+		j->v[i].pid = pid;
 		ret = last_moments_add(&m, &j->v[i], from, to);
+	}
 	if (!ret) {
 		last_moments_sort(&m);
 		/* names from the newest snapshot's modules; a missing one
@@ -431,6 +438,11 @@ static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t d
 }
 
 int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log)
+{
+	return last_join_pid(out, dir, dur, 0, log);
+}
+
+int last_join_pid(FILE *out, const char *dir, uint64_t dur, uint32_t pid, struct dump_log *log)
 {
 	struct join j = { 0 };
 	char *copy;
@@ -454,7 +466,7 @@ int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log)
 		ret = -EOPNOTSUPP;
 	}
 	if (!ret)
-		ret = join_print(out, &j, dirname(copy), dur, log);
+		ret = join_print(out, &j, dirname(copy), dur, pid, log);
 	join_free(&j);
 	free(copy);
 	return ret;
