@@ -206,6 +206,32 @@ void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t le
 }
 
 /*
+ * CLOCK_MONOTONIC @mono on the perf clock of an intel-pt run, whose
+ * records are stamped by the kernel's perf clock (no use_clockid): the
+ * offset of that clock, the TSC through the mmap page's conversion, from
+ * CLOCK_MONOTONIC now. Unchanged where there is no conversion.
+ */
+static __u64 perf_clock_of(const struct snap_run *run, __u64 mono)
+{
+#if defined(__x86_64__)
+	const struct snap_tsc_conv *c = &run->conv;
+	__u64 tsc, quot, rem, perf_now, mono_now;
+
+	if (run->backend != BACKEND_INTEL_PT || run->data_attr.use_clockid || !c->valid)
+		return mono;
+	tsc = __builtin_ia32_rdtsc();
+	mono_now = clock_now_ns();
+	quot = tsc >> c->time_shift;
+	rem = tsc & ((1ULL << c->time_shift) - 1);
+	perf_now = c->time_zero + quot * c->time_mult + ((rem * c->time_mult) >> c->time_shift);
+	return mono + perf_now - mono_now;
+#else
+	(void)run;
+	return mono;
+#endif
+}
+
+/*
  * A fatal snapshot takes the crash record of its thread, made just before
  * the fatal event; one of another process or thread stays for its own.
  */
@@ -225,6 +251,8 @@ static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
 	memcpy(buf->crash_mem, k->stack, k->stack_len);
 	snap->crash = *k;
 	snap->crash.stack = buf->crash_mem;
+	/* the perf.data sample's time, on the data's clock */
+	snap->crash.ts = perf_clock_of(&snap->run, k->ts);
 	k->valid = false;
 }
 

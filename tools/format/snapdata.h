@@ -185,7 +185,8 @@ struct snap_crash {
 	__u32 pid, tid;
 	int sig;
 	const char *at; /* "fault" (in the thread itself) or "delivery" */
-	__u64 ts; /* CLOCK_MONOTONIC ns of the capture */
+	/* ns of the capture: CLOCK_MONOTONIC, or for intel-pt the perf clock */
+	__u64 ts;
 	__u64 regs[SNAP_CRASH_NR_REGS]; /* by perf register number */
 	__u64 sp; /* where the stack copy starts */
 	__u32 stack_len, stack_want; /* bytes copied, bytes asked for */
