@@ -436,7 +436,6 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc, c
 	out = calloc(n ? n : 1, sizeof(*out));
 	if (!out)
 		return;
-	unwind_ctx_free(s->uw);
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i].path);
 	free(s->modules);
@@ -584,6 +583,7 @@ void snap_free(struct dump_snap *s)
 		free(s->cores[i].sw);
 		free(s->cores[i].samples);
 	}
+	unwind_ctx_free(s->uw);
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i].path);
 	free(s->cores);
