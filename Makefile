@@ -59,8 +59,8 @@ TEST_INC := $(TRACER_INC) -Itools/dump -Itests -Itests/sim
 
 FORMAT_LDLIBS := -lelf -lz
 TRACER_LDLIBS := -lbpf $(FORMAT_LDLIBS) -lpthread
-DUMP_LDLIBS := -lipt -ljson-c $(FORMAT_LDLIBS)
-TEST_LDLIBS := $(TRACER_LDLIBS) -lipt -ljson-c -lcmocka
+DUMP_LDLIBS := -lipt -ljson-c -ldw $(FORMAT_LDLIBS)
+TEST_LDLIBS := $(TRACER_LDLIBS) -lipt -ljson-c -ldw -lcmocka
 
 ifeq ($(V),1)
 Q =
@@ -94,7 +94,8 @@ PIPELINE_BINS := $(call test_bins,pipeline)
 INTEG_BINS := $(call test_bins,integration)
 HELPER_SRCS := $(wildcard tests/progs/*.c)
 HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS)) \
-	$(OUTPUT)/tests/progs/callstack-nofp
+	$(OUTPUT)/tests/progs/callstack-nofp $(OUTPUT)/tests/progs/crashpath-O0 \
+	$(OUTPUT)/tests/progs/crashpath-O2
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
@@ -180,6 +181,15 @@ $(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
 $(OUTPUT)/tests/progs/callstack-nofp: tests/progs/callstack.c | $(OUTPUT)/tests/progs
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -o $@
+
+# The crash paths of test_crash.c at -O0 with frame pointers and at -O2
+# without them (crashpath itself: the default rule's -O1 with them).
+$(OUTPUT)/tests/progs/crashpath-O0: tests/progs/crashpath.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -Wall -D_GNU_SOURCE $< -lpthread -o $@
+$(OUTPUT)/tests/progs/crashpath-O2: tests/progs/crashpath.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O2 -fomit-frame-pointer -Wall -D_GNU_SOURCE $< -lpthread -o $@
 
 # Two local functions named twin, one in each file: a name --trigger-on
 # finds twice.

@@ -124,6 +124,23 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/*
+ * Crash records (struct ptbpf_crash), each submitted just before its fatal
+ * event: room for three of the largest.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} crashes SEC(".maps");
+
+/*
+ * How much of the user stack a crash record copies (--crash-stack; 0: no
+ * record), set by user space before the target runs; bounded here.
+ */
+__u32 crash_stack = PTBPF_CRASH_STACK_DEFAULT;
+/* crash records the ring had no room for, or whose stack could not be read */
+__u64 crash_lost = 0;
+
 /* Before 5.14 the field was called state (and was a long). */
 struct task_struct___pre514 {
 	long state;
@@ -699,6 +716,89 @@ static __always_inline bool fatal_by_default(int sig, struct task_struct *t)
 	return handler == NULL; /* SIG_DFL */
 }
 
+#define PAGE_SZ 4096
+
+/*
+ * The crash record of current, the thread that faults or takes a fatal
+ * signal: its user registers (saved on entry to the kernel) and the top of
+ * its user stack, read page by page from the stack pointer up until the
+ * copy is as long as asked or a page can't be read (the end of the stack,
+ * or one not in memory: this context can't fault pages in). Submitted
+ * before the fatal event, so user space holds it when that event comes.
+ */
+static __always_inline void crash_record(struct task_struct *t, int sig, __u32 at)
+{
+	__u64 start = bpf_ktime_get_ns(), sp, off = 0, want, len;
+	struct ptbpf_crash *c;
+	struct pt_regs *r;
+	int i;
+
+	want = crash_stack;
+	if (!want)
+		return;
+	if (want > PTBPF_CRASH_STACK_MAX)
+		want = PTBPF_CRASH_STACK_MAX;
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs))
+		return;
+	r = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!r)
+		return;
+	/* a page of slack past the copy: the verifier bounds off and len apart */
+	c = bpf_ringbuf_reserve(&crashes, sizeof(*c) + PAGE_SZ, 0);
+	if (!c) {
+		__sync_fetch_and_add(&crash_lost, 1);
+		return;
+	}
+	c->ts = start;
+	c->tgid = BPF_CORE_READ(t, tgid);
+	c->tid = BPF_CORE_READ(t, pid);
+	c->sig = sig;
+	c->at = at;
+	c->stack_want = (__u32)want;
+	/* perf_event_x86_regs: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15 */
+	c->regs[0] = BPF_CORE_READ(r, ax);
+	c->regs[1] = BPF_CORE_READ(r, bx);
+	c->regs[2] = BPF_CORE_READ(r, cx);
+	c->regs[3] = BPF_CORE_READ(r, dx);
+	c->regs[4] = BPF_CORE_READ(r, si);
+	c->regs[5] = BPF_CORE_READ(r, di);
+	c->regs[6] = BPF_CORE_READ(r, bp);
+	c->regs[7] = BPF_CORE_READ(r, sp);
+	c->regs[8] = BPF_CORE_READ(r, ip);
+	c->regs[9] = BPF_CORE_READ(r, flags);
+	c->regs[10] = BPF_CORE_READ(r, cs);
+	c->regs[11] = BPF_CORE_READ(r, ss);
+	c->regs[12] = c->regs[13] = c->regs[14] = c->regs[15] = 0;
+	c->regs[16] = BPF_CORE_READ(r, r8);
+	c->regs[17] = BPF_CORE_READ(r, r9);
+	c->regs[18] = BPF_CORE_READ(r, r10);
+	c->regs[19] = BPF_CORE_READ(r, r11);
+	c->regs[20] = BPF_CORE_READ(r, r12);
+	c->regs[21] = BPF_CORE_READ(r, r13);
+	c->regs[22] = BPF_CORE_READ(r, r14);
+	c->regs[23] = BPF_CORE_READ(r, r15);
+	sp = c->regs[7];
+	c->sp = sp;
+	/* the first piece up to the page's end, then whole pages */
+	for (i = 0; i < PTBPF_CRASH_STACK_MAX / PAGE_SZ + 1; i++) {
+		if (off >= want)
+			break;
+		len = PAGE_SZ - ((sp + off) & (PAGE_SZ - 1));
+		if (len > want - off)
+			len = want - off;
+		if (off > PTBPF_CRASH_STACK_MAX - 1 || len > PAGE_SZ)
+			break;
+		if (bpf_probe_read_user(c->stack + off, len, (void *)(sp + off)))
+			break;
+		off += len;
+	}
+	c->stack_len = (__u32)off;
+	if (!off)
+		__sync_fetch_and_add(&crash_lost, 1);
+	c->cost_ns = bpf_ktime_get_ns() - start;
+	bpf_ringbuf_submit(c, 0);
+}
+
 SEC("tp_btf/signal_generate")
 int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
 	     int group, int result)
@@ -710,7 +810,15 @@ int BPF_PROG(handle_signal_generate, int sig, struct kernel_siginfo *info, struc
 		return 0;
 	if (result != TRACE_SIGNAL_DELIVERED || !fatal_by_default(sig, task))
 		return 0;
+	/*
+	 * Sent by another task (kill -SEGV, pthread_kill): reported when a
+	 * thread takes it, with that thread's stack (signal_deliver). A fault
+	 * or a raise() is generated in the thread itself.
+	 */
+	if (task != bpf_get_current_task_btf())
+		return 0;
 	p->fatal_reported = sig;
+	crash_record(task, sig, PTBPF_CRASH_AT_FAULT);
 	e = reserve(PTBPF_EV_FATAL, task, p);
 	if (!e)
 		return 0;
@@ -742,6 +850,7 @@ int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info, struct
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ptbpf_proc *p = proc_of(cur);
+	struct ptbpf_event *e;
 
 	if (!p)
 		return 0;
@@ -750,8 +859,18 @@ int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info, struct
 	if (!fatal_kind(sig, cur) || ka->sa.sa_handler != NULL)
 		return 0;
 	p->fatal_dying = 1;
-	if (__sync_val_compare_and_swap(&p->fatal_reported, sig, 0) != sig)
-		emit(PTBPF_EV_FATAL, cur, p, sig, PTBPF_CAUSE_SIGNAL);
+	if (__sync_val_compare_and_swap(&p->fatal_reported, sig, 0) == sig)
+		return 0;
+	crash_record(cur, sig, PTBPF_CRASH_AT_DELIVERY);
+	e = reserve(PTBPF_EV_FATAL, cur, p);
+	if (!e)
+		return 0;
+	e->sig = sig;
+	e->cause = PTBPF_CAUSE_SIGNAL;
+	e->ip = user_ip(cur);
+	if ((unsigned long)info > SEND_SIG_PRIV_VAL)
+		e->si_code = BPF_CORE_READ(info, si_code);
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 

@@ -144,4 +144,39 @@ struct ptbpf_event {
 	__u32 flags; /* PTBPF_F_* */
 };
 
+/*
+ * The crash record: at a fatal signal, the registers and the top of the
+ * user stack of the thread that faults (or takes the signal), as perf's
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER would hold them, so the
+ * fatal snapshot can be unwound like a --call-graph dwarf sample. Sent on
+ * its own ring (crashes) just before its fatal event.
+ *
+ * At most PTBPF_CRASH_STACK_MAX bytes of stack: a perf sample's size is 16
+ * bits, and the record's other fields must fit beside the copy.
+ */
+#define PTBPF_CRASH_STACK_MAX 64512
+#define PTBPF_CRASH_STACK_DEFAULT 32768
+/* perf's x86-64 register numbers (asm/perf_regs.h), AX .. R15 */
+#define PTBPF_CRASH_NR_REGS 24
+
+enum ptbpf_crash_at {
+	PTBPF_CRASH_AT_FAULT = 1, /* signal_generate, in the thread itself */
+	PTBPF_CRASH_AT_DELIVERY = 2, /* signal_deliver: sent by another task */
+};
+
+struct ptbpf_crash {
+	__u64 ts; /* bpf_ktime_get_ns(), as the fatal event's */
+	__u32 tgid;
+	__u32 tid;
+	__s32 sig;
+	__u32 at; /* enum ptbpf_crash_at */
+	__u64 sp; /* where the stack copy starts */
+	__u32 stack_len; /* bytes copied from sp up, until a page failed */
+	__u32 stack_want; /* what the copy was asked for (crash_stack) */
+	__u64 cost_ns; /* what the capture took, from its start to submit */
+	/* perf_event_x86_regs order; DS, ES, FS, GS stay 0 */
+	__u64 regs[PTBPF_CRASH_NR_REGS];
+	__u8 stack[PTBPF_CRASH_STACK_MAX];
+};
+
 #endif /* PTBPF_H */

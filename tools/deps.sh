@@ -6,7 +6,8 @@
 # a fresh machine: nothing may be assumed to be there already.
 set -eu
 
-# Build: the compilers, libbpf and bpftool, the libraries both programs link.
+# Build: the compilers, libbpf and bpftool, the libraries both programs link
+# (the reader unwinds stacks with elfutils' libdw).
 # Tests, demo and bench also run: perf (its script, report, archive, which
 # packs with tar and bzip2), gdb, lldb-19, python3, readelf and nm
 # (binutils), groff (the man page check), systemd-analyze (the unit
@@ -15,8 +16,8 @@ set -eu
 # perf and gdb name them with it).
 PKGS="make gcc binutils clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libipt-dev libcmocka-dev pkg-config linux-perf gdb procps util-linux tar
-bzip2 lldb-19 python3 libclang-rt-dev groff-base libjson-c-dev libc6-dbg
-systemd"
+bzip2 lldb-19 python3 libclang-rt-dev groff-base libjson-c-dev libdw-dev
+libc6-dbg systemd"
 
 missing=""
 for p in $PKGS; do

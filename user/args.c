@@ -30,6 +30,7 @@ enum long_only {
 	OPT_TRIGGER_LIMIT,
 	OPT_DURATION,
 	OPT_MIN_HISTORY,
+	OPT_CRASH_STACK,
 };
 
 static const struct option long_opts[] = {
@@ -59,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "trigger-limit", required_argument, NULL, OPT_TRIGGER_LIMIT },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "min-history", required_argument, NULL, OPT_MIN_HISTORY },
+	{ "crash-stack", required_argument, NULL, OPT_CRASH_STACK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -118,6 +120,8 @@ void args_usage(FILE *f)
 	      "      --call-graph MODE    sample backend call stacks: fp (default: frame pointers),\n"
 	      "                           dwarf[,SIZE] (user registers and SIZE bytes of stack,\n"
 	      "                           default 8192, for code without frame pointers), none\n"
+	      "      --crash-stack SIZE   bytes of the faulting thread's stack a fatal snapshot\n"
+	      "                           keeps for unwinding (default 32K, at most 63K; 0: none)\n"
 	      "  -q, --quiet  -v, --verbose  -h, --help  -V, --version\n"
 	      "\n"
 	      "SIGUSR2 takes a snapshot now. SIGINT, SIGTERM and SIGHUP end the run after a\n"
@@ -354,6 +358,7 @@ static void defaults(struct config *cfg)
 	cfg->triggers = TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT;
 	cfg->formats = SNAPFMT_PERF | SNAPFMT_LLDB;
 	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
+	cfg->crash_stack = ARGS_CRASH_STACK_DEFAULT;
 }
 
 static const char *const trigger_names[] = { "stop", "fatal", "exit", "step", "none", NULL };
@@ -449,6 +454,14 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 				    "invalid call graph '%s': use fp, dwarf, dwarf,SIZE "
 				    "(a multiple of 8 up to 65528) or none",
 				    arg);
+		return 0;
+	case OPT_CRASH_STACK:
+		if (args_parse_size(arg, &v) || v % 8 || v > ARGS_CRASH_STACK_MAX)
+			return fail(err, errlen,
+				    "invalid --crash-stack '%s': a multiple of 8 up to %u, "
+				    "e.g. 16K (0: no crash record)",
+				    arg, ARGS_CRASH_STACK_MAX);
+		cfg->crash_stack = (unsigned int)v;
 		return 0;
 	case OPT_FORMAT:
 		if (parse_list(arg, format_names, format_bits, &cfg->formats))

@@ -44,6 +44,7 @@ struct config {
 	unsigned int freq; /* -F: sample backend, Hz; 0: the default */
 	enum ptbpf_callgraph call_graph; /* --call-graph; default fp */
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
+	unsigned int crash_stack; /* --crash-stack: bytes of stack at a fault */
 	/* --trigger-on SPEC, as given, in order (trigger.h parses them) */
 	const char **trigger_on;
 	unsigned int nr_trigger_on;
@@ -72,6 +73,9 @@ int args_parse_size(const char *s, unsigned long long *out);
 
 /* The default --grace: how long a command has to end after SIGTERM. */
 #define ARGS_GRACE_MS_DEFAULT 3000
+/* --crash-stack: bpf/ptbpf.h's PTBPF_CRASH_STACK_DEFAULT and _MAX */
+#define ARGS_CRASH_STACK_DEFAULT 32768
+#define ARGS_CRASH_STACK_MAX 64512
 #define ARGS_GRACE_MS_MAX (3600 * 1000)
 #define ARGS_MIN_INTERVAL_MS_MAX (24 * 3600 * 1000ULL)
 /* --duration and --min-history: at most a year, in ms */

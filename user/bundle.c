@@ -10,6 +10,7 @@
 #include "bundle.h"
 #include "scope.h"
 #include "fileout.h"
+#include "perfdata.h"
 #include "recwrite.h"
 
 #ifndef PTBPF_VERSION
@@ -236,6 +237,30 @@ static void proc_json(const struct snap_process *p, const char *name, struct jso
 }
 
 /*
+ * The crash record: whose, when, where it was taken, and its size; the
+ * registers and the stack themselves are perf.data's crash sample.
+ */
+static void crash_json(const struct snapshot *s, struct json *j)
+{
+	const struct snap_crash *k = &s->crash;
+	char hex[24];
+
+	json_obj_begin(j, "crash");
+	json_u64(j, "pid", k->pid);
+	json_u64(j, "tid", k->tid);
+	json_u64(j, "ts", k->ts);
+	json_str(j, "at", k->at);
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)k->regs[PERFDATA_REG_IP]);
+	json_str(j, "ip", hex);
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)k->sp);
+	json_str(j, "sp", hex);
+	json_u64(j, "stack_bytes", k->stack_len);
+	json_u64(j, "stack_asked", k->stack_want);
+	json_u64(j, "capture_ns", k->cost_ns);
+	json_obj_end(j);
+}
+
+/*
  * What the trigger was, and the clock pair that turns any CLOCK_MONOTONIC
  * "ts" into a time of day.
  */
@@ -283,6 +308,8 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 		}
 		json_obj_end(j);
 	}
+	if (s->crash.valid)
+		crash_json(s, j);
 	if (s->run.run_start_ns)
 		json_u64(j, "run_start_ns", s->run.run_start_ns);
 	if (s->realtime_ns) {

@@ -45,6 +45,13 @@ const struct control_ops ctlops_ops = {
 	.offcpu = ops_offcpu,
 };
 
+void ctlops_crash(void *ctx, const struct ptbpf_crash *c, size_t len)
+{
+	struct ctlops *hands = ctx;
+
+	snapstage_crash(hands->stage, c, len);
+}
+
 int ctlops_event(void *ctx, const struct ptbpf_event *e)
 {
 	struct ctlops *hands = ctx;

@@ -39,4 +39,7 @@ extern const struct control_ops ctlops_ops;
  */
 int ctlops_event(void *ctx, const struct ptbpf_event *e);
 
+/* watch_crash_cb: a crash record, kept for its fatal snapshot. */
+void ctlops_crash(void *ctx, const struct ptbpf_crash *c, size_t len);
+
 #endif /* PTBPF_CTLOPS_H */

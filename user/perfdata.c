@@ -19,10 +19,12 @@
 /* made-up event IDs, far above what the kernel's counter reaches */
 #define SYNTH_ID_BASE (1ULL << 62)
 
-enum { ATTR_DATA, ATTR_SB, NR_ATTRS };
+/* ATTR_CRASH: a fatal snapshot's crash record, when it has one */
+enum { ATTR_DATA, ATTR_SB, ATTR_CRASH, NR_ATTRS };
 
 struct writer {
 	const struct snapshot *snap;
+	int nr_attrs; /* NR_ATTRS with a crash record, else ATTR_CRASH */
 	struct fileout out;
 	struct perf_event_attr attr[NR_ATTRS];
 	__u64 *ids[NR_ATTRS]; /* one per core */
@@ -284,6 +286,100 @@ static void put_auxtrace(struct writer *w, unsigned int idx)
 	fileout_zero(&w->out, pad);
 }
 
+/*
+ * The crash record's attr: one sample with the user registers and stack
+ * perf's DWARF unwinder wants (as --call-graph dwarf writes them), on the
+ * data's clock. A software dummy event: it counts nothing else.
+ */
+static void crash_attr(const struct snapshot *s, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = PERFFILE_ATTR_SIZE;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->sample_period = 1;
+	/*
+	 * An empty CALLCHAIN as --call-graph dwarf writes it (its kernel
+	 * part): perf unwinds only the events that declare one.
+	 */
+	a->sample_type = PERFFILE_ID_BITS | PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN |
+			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->exclude_callchain_user = 1;
+	a->exclude_callchain_kernel = 1;
+	a->sample_id_all = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->use_clockid = s->run.data_attr.use_clockid;
+	a->clockid = s->run.data_attr.clockid;
+	a->sample_regs_user = PERFDATA_CRASH_REGS;
+	/* a multiple of 8, as the kernel asks of sample_stack_user */
+	a->sample_stack_user = (s->crash.stack_len + 7) & ~7U;
+}
+
+static void rec_put(__u8 *rec, size_t *off, const void *v, size_t n)
+{
+	memcpy(rec + *off, v, n);
+	*off += n;
+}
+
+ssize_t perfdata_crash_record(const struct snapshot *s, __u64 id, void *dst, size_t cap)
+{
+	const struct snap_crash *k = &s->crash;
+	__u64 size = (k->stack_len + 7) & ~7ULL, v;
+	struct perf_event_header h;
+	__u32 cpu[2] = { 0, 0 };
+	__u8 *rec = dst;
+	size_t off = sizeof(h);
+	unsigned int r;
+
+	if (!k->valid || !dst || !s->nr_cores || !s->cores)
+		return -EINVAL;
+	h.type = PERF_RECORD_SAMPLE;
+	h.misc = PERF_RECORD_MISC_USER;
+	/* id, ip, pid/tid, time, cpu, nr, abi, the regs, size, stack, dyn_size */
+	v = sizeof(h) + 7 * 8 + (__u64)__builtin_popcountll(PERFDATA_CRASH_REGS) * 8 + 8 + size + 8;
+	if (v > cap || v > PERFREC_MAX)
+		return -E2BIG;
+	h.size = (__u16)v;
+	rec_put(rec, &off, &id, 8);
+	rec_put(rec, &off, &k->regs[PERFDATA_REG_IP], 8);
+	cpu[0] = k->pid;
+	cpu[1] = k->tid;
+	rec_put(rec, &off, cpu, 8);
+	rec_put(rec, &off, &k->ts, 8);
+	cpu[0] = (__u32)s->cores[0].cpu;
+	cpu[1] = 0;
+	rec_put(rec, &off, cpu, 8);
+	v = 0; /* the callchain: nothing from the kernel */
+	rec_put(rec, &off, &v, 8);
+	v = PERF_SAMPLE_REGS_ABI_64;
+	rec_put(rec, &off, &v, 8);
+	for (r = 0; r < SNAP_CRASH_NR_REGS; r++)
+		if (PERFDATA_CRASH_REGS & (1ULL << r))
+			rec_put(rec, &off, &k->regs[r], 8);
+	rec_put(rec, &off, &size, 8);
+	rec_put(rec, &off, k->stack, k->stack_len);
+	memset(rec + off, 0, size - k->stack_len);
+	off += size - k->stack_len;
+	v = k->stack_len;
+	rec_put(rec, &off, &v, 8);
+	memcpy(rec, &h, sizeof(h));
+	return (ssize_t)off;
+}
+
+static int put_crash(struct writer *w)
+{
+	ssize_t n;
+
+	if (w->nr_attrs <= ATTR_CRASH)
+		return 0;
+	n = perfdata_crash_record(w->snap, w->ids[ATTR_CRASH][0], w->rec, sizeof(w->rec));
+	if (n < 0)
+		return (int)n;
+	fileout_write(&w->out, w->rec, (size_t)n);
+	return 0;
+}
+
 static int put_data(struct writer *w)
 {
 	const struct snapshot *s = w->snap;
@@ -308,6 +404,8 @@ static int put_data(struct writer *w)
 			err = put_stream(w, s->cores[i].trace, s->cores[i].trace_len,
 					 &s->run.data_attr, ATTR_DATA, i);
 	}
+	if (!err)
+		err = put_crash(w);
 	for (i = 0; i < s->nr_cores && pt && !err; i++)
 		if (s->cores[i].trace_len)
 			put_auxtrace(w, i);
@@ -317,7 +415,8 @@ static int put_data(struct writer *w)
 static void event_name(const struct snapshot *s, int which, char *buf, size_t len)
 {
 	const struct perf_event_attr *a = which == ATTR_DATA ? &s->run.data_attr : &s->run.sb_attr;
-	const char *base = which == ATTR_SB		      ? "dummy" :
+	const char *base = which == ATTR_CRASH		      ? "crash" :
+			   which == ATTR_SB		      ? "dummy" :
 			   s->run.backend == BACKEND_INTEL_PT ? "intel_pt//" :
 								"cpu-clock";
 	const char *mod = "";
@@ -329,6 +428,8 @@ static void event_name(const struct snapshot *s, int which, char *buf, size_t le
 	else if (!a->exclude_kernel && a->exclude_user)
 		mod = "k";
 	pmu = which == ATTR_DATA && s->run.backend == BACKEND_INTEL_PT;
+	if (which == ATTR_CRASH)
+		mod = "";
 	snprintf(buf, len, "%s%s%s", base, *mod && !pmu ? ":" : "", mod);
 }
 
@@ -339,9 +440,9 @@ static void feat_event_desc(struct writer *w, struct blob *b)
 	char name[32];
 	int a;
 
-	blob_u32(b, NR_ATTRS);
+	blob_u32(b, (__u32)w->nr_attrs);
 	blob_u32(b, PERFFILE_ATTR_SIZE);
-	for (a = 0; a < NR_ATTRS; a++) {
+	for (a = 0; a < w->nr_attrs; a++) {
 		blob_put(b, &w->attr[a], PERFFILE_ATTR_SIZE);
 		blob_u32(b, n);
 		event_name(w->snap, a, name, sizeof(name));
@@ -638,12 +739,12 @@ static void put_attrs(struct writer *w, struct perffile_header *hdr)
 	int a;
 
 	fileout_zero(&w->out, sizeof(*hdr));
-	for (a = 0; a < NR_ATTRS; a++) {
+	for (a = 0; a < w->nr_attrs; a++) {
 		ids_off[a] = w->out.off;
 		fileout_write(&w->out, w->ids[a], n * sizeof(__u64));
 	}
 	hdr->attrs_off = w->out.off;
-	for (a = 0; a < NR_ATTRS; a++) {
+	for (a = 0; a < w->nr_attrs; a++) {
 		/* struct perffile_attr, its attr cut to PERFFILE_ATTR_SIZE */
 		fileout_write(&w->out, &w->attr[a], PERFFILE_ATTR_SIZE);
 		ids.offset = ids_off[a];
@@ -659,15 +760,20 @@ static int writer_init(struct writer *w, const struct snapshot *snap)
 	int a;
 
 	w->snap = snap;
+	w->nr_attrs = snap->crash.valid ? NR_ATTRS : ATTR_CRASH;
 	perfdata_file_attr(&snap->run.data_attr, &w->attr[ATTR_DATA]);
 	perfdata_file_attr(&snap->run.sb_attr, &w->attr[ATTR_SB]);
+	crash_attr(snap, &w->attr[ATTR_CRASH]);
 	for (a = 0; a < NR_ATTRS; a++) {
 		w->ids[a] = calloc(snap->nr_cores, sizeof(__u64));
 		if (!w->ids[a])
 			return -ENOMEM;
 	}
-	for (i = 0; i < snap->nr_cores; i++)
+	for (i = 0; i < snap->nr_cores; i++) {
 		perfdata_core_ids(snap, i, &w->ids[ATTR_DATA][i], &w->ids[ATTR_SB][i]);
+		/* above both of perfdata_core_ids()'s made-up ranges */
+		w->ids[ATTR_CRASH][i] = SYNTH_ID_BASE + (1ULL << 40) + i;
+	}
 	return 0;
 }
 

@@ -123,4 +123,19 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t ca
  */
 int perfdata_write(int fd, const struct snapshot *snap, const struct perfdata_host *host);
 
+/*
+ * The crash record's registers in perf.data (its attr's sample_regs_user):
+ * perf's x86-64 set for DWARF unwinding, every general-purpose register but
+ * DS, ES, FS and GS (perf_event_x86_regs numbering, as snap_crash.regs).
+ */
+#define PERFDATA_CRASH_REGS (((1ULL << 24) - 1) & ~(0xfULL << 12))
+#define PERFDATA_REG_IP 8
+
+/*
+ * @snap's crash record as a PERF_RECORD_SAMPLE of the crash attr, with
+ * sample ID @id, into @dst (@cap bytes): returns its size, -EINVAL when
+ * @snap has no crash record or no core, -E2BIG when it does not fit.
+ */
+ssize_t perfdata_crash_record(const struct snapshot *snap, __u64 id, void *dst, size_t cap);
+
 #endif /* PTBPF_PERFDATA_H */

@@ -82,6 +82,8 @@ static void buf_free(struct snapqueue_buf *buf)
 	if (buf->mem)
 		munmap(buf->mem, buf->mem_len);
 	free(buf->cores);
+	free(buf->crash_mem);
+	buf->crash_mem = NULL;
 	buf->mem = NULL;
 	buf->cores = NULL;
 }

@@ -57,6 +57,7 @@ struct snapqueue_buf {
 	struct snap_core *cores;
 	__u8 *mem; /* one mapping: every core's trace then sideband bytes */
 	size_t mem_len;
+	__u8 *crash_mem; /* snap.crash.stack: allocated at its first crash */
 	int state; /* the queue's: free, queued, taken */
 };
 

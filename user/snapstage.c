@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Snapshots staged on the control path (snapstage.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@ struct snapstage {
 	unsigned int nr_cores;
 	size_t trace_cap, sb_cap;
 	uint64_t next_id;
+	/* the newest crash record, until a fatal snapshot takes it */
+	struct snap_crash crash;
+	__u8 *crash_stack;
 };
 
 static void log_error(struct snapstage *s, uint64_t id, const char *reason)
@@ -168,6 +172,90 @@ static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
 	snap->cores = buf->cores;
 }
 
+void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t len)
+{
+	struct snap_crash *k;
+	size_t n;
+
+	if (!s || !c || len < offsetof(struct ptbpf_crash, stack))
+		return;
+	n = len - offsetof(struct ptbpf_crash, stack);
+	if (n > c->stack_len)
+		n = c->stack_len;
+	if (!s->crash_stack) {
+		s->crash_stack = malloc(PTBPF_CRASH_STACK_MAX);
+		if (!s->crash_stack)
+			return;
+	}
+	k = &s->crash;
+	memset(k, 0, sizeof(*k));
+	k->valid = true;
+	k->pid = c->tgid;
+	k->tid = c->tid;
+	k->sig = c->sig;
+	k->at = c->at == PTBPF_CRASH_AT_DELIVERY ? "delivery" : "fault";
+	k->ts = c->ts;
+	_Static_assert(SNAP_CRASH_NR_REGS == PTBPF_CRASH_NR_REGS, "one register layout");
+	memcpy(k->regs, c->regs, sizeof(k->regs));
+	k->sp = c->sp;
+	k->stack_len = (__u32)n;
+	k->stack_want = c->stack_want;
+	k->cost_ns = c->cost_ns;
+	memcpy(s->crash_stack, c->stack, n);
+	k->stack = s->crash_stack;
+}
+
+/*
+ * CLOCK_MONOTONIC @mono on the perf clock of an intel-pt run, whose
+ * records are stamped by the kernel's perf clock (no use_clockid): the
+ * offset of that clock, the TSC through the mmap page's conversion, from
+ * CLOCK_MONOTONIC now. Unchanged where there is no conversion.
+ */
+static __u64 perf_clock_of(const struct snap_run *run, __u64 mono)
+{
+#if defined(__x86_64__)
+	const struct snap_tsc_conv *c = &run->conv;
+	__u64 tsc, quot, rem, perf_now, mono_now;
+
+	if (run->backend != BACKEND_INTEL_PT || run->data_attr.use_clockid || !c->valid)
+		return mono;
+	tsc = __builtin_ia32_rdtsc();
+	mono_now = clock_now_ns();
+	quot = tsc >> c->time_shift;
+	rem = tsc & ((1ULL << c->time_shift) - 1);
+	perf_now = c->time_zero + quot * c->time_mult + ((rem * c->time_mult) >> c->time_shift);
+	return mono + perf_now - mono_now;
+#else
+	(void)run;
+	return mono;
+#endif
+}
+
+/*
+ * A fatal snapshot takes the crash record of its thread, made just before
+ * the fatal event; one of another process or thread stays for its own.
+ */
+static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
+{
+	struct snapshot *snap = &buf->snap;
+	struct snap_crash *k = &s->crash;
+
+	if (!k->valid || strcmp(snap->why.name, "fatal") || k->pid != snap->why.pid ||
+	    (snap->why.tid && k->tid != snap->why.tid))
+		return;
+	if (!buf->crash_mem) {
+		buf->crash_mem = malloc(PTBPF_CRASH_STACK_MAX);
+		if (!buf->crash_mem)
+			return;
+	}
+	memcpy(buf->crash_mem, k->stack, k->stack_len);
+	snap->crash = *k;
+	snap->crash.stack = buf->crash_mem;
+	/* the perf.data sample's time, on the data's clock */
+	snap->crash.ts = perf_clock_of(&snap->run, k->ts);
+	k->valid = false;
+}
+
 int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 {
 	struct snapqueue_buf *buf;
@@ -192,6 +280,7 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 		return -ENODATA;
 	}
 	fill_snapshot(s, buf, t);
+	stage_crash(s, buf);
 	snapqueue_push(s->queue, buf);
 	if (ret)
 		log_error(s, buf->snap.id, cores_last_error(s->cores));
@@ -223,6 +312,7 @@ unsigned long snapstage_stop(struct snapstage *s)
 	if (!s)
 		return 0;
 	written = snapqueue_stop(s->queue);
+	free(s->crash_stack);
 	free(s);
 	return written;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cores.h"
+#include "ptbpf_types.h"
 #include "eventlog.h"
 #include "snapqueue.h"
 
@@ -61,6 +62,12 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t);
  * for snapshots written after it exited (from thread_start, exec and
  * thread_exit events). NULL @s: nothing.
  */
+/*
+ * Keeps crash record @c (@len bytes of it) for the fatal snapshot of its
+ * thread, staged next. Memory only: the control path.
+ */
+void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t len);
+
 void snapstage_note_thread(struct snapstage *s, uint32_t tid, const char *comm);
 
 /* --follow: snapqueue_follow(). NULL @s: nothing. */

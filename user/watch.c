@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@
 struct watch {
 	struct ptbpf_bpf *skel;
 	struct ring_buffer *rb;
+	/* crash records, drained when a fatal event comes: they precede it */
+	struct ring_buffer *crash_rb;
+	watch_crash_cb crash_cb;
 	watch_cb cb;
 	void *ctx;
 	pid_t tgid;
@@ -93,12 +97,29 @@ static int check_kernel(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+static int on_crash(void *ctx, void *data, size_t size)
+{
+	const struct ptbpf_crash *c = data;
+	struct watch *w = ctx;
+	size_t len = offsetof(struct ptbpf_crash, stack);
+
+	if (size < len || !w->crash_cb || c->stack_len > PTBPF_CRASH_STACK_MAX ||
+	    size < len + c->stack_len)
+		return 0;
+	w->crash_cb(w->ctx, c, len + c->stack_len);
+	return 0;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
+	const struct ptbpf_event *e = data;
 	struct watch *w = ctx;
 
 	if (size < sizeof(struct ptbpf_event))
 		return 0;
+	/* its crash record was submitted first, on the other ring */
+	if (e->kind == PTBPF_EV_FATAL && w->crash_rb)
+		ring_buffer__consume(w->crash_rb);
 	return w->cb(w->ctx, data);
 }
 
@@ -137,6 +158,12 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	if (!w->rb) {
 		ret = -errno;
 		snprintf(err, errlen, "can't open the BPF ring buffer: %s", strerror(-ret));
+		return ret;
+	}
+	w->crash_rb = ring_buffer__new(bpf_map__fd(w->skel->maps.crashes), on_crash, w, NULL);
+	if (!w->crash_rb) {
+		ret = -errno;
+		snprintf(err, errlen, "can't open the BPF crash ring buffer: %s", strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -477,6 +504,19 @@ int watch_trigger(struct watch *w, const char *path, unsigned long long offset, 
 	return 0;
 }
 
+void watch_crashes(struct watch *w, unsigned int stack, watch_crash_cb cb)
+{
+	if (!w)
+		return;
+	w->crash_cb = cb;
+	w->skel->data->crash_stack = stack > PTBPF_CRASH_STACK_MAX ? PTBPF_CRASH_STACK_MAX : stack;
+}
+
+unsigned long long watch_crash_lost(const struct watch *w)
+{
+	return w ? __atomic_load_n(&w->skel->bss->crash_lost, __ATOMIC_RELAXED) : 0;
+}
+
 void watch_close(struct watch *w)
 {
 	unsigned int i;
@@ -486,6 +526,7 @@ void watch_close(struct watch *w)
 	for (i = 0; i < w->nr_triggers; i++)
 		bpf_link__destroy(w->triggers[i]);
 	ring_buffer__free(w->rb);
+	ring_buffer__free(w->crash_rb);
 	/* destroying the skeleton detaches every link and closes every fd */
 	ptbpf_bpf__destroy(w->skel);
 	free(w);

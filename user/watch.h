@@ -19,6 +19,12 @@ struct watch;
 typedef int (*watch_cb)(void *ctx, const struct ptbpf_event *e);
 
 /*
+ * Called with each crash record (@len bytes of it: the stack copy is cut
+ * to what was read), before the fatal event it belongs to.
+ */
+typedef void (*watch_crash_cb)(void *ctx, const struct ptbpf_crash *c, size_t len);
+
+/*
  * Checks privileges, BTF and the tracepoints, loads the program for thread
  * group @tgid and attaches it; with @follow the processes it creates, and
  * theirs, are traced too (PTBPF_EV_FORK tells of each). libbpf's messages
@@ -131,6 +137,16 @@ int watch_trigger(struct watch *w, const char *path, unsigned long long offset, 
 		  char *err, size_t errlen);
 
 /* Detaches and unloads everything; safe on NULL. */
+/*
+ * Crash records: @stack bytes of the user stack each (at most
+ * PTBPF_CRASH_STACK_MAX; 0: none), handed to @cb with the events' ctx.
+ * Before the target runs.
+ */
+void watch_crashes(struct watch *w, unsigned int stack, watch_crash_cb cb);
+
+/* Crash records the BPF side could not make (ring full, stack unreadable). */
+unsigned long long watch_crash_lost(const struct watch *w);
+
 void watch_close(struct watch *w);
 
 #endif /* PTBPF_WATCH_H */

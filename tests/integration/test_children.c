@@ -168,6 +168,53 @@ static void test_follow_workers(void **state)
 }
 
 /*
+ * ptbpf-dump reads the worker's stop snapshot @id as the worker's: its
+ * pid in the header, its samples as the target's, the server's and the
+ * other worker's as followed, none as others (every process was followed).
+ */
+static void dump_reads_worker(struct fx *f, int id, pid_t w)
+{
+	char cmd[300], want[64], *txt, *p;
+	unsigned long long others;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s/snapshot-%06d", f->out, id);
+	txt = run_out(cmd, NULL);
+	snprintf(want, sizeof(want), ", pid %d (forkserver)\n", w);
+	if (!strstr(txt, want))
+		fail_msg("ptbpf-dump does not read the snapshot as pid %d's:\n%s", w, txt);
+	for (p = txt; (p = strstr(p, "    samples: ")); p++) {
+		p = strstr(p, ", others ");
+		assert_non_null(p);
+		others = strtoull(p + 9, NULL, 10);
+		assert_int_equal(others, 0);
+		n++;
+	}
+	assert_true(n > 0);
+	if (!strstr(txt, "  last before the stop (newest first):\n    "))
+		fail_msg("no samples of pid %d last before its stop:\n%s", w, txt);
+	free(txt);
+	/* --last --pid: each worker's samples, and only its */
+	for (n = 0; n < f->nr_workers; n++) {
+		int lines = 0;
+
+		snprintf(cmd, sizeof(cmd), "./ptbpf-dump --last 1s --pid %d %s/snapshot-%06d",
+			 f->workers[n], f->out, id);
+		txt = run_out(cmd, NULL);
+		snprintf(want, sizeof(want), " samples of pid %d from snapshot", f->workers[n]);
+		if (!strstr(txt, want))
+			fail_msg("--last --pid %d:\n%s", f->workers[n], txt);
+		for (p = txt; (p = strstr(p, "  tid ")); p++, lines++)
+			if (atoi(p + 6) != f->workers[n])
+				fail_msg("--last --pid %d lists another thread:\n%s", f->workers[n],
+					 txt);
+		print_message("--last 1s --pid %d: %d samples\n", f->workers[n], lines);
+		assert_true(lines > 0);
+		free(txt);
+	}
+}
+
+/*
  * A worker's SIGSTOP is a stop of that worker: a stop event and a stop
  * snapshot that name its pid; SIGCONT is its run. The others run on.
  */
@@ -201,6 +248,7 @@ static void test_follow_worker_stop(void **state)
 		msleep(50);
 	}
 	assert_true(i < 100);
+	dump_reads_worker(f, (int)event_field(f->out, "snapshot", k, "snapshot"), w);
 	assert_int_equal(kill(w, SIGCONT), 0);
 	if (!wait_events(f->out, "run", 1, 10))
 		fail_msg("no run event: %s", slurp(f->log));

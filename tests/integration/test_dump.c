@@ -58,7 +58,10 @@ static void need_run(void)
 		skip();
 }
 
-/* Samples of pid @pid in @perf_data, as perf script counts them. */
+/*
+ * Samples of pid @pid in @perf_data, as perf script counts them: the
+ * recording's, not the crash record's.
+ */
 static long perf_samples(const char *perf_data, pid_t pid)
 {
 	char cmd[512];
@@ -67,8 +70,8 @@ static long perf_samples(const char *perf_data, pid_t pid)
 	char *o, *p;
 
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -F pid -i %s 2>/dev/null | awk '$1 == %d' | "
-		 "wc -l",
+		 "perf script -F pid,event -i %s 2>/dev/null | "
+		 "awk '$1 == %d && $2 != \"crash:\"' | wc -l",
 		 perf_data, pid);
 	o = run_out(cmd, &st);
 	p = o;

@@ -197,13 +197,16 @@ static void read_samples(const char *snapdir, struct smps *s)
 	memset(s, 0, sizeof(*s));
 	snprintf(cmd, sizeof(cmd),
 		 "perf script -G -i %s/perf.data --ns "
-		 "-F comm,pid,tid,cpu,time,ip,sym 2>/dev/null",
+		 "-F comm,pid,tid,cpu,time,event,ip,sym 2>/dev/null | "
+		 "grep -v ' crash: '",
 		 snapdir);
 	out = run_out(cmd, &st);
 	assert_int_equal(st, 0);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		memset(&x, 0, sizeof(x));
-		if (sscanf(line, "%31s %d/%d [%d] %llu.%llu: %llx %63s", x.comm, &x.pid, &x.tid,
+		/* the event's name, then the sample's IP (the crash record's
+		 * sample is not one of the recording: left out above) */
+		if (sscanf(line, "%31s %d/%d [%d] %llu.%llu: %*s %llx %63s", x.comm, &x.pid, &x.tid,
 			   &x.cpu, &sec, &ns, &ip, x.sym) < 7)
 			continue; /* a comm with a space: not one of ours */
 		x.t = sec * NS + ns;

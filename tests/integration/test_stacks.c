@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "integ.h"
 
@@ -408,6 +409,85 @@ static void test_dump_summary(void **state)
 	free(txt);
 }
 
+/*
+ * --call-graph dwarf without frame pointers: the stacks ptbpf-dump unwinds
+ * for its last samples are perf script's for the same samples (by time),
+ * frame by frame through main (past it the two name libc's aliases
+ * apart), and as deep.
+ */
+static void test_dwarf_dump_matches_perf(void **state)
+{
+	char snap[300], cmd[500], want[64], *txt, *perf, *at, *line, *save, *f, *fsave;
+	struct json_object *root, *last, *e, *v;
+	unsigned long long t;
+	size_t i, k, n, frames;
+	int st;
+
+	need_root();
+	fatal_snap(out_dwarf, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump --json %s", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	snprintf(cmd, sizeof(cmd), "perf script -i %s/perf.data -F time,ip,sym --ns 2>/dev/null",
+		 snap);
+	perf = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	root = json_tokener_parse(txt);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(
+		json_object_array_get_idx(json_object_object_get(root, "snapshots"), 0), "last",
+		&last));
+	n = json_object_array_length(last);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++) {
+		char *stack, *ours[64], *theirs[64];
+		size_t no = 0, nt = 0;
+
+		e = json_object_array_get_idx(last, i);
+		assert_true(json_object_object_get_ex(e, "time_ns", &v));
+		t = (unsigned long long)json_object_get_int64(v);
+		assert_true(json_object_object_get_ex(e, "stack", &v));
+		stack = strdup(json_object_get_string(v));
+		for (f = strtok_r(stack, " ", &fsave); f && no < 64;
+		     f = strtok_r(NULL, " ", &fsave))
+			if (strcmp(f, "<-"))
+				ours[no++] = f;
+		/* perf's sample "   TIME: " then "\tADDR SYM" per frame */
+		snprintf(want, sizeof(want), " %llu.%09llu: ", t / 1000000000, t % 1000000000);
+		at = strstr(perf, want);
+		if (!at)
+			fail_msg("no perf script sample at %s", want);
+		at = strchr(at, '\n');
+		at = strndup(at + 1, strcspn(at + 1, "\0"));
+		for (line = strtok_r(at, "\n", &save); line && line[0] == '\t' && nt < 64;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *sym = line + strspn(line, "\t ");
+
+			sym += strcspn(sym, " ");
+			sym += strspn(sym, " ");
+			sym[strcspn(sym, " ")] = '\0';
+			theirs[nt++] = sym;
+		}
+		print_message("%llu: ptbpf-dump %zu frames, perf %zu: %s\n", t, no, nt,
+			      json_object_get_string(v));
+		assert_int_equal(no, nt);
+		frames = 0;
+		for (k = 0; k < no; k++) {
+			assert_string_equal(ours[k], theirs[k]);
+			frames++;
+			if (!strcmp(ours[k], "main"))
+				break;
+		}
+		/* unwound: the sampled function's callers down to main */
+		assert_true(frames >= 3 && !strcmp(ours[frames - 1], "main"));
+		free(at);
+		free(stack);
+	}
+	json_object_put(root);
+	free(perf);
+	free(txt);
+}
+
 /* The timeline nests call stacks and never overlaps slices on a track. */
 static void test_timeline_nesting(void **state)
 {
@@ -594,6 +674,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frame_pointer_stacks),
 		cmocka_unit_test(test_dwarf_stacks),
+		cmocka_unit_test(test_dwarf_dump_matches_perf),
 		cmocka_unit_test(test_report_callers),
 		cmocka_unit_test(test_freq_bounded),
 		cmocka_unit_test(test_header_features),

@@ -233,6 +233,9 @@ static void test_five_calls(void **state)
 		snprintf(want, sizeof(want), "hit: tid %d, at leaf+0x0 (", pid);
 		if (!strstr(txt, want))
 			fail_msg("ptbpf-dump: no '%s' in:\n%s", want, txt);
+		/* and what ran up to it, as for a stop */
+		if (!strstr(txt, "  last before the hit (newest first):\n    "))
+			fail_msg("ptbpf-dump: no samples last before the hit in:\n%s", txt);
 		free(txt);
 	}
 }

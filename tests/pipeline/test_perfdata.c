@@ -24,6 +24,9 @@
 #include "ptbranches.h"
 #include "ptgen.h"
 #include "testio.h"
+#include "snap.h"
+#include "perfread.h"
+#include "backtrace.h"
 
 /* The traced path: path A of tests/ptbranches.h. */
 #define PATH (&ptgen_branches_a)
@@ -637,6 +640,121 @@ static void test_sched_switch_by_scope(void **state)
 	}
 }
 
+/* The end of the mapping of this process that holds @addr (its stack). */
+static __u64 mapping_end(__u64 addr)
+{
+	unsigned long long lo, hi;
+	char line[512];
+	__u64 end = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi)
+			end = hi;
+	fclose(f);
+	assert_true(end > addr);
+	return end;
+}
+
+/*
+ * A crash record of this very thread, as the BPF program takes one: the
+ * registers at a point of this function and the stack above it, so it
+ * unwinds through this function's callers.
+ */
+static __attribute__((noinline)) void capture_here(struct snap_crash *k, __u8 *stack, size_t cap)
+{
+	__u64 ip, sp, bp, end;
+
+	asm volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+		     : "=r"(ip), "=r"(sp), "=r"(bp));
+	memset(k, 0, sizeof(*k));
+	k->valid = true;
+	k->pid = (__u32)getpid();
+	k->tid = (__u32)gettid();
+	k->sig = 11;
+	k->at = "fault";
+	k->ts = 2500;
+	k->regs[PERFDATA_REG_IP] = ip;
+	k->regs[7] = sp; /* PERF_REG_X86_SP */
+	k->regs[6] = bp; /* PERF_REG_X86_BP */
+	k->sp = sp;
+	end = mapping_end(sp);
+	k->stack_len = (__u32)(end - sp < cap ? end - sp : cap);
+	k->stack_want = (__u32)cap;
+	memcpy(stack, (const void *)(uintptr_t)sp, k->stack_len);
+	k->stack = stack;
+}
+
+/*
+ * The crash record, both backends: perf script unwinds the crash sample
+ * through capture_here's callers, and ptbpf-dump reads it back (the
+ * registers, the stack) and unwinds it the same way.
+ */
+static void crash_record(struct fixture *fx, bool pt)
+{
+	static __u8 stack[16384];
+	struct dump_log log = { NULL, 0 };
+	struct dump_frame f[64];
+	struct dump_snap ds;
+	char cmd[512], *out, *crash;
+	uint8_t *buf;
+	size_t len;
+	int n, i, found = -1;
+
+	if (pt)
+		fill_pt(fx);
+	else
+		fill_sample(fx);
+	capture_here(&fx->snap.crash, stack, sizeof(stack));
+	write_file(fx);
+	snprintf(cmd, sizeof(cmd), "perf script -F event,ip,sym -i %s 2>%s/perf.err", fx->path,
+		 fx->dir);
+	out = run_cmd(cmd);
+	crash = strstr(out, "crash:");
+	/*
+	 * Debian's perf 6.1 lists the frames of an intel-pt file's crash
+	 * sample without their addresses or names: the sample backend's only
+	 */
+	if (!crash || (!pt && (!strstr(crash, "capture_here") || !strstr(crash, "crash_record"))))
+		fail_msg("perf script does not unwind the crash sample:\n%s", out);
+	free(out);
+
+	memset(&ds, 0, sizeof(ds));
+	ds.pid = (uint32_t)getpid();
+	assert_int_equal(snap_read_file(fx->path, &buf, &len), 0);
+	assert_int_equal(perfread_parse(&ds, buf, len, "perf.data", &log), 0);
+	assert_int_equal(log.nr_errors, 0);
+	assert_true(ds.has_crash);
+	assert_int_equal(ds.crash.tid, (uint32_t)gettid());
+	assert_int_equal(ds.crash.ip, fx->snap.crash.regs[PERFDATA_REG_IP]);
+	assert_int_equal(ds.crash.stack_len, fx->snap.crash.stack_len);
+	assert_memory_equal(ds.crash.stack, stack, fx->snap.crash.stack_len);
+	/* not a sample of the recording: the counts are the data's */
+	for (i = 0; i < (int)ds.nr_cores; i++)
+		assert_int_equal(ds.cores[i].nr_samples, pt ? 0 : 3);
+	n = backtrace_crash(&ds, NULL, f, 64);
+	for (i = 0; i < n; i++)
+		print_message("#%d %s\n", i, f[i].func);
+	assert_true(n >= 2);
+	assert_memory_equal(f[0].func, "capture_here", strlen("capture_here"));
+	for (i = 1; i < n && found < 0; i++)
+		if (!strncmp(f[i].func, "crash_record", strlen("crash_record")))
+			found = i;
+	assert_true(found > 0);
+	snap_free(&ds);
+}
+
+static void test_crash_record_sample(void **state)
+{
+	crash_record(*state, false);
+}
+
+static void test_crash_record_pt(void **state)
+{
+	crash_record(*state, true);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -655,6 +773,8 @@ int main(void)
 		T(test_invalid_args),
 		T(test_pt_end_to_end),
 		T(test_sample_end_to_end),
+		T(test_crash_record_sample),
+		T(test_crash_record_pt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,6 +89,9 @@ static const struct bad_case bad_cases[] = {
 	{ "--call-graph dwarf,64K -p 1", "invalid call graph" },
 	{ "--call-graph dwarf,0 -p 1", "invalid call graph" },
 	{ "--call-graph dwarfy -p 1", "invalid call graph" },
+	{ "--crash-stack 12 -p 1", "invalid --crash-stack '12'" },
+	{ "--crash-stack 64K -p 1", "a multiple of 8 up to 64512" },
+	{ "--crash-stack lots -p 1", "invalid --crash-stack" },
 	{ "--scope thread -p 1", "invalid scope 'thread'" },
 	{ "--scope cpu --cgroup -p 1", "--cgroup is --scope cgroup" },
 	{ "--cgroup --scope process -p 1", "--cgroup is --scope cgroup" },
@@ -137,6 +140,14 @@ static void test_defaults(void **state)
 	assert_null(cfg.cpus);
 	assert_int_equal(cfg.triggers, TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
 	assert_int_equal(cfg.formats, SNAPFMT_PERF | SNAPFMT_LLDB);
+	assert_int_equal(cfg.crash_stack, 32768);
+	assert_int_equal(parse("--crash-stack 16K -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.crash_stack, 16384);
+	assert_int_equal(parse("--crash-stack 63K -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.crash_stack, 64512);
+	assert_int_equal(parse("--crash-stack 0 -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.crash_stack, 0);
+	assert_int_equal(parse("--pid 4242", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.max_snapshots, 0);
 	assert_int_equal(cfg.max_size, 0);
 	assert_int_equal(cfg.min_interval_ns, 0);

@@ -132,7 +132,8 @@ static void hot_name(const struct dump_symtab *tab, uint64_t ip, struct dump_hot
 	if (fn)
 		snprintf(h->name, sizeof(h->name), "%s", fn);
 	else
-		snprintf(h->name, sizeof(h->name), "[%s]", mod ? mod : "unknown");
+		snprintf(h->name, sizeof(h->name), mod && mod[0] == '[' ? "%s" : "[%s]",
+			 mod ? mod : "unknown");
 	h->samples = 1;
 }
 
@@ -219,10 +220,14 @@ void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_m
 
 #define HOT_MAX 10
 
-/* A stop or a fatal signal: the moments before them are the question. */
+/*
+ * A stop, a fatal signal or a --trigger-on hit: the moments before them
+ * are the question.
+ */
 static bool stops(const struct dump_snap *s)
 {
-	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal");
+	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal") ||
+	       !strcmp(s->trigger, "trigger");
 }
 
 int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n)
@@ -255,8 +260,8 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 	if (last_moments_add(&m, s, 0, s->trigger_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
-	fprintf(out, "  last before the %s (newest first):%s\n", s->trigger,
-		m.n ? "" : " no samples");
+	fprintf(out, "  last before the %s (newest first):%s\n",
+		!strcmp(s->trigger, "trigger") ? "hit" : s->trigger, m.n ? "" : " no samples");
 	for (i = 0; i < m.n && i < n; i++)
 		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts, tab);
 	last_moments_free(&m);
@@ -368,7 +373,9 @@ static int join_older(struct join *j, const char *out_dir, uint64_t from, bool *
 		ret = load_id(j, out_dir, --id, &quiet);
 		if (ret <= 0)
 			return ret;
-		if (j->v[j->n - 1].pid != j->v[0].pid) {
+		/* the run's target: a --follow run's snapshots are read as
+		 * the process each one triggered in */
+		if (j->v[j->n - 1].run_pid != j->v[0].run_pid) {
 			/* another run's: the target's history ends here */
 			snap_free(&j->v[--j->n]);
 			return 0;
@@ -397,10 +404,10 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur, const stru
 		last_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
 }
 
-static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t dur,
+static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t dur, uint32_t pid,
 		      struct dump_log *log)
 {
-	const struct dump_snap *s = &j->v[0];
+	struct dump_snap *s = &j->v[0];
 	uint64_t to = s->trigger_ts, from = to > dur ? to - dur : 0;
 	struct dump_log quiet = { NULL, 0 };
 	struct dump_moments m = { 0 };
@@ -410,8 +417,13 @@ static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t d
 	int ret;
 
 	ret = join_older(j, out_dir, from, &covered);
-	for (i = 0; !ret && i < j->n; i++)
+	/* one process's samples in each: the trigger's, or --pid's */
+	if (!pid)
+		pid = s->pid;
+	for (i = 0; !ret && i < j->n; i++) {
+		j->v[i].pid = pid;
 		ret = last_moments_add(&m, &j->v[i], from, to);
+	}
 	if (!ret) {
 		last_moments_sort(&m);
 		/* names from the newest snapshot's modules; a missing one
@@ -426,6 +438,11 @@ static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t d
 }
 
 int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log)
+{
+	return last_join_pid(out, dir, dur, 0, log);
+}
+
+int last_join_pid(FILE *out, const char *dir, uint64_t dur, uint32_t pid, struct dump_log *log)
 {
 	struct join j = { 0 };
 	char *copy;
@@ -449,7 +466,7 @@ int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log)
 		ret = -EOPNOTSUPP;
 	}
 	if (!ret)
-		ret = join_print(out, &j, dirname(copy), dur, log);
+		ret = join_print(out, &j, dirname(copy), dur, pid, log);
 	join_free(&j);
 	free(copy);
 	return ret;

@@ -119,4 +119,10 @@ int last_json(struct json *j, const struct dump_snap *s, const struct dump_symta
  */
 int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log);
 
+/*
+ * last_join() for process @pid of a --follow run (0: the process the
+ * snapshot's trigger happened in): its samples in every snapshot joined.
+ */
+int last_join_pid(FILE *out, const char *dir, uint64_t dur, uint32_t pid, struct dump_log *log);
+
 #endif /* PTBPF_DUMP_LAST_H */

@@ -275,7 +275,7 @@ int main(int argc, char **argv)
 	if (begin(&r))
 		return 1;
 	if (r.o.mode == DUMP_LAST)
-		ret = last_join(stdout, r.o.dirs[0], r.o.last_ns, &r.log);
+		ret = last_join_pid(stdout, r.o.dirs[0], r.o.last_ns, r.o.pid, &r.log);
 	else
 		for (ret = 0, i = 0; !ret && i < r.o.nr_dirs; i++)
 			ret = one_dir(&r, r.o.dirs[i]);

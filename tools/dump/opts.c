@@ -23,6 +23,8 @@ const char opts_usage[] =
 	"      --last DURATION  the target's samples in the DURATION (50ms, 1s)\n"
 	"                       before the trigger of snapshot DIR, joined from\n"
 	"                       the snapshots before it (sample backend)\n"
+	"      --pid PID        with --last: the samples of process PID of a run\n"
+	"                       that followed it (default: the trigger's process)\n"
 	"  -c, --cpu N          only core N\n"
 	"  -h, --help / -V, --version\n"
 	"\n"
@@ -39,6 +41,21 @@ static int set_mode(struct dump_opts *o, enum dump_mode m, char *err, size_t len
 		return -EINVAL;
 	}
 	o->mode = m;
+	return 0;
+}
+
+static int parse_pid(const char *arg, struct dump_opts *o, char *err, size_t len)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || !v || v > 0x3fffffff) {
+		snprintf(err, len, "--pid: \"%s\" is not a process id", arg);
+		return -EINVAL;
+	}
+	o->pid = (unsigned int)v;
 	return 0;
 }
 
@@ -94,6 +111,7 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len
 		{ "timeline", required_argument, NULL, 'T' },
 		{ "last", required_argument, NULL, 'L' },
 		{ "cpu", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -123,9 +141,11 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len
 					 optarg);
 				ret = -EINVAL;
 			}
-		} else if (c == 'c')
+		} else if (c == 'c') {
 			ret = parse_cpu(optarg, o, err, len);
-		else if (c == 'h')
+		} else if (c == 'p') {
+			ret = parse_pid(optarg, o, err, len);
+		} else if (c == 'h')
 			o->help = true;
 		else if (c == 'V')
 			o->version = true;
@@ -142,6 +162,10 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len
 	}
 	if (optind >= argc) {
 		snprintf(err, len, "no DIR given (see --help)");
+		return -EINVAL;
+	}
+	if (o->pid && o->mode != DUMP_LAST) {
+		snprintf(err, len, "--pid goes with --last only");
 		return -EINVAL;
 	}
 	if (o->mode == DUMP_LAST && argc - optind != 1) {

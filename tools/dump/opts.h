@@ -19,6 +19,7 @@ struct dump_opts {
 	int cpu; /* only this core; -1: all */
 	const char *timeline; /* --timeline FILE */
 	unsigned long long last_ns; /* --last DURATION */
+	unsigned int pid; /* --last --pid: this process of a --follow run; 0: the trigger's */
 	char **dirs; /* the DIR arguments */
 	int nr_dirs;
 	bool help, version;

@@ -12,13 +12,16 @@
 
 #include "snap.h"
 #include "perfread.h"
+#include "unwind.h"
 #include "perffile.h"
 #include "perfrec.h"
 
 struct attr_info {
-	uint64_t sample_type, sample_period;
+	uint64_t sample_type, sample_period, regs_user;
 	bool id_all, freq;
 	uint32_t type;
+	/* ptbpf's crash event: a software dummy with user registers */
+	bool crash;
 };
 
 struct perf_ctx {
@@ -151,6 +154,10 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 		x->attrs[i].sample_type = attr.sample_type;
 		x->attrs[i].id_all = attr.sample_id_all;
 		x->attrs[i].freq = attr.freq;
+		x->attrs[i].regs_user = attr.sample_regs_user;
+		x->attrs[i].crash = attr.type == PERF_TYPE_SOFTWARE &&
+				    attr.config == PERF_COUNT_SW_DUMMY &&
+				    (attr.sample_type & PERF_SAMPLE_REGS_USER);
 		memcpy(&ids, a + asz - sizeof(ids), sizeof(ids));
 		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
 			snap_error(x->log, x->file, (long long)(fh->attrs_off + i * asz),
@@ -196,6 +203,50 @@ static const struct attr_info *attr_of(const struct perf_ctx *x, const struct pe
 	return NULL;
 }
 
+/*
+ * What follows the callchain, in the kernel's order: RAW and BRANCH_STACK
+ * (ptbpf writes neither: a sample with them keeps no registers), then
+ * REGS_USER (abi, the registers of the mask) and STACK_USER (size, the
+ * bytes, the size really copied).
+ */
+static int sample_regs_stack(const struct perf_event_header *h, const struct attr_info *a,
+			     size_t off, struct dump_sample *smp)
+{
+	const uint8_t *r = (const uint8_t *)h;
+	uint64_t abi, n, size, dyn;
+
+	if (a->sample_type & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_READ))
+		return 0;
+	if (a->sample_type & PERF_SAMPLE_REGS_USER) {
+		if (off + 8 > h->size)
+			return -EBADMSG;
+		abi = get64(r + off);
+		off += 8;
+		if (abi) {
+			n = (uint64_t)__builtin_popcountll(a->regs_user);
+			if (n > (h->size - off) / 8)
+				return -EBADMSG;
+			smp->regs = r + off;
+			smp->regs_mask = a->regs_user;
+			off += n * 8;
+		}
+	}
+	if (a->sample_type & PERF_SAMPLE_STACK_USER) {
+		if (off + 8 > h->size)
+			return -EBADMSG;
+		size = get64(r + off);
+		off += 8;
+		if (!size)
+			return 0;
+		if (size > h->size - off || h->size - off - size < 8)
+			return -EBADMSG;
+		dyn = get64(r + off + size);
+		smp->stack = r + off;
+		smp->stack_len = dyn < size ? dyn : size;
+	}
+	return 0;
+}
+
 /* The fixed leading fields of a sample, in the kernel's order. */
 static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		      const struct attr_info *a)
@@ -232,6 +283,22 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 			return -EBADMSG;
 		smp.chain = r + off + 8;
 		smp.nr_chain = (uint32_t)nr;
+		off += 8 + nr * 8;
+	}
+	if (sample_regs_stack(h, a, off, &smp))
+		return -EBADMSG;
+	if (smp.regs && smp.stack) {
+		if (!x->s->uw)
+			x->s->uw = unwind_ctx_new();
+		if (!x->s->uw)
+			return -ENOMEM;
+		smp.uw = x->s->uw;
+	}
+	if (a->crash) {
+		/* not a sample of the recording: the fault's own record */
+		x->s->crash = smp;
+		x->s->has_crash = smp.regs && smp.stack;
+		return 0;
 	}
 	c = snap_find_core(x->s, (int)cpu);
 	if (!c)
@@ -283,8 +350,23 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	    !memchr(name, 0, name_end - sizeof(mm)))
 		return -EBADMSG;
 	memcpy(&mm, r, sizeof(mm));
-	if (!(mm.prot & PROT_EXEC) || name[0] != '/' ||
-	    (x->s->pid && mm.pid != (uint32_t)x->s->pid))
+	if (!(mm.prot & PROT_EXEC) || (x->s->pid && mm.pid != (uint32_t)x->s->pid))
+		return 0;
+	/* [vdso], [uprobes]: named as perf names them, by their range */
+	if (name[0] == '[') {
+		struct dump_range *rg;
+
+		n = realloc(x->s->ranges, (x->s->nr_ranges + 1) * sizeof(*rg));
+		if (!n)
+			return -ENOMEM;
+		x->s->ranges = n;
+		rg = &x->s->ranges[x->s->nr_ranges++];
+		rg->start = mm.addr;
+		rg->end = mm.addr + mm.len;
+		snprintf(rg->name, sizeof(rg->name), "%.*s", (int)strcspn(name, "]") + 1, name);
+		return 0;
+	}
+	if (name[0] != '/')
 		return 0;
 	load = mm.addr - mm.pgoff;
 	for (i = 0; i < x->s->nr_modules; i++) {
@@ -444,6 +526,9 @@ size_t perfread_sample_stack(const struct dump_sample *smp, uint64_t *ips, size_
 
 	if (!smp || !ips || !max)
 		return 0;
+	/* --call-graph dwarf: the kernel's chain has no user part */
+	if (smp->uw && (n = unwind_ctx_stack(smp->uw, smp, ips, max)))
+		return n;
 	ips[n++] = smp->ip;
 	for (i = 0; i < smp->nr_chain && n < max; i++) {
 		v = get64(smp->chain + 8 * (size_t)i);
@@ -515,6 +600,9 @@ int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len, const char *fi
 		walk_data(&x, &fh);
 		for (i = 0; i < s->nr_cores; i++)
 			sort_switches(s->cores[i].sw, s->cores[i].nr_sw);
+		/* the samples' modules are all known now */
+		if (unwind_ctx_modules(s->uw, s))
+			ret = -ENOMEM;
 	}
 	free(x.attrs);
 	free(x.ids);

@@ -11,6 +11,7 @@
 
 #include "snapfmt.h"
 #include "snap.h"
+#include "unwind.h"
 #include "jsondoc.h"
 
 void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
@@ -194,33 +195,106 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root, cons
 	}
 }
 
-static void meta_process(struct dump_snap *s, const struct json_object *root, const char *file,
-			 struct dump_log *log)
+/* The threads of process object @p ("process", or one of "followed"). */
+static void meta_threads(struct dump_snap *s, const struct json_object *p, const char *file,
+			 const char *at, struct dump_log *log)
 {
-	struct json_object *p, *arr, *o;
+	struct json_object *arr, *o;
 	struct dump_thread *t;
-	char where[40];
+	char where[64];
 	size_t i, n;
 
-	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
-	if (!p)
-		return;
-	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log, false);
-	arr = need_type(p, "threads", JSONDOC_ARRAY, "process.threads", file, log);
+	snprintf(where, sizeof(where), "%sthreads", at);
+	arr = need_type(p, "threads", JSONDOC_ARRAY, where, file, log);
 	if (!arr)
 		return;
 	n = jsondoc_len(arr);
 	t = calloc(n ? n : 1, sizeof(*t));
 	if (!t)
 		return;
+	free(s->threads);
 	s->threads = t;
+	s->nr_threads = 0;
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
-		snprintf(where, sizeof(where), "process.threads[%zu].", i);
+		snprintf(where, sizeof(where), "%sthreads[%zu].", at, i);
 		t[s->nr_threads].tid = (uint32_t)need_u64(o, "tid", file, where, log);
 		need_str(o, "comm", t[s->nr_threads].comm, sizeof(t->comm), file, where, log,
 			 false);
 		s->nr_threads++;
 	}
+}
+
+static void meta_process(struct dump_snap *s, const struct json_object *root, const char *file,
+			 struct dump_log *log)
+{
+	struct json_object *p;
+
+	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
+	if (!p)
+		return;
+	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log, false);
+	meta_threads(s, p, file, "process.", log);
+}
+
+/*
+ * --follow, --unit: the processes followed besides the run's target, and
+ * the one the trigger happened in, which the snapshot is then read as
+ * (its name, threads, modules and samples; the run's target is one of
+ * the followed). Without trigger_pid, or with the target's: as before.
+ */
+static void meta_followed(struct dump_snap *s, const struct json_object *root, const char *file,
+			  struct dump_log *log)
+{
+	const struct json_object *arr = jsondoc_get(root, "followed"), *o, *hit = NULL;
+	uint64_t pid, trig = 0;
+	char at[40];
+	size_t i;
+
+	s->run_pid = s->pid;
+	if (jsondoc_type(arr) == JSONDOC_ARRAY && jsondoc_len(arr)) {
+		s->followed = calloc(jsondoc_len(arr), sizeof(*s->followed));
+		for (i = 0; s->followed && (o = jsondoc_at(arr, i)); i++) {
+			if (jsondoc_get_u64(o, "pid", &pid) || !pid || pid > UINT32_MAX)
+				continue;
+			s->followed[s->nr_followed++] = (uint32_t)pid;
+		}
+	}
+	if (jsondoc_get_u64(root, "trigger_pid", &trig) || !trig || trig == s->pid)
+		return;
+	for (i = 0; jsondoc_type(arr) == JSONDOC_ARRAY && (o = jsondoc_at(arr, i)); i++)
+		if (!jsondoc_get_u64(o, "pid", &pid) && pid == trig)
+			hit = o;
+	if (!hit)
+		return;
+	s->pid = (uint32_t)trig;
+	snprintf(at, sizeof(at), "followed[pid %u].", s->pid);
+	need_str(hit, "comm", s->comm, sizeof(s->comm), file, at, log, false);
+	meta_threads(s, hit, file, at, log);
+}
+
+bool snap_followed(const struct dump_snap *s, uint32_t pid)
+{
+	unsigned int i;
+
+	if (pid == s->run_pid || pid == s->pid)
+		return true;
+	for (i = 0; i < s->nr_followed; i++)
+		if (s->followed[i] == pid)
+			return true;
+	return false;
+}
+
+/* The crash record's facts; its registers and stack are perf.data's. */
+static void meta_crash(struct dump_snap *s, const struct json_object *c)
+{
+	const char *at;
+
+	if (!c)
+		return;
+	if (!jsondoc_get_str(c, "at", &at))
+		snprintf(s->crash_at, sizeof(s->crash_at), "%s", at);
+	jsondoc_get_u64(c, "capture_ns", &s->crash_capture_ns);
+	jsondoc_get_u64(c, "stack_asked", &s->crash_stack_asked);
 }
 
 /* ptxed's options: optional, an older ptbpf.json may lack them. */
@@ -278,6 +352,7 @@ static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 	}
 	jsondoc_get_hex(root, "ip", &s->ip);
 	s->has_addr = !jsondoc_get_hex(root, "addr", &s->addr);
+	meta_crash(s, jsondoc_get(root, "crash"));
 	jsondoc_get_u64(root, "folded_stops", &s->folded_stops);
 	jsondoc_get_u64(root, "run_start_ns", &s->run_start_ns);
 	if (clock && (jsondoc_get_u64(clock, "realtime_ns", &s->realtime_ns) ||
@@ -341,6 +416,7 @@ int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len, const char
 	meta_cores(s, root, file, log);
 	meta_cpu(s, root, file, log);
 	meta_process(s, root, file, log);
+	meta_followed(s, root, file, log);
 	jsondoc_free(root);
 	return 0;
 }
@@ -507,9 +583,12 @@ void snap_free(struct dump_snap *s)
 		free(s->cores[i].sw);
 		free(s->cores[i].samples);
 	}
+	unwind_ctx_free(s->uw);
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i].path);
 	free(s->cores);
+	free(s->followed);
+	free(s->ranges);
 	free(s->threads);
 	free(s->modules);
 	free(s->perf_buf);

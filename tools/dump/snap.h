@@ -19,6 +19,8 @@
 
 #include "snapdata.h"
 
+struct dump_uwctx;
+
 /* Where problems go: "ptbpf-dump: FILE: offset 0xN: why" lines, counted. */
 struct dump_log {
 	FILE *err; /* NULL: count only */
@@ -49,11 +51,28 @@ struct dump_sample {
 	 */
 	const uint8_t *chain;
 	uint32_t nr_chain;
+	/*
+	 * PERF_SAMPLE_REGS_USER and STACK_USER (--call-graph dwarf, the crash
+	 * record), inside perf_buf: the registers in the bit order of
+	 * regs_mask (perf's numbering), and the stack bytes copied from the
+	 * stack pointer up. NULL when the sample has none.
+	 */
+	const uint8_t *regs;
+	uint64_t regs_mask;
+	const uint8_t *stack;
+	uint64_t stack_len;
+	struct dump_uwctx *uw; /* its snapshot's unwinder (unwind.h) */
 };
 
 struct dump_module {
 	char *path;
 	uint64_t load; /* address of file offset 0 */
+};
+
+/* An executable mapping without a file: "[vdso]", "[uprobes]" */
+struct dump_range {
+	uint64_t start, end;
+	char name[16];
 };
 
 struct dump_core {
@@ -96,8 +115,16 @@ struct dump_snap {
 	uint64_t folded_stops;
 	uint64_t realtime_ns, monotonic_ns; /* the clock pair; 0: none */
 	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: none */
+	/*
+	 * The process the snapshot is read as: the trigger's (trigger_pid)
+	 * in a --follow run, else the run's target (run_pid); followed: the
+	 * other processes the run followed, whose samples are not "others".
+	 */
 	uint32_t pid;
 	char comm[16];
+	uint32_t run_pid;
+	uint32_t *followed;
+	unsigned int nr_followed;
 	struct snap_tsc_conv conv;
 	struct snap_cpu_info cpu;
 	uint64_t pt_config; /* the intel_pt attr config */
@@ -114,6 +141,18 @@ struct dump_snap {
 	struct dump_thread *threads;
 	unsigned int nr_modules;
 	struct dump_module *modules;
+	unsigned int nr_ranges;
+	struct dump_range *ranges;
+	/*
+	 * A fatal snapshot's crash record: perf.data's sample of the crash
+	 * event (registers and stack at the fault), and ptbpf.json's facts
+	 * about it. has_crash false when there is none.
+	 */
+	bool has_crash;
+	struct dump_uwctx *uw; /* unwind.h: for samples with registers */
+	struct dump_sample crash;
+	char crash_at[16]; /* "fault" or "delivery" */
+	uint64_t crash_capture_ns, crash_stack_asked;
 	uint8_t *perf_buf; /* perf.data, which cores' traces point into */
 	size_t perf_len;
 };
@@ -130,6 +169,9 @@ struct dump_snap {
  * @s is to be released with snap_free() in every case.
  */
 int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log);
+
+/* Whether process @pid was traced in @s's run (the target, or followed). */
+bool snap_followed(const struct dump_snap *s, uint32_t pid);
 
 /* Releases what @s owns and zeroes it; NULL is fine. */
 void snap_free(struct dump_snap *s);

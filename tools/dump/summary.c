@@ -8,9 +8,29 @@
 #include "snapfmt.h"
 #include "symtab.h"
 #include "last.h"
+#include "backtrace.h"
+#include "fpcheck.h"
 #include "summary.h"
 #include "signals.h"
 #include "fmtnum.h"
+
+static void count_proc(struct dump_core_sum *sum, uint32_t pid)
+{
+	unsigned int k;
+
+	sum->followed_samples++;
+	for (k = 0; k < sum->nr_procs; k++)
+		if (sum->procs[k].pid == pid)
+			break;
+	if (k == sum->nr_procs) {
+		if (k == DUMP_SUM_THREADS)
+			return;
+		sum->procs[k].pid = pid;
+		sum->procs[k].samples = 0;
+		sum->nr_procs++;
+	}
+	sum->procs[k].samples++;
+}
 
 static void count_samples(const struct dump_snap *s, const struct dump_core *c,
 			  struct dump_core_sum *sum)
@@ -22,7 +42,11 @@ static void count_samples(const struct dump_snap *s, const struct dump_core *c,
 	for (i = 0; i < c->nr_samples; i++) {
 		smp = &c->samples[i];
 		if (smp->pid != s->pid) {
-			sum->other_samples++;
+			/* another process of the run, or one not traced */
+			if (snap_followed(s, smp->pid))
+				count_proc(sum, smp->pid);
+			else
+				sum->other_samples++;
 			continue;
 		}
 		sum->target_samples++;
@@ -118,7 +142,15 @@ static void text_sample(FILE *out, const struct dump_core_sum *sum)
 	for (k = 0; k < sum->nr_threads; k++)
 		fprintf(out, "%s %u: %" PRIu64, k ? ", tid" : " (tid", sum->threads[k].tid,
 			sum->threads[k].samples);
-	fprintf(out, "%s, others %" PRIu64 "\n", sum->nr_threads ? ")" : "", sum->other_samples);
+	if (sum->nr_procs) {
+		fprintf(out, "%s, followed %" PRIu64, sum->nr_threads ? ")" : "",
+			sum->followed_samples);
+		for (k = 0; k < sum->nr_procs; k++)
+			fprintf(out, "%s %u: %" PRIu64, k ? ", pid" : " (pid", sum->procs[k].pid,
+				sum->procs[k].samples);
+	}
+	fprintf(out, "%s, others %" PRIu64 "\n", sum->nr_procs || sum->nr_threads ? ")" : "",
+		sum->other_samples);
 }
 
 /*
@@ -237,6 +269,10 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 	print_when(out, s, s->trigger_ts);
 	fprintf(out, ", pid %u (%s)\n", s->pid, s->comm);
 	text_trigger(out, s);
+	/* what a crash is read for first: how it got there */
+	ret = backtrace_text(out, s, tab);
+	if (ret)
+		return ret;
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
 		ret = summary_core(s, c, &sum, log);
@@ -262,7 +298,10 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 		text_pt_span(out, s, first, last);
 		return 0;
 	}
-	return last_text(out, s, tab, DUMP_SUM_LAST);
+	ret = last_text(out, s, tab, DUMP_SUM_LAST);
+	if (!ret)
+		fpcheck_text(out, s, tab);
+	return ret;
 }
 
 static void json_pt(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum)
@@ -299,6 +338,15 @@ static void json_sample(struct json *j, const struct dump_core_sum *sum)
 	json_obj_begin(j, "samples");
 	json_u64(j, "target", sum->target_samples);
 	json_u64(j, "others", sum->other_samples);
+	json_u64(j, "followed", sum->followed_samples);
+	json_arr_begin(j, "processes");
+	for (k = 0; k < sum->nr_procs; k++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "pid", sum->procs[k].pid);
+		json_u64(j, "samples", sum->procs[k].samples);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_arr_begin(j, "threads");
 	for (k = 0; k < sum->nr_threads; k++) {
 		json_obj_begin(j, NULL);
@@ -353,6 +401,8 @@ int summary_json(struct json *j, const struct dump_snap *s, const struct dump_sy
 
 	json_obj_begin(j, NULL);
 	json_head(j, s);
+	if (backtrace_json(j, s, tab))
+		return -ENOMEM;
 	json_arr_begin(j, "cores");
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];

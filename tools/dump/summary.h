@@ -28,6 +28,13 @@ struct dump_core_sum {
 		uint32_t tid;
 		uint64_t samples;
 	} threads[DUMP_SUM_THREADS]; /* the target's, the first ones seen */
+	/* --follow: the samples of the run's other processes, per process */
+	uint64_t followed_samples;
+	unsigned int nr_procs;
+	struct {
+		uint32_t pid;
+		uint64_t samples;
+	} procs[DUMP_SUM_THREADS];
 };
 
 /*

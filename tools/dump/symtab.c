@@ -13,6 +13,11 @@
 #include "symtab.h"
 #include "fmtnum.h"
 
+static size_t underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct dump_sym *x = a, *y = b;
@@ -21,6 +26,12 @@ static int sym_cmp(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return y->rank - x->rank; /* the better alias first */
+	/* as perf chooses among aliases: fewer leading underscores, then
+	 * the longer name (clone3 over __clone3) */
+	if (underscores(x->name) != underscores(y->name))
+		return underscores(x->name) < underscores(y->name) ? -1 : 1;
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) > strlen(y->name) ? -1 : 1;
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
 }
 
@@ -132,9 +143,81 @@ static int debug_symtab(const char *path, struct dump_elf *m)
 	return ret;
 }
 
+static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * PLT entries, named as perf names them: "strlen@plt". Each .rela.plt
+ * relocation is one 16-byte entry, in order, in .plt.sec when the file
+ * has one (IBT), else in .plt after its first, resolver entry.
+ */
+static int add_plt(Elf *e, struct dump_elf *m)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rela, *plt, *dyn;
+	Elf_Data *rd, *dd;
+	const char *name;
+	struct dump_sym *s;
+	uint64_t base;
+	GElf_Rela r;
+	GElf_Sym sym;
+	size_t i, n;
+	char buf[256];
+
+	rela = section_named(e, ".rela.plt", &rsh);
+	plt = section_named(e, ".plt.sec", &psh);
+	base = plt ? psh.sh_addr : 0;
+	if (!plt) {
+		plt = section_named(e, ".plt", &psh);
+		base = psh.sh_addr + 16;
+	}
+	if (!rela || !plt || rsh.sh_type != SHT_RELA || !rsh.sh_entsize ||
+	    !(dyn = elf_getscn(e, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
+	    !(rd = elf_getdata(rela, NULL)) || !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	if (n > (psh.sh_size - (base - psh.sh_addr)) / 16)
+		n = (psh.sh_size - (base - psh.sh_addr)) / 16;
+	s = realloc(m->syms, (m->nr_syms + n + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	m->syms = s;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getrela(rd, (int)i, &r) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(e, dsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		s = &m->syms[m->nr_syms];
+		s->addr = base + 16 * i + m->bias;
+		s->size = 16;
+		s->rank = 0;
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		s->name = strdup(buf);
+		if (!s->name)
+			return -ENOMEM;
+		m->nr_syms++;
+	}
+	return 0;
+}
+
 /*
  * .symtab when the file has one (not stripped), else its debug file's,
- * else .dynsym: the names perf shows.
+ * else .dynsym: the names perf shows; and the PLT's entries.
  */
 static int symbols(Elf *e, const char *path, struct dump_elf *m)
 {
@@ -155,6 +238,8 @@ static int symbols(Elf *e, const char *path, struct dump_elf *m)
 	}
 	ret = dyn ? add_syms(e, dyn, &dsh, m) : 0;
 sort:
+	if (ret != -ENOMEM && add_plt(e, m))
+		ret = -ENOMEM;
 	if (m->nr_syms)
 		qsort(m->syms, m->nr_syms, sizeof(*m->syms), sym_cmp);
 	return ret;
@@ -200,6 +285,31 @@ static void free_one(struct dump_elf *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* [vdso] and [uprobes]: modules without a file or a symbol */
+static int add_ranges(struct dump_symtab *tab, const struct dump_snap *s)
+{
+	struct dump_elf *m;
+	unsigned int i;
+
+	if (!s->nr_ranges)
+		return 0;
+	m = realloc(tab->mods, (tab->nr + s->nr_ranges) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	tab->mods = m;
+	for (i = 0; i < s->nr_ranges; i++) {
+		m = &tab->mods[tab->nr];
+		memset(m, 0, sizeof(*m));
+		m->path = strdup(s->ranges[i].name);
+		if (!m->path)
+			return -ENOMEM;
+		m->lo = s->ranges[i].start;
+		m->hi = s->ranges[i].end;
+		tab->nr++;
+	}
+	return 0;
+}
+
 int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_image *image,
 		struct dump_log *log)
 {
@@ -225,7 +335,7 @@ int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_im
 		else
 			tab->nr++;
 	}
-	return 0;
+	return add_ranges(tab, s);
 }
 
 void symtab_free(struct dump_symtab *tab)

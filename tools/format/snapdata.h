@@ -173,6 +173,28 @@ struct snap_cut {
 };
 
 /*
+ * The crash record of a fatal snapshot: the registers and the top of the
+ * user stack of the thread that faulted (or took the signal), captured by
+ * the BPF program at the fault. perf.data holds it as one sample with
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, which perf unwinds.
+ */
+#define SNAP_CRASH_NR_REGS 24 /* perf_event_x86_regs: AX .. R15 */
+
+struct snap_crash {
+	bool valid;
+	__u32 pid, tid;
+	int sig;
+	const char *at; /* "fault" (in the thread itself) or "delivery" */
+	/* ns of the capture: CLOCK_MONOTONIC, or for intel-pt the perf clock */
+	__u64 ts;
+	__u64 regs[SNAP_CRASH_NR_REGS]; /* by perf register number */
+	__u64 sp; /* where the stack copy starts */
+	__u32 stack_len, stack_want; /* bytes copied, bytes asked for */
+	__u64 cost_ns; /* what the capture cost at the fault (BPF) */
+	__u8 *stack; /* stack_len bytes; owned by the staging buffer */
+};
+
+/*
  * What every snapshot of a run shares, known once the per-core events are
  * open: given to the stager at setup (snapstage.h), copied into each
  * snapshot it stages.
@@ -208,6 +230,8 @@ struct snapshot {
 	/* --follow: the other processes followed, live or gone, as last read */
 	unsigned int nr_more;
 	struct snap_process *more;
+	/* a fatal snapshot's crash record; valid false when none */
+	struct snap_crash crash;
 };
 
 #endif /* PTBPF_SNAPDATA_H */
