@@ -14,37 +14,88 @@
 #include "snapfmt.h"
 #include "ptbpf_types.h"
 
+/*
+ * Whether an events.jsonl that is already there may be appended to: only
+ * what an earlier run made, a regular file with one link, owned by us or
+ * by @uid. A second link is someone's hard link to a file elsewhere
+ * (a root file, with sudo): writing to it would write there.
+ */
+static int adoptable(const struct stat *st, int uid)
+{
+	if (S_ISLNK(st->st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	if (st->st_nlink != 1)
+		return -EMLINK;
+	if (st->st_uid != geteuid() && (uid == -1 || st->st_uid != (uid_t)uid))
+		return -EPERM;
+	return 0;
+}
+
 int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
 {
-	struct stat st;
-	int ret;
-
-	memset(log, 0, sizeof(*log));
 	/*
 	 * O_NONBLOCK: a FIFO planted here would hold open(2) until a reader
 	 * came (ENXIO instead); for a regular file it changes nothing.
 	 */
-	log->fd = openat(dirfd, SNAPFMT_EVENTS,
-			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	const int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	struct stat before, st;
+	int ret;
+
+	memset(log, 0, sizeof(*log));
+	/* a file made now is ours: the only kind that is given to @uid */
+	log->fd = openat(dirfd, SNAPFMT_EVENTS, flags | O_CREAT | O_EXCL, 0600);
+	if (log->fd >= 0) {
+		if (uid != -1 && fchown(log->fd, uid, gid) < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	/* one that is there: looked at before it is opened, then again */
+	if (fstatat(dirfd, SNAPFMT_EVENTS, &before, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	ret = adoptable(&before, uid);
+	if (ret)
+		return ret;
+	log->fd = openat(dirfd, SNAPFMT_EVENTS, flags);
 	if (log->fd < 0)
 		return -errno;
 	if (fstat(log->fd, &st)) {
 		ret = -errno;
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
+	ret = adoptable(&st, uid);
+	if (!ret && (st.st_dev != before.st_dev || st.st_ino != before.st_ino))
+		ret = -EAGAIN; /* swapped meanwhile */
+	if (ret)
 		goto fail;
-	}
-	if (uid != -1 && fchown(log->fd, uid, gid) < 0) {
-		ret = -errno;
-		goto fail;
-	}
 	return 0;
 fail:
 	close(log->fd);
 	log->fd = -1;
 	return ret;
+}
+
+const char *eventlog_refusal(int ret)
+{
+	switch (ret) {
+	case -EINVAL:
+	case -ENXIO:
+		return "is not a regular file (a FIFO or device?)";
+	case -ELOOP:
+		return "is a symlink";
+	case -EMLINK:
+		return "has more than one link (a hard link to another file?)";
+	case -EPERM:
+		return "is owned by another user";
+	case -EAGAIN:
+		return "was replaced while it was opened";
+	}
+	return NULL;
 }
 
 void eventlog_init(struct eventlog *log)

@@ -41,14 +41,19 @@ struct eventlog {
 void eventlog_init(struct eventlog *log);
 
 /*
- * Opens (appends to) events.jsonl inside the directory @dirfd, mode 0600,
- * refusing a symlink, and chowns it to @uid/@gid unless they are -1. It
- * never waits in open(2): a FIFO or anything else that is not a regular
- * file is refused.
- * Returns 0 or -errno: -ENXIO or -EINVAL when the name is taken by
- * something that is not a regular file.
+ * Opens (appends to) events.jsonl inside the directory @dirfd. A new one is
+ * created (O_EXCL, mode 0600) and chowned to @uid/@gid unless they are -1;
+ * one that is there is used only if it is a regular file with one link,
+ * owned by us or by @uid, and is never chowned (a hard link planted by the
+ * user who owns the directory would hand them the file it links to). It
+ * never waits in open(2): a FIFO or anything else is refused.
+ * Returns 0 or -errno: -EINVAL or -ENXIO (not a regular file), -ELOOP (a
+ * symlink), -EMLINK (more than one link), -EPERM (another owner), -EAGAIN
+ * (swapped while opened); eventlog_refusal() says them in words.
  */
 int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid);
+/* Why eventlog_open() refused the file that is there, or NULL. */
+const char *eventlog_refusal(int ret);
 /*
  * Every line from now on says which run wrote it ("run": @run, 16 hex
  * digits from eventlog_new_run()): runs of ptbpf one after the other append

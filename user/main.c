@@ -393,11 +393,9 @@ static int open_output(struct app *app)
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
-	if (ret == -EINVAL || ret == -ENXIO) {
-		snprintf(
-			app->err, sizeof(app->err),
-			"%s/events.jsonl is not a regular file (a FIFO or device?): refusing to write there",
-			app->cfg.output);
+	if (eventlog_refusal(ret)) {
+		snprintf(app->err, sizeof(app->err), "%s/events.jsonl %s: refusing to write there",
+			 app->cfg.output, eventlog_refusal(ret));
 		return ret;
 	}
 	if (ret) {

@@ -45,11 +45,22 @@ static int fail(struct job *job, int ret, const char *fmt, ...)
 	return ret;
 }
 
-/* Hands @fd to the user the snapshot is for (sudo's), when there is one. */
+/*
+ * Hands @fd, which we just made, to the user the snapshot is for (sudo's),
+ * when there is one. The directory is theirs: a directory could be swapped
+ * for another between mkdirat(2) and openat(2), so only one of ours with
+ * one link (a file made O_EXCL) or none below it (a directory) is given.
+ */
 static int chown_to_user(int fd, const struct snapwrite_opts *opts)
 {
+	struct stat st;
+
 	if (opts->uid == -1 && opts->gid == -1)
 		return 0;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid != geteuid() || st.st_nlink > (S_ISDIR(st.st_mode) ? 2u : 1u))
+		return -EPERM;
 	return fchown(fd, opts->uid, opts->gid) ? -errno : 0;
 }
 
