@@ -463,6 +463,31 @@ static int budget_scan(struct snapqueue *q)
 	return ret == -EEXIST ? 0 : ret;
 }
 
+/*
+ * A run killed while it wrote a snapshot left its temporary directory: it
+ * would take the name of this run's snapshot of that number, and disk space
+ * --max-size does not see. Removed, and said.
+ */
+static void remove_stale(struct snapqueue *q)
+{
+	unsigned long long bytes;
+	struct json *j;
+	int n;
+
+	n = snapwrite_remove_stale(q->cfg.dirfd, &bytes);
+	if (n <= 0)
+		return;
+	j = eventlog_begin(&q->wlog, "warning", clock_now_ns(), q->cfg.pid);
+	json_str(j, "reason", "stale_temporary");
+	json_u64(j, "removed", (uint64_t)n);
+	json_u64(j, "bytes", bytes);
+	eventlog_end(&q->wlog);
+	if (q->cfg.verbosity >= 0)
+		status_say_f("ptbpf: removed %d temporary snapshot director%s (%.1f KiB) that a "
+			     "killed run left in %s",
+			     n, n == 1 ? "y" : "ies", bytes / 1024.0, q->cfg.out_dir);
+}
+
 /* The writer takes no signal: they are the control thread's (signalfd). */
 static int start_writer(struct snapqueue *q)
 {
@@ -541,6 +566,7 @@ struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg)
 	if (ret)
 		goto fail;
 	eventlog_set_run(&q->wlog, cfg->run_id);
+	remove_stale(q);
 	ret = start_writer(q);
 	if (ret)
 		goto fail;

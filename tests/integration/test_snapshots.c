@@ -780,6 +780,39 @@ static void test_two_runs_one_dir(void **state)
 	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
 }
 
+/*
+ * A run killed while it wrote snapshot 1 left OUT/.snapshot-000001.tmp: the
+ * next run removes it (a warning says so) and its own snapshot 1 is
+ * written, not lost to the name.
+ */
+static void test_stale_tmp(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char p[PATH_MAX + 128], *ls;
+	int fd;
+
+	need_root();
+	assert_int_equal(mkdir(f->out, 0700), 0);
+	snprintf(p, sizeof(p), "%s/.snapshot-000001.tmp", f->out);
+	assert_int_equal(mkdir(p, 0700), 0);
+	strcat(p, "/perf.data");
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "PERFILE2", 8), 8);
+	close(fd);
+	start(f, opts, targv, true);
+	assert_int_equal(count_events(f->out, "warning"), 1);
+	stop_cont(f, 0, true, 10);
+	assert_int_equal(event_field(f->out, "snapshot", 0, "snapshot"), 1);
+	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
+	ls = list_dir(f->out);
+	assert_string_equal(ls, "events.jsonl snapshot-000001 ");
+	free(ls);
+	assert_int_equal(finish(f), 0);
+}
+
 /* Waits until @pid ignores SIGTERM (its trap ran); 0 on timeout. */
 static int wait_ignores_term(pid_t pid)
 {
@@ -1721,6 +1754,7 @@ int main(void)
 		T(test_dir_swapped),
 		T(test_long_path),
 		T(test_two_runs_one_dir),
+		T(test_stale_tmp),
 		T(test_grace),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
