@@ -671,6 +671,29 @@ bool control_lost(struct control *c, unsigned long long total)
 	return true;
 }
 
+bool control_follow_full(struct control *c, unsigned long long total)
+{
+	char detail[160];
+	struct json *j;
+
+	if (total <= c->follow_full_seen)
+		return false;
+	j = eventlog_begin(c->log, "warning", clock_now_ns(), c->pid);
+	json_str(j, "reason", "follow_full");
+	json_u64(j, "limit", PTBPF_MAX_FOLLOW);
+	json_u64(j, "count", total - c->follow_full_seen);
+	json_u64(j, "total", total);
+	eventlog_end(c->log);
+	snprintf(detail, sizeof(detail),
+		 "--follow: %d processes followed at once, the limit: %llu new one%s not "
+		 "followed (%llu in all)",
+		 PTBPF_MAX_FOLLOW, total - c->follow_full_seen,
+		 total - c->follow_full_seen == 1 ? "" : "s", total);
+	human(c, clock_now_ns(), "warning", detail);
+	c->follow_full_seen = total;
+	return true;
+}
+
 void control_resync(struct control *c, int state, uint64_t seq)
 {
 	flush_held(c, clock_now_ns());
