@@ -105,7 +105,11 @@ static void human(struct control *c, uint64_t ts, const char *what, const char *
 	}
 	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel, what, c->pid,
 		 detail && *detail ? " " : "", detail ? detail : "");
-	status_say(line);
+	/* a debugger or a hot --trigger-on makes thousands: rate-limited */
+	if (!strcmp(what, "start") || !strcmp(what, "end"))
+		status_say(line);
+	else
+		status_say_limited(line);
 }
 
 /* One pause or resume: what happened, to log once the cause is logged. */
@@ -764,6 +768,7 @@ void control_end(struct control *c, const char *reason, int exit_status)
 	json_u64(j, "reordered", c->reordered);
 	/* human lines a stderr that did not keep up never got */
 	json_u64(j, "stderr_dropped", say_dropped());
+	json_u64(j, "stderr_folded", say_folded());
 	eventlog_end(c->log);
 	human(c, clock_now_ns(), "end", reason);
 }

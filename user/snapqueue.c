@@ -255,7 +255,7 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      "; %.1f of %.1f MiB used", q->budget.used / 1048576.0,
 			      q->cfg.max_size / 1048576.0);
-	status_say(line);
+	status_say_limited(line);
 }
 
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id, const char *reason)
@@ -389,9 +389,13 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	free(threads);
 	if (ret) {
 		log_error(&q->wlog, q->cfg.pid, buf->snap.id, err);
-		if (q->cfg.verbosity >= 0)
-			status_say_f("ptbpf: snapshot %llu lost: %s",
-				     (unsigned long long)buf->snap.id, err);
+		if (q->cfg.verbosity >= 0) {
+			char line[sizeof(err) + 64];
+
+			snprintf(line, sizeof(line), "ptbpf: snapshot %llu lost: %s",
+				 (unsigned long long)buf->snap.id, err);
+			status_say_limited(line);
+		}
 		return;
 	}
 	q->written++;
