@@ -1665,6 +1665,86 @@ static void test_scope_cgroup_command(void **state)
 	free(r.v);
 }
 
+/* The cgroup v2 directory of @pid (the "0::" line), under CGROUP2. */
+static void cgroup_dir(pid_t pid, char *out, size_t len)
+{
+	char *buf = calloc(1, 4096), *p, *nl;
+
+	assert_non_null(buf);
+	assert_true(read_task_file(pid, pid, "cgroup", buf, 4096) > 0);
+	p = strstr(buf, "0::");
+	assert_non_null(p);
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(out, len, CGROUP2 "%s", strcmp(p + 3, "/") ? p + 3 : "");
+	free(buf);
+}
+
+/*
+ * kill -9 of ptbpf while the command runs in the leaf cgroup made for it:
+ * the guardian moves the command to the parent and removes the leaf; the
+ * command runs on.
+ */
+static void test_cgroup_leaf_kill9(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", "--scope", "cgroup", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	char leaf[600], parent[600], now[600];
+	struct fx *f = *state;
+	double end;
+
+	need_root();
+	if (access(CGROUP2 "/cgroup.procs", F_OK))
+		skip();
+	start(f, opts, targv, false);
+	cgroup_dir(f->target, leaf, sizeof(leaf));
+	if (!strstr(leaf, "/ptbpf-"))
+		fail_msg("the command is not in a cgroup of its own: %s", leaf);
+	cgroup_dir(getpid(), parent, sizeof(parent));
+	kill(f->ptbpf, SIGKILL);
+	waitpid(f->ptbpf, NULL, 0);
+	f->ptbpf = 0;
+	for (end = mono_s() + 20; mono_s() < end && !access(leaf, F_OK);)
+		msleep(10);
+	if (!access(leaf, F_OK))
+		fail_msg("leaf %s still there after ptbpf's SIGKILL", leaf);
+	assert_int_equal(kill(f->target, 0), 0);
+	cgroup_dir(f->target, now, sizeof(now));
+	assert_string_equal(now, parent);
+}
+
+/*
+ * Leaves that runs killed before their end left ("ptbpf-CHILD.OWNER" with
+ * OWNER dead) are removed by the next run that makes one; other names stay.
+ */
+static void test_cgroup_stale_leaves(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", "--scope", "cgroup", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	char own[600], stale[700], other[700];
+	struct fx *f = *state;
+	pid_t dead;
+
+	need_root();
+	if (access(CGROUP2 "/cgroup.procs", F_OK))
+		skip();
+	dead = fork();
+	if (!dead)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	cgroup_dir(getpid(), own, sizeof(own));
+	snprintf(stale, sizeof(stale), "%s/ptbpf-1.%d", own, dead);
+	snprintf(other, sizeof(other), "%s/ptbpf-x%d", own, getpid());
+	assert_int_equal(mkdir(stale, 0755), 0);
+	assert_int_equal(mkdir(other, 0755), 0);
+	start(f, opts, targv, false);
+	assert_int_equal(access(stale, F_OK), -1);
+	assert_int_equal(access(other, F_OK), 0);
+	rmdir(other);
+	assert_int_equal(finish(f), 128 + SIGTERM);
+}
+
 /*
  * auto falls back to cpu scope past --max-events, and says why; an
  * explicit --scope process past it, and --no-pause outside cpu scope, are
@@ -1769,6 +1849,8 @@ int main(void)
 		T(test_scope_children_stay_out),
 		T(test_scope_process_exec),
 		T(test_scope_cgroup_command),
+		T(test_cgroup_leaf_kill9),
+		T(test_cgroup_stale_leaves),
 		T(test_scope_fallback),
 		T(test_scope_reads_only_its_cpus),
 	};
