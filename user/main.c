@@ -67,6 +67,7 @@ struct app {
 	bool exec_failed;
 	pid_t held; /* --wait-for: the process held stopped, until let go */
 	struct guardian guard; /* lets them go if ptbpf is killed */
+	struct eventlog_rot evrot; /* --max-size: events.jsonl's share */
 	char unit_cg[4096]; /* --unit: its cgroup's directory */
 	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
@@ -412,6 +413,16 @@ static int open_output(struct app *app)
 	}
 	eventlog_new_run(app->run);
 	eventlog_set_run(&app->log, app->run);
+	if (app->cfg.max_size) {
+		ret = eventlog_rot_init(&app->evrot, &app->log, app->outfd, app->uid, app->gid,
+					eventlog_share(app->cfg.max_size));
+		if (ret) {
+			snprintf(app->err, sizeof(app->err), "can't size %s/events.jsonl: %s",
+				 app->cfg.output, strerror(-ret));
+			return ret;
+		}
+		sc.writer.events_rot = &app->evrot;
+	}
 	cores_describe(app->cores, &run);
 	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;

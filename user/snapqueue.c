@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "clock.h"
@@ -49,6 +50,7 @@ struct snapqueue {
 	long *follow_news;
 	unsigned int nr_news, cap_news;
 	struct budget budget; /* writer thread's, when limits are set */
+	unsigned long block; /* the output directory's block size */
 	bool limits;
 	struct threadnames names; /* under lock: from the BPF events */
 	pthread_mutex_t lock;
@@ -281,6 +283,8 @@ static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 	if (snap->run.backend == BACKEND_INTEL_PT && (q->cfg.formats & SNAPFMT_LLDB))
 		bytes *= 2;
 	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL + snap->proc.nr_threads * 128ULL;
+	/* on disk each file and directory ends in a whole block */
+	bytes += (4 + 2ULL * snap->nr_cores) * q->block;
 	for (i = 0; i < snap->nr_more; i++)
 		bytes += snap->more[i].nr_maps * 512ULL + snap->more[i].nr_threads * 128ULL;
 	return bytes;
@@ -450,10 +454,16 @@ static void *writer_main(void *arg)
 static int budget_scan(struct snapqueue *q)
 {
 	unsigned long long *ids, bytes;
+	struct stat st;
 	size_t n, i;
 	int ret;
 
-	budget_init(&q->budget, q->cfg.max_size, q->cfg.max_snapshots);
+	q->block = fstat(q->cfg.dirfd, &st) || st.st_blksize <= 0 ? 4096 :
+								    (unsigned long)st.st_blksize;
+	/* events.jsonl has its share of --max-size; the snapshots the rest */
+	budget_init(&q->budget,
+		    q->cfg.max_size ? q->cfg.max_size - eventlog_share(q->cfg.max_size) : 0,
+		    q->cfg.max_snapshots);
 	q->limits = q->cfg.max_size || q->cfg.max_snapshots;
 	if (!q->limits)
 		return 0;
@@ -570,6 +580,7 @@ struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg)
 	if (ret)
 		goto fail;
 	eventlog_set_run(&q->wlog, cfg->run_id);
+	eventlog_rot_join(&q->wlog, cfg->events_rot);
 	remove_stale(q);
 	ret = start_writer(q);
 	if (ret)

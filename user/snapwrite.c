@@ -469,7 +469,11 @@ int snapwrite_list(int outfd, unsigned long long **ids, size_t *n)
 	return ret;
 }
 
-/* Sums the sizes of the regular files under directory @fd (closed here). */
+/*
+ * Sums what the files and directories under directory @fd (closed here)
+ * take on disk, as du(1) counts it: their blocks, not their apparent size
+ * (a 100-byte file takes a 4 KiB block, a directory one too).
+ */
 static void tree_bytes(int fd, int depth, unsigned long long *sum)
 {
 	struct dirent *de;
@@ -486,11 +490,12 @@ static void tree_bytes(int fd, int depth, unsigned long long *sum)
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (S_ISREG(st.st_mode))
-			*sum += st.st_size;
+			*sum += (unsigned long long)st.st_blocks * 512;
 		else if (S_ISDIR(st.st_mode) && depth > 0) {
 			int sub = openat(dirfd(d), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
+			*sum += (unsigned long long)st.st_blocks * 512;
 			if (sub >= 0)
 				tree_bytes(sub, depth - 1, sum);
 		}
@@ -506,10 +511,13 @@ int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes)
 	if (outfd < 0 || !bytes)
 		return -EINVAL;
 	snprintf(name, sizeof(name), FINAL_FMT, id);
+	struct stat st;
+
 	fd = openat(outfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	*bytes = 0;
+	/* the directory itself takes its blocks too */
+	*bytes = fstat(fd, &st) ? 0 : (unsigned long long)st.st_blocks * 512;
 	tree_bytes(fd, 2, bytes);
 	return 0;
 }

@@ -98,8 +98,8 @@ int snapwrite_remove_stale(int outfd, unsigned long long *bytes);
 int snapwrite_list(int outfd, unsigned long long **ids, size_t *n);
 
 /*
- * The bytes snapshot @id holds in @outfd: the sum of its regular files'
- * sizes (what `du --apparent-size -b` counts, less the directories).
+ * The bytes snapshot @id takes on disk in @outfd: the blocks of its files
+ * and directories, itself included (what `du -s -B1` counts).
  * Returns 0, or -errno (-ENOENT: no such snapshot).
  */
 int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes);

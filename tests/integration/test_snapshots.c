@@ -813,6 +813,49 @@ static void test_stale_tmp(void **state)
 	assert_int_equal(finish(f), 0);
 }
 
+/*
+ * --max-size bounds everything ptbpf writes in the directory, as the disk
+ * counts it (du's blocks): snapshots, events.jsonl (rotated within its
+ * share, the loss said), and the directories. 150 stop/continue cycles
+ * write far more than 256 KiB of both.
+ */
+static void test_max_size_everything(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", "--max-size", "256K", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char cmd[PATH_MAX + 64], old[PATH_MAX + 32], *out;
+	unsigned long long du;
+	struct stat st;
+	int i;
+
+	need_root();
+	start(f, opts, targv, true);
+	/* rotation drops the oldest lines: the /proc state is what is waited for */
+	for (i = 0; i < 150; i++) {
+		msleep(20);
+		assert_int_equal(kill(f->target, SIGSTOP), 0);
+		if (!wait_stopped(f->target, 1, 10))
+			fail_msg("cycle %d: target did not stop", i);
+		msleep(5);
+		assert_int_equal(kill(f->target, SIGCONT), 0);
+		if (!wait_stopped(f->target, 0, 10))
+			fail_msg("cycle %d: target did not run", i);
+	}
+	assert_int_equal(finish(f), 0);
+	snprintf(cmd, sizeof(cmd), "du -s -B1 '%s'", f->out);
+	out = run_out(cmd, NULL);
+	assert_non_null(out);
+	du = strtoull(out, NULL, 10);
+	free(out);
+	snprintf(old, sizeof(old), "%s/events.jsonl.1", f->out);
+	print_message("du %llu bytes for --max-size 256K, %d snapshots written, %d removed\n", du,
+		      count_events(f->out, "snapshot"), count_events(f->out, "snapshot_removed"));
+	assert_int_equal(stat(old, &st), 0); /* rotated */
+	assert_true(count_events(f->out, "warning") >= 1);
+	assert_true(du <= 256 * 1024);
+}
+
 /* Waits until @pid ignores SIGTERM (its trap ran); 0 on timeout. */
 static int wait_ignores_term(pid_t pid)
 {
@@ -1835,6 +1878,7 @@ int main(void)
 		T(test_long_path),
 		T(test_two_runs_one_dir),
 		T(test_stale_tmp),
+		T(test_max_size_everything),
 		T(test_grace),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),

@@ -223,6 +223,55 @@ static void test_create_then_adopt(void **state)
 	free(log);
 }
 
+/*
+ * --max-size: events.jsonl and events.jsonl.1 stay within their share,
+ * whichever of two writers (the control's and the writer thread's) wrote
+ * last; each rotation's new file begins by saying what was lost.
+ */
+static void test_rotation_bounded(void **state)
+{
+	struct eventlog *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char dir[64], name[96], old[96], head[256];
+	struct eventlog_rot rot;
+	struct stat s1, s2;
+	int dfd, fd, i;
+	ssize_t n;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	dfd = tmp_dir(dir, sizeof(dir));
+	assert_true(dfd >= 0);
+	snprintf(name, sizeof(name), "%s/events.jsonl", dir);
+	snprintf(old, sizeof(old), "%s/events.jsonl.1", dir);
+	assert_int_equal(eventlog_open(a, dfd, -1, -1), 0);
+	assert_int_equal(eventlog_rot_init(&rot, a, dfd, -1, -1, 8192), 0);
+	assert_int_equal(eventlog_open(b, dfd, -1, -1), 0);
+	eventlog_rot_join(b, &rot);
+	for (i = 0; i < 2000; i++) {
+		assert_int_equal(line(i % 2 ? a : b, "stop", (uint64_t)i), 0);
+		assert_int_equal(stat(name, &s1), 0);
+		s2.st_size = 0;
+		stat(old, &s2);
+		/* the share, and the line that went past half of it */
+		assert_true(s1.st_size + s2.st_size <= 8192 + 256);
+	}
+	assert_true(rot.gen > 10);
+	assert_true(rot.lost_bytes > 2000 * 30 - 8192);
+	fd = open(name, O_RDONLY);
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	assert_true(n > 0);
+	head[n] = 0;
+	assert_non_null(strstr(head, "{\"event\":\"warning\""));
+	assert_non_null(strstr(head, "\"reason\":\"events_rotated\""));
+	eventlog_close(a);
+	eventlog_close(b);
+	close(dfd);
+	rm_dir(dir);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_pending_bounded),
 		cmocka_unit_test(test_hard_link_refused),
 		cmocka_unit_test(test_create_then_adopt),
+		cmocka_unit_test(test_rotation_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
