@@ -327,7 +327,7 @@ static bool make_room(struct snapqueue *q, const struct snapshot *snap, struct r
 	int why_size;
 	size_t excess;
 
-	if (q->cfg.max_size && est > q->cfg.max_size)
+	if (q->budget.max_bytes && est > q->budget.max_bytes)
 		return false; /* removing the others would not make it fit */
 	excess = budget_excess(&q->budget, est, 0, UINT64_MAX, &why_size);
 	evict(q, excess, why_size, rm);
