@@ -856,6 +856,52 @@ static void test_max_size_everything(void **state)
 	assert_true(du <= 256 * 1024);
 }
 
+/*
+ * Human lines flood no more: stop/continue cycles as fast as the machine
+ * goes (a debugger's pace) until a "lines folded" line says some were
+ * folded; the folded lines said add up to the end event's stderr_folded.
+ */
+static void test_stderr_folded(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	unsigned long long sum = 0, k;
+	char *log = NULL, *p;
+	bool found = false;
+	double end;
+	int i;
+
+	need_root();
+	start(f, opts, targv, true);
+	for (i = 0, end = mono_s() + 180; !found && i < 5000 && mono_s() < end; i++) {
+		assert_int_equal(kill(f->target, SIGSTOP), 0);
+		if (!wait_stopped(f->target, 1, 10))
+			fail_msg("cycle %d: target did not stop", i);
+		assert_int_equal(kill(f->target, SIGCONT), 0);
+		if (!wait_stopped(f->target, 0, 10))
+			fail_msg("cycle %d: target did not run", i);
+		if (i % 10 == 9) {
+			log = slurp(f->log);
+			found = log && strstr(log, "folded (more than");
+			free(log);
+		}
+	}
+	if (!found)
+		fail_msg("no line folded after %d stops", i);
+	assert_int_equal(finish(f), 0);
+	log = slurp(f->log);
+	assert_non_null(log);
+	for (p = log; (p = strstr(p, "ptbpf: ")); p++)
+		if (sscanf(p, "ptbpf: %llu line", &k) == 1 && strstr(p, " folded (more than") &&
+		    strstr(p, " folded (more than") < strchr(p, '\n'))
+			sum += k;
+	free(log);
+	print_message("%d stops, %llu lines folded\n", i, sum);
+	assert_true(sum > 0);
+	assert_int_equal(event_field(f->out, "end", 0, "stderr_folded"), (long long)sum);
+}
+
 /* Waits until @pid ignores SIGTERM (its trap ran); 0 on timeout. */
 static int wait_ignores_term(pid_t pid)
 {
@@ -1879,6 +1925,7 @@ int main(void)
 		T(test_two_runs_one_dir),
 		T(test_stale_tmp),
 		T(test_max_size_everything),
+		T(test_stderr_folded),
 		T(test_grace),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
