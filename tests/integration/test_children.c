@@ -327,53 +327,6 @@ static void test_follow_pid_existing(void **state)
 	}
 }
 
-/*
- * --follow past its limit of PTBPF_MAX_FOLLOW (4,096) processes at once:
- * the forks it has no room for are a warning event ("follow_full", with
- * how many) and a line, not silence.
- */
-static void test_follow_full(void **state)
-{
-	struct fx *f = *state;
-	char *argv[] = { PTBPF_BIN, "-b", "sample",	     "-t",   "none", "--follow", "-o",
-			 f->out,    "--", PROGS "manyforks", "4200", NULL };
-	char reason[32] = "";
-	double end;
-	char *log;
-	int i, n;
-
-	need_root();
-	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
-		fail_msg("ptbpf did not start: %s", slurp(f->log));
-	assert_true(held_add(&f->held, f->ptbpf) > 0);
-	f->target = (pid_t)event_field(f->out, "start", 0, "pid");
-	/*
-	 * forks on a loaded machine take their time: a generous deadline,
-	 * and a slow look (the file grows to thousands of lines)
-	 */
-	for (end = mono_s() + 300; mono_s() < end && !count_events(f->out, "warning");)
-		msleep(250);
-	if (!count_events(f->out, "warning"))
-		fail_msg("no warning after %d forks", count_events(f->out, "fork"));
-	n = count_events(f->out, "warning");
-	for (i = 0; i < n; i++)
-		if (!event_str(f->out, "warning", i, "reason", reason, sizeof(reason)) &&
-		    !strcmp(reason, "follow_full"))
-			break;
-	assert_string_equal(reason, "follow_full");
-	assert_int_equal(event_field(f->out, "warning", i, "limit"), 4096);
-	assert_true(event_field(f->out, "warning", i, "total") >= 1);
-	log = slurp(f->log);
-	assert_non_null(log);
-	assert_non_null(strstr(log, "processes followed at once, the limit"));
-	free(log);
-	kill(f->ptbpf, SIGINT);
-	/* ended and held nothing; 4,200 reaps may outlast --grace: any status */
-	finish(f, 120);
-	f->target = 0; /* reaped by ptbpf */
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,7 +336,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_outlives_target, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid_existing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_follow_full, setup, teardown),
 	};
 
 	if (getenv("TEST_FILTER"))
