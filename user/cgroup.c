@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --cgroup: see cgroup.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +123,67 @@ static int move_to(const char *dir, pid_t pid)
 	return ret;
 }
 
+/*
+ * Whether the ptbpf run @owner that made a leaf still lives: a process of
+ * that pid whose name is ptbpf's, or that runs our executable. A zombie,
+ * or a pid reused by something else, is a dead run.
+ */
+static bool owner_lives(pid_t owner)
+{
+	char file[64], exe[PATH_MAX], self[PATH_MAX], comm[32] = "";
+	ssize_t a, b;
+	int fd;
+
+	if (owner == getpid())
+		return true;
+	if (kill(owner, 0) && errno == ESRCH)
+		return false;
+	snprintf(file, sizeof(file), "/proc/%d/comm", owner);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		a = read(fd, comm, sizeof(comm) - 1);
+		comm[a > 0 ? a : 0] = '\0';
+		close(fd);
+	}
+	if (!strcmp(comm, "ptbpf\n"))
+		return true;
+	snprintf(file, sizeof(file), "/proc/%d/exe", owner);
+	a = readlink(file, exe, sizeof(exe));
+	if (a < 0)
+		return errno != ENOENT; /* can't tell: left alone */
+	b = readlink("/proc/self/exe", self, sizeof(self));
+	return b < 0 || (a == b && !memcmp(exe, self, (size_t)a));
+}
+
+int cgroup_remove_stale(const char *dir)
+{
+	char path[PATH_MAX], canon[64];
+	int child, owner, removed = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		/* only our own names: "ptbpf-CHILD.OWNER", as written */
+		if (sscanf(de->d_name, "ptbpf-%d.%d", &child, &owner) != 2 || child <= 0 ||
+		    owner <= 0)
+			continue;
+		snprintf(canon, sizeof(canon), "ptbpf-%d.%d", child, owner);
+		if (strcmp(canon, de->d_name) || owner_lives(owner))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+			continue;
+		if (!cgroup_remove_leaf(path))
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
 int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char *err,
 		     size_t errlen)
 {
@@ -136,8 +201,15 @@ int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char
 		snprintf(err, errlen, "can't find ptbpf's own cgroup v2: %s", strerror(-ret));
 		return ret;
 	}
-	if ((size_t)snprintf(path, len, "%s%s%sptbpf-%d", mnt, own, strcmp(own, "/") ? "/" : "",
-			     child) >= len) {
+	if ((size_t)snprintf(path, len, "%s%s", mnt, own) >= len) {
+		snprintf(err, errlen, "cgroup path too long under %s%s", mnt, own);
+		return -ENAMETOOLONG;
+	}
+	/* the leaves runs killed before their end left (their owner is dead) */
+	cgroup_remove_stale(path);
+	/* the command's pid, and ours: a later run tells a dead run's leaf */
+	if ((size_t)snprintf(path, len, "%s%s%sptbpf-%d.%d", mnt, own, strcmp(own, "/") ? "/" : "",
+			     child, (int)getpid()) >= len) {
 		snprintf(err, errlen, "cgroup path too long under %s%s", mnt, own);
 		return -ENAMETOOLONG;
 	}

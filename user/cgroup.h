@@ -33,7 +33,8 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, 
 /*
  * --scope cgroup with -- COMMAND: a leaf cgroup made for the held child
  * @child, so the scope is exactly the command and what it starts. Makes
- * "ptbpf-<child>" in ptbpf's own cgroup v2 (mode 0755), moves @child into it
+ * "ptbpf-<child>.<ptbpf's pid>" in ptbpf's own cgroup v2 (after removing the
+ * leaves dead runs left there) (mode 0755), moves @child into it
  * (it is blocked before its exec: perf counts it from its next switch-in)
  * and stores the directory in @path (@len bytes, PATH_MAX suffices).
  * Returns an O_RDONLY directory fd for perf, or -errno with one line in
@@ -41,6 +42,15 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, 
  */
 int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char *err,
 		     size_t errlen);
+
+/*
+ * Removes the leaves "ptbpf-CHILD.OWNER" in the cgroup directory @dir whose
+ * OWNER run is dead (no such process, a zombie, or a pid reused by another
+ * program): a ptbpf killed before its end, whose guardian could not remove
+ * them. Other names, and live runs' leaves, are left alone.
+ * Returns how many were removed, or -errno of reading @dir.
+ */
+int cgroup_remove_stale(const char *dir);
 
 /*
  * Removes a leaf made by cgroup_make_leaf(): what still lives in it (the

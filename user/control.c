@@ -105,7 +105,11 @@ static void human(struct control *c, uint64_t ts, const char *what, const char *
 	}
 	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel, what, c->pid,
 		 detail && *detail ? " " : "", detail ? detail : "");
-	status_say(line);
+	/* a debugger or a hot --trigger-on makes thousands: rate-limited */
+	if (!strcmp(what, "start") || !strcmp(what, "end"))
+		status_say(line);
+	else
+		status_say_limited(line);
 }
 
 /* One pause or resume: what happened, to log once the cause is logged. */
@@ -671,6 +675,29 @@ bool control_lost(struct control *c, unsigned long long total)
 	return true;
 }
 
+bool control_follow_full(struct control *c, unsigned long long total)
+{
+	char detail[160];
+	struct json *j;
+
+	if (total <= c->follow_full_seen)
+		return false;
+	j = eventlog_begin(c->log, "warning", clock_now_ns(), c->pid);
+	json_str(j, "reason", "follow_full");
+	json_u64(j, "limit", PTBPF_MAX_FOLLOW);
+	json_u64(j, "count", total - c->follow_full_seen);
+	json_u64(j, "total", total);
+	eventlog_end(c->log);
+	snprintf(detail, sizeof(detail),
+		 "--follow: %d processes followed at once, the limit: %llu new one%s not "
+		 "followed (%llu in all)",
+		 PTBPF_MAX_FOLLOW, total - c->follow_full_seen,
+		 total - c->follow_full_seen == 1 ? "" : "s", total);
+	human(c, clock_now_ns(), "warning", detail);
+	c->follow_full_seen = total;
+	return true;
+}
+
 void control_resync(struct control *c, int state, uint64_t seq)
 {
 	flush_held(c, clock_now_ns());
@@ -741,6 +768,7 @@ void control_end(struct control *c, const char *reason, int exit_status)
 	json_u64(j, "reordered", c->reordered);
 	/* human lines a stderr that did not keep up never got */
 	json_u64(j, "stderr_dropped", say_dropped());
+	json_u64(j, "stderr_folded", say_folded());
 	eventlog_end(c->log);
 	human(c, clock_now_ns(), "end", reason);
 }

@@ -81,6 +81,7 @@ struct control {
 	uint64_t real0, mono0; /* the clock pair of the start event */
 	uint64_t start_resume_ns, start_resume_lat; /* the first resume */
 	unsigned long long lost_seen;
+	unsigned long long follow_full_seen; /* forks --follow had no room for */
 	unsigned long long toggles, toggle_errors;
 	/*
 	 * --min-interval: a stop closer than this to the last snapshot is
@@ -199,6 +200,14 @@ uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t 
  * true when it grew since the last call (a transition may be among them).
  */
 bool control_lost(struct control *c, unsigned long long total);
+
+/*
+ * --follow: the BPF program's count of forks it could not follow (its map
+ * of PTBPF_MAX_FOLLOW processes full), so far. When it grew: a `warning`
+ * event (`"reason":"follow_full"`) and a line, so a limit reached is never
+ * silent. Returns true when it grew.
+ */
+bool control_follow_full(struct control *c, unsigned long long total);
 
 /*
  * Brings the collection in line with @state (enum ptbpf_proc_state, as the

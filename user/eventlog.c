@@ -10,41 +10,205 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "eventlog.h"
 #include "snapfmt.h"
 #include "ptbpf_types.h"
 
+/*
+ * Whether an events.jsonl that is already there may be appended to: only
+ * what an earlier run made, a regular file with one link, owned by us or
+ * by @uid. A second link is someone's hard link to a file elsewhere
+ * (a root file, with sudo): writing to it would write there.
+ */
+static int adoptable(const struct stat *st, int uid)
+{
+	if (S_ISLNK(st->st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	if (st->st_nlink != 1)
+		return -EMLINK;
+	if (st->st_uid != geteuid() && (uid == -1 || st->st_uid != (uid_t)uid))
+		return -EPERM;
+	return 0;
+}
+
 int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
 {
-	struct stat st;
-	int ret;
-
-	memset(log, 0, sizeof(*log));
 	/*
 	 * O_NONBLOCK: a FIFO planted here would hold open(2) until a reader
 	 * came (ENXIO instead); for a regular file it changes nothing.
 	 */
-	log->fd = openat(dirfd, SNAPFMT_EVENTS,
-			 O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	const int flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	struct stat before, st;
+	int ret;
+
+	memset(log, 0, sizeof(*log));
+	/* a file made now is ours: the only kind that is given to @uid */
+	log->fd = openat(dirfd, SNAPFMT_EVENTS, flags | O_CREAT | O_EXCL, 0600);
+	if (log->fd >= 0) {
+		if (uid != -1 && fchown(log->fd, uid, gid) < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	/* one that is there: looked at before it is opened, then again */
+	if (fstatat(dirfd, SNAPFMT_EVENTS, &before, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	ret = adoptable(&before, uid);
+	if (ret)
+		return ret;
+	log->fd = openat(dirfd, SNAPFMT_EVENTS, flags);
 	if (log->fd < 0)
 		return -errno;
 	if (fstat(log->fd, &st)) {
 		ret = -errno;
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
+	ret = adoptable(&st, uid);
+	if (!ret && (st.st_dev != before.st_dev || st.st_ino != before.st_ino))
+		ret = -EAGAIN; /* swapped meanwhile */
+	if (ret)
 		goto fail;
-	}
-	if (uid != -1 && fchown(log->fd, uid, gid) < 0) {
-		ret = -errno;
-		goto fail;
-	}
 	return 0;
 fail:
 	close(log->fd);
 	log->fd = -1;
 	return ret;
+}
+
+const char *eventlog_refusal(int ret)
+{
+	switch (ret) {
+	case -EINVAL:
+	case -ENXIO:
+		return "is not a regular file (a FIFO or device?)";
+	case -ELOOP:
+		return "is a symlink";
+	case -EMLINK:
+		return "has more than one link (a hard link to another file?)";
+	case -EPERM:
+		return "is owned by another user";
+	case -EAGAIN:
+		return "was replaced while it was opened";
+	}
+	return NULL;
+}
+
+uint64_t eventlog_share(uint64_t max_size)
+{
+	uint64_t share = max_size / 8;
+
+	if (share < 64 * 1024)
+		share = 64 * 1024;
+	if (share > 64ULL << 20)
+		share = 64ULL << 20;
+	/* a tiny --max-size: half for the snapshots all the same */
+	if (share > max_size / 2)
+		share = max_size / 2;
+	return share;
+}
+
+int eventlog_rot_init(struct eventlog_rot *rot, struct eventlog *log, int dirfd, int uid, int gid,
+		      uint64_t cap)
+{
+	struct stat st;
+
+	memset(rot, 0, sizeof(*rot));
+	pthread_mutex_init(&rot->lock, NULL);
+	rot->dirfd = dirfd;
+	rot->uid = uid;
+	rot->gid = gid;
+	rot->cap = cap;
+	if (fstat(log->fd, &st))
+		return -errno;
+	rot->bytes = (uint64_t)st.st_size;
+	eventlog_rot_join(log, rot);
+	return 0;
+}
+
+void eventlog_rot_join(struct eventlog *log, struct eventlog_rot *rot)
+{
+	if (rot)
+		pthread_mutex_lock(&rot->lock);
+	log->rot = rot;
+	log->gen = rot ? rot->gen : 0;
+	if (rot)
+		pthread_mutex_unlock(&rot->lock);
+}
+
+/*
+ * Another writer rotated the file: this one's fd is on events.jsonl.1 now,
+ * the new events.jsonl is the one to append to. Under rot->lock.
+ */
+static void rot_follow(struct eventlog *log)
+{
+	struct eventlog_rot *rot = log->rot;
+	int fd;
+
+	if (log->gen == rot->gen)
+		return;
+	struct stat st;
+
+	fd = openat(rot->dirfd, SNAPFMT_EVENTS,
+		    O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return; /* the old one still takes the lines */
+	/* the one the other writer made, unless swapped meanwhile */
+	if (fstat(fd, &st) || adoptable(&st, rot->uid)) {
+		close(fd);
+		return;
+	}
+	close(log->fd);
+	log->fd = fd;
+	log->gen = rot->gen;
+}
+
+/*
+ * The file passed half its share: events.jsonl becomes events.jsonl.1 (the
+ * one before is lost), a new one is made (O_EXCL: ours), and its first line
+ * says what was lost. Under rot->lock.
+ */
+static void rot_rotate(struct eventlog *log)
+{
+	struct eventlog_rot *rot = log->rot;
+	char line[512];
+	struct stat st;
+	uint64_t lost = 0;
+	int fd, n;
+
+	if (!fstatat(rot->dirfd, SNAPFMT_EVENTS ".1", &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISREG(st.st_mode))
+		lost = (uint64_t)st.st_size;
+	if (renameat(rot->dirfd, SNAPFMT_EVENTS, rot->dirfd, SNAPFMT_EVENTS ".1"))
+		return;
+	fd = openat(rot->dirfd, SNAPFMT_EVENTS,
+		    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return; /* the lines go on to events.jsonl.1 */
+	if (rot->uid != -1 && fchown(fd, rot->uid, rot->gid)) {
+		/* not the user's to read: better none than a root file there */
+		unlinkat(rot->dirfd, SNAPFMT_EVENTS, 0);
+		close(fd);
+		return;
+	}
+	close(log->fd);
+	log->fd = fd;
+	rot->gen++;
+	log->gen = rot->gen;
+	rot->lost_bytes += lost;
+	n = snprintf(line, sizeof(line),
+		     "{\"event\":\"warning\",\"ts\":%llu,\"pid\":0%s%s%s,\"reason\":"
+		     "\"events_rotated\",\"max_bytes\":%llu,\"lost_bytes\":%llu,"
+		     "\"lost_total\":%llu}\n",
+		     (unsigned long long)clock_now_ns(), log->run[0] ? ",\"run\":\"" : "", log->run,
+		     log->run[0] ? "\"" : "", (unsigned long long)rot->cap,
+		     (unsigned long long)lost, (unsigned long long)rot->lost_bytes);
+	rot->bytes = write(fd, line, (size_t)n) == n ? (uint64_t)n : 0;
 }
 
 void eventlog_init(struct eventlog *log)
@@ -125,10 +289,11 @@ static int fail(struct eventlog *log, int ret)
 	return ret;
 }
 
+static int write_line(struct eventlog *log);
+
 int eventlog_end(struct eventlog *log)
 {
 	struct json *j = &log->j;
-	ssize_t n;
 	int ret;
 
 	json_obj_end(j);
@@ -138,6 +303,28 @@ int eventlog_end(struct eventlog *log)
 	j->buf[j->len++] = '\n'; /* json_finish left room for the NUL */
 	if (log->fd < 0)
 		return -EBADF;
+	if (log->rot) {
+		pthread_mutex_lock(&log->rot->lock);
+		rot_follow(log);
+		ret = write_line(log);
+		if (!ret) {
+			log->rot->bytes += j->len;
+			if (log->rot->bytes > log->rot->cap / 2)
+				rot_rotate(log);
+		}
+		pthread_mutex_unlock(&log->rot->lock);
+		return ret;
+	}
+	return write_line(log);
+}
+
+/* Writes the line built in log->j, after those that wait. */
+static int write_line(struct eventlog *log)
+{
+	struct json *j = &log->j;
+	ssize_t n;
+	int ret;
+
 	ret = flush_pending(log);
 	if (ret) {
 		/* after the ones that wait, in order */

@@ -10,6 +10,7 @@
 #ifndef PTBPF_EVENTLOG_H
 #define PTBPF_EVENTLOG_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,7 +27,32 @@
 /* "run": 16 hex digits, new for every run of ptbpf */
 #define EVENTLOG_RUN_LEN 16
 
+/*
+ * --max-size covers events.jsonl too: its share of the budget is @cap
+ * bytes, the file and its one older generation, events.jsonl.1, together.
+ * Past @cap / 2 the file is rotated: events.jsonl.1 (what it held is lost,
+ * counted) is replaced by it, and a new events.jsonl begins with a
+ * `warning` ("events_rotated") that says so. Both writers of the file (the
+ * control and the snapshot writer thread) share one of these.
+ */
+struct eventlog_rot {
+	pthread_mutex_t lock;
+	int dirfd, uid, gid;
+	uint64_t cap; /* bytes of events.jsonl and events.jsonl.1 */
+	uint64_t bytes; /* in events.jsonl now */
+	unsigned int gen; /* rotations so far: a writer with an older one reopens */
+	uint64_t lost_bytes; /* of the generations removed */
+};
+
+/*
+ * events.jsonl's share of --max-size @max_size: an eighth, 64 KiB to 64
+ * MiB, at most half. The snapshots get the rest.
+ */
+uint64_t eventlog_share(uint64_t max_size);
+
 struct eventlog {
+	struct eventlog_rot *rot; /* NULL: no --max-size, the file only grows */
+	unsigned int gen;
 	int fd;
 	int err; /* first write error, 0 or -errno */
 	char run[EVENTLOG_RUN_LEN + 1]; /* "" until eventlog_set_run() */
@@ -41,14 +67,29 @@ struct eventlog {
 void eventlog_init(struct eventlog *log);
 
 /*
- * Opens (appends to) events.jsonl inside the directory @dirfd, mode 0600,
- * refusing a symlink, and chowns it to @uid/@gid unless they are -1. It
- * never waits in open(2): a FIFO or anything else that is not a regular
- * file is refused.
- * Returns 0 or -errno: -ENXIO or -EINVAL when the name is taken by
- * something that is not a regular file.
+ * Opens (appends to) events.jsonl inside the directory @dirfd. A new one is
+ * created (O_EXCL, mode 0600) and chowned to @uid/@gid unless they are -1;
+ * one that is there is used only if it is a regular file with one link,
+ * owned by us or by @uid, and is never chowned (a hard link planted by the
+ * user who owns the directory would hand them the file it links to). It
+ * never waits in open(2): a FIFO or anything else is refused.
+ * Returns 0 or -errno: -EINVAL or -ENXIO (not a regular file), -ELOOP (a
+ * symlink), -EMLINK (more than one link), -EPERM (another owner), -EAGAIN
+ * (swapped while opened); eventlog_refusal() says them in words.
  */
 int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid);
+/*
+ * Starts @rot for the directory @dirfd (@uid/@gid own a new file) with
+ * @cap bytes for the events, and makes @log rotate with it; its file's
+ * size now counts. Returns 0 or -errno.
+ */
+int eventlog_rot_init(struct eventlog_rot *rot, struct eventlog *log, int dirfd, int uid, int gid,
+		      uint64_t cap);
+/* Makes @log (opened later, on the same directory) rotate with @rot. */
+void eventlog_rot_join(struct eventlog *log, struct eventlog_rot *rot);
+
+/* Why eventlog_open() refused the file that is there, or NULL. */
+const char *eventlog_refusal(int ret);
 /*
  * Every line from now on says which run wrote it ("run": @run, 16 hex
  * digits from eventlog_new_run()): runs of ptbpf one after the other append

@@ -157,6 +157,9 @@ static int wait_ms(const struct loop_args *a)
 
 	if (status_pending() && (ms < 0 || ms > 100))
 		ms = 100;
+	/* --follow: forks past the limit send no event; looked at each second */
+	if (a->follow && (ms < 0 || ms > 1000))
+		ms = 1000;
 	return ms;
 }
 
@@ -344,6 +347,9 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 				break;
 			}
 		}
+		/* a fork --follow had no room for: said, not dropped in silence */
+		if (a->follow)
+			control_follow_full(a->ctl, watch_follow_full(a->watch));
 		/* --follow: the last followed process's exit ends the run */
 		if (root_gone && all_gone(a))
 			done = 1;

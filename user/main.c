@@ -26,6 +26,7 @@
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "guardian.h"
 #include "say.h"
 #include "scope.h"
 #include "snapstage.h"
@@ -65,6 +66,8 @@ struct app {
 	struct threadbind threads; /* process scope: the threads bound */
 	bool exec_failed;
 	pid_t held; /* --wait-for: the process held stopped, until let go */
+	struct guardian guard; /* lets them go if ptbpf is killed */
+	struct eventlog_rot evrot; /* --max-size: events.jsonl's share */
 	char unit_cg[4096]; /* --unit: its cgroup's directory */
 	uint64_t start_ns; /* the run's start: the +seconds count from here */
 	char run[EVENTLOG_RUN_LEN + 1]; /* this run's id in events.jsonl */
@@ -216,11 +219,13 @@ static int setup_target(struct app *app)
 			return pid;
 	}
 	if (app->cfg.wait_for) {
+		guardian_start(&app->guard); /* -errno: as before, none */
 		pid = waitfor_exec(app->cfg.wait_for, app->cfg.verbosity, app->err,
 				   sizeof(app->err));
 		if (pid < 0)
 			return pid;
 		app->held = pid;
+		guardian_hold(&app->guard, pid);
 		/* the run starts with its target */
 		app->start_ns = clock_now_ns();
 	}
@@ -257,10 +262,13 @@ static int plan_scope(struct app *app)
 static int open_cgroup(struct app *app)
 {
 	if (app->cfg.cmd && !app->cfg.cgroup_path) {
+		guardian_start(&app->guard);
 		app->cgroup_fd = cgroup_make_leaf("/proc", app->target.pid, app->leaf,
 						  sizeof(app->leaf), app->err, sizeof(app->err));
 		if (app->cgroup_fd < 0)
 			app->leaf[0] = '\0';
+		else
+			guardian_leaf(&app->guard, app->leaf);
 	} else {
 		app->cgroup_fd = cgroup_open(NULL, "/proc", app->target.pid, app->cfg.cgroup_path,
 					     app->err, sizeof(app->err));
@@ -393,11 +401,9 @@ static int open_output(struct app *app)
 	if (app->outfd < 0)
 		return app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
-	if (ret == -EINVAL || ret == -ENXIO) {
-		snprintf(
-			app->err, sizeof(app->err),
-			"%s/events.jsonl is not a regular file (a FIFO or device?): refusing to write there",
-			app->cfg.output);
+	if (eventlog_refusal(ret)) {
+		snprintf(app->err, sizeof(app->err), "%s/events.jsonl %s: refusing to write there",
+			 app->cfg.output, eventlog_refusal(ret));
 		return ret;
 	}
 	if (ret) {
@@ -407,6 +413,16 @@ static int open_output(struct app *app)
 	}
 	eventlog_new_run(app->run);
 	eventlog_set_run(&app->log, app->run);
+	if (app->cfg.max_size) {
+		ret = eventlog_rot_init(&app->evrot, &app->log, app->outfd, app->uid, app->gid,
+					eventlog_share(app->cfg.max_size));
+		if (ret) {
+			snprintf(app->err, sizeof(app->err), "can't size %s/events.jsonl: %s",
+				 app->cfg.output, strerror(-ret));
+			return ret;
+		}
+		sc.writer.events_rot = &app->evrot;
+	}
 	cores_describe(app->cores, &run);
 	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
@@ -467,6 +483,7 @@ static int start_watching(struct app *app)
 	if (app->held > 0) {
 		kill(app->held, SIGCONT);
 		app->held = 0;
+		guardian_release(&app->guard);
 		/* as after an exec: the loader maps its libraries now */
 		snapstage_refresh_proc(app->snaps);
 	}
@@ -627,6 +644,7 @@ static void cleanup(struct app *app)
 		close(app->cgroup_fd);
 	if (app->leaf[0])
 		cgroup_remove_leaf(app->leaf);
+	guardian_stop(&app->guard); /* all let go: nothing left for it */
 	threadbind_free(&app->threads);
 	free(app->points);
 	free(app->pause);
@@ -642,6 +660,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	target_init(&app.target);
+	guardian_init(&app.guard);
 	eventlog_init(&app.log);
 	if (args_parse(&app.cfg, argc, argv, app.err, sizeof(app.err))) {
 		fprintf(stderr, "ptbpf: %s\n", app.err);

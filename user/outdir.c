@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The output directory: see outdir.h. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,9 +33,28 @@ static int strip_slashes(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * Gives the directory we just made, open as @fd, to @uid: through the fd,
+ * never by path, since the parent may be the user's, who could put a
+ * symlink to a root file where the new directory was between mkdir(2) and
+ * chown(2). Only an empty directory of ours (links: itself and ".") is
+ * given; one swapped in is refused.
+ */
+static int give_new_dir(int fd, int uid, int gid)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || st.st_nlink > 2)
+		return -EPERM;
+	return fchown(fd, uid, gid) ? -errno : 0;
+}
+
 int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
+	bool made = false;
 	struct stat st;
 	int fd, ret;
 
@@ -43,13 +63,7 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 		return -ENAMETOOLONG;
 	}
 	if (mkdir(path, 0700) == 0) {
-		if (uid != -1 && chown(path, uid, gid)) {
-			ret = -errno;
-			snprintf(err, errlen, "can't give output directory %s to uid %d: %s", path,
-				 uid, strerror(-ret));
-			rmdir(path);
-			return ret;
-		}
+		made = true;
 	} else if (errno == ENOENT) {
 		/* the parents are the user's to make, with the owner they want */
 		const char *slash = strrchr(path, '/');
@@ -77,6 +91,13 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 		else
 			snprintf(err, errlen, "can't open output directory %s: %s", path,
 				 strerror(-ret));
+		return ret;
+	}
+	ret = made && uid != -1 ? give_new_dir(fd, uid, gid) : 0;
+	if (ret) {
+		snprintf(err, errlen, "can't give output directory %s to uid %d: %s", path, uid,
+			 strerror(-ret));
+		close(fd);
 		return ret;
 	}
 	if (fstat(fd, &st) || (st.st_uid != geteuid() && (uid == -1 || st.st_uid != (uid_t)uid))) {

@@ -33,11 +33,23 @@ static struct {
 	bool status_shown, status_dirty;
 	int fd;
 	unsigned long long dropped;
+	/*
+	 * say_limited(): a token bucket of @burst lines, refilled at @rate a
+	 * second; lines past it are folded, counted in @folded until a
+	 * notice says how many (@folded_total: all of them).
+	 */
+	double tokens;
+	unsigned int burst, rate;
+	struct timespec refilled, first_fold;
+	unsigned long long folded, folded_total;
 	pthread_t thread;
 } q = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 	.fd = 2,
+	.tokens = SAY_BURST,
+	.burst = SAY_BURST,
+	.rate = SAY_RATE,
 };
 
 static void write_all(int fd, const char *p, size_t n)
@@ -100,6 +112,71 @@ static void status_erase(void)
 	q.status_dirty = q.status[0] != 0; /* drawn again after them */
 }
 
+static double since_s(const struct timespec *t, const struct timespec *now)
+{
+	return (now->tv_sec - t->tv_sec) + (now->tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Queues @n bytes of @line whole, or drops them. Called with the lock. */
+static void enqueue(const char *line, size_t n)
+{
+	size_t tail, first;
+
+	if (SAY_RING_SIZE - q.len < n) {
+		q.dropped++;
+		return;
+	}
+	tail = (q.head + q.len) % SAY_RING_SIZE;
+	first = SAY_RING_SIZE - tail < n ? SAY_RING_SIZE - tail : n;
+	memcpy(q.ring + tail, line, first);
+	memcpy(q.ring, line + first, n - first);
+	q.len += n;
+	pthread_cond_broadcast(&q.cond);
+}
+
+/*
+ * The lines folded since the last notice, said before the next line goes
+ * out (or a second after the first of them, by the thread). With the lock.
+ */
+static void fold_notice(void)
+{
+	char line[256];
+	int n;
+
+	if (!q.folded)
+		return;
+	n = snprintf(line, sizeof(line),
+		     "ptbpf: %llu line%s folded (more than %u a second; events.jsonl has "
+		     "every event)\n",
+		     q.folded, q.folded == 1 ? "" : "s", q.rate);
+	q.folded_total += q.folded;
+	q.folded = 0;
+	if (q.running)
+		enqueue(line, (size_t)n);
+	else
+		write_all(q.fd, line, (size_t)n);
+}
+
+/* A second after the first folded line, the notice is due. With the lock. */
+static bool fold_due(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return since_s(&q.first_fold, &now) >= 1.0;
+}
+
+/* Waits for a line, or until the folded lines' notice is due. */
+static void wait_fold(void)
+{
+	struct timespec end;
+
+	/* the cond's clock is CLOCK_REALTIME: a second from now is near enough */
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += 1;
+	pthread_cond_timedwait(&q.cond, &q.lock, &end);
+}
+
 static void *say_main(void *arg)
 {
 	static char chunk[4096];
@@ -107,8 +184,16 @@ static void *say_main(void *arg)
 
 	pthread_mutex_lock(&q.lock);
 	for (;;) {
-		while (!q.len && !q.status_dirty && !q.stopping)
-			pthread_cond_wait(&q.cond, &q.lock);
+		while (!q.len && !q.status_dirty && !q.stopping) {
+			if (q.folded && fold_due()) {
+				fold_notice();
+				continue;
+			}
+			if (q.folded)
+				wait_fold();
+			else
+				pthread_cond_wait(&q.cond, &q.lock);
+		}
 		if (!q.len && q.status_dirty) {
 			status_out();
 			continue;
@@ -152,10 +237,11 @@ int say_start(int fd)
 	return ret;
 }
 
-void say_v(const char *fmt, va_list ap)
+static void put(const char *fmt, va_list ap, bool limited)
 {
 	char line[SAY_LINE_MAX];
-	size_t n, tail, first;
+	struct timespec now;
+	size_t n;
 	int len;
 
 	len = vsnprintf(line, sizeof(line), fmt, ap);
@@ -167,23 +253,63 @@ void say_v(const char *fmt, va_list ap)
 		memcpy(line + n - 4, "...\n", 4);
 	}
 	pthread_mutex_lock(&q.lock);
+	if (limited) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		q.tokens += since_s(&q.refilled, &now) * q.rate;
+		if (q.tokens > q.burst)
+			q.tokens = q.burst;
+		q.refilled = now;
+		if (q.tokens < 1) {
+			if (!q.folded++)
+				q.first_fold = now;
+			pthread_cond_broadcast(&q.cond); /* the thread says it in time */
+			pthread_mutex_unlock(&q.lock);
+			return;
+		}
+		q.tokens -= 1;
+	}
+	fold_notice();
 	if (!q.running) {
 		pthread_mutex_unlock(&q.lock);
 		write_all(q.fd, line, n); /* before say_start: setup */
 		return;
 	}
-	if (SAY_RING_SIZE - q.len < n) {
-		q.dropped++;
-		pthread_mutex_unlock(&q.lock);
-		return;
-	}
-	tail = (q.head + q.len) % SAY_RING_SIZE;
-	first = SAY_RING_SIZE - tail < n ? SAY_RING_SIZE - tail : n;
-	memcpy(q.ring + tail, line, first);
-	memcpy(q.ring, line + first, n - first);
-	q.len += n;
-	pthread_cond_broadcast(&q.cond);
+	enqueue(line, n);
 	pthread_mutex_unlock(&q.lock);
+}
+
+void say_v(const char *fmt, va_list ap)
+{
+	put(fmt, ap, false);
+}
+
+void say_limited(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put(fmt, ap, true);
+	va_end(ap);
+}
+
+void say_set_limit(unsigned int burst, unsigned int rate)
+{
+	pthread_mutex_lock(&q.lock);
+	q.burst = burst ? burst : 1;
+	q.rate = rate ? rate : 1;
+	q.tokens = q.burst;
+	clock_gettime(CLOCK_MONOTONIC, &q.refilled);
+	pthread_mutex_unlock(&q.lock);
+}
+
+unsigned long long say_folded(void)
+{
+	unsigned long long n;
+
+	pthread_mutex_lock(&q.lock);
+	n = q.folded_total + q.folded;
+	pthread_mutex_unlock(&q.lock);
+	return n;
 }
 
 void say(const char *fmt, ...)
@@ -227,6 +353,7 @@ int say_stop(unsigned int wait_ms)
 		end.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&q.lock);
+	fold_notice(); /* the count of the last ones folded goes out too */
 	while (q.running && (q.len || q.busy || q.status_dirty))
 		if (pthread_cond_timedwait(&q.cond, &q.lock, &end) == ETIMEDOUT)
 			break;

@@ -17,6 +17,12 @@
 
 /* Bytes of lines that may wait for a slow stderr. */
 #define SAY_RING_SIZE (64 * 1024)
+/*
+ * say_limited(): a burst of SAY_BURST lines, then SAY_RATE a second; the
+ * rest are folded into one "N lines folded" line (events.jsonl has them).
+ */
+#define SAY_BURST 50
+#define SAY_RATE 10
 
 /*
  * Starts the thread that writes the lines to @fd. Until it runs (or if it
@@ -30,6 +36,20 @@ int say_start(int fd);
  */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void say_v(const char *fmt, va_list ap);
+
+/*
+ * say() for the lines that come as often as the target makes them (stops,
+ * runs, triggers, snapshots, lost events): rate-limited (SAY_BURST,
+ * SAY_RATE); the lines past the limit are folded and a line says how many,
+ * before the next line that goes out, a second after, or at say_stop().
+ */
+void say_limited(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Another limit (tests): a burst of @burst lines, then @rate a second. */
+void say_set_limit(unsigned int burst, unsigned int rate);
+
+/* Lines say_limited() folded so far. */
+unsigned long long say_folded(void);
 
 /*
  * The status line (status.h) below the lines, kept there: the writer

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "clock.h"
@@ -49,6 +50,7 @@ struct snapqueue {
 	long *follow_news;
 	unsigned int nr_news, cap_news;
 	struct budget budget; /* writer thread's, when limits are set */
+	unsigned long block; /* the output directory's block size */
 	bool limits;
 	struct threadnames names; /* under lock: from the BPF events */
 	pthread_mutex_t lock;
@@ -257,7 +259,7 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      "; %.1f of %.1f MiB used", q->budget.used / 1048576.0,
 			      q->cfg.max_size / 1048576.0);
-	status_say(line);
+	status_say_limited(line);
 }
 
 static void log_error(struct eventlog *log, uint32_t pid, uint64_t id, const char *reason)
@@ -283,6 +285,8 @@ static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 	if (snap->run.backend == BACKEND_INTEL_PT && (q->cfg.formats & SNAPFMT_LLDB))
 		bytes *= 2;
 	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL + snap->proc.nr_threads * 128ULL;
+	/* on disk each file and directory ends in a whole block */
+	bytes += (4 + 2ULL * snap->nr_cores) * q->block;
 	for (i = 0; i < snap->nr_more; i++)
 		bytes += snap->more[i].nr_maps * 512ULL + snap->more[i].nr_threads * 128ULL;
 	return bytes;
@@ -325,7 +329,7 @@ static bool make_room(struct snapqueue *q, const struct snapshot *snap, struct r
 	int why_size;
 	size_t excess;
 
-	if (q->cfg.max_size && est > q->cfg.max_size)
+	if (q->budget.max_bytes && est > q->budget.max_bytes)
 		return false; /* removing the others would not make it fit */
 	excess = budget_excess(&q->budget, est, 0, UINT64_MAX, &why_size);
 	evict(q, excess, why_size, rm);
@@ -391,9 +395,13 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	free(threads);
 	if (ret) {
 		log_error(&q->wlog, q->cfg.pid, buf->snap.id, err);
-		if (q->cfg.verbosity >= 0)
-			status_say_f("ptbpf: snapshot %llu lost: %s",
-				     (unsigned long long)buf->snap.id, err);
+		if (q->cfg.verbosity >= 0) {
+			char line[sizeof(err) + 64];
+
+			snprintf(line, sizeof(line), "ptbpf: snapshot %llu lost: %s",
+				 (unsigned long long)buf->snap.id, err);
+			status_say_limited(line);
+		}
 		return;
 	}
 	q->written++;
@@ -448,10 +456,16 @@ static void *writer_main(void *arg)
 static int budget_scan(struct snapqueue *q)
 {
 	unsigned long long *ids, bytes;
+	struct stat st;
 	size_t n, i;
 	int ret;
 
-	budget_init(&q->budget, q->cfg.max_size, q->cfg.max_snapshots);
+	q->block = fstat(q->cfg.dirfd, &st) || st.st_blksize <= 0 ? 4096 :
+								    (unsigned long)st.st_blksize;
+	/* events.jsonl has its share of --max-size; the snapshots the rest */
+	budget_init(&q->budget,
+		    q->cfg.max_size ? q->cfg.max_size - eventlog_share(q->cfg.max_size) : 0,
+		    q->cfg.max_snapshots);
 	q->limits = q->cfg.max_size || q->cfg.max_snapshots;
 	if (!q->limits)
 		return 0;
@@ -463,6 +477,31 @@ static int budget_scan(struct snapqueue *q)
 			ret = budget_add(&q->budget, ids[i], bytes);
 	free(ids);
 	return ret == -EEXIST ? 0 : ret;
+}
+
+/*
+ * A run killed while it wrote a snapshot left its temporary directory: it
+ * would take the name of this run's snapshot of that number, and disk space
+ * --max-size does not see. Removed, and said.
+ */
+static void remove_stale(struct snapqueue *q)
+{
+	unsigned long long bytes;
+	struct json *j;
+	int n;
+
+	n = snapwrite_remove_stale(q->cfg.dirfd, &bytes);
+	if (n <= 0)
+		return;
+	j = eventlog_begin(&q->wlog, "warning", clock_now_ns(), q->cfg.pid);
+	json_str(j, "reason", "stale_temporary");
+	json_u64(j, "removed", (uint64_t)n);
+	json_u64(j, "bytes", bytes);
+	eventlog_end(&q->wlog);
+	if (q->cfg.verbosity >= 0)
+		status_say_f("ptbpf: removed %d temporary snapshot director%s (%.1f KiB) that a "
+			     "killed run left in %s",
+			     n, n == 1 ? "y" : "ies", bytes / 1024.0, q->cfg.out_dir);
 }
 
 /* The writer takes no signal: they are the control thread's (signalfd). */
@@ -543,6 +582,8 @@ struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg)
 	if (ret)
 		goto fail;
 	eventlog_set_run(&q->wlog, cfg->run_id);
+	eventlog_rot_join(&q->wlog, cfg->events_rot);
+	remove_stale(q);
 	ret = start_writer(q);
 	if (ret)
 		goto fail;

@@ -40,6 +40,8 @@ struct snapqueue_config {
 	unsigned int formats; /* SNAPFMT_* */
 	unsigned int max_snapshots; /* 0: keep all */
 	unsigned long long max_size; /* bytes of snapshots in out_dir; 0: any */
+	/* --max-size: events.jsonl's rotation, shared with the control's log */
+	struct eventlog_rot *events_rot;
 	unsigned int queue_len; /* 0: SNAPQUEUE_DEFAULT_LEN */
 	uint32_t pid; /* the target, for /proc and the events */
 	const char *proc_root; /* NULL: "/proc" */

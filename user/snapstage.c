@@ -130,8 +130,12 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 	json_u64(j, "trigger_ts", t->ts);
 	json_str(j, "reason", "no new bytes");
 	eventlog_end(s->log);
-	if (s->cfg.writer.verbosity > 0)
-		status_say_f("ptbpf: no snapshot (%s): no new bytes", t->name);
+	if (s->cfg.writer.verbosity > 0) {
+		char line[96];
+
+		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes", t->name);
+		status_say_limited(line);
+	}
 }
 
 /*
@@ -271,6 +275,13 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 			 "the writer fell behind: snapshot %llu dropped unwritten",
 			 (unsigned long long)dropped);
 		log_error(s, dropped, reason);
+		if (s->cfg.writer.verbosity >= 0) {
+			char line[160];
+
+			snprintf(line, sizeof(line), "ptbpf: snapshot %llu lost: %s",
+				 (unsigned long long)dropped, reason);
+			status_say_limited(line);
+		}
 	}
 	memset(&buf->snap, 0, sizeof(buf->snap));
 	ret = stage_cores(s, buf);

@@ -45,13 +45,26 @@ static int fail(struct job *job, int ret, const char *fmt, ...)
 	return ret;
 }
 
-/* Hands @fd to the user the snapshot is for (sudo's), when there is one. */
+/*
+ * Hands @fd, which we just made, to the user the snapshot is for (sudo's),
+ * when there is one. The directory is theirs: a directory could be swapped
+ * for another between mkdirat(2) and openat(2), so only one of ours with
+ * one link (a file made O_EXCL) or none below it (a directory) is given.
+ */
 static int chown_to_user(int fd, const struct snapwrite_opts *opts)
 {
+	struct stat st;
+
 	if (opts->uid == -1 && opts->gid == -1)
 		return 0;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid != geteuid() || st.st_nlink > (S_ISDIR(st.st_mode) ? 2u : 1u))
+		return -EPERM;
 	return fchown(fd, opts->uid, opts->gid) ? -errno : 0;
 }
+
+static void tree_bytes(int fd, int depth, unsigned long long *sum);
 
 /* Removes everything under directory @fd (two levels deep at most). */
 static void empty_dir(int fd, int depth)
@@ -235,12 +248,38 @@ static int publish(int outfd, const char *tmp, const char *final)
 	return renameat(outfd, tmp, outfd, final) ? -errno : 0;
 }
 
+/*
+ * Whether @name in @outfd is a temporary directory a run left when it died
+ * mid-snapshot: our own name, a directory (a symlink is never followed or
+ * taken). The output directory's lock says no live run writes there but
+ * this one, so any such directory is stale.
+ */
+static bool stale_tmp(int outfd, const char *name)
+{
+	size_t len = strlen(name);
+	struct stat st;
+	char mid[64];
+
+	/* "." SNAPFMT_NAME_FMT ".tmp": the name between is a snapshot's */
+	if (name[0] != '.' || len < 6 || len - 5 >= sizeof(mid) || strcmp(name + len - 4, ".tmp"))
+		return false;
+	memcpy(mid, name + 1, len - 5);
+	mid[len - 5] = '\0';
+	if (!snapfmt_parse_name(mid))
+		return false;
+	return !fstatat(outfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+}
+
 static int make_tmp(struct job *job, int outfd, const char *tmp)
 {
 	int ret;
 
-	if (mkdirat(outfd, tmp, 0700))
-		return fail(job, -errno, "%s/%s", job->opts->out_dir, tmp);
+	ret = mkdirat(outfd, tmp, 0700) ? -errno : 0;
+	/* one a killed run left under this name goes first */
+	if (ret == -EEXIST && stale_tmp(outfd, tmp) && !remove_tree(outfd, tmp))
+		ret = mkdirat(outfd, tmp, 0700) ? -errno : 0;
+	if (ret)
+		return fail(job, ret, "%s/%s", job->opts->out_dir, tmp);
 	job->made = true;
 	job->dirfd = openat(outfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (job->dirfd < 0)
@@ -288,6 +327,40 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
 	    snprintf(path, path_len, "%s/%s", opts->out_dir, final) >= (int)path_len)
 		return -ENAMETOOLONG; /* written, but never named cut */
 	return ret;
+}
+
+int snapwrite_remove_stale(int outfd, unsigned long long *bytes)
+{
+	unsigned long long sum = 0;
+	struct dirent *de;
+	int fd, sub, removed = 0;
+	DIR *d;
+
+	if (bytes)
+		*bytes = 0;
+	if (outfd < 0)
+		return -EBADF;
+	fd = fcntl(outfd, F_DUPFD_CLOEXEC, 0);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (!stale_tmp(dirfd(d), de->d_name))
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0)
+			tree_bytes(sub, 2, &sum);
+		if (!remove_tree(dirfd(d), de->d_name))
+			removed++;
+	}
+	closedir(d);
+	if (bytes)
+		*bytes = sum;
+	return removed;
 }
 
 static int cmp_desc(const void *pa, const void *pb)
@@ -396,7 +469,11 @@ int snapwrite_list(int outfd, unsigned long long **ids, size_t *n)
 	return ret;
 }
 
-/* Sums the sizes of the regular files under directory @fd (closed here). */
+/*
+ * Sums what the files and directories under directory @fd (closed here)
+ * take on disk, as du(1) counts it: their blocks, not their apparent size
+ * (a 100-byte file takes a 4 KiB block, a directory one too).
+ */
 static void tree_bytes(int fd, int depth, unsigned long long *sum)
 {
 	struct dirent *de;
@@ -413,11 +490,12 @@ static void tree_bytes(int fd, int depth, unsigned long long *sum)
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (S_ISREG(st.st_mode))
-			*sum += st.st_size;
+			*sum += (unsigned long long)st.st_blocks * 512;
 		else if (S_ISDIR(st.st_mode) && depth > 0) {
 			int sub = openat(dirfd(d), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
+			*sum += (unsigned long long)st.st_blocks * 512;
 			if (sub >= 0)
 				tree_bytes(sub, depth - 1, sum);
 		}
@@ -433,10 +511,13 @@ int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes)
 	if (outfd < 0 || !bytes)
 		return -EINVAL;
 	snprintf(name, sizeof(name), FINAL_FMT, id);
+	struct stat st;
+
 	fd = openat(outfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	*bytes = 0;
+	/* the directory itself takes its blocks too */
+	*bytes = fstat(fd, &st) ? 0 : (unsigned long long)st.st_blocks * 512;
 	tree_bytes(fd, 2, bytes);
 	return 0;
 }

@@ -56,7 +56,9 @@ struct snapwrite_opts {
  * Returns 0 on success.
  * Returns -EINVAL if @snap, @opts or @opts->out_dir is NULL, or @snap->id
  * is 0 or above SNAPFMT_ID_MAX.
- * Returns -EEXIST if the final or temporary directory already exists.
+ * Returns -EEXIST if the final directory already exists, or something that
+ * is not a directory (a symlink) has the temporary one's name; a temporary
+ * directory a killed run left is removed first.
  * Returns -ENAMETOOLONG if the snapshot was written but @path_len cannot
  * hold its path (never cut): PATH_MAX + 32 bytes always can.
  * Returns the -errno of the failed step otherwise: -ENOSPC, -EIO, -ENOENT
@@ -80,6 +82,15 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
 int snapwrite_rotate(int dirfd, const char *out_dir, unsigned int keep, char *err, size_t err_len);
 
 /*
+ * Removes the temporary snapshot directories (".snapshot-NNNNNN.tmp", our
+ * own names only, never through a symlink) that a run killed mid-snapshot
+ * left in @outfd; call it holding the output directory's lock, so none is
+ * a live run's. *@bytes (may be NULL) gets what they held.
+ * Returns the number removed (>= 0), or -errno of reading @outfd.
+ */
+int snapwrite_remove_stale(int outfd, unsigned long long *bytes);
+
+/*
  * The ids of the snapshot directories in the output directory @outfd,
  * highest first, into *@ids (malloc'd) and *@n. Returns 0, -EINVAL, or
  * -errno of reading @outfd, -ENOMEM.
@@ -87,8 +98,8 @@ int snapwrite_rotate(int dirfd, const char *out_dir, unsigned int keep, char *er
 int snapwrite_list(int outfd, unsigned long long **ids, size_t *n);
 
 /*
- * The bytes snapshot @id holds in @outfd: the sum of its regular files'
- * sizes (what `du --apparent-size -b` counts, less the directories).
+ * The bytes snapshot @id takes on disk in @outfd: the blocks of its files
+ * and directories, itself included (what `du -s -B1` counts).
  * Returns 0, or -errno (-ENOENT: no such snapshot).
  */
 int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes);

@@ -74,6 +74,11 @@ void status_say(const char *line)
 	say("%s\n", line);
 }
 
+void status_say_limited(const char *line)
+{
+	say_limited("%s\n", line);
+}
+
 void status_say_f(const char *fmt, ...)
 {
 	char line[PATH_MAX + 256];

@@ -30,6 +30,9 @@ bool status_on(void);
 /* A plain line (no newline in @line): above the status line when shown. */
 void status_say(const char *line);
 
+/* status_say() of a line that comes as often as the target makes it. */
+void status_say_limited(const char *line);
+
 /* status_say() of a printf-style line. */
 void status_say_f(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

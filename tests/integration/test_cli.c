@@ -372,6 +372,47 @@ static void test_runs_as_sudo_user(void **state)
 	assert_string_equal(out, "65534\n");
 }
 
+/*
+ * Under sudo (SUDO_UID of an unprivileged user), the user owns the output
+ * directory and plants events.jsonl as a hard link to a root file: ptbpf
+ * refuses it with one line, and the root file stays root's, unchanged.
+ */
+static void test_hard_link_sudo(void **state)
+{
+	char out[128], rootfile[128], name[160], args[256], err[1024];
+	struct stat st;
+	int fd;
+
+	need_root();
+	snprintf(out, sizeof(out), "%s/users", dir);
+	assert_int_equal(mkdir(out, 0700), 0);
+	assert_int_equal(chown(out, 65534, 65534), 0);
+	snprintf(rootfile, sizeof(rootfile), "%s/rootfile", dir);
+	fd = open(rootfile, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "secret\n", 7), 7);
+	close(fd);
+	snprintf(name, sizeof(name), "%s/events.jsonl", out);
+	assert_int_equal(link(rootfile, name), 0);
+	snprintf(args, sizeof(args), "-o %s -- /bin/true", out);
+	setenv("SUDO_GID", "65534", 1); /* run_ptbpf() takes one variable */
+	assert_int_equal(run_ptbpf("SUDO_UID=65534", args, err, sizeof(err)), 1);
+	print_message("%s", err);
+	assert_non_null(strstr(err, "events.jsonl has more than one link"));
+	assert_int_equal(stat(rootfile, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, 7);
+	/* once the link is gone the run goes on, its file the user's */
+	assert_int_equal(unlink(name), 0);
+	assert_int_equal(run_ptbpf("SUDO_UID=65534", args, err, sizeof(err)), 0);
+	unsetenv("SUDO_GID");
+	assert_int_equal(stat(name, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_nlink, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +429,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_collection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifo_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigterm_during_setup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hard_link_sudo, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -783,6 +783,128 @@ static void test_two_runs_one_dir(void **state)
 	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
 }
 
+/*
+ * A run killed while it wrote snapshot 1 left OUT/.snapshot-000001.tmp: the
+ * next run removes it (a warning says so) and its own snapshot 1 is
+ * written, not lost to the name.
+ */
+static void test_stale_tmp(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char p[PATH_MAX + 128], *ls;
+	int fd;
+
+	need_root();
+	assert_int_equal(mkdir(f->out, 0700), 0);
+	snprintf(p, sizeof(p), "%s/.snapshot-000001.tmp", f->out);
+	assert_int_equal(mkdir(p, 0700), 0);
+	strcat(p, "/perf.data");
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "PERFILE2", 8), 8);
+	close(fd);
+	start(f, opts, targv, true);
+	assert_int_equal(count_events(f->out, "warning"), 1);
+	stop_cont(f, 0, true, 10);
+	assert_int_equal(event_field(f->out, "snapshot", 0, "snapshot"), 1);
+	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
+	ls = list_dir(f->out);
+	assert_string_equal(ls, "events.jsonl snapshot-000001 ");
+	free(ls);
+	assert_int_equal(finish(f), 0);
+}
+
+/*
+ * --max-size bounds everything ptbpf writes in the directory, as the disk
+ * counts it (du's blocks): snapshots, events.jsonl (rotated within its
+ * share, the loss said), and the directories. 150 stop/continue cycles
+ * write far more than 256 KiB of both.
+ */
+static void test_max_size_everything(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", "--max-size", "256K", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char cmd[PATH_MAX + 64], old[PATH_MAX + 32], *out;
+	unsigned long long du;
+	struct stat st;
+	int i;
+
+	need_root();
+	start(f, opts, targv, true);
+	/* rotation drops the oldest lines: the /proc state is what is waited for */
+	for (i = 0; i < 150; i++) {
+		msleep(20);
+		assert_int_equal(kill(f->target, SIGSTOP), 0);
+		if (!wait_stopped(f->target, 1, 10))
+			fail_msg("cycle %d: target did not stop", i);
+		msleep(5);
+		assert_int_equal(kill(f->target, SIGCONT), 0);
+		if (!wait_stopped(f->target, 0, 10))
+			fail_msg("cycle %d: target did not run", i);
+	}
+	assert_int_equal(finish(f), 0);
+	snprintf(cmd, sizeof(cmd), "du -s -B1 '%s'", f->out);
+	out = run_out(cmd, NULL);
+	assert_non_null(out);
+	du = strtoull(out, NULL, 10);
+	free(out);
+	snprintf(old, sizeof(old), "%s/events.jsonl.1", f->out);
+	print_message("du %llu bytes for --max-size 256K, %d snapshots written, %d removed\n", du,
+		      count_events(f->out, "snapshot"), count_events(f->out, "snapshot_removed"));
+	assert_int_equal(stat(old, &st), 0); /* rotated */
+	assert_true(count_events(f->out, "warning") >= 1);
+	assert_true(du <= 256 * 1024);
+}
+
+/*
+ * Human lines flood no more: stop/continue cycles as fast as the machine
+ * goes (a debugger's pace) until a "lines folded" line says some were
+ * folded; the folded lines said add up to the end event's stderr_folded.
+ */
+static void test_stderr_folded(void **state)
+{
+	static const char *const opts[] = { "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	unsigned long long sum = 0, k;
+	char *log = NULL, *p;
+	bool found = false;
+	double end;
+	int i;
+
+	need_root();
+	start(f, opts, targv, true);
+	for (i = 0, end = mono_s() + 180; !found && i < 5000 && mono_s() < end; i++) {
+		assert_int_equal(kill(f->target, SIGSTOP), 0);
+		if (!wait_stopped(f->target, 1, 10))
+			fail_msg("cycle %d: target did not stop", i);
+		assert_int_equal(kill(f->target, SIGCONT), 0);
+		if (!wait_stopped(f->target, 0, 10))
+			fail_msg("cycle %d: target did not run", i);
+		if (i % 10 == 9) {
+			log = slurp(f->log);
+			found = log && strstr(log, "folded (more than");
+			free(log);
+		}
+	}
+	if (!found)
+		fail_msg("no line folded after %d stops", i);
+	assert_int_equal(finish(f), 0);
+	log = slurp(f->log);
+	assert_non_null(log);
+	for (p = log; (p = strstr(p, "ptbpf: ")); p++)
+		if (sscanf(p, "ptbpf: %llu line", &k) == 1 && strstr(p, " folded (more than") &&
+		    strstr(p, " folded (more than") < strchr(p, '\n'))
+			sum += k;
+	free(log);
+	print_message("%d stops, %llu lines folded\n", i, sum);
+	assert_true(sum > 0);
+	assert_int_equal(event_field(f->out, "end", 0, "stderr_folded"), (long long)sum);
+}
+
 /* Waits until @pid ignores SIGTERM (its trap ran); 0 on timeout. */
 static int wait_ignores_term(pid_t pid)
 {
@@ -1635,6 +1757,86 @@ static void test_scope_cgroup_command(void **state)
 	free(r.v);
 }
 
+/* The cgroup v2 directory of @pid (the "0::" line), under CGROUP2. */
+static void cgroup_dir(pid_t pid, char *out, size_t len)
+{
+	char *buf = calloc(1, 4096), *p, *nl;
+
+	assert_non_null(buf);
+	assert_true(read_task_file(pid, pid, "cgroup", buf, 4096) > 0);
+	p = strstr(buf, "0::");
+	assert_non_null(p);
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(out, len, CGROUP2 "%s", strcmp(p + 3, "/") ? p + 3 : "");
+	free(buf);
+}
+
+/*
+ * kill -9 of ptbpf while the command runs in the leaf cgroup made for it:
+ * the guardian moves the command to the parent and removes the leaf; the
+ * command runs on.
+ */
+static void test_cgroup_leaf_kill9(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", "--scope", "cgroup", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	char leaf[600], parent[600], now[600];
+	struct fx *f = *state;
+	double end;
+
+	need_root();
+	if (access(CGROUP2 "/cgroup.procs", F_OK))
+		skip();
+	start(f, opts, targv, false);
+	cgroup_dir(f->target, leaf, sizeof(leaf));
+	if (!strstr(leaf, "/ptbpf-"))
+		fail_msg("the command is not in a cgroup of its own: %s", leaf);
+	cgroup_dir(getpid(), parent, sizeof(parent));
+	kill(f->ptbpf, SIGKILL);
+	waitpid(f->ptbpf, NULL, 0);
+	f->ptbpf = 0;
+	for (end = mono_s() + 20; mono_s() < end && !access(leaf, F_OK);)
+		msleep(10);
+	if (!access(leaf, F_OK))
+		fail_msg("leaf %s still there after ptbpf's SIGKILL", leaf);
+	assert_int_equal(kill(f->target, 0), 0);
+	cgroup_dir(f->target, now, sizeof(now));
+	assert_string_equal(now, parent);
+}
+
+/*
+ * Leaves that runs killed before their end left ("ptbpf-CHILD.OWNER" with
+ * OWNER dead) are removed by the next run that makes one; other names stay.
+ */
+static void test_cgroup_stale_leaves(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", "--scope", "cgroup", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	char own[600], stale[700], other[700];
+	struct fx *f = *state;
+	pid_t dead;
+
+	need_root();
+	if (access(CGROUP2 "/cgroup.procs", F_OK))
+		skip();
+	dead = fork();
+	if (!dead)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	cgroup_dir(getpid(), own, sizeof(own));
+	snprintf(stale, sizeof(stale), "%s/ptbpf-1.%d", own, dead);
+	snprintf(other, sizeof(other), "%s/ptbpf-x%d", own, getpid());
+	assert_int_equal(mkdir(stale, 0755), 0);
+	assert_int_equal(mkdir(other, 0755), 0);
+	start(f, opts, targv, false);
+	assert_int_equal(access(stale, F_OK), -1);
+	assert_int_equal(access(other, F_OK), 0);
+	rmdir(other);
+	assert_int_equal(finish(f), 128 + SIGTERM);
+}
+
 /*
  * auto falls back to cpu scope past --max-events, and says why; an
  * explicit --scope process past it, and --no-pause outside cpu scope, are
@@ -1724,6 +1926,9 @@ int main(void)
 		T(test_dir_swapped),
 		T(test_long_path),
 		T(test_two_runs_one_dir),
+		T(test_stale_tmp),
+		T(test_max_size_everything),
+		T(test_stderr_folded),
 		T(test_grace),
 		T(test_full_disk),
 		T(test_no_samples_while_paused),
@@ -1738,6 +1943,8 @@ int main(void)
 		T(test_scope_children_stay_out),
 		T(test_scope_process_exec),
 		T(test_scope_cgroup_command),
+		T(test_cgroup_leaf_kill9),
+		T(test_cgroup_stale_leaves),
 		T(test_scope_fallback),
 		T(test_scope_reads_only_its_cpus),
 	};

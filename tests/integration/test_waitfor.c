@@ -320,12 +320,52 @@ static void test_unit_unresolved(void **state)
 	free(log);
 }
 
+/*
+ * kill -9 of ptbpf while it holds the program it waited for (stopped at
+ * its exec, until collection runs): the guardian lets it go (SIGCONT).
+ */
+static void test_wait_for_kill9(void **state)
+{
+	struct fx *f = *state;
+	char prog[300], cmd[700];
+	char *argv[] = { prog, NULL };
+	double end;
+	char st = 0;
+	pid_t pid;
+
+	need_root();
+	/* a file of its own: its device and inode are what is waited for */
+	snprintf(prog, sizeof(prog), "%s/held-spin", f->dir);
+	snprintf(cmd, sizeof(cmd), "cp %s '%s'", PROGS "spin", prog);
+	assert_int_equal(system(cmd), 0);
+	start_ptbpf(f, "--wait-for", prog);
+	wait_waiting(f);
+	pid = f->procs[0] = spawn(argv, NULL);
+	assert_true(pid > 0);
+	for (end = mono_s() + 20; mono_s() < end; usleep(100)) {
+		st = task_state(pid, pid);
+		if (st == 'T' || st == 'Z' || st == 0)
+			break;
+	}
+	if (st != 'T')
+		fail_msg("the program was not held (state %c)", st ? st : '-');
+	kill(f->ptbpf, SIGKILL);
+	waitpid(f->ptbpf, NULL, 0);
+	f->ptbpf = 0;
+	for (end = mono_s() + 20; mono_s() < end && task_state(pid, pid) == 'T';)
+		msleep(10);
+	st = task_state(pid, pid);
+	if (st == 'T')
+		fail_msg("the program is still stopped after ptbpf's SIGKILL");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_wait_for_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_interrupted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_for_kill9, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_for_bad_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_cgroup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_unresolved, setup, teardown),

@@ -2,7 +2,9 @@
 /*
  * eventlog.c: a line that could not be written (a full disk) is not lost:
  * it waits and goes down, in order, before the next line or at close.
- * A non-blocking pipe nobody reads stands in for the full disk.
+ * A non-blocking pipe nobody reads stands in for the full disk. And the
+ * file is ours: a name taken by a hard link, a symlink or another user's
+ * file is refused, never written to.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -132,12 +135,152 @@ static void test_pending_bounded(void **state)
 	free(log);
 }
 
+/* A directory of our own under /tmp, open; its path in @dir. */
+static int tmp_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/ptbpf-evlog-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return open(dir, O_RDONLY | O_DIRECTORY);
+}
+
+static void rm_dir(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * events.jsonl planted as a hard link to a file elsewhere: refused
+ * (-EMLINK), and the file it links to neither written nor changed.
+ */
+static void test_hard_link_refused(void **state)
+{
+	char dir[64], other[96], name[96];
+	struct eventlog *log = calloc(1, sizeof(*log));
+	struct stat st;
+	int dfd, fd;
+
+	assert_non_null(log);
+	dfd = tmp_dir(dir, sizeof(dir));
+	assert_true(dfd >= 0);
+	snprintf(other, sizeof(other), "%s/elsewhere", dir);
+	snprintf(name, sizeof(name), "%s/events.jsonl", dir);
+	fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(link(other, name), 0);
+	assert_int_equal(eventlog_open(log, dfd, -1, -1), -EMLINK);
+	assert_int_equal(log->fd, -1);
+	assert_non_null(eventlog_refusal(-EMLINK));
+	assert_int_equal(stat(other, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	/* a symlink is refused too */
+	assert_int_equal(unlink(name), 0);
+	assert_int_equal(symlink(other, name), 0);
+	assert_int_equal(eventlog_open(log, dfd, -1, -1), -ELOOP);
+	close(dfd);
+	rm_dir(dir);
+	free(log);
+}
+
+/*
+ * A new events.jsonl is made 0600; one an earlier run made (one link, ours)
+ * is appended to, as it is.
+ */
+static void test_create_then_adopt(void **state)
+{
+	char dir[64], name[96], buf[256];
+	struct eventlog *log = calloc(1, sizeof(*log));
+	struct stat st;
+	int dfd, fd;
+	ssize_t n;
+
+	assert_non_null(log);
+	dfd = tmp_dir(dir, sizeof(dir));
+	assert_true(dfd >= 0);
+	snprintf(name, sizeof(name), "%s/events.jsonl", dir);
+	assert_int_equal(eventlog_open(log, dfd, -1, -1), 0);
+	assert_int_equal(line(log, "first", 1), 0);
+	eventlog_close(log);
+	assert_int_equal(stat(name, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(eventlog_open(log, dfd, -1, -1), 0);
+	assert_int_equal(line(log, "second", 2), 0);
+	eventlog_close(log);
+	fd = open(name, O_RDONLY);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_non_null(strstr(buf, "\"first\""));
+	assert_non_null(strstr(buf, "\"second\""));
+	close(dfd);
+	rm_dir(dir);
+	free(log);
+}
+
+/*
+ * --max-size: events.jsonl and events.jsonl.1 stay within their share,
+ * whichever of two writers (the control's and the writer thread's) wrote
+ * last; each rotation's new file begins by saying what was lost.
+ */
+static void test_rotation_bounded(void **state)
+{
+	struct eventlog *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char dir[64], name[96], old[96], head[256];
+	struct eventlog_rot rot;
+	struct stat s1, s2;
+	int dfd, fd, i;
+	ssize_t n;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	dfd = tmp_dir(dir, sizeof(dir));
+	assert_true(dfd >= 0);
+	snprintf(name, sizeof(name), "%s/events.jsonl", dir);
+	snprintf(old, sizeof(old), "%s/events.jsonl.1", dir);
+	assert_int_equal(eventlog_open(a, dfd, -1, -1), 0);
+	assert_int_equal(eventlog_rot_init(&rot, a, dfd, -1, -1, 8192), 0);
+	assert_int_equal(eventlog_open(b, dfd, -1, -1), 0);
+	eventlog_rot_join(b, &rot);
+	for (i = 0; i < 2000; i++) {
+		assert_int_equal(line(i % 2 ? a : b, "stop", (uint64_t)i), 0);
+		assert_int_equal(stat(name, &s1), 0);
+		s2.st_size = 0;
+		stat(old, &s2);
+		/* the share, and the line that went past half of it */
+		assert_true(s1.st_size + s2.st_size <= 8192 + 256);
+	}
+	assert_true(rot.gen > 10);
+	assert_true(rot.lost_bytes > 2000 * 30 - 8192);
+	fd = open(name, O_RDONLY);
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	assert_true(n > 0);
+	head[n] = 0;
+	assert_non_null(strstr(head, "{\"event\":\"warning\""));
+	assert_non_null(strstr(head, "\"reason\":\"events_rotated\""));
+	eventlog_close(a);
+	eventlog_close(b);
+	close(dfd);
+	rm_dir(dir);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_then_free),
 		cmocka_unit_test(test_close_writes_pending),
 		cmocka_unit_test(test_pending_bounded),
+		cmocka_unit_test(test_hard_link_refused),
+		cmocka_unit_test(test_create_then_adopt),
+		cmocka_unit_test(test_rotation_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

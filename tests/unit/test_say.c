@@ -82,11 +82,67 @@ static void test_long_line(void **state)
 	free(big);
 }
 
+/*
+ * A flood of rate-limited lines (a debugger's stops): a burst goes out,
+ * the rest are folded, and "N lines folded" lines account for every one of
+ * them; a line that is not limited (the end) still goes out, after the
+ * count. The limit (a burst of 20, 1 a second) leaves room for a loaded
+ * machine: 2,000 lines in less than ~1,980 s fold some.
+ */
+static void test_flood_folded(void **state)
+{
+	char *buf = malloc(1 << 20), *line, *save;
+	unsigned long long folded = 0, k, dropped = say_dropped();
+	int p[2], i, shown = 0, notices = 0, end = 0;
+	size_t len = 0;
+	ssize_t r;
+
+	assert_non_null(buf);
+	assert_int_equal(pipe(p), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	say_set_limit(20, 1);
+	assert_int_equal(say_start(p[1]), 0);
+	for (i = 0; i < 2000; i++) {
+		say_limited("ptbpf: stop %d\n", i);
+		while ((r = read(p[0], buf + len, (1 << 20) - 1 - len)) > 0)
+			len += (size_t)r;
+	}
+	say("ptbpf: end\n");
+	assert_int_equal(say_stop(10000), 0);
+	while ((r = read(p[0], buf + len, (1 << 20) - 1 - len)) > 0)
+		len += (size_t)r;
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "ptbpf: stop ", 12)) {
+			assert_int_equal(end, 0);
+			shown++;
+		} else if (sscanf(line, "ptbpf: %llu line", &k) == 1 && strstr(line, "folded")) {
+			assert_int_equal(end, 0);
+			folded += k;
+			notices++;
+		} else {
+			assert_string_equal(line, "ptbpf: end");
+			end++;
+		}
+	}
+	print_message("%d shown, %llu folded in %d notices\n", shown, folded, notices);
+	assert_int_equal(end, 1);
+	assert_true(notices >= 1);
+	assert_true(shown >= 20);
+	assert_int_equal(shown + folded, 2000);
+	assert_int_equal(say_folded(), folded);
+	assert_int_equal(say_dropped(), dropped); /* the reader kept up */
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stalled_reader),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_flood_folded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

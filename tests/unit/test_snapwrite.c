@@ -216,13 +216,78 @@ static void test_refuses_existing(void **state)
 	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)), -EEXIST);
 	assert_non_null(strstr(err, "snapshot-000007: File exists"));
 	assert_int_equal(rmdir(p), 0);
-	/* a stale temporary directory (a symlink, even) is refused too */
+	/* a symlink at the temporary name is refused, not followed nor removed */
 	snprintf(p, sizeof(p), "%s/.snapshot-000007.tmp", fx->dir);
 	assert_int_equal(symlink("/tmp", p), 0);
 	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)), -EEXIST);
 	listing(fx->dir, got, sizeof(got));
 	assert_string_equal(got, ".snapshot-000007.tmp");
 	unlink(p);
+}
+
+/*
+ * A temporary directory a killed run left (with files, as mid-snapshot):
+ * the snapshot of that number is written all the same, over it.
+ */
+static void test_stale_tmp_replaced(void **state)
+{
+	struct fixture *fx = *state;
+	char err[256], p[256], got[256];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/.snapshot-000007.tmp", fx->dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	strcat(p, "/perf.data");
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "PERFILE2", 8), 8);
+	close(fd);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)), 0);
+	listing(fx->dir, got, sizeof(got));
+	assert_string_equal(got, "snapshot-000007");
+}
+
+/*
+ * snapwrite_remove_stale(): every temporary directory of ours goes, with
+ * what it held counted; other names, and a symlink with our name (its
+ * target untouched), stay.
+ */
+static void test_remove_stale(void **state)
+{
+	static const char *const keep[] = { ".snapshot-1.tmp", ".snapshot-000011.tmpx",
+					    "snapshot-000011.tmp", ".snapshot-0000011.tmp" };
+	struct fixture *fx = *state;
+	char p[256], got[512], target[256];
+	unsigned long long bytes;
+	unsigned int i;
+	int fd, dfd;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/.snapshot-%06u.tmp", fx->dir, i + 1);
+		assert_int_equal(mkdir(p, 0700), 0);
+		strcat(p, "/perf.data");
+		fd = open(p, O_CREAT | O_WRONLY, 0600);
+		assert_int_equal(write(fd, "0123456789", 10), 10);
+		close(fd);
+	}
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", fx->dir, keep[i]);
+		assert_int_equal(mkdir(p, 0700), 0);
+	}
+	snprintf(target, sizeof(target), "%s/snapshot-1", fx->dir);
+	assert_int_equal(mkdir(target, 0700), 0);
+	snprintf(p, sizeof(p), "%s/.snapshot-000003.tmp", fx->dir);
+	assert_int_equal(symlink("snapshot-1", p), 0);
+	dfd = open(fx->dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(snapwrite_remove_stale(dfd, &bytes), 2);
+	assert_true(bytes >= 20); /* as the disk counts it: blocks */
+	assert_int_equal(snapwrite_remove_stale(dfd, &bytes), 0);
+	close(dfd);
+	listing(fx->dir, got, sizeof(got));
+	assert_string_equal(got, ".snapshot-0000011.tmp .snapshot-000003.tmp .snapshot-000011.tmpx "
+				 ".snapshot-1.tmp snapshot-000011.tmp snapshot-1");
+	assert_int_equal(snapwrite_remove_stale(-1, NULL), -EBADF);
 }
 
 static void test_enospc_cleans_up(void **state)
@@ -428,9 +493,12 @@ static void test_short_writes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_layout),		  T(test_ipt_bytes_and_owner), T(test_refuses_existing),
-		T(test_enospc_cleans_up), T(test_vanished_dir),	       T(test_rotate),
-		T(test_swapped_dir),	  T(test_invalid_args),	       T(test_short_writes),
+		T(test_layout),		  T(test_ipt_bytes_and_owner),
+		T(test_refuses_existing), T(test_stale_tmp_replaced),
+		T(test_remove_stale),	  T(test_enospc_cleans_up),
+		T(test_vanished_dir),	  T(test_rotate),
+		T(test_swapped_dir),	  T(test_invalid_args),
+		T(test_short_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
