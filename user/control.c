@@ -428,7 +428,8 @@ static void log_event(struct control *c, const struct ptbpf_event *e, uint64_t r
 static void take(struct control *c, struct snap_trigger *t)
 {
 	t->folded = c->folded;
-	c->folded = 0;
+	t->folded_hits = c->folded_hits;
+	c->folded = c->folded_hits = 0;
 	c->has_pending = false;
 	/* the trigger's time: stops are compared with it, on their own clock */
 	c->last_snap_ns = t->ts;
@@ -447,8 +448,21 @@ static bool fold(struct control *c, const struct snap_trigger *t)
 		return false;
 	c->pending = *t;
 	c->has_pending = true;
-	c->folded++;
+	/* a hit folded is a hit, not a stop (--trigger-on) */
+	if (t->spec)
+		c->folded_hits++;
+	else
+		c->folded++;
 	return true;
+}
+
+/* The pending stop or hit is about to be the snapshot's own, not folded. */
+static void unfold_pending(struct control *c)
+{
+	if (c->pending.spec)
+		c->folded_hits--;
+	else
+		c->folded--;
 }
 
 static void trigger(struct control *c, unsigned int bit, const struct ptbpf_event *e,
@@ -563,7 +577,7 @@ void control_tick(struct control *c, uint64_t now)
 	if (!c->has_pending || now < control_deadline(c))
 		return;
 	t = c->pending;
-	c->folded--; /* the pending stop is this snapshot's own */
+	unfold_pending(c); /* the pending one is this snapshot's own */
 	take(c, &t);
 }
 
@@ -709,7 +723,7 @@ void control_flush(struct control *c)
 
 	if (!c->has_pending)
 		return;
-	c->folded--; /* the pending stop is this snapshot's own */
+	unfold_pending(c); /* the pending one is this snapshot's own */
 	take(c, &t);
 }
 
@@ -722,7 +736,7 @@ void control_finish(struct control *c, bool snapshot)
 		control_snapshot_now(c, "end");
 	} else if (c->has_pending) {
 		/* the last stop gets its snapshot, even cut short */
-		c->folded--;
+		unfold_pending(c);
 		take(c, &t);
 	}
 }

@@ -92,6 +92,7 @@ struct control {
 	bool has_pending; /* a folded stop waits for its snapshot */
 	struct snap_trigger pending;
 	unsigned int folded; /* stops since the last snapshot, without one */
+	unsigned int folded_hits; /* --trigger-on hits, the same way */
 	/*
 	 * Transitions in their BPF order (struct ptbpf_event.seq): the last
 	 * one applied, those that came before an earlier one (held until it

@@ -383,8 +383,11 @@ static int open_output(struct app *app)
 			.max_size = app->cfg.max_size,
 			.verbosity = app->cfg.verbosity,
 			.run_id = app->run,
-			.buildid_cache = buildcache_dir(app->cache_dir,
-							sizeof(app->cache_dir)),
+			/* -N: as perf record's --no-buildid-cache */
+			.buildid_cache = app->cfg.no_buildid_cache ?
+						 NULL :
+						 buildcache_dir(app->cache_dir,
+								sizeof(app->cache_dir)),
 		},
 	};
 	int ret;

@@ -166,6 +166,8 @@ static void trigger_json(struct json *j, const struct snap_trigger *t)
 		json_str(j, "addr", fmt_addr(t->addr, hex, sizeof(hex)));
 	if (t->folded)
 		json_u64(j, "folded_stops", t->folded);
+	if (t->folded_hits)
+		json_u64(j, "folded_hits", t->folded_hits);
 }
 
 /* A --trigger-on snapshot: which point, and how its data ends at the hit. */
@@ -247,6 +249,10 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      ", %u earlier stop%s folded in", snap->why.folded,
 			      snap->why.folded == 1 ? "" : "s");
+	if (snap->why.folded_hits)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      ", %u earlier hit%s folded in", snap->why.folded_hits,
+			      snap->why.folded_hits == 1 ? "" : "s");
 	if (rm->n)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      "; removed %u oldest (%.1f KiB) for %s", rm->n, rm->bytes / 1024.0,

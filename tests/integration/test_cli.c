@@ -236,6 +236,13 @@ static void test_bad_output(void **state)
 	assert_non_null(strstr(err, args));
 	snprintf(path, sizeof(path), "%s/a", dir);
 	assert_int_equal(access(path, F_OK), -1);
+
+	/* a parent that is there but takes no directory: no mkdir -p advice */
+	assert_int_equal(run_ptbpf(NULL, "-o /proc/ptbpf-out -- /bin/true", err, sizeof(err)), 1);
+	assert_non_null(strstr(err,
+			       "can't create output directory /proc/ptbpf-out: /proc does not take "
+			       "new directories"));
+	assert_null(strstr(err, "mkdir -p"));
 }
 
 /*

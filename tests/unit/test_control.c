@@ -54,15 +54,20 @@ static int fake_resume(void *ctx, uint64_t *done)
 
 static int fake_snapshot(void *ctx, const struct snap_trigger *t)
 {
-	char s[64];
+	char s[96];
+	int n;
 
 	if (t->spec)
-		snprintf(s, sizeof(s), "S(%s:%s@%llu)", t->name, t->spec,
-			 (unsigned long long)t->ts);
-	else if (t->folded)
-		snprintf(s, sizeof(s), "S(%s+%u)", t->name, t->folded);
+		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", t->name, t->spec,
+			     (unsigned long long)t->ts);
 	else
-		snprintf(s, sizeof(s), "S(%s)", t->name);
+		n = snprintf(s, sizeof(s), "S(%s", t->name);
+	if (t->folded)
+		n += snprintf(s + n, sizeof(s) - n, "+%u", t->folded);
+	/* --trigger-on hits folded in: counted apart from stops */
+	if (t->folded_hits)
+		n += snprintf(s + n, sizeof(s) - n, "+%uh", t->folded_hits);
+	snprintf(s + n, sizeof(s) - n, ")");
 	note(ctx, s);
 	return 0;
 }
@@ -307,6 +312,32 @@ static void trigger_str(struct fx *f, int nth, const char *key, char *out, size_
 }
 
 /*
+ * --min-interval folds hits as it folds stops, and counts them as hits:
+ * the snapshot says "2 earlier hits folded in", not "stops".
+ */
+static void test_folded_hits(void **state)
+{
+	static const struct control_point specs[] = { { "leaf", "leaf", "/bin/prog" } };
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP, false);
+	control_set_points(&f->ctl, specs, 1);
+	control_set_min_interval(&f->ctl, 1000);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed_trigger(f, 11000, 0);
+	feed_trigger(f, 11100, 0); /* folded */
+	feed_trigger(f, 11200, 0); /* folded: the one waiting */
+	control_tick(&f->ctl, 12000);
+	assert_string_equal(f->fake.calls, "R S(trigger:leaf@11000) S(trigger:leaf@11200+1h)");
+	feed_trigger(f, 12100, 0); /* folded */
+	feed_trigger(f, 12150, 0); /* folded */
+	feed_stop(f, 12180, PTBPF_STOP_BREAKPOINT); /* folded: the one waiting */
+	control_tick(&f->ctl, 12200);
+	assert_string_equal(f->fake.calls, "R S(trigger:leaf@11000) S(trigger:leaf@11200+1h) P "
+					   "S(stop+2h)");
+}
+
+/*
  * --trigger-on: a hit is a snapshot of the running target (no pause), cut
  * at the hit's time; --min-history holds them back at first;
  * --min-interval folds one that comes too soon; --trigger-limit asks the
@@ -540,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_run_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folded_hits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_steps_fold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_trigger, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_min_interval, setup, teardown),
