@@ -99,8 +99,8 @@ static void human(struct control *c, uint64_t ts, const char *what, const char *
 		/* on a terminal the status line tells the stops, not a flood */
 		snprintf(line, sizeof(line), "pid %d %s%s%s", c->pid, stop ? "stopped" : "running",
 			 stop && detail ? " " : "", stop && detail ? detail : "");
-		status_target(line, stop);
-		if (c->verbosity == 0)
+		/* while the shell has the terminal, plain lines say them */
+		if (status_target(line, stop) && c->verbosity == 0)
 			return;
 	}
 	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel, what, c->pid,
@@ -424,9 +424,84 @@ static void log_event(struct control *c, const struct ptbpf_event *e, uint64_t r
 		human(c, e->ts, name, detail);
 }
 
+/* ptbpf was stopped: what came meanwhile (control_late_begin()). */
+static struct {
+	bool on;
+	unsigned long long stops, runs, fatals, exits, hits, missed;
+} late;
+
+void control_late_begin(void)
+{
+	memset(&late, 0, sizeof(late));
+	late.on = true;
+}
+
+static void late_count(const struct ptbpf_event *e)
+{
+	late.stops += e->kind == PTBPF_EV_STOP;
+	late.runs += e->kind == PTBPF_EV_RUN;
+	late.fatals += e->kind == PTBPF_EV_FATAL;
+	late.exits += e->kind == PTBPF_EV_EXIT;
+	late.hits += e->kind == PTBPF_EV_TRIGGER;
+}
+
+/* ": 2 stops", then ", 1 run" into @line at @n when @v; returns the new length. */
+static int late_part(char *line, size_t len, int n, unsigned long long v, const char *what,
+		     bool *first)
+{
+	if (!v || n < 0 || (size_t)n >= len)
+		return n;
+	n += snprintf(line + n, len - n, "%s%llu %s%s", *first ? ": " : ", ", v, what,
+		      v == 1 ? "" : "s");
+	*first = false;
+	return n;
+}
+
+void control_late_end(struct control *c, uint64_t stopped_ns, uint64_t continued_ns)
+{
+	struct json *j;
+	char line[256];
+	bool first = true;
+	int n;
+
+	late.on = false;
+	j = eventlog_begin(c->log, "suspended", continued_ns, c->pid);
+	json_u64(j, "stopped_ns", continued_ns - stopped_ns);
+	json_u64(j, "stops", late.stops);
+	json_u64(j, "runs", late.runs);
+	json_u64(j, "fatals", late.fatals);
+	json_u64(j, "exits", late.exits);
+	json_u64(j, "hits", late.hits);
+	json_u64(j, "snapshots_missed", late.missed);
+	eventlog_end(c->log);
+	if (c->verbosity < 0)
+		return;
+	n = snprintf(line, sizeof(line), "ptbpf: continued after %.1f s stopped; meanwhile",
+		     (continued_ns - stopped_ns) / 1e9);
+	n = late_part(line, sizeof(line), n, late.stops, "stop", &first);
+	n = late_part(line, sizeof(line), n, late.runs, "run", &first);
+	n = late_part(line, sizeof(line), n, late.fatals, "fatal signal", &first);
+	n = late_part(line, sizeof(line), n, late.exits, "exit", &first);
+	n = late_part(line, sizeof(line), n, late.hits, "trigger hit", &first);
+	if (first && n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - n, " the target's state did not change");
+	if (late.missed && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n,
+			 " (%llu snapshot%s not taken: ptbpf was stopped)", late.missed,
+			 late.missed == 1 ? "" : "s");
+	status_say(line);
+}
+
 /* Stages the snapshot of @t, which holds every stop folded since the last. */
 static void take(struct control *c, struct snap_trigger *t)
 {
+	if (late.on) {
+		/* what the buffers hold now is not what they held then */
+		late.missed++;
+		c->folded = c->folded_hits = 0;
+		c->has_pending = false;
+		return;
+	}
 	t->folded = c->folded;
 	t->folded_hits = c->folded_hits;
 	c->folded = c->folded_hits = 0;
@@ -621,6 +696,8 @@ void control_event(struct control *c, const struct ptbpf_event *e, uint64_t recv
 {
 	if (e->kind == 0 || e->kind >= PTBPF_EV_MAX)
 		return;
+	if (late.on)
+		late_count(e);
 	if (!e->seq) {
 		apply(c, e, recv_ns);
 		return;
@@ -741,14 +818,23 @@ void control_finish(struct control *c, bool snapshot)
 	}
 }
 
-void control_end(struct control *c, const char *reason, int exit_status)
+void control_end(struct control *c, const struct control_end_info *end)
 {
+	const char *reason = end->reason;
+	char detail[160];
 	struct json *j;
 
 	j = eventlog_begin(c->log, "end", clock_now_ns(), c->pid);
 	json_str(j, "reason", reason);
-	if (exit_status >= 0)
-		json_i64(j, "status", exit_status);
+	if (end->status >= 0)
+		json_i64(j, "status", end->status);
+	if (end->ended) {
+		/* for scripts: as asked, by itself or by a signal (runend.h) */
+		json_str(j, "ended", end->ended);
+		json_i64(j, "exit_status", end->exit_status);
+	}
+	if (end->left_running)
+		json_u64(j, "left_running", end->left_running);
 	json_u64(j, "toggles", c->toggles);
 	json_u64(j, "toggle_errors", c->toggle_errors);
 	/* transitions whose record came before an earlier one's */
@@ -756,5 +842,15 @@ void control_end(struct control *c, const char *reason, int exit_status)
 	/* human lines a stderr that did not keep up never got */
 	json_u64(j, "stderr_dropped", say_dropped());
 	eventlog_end(c->log);
-	human(c, clock_now_ns(), "end", reason);
+	if (end->ended) {
+		char *p;
+
+		snprintf(detail, sizeof(detail), "%s, %s: exit status %d", reason, end->ended,
+			 end->exit_status);
+		/* "as_asked" is for scripts; people read "as asked" */
+		for (p = detail + strlen(reason); *p; p++)
+			*p = *p == '_' ? ' ' : *p;
+	} else
+		snprintf(detail, sizeof(detail), "%s", reason);
+	human(c, clock_now_ns(), "end", detail);
 }

@@ -238,9 +238,10 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 	eventlog_end(&q->wlog);
 	if (q->cfg.verbosity < 0)
 		return;
-	status_snapshot(bytes, q->budget.used, q->cfg.max_size);
-	if (status_on() && q->cfg.verbosity == 0 && !rm->n)
-		return; /* the status line counts it */
+	/* the status line counts it, when it is drawn (not after Ctrl-Z) */
+	if (status_snapshot(bytes, q->budget.used, q->cfg.max_size) && q->cfg.verbosity == 0 &&
+	    !rm->n)
+		return;
 	/* one write: the control thread prints lines of its own meanwhile */
 	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
 		     (unsigned long long)snap->id, snap->trigger, path, bytes / 1024.0,

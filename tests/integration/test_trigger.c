@@ -349,13 +349,18 @@ static void test_trigger_limit(void **state)
 	double secs;
 
 	need_root();
-	/* the command is ended by SIGTERM: 128 + 15 */
+	/* the command is ended by ptbpf's SIGTERM: the run ended as asked, 0 */
 	assert_int_equal(run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER " 5 300 300",
 				   err, sizeof(err), &secs),
-			 143);
+			 0);
 	assert_int_equal(snapshots_of("trigger"), 2);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "trigger_limit");
+	assert_int_equal(event_str(out, "end", 0, "ended", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "as_asked");
+	assert_int_equal(event_field(out, "end", 0, "exit_status"), 0);
+	/* the command's own status is still told */
+	assert_int_equal(event_field(out, "end", 0, "status"), 128 + SIGTERM);
 	/* it did not wait for the other 3 calls (at 0.9, 1.2 and 1.5 s) */
 	assert_true(secs < 1.4);
 }
@@ -367,12 +372,14 @@ static void test_duration(void **state)
 	double secs;
 
 	need_root();
-	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err, sizeof(err), &secs), 143);
+	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err, sizeof(err), &secs), 0);
 	print_message("--duration 2s: ran %.3f s\n", secs);
 	/* 2 s plus start-up and scheduling, generously */
 	assert_true(secs >= 2.0 && secs < 6.0);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "duration");
+	assert_int_equal(event_str(out, "end", 0, "ended", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "as_asked");
 	assert_int_equal(snapshots_of("end"), 1);
 }
 

@@ -560,7 +560,7 @@ static void test_no_ops(void **state)
 	feed(f, PTBPF_EV_STOP, 1000, 19);
 	feed(f, 0, 1000, 0); /* unknown kinds are ignored */
 	feed(f, PTBPF_EV_MAX, 1000, 0);
-	control_end(&f->ctl, "exit", 0);
+	control_end(&f->ctl, &(struct control_end_info){ .reason = "exit", .ended = "by_itself" });
 	events(f, seq, sizeof(seq));
 	assert_string_equal(seq, "start stop end");
 }
