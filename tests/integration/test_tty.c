@@ -551,14 +551,9 @@ static void test_sigint_to_ptbpf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_ctrl_z_fg_ctrl_c),
-		T(test_bg_continues),
-		T(test_ctrl_c_handled),
-		T(test_sigint_to_ptbpf),
-		T(test_chatty_command),
-		T(test_pid_ctrl_z),
-		T(test_pid_same_terminal),
-		T(test_exit_statuses),
+		T(test_ctrl_z_fg_ctrl_c),  T(test_bg_continues),   T(test_ctrl_c_handled),
+		T(test_sigint_to_ptbpf),   T(test_chatty_command), T(test_pid_ctrl_z),
+		T(test_pid_same_terminal), T(test_exit_statuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
