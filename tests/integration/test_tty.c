@@ -404,6 +404,24 @@ static void test_pid_ctrl_z(void **state)
 	assert_true(wait_events(f->out, "snapshot", 1, 10));
 	must_see(f, "| 2 stops | 1 snapshot,", 10);
 	assert_int_equal(kill(target, SIGCONT), 0);
+	assert_true(wait_events(f->out, "run", 2, 10));
+	/* bg: it records in the background, the shell has the terminal */
+	type(f, "\x1a");
+	must_see(f, PROMPT, 10);
+	assert_true(wait_stopped(ptbpf, 1, 5));
+	type(f, "bg\n");
+	must_see(f, "ptbpf: continued after ", 10);
+	must_see(f, "meanwhile the target's state did not change", 5);
+	must_see(f, PROMPT, 10);
+	assert_true(wait_stopped(ptbpf, 0, 5));
+	/* a snapshot written meanwhile has a line of its own */
+	assert_int_equal(kill(target, SIGSTOP), 0);
+	assert_true(wait_events(f->out, "snapshot", 2, 10));
+	must_see(f, "ptbpf: snapshot 2 (stop): ", 10);
+	assert_int_equal(kill(target, SIGCONT), 0);
+	/* fg: the status line is drawn again */
+	type(f, "fg\n");
+	must_see(f, "| 3 stops | 2 snapshots,", 10);
 	type(f, "\x03");
 	exit_status_is(f, "status=0");
 	event_str(f->out, "end", 0, "reason", reason, sizeof(reason));
