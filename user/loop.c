@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -287,27 +287,29 @@ static int end_child(const struct loop_args *a, int sfd, int status)
 
 /*
  * --follow without a command: the processes followed are not ptbpf's to
- * end. They are left running, no longer recorded, and that is said.
+ * end. They are left running, no longer recorded (loop_say_left()).
  */
 static void leave_others(const struct loop_args *a, struct loop_result *res)
 {
-	pid_t pids[LOOP_LEFT_SHOWN];
+	if (a->follow)
+		res->nr_left = follow_others(a->follow, res->left, LOOP_LEFT_SHOWN);
+}
+
+void loop_say_left(const struct loop_result *res)
+{
 	char line[LOOP_LEFT_SHOWN * 12 + 128];
-	unsigned int n, i;
+	unsigned int i;
 	int len;
 
-	if (!a->follow)
-		return;
-	n = follow_others(a->follow, pids, LOOP_LEFT_SHOWN);
-	res->nr_left = n;
-	if (!n)
+	if (!res->nr_left)
 		return;
 	len = snprintf(line, sizeof(line),
-		       "ptbpf: %u followed process%s left running, no longer recorded:", n,
-		       n == 1 ? "" : "es");
-	for (i = 0; i < n && i < LOOP_LEFT_SHOWN && len > 0 && (size_t)len < sizeof(line); i++)
-		len += snprintf(line + len, sizeof(line) - len, " %d", pids[i]);
-	if (n > LOOP_LEFT_SHOWN && len > 0 && (size_t)len < sizeof(line))
+		       "ptbpf: %u followed process%s left running, no longer recorded:",
+		       res->nr_left, res->nr_left == 1 ? "" : "es");
+	for (i = 0;
+	     i < res->nr_left && i < LOOP_LEFT_SHOWN && len > 0 && (size_t)len < sizeof(line); i++)
+		len += snprintf(line + len, sizeof(line) - len, " %d", res->left[i]);
+	if (res->nr_left > LOOP_LEFT_SHOWN && len > 0 && (size_t)len < sizeof(line))
 		snprintf(line + len, sizeof(line) - len, " ...");
 	status_say(line);
 }

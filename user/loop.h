@@ -7,6 +7,7 @@
 #define PTBPF_LOOP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct control;
 struct watch;
@@ -39,6 +40,9 @@ struct loop_args {
 	bool suspend;
 };
 
+/* At most this many pids of those left running are named on stderr. */
+#define LOOP_LEFT_SHOWN 32
+
 struct loop_result {
 	/*
 	 * "exit" (the target is gone), "signal", "duration" (--duration) or
@@ -49,11 +53,12 @@ struct loop_result {
 	int status; /* a started command's shell-style status, else -1 */
 	/* --follow without a command: processes left running at the end */
 	unsigned int nr_left;
+	pid_t left[LOOP_LEFT_SHOWN]; /* the first of them */
 	char error[256];
 };
 
-/* At most this many pids of those left running are named on stderr. */
-#define LOOP_LEFT_SHOWN 32
+/* One line names the processes left running (not with -q). */
+void loop_say_left(const struct loop_result *res);
 
 /*
  * For setup, before anything else: SIGINT, SIGTERM and SIGHUP stay

@@ -611,6 +611,8 @@ static int run(struct app *app)
 		&res);
 	if (app->cfg.follow)
 		follow_finish(&app->follow);
+	if (app->cfg.verbosity >= 0)
+		loop_say_left(&res);
 	control_finish(&app->ctl, res.snapshot);
 	stop_snapshots(app);
 	status_close(); /* the last lines are plain ones */
