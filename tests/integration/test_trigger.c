@@ -383,6 +383,33 @@ static void test_duration(void **state)
 	assert_int_equal(snapshots_of("end"), 1);
 }
 
+/*
+ * --min-interval folds hits as it folds stops, and says them as hits: the
+ * first hit has its snapshot, the two after it within 10 s are folded into
+ * the next one (the exit's).
+ */
+static void test_min_interval_hits(void **state)
+{
+	char err[4096];
+	int i, n, hits = 0;
+
+	need_root();
+	assert_int_equal(run_ptbpf("--min-interval 10s --trigger-on leaf -- " TRIGGER " 3 100 100",
+				   err, sizeof(err), NULL),
+			 0);
+	assert_int_equal(snapshots_of("trigger"), 1);
+	n = count_events(out, "snapshot");
+	for (i = 0; i < n; i++) {
+		hits += event_field(out, "snapshot", i, "folded_hits") > 0 ?
+				(int)event_field(out, "snapshot", i, "folded_hits") :
+				0;
+		assert_int_equal(event_field(out, "snapshot", i, "folded_stops"), -1);
+	}
+	assert_int_equal(hits, 2);
+	if (!strstr(err, ", 2 earlier hits folded in") || strstr(err, "earlier stop"))
+		fail_msg("the hits folded in are not said as hits:\n%s", err);
+}
+
 /* --min-history 1s: the hit at 0.5 s is ignored, the one at 1.5 s is not. */
 static void test_min_history(void **state)
 {
@@ -406,9 +433,9 @@ static void test_min_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_five_calls),  T(test_second_thread), T(test_bad_symbols),
-		T(test_pid_library), T(test_trigger_limit), T(test_duration),
-		T(test_min_history),
+		T(test_five_calls),  T(test_second_thread),	T(test_bad_symbols),
+		T(test_pid_library), T(test_trigger_limit),	T(test_duration),
+		T(test_min_history), T(test_min_interval_hits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -194,6 +194,23 @@ static void test_layout(void **state)
 				 "snapshot-000005");
 }
 
+/* Stops and --trigger-on hits folded in are told apart in ptbpf.json. */
+static void test_folded_counts(void **state)
+{
+	struct fixture *fx = *state;
+	char path[256], sub[300], *json;
+	size_t len;
+
+	fx->snap.why.folded = 1;
+	fx->snap.why.folded_hits = 48;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path, sizeof(path), NULL, 0), 0);
+	snprintf(sub, sizeof(sub), "%s/ptbpf.json", path);
+	json = read_whole(sub, &len);
+	assert_non_null(strstr(json, "\"folded_stops\":1,"));
+	assert_non_null(strstr(json, "\"folded_hits\":48"));
+	free(json);
+}
+
 static void test_ipt_bytes_and_owner(void **state)
 {
 	struct fixture *fx = *state;
@@ -444,6 +461,7 @@ int main(void)
 		T(test_layout),		  T(test_ipt_bytes_and_owner), T(test_refuses_existing),
 		T(test_enospc_cleans_up), T(test_vanished_dir),	       T(test_rotate),
 		T(test_swapped_dir),	  T(test_invalid_args),	       T(test_short_writes),
+		T(test_folded_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
