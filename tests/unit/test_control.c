@@ -177,6 +177,41 @@ static void test_stop_run_cycle(void **state)
 	assert_int_equal(f->ctl.toggles, 4);
 }
 
+/*
+ * ptbpf was stopped (Ctrl-Z): the transitions that came meanwhile are
+ * applied and logged, get no snapshot, and are counted in "suspended";
+ * after it, snapshots as always.
+ */
+static void test_late(void **state)
+{
+	struct fx *f = *state;
+	char seq[512], path[128], *p, line[1024] = "";
+	FILE *fp;
+
+	init(f, TRIGGER_STOP, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, "sample", 4096, NULL);
+	control_late_begin();
+	feed(f, PTBPF_EV_STOP, 1000, 19);
+	feed(f, PTBPF_EV_RUN, 2000, 18);
+	control_late_end(&f->ctl, 500, 2500000500ULL);
+	/* collection followed the target; no snapshot for the late stop */
+	assert_string_equal(f->fake.calls, "R P R");
+	feed(f, PTBPF_EV_STOP, 3000, 19);
+	assert_string_equal(f->fake.calls, "R P R P S(stop)");
+	events(f, seq, sizeof(seq));
+	assert_string_equal(seq, "start resume stop pause run resume suspended stop pause");
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->dir);
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp) && !strstr(line, "\"suspended\""))
+		;
+	if (fp)
+		fclose(fp);
+	p = strstr(line, "\"stopped_ns\":2500000000,\"stops\":1,\"runs\":1,\"fatals\":0,"
+			 "\"exits\":0,\"hits\":0,\"snapshots_missed\":1");
+	if (!p)
+		fail_msg("suspended: %s", line);
+}
+
 static void test_start_stopped(void **state)
 {
 	struct fx *f = *state;
@@ -572,6 +607,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_start_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_steps_fold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_trigger, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_min_interval, setup, teardown),
