@@ -163,8 +163,8 @@ static int wait_ms(const struct loop_args *a)
 			ms = end;
 	}
 
-	if (status_pending() && (ms < 0 || ms > 100))
-		ms = 100;
+	if (status_poll_ms() >= 0 && (ms < 0 || ms > status_poll_ms()))
+		ms = status_poll_ms();
 	return ms;
 }
 

@@ -21,6 +21,7 @@
 static struct {
 	pthread_mutex_t lock;
 	bool on, dirty; /* dirty: a redraw was held back */
+	bool hidden; /* last drawn while the shell had the terminal */
 	int fd;
 	char state[160];
 	unsigned long long stops, snaps, bytes, dir_used, max_size;
@@ -34,6 +35,8 @@ static uint64_t mono_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
+
+static bool shown(void);
 
 /* The line, handed to the stderr writer (say.h), which owns the terminal. */
 static void draw(bool force)
@@ -57,6 +60,7 @@ static void draw(bool force)
 		snprintf(line + n, sizeof(line) - n, " | disk %.1f of %.1f MiB",
 			 st.dir_used / 1048576.0, st.max_size / 1048576.0);
 	say_status(line);
+	st.hidden = !shown();
 }
 
 bool status_open(int fd, bool wanted)
@@ -165,9 +169,11 @@ void status_redraw(void)
 	pthread_mutex_unlock(&st.lock);
 }
 
-bool status_pending(void)
+int status_poll_ms(void)
 {
-	return st.on && st.dirty;
+	if (!st.on)
+		return -1;
+	return st.dirty ? 100 : st.hidden ? 500 : -1;
 }
 
 void status_flush(void)
@@ -175,6 +181,8 @@ void status_flush(void)
 	pthread_mutex_lock(&st.lock);
 	if (st.dirty)
 		draw(false);
+	else if (st.hidden && shown())
+		draw(true); /* the terminal is ours again */
 	pthread_mutex_unlock(&st.lock);
 }
 

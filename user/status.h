@@ -69,10 +69,12 @@ void status_suspend(void);
 void status_redraw(void);
 
 /*
- * A redraw was held back (they come at most every 100 ms): the event loop
- * calls status_flush() within that time.
+ * Within how many ms the event loop calls status_flush(), or -1: 100 when
+ * a redraw was held back (they come at most every 100 ms); 500 while the
+ * line was last drawn with the shell at the terminal (bg): `fg` of a job
+ * that runs sends no SIGCONT, so the loop looks whether it is ours again.
  */
-bool status_pending(void);
+int status_poll_ms(void);
 void status_flush(void);
 
 /* Clears the status line for good (the run is over). */

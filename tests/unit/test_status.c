@@ -69,10 +69,13 @@ static void test_terminal_not_ours(void **state)
 	 * are told so: their own lines for the stop and the snapshot go out
 	 */
 	assert_false(status_target("pid 1 stopped", true));
+	/* drawn for nobody: the loop looks again now and then (fg sends no SIGCONT) */
+	assert_int_equal(status_poll_ms(), 500);
 	assert_false(status_snapshot(2048, 4096, 1 << 20));
 	status_say("ptbpf: a plain line");
 	status_close();
 	assert_false(status_on());
+	assert_int_equal(status_poll_ms(), -1);
 	assert_int_equal(say_stop(1000), 0);
 	drain(m, buf, sizeof(buf));
 	assert_null(strstr(buf, "\033[K"));
