@@ -61,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "min-history", required_argument, NULL, OPT_MIN_HISTORY },
 	{ "crash-stack", required_argument, NULL, OPT_CRASH_STACK },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -89,13 +90,13 @@ void args_usage(FILE *f)
 	      "  -t, --trigger LIST       stop,fatal,exit,step,none (default stop,fatal,exit;\n"
 	      "                           step: a debugger's single-steps get snapshots too)\n"
 	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
+	      "                           (0, the default, keeps them all)\n"
 	      "      --max-size SIZE      keep the output directory within SIZE bytes on disk,\n"
 	      "                           e.g. 100M (the oldest snapshots are removed first;\n"
 	      "                           events.jsonl, an eighth of it, is rotated)\n"
 	      "      --min-interval TIME  fold stops closer than TIME (e.g. 500ms) to the\n"
 	      "                           last snapshot into the next; the last stop\n"
 	      "                           always gets one\n"
-	      "                           (0, the default, keeps them all)\n"
 	      "      --trigger-on SPEC    a snapshot each time the target reaches a function's\n"
 	      "                           entry, while it runs on: SYMBOL[@OBJECT] (OBJECT: the\n"
 	      "                           executable, or a library it maps, e.g. malloc@libc.so.6),\n"
@@ -116,6 +117,7 @@ void args_usage(FILE *f)
 	      "                           a command gets a cgroup of its own\n"
 	      "      --grace DURATION     at the end, how long a started command has after\n"
 	      "                           SIGTERM before SIGKILL, e.g. 500ms, 10s (default 3s)\n"
+	      "  -N, --no-buildid-cache   leave perf's build-id cache ($HOME/.debug) alone\n"
 	      "  -F, --freq HZ            sample backend: samples a second per core (default 4000,\n"
 	      "                           lowered to kernel.perf_event_max_sample_rate, and said)\n"
 	      "      --call-graph MODE    sample backend call stacks: fp (default: frame pointers),\n"
@@ -128,7 +130,19 @@ void args_usage(FILE *f)
 	      "SIGUSR2 takes a snapshot now. SIGINT, SIGTERM and SIGHUP end the run after a\n"
 	      "last snapshot; a started command gets SIGTERM, and a second SIGINT or SIGTERM\n"
 	      "ends it with SIGKILL at once. One run per output directory at a time.\n"
-	      "At a terminal a command gets Ctrl-C and Ctrl-Z as it would alone.\n",
+	      "At a terminal a command gets Ctrl-C and Ctrl-Z as it would alone; without\n"
+	      "a command, Ctrl-Z stops ptbpf and fg resumes the recording.\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0        the run ended as asked: --duration, --trigger-limit, SIGINT,\n"
+	      "           SIGTERM or SIGHUP to ptbpf (a command is then ended by ptbpf),\n"
+	      "           the command's own exit 0; --pid and the like: the target's end\n"
+	      "  N        the command ended by itself with exit status N\n"
+	      "  128+N    the command was killed by signal N, not sent by ptbpf\n"
+	      "           (Ctrl-C: 130)\n"
+	      "  1        ptbpf could not start or failed (one line on stderr says why)\n"
+	      "  2        a usage error\n"
+	      "  127      the command could not be run\n",
 	      f);
 }
 
@@ -550,6 +564,9 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 	case 'V':
 		cfg->version = true;
 		return 0;
+	case 'N':
+		cfg->no_buildid_cache = true;
+		return 0;
 	}
 	return fail(err, errlen, "unknown option");
 }
@@ -586,7 +603,7 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errl
 	err[0] = '\0';
 	optind = 0; /* full reset: tests call this more than once */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:F:qvhV", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:F:NqvhV", long_opts, NULL)) != -1) {
 		if (opt == '?') {
 			if (optopt)
 				return fail(err, errlen, "unknown option '-%c' (see --help)",

@@ -51,6 +51,7 @@ struct config {
 	unsigned long long trigger_limit; /* --trigger-limit; 0: none */
 	unsigned long long duration_ns; /* --duration; 0: until the end */
 	unsigned long long min_history_ns; /* --min-history; 0: none */
+	bool no_buildid_cache; /* -N: perf's $HOME/.debug left alone */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 	bool help;
 	bool version;

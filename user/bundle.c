@@ -287,6 +287,7 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 		json_str(j, "addr", hex);
 	}
 	json_u64(j, "folded_stops", t->folded);
+	json_u64(j, "folded_hits", t->folded_hits);
 	if (t->spec) {
 		/* --trigger-on: the point, the hit, and where the data ends */
 		json_obj_begin(j, "hit");

@@ -99,8 +99,8 @@ static void human(struct control *c, uint64_t ts, const char *what, const char *
 		/* on a terminal the status line tells the stops, not a flood */
 		snprintf(line, sizeof(line), "pid %d %s%s%s", c->pid, stop ? "stopped" : "running",
 			 stop && detail ? " " : "", stop && detail ? detail : "");
-		status_target(line, stop);
-		if (c->verbosity == 0)
+		/* while the shell has the terminal, plain lines say them */
+		if (status_target(line, stop) && c->verbosity == 0)
 			return;
 	}
 	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel, what, c->pid,
@@ -428,11 +428,87 @@ static void log_event(struct control *c, const struct ptbpf_event *e, uint64_t r
 		human(c, e->ts, name, detail);
 }
 
+/* ptbpf was stopped: what came meanwhile (control_late_begin()). */
+static struct {
+	bool on;
+	unsigned long long stops, runs, fatals, exits, hits, missed;
+} late;
+
+void control_late_begin(void)
+{
+	memset(&late, 0, sizeof(late));
+	late.on = true;
+}
+
+static void late_count(const struct ptbpf_event *e)
+{
+	late.stops += e->kind == PTBPF_EV_STOP;
+	late.runs += e->kind == PTBPF_EV_RUN;
+	late.fatals += e->kind == PTBPF_EV_FATAL;
+	late.exits += e->kind == PTBPF_EV_EXIT;
+	late.hits += e->kind == PTBPF_EV_TRIGGER;
+}
+
+/* ": 2 stops", then ", 1 run" into @line at @n when @v; returns the new length. */
+static int late_part(char *line, size_t len, int n, unsigned long long v, const char *what,
+		     bool *first)
+{
+	if (!v || n < 0 || (size_t)n >= len)
+		return n;
+	n += snprintf(line + n, len - n, "%s%llu %s%s", *first ? ": " : ", ", v, what,
+		      v == 1 ? "" : "s");
+	*first = false;
+	return n;
+}
+
+void control_late_end(struct control *c, uint64_t stopped_ns, uint64_t continued_ns)
+{
+	struct json *j;
+	char line[256];
+	bool first = true;
+	int n;
+
+	late.on = false;
+	j = eventlog_begin(c->log, "suspended", continued_ns, c->pid);
+	json_u64(j, "stopped_ns", continued_ns - stopped_ns);
+	json_u64(j, "stops", late.stops);
+	json_u64(j, "runs", late.runs);
+	json_u64(j, "fatals", late.fatals);
+	json_u64(j, "exits", late.exits);
+	json_u64(j, "hits", late.hits);
+	json_u64(j, "snapshots_missed", late.missed);
+	eventlog_end(c->log);
+	if (c->verbosity < 0)
+		return;
+	n = snprintf(line, sizeof(line), "ptbpf: continued after %.1f s stopped; meanwhile",
+		     (continued_ns - stopped_ns) / 1e9);
+	n = late_part(line, sizeof(line), n, late.stops, "stop", &first);
+	n = late_part(line, sizeof(line), n, late.runs, "run", &first);
+	n = late_part(line, sizeof(line), n, late.fatals, "fatal signal", &first);
+	n = late_part(line, sizeof(line), n, late.exits, "exit", &first);
+	n = late_part(line, sizeof(line), n, late.hits, "trigger hit", &first);
+	if (first && n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - n, " the target's state did not change");
+	if (late.missed && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n,
+			 " (%llu snapshot%s not taken: ptbpf was stopped)", late.missed,
+			 late.missed == 1 ? "" : "s");
+	status_say(line);
+}
+
 /* Stages the snapshot of @t, which holds every stop folded since the last. */
 static void take(struct control *c, struct snap_trigger *t)
 {
+	if (late.on) {
+		/* what the buffers hold now is not what they held then */
+		late.missed++;
+		c->folded = c->folded_hits = 0;
+		c->has_pending = false;
+		return;
+	}
 	t->folded = c->folded;
-	c->folded = 0;
+	t->folded_hits = c->folded_hits;
+	c->folded = c->folded_hits = 0;
 	c->has_pending = false;
 	/* the trigger's time: stops are compared with it, on their own clock */
 	c->last_snap_ns = t->ts;
@@ -451,8 +527,21 @@ static bool fold(struct control *c, const struct snap_trigger *t)
 		return false;
 	c->pending = *t;
 	c->has_pending = true;
-	c->folded++;
+	/* a hit folded is a hit, not a stop (--trigger-on) */
+	if (t->spec)
+		c->folded_hits++;
+	else
+		c->folded++;
 	return true;
+}
+
+/* The pending stop or hit is about to be the snapshot's own, not folded. */
+static void unfold_pending(struct control *c)
+{
+	if (c->pending.spec)
+		c->folded_hits--;
+	else
+		c->folded--;
 }
 
 static void trigger(struct control *c, unsigned int bit, const struct ptbpf_event *e,
@@ -567,7 +656,7 @@ void control_tick(struct control *c, uint64_t now)
 	if (!c->has_pending || now < control_deadline(c))
 		return;
 	t = c->pending;
-	c->folded--; /* the pending stop is this snapshot's own */
+	unfold_pending(c); /* the pending one is this snapshot's own */
 	take(c, &t);
 }
 
@@ -611,6 +700,8 @@ void control_event(struct control *c, const struct ptbpf_event *e, uint64_t recv
 {
 	if (e->kind == 0 || e->kind >= PTBPF_EV_MAX)
 		return;
+	if (late.on)
+		late_count(e);
 	if (!e->seq) {
 		apply(c, e, recv_ns);
 		return;
@@ -736,7 +827,7 @@ void control_flush(struct control *c)
 
 	if (!c->has_pending)
 		return;
-	c->folded--; /* the pending stop is this snapshot's own */
+	unfold_pending(c); /* the pending one is this snapshot's own */
 	take(c, &t);
 }
 
@@ -749,19 +840,28 @@ void control_finish(struct control *c, bool snapshot)
 		control_snapshot_now(c, "end");
 	} else if (c->has_pending) {
 		/* the last stop gets its snapshot, even cut short */
-		c->folded--;
+		unfold_pending(c);
 		take(c, &t);
 	}
 }
 
-void control_end(struct control *c, const char *reason, int exit_status)
+void control_end(struct control *c, const struct control_end_info *end)
 {
+	const char *reason = end->reason;
+	char detail[160];
 	struct json *j;
 
 	j = eventlog_begin(c->log, "end", clock_now_ns(), c->pid);
 	json_str(j, "reason", reason);
-	if (exit_status >= 0)
-		json_i64(j, "status", exit_status);
+	if (end->status >= 0)
+		json_i64(j, "status", end->status);
+	if (end->ended) {
+		/* for scripts: as asked, by itself or by a signal (runend.h) */
+		json_str(j, "ended", end->ended);
+		json_i64(j, "exit_status", end->exit_status);
+	}
+	if (end->left_running)
+		json_u64(j, "left_running", end->left_running);
 	json_u64(j, "toggles", c->toggles);
 	json_u64(j, "toggle_errors", c->toggle_errors);
 	/* transitions whose record came before an earlier one's */
@@ -770,5 +870,15 @@ void control_end(struct control *c, const char *reason, int exit_status)
 	json_u64(j, "stderr_dropped", say_dropped());
 	json_u64(j, "stderr_folded", say_folded());
 	eventlog_end(c->log);
-	human(c, clock_now_ns(), "end", reason);
+	if (end->ended) {
+		char *p;
+
+		snprintf(detail, sizeof(detail), "%s, %s: exit status %d", reason, end->ended,
+			 end->exit_status);
+		/* "as_asked" is for scripts; people read "as asked" */
+		for (p = detail + strlen(reason); *p; p++)
+			*p = *p == '_' ? ' ' : *p;
+	} else
+		snprintf(detail, sizeof(detail), "%s", reason);
+	human(c, clock_now_ns(), "end", detail);
 }

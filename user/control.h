@@ -93,6 +93,7 @@ struct control {
 	bool has_pending; /* a folded stop waits for its snapshot */
 	struct snap_trigger pending;
 	unsigned int folded; /* stops since the last snapshot, without one */
+	unsigned int folded_hits; /* --trigger-on hits, the same way */
 	/*
 	 * Transitions in their BPF order (struct ptbpf_event.seq): the last
 	 * one applied, those that came before an earlier one (held until it
@@ -237,7 +238,34 @@ void control_flush(struct control *c);
 /* The end of the run: pause every core, and a last snapshot if @snapshot. */
 void control_finish(struct control *c, bool snapshot);
 
+/*
+ * ptbpf itself was stopped (Ctrl-Z, without a command) and is continued:
+ * what the target did meanwhile waits in the BPF ring. Between
+ * control_late_begin() and control_late_end() those events are applied
+ * and logged as always (with their own times), counted, and get no
+ * snapshot: the buffers no longer hold what they held then. Process-wide,
+ * as ptbpf's stop was: every followed process's control alike.
+ */
+void control_late_begin(void);
+
+/*
+ * The catch-up is over: a "suspended" event (@stopped_ns: when ptbpf
+ * stopped, @continued_ns: when it went on) and one line say what
+ * happened meanwhile.
+ */
+void control_late_end(struct control *c, uint64_t stopped_ns, uint64_t continued_ns);
+
+/* What the "end" line says. */
+struct control_end_info {
+	const char *reason; /* "exit", "signal", "duration", "trigger_limit"... */
+	int status; /* a launched command's, as a shell says it; -1: none */
+	const char *ended; /* how (runend.h); NULL: not said (ptbpf failed) */
+	int exit_status; /* ptbpf's */
+	/* --follow without a command: processes left running, unrecorded */
+	unsigned int left_running;
+};
+
 /* The "end" line, once the snapshots are written. */
-void control_end(struct control *c, const char *reason, int exit_status);
+void control_end(struct control *c, const struct control_end_info *end);
 
 #endif /* PTBPF_CONTROL_H */

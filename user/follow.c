@@ -232,6 +232,15 @@ unsigned int follow_live(const struct follow *f)
 	return f->nr_kids + (f->root_gone ? 0 : 1);
 }
 
+unsigned int follow_others(const struct follow *f, pid_t *pids, unsigned int max)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_kids && i < max; i++)
+		pids[i] = f->kids[i]->pid;
+	return f->nr_kids;
+}
+
 void follow_root_gone(struct follow *f)
 {
 	uint64_t done;

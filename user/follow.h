@@ -99,6 +99,13 @@ int follow_adopt(struct follow *f, pid_t pid, int state);
 /* Processes of the run not yet gone, the target included. */
 unsigned int follow_live(const struct follow *f);
 
+/*
+ * The followed processes not yet gone, the target not included: up to
+ * @max of them into @pids. Returns how many there are (maybe more than
+ * @max).
+ */
+unsigned int follow_others(const struct follow *f, pid_t *pids, unsigned int max);
+
 /* The target is gone (its pidfd said so), whatever its events said. */
 void follow_root_gone(struct follow *f);
 

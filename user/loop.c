@@ -2,13 +2,16 @@
 /* The event loop: see loop.h. */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include "follow.h"
 #include "jobctl.h"
 #include "loop.h"
+#include "say.h"
 #include "status.h"
 #include "target.h"
 #include "watch.h"
@@ -31,6 +35,10 @@ static void signal_set(sigset_t *set)
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGUSR2);
+	/* continued (fg, bg): the status line is drawn again */
+	sigaddset(set, SIGCONT);
+	/* ignored until loop_run() takes it (loop_args.suspend) */
+	sigaddset(set, SIGTSTP);
 }
 
 static volatile sig_atomic_t setup_signal;
@@ -155,37 +163,113 @@ static int wait_ms(const struct loop_args *a)
 			ms = end;
 	}
 
-	if (status_pending() && (ms < 0 || ms > 100))
-		ms = 100;
+	if (status_poll_ms() >= 0 && (ms < 0 || ms > status_poll_ms()))
+		ms = status_poll_ms();
 	/* --follow: forks past the limit send no event; looked at each second */
 	if (a->follow && (ms < 0 || ms > 1000))
 		ms = 1000;
 	return ms;
 }
 
-/*
- * Ends a command we started: SIGTERM, SIGCONT, then SIGKILL once the grace
- * period is over or at a second SIGINT/SIGTERM (the user wants out now).
- * SIGUSR2 meanwhile still takes its snapshot.
- */
-static int end_child(const struct loop_args *a, int sfd)
+static int pidfd_open_(pid_t pid)
 {
-	struct pollfd p[2] = { { .fd = a->target->pidfd, .events = POLLIN },
-			       { .fd = sfd, .events = POLLIN } };
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static void pidfd_signal(int fd, int sig)
+{
+	syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+}
+
+/*
+ * --follow with a command: the processes it forked are the command's too,
+ * ended with it. Their pidfds into @p from @p[2] on; returns how many (one
+ * already gone has none). Not our children: pidfds, not waitpid, and a
+ * pid that is reused meanwhile is never signalled.
+ */
+static unsigned int open_others(const struct loop_args *a, struct pollfd **p)
+{
+	unsigned int n = a->follow ? follow_others(a->follow, NULL, 0) : 0, i, m = 0;
+	pid_t *pids = n ? calloc(n, sizeof(*pids)) : NULL;
+	struct pollfd *grown;
+
+	if (!pids)
+		return 0;
+	grown = realloc(*p, (2 + n) * sizeof(**p));
+	if (grown) {
+		*p = grown;
+		n = follow_others(a->follow, pids, n);
+		for (i = 0; i < n; i++) {
+			grown[2 + m].fd = pidfd_open_(pids[i]);
+			grown[2 + m].events = POLLIN;
+			m += grown[2 + m].fd >= 0;
+		}
+	}
+	free(pids);
+	return m;
+}
+
+/* Sends @sig to the processes of @p[2..2+@n) still there. */
+static void signal_others(struct pollfd *p, unsigned int n, int sig)
+{
+	unsigned int i;
+
+	for (i = 2; i < 2 + n; i++)
+		if (p[i].fd >= 0)
+			pidfd_signal(p[i].fd, sig);
+}
+
+/* Closes the pidfds of those that ended; returns how many are left. */
+static unsigned int others_left(struct pollfd *p, unsigned int n, bool all)
+{
+	unsigned int i, left = 0;
+
+	for (i = 2; i < 2 + n; i++) {
+		if (p[i].fd >= 0 && (all || (p[i].revents & (POLLIN | POLLHUP | POLLERR)))) {
+			close(p[i].fd);
+			p[i].fd = -1;
+		}
+		left += p[i].fd >= 0;
+	}
+	return left;
+}
+
+/*
+ * Ends a command we started, and with --follow the processes it forked:
+ * SIGTERM, SIGCONT, then SIGKILL once the grace period is over or at a
+ * second SIGINT/SIGTERM (the user wants out now). SIGUSR2 meanwhile still
+ * takes its snapshot. Returns the command's status (@status when it was
+ * reaped already: --follow, its forks outlive it).
+ */
+static int end_child(const struct loop_args *a, int sfd, int status)
+{
+	struct pollfd *p = calloc(2, sizeof(*p));
 	uint64_t end = clock_now_ns() + (uint64_t)a->grace_ms * 1000000ULL, now;
 	struct target *t = a->target;
 	struct signalfd_siginfo si;
-	bool kill_now = false;
+	bool kill_now = !p;
+	unsigned int n = p ? open_others(a, &p) : 0, left = n;
 
 	target_signal(t, SIGTERM);
 	target_signal(t, SIGCONT);
-	while (!kill_now && (now = clock_now_ns()) < end) {
-		int n = poll(p, 2, (int)((end - now) / 1000000 + 1));
+	signal_others(p, n, SIGTERM);
+	signal_others(p, n, SIGCONT);
+	if (p) {
+		p[0] = (struct pollfd){ .fd = t->child ? t->pidfd : -1, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	}
+	while (!kill_now && (t->child || left) && (now = clock_now_ns()) < end) {
+		int r = poll(p, 2 + n, (int)((end - now) / 1000000 + 1));
 
-		if (n < 0 && errno == EINTR)
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || (p[0].revents & POLLIN))
-			return target_reap(t);
+		if (r < 0)
+			break;
+		if (p[0].fd >= 0 && (p[0].revents & POLLIN)) {
+			status = target_reap(t);
+			p[0].fd = -1;
+		}
+		left = others_left(p, n, false);
 		if (!(p[1].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGUSR2)
@@ -194,25 +278,64 @@ static int end_child(const struct loop_args *a, int sfd)
 			 (si.ssi_signo == SIGINT && !jobctl_terminal_signal(a->jc, si.ssi_code)))
 			kill_now = true;
 	}
-	target_signal(t, SIGKILL);
-	return target_reap(t);
+	if (t->child) {
+		target_signal(t, SIGKILL);
+		status = target_reap(t);
+	}
+	signal_others(p, n, SIGKILL);
+	others_left(p, n, true);
+	free(p);
+	return status;
+}
+
+/*
+ * --follow without a command: the processes followed are not ptbpf's to
+ * end. They are left running, no longer recorded (loop_say_left()).
+ */
+static void leave_others(const struct loop_args *a, struct loop_result *res)
+{
+	if (a->follow)
+		res->nr_left = follow_others(a->follow, res->left, LOOP_LEFT_SHOWN);
+}
+
+void loop_say_left(const struct loop_result *res)
+{
+	char line[LOOP_LEFT_SHOWN * 12 + 128];
+	unsigned int i;
+	int len;
+
+	if (!res->nr_left)
+		return;
+	len = snprintf(line, sizeof(line),
+		       "ptbpf: %u followed process%s left running, no longer recorded:",
+		       res->nr_left, res->nr_left == 1 ? "" : "es");
+	for (i = 0;
+	     i < res->nr_left && i < LOOP_LEFT_SHOWN && len > 0 && (size_t)len < sizeof(line); i++)
+		len += snprintf(line + len, sizeof(line) - len, " %d", res->left[i]);
+	if (res->nr_left > LOOP_LEFT_SHOWN && len > 0 && (size_t)len < sizeof(line))
+		snprintf(line + len, sizeof(line) - len, " ...");
+	status_say(line);
 }
 
 /*
  * The run ends while the target lives (a signal, --duration,
  * --trigger-limit): the last events, then a snapshot of where it was; a
- * command we started is ended as on SIGINT. Returns 1.
+ * command we started is ended as on SIGINT, and with --follow what it
+ * forked. Returns 1.
  */
 static int end_run(const struct loop_args *a, int sfd, const char *reason, struct loop_result *res)
 {
 	drain(a);
 	res->reason = reason;
 	res->snapshot = true;
-	if (a->target->child) {
+	/* a command we started (maybe gone already, its forks not) */
+	if (a->target->child || a->target->name) {
 		control_snapshot_now(a->ctl, "end");
 		res->snapshot = false;
-		res->status = end_child(a, sfd);
+		res->status = end_child(a, sfd, res->status);
 		drain(a);
+	} else {
+		leave_others(a, res);
 	}
 	return 1;
 }
@@ -229,6 +352,35 @@ static int should_end(const struct loop_args *a, int sfd, struct loop_result *re
 	return 0;
 }
 
+/*
+ * Ctrl-Z without a command: ptbpf stops as any foreground program, its
+ * last line and the status line's erase written first; continued, the
+ * transitions that came meanwhile are applied (logged, no snapshot: the
+ * buffers hold what came after) and one line says what they were.
+ */
+static void suspend(const struct loop_args *a)
+{
+	uint64_t stopped, continued;
+	sigset_t tstp;
+
+	drain(a);
+	status_suspend();
+	status_say("ptbpf: stopped (Ctrl-Z); fg or bg goes on recording (no snapshot meanwhile)");
+	say_flush(500);
+	stopped = clock_now_ns();
+	/* SIG_DFL since loop_run(): taken now, it stops the whole process */
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	raise(SIGTSTP);
+	pthread_sigmask(SIG_UNBLOCK, &tstp, NULL);
+	pthread_sigmask(SIG_BLOCK, &tstp, NULL);
+	continued = clock_now_ns();
+	control_late_begin();
+	drain(a);
+	control_late_end(a->ctl, stopped, continued);
+	status_redraw();
+}
+
 /* Returns 1 when the loop ends. */
 static int on_signal(const struct loop_args *a, int sfd, struct loop_result *res)
 {
@@ -236,6 +388,15 @@ static int on_signal(const struct loop_args *a, int sfd, struct loop_result *res
 
 	if (read(sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
+	if (si.ssi_signo == SIGCONT) {
+		status_redraw();
+		return 0;
+	}
+	if (si.ssi_signo == SIGTSTP) {
+		if (a->suspend)
+			suspend(a);
+		return 0;
+	}
 	/* the terminal's Ctrl-C went to the command too: its to act on */
 	if (si.ssi_signo == SIGINT && jobctl_terminal_signal(a->jc, si.ssi_code))
 		return 0;
@@ -295,6 +456,9 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	memset(res, 0, sizeof(*res));
 	res->reason = "exit";
 	res->status = -1;
+	/* blocked since loop_block_signals(): the signalfd takes it */
+	if (a->suspend)
+		signal(SIGTSTP, SIG_DFL);
 	signal_set(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	ep = epoll_create1(EPOLL_CLOEXEC);

@@ -7,6 +7,7 @@
 #define PTBPF_LOOP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct control;
 struct watch;
@@ -30,7 +31,17 @@ struct loop_args {
 	 * 0: none.
 	 */
 	unsigned long long end_ns;
+	/*
+	 * No command (--pid, --wait-for, --unit): SIGTSTP (Ctrl-Z) stops
+	 * ptbpf as any foreground program; continued (fg, bg), it catches up
+	 * with what the target did meanwhile and says it. With a command the
+	 * terminal's Ctrl-Z is the command's (jobctl.h).
+	 */
+	bool suspend;
 };
+
+/* At most this many pids of those left running are named on stderr. */
+#define LOOP_LEFT_SHOWN 32
 
 struct loop_result {
 	/*
@@ -40,8 +51,14 @@ struct loop_result {
 	const char *reason;
 	bool snapshot; /* the run ends on a signal: take a last snapshot */
 	int status; /* a started command's shell-style status, else -1 */
+	/* --follow without a command: processes left running at the end */
+	unsigned int nr_left;
+	pid_t left[LOOP_LEFT_SHOWN]; /* the first of them */
 	char error[256];
 };
+
+/* One line names the processes left running (not with -q). */
+void loop_say_left(const struct loop_result *res);
 
 /*
  * For setup, before anything else: SIGINT, SIGTERM and SIGHUP stay
@@ -61,7 +78,8 @@ int loop_setup_signal(void);
 
 /*
  * Blocks the signals the loop takes through its signalfd (SIGINT, SIGTERM,
- * SIGHUP, SIGUSR2), once setup is done and before the command is let go.
+ * SIGHUP, SIGUSR2, SIGCONT, SIGTSTP), once setup is done and before the
+ * command is let go.
  * A terminating signal that came during setup is raised again: the loop
  * ends the run on it at once.
  */

@@ -27,6 +27,7 @@
 #include "outdir.h"
 #include "privs.h"
 #include "guardian.h"
+#include "runend.h"
 #include "say.h"
 #include "scope.h"
 #include "snapstage.h"
@@ -391,8 +392,11 @@ static int open_output(struct app *app)
 			.max_size = app->cfg.max_size,
 			.verbosity = app->cfg.verbosity,
 			.run_id = app->run,
-			.buildid_cache = buildcache_dir(app->cache_dir,
-							sizeof(app->cache_dir)),
+			/* -N: as perf record's --no-buildid-cache */
+			.buildid_cache = app->cfg.no_buildid_cache ?
+						 NULL :
+						 buildcache_dir(app->cache_dir,
+								sizeof(app->cache_dir)),
 		},
 	};
 	int ret;
@@ -583,6 +587,8 @@ static int setup(struct app *app)
 static int run(struct app *app)
 {
 	struct loop_result res;
+	struct run_end end;
+	enum runend_how how;
 	int ret, status;
 
 	if (setup(app)) {
@@ -593,10 +599,15 @@ static int run(struct app *app)
 		}
 		status = target_reap(&app->target);
 		stop_snapshots(app);
-		control_end(&app->ctl, "exec_failed", status);
+		control_end(&app->ctl, &(struct control_end_info){ .reason = "exec_failed",
+								   .status = status,
+								   .exit_status = 127 });
 		return 127;
 	}
-	if (status_open(STDERR_FILENO, app->cfg.verbosity >= 0)) {
+	/* only where the target does not write to the same terminal */
+	if (status_open(STDERR_FILENO,
+			app->cfg.verbosity >= 0 &&
+				!status_shared(STDERR_FILENO, "/proc", app->target.pid))) {
 		char state[64];
 
 		snprintf(state, sizeof(state), "pid %d %s", app->target.pid,
@@ -612,19 +623,36 @@ static int run(struct app *app)
 			.grace_ms = app->cfg.grace_ms,
 			.follow = app->cfg.follow ? &app->follow : NULL,
 			.end_ns = app->cfg.duration_ns ? app->start_ns + app->cfg.duration_ns : 0,
+			/* with a command, Ctrl-Z is the command's (jobctl.h) */
+			.suspend = !app->cfg.cmd,
 		},
 		&res);
 	if (app->cfg.follow)
 		follow_finish(&app->follow);
+	if (app->cfg.verbosity >= 0)
+		loop_say_left(&res);
 	control_finish(&app->ctl, res.snapshot);
 	stop_snapshots(app);
 	status_close(); /* the last lines are plain ones */
-	control_end(&app->ctl, res.reason, res.status);
+	end = (struct run_end){
+		.reason = res.reason,
+		.launched = app->cfg.cmd != NULL,
+		.status = res.status,
+		.killed_by = app->target.killed_by,
+	};
+	how = runend_how(&end);
+	control_end(&app->ctl, &(struct control_end_info){
+				       .reason = res.reason,
+				       .status = res.status,
+				       .ended = ret ? NULL : runend_name(how),
+				       .exit_status = ret ? EXIT_SETUP : runend_exit_status(&end),
+				       .left_running = res.nr_left,
+			       });
 	if (ret) {
 		say("ptbpf: %s\n", res.error);
 		return EXIT_SETUP;
 	}
-	return res.status >= 0 && app->cfg.cmd ? res.status : 0;
+	return runend_exit_status(&end);
 }
 
 /* Every path out: no BPF program attached, no perf event open. */

@@ -68,11 +68,24 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 		/* the parents are the user's to make, with the owner they want */
 		const char *slash = strrchr(path, '/');
 		int plen = slash ? (int)(slash - path) : 0;
+		char parent[PATH_MAX];
 
-		snprintf(
-			err, errlen,
-			"can't create output directory %s: %.*s does not exist (mkdir -p %.*s first)",
-			path, plen, path, plen, path);
+		snprintf(parent, sizeof(parent), "%.*s", plen ? plen : 1,
+			 !slash ? "." :
+			 plen	? path :
+				  "/");
+		/* a parent that is there refuses it (/proc, /sys): no mkdir -p helps */
+		if (!stat(parent, &st))
+			snprintf(
+				err, errlen,
+				"can't create output directory %s: %s does not take new directories "
+				"(%s)",
+				path, parent, strerror(ENOENT));
+		else
+			snprintf(err, errlen,
+				 "can't create output directory %s: %s does not exist (mkdir -p %s "
+				 "first)",
+				 path, parent, parent);
 		return -ENOENT;
 	} else if (errno != EEXIST) {
 		ret = -errno;

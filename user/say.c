@@ -340,10 +340,10 @@ unsigned long long say_dropped(void)
 	return n;
 }
 
-int say_stop(unsigned int wait_ms)
+/* Waits (lock held) up to @wait_ms for the writer to be idle; returns whether it is. */
+static bool wait_idle(unsigned int wait_ms)
 {
 	struct timespec end;
-	bool idle;
 
 	clock_gettime(CLOCK_REALTIME, &end);
 	end.tv_sec += wait_ms / 1000;
@@ -352,12 +352,29 @@ int say_stop(unsigned int wait_ms)
 		end.tv_sec++;
 		end.tv_nsec -= 1000000000;
 	}
-	pthread_mutex_lock(&q.lock);
 	fold_notice(); /* the count of the last ones folded goes out too */
 	while (q.running && (q.len || q.busy || q.status_dirty))
 		if (pthread_cond_timedwait(&q.cond, &q.lock, &end) == ETIMEDOUT)
 			break;
-	idle = !q.len && !q.busy && !q.status_dirty;
+	return !q.len && !q.busy && !q.status_dirty;
+}
+
+int say_flush(unsigned int wait_ms)
+{
+	bool idle;
+
+	pthread_mutex_lock(&q.lock);
+	idle = wait_idle(wait_ms);
+	pthread_mutex_unlock(&q.lock);
+	return idle ? 0 : -EAGAIN;
+}
+
+int say_stop(unsigned int wait_ms)
+{
+	bool idle;
+
+	pthread_mutex_lock(&q.lock);
+	idle = wait_idle(wait_ms);
 	if (q.running && idle) {
 		q.stopping = true;
 		pthread_cond_broadcast(&q.cond);

@@ -58,6 +58,14 @@ unsigned long long say_folded(void);
  */
 void say_status(const char *line);
 
+/*
+ * Waits up to @wait_ms for the queued lines (and the status line's erase)
+ * to be written; the thread goes on. Before ptbpf stops itself (Ctrl-Z):
+ * its last words reach the terminal before the shell's prompt. Returns 0
+ * when everything was written, -EAGAIN when lines were still waiting.
+ */
+int say_flush(unsigned int wait_ms);
+
 /* Lines dropped so far because stderr did not keep up. */
 unsigned long long say_dropped(void);
 

@@ -170,6 +170,8 @@ static void trigger_json(struct json *j, const struct snap_trigger *t)
 		json_str(j, "addr", fmt_addr(t->addr, hex, sizeof(hex)));
 	if (t->folded)
 		json_u64(j, "folded_stops", t->folded);
+	if (t->folded_hits)
+		json_u64(j, "folded_hits", t->folded_hits);
 }
 
 /* A --trigger-on snapshot: which point, and how its data ends at the hit. */
@@ -240,9 +242,10 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 	eventlog_end(&q->wlog);
 	if (q->cfg.verbosity < 0)
 		return;
-	status_snapshot(bytes, q->budget.used, q->cfg.max_size);
-	if (status_on() && q->cfg.verbosity == 0 && !rm->n)
-		return; /* the status line counts it */
+	/* the status line counts it, when it is drawn (not after Ctrl-Z) */
+	if (status_snapshot(bytes, q->budget.used, q->cfg.max_size) && q->cfg.verbosity == 0 &&
+	    !rm->n)
+		return;
 	/* one write: the control thread prints lines of its own meanwhile */
 	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
 		     (unsigned long long)snap->id, snap->trigger, path, bytes / 1024.0,
@@ -251,6 +254,10 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      ", %u earlier stop%s folded in", snap->why.folded,
 			      snap->why.folded == 1 ? "" : "s");
+	if (snap->why.folded_hits)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      ", %u earlier hit%s folded in", snap->why.folded_hits,
+			      snap->why.folded_hits == 1 ? "" : "s");
 	if (rm->n)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      "; removed %u oldest (%.1f KiB) for %s", rm->n, rm->bytes / 1024.0,

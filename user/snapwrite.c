@@ -224,14 +224,21 @@ static int write_lldb(struct job *job)
 static int write_all(struct job *job, unsigned int formats)
 {
 	bool pt = job->snap->run.backend == BACKEND_INTEL_PT;
+	unsigned int written = 0;
 	int ret = 0;
 
-	if ((formats & SNAPFMT_PERF) || !pt)
+	if ((formats & SNAPFMT_PERF) || !pt) {
 		ret = write_perf(job);
-	if (!ret && pt && (formats & SNAPFMT_LLDB))
+		written |= SNAPFMT_PERF;
+	}
+	/* the LLDB bundle is Intel PT's: samples have only perf.data */
+	if (!ret && pt && (formats & SNAPFMT_LLDB)) {
 		ret = write_lldb(job);
+		written |= SNAPFMT_LLDB;
+	}
+	/* ptbpf.json's "files" says what is there, not what was asked */
 	if (!ret)
-		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json, formats);
+		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json, written);
 	return ret;
 }
 

@@ -385,6 +385,7 @@ int target_reap(struct target *t)
 		if (errno != EINTR)
 			return -errno;
 	t->child = false;
+	t->killed_by = si.si_code == CLD_EXITED ? 0 : si.si_status;
 	if (si.si_code == CLD_EXITED)
 		return si.si_status;
 	return 128 + si.si_status;

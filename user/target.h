@@ -18,6 +18,7 @@ struct target {
 	int go_fd; /* child: write end of the pipe it waits on, or -1 */
 	int err_fd; /* child: read end that reports a failed exec, or -1 */
 	const char *name; /* child: the command, as given (argv[0]) */
+	int killed_by; /* child, once reaped: the signal it died of; 0: exited */
 };
 
 /* No process yet: every descriptor -1, so target_close() is safe. */

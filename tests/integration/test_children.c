@@ -375,6 +375,83 @@ static void test_follow_pid_existing(void **state)
 	}
 }
 
+/* Waits until process @pid is gone (or a zombie nobody reaps yet). */
+static bool wait_gone(pid_t pid, double secs)
+{
+	double end = mono_s() + secs;
+	char st;
+
+	do {
+		st = task_state(pid, pid);
+		if (!st || st == 'Z' || st == 'X')
+			return true;
+		msleep(20);
+	} while (mono_s() < end);
+	return false;
+}
+
+/*
+ * SIGINT to ptbpf --follow -- COMMAND: the workers the command forked are
+ * ended with it (SIGTERM, as the command), and the run ended as asked.
+ */
+static void test_follow_sigint_ends_workers(void **state)
+{
+	struct fx *f = *state;
+	char s[32];
+	int i;
+
+	need_root();
+	/* workers that would spin for 60 s of CPU, the server gone at once */
+	launch(f, "-q --follow", "3 60000 0 nowait");
+	assert_int_equal(read_workers(f, f->log, 3, 10), 3);
+	assert_true(wait_events(f->out, "fork", 3, 10));
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(finish(f, 60), 0);
+	for (i = 0; i < 3; i++)
+		if (!wait_gone(f->workers[i], 10))
+			fail_msg("worker %d still runs after ptbpf ended", f->workers[i]);
+	assert_int_equal(event_str(f->out, "end", 0, "reason", s, sizeof(s)), 0);
+	assert_string_equal(s, "signal");
+	assert_int_equal(event_str(f->out, "end", 0, "ended", s, sizeof(s)), 0);
+	assert_string_equal(s, "as_asked");
+	assert_int_equal(event_field(f->out, "end", 0, "left_running"), -1);
+}
+
+/*
+ * SIGINT to ptbpf --pid --follow: the processes are not ptbpf's to end;
+ * they are left running, and the end says how many, stderr which.
+ */
+static void test_follow_pid_sigint_leaves(void **state)
+{
+	struct fx *f = *state;
+	char pid[16], want[64], *log;
+	char *targv[] = { PROGS "forkserver", "2", "60000", NULL };
+	char *argv[] = { PTBPF_BIN, "-b", "sample", "--follow", "-o", f->out, "--pid", pid, NULL };
+	int i;
+
+	need_root();
+	f->target = spawn(targv, f->tlog);
+	assert_true(f->target > 0);
+	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
+	snprintf(pid, sizeof(pid), "%d", f->target);
+	f->ptbpf = spawn(argv, f->log);
+	if (!wait_events(f->out, "start", 1, 10))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(finish(f, 30), 0);
+	assert_int_equal(event_field(f->out, "end", 0, "left_running"), 2);
+	log = slurp(f->log);
+	assert_non_null(
+		strstr(log, "ptbpf: 2 followed processes left running, no longer recorded:"));
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(task_state(f->workers[i], f->workers[i]) != 0, 1);
+		snprintf(want, sizeof(want), " %d", f->workers[i]);
+		assert_non_null(strstr(strstr(log, "left running"), want));
+	}
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +461,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_outlives_target, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid_existing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_sigint_ends_workers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_pid_sigint_leaves, setup, teardown),
 	};
 
 	if (getenv("TEST_FILTER"))

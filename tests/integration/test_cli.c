@@ -199,6 +199,34 @@ static void test_verbose_lines(void **state)
 	assert_true(start < resume);
 }
 
+/*
+ * perf's build-id cache in $HOME/.debug is filled, as perf record fills it;
+ * -N (perf's --no-buildid-cache) leaves it alone.
+ */
+static void test_no_buildid_cache(void **state)
+{
+	char home[128], env[160], path[200], args[256], err[4096];
+	int i;
+
+	need_root();
+	for (i = 0; i < 2; i++) {
+		snprintf(home, sizeof(home), "%s/home-%d", dir, i);
+		assert_int_equal(mkdir(home, 0700), 0);
+		snprintf(env, sizeof(env), "HOME=%s", home);
+		snprintf(args, sizeof(args), "-q -b sample %s-- %sworker 100", i ? "-N " : "",
+			 PROGS);
+		assert_int_equal(run_ptbpf(env, args, err, sizeof(err)), 0);
+		snprintf(path, sizeof(path), "%s/.debug/.build-id", home);
+		if (!i && access(path, F_OK))
+			fail_msg("no %s after a run: %s", path, err);
+		snprintf(path, sizeof(path), "%s/.debug", home);
+		if (i && !access(path, F_OK))
+			fail_msg("-N: %s was made", path);
+		snprintf(path, sizeof(path), "rm -rf %s/out", dir);
+		assert_int_equal(system(path), 0);
+	}
+}
+
 static void test_bad_output(void **state)
 {
 	char path[128], args[256], err[1024];
@@ -242,6 +270,13 @@ static void test_bad_output(void **state)
 	assert_non_null(strstr(err, args));
 	snprintf(path, sizeof(path), "%s/a", dir);
 	assert_int_equal(access(path, F_OK), -1);
+
+	/* a parent that is there but takes no directory: no mkdir -p advice */
+	assert_int_equal(run_ptbpf(NULL, "-o /proc/ptbpf-out -- /bin/true", err, sizeof(err)), 1);
+	assert_non_null(strstr(err,
+			       "can't create output directory /proc/ptbpf-out: /proc does not take "
+			       "new directories"));
+	assert_null(strstr(err, "mkdir -p"));
 }
 
 /*
@@ -425,6 +460,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verbose_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_buildid_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_collection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifo_events, setup, teardown),

@@ -352,13 +352,18 @@ static void test_trigger_limit(void **state)
 	double secs;
 
 	need_root();
-	/* the command is ended by SIGTERM: 128 + 15 */
+	/* the command is ended by ptbpf's SIGTERM: the run ended as asked, 0 */
 	assert_int_equal(run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER " 5 300 300",
 				   err, sizeof(err), &secs),
-			 143);
+			 0);
 	assert_int_equal(snapshots_of("trigger"), 2);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "trigger_limit");
+	assert_int_equal(event_str(out, "end", 0, "ended", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "as_asked");
+	assert_int_equal(event_field(out, "end", 0, "exit_status"), 0);
+	/* the command's own status is still told */
+	assert_int_equal(event_field(out, "end", 0, "status"), 128 + SIGTERM);
 	/* it did not wait for the other 3 calls (at 0.9, 1.2 and 1.5 s) */
 	assert_true(secs < 1.4);
 }
@@ -370,13 +375,42 @@ static void test_duration(void **state)
 	double secs;
 
 	need_root();
-	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err, sizeof(err), &secs), 143);
+	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err, sizeof(err), &secs), 0);
 	print_message("--duration 2s: ran %.3f s\n", secs);
 	/* 2 s plus start-up and scheduling, generously */
 	assert_true(secs >= 2.0 && secs < 6.0);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "duration");
+	assert_int_equal(event_str(out, "end", 0, "ended", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "as_asked");
 	assert_int_equal(snapshots_of("end"), 1);
+}
+
+/*
+ * --min-interval folds hits as it folds stops, and says them as hits: the
+ * first hit has its snapshot, the two after it within 10 s are folded into
+ * the next one (the exit's).
+ */
+static void test_min_interval_hits(void **state)
+{
+	char err[4096];
+	int i, n, hits = 0;
+
+	need_root();
+	assert_int_equal(run_ptbpf("--min-interval 10s --trigger-on leaf -- " TRIGGER " 3 100 100",
+				   err, sizeof(err), NULL),
+			 0);
+	assert_int_equal(snapshots_of("trigger"), 1);
+	n = count_events(out, "snapshot");
+	for (i = 0; i < n; i++) {
+		hits += event_field(out, "snapshot", i, "folded_hits") > 0 ?
+				(int)event_field(out, "snapshot", i, "folded_hits") :
+				0;
+		assert_int_equal(event_field(out, "snapshot", i, "folded_stops"), -1);
+	}
+	assert_int_equal(hits, 2);
+	if (!strstr(err, ", 2 earlier hits folded in") || strstr(err, "earlier stop"))
+		fail_msg("the hits folded in are not said as hits:\n%s", err);
 }
 
 /* --min-history 1s: the hit at 0.5 s is ignored, the one at 1.5 s is not. */
@@ -402,9 +436,9 @@ static void test_min_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_five_calls),  T(test_second_thread), T(test_bad_symbols),
-		T(test_pid_library), T(test_trigger_limit), T(test_duration),
-		T(test_min_history),
+		T(test_five_calls),  T(test_second_thread),	T(test_bad_symbols),
+		T(test_pid_library), T(test_trigger_limit),	T(test_duration),
+		T(test_min_history), T(test_min_interval_hits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

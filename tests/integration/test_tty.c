@@ -194,15 +194,18 @@ static pid_t front_pid(struct fx *f)
 	return 0;
 }
 
-static pid_t launch(struct fx *f, const char *prog)
+/* ptbpf -b sample -o OUT @args, typed at the shell's prompt. */
+static pid_t launch_args(struct fx *f, const char *args)
 {
 	char cmd[1200];
 	pid_t target;
 
-	f->shell = start_shell(f);
-	assert_true(f->shell > 0);
-	must_see(f, PROMPT, 10);
-	snprintf(cmd, sizeof(cmd), "%s -b sample -o %s -- %s\n", PTBPF_BIN, f->out, prog);
+	if (f->shell <= 0) {
+		f->shell = start_shell(f);
+		assert_true(f->shell > 0);
+		must_see(f, PROMPT, 10);
+	}
+	snprintf(cmd, sizeof(cmd), "%s -b sample -o %s %s\n", PTBPF_BIN, f->out, args);
 	type(f, cmd);
 	if (!wait_events(f->out, "start", 1, 15))
 		fail_msg("ptbpf did not start; the terminal shows:\n%s", f->buf);
@@ -210,6 +213,14 @@ static pid_t launch(struct fx *f, const char *prog)
 	assert_true(target > 0);
 	must_see(f, "start ", 10);
 	return target;
+}
+
+static pid_t launch(struct fx *f, const char *prog)
+{
+	char args[1100];
+
+	snprintf(args, sizeof(args), "-- %s", prog);
+	return launch_args(f, args);
 }
 
 /* Ctrl-Z: the prompt is back with the command stopped, and ptbpf records. */
@@ -251,22 +262,237 @@ static void test_ctrl_z_fg_ctrl_c(void **state)
 	need_root();
 	target = launch(f, PROGS "ticker 1000000 5");
 	suspend(f, target);
+	/* written while the shell had the terminal: said on a line of its own */
+	must_see(f, "ptbpf: snapshot 1 (stop): ", 10);
 	type(f, "fg\n");
 	assert_true(wait_stopped(target, 0, 5));
 	assert_true(wait_events(f->out, "run", 1, 5));
-	/* the status line says where the run stands */
-	must_see(f, " running | 1 stop | 1 snapshot, ", 5);
 	msleep(200);
 	/* Ctrl-C reaches the command (no handler: it dies of SIGINT) */
 	type(f, "\x03");
-	/* the status line is erased in place for the line that follows */
-	must_see(f, "\r\033[Kptbpf: ", 10);
-	/* and at the end one plain line sums it up */
-	must_see(f, "ptbpf: 1 stop, 2 snapshots written (", 10);
+	must_see(f, "exit, by signal: exit status 130", 10);
 	exit_status_is(f, "status=130");
+	/* the command shares the terminal: never a status line */
+	assert_null(strstr(f->buf, "\033[K"));
 	assert_true(wait_events(f->out, "end", 1, 5));
 	assert_int_equal(event_field(f->out, "exit", 0, "exit_signal"), SIGINT);
 	assert_int_equal(event_field(f->out, "end", 0, "status"), 130);
+	assert_int_equal(event_field(f->out, "end", 0, "exit_status"), 130);
+}
+
+/*
+ * Every occurrence of @pat in what the terminal showed, after the command
+ * line typed (its echo holds the command's text), starts a line.
+ */
+static void each_starts_a_line(struct fx *f, const char *pat)
+{
+	char *p = strchr(f->buf, '\n');
+
+	assert_non_null(p);
+	for (p = strstr(p, pat); p; p = strstr(p + 1, pat))
+		if (p > f->buf && p[-1] != '\n')
+			fail_msg("\"%s\" runs on from \"%.*s\"", pat,
+				 (int)(p - f->buf < 60 ? p - f->buf : 60),
+				 p - (p - f->buf < 60 ? p - f->buf : 60));
+}
+
+static int count_of(const char *buf, const char *pat)
+{
+	int n = 0;
+
+	for (buf = strstr(buf, pat); buf; buf = strstr(buf + 1, pat))
+		n++;
+	return n;
+}
+
+/*
+ * A command that writes to the terminal all the time: ptbpf's lines and
+ * its lines never share a line (no status line: it would run into the
+ * command's next line), and every snapshot has its line.
+ */
+static void test_chatty_command(void **state)
+{
+	struct fx *f = *state;
+	char args[1024], done[700];
+	pid_t target;
+	int i;
+
+	need_root();
+	snprintf(done, sizeof(done), "%s/done", f->dir);
+	snprintf(args, sizeof(args),
+		 "-- sh -c 'i=0; while [ ! -e %s ]; do i=$((i+1)); echo chatty-$i; "
+		 "sleep 0.01; done; exit 3'",
+		 done);
+	target = launch_args(f, args);
+	must_see(f, "chatty-", 10);
+	for (i = 1; i <= 2; i++) {
+		msleep(200);
+		assert_int_equal(kill(target, SIGSTOP), 0);
+		assert_true(wait_events(f->out, "snapshot", i, 10));
+		assert_int_equal(kill(target, SIGCONT), 0);
+		assert_true(wait_events(f->out, "run", i, 10));
+	}
+	msleep(200);
+	assert_int_equal(close(open(done, O_CREAT | O_WRONLY, 0600)), 0);
+	must_see(f, "exit, by itself: exit status 3", 20);
+	exit_status_is(f, "status=3");
+	assert_null(strstr(f->buf, "\033[K"));
+	each_starts_a_line(f, "chatty-");
+	each_starts_a_line(f, "ptbpf: ");
+	/* a line for every snapshot */
+	assert_int_equal(count_of(f->buf, "ptbpf: snapshot "), count_events(f->out, "snapshot"));
+	assert_true(count_events(f->out, "snapshot") >= 3);
+}
+
+/* ptbpf's own process in the shell's session (no front with --pid). */
+static pid_t ptbpf_pid(struct fx *f)
+{
+	return front_pid(f);
+}
+
+/*
+ * --pid at a terminal, the target writing elsewhere: the status line is
+ * drawn; Ctrl-Z stops ptbpf as any foreground program (the prompt is
+ * back); what the target did meanwhile is said on fg, with no snapshot
+ * for it, and recording goes on; Ctrl-C ends the run, as asked: 0.
+ */
+static void test_pid_ctrl_z(void **state)
+{
+	struct fx *f = *state;
+	char args[256], want[128], reason[32], tlog[700];
+	char *targv[] = { PROGS "ticker", "1000000", "5", NULL };
+	pid_t target, ptbpf;
+	size_t mark;
+
+	need_root();
+	snprintf(tlog, sizeof(tlog), "%s/target.log", f->dir);
+	target = spawn(targv, tlog);
+	assert_true(target > 0);
+	snprintf(args, sizeof(args), "--pid %d", target);
+	launch_args(f, args);
+	snprintf(want, sizeof(want), "ptbpf: pid %d running | 0 stops | 0 snapshots", target);
+	must_see(f, want, 10);
+	ptbpf = ptbpf_pid(f);
+	assert_true(ptbpf > 0);
+	type(f, "\x1a");
+	must_see(f, "ptbpf: stopped (Ctrl-Z); fg or bg goes on recording", 10);
+	must_see(f, "Stopped", 10);
+	must_see(f, PROMPT, 10);
+	assert_true(wait_stopped(ptbpf, 1, 5));
+	msleep(300); /* ptbpf stays stopped */
+	assert_true(wait_stopped(ptbpf, 1, 5));
+	/* meanwhile the target stops and runs again */
+	assert_int_equal(kill(target, SIGSTOP), 0);
+	assert_true(wait_stopped(target, 1, 5));
+	assert_int_equal(kill(target, SIGCONT), 0);
+	assert_true(wait_stopped(target, 0, 5));
+	assert_int_equal(count_events(f->out, "stop"), 0);
+	type(f, "fg\n");
+	must_see(f, "ptbpf: continued after ", 10);
+	must_see(f, " stopped; meanwhile: 1 stop, 1 run (1 snapshot not taken: ptbpf was stopped)",
+		 5);
+	assert_true(wait_events(f->out, "suspended", 1, 5));
+	assert_int_equal(event_field(f->out, "suspended", 0, "stops"), 1);
+	assert_int_equal(event_field(f->out, "suspended", 0, "snapshots_missed"), 1);
+	/* ptbpf's stop, not the time it took to stop */
+	assert_true(event_field(f->out, "suspended", 0, "stopped_ns") >= 300000000LL);
+	assert_int_equal(count_events(f->out, "snapshot"), 0);
+	/* the status line is back */
+	snprintf(want, sizeof(want), "ptbpf: pid %d running | 1 stop | 0 snapshots", target);
+	must_see(f, want, 10);
+	/* and recording goes on: the next stop has its snapshot */
+	assert_int_equal(kill(target, SIGSTOP), 0);
+	assert_true(wait_events(f->out, "snapshot", 1, 10));
+	must_see(f, "| 2 stops | 1 snapshot,", 10);
+	assert_int_equal(kill(target, SIGCONT), 0);
+	assert_true(wait_events(f->out, "run", 2, 10));
+	/* bg: it records in the background, the shell has the terminal */
+	type(f, "\x1a");
+	must_see(f, PROMPT, 10);
+	assert_true(wait_stopped(ptbpf, 1, 5));
+	mark = f->mark;
+	type(f, "bg\n");
+	must_see(f, "ptbpf: continued after ", 10);
+	must_see(f, "meanwhile the target's state did not change", 5);
+	/* the shell's prompt comes before or after that line */
+	f->mark = mark;
+	must_see(f, PROMPT, 10);
+	assert_true(wait_stopped(ptbpf, 0, 5));
+	/* a snapshot written meanwhile has a line of its own */
+	assert_int_equal(kill(target, SIGSTOP), 0);
+	assert_true(wait_events(f->out, "snapshot", 2, 10));
+	must_see(f, "ptbpf: snapshot 2 (stop): ", 10);
+	assert_int_equal(kill(target, SIGCONT), 0);
+	/* fg: the status line is drawn again */
+	type(f, "fg\n");
+	must_see(f, "| 3 stops | 2 snapshots,", 10);
+	type(f, "\x03");
+	exit_status_is(f, "status=0");
+	event_str(f->out, "end", 0, "reason", reason, sizeof(reason));
+	assert_string_equal(reason, "signal");
+	event_str(f->out, "end", 0, "ended", reason, sizeof(reason));
+	assert_string_equal(reason, "as_asked");
+	/* the target was never ptbpf's to end */
+	assert_true(task_state(target, target) != 0);
+	kill_wait(target);
+}
+
+/* --pid on a job of the same terminal: it writes there, so no status line. */
+static void test_pid_same_terminal(void **state)
+{
+	struct fx *f = *state;
+	char cmd[1024];
+
+	need_root();
+	f->shell = start_shell(f);
+	assert_true(f->shell > 0);
+	must_see(f, PROMPT, 10);
+	snprintf(cmd, sizeof(cmd),
+		 "sh -c 'while :; do echo bg-line; sleep 0.05; done' & %s -b sample -o %s "
+		 "--duration 2s --pid $!; echo status=$?; kill %%1\n",
+		 PTBPF_BIN, f->out);
+	type(f, cmd);
+	must_see(f, "status=0", 30);
+	assert_null(strstr(f->buf, "\033[K"));
+	each_starts_a_line(f, "bg-line");
+	each_starts_a_line(f, "ptbpf: ");
+}
+
+/*
+ * Exit statuses a script can tell apart: 0 for a run ended as asked
+ * (--duration ends the command: not its 143), the command's own status,
+ * 128+N for a signal ptbpf did not send.
+ */
+static void test_exit_statuses(void **state)
+{
+	static const struct {
+		const char *args, *status, *ended;
+	} runs[] = {
+		{ "--duration 1s -- " PROGS "ticker 1000000 5", "status=0", "as_asked" },
+		{ "-- sh -c 'exit 3'", "status=3", "by_itself" },
+		{ "-- sh -c 'kill -SEGV $$'", "status=139", "by_signal" },
+		{ "-- " PROGS "worker 100", "status=0", "by_itself" },
+	};
+	struct fx *f = *state;
+	char cmd[1400], out[700], ended[32];
+	unsigned int i;
+
+	need_root();
+	f->shell = start_shell(f);
+	assert_true(f->shell > 0);
+	must_see(f, PROMPT, 10);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		snprintf(out, sizeof(out), "%s/run-%u", f->dir, i);
+		snprintf(cmd, sizeof(cmd), "%s -q -b sample -o %s %s; echo status=$?\n", PTBPF_BIN,
+			 out, runs[i].args);
+		type(f, cmd);
+		must_see(f, runs[i].status, 30);
+		assert_true(wait_events(out, "end", 1, 5));
+		event_str(out, "end", 0, "ended", ended, sizeof(ended));
+		if (strcmp(ended, runs[i].ended))
+			fail_msg("%s: ended %s, not %s", runs[i].args, ended, runs[i].ended);
+		must_see(f, PROMPT, 10);
+	}
 }
 
 static void test_bg_continues(void **state)
@@ -335,7 +561,8 @@ static void test_sigint_to_ptbpf(void **state)
 	front = front_pid(f);
 	assert_true(front > 0);
 	assert_int_equal(kill(front, SIGINT), 0);
-	exit_status_is(f, "status=143");
+	/* the run ended as asked: 0, whatever the command made of SIGTERM */
+	exit_status_is(f, "status=0");
 	event_str(f->out, "end", 0, "reason", reason, sizeof(reason));
 	assert_string_equal(reason, "signal");
 	assert_int_equal(event_field(f->out, "exit", 0, "exit_signal"), SIGTERM);
@@ -346,10 +573,9 @@ static void test_sigint_to_ptbpf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_ctrl_z_fg_ctrl_c),
-		T(test_bg_continues),
-		T(test_ctrl_c_handled),
-		T(test_sigint_to_ptbpf),
+		T(test_ctrl_z_fg_ctrl_c),  T(test_bg_continues),   T(test_ctrl_c_handled),
+		T(test_sigint_to_ptbpf),   T(test_chatty_command), T(test_pid_ctrl_z),
+		T(test_pid_same_terminal), T(test_exit_statuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

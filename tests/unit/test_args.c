@@ -167,8 +167,69 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.trigger_limit, 0);
 	assert_int_equal(cfg.duration_ns, 0);
 	assert_int_equal(cfg.min_history_ns, 0);
+	assert_false(cfg.no_buildid_cache);
 	assert_string_equal(err, "");
 	args_free(&cfg);
+}
+
+/* -N, --no-buildid-cache: perf record's spelling. */
+static void test_no_buildid_cache(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	assert_int_equal(parse("-N --pid 1", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.no_buildid_cache);
+	assert_int_equal(parse("--no-buildid-cache -- ls", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.no_buildid_cache);
+	assert_non_null(cfg.cmd);
+	assert_int_equal(parse("--no-buildid-cache=1 --pid 1", &cfg, err, sizeof(err)), -EINVAL);
+}
+
+/* The --help text: what it says of an option stands under that option. */
+static char *help_text(void)
+{
+	static char buf[16384];
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	assert_non_null(f);
+	args_usage(f);
+	fclose(f);
+	return buf;
+}
+
+/* The lines of --help from the one starting with @opt to the next option's. */
+static void option_block(const char *help, const char *opt, char *out, size_t len)
+{
+	const char *p = strstr(help, opt), *end;
+
+	assert_non_null(p);
+	/* the next option line: a newline, then "  -" or "      --" */
+	for (end = strchr(p, '\n'); end; end = strchr(end + 1, '\n'))
+		if (!strncmp(end + 1, "  -", 3) || !strncmp(end + 1, "      --", 8) ||
+		    end[1] == '\n')
+			break;
+	assert_non_null(end);
+	snprintf(out, len, "%.*s", (int)(end - p), p);
+}
+
+static void test_help_text(void **state)
+{
+	const char *help = help_text();
+	char block[1024];
+
+	option_block(help, "-n, --max-snapshots", block, sizeof(block));
+	assert_non_null(strstr(block, "(0, the default, keeps them all)"));
+	option_block(help, "--min-interval", block, sizeof(block));
+	assert_null(strstr(block, "keeps them all"));
+	option_block(help, "-N, --no-buildid-cache", block, sizeof(block));
+	assert_non_null(strstr(block, "$HOME/.debug"));
+	/* one table of exit statuses */
+	assert_non_null(strstr(help, "Exit status:\n"));
+	assert_non_null(
+		strstr(help, "  128+N    the command was killed by signal N, not sent by ptbpf"));
+	assert_non_null(
+		strstr(help, "  0        the run ended as asked: --duration, --trigger-limit"));
 }
 
 /* --follow, --wait-for and --unit: the targets besides --pid and a command. */
@@ -467,7 +528,8 @@ int main(void)
 		cmocka_unit_test(test_help_version), cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_durations),    cmocka_unit_test(test_callgraph),
 		cmocka_unit_test(test_cpus),	     cmocka_unit_test(test_scope),
-		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_null),	     cmocka_unit_test(test_no_buildid_cache),
+		cmocka_unit_test(test_help_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

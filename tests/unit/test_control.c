@@ -54,15 +54,20 @@ static int fake_resume(void *ctx, uint64_t *done)
 
 static int fake_snapshot(void *ctx, const struct snap_trigger *t)
 {
-	char s[64];
+	char s[96];
+	int n;
 
 	if (t->spec)
-		snprintf(s, sizeof(s), "S(%s:%s@%llu)", t->name, t->spec,
-			 (unsigned long long)t->ts);
-	else if (t->folded)
-		snprintf(s, sizeof(s), "S(%s+%u)", t->name, t->folded);
+		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", t->name, t->spec,
+			     (unsigned long long)t->ts);
 	else
-		snprintf(s, sizeof(s), "S(%s)", t->name);
+		n = snprintf(s, sizeof(s), "S(%s", t->name);
+	if (t->folded)
+		n += snprintf(s + n, sizeof(s) - n, "+%u", t->folded);
+	/* --trigger-on hits folded in: counted apart from stops */
+	if (t->folded_hits)
+		n += snprintf(s + n, sizeof(s) - n, "+%uh", t->folded_hits);
+	snprintf(s + n, sizeof(s) - n, ")");
 	note(ctx, s);
 	return 0;
 }
@@ -170,6 +175,41 @@ static void test_stop_run_cycle(void **state)
 	/* the cause first, then the toggle it caused */
 	assert_string_equal(seq, "start resume stop pause run resume run fatal pause exit");
 	assert_int_equal(f->ctl.toggles, 4);
+}
+
+/*
+ * ptbpf was stopped (Ctrl-Z): the transitions that came meanwhile are
+ * applied and logged, get no snapshot, and are counted in "suspended";
+ * after it, snapshots as always.
+ */
+static void test_late(void **state)
+{
+	struct fx *f = *state;
+	char seq[512], path[128], *p, line[1024] = "";
+	FILE *fp;
+
+	init(f, TRIGGER_STOP, false);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, "sample", 4096, NULL);
+	control_late_begin();
+	feed(f, PTBPF_EV_STOP, 1000, 19);
+	feed(f, PTBPF_EV_RUN, 2000, 18);
+	control_late_end(&f->ctl, 500, 2500000500ULL);
+	/* collection followed the target; no snapshot for the late stop */
+	assert_string_equal(f->fake.calls, "R P R");
+	feed(f, PTBPF_EV_STOP, 3000, 19);
+	assert_string_equal(f->fake.calls, "R P R P S(stop)");
+	events(f, seq, sizeof(seq));
+	assert_string_equal(seq, "start resume stop pause run resume suspended stop pause");
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->dir);
+	fp = fopen(path, "r");
+	while (fp && fgets(line, sizeof(line), fp) && !strstr(line, "\"suspended\""))
+		;
+	if (fp)
+		fclose(fp);
+	p = strstr(line, "\"stopped_ns\":2500000000,\"stops\":1,\"runs\":1,\"fatals\":0,"
+			 "\"exits\":0,\"hits\":0,\"snapshots_missed\":1");
+	if (!p)
+		fail_msg("suspended: %s", line);
 }
 
 static void test_start_stopped(void **state)
@@ -304,6 +344,32 @@ static void trigger_str(struct fx *f, int nth, const char *key, char *out, size_
 	}
 	if (fp)
 		fclose(fp);
+}
+
+/*
+ * --min-interval folds hits as it folds stops, and counts them as hits:
+ * the snapshot says "2 earlier hits folded in", not "stops".
+ */
+static void test_folded_hits(void **state)
+{
+	static const struct control_point specs[] = { { "leaf", "leaf", "/bin/prog" } };
+	struct fx *f = *state;
+
+	init(f, TRIGGER_STOP, false);
+	control_set_points(&f->ctl, specs, 1);
+	control_set_min_interval(&f->ctl, 1000);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
+	feed_trigger(f, 11000, 0);
+	feed_trigger(f, 11100, 0); /* folded */
+	feed_trigger(f, 11200, 0); /* folded: the one waiting */
+	control_tick(&f->ctl, 12000);
+	assert_string_equal(f->fake.calls, "R S(trigger:leaf@11000) S(trigger:leaf@11200+1h)");
+	feed_trigger(f, 12100, 0); /* folded */
+	feed_trigger(f, 12150, 0); /* folded */
+	feed_stop(f, 12180, PTBPF_STOP_BREAKPOINT); /* folded: the one waiting */
+	control_tick(&f->ctl, 12200);
+	assert_string_equal(f->fake.calls, "R S(trigger:leaf@11000) S(trigger:leaf@11200+1h) P "
+					   "S(stop+2h)");
 }
 
 /*
@@ -529,7 +595,7 @@ static void test_no_ops(void **state)
 	feed(f, PTBPF_EV_STOP, 1000, 19);
 	feed(f, 0, 1000, 0); /* unknown kinds are ignored */
 	feed(f, PTBPF_EV_MAX, 1000, 0);
-	control_end(&f->ctl, "exit", 0);
+	control_end(&f->ctl, &(struct control_end_info){ .reason = "exit", .ended = "by_itself" });
 	events(f, seq, sizeof(seq));
 	assert_string_equal(seq, "start stop end");
 }
@@ -540,6 +606,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_run_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folded_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_steps_fold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_trigger, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_min_interval, setup, teardown),

@@ -137,10 +137,38 @@ static void test_flood_folded(void **state)
 	free(buf);
 }
 
+/*
+ * say_flush(): before ptbpf stops itself (Ctrl-Z) its last line is out,
+ * and the writer goes on afterwards.
+ */
+static void test_flush(void **state)
+{
+	char buf[256];
+	int p[2];
+	ssize_t r;
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(say_start(p[1]), 0);
+	say("ptbpf: stopped\n");
+	assert_int_equal(say_flush(5000), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	r = read(p[0], buf, sizeof(buf) - 1);
+	assert_int_equal(r, (ssize_t)strlen("ptbpf: stopped\n"));
+	buf[r] = 0;
+	assert_string_equal(buf, "ptbpf: stopped\n");
+	say("ptbpf: continued\n");
+	assert_int_equal(say_stop(5000), 0);
+	r = read(p[0], buf, sizeof(buf) - 1);
+	assert_int_equal(r, (ssize_t)strlen("ptbpf: continued\n"));
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stalled_reader),
+		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_flood_folded),
 	};

@@ -132,6 +132,7 @@ struct layout_case {
 	unsigned int formats;
 	const char *top; /* what the snapshot directory holds */
 	const char *cpus; /* what cpus/ holds, NULL: no cpus/ */
+	const char *files; /* ptbpf.json's "files": what is there */
 };
 
 static void test_layout(void **state)
@@ -139,17 +140,24 @@ static void test_layout(void **state)
 	static const struct layout_case cases[] = {
 		{ BACKEND_INTEL_PT, 0, "cpus perf.data ptbpf.json trace.json",
 		  "0.intelpt_trace 0.perf_context_switch_trace "
-		  "3.intelpt_trace 3.perf_context_switch_trace" },
-		{ BACKEND_INTEL_PT, SNAPFMT_PERF, "perf.data ptbpf.json", NULL },
+		  "3.intelpt_trace 3.perf_context_switch_trace",
+		  "\"files\":{\"perf\":true,\"lldb\":true}" },
+		{ BACKEND_INTEL_PT, SNAPFMT_PERF, "perf.data ptbpf.json", NULL,
+		  "\"files\":{\"perf\":true,\"lldb\":false}" },
 		{ BACKEND_INTEL_PT, SNAPFMT_LLDB, "cpus ptbpf.json trace.json",
 		  "0.intelpt_trace 0.perf_context_switch_trace "
-		  "3.intelpt_trace 3.perf_context_switch_trace" },
-		{ BACKEND_SAMPLE, 0, "perf.data ptbpf.json", NULL },
-		{ BACKEND_SAMPLE, SNAPFMT_LLDB, "perf.data ptbpf.json", NULL },
+		  "3.intelpt_trace 3.perf_context_switch_trace",
+		  "\"files\":{\"perf\":false,\"lldb\":true}" },
+		/* samples have no LLDB bundle, whatever was asked */
+		{ BACKEND_SAMPLE, 0, "perf.data ptbpf.json", NULL,
+		  "\"files\":{\"perf\":true,\"lldb\":false}" },
+		{ BACKEND_SAMPLE, SNAPFMT_LLDB, "perf.data ptbpf.json", NULL,
+		  "\"files\":{\"perf\":true,\"lldb\":false}" },
 	};
 	struct fixture *fx = *state;
-	char path[256], want[128], got[256], sub[300];
+	char path[256], want[128], got[256], sub[300], *json;
 	unsigned int i;
+	size_t len;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		fx->snap.id = i + 1;
@@ -173,12 +181,34 @@ static void test_layout(void **state)
 		}
 		assert_mode(fx->dir, path + strlen(fx->dir) + 1, 0700, getuid());
 		assert_mode(path, "ptbpf.json", 0600, getuid());
+		snprintf(sub, sizeof(sub), "%s/ptbpf.json", path);
+		json = read_whole(sub, &len);
+		if (!strstr(json, cases[i].files))
+			fail_msg("case %u: no %s in %s", i, cases[i].files, json);
+		free(json);
 	}
 	/* no temporary directory stays behind */
 	listing(fx->dir, got, sizeof(got));
 	assert_string_equal(got, "snapshot-000001 snapshot-000002 "
 				 "snapshot-000003 snapshot-000004 "
 				 "snapshot-000005");
+}
+
+/* Stops and --trigger-on hits folded in are told apart in ptbpf.json. */
+static void test_folded_counts(void **state)
+{
+	struct fixture *fx = *state;
+	char path[256], sub[300], *json;
+	size_t len;
+
+	fx->snap.why.folded = 1;
+	fx->snap.why.folded_hits = 48;
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path, sizeof(path), NULL, 0), 0);
+	snprintf(sub, sizeof(sub), "%s/ptbpf.json", path);
+	json = read_whole(sub, &len);
+	assert_non_null(strstr(json, "\"folded_stops\":1,"));
+	assert_non_null(strstr(json, "\"folded_hits\":48"));
+	free(json);
 }
 
 static void test_ipt_bytes_and_owner(void **state)
@@ -498,7 +528,7 @@ int main(void)
 		T(test_remove_stale),	  T(test_enospc_cleans_up),
 		T(test_vanished_dir),	  T(test_rotate),
 		T(test_swapped_dir),	  T(test_invalid_args),
-		T(test_short_writes),
+		T(test_short_writes),	  T(test_folded_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

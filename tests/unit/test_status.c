@@ -11,8 +11,10 @@
 #include <cmocka.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "say.h"
@@ -62,12 +64,18 @@ static void test_terminal_not_ours(void **state)
 	assert_false(status_open(s, false)); /* -q: never */
 	assert_true(status_open(s, true));
 	assert_true(status_on());
-	/* not our controlling terminal: no status line drawn */
-	status_target("pid 1 stopped", true);
-	status_snapshot(2048, 4096, 1 << 20);
+	/*
+	 * not our controlling terminal: no status line drawn, and the callers
+	 * are told so: their own lines for the stop and the snapshot go out
+	 */
+	assert_false(status_target("pid 1 stopped", true));
+	/* drawn for nobody: the loop looks again now and then (fg sends no SIGCONT) */
+	assert_int_equal(status_poll_ms(), 500);
+	assert_false(status_snapshot(2048, 4096, 1 << 20));
 	status_say("ptbpf: a plain line");
 	status_close();
 	assert_false(status_on());
+	assert_int_equal(status_poll_ms(), -1);
 	assert_int_equal(say_stop(1000), 0);
 	drain(m, buf, sizeof(buf));
 	assert_null(strstr(buf, "\033[K"));
@@ -78,11 +86,70 @@ static void test_terminal_not_ours(void **state)
 	close(m);
 }
 
+/* A made-up /proc/PID/fd: 1 and 2 are symlinks to @out and @err. */
+static void fake_fds(const char *root, const char *out, const char *err)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/42", root);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/42/fd", root);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/42/fd/1", root);
+	unlink(path);
+	assert_int_equal(symlink(out, path), 0);
+	snprintf(path, sizeof(path), "%s/42/fd/2", root);
+	unlink(path);
+	assert_int_equal(symlink(err, path), 0);
+}
+
+/*
+ * A target whose stdout or stderr is our terminal writes there whenever it
+ * likes: the status line would interleave with it (status_shared()).
+ */
+static void test_shared_terminal(void **state)
+{
+	char root[] = "/tmp/ptbpf-status-XXXXXX", cmd[64], file[64];
+	int m, s, p[2];
+
+	assert_non_null(mkdtemp(root));
+	snprintf(file, sizeof(file), "%s/log", root);
+	close(open(file, O_CREAT | O_WRONLY, 0600));
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(m >= 0);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	assert_true(s >= 0);
+	/* stdout on our terminal */
+	fake_fds(root, ptsname(m), "/dev/null");
+	assert_true(status_shared(s, root, 42));
+	/* stderr on it */
+	fake_fds(root, file, ptsname(m));
+	assert_true(status_shared(s, root, 42));
+	/* elsewhere: a file, /dev/null (a character device, not ours) */
+	fake_fds(root, file, "/dev/null");
+	assert_false(status_shared(s, root, 42));
+	/* a process gone: nothing of it writes */
+	assert_false(status_shared(s, root, 43));
+	/* not a terminal: no status line to share anyway */
+	assert_int_equal(pipe(p), 0);
+	fake_fds(root, "/dev/null", "/dev/null");
+	assert_false(status_shared(p[1], root, 42));
+	close(p[0]);
+	close(p[1]);
+	close(s);
+	close(m);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipe_is_plain),
 		cmocka_unit_test(test_terminal_not_ours),
+		cmocka_unit_test(test_shared_terminal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -354,6 +354,7 @@ static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 	s->has_addr = !jsondoc_get_hex(root, "addr", &s->addr);
 	meta_crash(s, jsondoc_get(root, "crash"));
 	jsondoc_get_u64(root, "folded_stops", &s->folded_stops);
+	jsondoc_get_u64(root, "folded_hits", &s->folded_hits);
 	jsondoc_get_u64(root, "run_start_ns", &s->run_start_ns);
 	if (clock && (jsondoc_get_u64(clock, "realtime_ns", &s->realtime_ns) ||
 		      jsondoc_get_u64(clock, "monotonic_ns", &s->monotonic_ns)))

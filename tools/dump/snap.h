@@ -113,6 +113,7 @@ struct dump_snap {
 	bool has_addr;
 	uint64_t addr; /* the fault address, when has_addr */
 	uint64_t folded_stops;
+	uint64_t folded_hits; /* --trigger-on hits folded in */
 	uint64_t realtime_ns, monotonic_ns; /* the clock pair; 0: none */
 	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: none */
 	/*

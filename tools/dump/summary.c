@@ -216,6 +216,9 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 	if (s->folded_stops)
 		fprintf(out, ", %" PRIu64 " earlier stop%s folded in", s->folded_stops,
 			s->folded_stops == 1 ? "" : "s");
+	if (s->folded_hits)
+		fprintf(out, ", %" PRIu64 " earlier hit%s folded in", s->folded_hits,
+			s->folded_hits == 1 ? "" : "s");
 	fputc('\n', out);
 }
 
@@ -383,6 +386,8 @@ static void json_head(struct json *j, const struct dump_snap *s)
 		json_str(j, "addr", fmt_addr(s->addr, hex, sizeof(hex)));
 	if (s->folded_stops)
 		json_u64(j, "folded_stops", s->folded_stops);
+	if (s->folded_hits)
+		json_u64(j, "folded_hits", s->folded_hits);
 	if (s->realtime_ns)
 		json_u64(j, "trigger_realtime_ns",
 			 s->realtime_ns + s->trigger_ts - s->monotonic_ns);

@@ -145,6 +145,7 @@ struct snap_trigger {
 	bool has_addr;
 	__u64 addr; /* the fault address (SIGSEGV, SIGBUS), when has_addr */
 	unsigned int folded; /* earlier stops whose bytes this one holds */
+	unsigned int folded_hits; /* earlier --trigger-on hits, the same way */
 	/* --follow: the process it happened in; 0: the target */
 	__u32 pid;
 	/*
