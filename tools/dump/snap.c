@@ -12,9 +12,11 @@
 #include "snapfmt.h"
 #include "snap.h"
 #include "jsondoc.h"
+#include "textesc.h"
 
 void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
 {
+	char why[1024];
 	va_list ap;
 
 	if (!log)
@@ -22,14 +24,18 @@ void snap_error(struct dump_log *log, const char *file, long long off, const cha
 	log->nr_errors++;
 	if (!log->err)
 		return;
+	/* paths and names in it come from the snapshot: shown, never sent */
 	fputs("ptbpf-dump: ", log->err);
-	if (file)
-		fprintf(log->err, "%s: ", file);
+	if (file) {
+		textesc_fputs(file, log->err);
+		fputs(": ", log->err);
+	}
 	if (off >= 0)
 		fprintf(log->err, "offset 0x%llx: ", (unsigned long long)off);
 	va_start(ap, fmt);
-	vfprintf(log->err, fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	textesc_fputs(why, log->err);
 	fputc('\n', log->err);
 }
 
