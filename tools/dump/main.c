@@ -169,9 +169,9 @@ static void run_timeline_events(struct dump_run *r, const char *out_dir)
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/" SNAPFMT_EVENTS, out_dir);
-	ret = snap_read_file(path, &buf, &len);
+	ret = snap_read_file(path, SNAP_EVENTS_MAX, &buf, &len);
 	if (ret) {
-		snap_error(&r->log, path, -1, "%s", strerror(-ret));
+		snap_error(&r->log, path, -1, "%s", snap_file_error(ret));
 		return;
 	}
 	timeline_events(&r->tl, (char *)buf, len, path, &r->log);

@@ -7,6 +7,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buildid.h"
@@ -122,7 +123,7 @@ static int debug_symtab(const char *path, struct dump_elf *m)
 		return -ENOENT;
 	buildid_hex(id, len, hex);
 	snprintf(dbg, sizeof(dbg), DUMP_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
-	fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	fd = open(dbg, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -ENOENT;
 	e = elf_begin(fd, ELF_C_READ, NULL);
@@ -165,6 +166,7 @@ static int load_one(struct dump_elf *m, const struct dump_module *mod, struct pt
 		    struct dump_log *log)
 {
 	const char *base;
+	struct stat st;
 	int fd, ret = 0;
 	Elf *e;
 
@@ -173,9 +175,15 @@ static int load_one(struct dump_elf *m, const struct dump_module *mod, struct pt
 	m->shown = textesc_dup(base ? base + 1 : mod->path);
 	if (!m->path || !m->shown)
 		return -ENOMEM;
-	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO named as a module must not hang the reader */
+	fd = open(mod->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		snap_error(log, mod->path, -1, "module: %s", strerror(errno));
+		return -ENOENT;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snap_error(log, mod->path, -1, "module: not a regular file");
+		close(fd);
 		return -ENOENT;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
