@@ -236,12 +236,10 @@ static int plan_scope(struct app *app)
 		.nr_cpus = app->cfg.cpus ? app->cfg.nr_cpus :
 					   (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
 		.max_events = app->cfg.max_events ? app->cfg.max_events : SCOPE_DEFAULT_MAX_EVENTS,
+		.nofile = threadbind_nofile(),
 	};
-	unsigned long room = threadbind_fd_room();
 	int ret;
 
-	if (room && req.max_events > room)
-		req.max_events = room;
 	ret = threadbind_start(&app->threads, "/proc", app->target.pid, app->cfg.cmd != NULL,
 			       app->err, sizeof(app->err));
 	if (ret)

@@ -1642,7 +1642,7 @@ static void test_scope_fallback(void **state)
 	static const char *const opts[] = { "-t", "none", "--max-events", "4", NULL };
 	char *targv[] = { PROGS "spin", "3", NULL };
 	struct fx *f = *state;
-	char why[300] = "", pid[16], dir[700], err[1024], *log;
+	char why[300] = "", pid[16], dir[700], err[1024], cmd[1024], *log;
 	char *argv[] = {
 		PTBPF_BIN, "-o", dir, "--scope", "process", NULL, NULL, "--pid", pid, NULL
 	};
@@ -1674,6 +1674,14 @@ static void test_scope_fallback(void **state)
 	assert_non_null(strstr(err, "--no-pause only applies to --scope cpu"));
 	assert_int_equal(held_left(&h), 0);
 	assert_int_equal(access(dir, F_OK), -1);
+	/* `ulimit -n 256` is the bound then, and named so, not --max-events */
+	snprintf(cmd, sizeof(cmd), "ulimit -n 256 && exec %s -o %s --scope process --pid %s",
+		 PTBPF_BIN, dir, pid);
+	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
+	if (!strstr(err, "ptbpf: --scope process: 3 threads x ") ||
+	    !strstr(err, "the limit of 256 open files (RLIMIT_NOFILE, ulimit -n") ||
+	    strstr(err, "--max-events"))
+		fail_msg("under ulimit -n 256: '%s'", err);
 }
 
 /*
