@@ -563,13 +563,14 @@ static int setup(struct app *app)
 static int run(struct app *app)
 {
 	struct loop_result res;
-	int ret, status;
+	int ret, status, sig;
 
 	if (setup(app)) {
+		sig = loop_setup_interrupted(app->err, sizeof(app->err));
 		fail(app);
 		if (!app->exec_failed) {
 			target_abort(&app->target);
-			return EXIT_SETUP;
+			return sig ? 128 + sig : EXIT_SETUP;
 		}
 		status = target_reap(&app->target);
 		stop_snapshots(app);
