@@ -346,18 +346,21 @@ static void test_bad_symbols(void **state)
 static void test_trigger_limit(void **state)
 {
 	char err[4096], reason[32];
-	double secs;
 
 	need_root();
 	/* the command is ended by SIGTERM: 128 + 15 */
-	assert_int_equal(run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER " 5 300 300",
-				   err, sizeof(err), &secs),
+	assert_int_equal(run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER " 100 300 300",
+				   err, sizeof(err), NULL),
 			 143);
 	assert_int_equal(snapshots_of("trigger"), 2);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "trigger_limit");
-	/* it did not wait for the other 3 calls (at 0.9, 1.2 and 1.5 s) */
-	assert_true(secs < 1.4);
+	/*
+	 * It did not wait for the other 98 calls (30 s of them): 143 says
+	 * the command was ended (SIGTERM) before them, after which it would
+	 * have exited 0. No duration is asserted: a loaded machine may be
+	 * slow, never wrong.
+	 */
 }
 
 /* --duration 2s: the run ends after 2 s, the command as on SIGINT. */
@@ -369,8 +372,8 @@ static void test_duration(void **state)
 	need_root();
 	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err, sizeof(err), &secs), 143);
 	print_message("--duration 2s: ran %.3f s\n", secs);
-	/* 2 s plus start-up and scheduling, generously */
-	assert_true(secs >= 2.0 && secs < 6.0);
+	/* not before 2 s; how much after is the machine's load, not asserted */
+	assert_true(secs >= 2.0);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "duration");
 	assert_int_equal(snapshots_of("end"), 1);
@@ -404,5 +407,8 @@ int main(void)
 		T(test_min_history),
 	};
 
+	/* TEST_FILTER=test_x runs one (cmocka's glob) */
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
