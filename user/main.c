@@ -503,6 +503,8 @@ static int resolve_points(struct app *app)
 			ret = trigger_resolve(&app->points[i], &w, app->err, sizeof(app->err));
 		if (ret)
 			return ret;
+		if (app->points[i].note[0])
+			report(app, app->points[i].note);
 		app->pause[i].path = app->points[i].path;
 		app->pause[i].offset = app->points[i].offset;
 		app->named[i].spec = app->points[i].spec;

@@ -498,8 +498,13 @@ static void test_crash_fatal_snapshot(void **state)
 	 * machine gave its 400 ms and the rate the kernel kept, not asserted.
 	 */
 	assert_true(mine > 0);
-	assert_true(fatal - last < 20000000ULL);
-	assert_true(last_work > 0 && fatal - last_work < 50000000ULL);
+	/*
+	 * Among them work(), the function that ran up to the fault. How long
+	 * before the fault the newest is, is not asserted: a loaded machine
+	 * may switch the target out for tens of ms right before it (84 ms
+	 * was seen beside two CPU hogs).
+	 */
+	assert_true(last_work > 0 && last_work < fatal);
 	free(s.v);
 	f->target = 0;
 }

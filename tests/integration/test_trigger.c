@@ -342,6 +342,33 @@ static void test_bad_symbols(void **state)
 	kill_wait(pid);
 }
 
+/*
+ * An IFUNC, strlen@libc.so.6: probed at the implementation its resolver
+ * chose (__strlen_avx2, _evex, _sse2... by the CPU), which every call
+ * reaches, not at the resolver, which runs once at load: 3 hits end the
+ * run long before the command's 1,000 calls do. One that ptbpf can't ask
+ * (libm's, a library it does not map) is refused with its candidates.
+ */
+static void test_ifunc(void **state)
+{
+	char err[4096], reason[32];
+
+	need_root();
+	assert_int_equal(run_ptbpf("--trigger-limit 3 --trigger-on strlen@libc.so.6 -- " PROGS
+				   "ifunc 1000 20",
+				   err, sizeof(err), NULL),
+			 143);
+	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "trigger_limit");
+	assert_int_equal(snapshots_of("trigger"), 3);
+	if (!strstr(err, "--trigger-on strlen@libc.so.6: an IFUNC; probed at the implementation"))
+		fail_msg("no line on the IFUNC: %s", err);
+	rm_rf(out); /* a refused run makes none */
+	check_refused("--trigger-on cosf32@libm.so.6 -- " PROGS "ifunc 1 1",
+		      "cosf32 in /lib/x86_64-linux-gnu/libm.so.6 is an IFUNC");
+	check_refused("--trigger-on cosf32@libm.so.6 -- " PROGS "ifunc 1 1", "; candidates: ");
+}
+
 /* --trigger-limit 2: two trigger snapshots, then the end as on SIGINT. */
 static void test_trigger_limit(void **state)
 {
@@ -404,7 +431,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_five_calls),  T(test_second_thread), T(test_bad_symbols),
 		T(test_pid_library), T(test_trigger_limit), T(test_duration),
-		T(test_min_history),
+		T(test_min_history), T(test_ifunc),
 	};
 
 	/* TEST_FILTER=test_x runs one (cmocka's glob) */
