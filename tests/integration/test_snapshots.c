@@ -371,11 +371,11 @@ static void test_sigusr2_while_running(void **state)
 	 */
 	assert_true(wait_cpu(f->target, 300, 30));
 	kill(f->ptbpf, SIGUSR2);
-	assert_true(wait_events(f->out, "snapshot", 1, 10));
+	assert_true(wait_events(f->out, "snapshot", 1, 60));
 	assert_true(wait_cpu(f->target, 300, 30));
 	assert_false(all_stopped(f->target));
 	kill(f->ptbpf, SIGUSR2);
-	assert_true(wait_events(f->out, "snapshot", 2, 10));
+	assert_true(wait_events(f->out, "snapshot", 2, 60));
 	event_str(f->out, "snapshot", 0, "trigger", trig, sizeof(trig));
 	assert_string_equal(trig, "requested");
 	/* running cores, paused for the copy only: no pause events */
@@ -623,7 +623,7 @@ static void test_blocked_fatal(void **state)
 		assert_int_equal(kill(f->target, 0), 0);
 		assert_false(all_stopped(f->target));
 		kill(f->ptbpf, SIGUSR2);
-		assert_true(wait_events(f->out, "snapshot", 1, 10));
+		assert_true(wait_events(f->out, "snapshot", 1, 60));
 		snap_dir(f, 1, dir, sizeof(dir));
 		read_samples(dir, &s);
 		for (k = 0; k < s.n; k++)
