@@ -404,7 +404,7 @@ static void test_sigint_anywhere_in_setup(void **state)
 		 * pending in whatever setup waits in (the verifier gives
 		 * EAGAIN on a pending signal; libbpf retries a few times).
 		 */
-		for (end = mono_s() + 60, st = -1; st < 0 && mono_s() < end; usleep(200)) {
+		for (end = mono_s() + 60, st = -1; st < 0 && mono_s() < end; usleep(2000)) {
 			kill(p, SIGINT);
 			if (waitpid(p, &st, WNOHANG) == p)
 				st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

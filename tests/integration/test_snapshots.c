@@ -499,12 +499,12 @@ static void test_crash_fatal_snapshot(void **state)
 	 */
 	assert_true(mine > 0);
 	/*
-	 * Among them work(), the function that ran up to the fault. How long
-	 * before the fault the newest is, is not asserted: a loaded machine
-	 * may switch the target out for tens of ms right before it (84 ms
-	 * was seen beside two CPU hogs).
+	 * Neither how long before the fault the newest is (a loaded machine
+	 * may switch the target out for tens of ms right before it: 84 ms
+	 * beside two CPU hogs) nor that one of ~1 in 25 of them is in work()
+	 * itself (none of 25 was seen at a load of 40) is asserted: each
+	 * sample before the fault is (above).
 	 */
-	assert_true(last_work > 0 && last_work < fatal);
 	free(s.v);
 	f->target = 0;
 }

@@ -568,8 +568,11 @@ static void check_last(const char *out, pid_t pid, int n, bool full)
 		fail_msg("--last differs from perf script's window:\n--- "
 			 "ptbpf-dump\n%s--- perf script\n%s",
 			 got, want);
-	/* a loaded machine gives spin little CPU: samples, how many not assumed */
-	assert_true(lines >= 1);
+	/*
+	 * How many is not asserted: a loaded machine may give spin no CPU at
+	 * all in those 50 ms (0 samples, seen at a load of 40); perf script's
+	 * window is the truth compared against.
+	 */
 	/*
 	 * Joined when the window reaches past what the last stream snapshot
 	 * holds (since the stop before): 15 ms apart on a quiet machine, but
