@@ -139,7 +139,7 @@ void args_usage(FILE *f)
 	      "           the command's own exit 0; --pid and the like: the target's end\n"
 	      "  N        the command ended by itself with exit status N\n"
 	      "  128+N    the command was killed by signal N, not sent by ptbpf\n"
-	      "           (Ctrl-C: 130)\n"
+	      "           (Ctrl-C: 130), or signal N reached ptbpf during setup\n"
 	      "  1        ptbpf could not start or failed (one line on stderr says why)\n"
 	      "  2        a usage error\n"
 	      "  127      the command could not be run\n",

@@ -131,6 +131,7 @@ static void find_one(void *ctx, const char *name, const GElf_Sym *s)
 	m.addr = s->st_value;
 	m.size = s->st_size;
 	m.local = GELF_ST_BIND(s->st_info) == STB_LOCAL;
+	m.ifunc = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
 	if (vaddr_offset(c->elf, m.addr, &m.offset))
 		m.offset = m.addr; /* a relocatable object: no segments */
 	if (c->nr < c->max)
@@ -224,4 +225,39 @@ int elfsym_addr_offset(const char *path, uint64_t addr, uint64_t *offset)
 	ret = vaddr_offset(f.elf, addr, offset);
 	elf_close(&f);
 	return ret;
+}
+
+struct name_ctx {
+	uint64_t addr;
+	char *buf;
+	size_t len;
+	int rank; /* of what buf holds: a global name over a local alias */
+};
+
+static void name_one(void *ctx, const char *name, const GElf_Sym *s)
+{
+	struct name_ctx *c = ctx;
+	int rank = GELF_ST_BIND(s->st_info) == STB_LOCAL ? 1 : 2;
+
+	if (s->st_value != c->addr || GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC || rank <= c->rank)
+		return;
+	snprintf(c->buf, c->len, "%s", name);
+	c->rank = rank;
+}
+
+int elfsym_name_at(const char *path, uint64_t addr, char *buf, size_t len)
+{
+	struct name_ctx c = { .addr = addr, .buf = buf, .len = len };
+	struct elf_file f;
+	int ret;
+
+	if (!path || !buf || !len)
+		return -EINVAL;
+	buf[0] = '\0';
+	ret = elf_open(path, &f);
+	if (ret)
+		return ret;
+	each_function(f.elf, name_one, &c);
+	elf_close(&f);
+	return 0;
 }

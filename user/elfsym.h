@@ -19,6 +19,7 @@ struct elfsym_match {
 	uint64_t size;
 	uint64_t offset; /* where its first byte is in the file */
 	bool local; /* STB_LOCAL (a static function) */
+	bool ifunc; /* STT_GNU_IFUNC: the address is its resolver's */
 };
 
 /*
@@ -49,5 +50,12 @@ int elfsym_similar(const char *path, const char *part, unsigned int max, char *b
  * holds @addr, -ENOEXEC when @path is not ELF, or -errno of open().
  */
 int elfsym_addr_offset(const char *path, uint64_t addr, uint64_t *offset);
+
+/*
+ * The name of the function of @path that starts at ELF address @addr
+ * (.symtab first: an IFUNC's implementations are local there), into @buf;
+ * "" when none does. Returns 0 or -errno as elfsym_find().
+ */
+int elfsym_name_at(const char *path, uint64_t addr, char *buf, size_t len);
 
 #endif /* PTBPF_ELFSYM_H */

@@ -25,6 +25,7 @@
 #include "target.h"
 #include "watch.h"
 #include "clock.h"
+#include "signals.h"
 
 enum { TAG_RING = 1, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER };
 
@@ -70,6 +71,19 @@ void loop_setup_signals(void)
 int loop_setup_signal(void)
 {
 	return setup_signal;
+}
+
+int loop_setup_interrupted(char *err, size_t errlen)
+{
+	int sig = setup_signal;
+	char name[16];
+
+	if (!sig)
+		return 0;
+	if (strncmp(err, "interrupted", 11))
+		snprintf(err, errlen, "interrupted by %s during setup: nothing was traced",
+			 signals_name(sig, name, sizeof(name)));
+	return sig;
 }
 
 void loop_block_signals(void)

@@ -77,6 +77,15 @@ void loop_setup_signals(void);
 int loop_setup_signal(void);
 
 /*
+ * After a setup that failed: when a signal came during it, the step it cut
+ * short failed of it (EINTR, or libbpf's EAGAIN), so @err then says that
+ * the run was interrupted, and by which signal, instead of that step's
+ * error ("interrupted while waiting for NAME" stays). Returns the signal,
+ * for an exit status of 128 + it, or 0 when none came.
+ */
+int loop_setup_interrupted(char *err, size_t errlen);
+
+/*
  * Blocks the signals the loop takes through its signalfd (SIGINT, SIGTERM,
  * SIGHUP, SIGUSR2, SIGCONT, SIGTSTP), once setup is done and before the
  * command is let go.

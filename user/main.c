@@ -242,12 +242,10 @@ static int plan_scope(struct app *app)
 		.nr_cpus = app->cfg.cpus ? app->cfg.nr_cpus :
 					   (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
 		.max_events = app->cfg.max_events ? app->cfg.max_events : SCOPE_DEFAULT_MAX_EVENTS,
+		.nofile = threadbind_nofile(),
 	};
-	unsigned long room = threadbind_fd_room();
 	int ret;
 
-	if (room && req.max_events > room)
-		req.max_events = room;
 	ret = threadbind_start(&app->threads, "/proc", app->target.pid, app->cfg.cmd != NULL,
 			       app->err, sizeof(app->err));
 	if (ret)
@@ -526,6 +524,8 @@ static int resolve_points(struct app *app)
 			ret = trigger_resolve(&app->points[i], &w, app->err, sizeof(app->err));
 		if (ret)
 			return ret;
+		if (app->points[i].note[0])
+			report(app, app->points[i].note);
 		app->pause[i].path = app->points[i].path;
 		app->pause[i].offset = app->points[i].offset;
 		app->named[i].spec = app->points[i].spec;
@@ -589,13 +589,14 @@ static int run(struct app *app)
 	struct loop_result res;
 	struct run_end end;
 	enum runend_how how;
-	int ret, status;
+	int ret, status, sig;
 
 	if (setup(app)) {
+		sig = loop_setup_interrupted(app->err, sizeof(app->err));
 		fail(app);
 		if (!app->exec_failed) {
 			target_abort(&app->target);
-			return EXIT_SETUP;
+			return sig ? 128 + sig : EXIT_SETUP;
 		}
 		status = target_reap(&app->target);
 		stop_snapshots(app);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "say.h"
+#include "textesc.h"
 
 /* One line at most this long; a longer one is cut with "...\n". */
 #define SAY_LINE_MAX 8192
@@ -239,18 +240,27 @@ int say_start(int fd)
 
 static void put(const char *fmt, va_list ap, bool limited)
 {
-	char line[SAY_LINE_MAX];
+	char raw[SAY_LINE_MAX], esc[TEXTESC_SIZE(SAY_LINE_MAX)], *line = raw;
 	struct timespec now;
 	size_t n;
 	int len;
 
-	len = vsnprintf(line, sizeof(line), fmt, ap);
+	len = vsnprintf(raw, sizeof(raw), fmt, ap);
 	if (len < 0)
 		return;
 	n = (size_t)len;
-	if (n >= sizeof(line)) {
-		n = sizeof(line) - 1;
-		memcpy(line + n - 4, "...\n", 4);
+	if (n >= sizeof(raw)) {
+		n = sizeof(raw) - 1;
+		memcpy(raw + n - 4, "...\n", 4);
+	}
+	/*
+	 * The last net under the callers' own escaping (status_say()): no
+	 * byte a terminal acts on goes out, whatever a line carries of the
+	 * target (textesc.h); an escaped line passes unchanged.
+	 */
+	if (textesc_needed(raw, n, TEXTESC_LINES)) {
+		line = textesc(esc, sizeof(esc), raw, n, TEXTESC_LINES);
+		n = strlen(line);
 	}
 	pthread_mutex_lock(&q.lock);
 	if (limited) {
@@ -324,7 +334,7 @@ void say(const char *fmt, ...)
 void say_status(const char *line)
 {
 	pthread_mutex_lock(&q.lock);
-	snprintf(q.status, sizeof(q.status), "%s", line ? line : "");
+	textesc_str(q.status, sizeof(q.status), line); /* one line, shown, never sent */
 	q.status_dirty = q.running && (q.status[0] || q.status_shown);
 	pthread_cond_broadcast(&q.cond);
 	pthread_mutex_unlock(&q.lock);

@@ -42,14 +42,26 @@ unsigned long long scope_events(unsigned int nr_threads, unsigned int nr_cpus)
 
 int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why, size_t whylen)
 {
-	unsigned long limit;
-	unsigned long long need;
+	unsigned long long need, limit, room;
 	unsigned int threads;
+	char what[160];
 
 	if (!req || !out || !why || !whylen)
 		return -EINVAL;
 	why[0] = '\0';
 	limit = req->max_events ? req->max_events : SCOPE_DEFAULT_MAX_EVENTS;
+	snprintf(what, sizeof(what), "the limit of %llu (--max-events)", limit);
+	if (req->nofile) {
+		/* each event is a descriptor: `ulimit -n` may be the bound */
+		room = req->nofile > SCOPE_FD_RESERVE ? req->nofile - SCOPE_FD_RESERVE : 0;
+		if (room < limit) {
+			limit = room;
+			snprintf(what, sizeof(what),
+				 "the %llu descriptors left by the limit of %llu open files "
+				 "(RLIMIT_NOFILE, ulimit -n; %d kept for the rest)",
+				 room, req->nofile, SCOPE_FD_RESERVE);
+		}
+	}
 	/* A launched command is one task when its events are opened. */
 	threads = req->launch ? 1 : req->nr_threads;
 	need = scope_events(threads ? threads : 1, req->nr_cpus);
@@ -70,9 +82,8 @@ int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why
 		if (req->scope == SCOPE_PROCESS && need > limit) {
 			snprintf(why, whylen,
 				 "--scope process: %u threads x %u CPUs x %d "
-				 "needs %llu events, over the limit of %lu "
-				 "(--max-events)",
-				 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, limit);
+				 "needs %llu events, over %s",
+				 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, what);
 			return -EINVAL;
 		}
 		*out = req->scope;
@@ -90,10 +101,8 @@ int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why
 	}
 	if (need > limit) {
 		*out = SCOPE_CPU;
-		snprintf(why, whylen,
-			 "cpu: %u threads x %u CPUs x %d needs %llu events, "
-			 "over the limit of %lu",
-			 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, limit);
+		snprintf(why, whylen, "cpu: %u threads x %u CPUs x %d needs %llu events, over %s",
+			 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, what);
 		return 0;
 	}
 	*out = SCOPE_PROCESS;

@@ -44,14 +44,25 @@ struct scope_request {
 	unsigned int nr_threads; /* --pid: threads seen in /proc at attach */
 	unsigned int nr_cpus; /* CPUs to trace */
 	unsigned long max_events; /* 0: SCOPE_DEFAULT_MAX_EVENTS */
+	/*
+	 * The descriptor limit (RLIMIT_NOFILE, `ulimit -n`) the events are
+	 * opened under, SCOPE_FD_RESERVE of it kept for the rest; 0: none.
+	 * When it leaves less room than max_events, it is the limit named.
+	 */
+	unsigned long long nofile;
 };
+
+/* Descriptors kept for everything but the per-thread events. */
+#define SCOPE_FD_RESERVE 256
 
 /*
  * Decide the scope for @req into *@out. With SCOPE_AUTO: process, unless
  * --no-pause asks for the old behaviour (cpu) or a --pid target has so
  * many threads that its events would pass the limit (cpu; @why then says
  * so, e.g. "cpu: 1100 threads x 64 CPUs x 2 needs 140800 events, over the
- * limit of 16384"); @why is "" when nothing fell back.
+ * limit of 16384 (--max-events)", or "... over the 744 descriptors left by
+ * the limit of 1000 open files (RLIMIT_NOFILE, ulimit -n)"); @why is ""
+ * when nothing fell back.
  *
  * Returns -EINVAL with one line in @why when the request can't be met: an
  * explicit process scope over the limit, or --no-pause outside cpu scope.

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "say.h"
+#include "textesc.h"
 #include "status.h"
 
 /* At most this often: a debugger's stops come by the thousand. */
@@ -111,8 +112,14 @@ static bool shown(void)
 
 void status_say(const char *line)
 {
-	/* the writer erases the status line before it and draws it after */
-	say("%s\n", line);
+	char shown[TEXTESC_SIZE(PATH_MAX + 256)];
+
+	/*
+	 * One line: a comm, an exec's file name or a path of the target's
+	 * in it is shown, never sent (textesc.h), its newlines included.
+	 * The writer erases the status line before it and draws it after.
+	 */
+	say("%s\n", textesc_str(shown, sizeof(shown), line));
 }
 
 void status_say_limited(const char *line)

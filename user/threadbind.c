@@ -120,7 +120,7 @@ int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid, cha
 	return ret;
 }
 
-unsigned long threadbind_fd_room(void)
+unsigned long long threadbind_nofile(void)
 {
 	struct rlimit rl;
 
@@ -131,8 +131,7 @@ unsigned long threadbind_fd_room(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
-	/* room for everything else ptbpf opens */
-	return rl.rlim_cur > 256 ? (unsigned long)(rl.rlim_cur - 256) : 1;
+	return rl.rlim_cur == RLIM_INFINITY ? 0 : (unsigned long long)rl.rlim_cur;
 }
 
 void threadbind_free(struct threadbind *tb)

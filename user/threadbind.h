@@ -57,10 +57,10 @@ int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid, cha
 
 /*
  * Raises the soft RLIMIT_NOFILE to the hard one (each perf event is a
- * descriptor) and returns how many descriptors it leaves for events, 256
- * kept for everything else; 0 when unknown.
+ * descriptor) and returns it, for scope_plan() to name when it is what
+ * bounds the events; 0 when unknown or unlimited.
  */
-unsigned long threadbind_fd_room(void);
+unsigned long long threadbind_nofile(void);
 
 /* Releases the list. */
 void threadbind_free(struct threadbind *tb);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "ifunc.h"
 #include "trigger.h"
 
 /* Where the dynamic loader looks when neither the cache nor RPATH says. */
@@ -264,7 +265,32 @@ static void ambiguous(const struct trigger_point *p, const struct elfsym_match *
 		snprintf(err + used, errlen - used, "; name one as OBJECT:OFFSET or 0xADDR");
 }
 
-static int resolve_symbol(struct trigger_point *p, char *err, size_t errlen)
+/*
+ * An IFUNC: the implementation its resolver chose, or refused with the
+ * candidates (ifunc.h); the choice is said once the run starts.
+ */
+static int resolve_ifunc(struct trigger_point *p, const struct trigger_where *w, char *err,
+			 size_t errlen)
+{
+	struct ifunc_impl impl;
+	char what[TRIGGER_SYM_MAX + 32];
+	int ret;
+
+	snprintf(what, sizeof(what), "--trigger-on %s", p->spec);
+	ret = ifunc_resolve(p->path, p->symbol, w->proc, w->pid, &impl, what, err, errlen);
+	if (ret)
+		return ret;
+	p->addr = impl.addr;
+	p->offset = impl.offset;
+	snprintf(p->note, sizeof(p->note),
+		 "--trigger-on %s: an IFUNC; probed at the implementation its resolver chooses "
+		 "here, %s%s0x%llx",
+		 p->spec, impl.name, impl.name[0] ? " at " : "", (unsigned long long)impl.addr);
+	return 0;
+}
+
+static int resolve_symbol(struct trigger_point *p, const struct trigger_where *w, char *err,
+			  size_t errlen)
 {
 	struct elfsym_match m[ELFSYM_MAX_MATCHES];
 	unsigned int nr = 0;
@@ -284,6 +310,8 @@ static int resolve_symbol(struct trigger_point *p, char *err, size_t errlen)
 		ambiguous(p, m, nr, err, errlen);
 		return -EEXIST;
 	}
+	if (m[0].ifunc)
+		return resolve_ifunc(p, w, err, errlen);
 	p->addr = m[0].addr;
 	p->offset = m[0].offset;
 	return 0;
@@ -300,7 +328,7 @@ int trigger_resolve(struct trigger_point *p, const struct trigger_where *w, char
 	if (ret)
 		return ret;
 	if (p->kind == TRIGGER_ON_SYMBOL)
-		return resolve_symbol(p, err, errlen);
+		return resolve_symbol(p, w, err, errlen);
 	if (p->kind == TRIGGER_ON_OFFSET)
 		return 0;
 	ret = elfsym_addr_offset(p->path, p->addr, &p->offset);

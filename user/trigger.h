@@ -40,6 +40,7 @@ struct trigger_point {
 	/* resolved */
 	char path[PATH_MAX]; /* the file the uprobe goes in */
 	uint64_t offset; /* file offset of the first instruction */
+	char note[TRIGGER_SYM_MAX + 256]; /* what resolving chose, to say; or "" */
 };
 
 /* Where names are looked up. */
@@ -59,7 +60,9 @@ int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t e
 /*
  * Resolves @p: finds its object and the file offset. A symbol that is not
  * there, or is there more than once (two local functions of that name), is
- * an error naming the candidates.
+ * an error naming the candidates. An IFUNC is resolved to the
+ * implementation the target calls, said in @p->note, or refused with its
+ * candidates (ifunc.h).
  * Returns 0, or -errno with one line in @err: -ENOENT (no such object or
  * symbol), -EEXIST (more than one), -ERANGE (an address outside the
  * object's loaded segments), -ENOEXEC (not ELF, no symbols).

@@ -22,14 +22,19 @@
 static char dir[64], out_fp[128], out_dwarf[128], out_thr[128], log_fp[128];
 static pid_t pid_fp, pid_dwarf, pid_thr;
 
-/* ptbpf -o @out OPTS -- PROG 250: must die of the target's SIGSEGV. */
+/*
+ * ptbpf -F 4000 -o @out OPTS -- PROG 250 (250 ms of the program's CPU
+ * time a phase, and its own rate: neither the machine's load nor a
+ * default that a cost budget lowers changes what it records): must die
+ * of the target's SIGSEGV.
+ */
 static int record(const char *out, const char *log, const char *opts, const char *prog, pid_t *pid)
 {
 	char cmd[700];
 	int st;
 
 	snprintf(cmd, sizeof(cmd),
-		 "%s -b sample %s -o %s -- " PROGS "%s 250 "
+		 "%s -b sample -F 4000 %s -o %s -- " PROGS "%s 250 "
 		 ">/dev/null 2>%s",
 		 PTBPF_BIN, opts, out, prog, log);
 	st = system(cmd);
@@ -164,7 +169,7 @@ static void check_call_paths(const char *out, pid_t pid)
 	print_message("%s: %zu samples of pid %d, %zu in crunch: %zu from "
 		      "build, %zu from walk_and_crash\n",
 		      snap, n, (int)pid, ncrunch, nbuild, nwalk);
-	/* 500 ms at 4 kHz is 2000; a loaded machine runs the target less */
+	/* 500 ms of its CPU time at 4 kHz is 2000 (fewer in frequency mode) */
 	assert_true(ncrunch > 40);
 	/* a sample may land while the stack is being built: allow 5 % */
 	assert_true(nwalk + nbuild >= ncrunch * 95 / 100);
@@ -539,10 +544,10 @@ static pid_t stop_cycles(const char *out, const char *opt, int n)
 	msleep(100);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(kill(target, SIGSTOP), 0);
-		if (!wait_events(out, "snapshot", i + 1, 10))
+		if (!wait_events(out, "snapshot", i + 1, 60))
 			fail_msg("stop %d: no snapshot", i);
 		assert_int_equal(kill(target, SIGCONT), 0);
-		if (!wait_events(out, "run", i + 1, 5))
+		if (!wait_events(out, "run", i + 1, 60))
 			fail_msg("stop %d: no run", i);
 		msleep(15);
 	}
@@ -624,13 +629,14 @@ static char *dump_window(const char *snap, const char *dur, int *joined)
 
 static void check_last(const char *out, pid_t pid, int n, bool full)
 {
-	unsigned long long trig, dur = 50000000ULL;
+	unsigned long long trig, prev, dur = 50000000ULL;
 	char snap[300], *want, *got;
 	int joined, lines = 0;
 	const char *p;
 
 	snprintf(snap, sizeof(snap), "%s/snapshot-%06d", out, n);
 	trig = (unsigned long long)event_field(out, "stop", n - 1, "ts");
+	prev = (unsigned long long)event_field(out, "stop", n - 2, "ts");
 	assert_int_equal(event_field(out, "snapshot", n - 1, "trigger_ts"), trig);
 	got = dump_window(snap, "50ms", &joined);
 	/* a --full snapshot holds the whole buffer: it alone is the truth */
@@ -642,18 +648,27 @@ static void check_last(const char *out, pid_t pid, int n, bool full)
 		fail_msg("--last differs from perf script's window:\n--- "
 			 "ptbpf-dump\n%s--- perf script\n%s",
 			 got, want);
-	/* a loaded machine gives spin little CPU: samples, not many */
-	assert_true(lines >= 5);
-	if (!full)
+	/*
+	 * How many is not asserted: a loaded machine may give spin no CPU at
+	 * all in those 50 ms (0 samples, seen at a load of 40); perf script's
+	 * window is the truth compared against.
+	 */
+	/*
+	 * Joined when the window reaches past what the last stream snapshot
+	 * holds (since the stop before): 15 ms apart on a quiet machine, but
+	 * a loaded one may space the stops by more than the window.
+	 */
+	if (!full && trig - prev < dur)
 		assert_true(joined >= 2);
+	print_message("  the stop before: %.3f ms earlier\n", (trig - prev) / 1e6);
 	free(got);
 	free(want);
 }
 
 /*
- * --last 50ms on the 8th of 8 stream snapshots joins those before it and
- * shows exactly the samples perf script finds in that window over all of
- * them; on a --full run, exactly those of the one snapshot, each once.
+ * --last 50ms on the 8th of 8 stream snapshots joins those before it (when
+ * the window reaches past the last one) and shows exactly the samples perf
+ * script finds in that window over all of them; on a --full run, exactly those of the one snapshot, each once.
  */
 static void test_last_joins_stream(void **state)
 {

@@ -345,16 +345,45 @@ static void test_bad_symbols(void **state)
 	kill_wait(pid);
 }
 
+/*
+ * An IFUNC, strlen@libc.so.6: probed at the implementation its resolver
+ * chose (__strlen_avx2, _evex, _sse2... by the CPU), which every call
+ * reaches, not at the resolver, which runs once at load: 3 hits end the
+ * run long before the command's 1,000 calls do. One that ptbpf can't ask
+ * (libm's, a library it does not map) is refused with its candidates.
+ */
+static void test_ifunc(void **state)
+{
+	char err[4096], reason[32];
+
+	need_root();
+	assert_int_equal(run_ptbpf("--trigger-limit 3 --trigger-on strlen@libc.so.6 -- " PROGS
+				   "ifunc 1000 20",
+				   err, sizeof(err), NULL),
+			 0);
+	/* ended by ptbpf before its 1,000 calls: the command's own status says so */
+	assert_int_equal(event_field(out, "end", 0, "status"), 128 + SIGTERM);
+	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	/* 3 hits counted (a hit with no new bytes makes no snapshot of its own) */
+	assert_string_equal(reason, "trigger_limit");
+	assert_true(count_events(out, "trigger") >= 3);
+	if (!strstr(err, "--trigger-on strlen@libc.so.6: an IFUNC; probed at the implementation"))
+		fail_msg("no line on the IFUNC: %s", err);
+	rm_rf(out); /* a refused run makes none */
+	check_refused("--trigger-on cosf32@libm.so.6 -- " PROGS "ifunc 1 1",
+		      "cosf32 in /lib/x86_64-linux-gnu/libm.so.6 is an IFUNC");
+	check_refused("--trigger-on cosf32@libm.so.6 -- " PROGS "ifunc 1 1", "; candidates: ");
+}
+
 /* --trigger-limit 2: two trigger snapshots, then the end as on SIGINT. */
 static void test_trigger_limit(void **state)
 {
 	char err[4096], reason[32];
-	double secs;
 
 	need_root();
 	/* the command is ended by ptbpf's SIGTERM: the run ended as asked, 0 */
-	assert_int_equal(run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER " 5 300 300",
-				   err, sizeof(err), &secs),
+	assert_int_equal(run_ptbpf("--trigger-limit 2 --trigger-on leaf -- " TRIGGER " 100 300 300",
+				   err, sizeof(err), NULL),
 			 0);
 	assert_int_equal(snapshots_of("trigger"), 2);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
@@ -362,10 +391,13 @@ static void test_trigger_limit(void **state)
 	assert_int_equal(event_str(out, "end", 0, "ended", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "as_asked");
 	assert_int_equal(event_field(out, "end", 0, "exit_status"), 0);
-	/* the command's own status is still told */
+	/*
+	 * It did not wait for the other 98 calls (30 s of them): the command's
+	 * own status, 128 + SIGTERM, says it was ended before them, after which
+	 * it would have exited 0. No duration is asserted: a loaded machine may
+	 * be slow, never wrong.
+	 */
 	assert_int_equal(event_field(out, "end", 0, "status"), 128 + SIGTERM);
-	/* it did not wait for the other 3 calls (at 0.9, 1.2 and 1.5 s) */
-	assert_true(secs < 1.4);
 }
 
 /* --duration 2s: the run ends after 2 s, the command as on SIGINT. */
@@ -377,8 +409,8 @@ static void test_duration(void **state)
 	need_root();
 	assert_int_equal(run_ptbpf("--duration 2s -- " PROGS "spin", err, sizeof(err), &secs), 0);
 	print_message("--duration 2s: ran %.3f s\n", secs);
-	/* 2 s plus start-up and scheduling, generously */
-	assert_true(secs >= 2.0 && secs < 6.0);
+	/* not before 2 s; how much after is the machine's load, not asserted */
+	assert_true(secs >= 2.0);
 	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
 	assert_string_equal(reason, "duration");
 	assert_int_equal(event_str(out, "end", 0, "ended", reason, sizeof(reason)), 0);
@@ -436,10 +468,13 @@ static void test_min_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_five_calls),  T(test_second_thread),	T(test_bad_symbols),
-		T(test_pid_library), T(test_trigger_limit),	T(test_duration),
-		T(test_min_history), T(test_min_interval_hits),
+		T(test_five_calls),	  T(test_second_thread), T(test_bad_symbols),
+		T(test_pid_library),	  T(test_trigger_limit), T(test_duration),
+		T(test_min_history),	  T(test_min_interval_hits), T(test_ifunc),
 	};
 
+	/* TEST_FILTER=test_x runs one (cmocka's glob) */
+	if (getenv("TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,7 +162,7 @@ static void test_wait_for_path(void **state)
 	check_held_start(f, prog);
 }
 
-/* SIGINT while waiting: one line, status 1, nothing held after. */
+/* SIGINT while waiting: one line, status 130 (128 + SIGINT), nothing held after. */
 static void test_wait_for_interrupted(void **state)
 {
 	struct fx *f = *state;
@@ -172,7 +172,7 @@ static void test_wait_for_interrupted(void **state)
 	start_ptbpf(f, "--wait-for", "no-such-program-ever");
 	wait_waiting(f);
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 1);
+	assert_int_equal(wait_exit(f->ptbpf, 10), 128 + SIGINT);
 	f->ptbpf = 0;
 	assert_int_equal(held_left(&f->held), 0);
 	log = slurp(f->log);

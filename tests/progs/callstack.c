@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * callstack [MS]: a known call path for the call-stack tests. main() calls
- * build(), which spends MS milliseconds (default 200) of its own CPU time in
+ * build(), which spends MS milliseconds of CPU time (default 200) in
  * crunch(); then walk_and_crash(), which spends MS more in crunch() and
  * dereferences NULL: a SIGSEGV with the default action. Samples in crunch() tell the two
  * phases apart only by their callers.
@@ -24,16 +24,16 @@ static long elapsed_ms(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/* Plain user-space work; the clock is read rarely so samples land here. */
+/*
+ * Plain user-space work for @ms of its own CPU time (not wall time: the
+ * samples of it do not shrink with the machine's load); the clock is read
+ * rarely so samples land here.
+ */
 static __attribute__((noinline)) void crunch(long ms)
 {
 	struct timespec t0;
 	int i;
 
-	/*
-	 * CPU time, not wall time: on a busy machine both phases still get the
-	 * same share of the samples, which the tests compare
-	 */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	do {
 		for (i = 0; i < 100000; i++)

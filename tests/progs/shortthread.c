@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * shortthread [MS]: a thread names itself "shortlived", works MS
- * milliseconds (default 100) and exits; then the main thread works MS more
- * and dereferences NULL. The fatal snapshot holds samples of a thread
+ * milliseconds of its own CPU time (default 100) and exits; then the main
+ * thread works MS more and dereferences NULL. CPU time, not wall time: the
+ * samples of it do not shrink with the load of the machine. The fatal snapshot holds samples of a thread
  * that /proc no longer shows.
  */
 #include <pthread.h>
@@ -18,11 +19,11 @@ static __attribute__((noinline)) void spin(long ms)
 	struct timespec t0, t;
 	int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	do {
 		for (i = 0; i < 100000; i++)
 			sink += i;
-		clock_gettime(CLOCK_MONOTONIC, &t);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 

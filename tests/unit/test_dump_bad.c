@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
@@ -419,6 +420,131 @@ static void test_trace_cpus(void **state)
 	snap_free(&ds);
 }
 
+/*
+ * What the target controls, shown and never sent to a terminal: a comm
+ * of "\x1b]0;PWN\x07\x1b[2J\n" (prctl PR_SET_NAME), in the summary and
+ * in --insn's thread lines, and a module path in a message.
+ */
+static void test_hostile_names(void **state)
+{
+	static const char shown[] = "\\x1b]0;PWN\\x07\\x1b[2J\\n";
+	struct fixture *fx = *state;
+	char want[512], comm[64], bad[128];
+	struct dump_log log;
+	const char *json = "\"comm\":\"\\u001b]0;PWN\\u0007\\u001b[2J\\n\"";
+
+	snprintf(comm, sizeof(comm), "\"comm\":\"%.15s\"", program_invocation_short_name);
+	edit(fx, "ptbpf.json", comm, json);
+	edit(fx, "ptbpf.json", comm, json); /* its thread */
+	assert_int_equal(summarize(fx, 0), 0);
+	snprintf(want, sizeof(want), ", pid %u (%s)\n", (unsigned int)getpid(), shown);
+	assert_non_null(strstr(fx->out, want));
+	assert_null(memchr(fx->out, 0x1b, fx->out_len));
+	assert_null(memchr(fx->out, 0x07, fx->out_len));
+	/* --insn: the thread's line */
+	free(fx->out);
+	log.err = open_memstream(&fx->err, &fx->err_len);
+	log.nr_errors = 0;
+	insn(fx, &log);
+	fclose(log.err);
+	snprintf(want, sizeof(want), "tid %d (%s) at ", gettid(), shown);
+	assert_non_null(strstr(fx->out, want));
+	assert_null(memchr(fx->out, 0x1b, fx->out_len));
+	/* a module's path in a message */
+	unlink(file(fx, "perf.data"));
+	snprintf(bad, sizeof(bad), "%s/m\x1b[2J", fx->dir);
+	put(bad, "#!/bin/sh\n", 10);
+	snprintf(want, sizeof(want),
+		 "{\"type\":\"intel-pt\",\"processes\":[{\"pid\":1,\"modules\":"
+		 "[{\"systemPath\":\"%s/m\\u001b[2J\",\"loadAddress\":\"0x1000\"}]}],"
+		 "\"cpus\":[{\"id\":0,\"iptTrace\":\"cpus/0.intelpt_trace\","
+		 "\"contextSwitchTrace\":\"cpus/0.perf_context_switch_trace\"}]}",
+		 fx->dir);
+	put(file(fx, "trace.json"), want, strlen(want));
+	free(fx->out);
+	free(fx->err);
+	log.err = open_memstream(&fx->err, &fx->err_len);
+	log.nr_errors = 0;
+	insn(fx, &log);
+	fclose(log.err);
+	snprintf(want, sizeof(want),
+		 "ptbpf-dump: %s/m\\x1b[2J: offset 0x0: module: not a 64-bit ELF file\n", fx->dir);
+	assert_non_null(strstr(fx->err, want));
+	assert_null(memchr(fx->err, 0x1b, fx->err_len));
+}
+
+/*
+ * A FIFO named ptbpf.json, perf.data or as a module is not opened for
+ * long nor read: one line each, and the reader goes on (an alarm fails
+ * the test where it would hang).
+ */
+static void test_fifo(void **state)
+{
+	struct fixture *fx = *state;
+	char want[512];
+
+	alarm(60);
+	unlink(file(fx, "perf.data"));
+	assert_int_equal(mkfifo(fx->path, 0600), 0);
+	summarize(fx, 0);
+	snprintf(want, sizeof(want), "ptbpf-dump: %s: not a regular file\n", fx->path);
+	assert_non_null(strstr(fx->err, want));
+	unlink(file(fx, "ptbpf.json"));
+	assert_int_equal(mkfifo(fx->path, 0600), 0);
+	assert_true(summarize(fx, 0) >= 1);
+	snprintf(want, sizeof(want), "ptbpf-dump: %s: not a regular file\n", fx->path);
+	assert_non_null(strstr(fx->err, want));
+	alarm(0);
+}
+
+static long max_rss_kib(void)
+{
+	struct rusage ru;
+
+	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+/*
+ * A sparse 1 GiB perf.data costs what its headers declare, not 1 GiB:
+ * the snapshot's own, grown by a hole, reads as before; one of nothing
+ * but the hole is refused at its header. A ptbpf.json past any sane
+ * size is refused unread. RSS is bounded generously (200 MB), not timed.
+ */
+static void test_sparse(void **state)
+{
+	struct fixture *fx = *state;
+	char want[512], *before;
+	int fd;
+
+	assert_int_equal(summarize(fx, 0), 0);
+	before = strdup(fx->out);
+	fd = open(file(fx, "perf.data"), O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1LL << 30), 0);
+	close(fd);
+	assert_int_equal(summarize(fx, 0), 0);
+	assert_string_equal(fx->out, before);
+	unlink(fx->path);
+	fd = open(fx->path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1LL << 30), 0);
+	close(fd);
+	assert_int_equal(summarize(fx, 0), 1);
+	assert_string_equal(fx->err, "ptbpf-dump: perf.data: offset 0x0: not a perf.data file "
+				     "(no PERFILE2 magic)\n");
+	fd = open(file(fx, "ptbpf.json"), O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1LL << 30), 0);
+	close(fd);
+	summarize(fx, 0);
+	snprintf(want, sizeof(want),
+		 "ptbpf-dump: %s: larger than a snapshot's file can be: not read\n", fx->path);
+	assert_non_null(strstr(fx->err, want));
+	assert_true(max_rss_kib() < 200 * 1000);
+	free(before);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -427,6 +553,7 @@ int main(void)
 		T(test_meta_fields),	 T(test_meta_truncated), T(test_perf_truncated),
 		T(test_perf_bad_record), T(test_module_not_elf), T(test_switch_file_cut),
 		T(test_not_a_snapshot),	 T(test_no_psb),	 T(test_trace_cpus),
+		T(test_hostile_names),	 T(test_fifo),		 T(test_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,35 +20,52 @@ struct plan_case {
 
 static const struct plan_case cases[] = {
 	/* auto: process for a command, whatever the CPU count */
-	{ { SCOPE_AUTO, true, false, 0, 256, 0 }, 0, SCOPE_PROCESS, "" },
+	{ { SCOPE_AUTO, true, false, 0, 256, 0, 0 }, 0, SCOPE_PROCESS, "" },
 	/* auto, --pid: process up to the limit (4 x 2 x 2 = 16 events) */
-	{ { SCOPE_AUTO, false, false, 4, 2, 16 }, 0, SCOPE_PROCESS, "" },
+	{ { SCOPE_AUTO, false, false, 4, 2, 16, 0 }, 0, SCOPE_PROCESS, "" },
 	/* one more thread: cpu, and says why */
-	{ { SCOPE_AUTO, false, false, 5, 2, 16 },
+	{ { SCOPE_AUTO, false, false, 5, 2, 16, 0 },
 	  0,
 	  SCOPE_CPU,
-	  "cpu: 5 threads x 2 CPUs x 2 needs 20 events, over the limit of 16" },
+	  "cpu: 5 threads x 2 CPUs x 2 needs 20 events, over the limit of 16 (--max-events)" },
 	/* the default limit */
-	{ { SCOPE_AUTO, false, false, 1100, 64, 0 },
+	{ { SCOPE_AUTO, false, false, 1100, 64, 0, 0 },
 	  0,
 	  SCOPE_CPU,
 	  "1100 threads x 64 CPUs x 2 needs 140800 events, over the limit of 16384" },
 	/* --no-pause is the old behaviour: cpu */
-	{ { SCOPE_AUTO, false, true, 1, 2, 0 }, 0, SCOPE_CPU, "--no-pause" },
-	{ { SCOPE_CPU, false, true, 1, 2, 0 }, 0, SCOPE_CPU, "" },
-	{ { SCOPE_CPU, false, false, 100000, 2, 0 }, 0, SCOPE_CPU, "" },
+	{ { SCOPE_AUTO, false, true, 1, 2, 0, 0 }, 0, SCOPE_CPU, "--no-pause" },
+	{ { SCOPE_CPU, false, true, 1, 2, 0, 0 }, 0, SCOPE_CPU, "" },
+	{ { SCOPE_CPU, false, false, 100000, 2, 0, 0 }, 0, SCOPE_CPU, "" },
 	/* explicit scopes never fall back: they fail */
-	{ { SCOPE_PROCESS, false, false, 5, 2, 16 },
+	{ { SCOPE_PROCESS, false, false, 5, 2, 16, 0 },
 	  -EINVAL,
 	  SCOPE_AUTO,
 	  "--scope process: 5 threads x 2 CPUs x 2 needs 20 events" },
-	{ { SCOPE_PROCESS, false, true, 1, 2, 0 },
+	{ { SCOPE_PROCESS, false, true, 1, 2, 0, 0 },
 	  -EINVAL,
 	  SCOPE_AUTO,
 	  "--no-pause only applies to --scope cpu" },
-	{ { SCOPE_CGROUP, true, true, 0, 2, 0 }, -EINVAL, SCOPE_AUTO, "in cgroup scope" },
-	{ { SCOPE_CGROUP, false, false, 100000, 2, 0 }, 0, SCOPE_CGROUP, "" },
-	{ { SCOPE_PROCESS, true, false, 0, 4096, 0 }, 0, SCOPE_PROCESS, "" },
+	{ { SCOPE_CGROUP, true, true, 0, 2, 0, 0 }, -EINVAL, SCOPE_AUTO, "in cgroup scope" },
+	{ { SCOPE_CGROUP, false, false, 100000, 2, 0, 0 }, 0, SCOPE_CGROUP, "" },
+	{ { SCOPE_PROCESS, true, false, 0, 4096, 0, 0 }, 0, SCOPE_PROCESS, "" },
+	/* `ulimit -n 256`: the descriptor limit is named, not --max-events */
+	{ { SCOPE_AUTO, false, false, 61, 2, 0, 256 },
+	  0,
+	  SCOPE_CPU,
+	  "cpu: 61 threads x 2 CPUs x 2 needs 244 events, over the 0 descriptors left by the "
+	  "limit of 256 open files (RLIMIT_NOFILE, ulimit -n; 256 kept for the rest)" },
+	{ { SCOPE_PROCESS, false, false, 61, 2, 0, 256 },
+	  -EINVAL,
+	  SCOPE_AUTO,
+	  "--scope process: 61 threads x 2 CPUs x 2 needs 244 events, over the 0 descriptors "
+	  "left by the limit of 256 open files (RLIMIT_NOFILE" },
+	/* a larger one, under --max-events: --max-events is named */
+	{ { SCOPE_PROCESS, false, false, 61, 2, 100, 1024 },
+	  -EINVAL,
+	  SCOPE_AUTO,
+	  "needs 244 events, over the limit of 100 (--max-events)" },
+	{ { SCOPE_AUTO, false, false, 61, 2, 0, 1024 }, 0, SCOPE_PROCESS, "" },
 };
 
 static void test_plan(void **state)

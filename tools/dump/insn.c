@@ -8,6 +8,7 @@
 #include "insn.h"
 #include "ptpkt.h"
 #include "fmtnum.h"
+#include "textesc.h"
 
 #define STUCK_STEP 256
 
@@ -179,6 +180,8 @@ struct print {
 
 static void thread_line(struct print *p, const struct dump_insn_at *at)
 {
+	char comm[TEXTESC_SIZE(16)];
+
 	fmt_out_flush(p->o);
 	if (p->hidden)
 		fprintf(p->out, "  (%" PRIu64 " instructions of other tasks)\n", p->hidden);
@@ -188,8 +191,8 @@ static void thread_line(struct print *p, const struct dump_insn_at *at)
 			at->time / 1000000000, at->time % 1000000000);
 	else
 		fprintf(p->out, "tid %d (%s) at %" PRIu64 ".%09" PRIu64 " s:\n", at->tid,
-			snap_thread_comm(p->s, (uint32_t)at->tid), at->time / 1000000000,
-			at->time % 1000000000);
+			textesc_str(comm, sizeof(comm), snap_thread_comm(p->s, (uint32_t)at->tid)),
+			at->time / 1000000000, at->time % 1000000000);
 	p->tid = at->tid;
 }
 

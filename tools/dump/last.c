@@ -11,6 +11,7 @@
 #include "last.h"
 #include "perfread.h"
 #include "snapfmt.h"
+#include "textesc.h"
 
 int last_moments_add(struct dump_moments *m, const struct dump_snap *s, uint64_t from, uint64_t to)
 {
@@ -235,7 +236,7 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 	uint64_t first = UINT64_MAX, last = 0, total;
 	struct dump_hot hot[HOT_MAX];
 	struct dump_moments m = { 0 };
-	char a[48], b[48];
+	char a[48], b[48], trig[TEXTESC_SIZE(sizeof(s->trigger))];
 	size_t i;
 	int nh;
 
@@ -261,7 +262,8 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 		return -ENOMEM;
 	last_moments_sort(&m);
 	fprintf(out, "  last before the %s (newest first):%s\n",
-		!strcmp(s->trigger, "trigger") ? "hit" : s->trigger, m.n ? "" : " no samples");
+		!strcmp(s->trigger, "trigger") ? "hit" : textesc_str(trig, sizeof(trig), s->trigger),
+		m.n ? "" : " no samples");
 	for (i = 0; i < m.n && i < n; i++)
 		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts, tab);
 	last_moments_free(&m);
@@ -387,13 +389,15 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur, const stru
 		       bool covered, const struct dump_symtab *tab)
 {
 	const struct dump_snap *s = &j->v[0];
-	char when[48];
+	char when[48], trig[TEXTESC_SIZE(sizeof(s->trigger))];
 	size_t i;
 
+	textesc_fputs(s->dir, out);
 	fprintf(out,
-		"%s: the last %.3f ms before the %s at %s: %zu samples of "
+		": the last %.3f ms before the %s at %s: %zu samples of "
 		"pid %u from snapshot%s %" PRIu64 "..%" PRIu64 "\n",
-		s->dir, (double)dur / 1e6, s->trigger[0] ? s->trigger : "?",
+		(double)dur / 1e6,
+		textesc_str(trig, sizeof(trig), s->trigger[0] ? s->trigger : "?"),
 		last_time_str(s, s->trigger_ts, when, sizeof(when)), m->n, s->pid,
 		j->n > 1 ? "s" : "", j->v[j->n - 1].id, s->id);
 	if (!covered)

@@ -73,25 +73,25 @@ static void load_cpu_files(struct load_ctx *x, struct dump_snap *s, const struct
 		return;
 	}
 	if (!c->trace && join(x, s, ipt)) {
-		ret = snap_read_file(x->path, &buf, &len);
+		ret = snap_map_file(x->path, SNAP_DATA_MAX, &buf, &len);
 		if (ret) {
-			snap_error(x->log, x->path, -1, "%s", strerror(-ret));
+			snap_error(x->log, x->path, -1, "%s", snap_file_error(ret));
 		} else {
 			c->trace = c->trace_own = buf;
-			c->trace_len = len;
+			c->trace_len = c->trace_own_len = len;
 			snprintf(c->trace_file, sizeof(c->trace_file), "%s", ipt);
 		}
 	}
 	if (c->nr_sw || !join(x, s, sw))
 		return;
-	ret = snap_read_file(x->path, &buf, &len);
+	ret = snap_map_file(x->path, SNAP_DATA_MAX, &buf, &len);
 	if (ret) {
-		snap_error(x->log, x->path, -1, "%s", strerror(-ret));
+		snap_error(x->log, x->path, -1, "%s", snap_file_error(ret));
 		return;
 	}
 	/* LLDB's layout: exactly TID|TIME sample IDs */
 	perfread_switches(c, buf, len, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, sw, x->log);
-	free(buf);
+	snap_unmap_file(buf, len);
 }
 
 /* Reads and parses @name (trace.json when @trace, else ptbpf.json); false
@@ -105,11 +105,11 @@ static bool load_json(struct load_ctx *x, struct dump_snap *s, const char *name,
 
 	if (!join(x, s, name))
 		return false;
-	ret = snap_read_file(x->path, &buf, &len);
+	ret = snap_read_file(x->path, SNAP_JSON_MAX, &buf, &len);
 	if (ret == -ENOENT)
 		return false;
 	if (ret) {
-		snap_error(x->log, x->path, -1, "%s", strerror(-ret));
+		snap_error(x->log, x->path, -1, "%s", snap_file_error(ret));
 		return true;
 	}
 	if (trace) {
@@ -132,14 +132,15 @@ static void load_perf(struct load_ctx *x, struct dump_snap *s)
 
 	if (!join(x, s, SNAPFMT_PERF_DATA))
 		return;
-	ret = snap_read_file(x->path, &buf, &len);
+	ret = snap_map_file(x->path, SNAP_DATA_MAX, &buf, &len);
 	if (ret == -ENOENT && s->backend == BACKEND_INTEL_PT)
 		return; /* --format lldb: trace.json and cpus/ instead */
 	if (ret) {
-		snap_error(x->log, x->path, -1, "%s", strerror(-ret));
+		snap_error(x->log, x->path, -1, "%s", snap_file_error(ret));
 		return;
 	}
 	s->has_perf = !perfread_parse(s, buf, len, SNAPFMT_PERF_DATA, x->log);
+	s->perf_mapped = true; /* perf_buf is buf now */
 }
 
 /* What ptbpf.json promised and the trace files did not deliver. */

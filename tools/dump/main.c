@@ -23,6 +23,7 @@
 #include "json.h"
 #include "opts.h"
 #include "snapfmt.h"
+#include "textesc.h"
 
 #ifndef PTBPF_VERSION
 #define PTBPF_VERSION "unknown"
@@ -108,9 +109,10 @@ static int sample_list(struct dump_run *r, const struct dump_snap *s)
 		ret = last_moments_add(&m, s, 0, UINT64_MAX);
 	if (!ret) {
 		last_moments_sort(&m);
-		printf("%s: sample backend: no instructions; the target's %zu "
+		textesc_fputs(s->dir, stdout);
+		printf(": sample backend: no instructions; the target's %zu "
 		       "samples, oldest first:\n",
-		       s->dir, m.n);
+		       m.n);
 		for (i = 0; i < m.n; i++)
 			if (r->o.cpu < 0 || r->o.cpu == m.v[i].cpu)
 				last_moment_print(stdout, s, &m.v[i], s->trigger_ts, &tab);
@@ -136,13 +138,17 @@ static int one_snapshot(struct dump_run *r, const char *dir)
 	} else if (!pt && r->o.mode == DUMP_INSN) {
 		ret = sample_list(r, &s);
 	} else if (!pt && r->o.mode == DUMP_PACKETS) {
-		printf("%s: sample backend: no Intel PT packets\n", dir);
+		textesc_fputs(dir, stdout);
+		printf(": sample backend: no Intel PT packets\n");
 	} else if (r->o.mode == DUMP_PACKETS) {
-		printf("%s:\n", dir);
+		textesc_fputs(dir, stdout);
+		printf(":\n");
 		ret = packets(r, &s);
 	} else {
-		if (r->o.mode == DUMP_INSN)
-			printf("%s:\n", dir);
+		if (r->o.mode == DUMP_INSN) {
+			textesc_fputs(dir, stdout);
+			printf(":\n");
+		}
 		ret = decode(r, &s);
 	}
 	snap_free(&s);
@@ -163,9 +169,9 @@ static void run_timeline_events(struct dump_run *r, const char *out_dir)
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/" SNAPFMT_EVENTS, out_dir);
-	ret = snap_read_file(path, &buf, &len);
+	ret = snap_read_file(path, SNAP_EVENTS_MAX, &buf, &len);
 	if (ret) {
-		snap_error(&r->log, path, -1, "%s", strerror(-ret));
+		snap_error(&r->log, path, -1, "%s", snap_file_error(ret));
 		return;
 	}
 	timeline_events(&r->tl, (char *)buf, len, path, &r->log);

@@ -585,9 +585,13 @@ int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len, const char *fi
 	unsigned int i;
 	int ret;
 
-	free(s->perf_buf);
+	if (s->perf_mapped)
+		snap_unmap_file(s->perf_buf, s->perf_len);
+	else
+		free(s->perf_buf);
 	s->perf_buf = buf;
 	s->perf_len = len;
+	s->perf_mapped = false; /* the caller says when @buf is mapped */
 	if (len < sizeof(fh) || memcmp(buf, "PERFILE2", 8)) {
 		snap_error(log, file, 0, "not a perf.data file (%s)",
 			   len < sizeof(fh) ? "shorter than its header" : "no PERFILE2 magic");

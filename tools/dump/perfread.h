@@ -10,8 +10,9 @@
 #include "snap.h"
 
 /*
- * Parses the perf.data image @buf of @len bytes (which @s takes over:
- * cores' traces point into it): attrs, samples, context switches, MMAP2
+ * Parses the perf.data image @buf of @len bytes (which @s takes over, as
+ * malloc'd, or mapped when the caller sets perf_mapped after: cores'
+ * traces point into it): attrs, samples, context switches, MMAP2
  * (modules), AUXTRACE (each core's PT bytes). A malformed record ends the
  * walk with a message naming its offset; what came before is kept.
  *

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -13,9 +15,11 @@
 #include "snap.h"
 #include "unwind.h"
 #include "jsondoc.h"
+#include "textesc.h"
 
 void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
 {
+	char why[1024];
 	va_list ap;
 
 	if (!log)
@@ -23,42 +27,79 @@ void snap_error(struct dump_log *log, const char *file, long long off, const cha
 	log->nr_errors++;
 	if (!log->err)
 		return;
+	/* paths and names in it come from the snapshot: shown, never sent */
 	fputs("ptbpf-dump: ", log->err);
-	if (file)
-		fprintf(log->err, "%s: ", file);
+	if (file) {
+		textesc_fputs(file, log->err);
+		fputs(": ", log->err);
+	}
 	if (off >= 0)
 		fprintf(log->err, "offset 0x%llx: ", (unsigned long long)off);
 	va_start(ap, fmt);
-	vfprintf(log->err, fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	textesc_fputs(why, log->err);
 	fputc('\n', log->err);
 }
 
-int snap_read_file(const char *path, uint8_t **buf, size_t *len)
+/*
+ * Opens @path for reading only when it is a regular file of at most @max
+ * bytes: O_NONBLOCK, so that a FIFO or a device named ptbpf.json or
+ * perf.data does not hang the open, and fstat() before any read. Returns
+ * the descriptor, its size in *@size, or -errno (snap_file_error()).
+ */
+static int open_regular(const char *path, uint64_t max, size_t *size)
 {
 	struct stat st;
-	uint8_t *b;
-	size_t got = 0;
-	ssize_t n = 0;
-	int fd, ret = 0;
+	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	ret = fstat(fd, &st)							? -errno :
+	      S_ISDIR(st.st_mode)						? -EISDIR :
+	      !S_ISREG(st.st_mode)						? -SNAP_ENOTREG :
+	      (uint64_t)st.st_size > max || (uint64_t)st.st_size > SIZE_MAX - 1 ? -EFBIG :
+										  0;
+	if (ret) {
 		close(fd);
 		return ret;
 	}
-	b = malloc((size_t)st.st_size + 1);
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+const char *snap_file_error(int ret)
+{
+	switch (ret) {
+	case -SNAP_ENOTREG:
+		return "not a regular file";
+	case -EFBIG:
+		return "larger than a snapshot's file can be: not read";
+	default:
+		return strerror(-ret);
+	}
+}
+
+int snap_read_file(const char *path, uint64_t max, uint8_t **buf, size_t *len)
+{
+	size_t size, got = 0;
+	ssize_t n = 0;
+	uint8_t *b;
+	int fd, ret = 0;
+
+	fd = open_regular(path, max, &size);
+	if (fd < 0)
+		return fd;
+	b = malloc(size + 1);
 	if (!b) {
 		close(fd);
 		return -ENOMEM;
 	}
 	/* a file that shrinks meanwhile gives what is there */
-	while (got < (size_t)st.st_size && (n = read(fd, b + got, (size_t)st.st_size - got)) > 0)
+	while (got < size && (n = read(fd, b + got, size - got)) > 0)
 		got += (size_t)n;
-	if (n < 0 && got < (size_t)st.st_size)
+	if (n < 0 && got < size)
 		ret = -errno;
 	close(fd);
 	if (ret) {
@@ -69,6 +110,41 @@ int snap_read_file(const char *path, uint8_t **buf, size_t *len)
 	*buf = b;
 	*len = got;
 	return 0;
+}
+
+int snap_map_file(const char *path, uint64_t max, uint8_t **buf, size_t *len)
+{
+	size_t size;
+	void *p;
+	int fd;
+
+	fd = open_regular(path, max, &size);
+	if (fd < 0)
+		return fd;
+	*buf = NULL;
+	*len = 0;
+	if (!size) {
+		close(fd);
+		return 0;
+	}
+	/*
+	 * Mapped, as perf maps perf.data: the parsers touch only what the
+	 * file's headers declare, so a sparse or padded file costs what is
+	 * read of it, not its size.
+	 */
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	*buf = p;
+	*len = size;
+	return 0;
+}
+
+void snap_unmap_file(uint8_t *buf, size_t len)
+{
+	if (buf && len)
+		munmap(buf, len);
 }
 
 /* Reports a missing or wrong-typed field @name of @file. */
@@ -580,7 +656,7 @@ void snap_free(struct dump_snap *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->nr_cores; i++) {
-		free(s->cores[i].trace_own);
+		snap_unmap_file(s->cores[i].trace_own, s->cores[i].trace_own_len);
 		free(s->cores[i].sw);
 		free(s->cores[i].samples);
 	}
@@ -592,7 +668,10 @@ void snap_free(struct dump_snap *s)
 	free(s->ranges);
 	free(s->threads);
 	free(s->modules);
-	free(s->perf_buf);
+	if (s->perf_mapped)
+		snap_unmap_file(s->perf_buf, s->perf_len);
+	else
+		free(s->perf_buf);
 	free(s->dir);
 	memset(s, 0, sizeof(*s));
 }

@@ -86,7 +86,8 @@ struct dump_core {
 	size_t trace_len;
 	char trace_file[64]; /* where they came from, for messages */
 	uint64_t trace_off; /* their offset in that file */
-	uint8_t *trace_own; /* when read from cpus/, owned here */
+	uint8_t *trace_own; /* when read from cpus/, mapped here */
+	size_t trace_own_len;
 	struct dump_switch *sw;
 	size_t nr_sw;
 	struct dump_sample *samples;
@@ -156,6 +157,7 @@ struct dump_snap {
 	uint64_t crash_capture_ns, crash_stack_asked;
 	uint8_t *perf_buf; /* perf.data, which cores' traces point into */
 	size_t perf_len;
+	bool perf_mapped; /* snap_map_file()'s, else malloc'd */
 };
 
 /*
@@ -233,8 +235,38 @@ void snap_core_task(const struct dump_core *core, uint64_t t, int32_t *pid, int3
 /* The comm of thread @tid of the target, or "" when unknown. */
 const char *snap_thread_comm(const struct dump_snap *s, uint32_t tid);
 
-/* Reads the whole file @path into a malloc'd buffer (*@buf, *@len);
- * returns 0 or -errno. A NUL follows the bytes (not counted). */
-int snap_read_file(const char *path, uint8_t **buf, size_t *len);
+/*
+ * The most the reader takes of a file, by kind: a snapshot's JSON
+ * (ptbpf.json, trace.json: a few KiB per thread and module), an output
+ * directory's events.jsonl, and the binary files (perf.data, cpus/),
+ * which are mapped, not read. A larger file is refused with one line.
+ */
+#define SNAP_JSON_MAX (64ULL << 20)
+#define SNAP_EVENTS_MAX (1ULL << 30)
+#define SNAP_DATA_MAX (1ULL << 40)
+
+/* Past every errno: "not a regular file" (a FIFO, a socket, a device) */
+#define SNAP_ENOTREG 4096
+
+/*
+ * Reads the whole file @path, a regular file of at most @max bytes, into a
+ * malloc'd buffer (*@buf, *@len); a NUL follows the bytes (not counted).
+ * Neither a FIFO nor a device is opened for long (O_NONBLOCK) or read.
+ *
+ * Returns 0, -SNAP_ENOTREG when @path is not a regular file, -EISDIR, -EFBIG
+ * when it is larger than @max, -ENOMEM, or the -errno of open or read.
+ */
+int snap_read_file(const char *path, uint64_t max, uint8_t **buf, size_t *len);
+
+/*
+ * As snap_read_file(), mapped read-only instead (no NUL; NULL and 0 for an
+ * empty file): only the pages read cost memory. Release with
+ * snap_unmap_file().
+ */
+int snap_map_file(const char *path, uint64_t max, uint8_t **buf, size_t *len);
+void snap_unmap_file(uint8_t *buf, size_t len);
+
+/* What a snap_read_file() or snap_map_file() error says, for a message. */
+const char *snap_file_error(int ret);
 
 #endif /* PTBPF_DUMP_SNAP_H */

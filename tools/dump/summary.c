@@ -13,6 +13,7 @@
 #include "summary.h"
 #include "signals.h"
 #include "fmtnum.h"
+#include "textesc.h"
 
 static void count_proc(struct dump_core_sum *sum, uint32_t pid)
 {
@@ -197,8 +198,11 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 						 "stopped");
 	if (s->trigger_tid)
 		fprintf(out, " tid %u,", s->trigger_tid);
-	if (s->stop_kind[0])
-		fprintf(out, " %s,", s->stop_kind);
+	if (s->stop_kind[0]) {
+		fputc(' ', out);
+		textesc_fputs(s->stop_kind, out);
+		fputc(',', out);
+	}
 	if (s->has_si_code) {
 		code = signals_code_name(sig, s->si_code);
 		fprintf(out, " si_code %d%s%s%s,", s->si_code, code ? " (" : "", code ? code : "",
@@ -264,13 +268,20 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 	unsigned int i;
 	int ret;
 
-	fprintf(out, "%s: snapshot %" PRIu64 ", %s, trigger %s", s->dir, s->id,
-		be ? be : "unknown backend", s->trigger[0] ? s->trigger : "?");
-	if (s->signal[0])
-		fprintf(out, " (%s)", s->signal);
+	/* what the snapshot says, the target's comm above all: shown, never sent */
+	textesc_fputs(s->dir, out);
+	fprintf(out, ": snapshot %" PRIu64 ", %s, trigger ", s->id, be ? be : "unknown backend");
+	textesc_fputs(s->trigger[0] ? s->trigger : "?", out);
+	if (s->signal[0]) {
+		fputs(" (", out);
+		textesc_fputs(s->signal, out);
+		fputc(')', out);
+	}
 	fputs(" at ", out);
 	print_when(out, s, s->trigger_ts);
-	fprintf(out, ", pid %u (%s)\n", s->pid, s->comm);
+	fprintf(out, ", pid %u (", s->pid);
+	textesc_fputs(s->comm, out);
+	fputs(")\n", out);
 	text_trigger(out, s);
 	/* what a crash is read for first: how it got there */
 	ret = backtrace_text(out, s, tab);

@@ -7,10 +7,12 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buildid.h"
 #include "symtab.h"
+#include "textesc.h"
 #include "fmtnum.h"
 
 static size_t underscores(const char *name)
@@ -95,7 +97,7 @@ static int add_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct dump_elf *
 		s->addr = sym.st_value + m->bias;
 		s->size = sym.st_size;
 		s->rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
-		s->name = strdup(name);
+		s->name = textesc_dup(name);
 		if (!s->name)
 			return -ENOMEM;
 		m->nr_syms++;
@@ -132,7 +134,7 @@ static int debug_symtab(const char *path, struct dump_elf *m)
 		return -ENOENT;
 	buildid_hex(id, len, hex);
 	snprintf(dbg, sizeof(dbg), DUMP_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
-	fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	fd = open(dbg, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -ENOENT;
 	e = elf_begin(fd, ELF_C_READ, NULL);
@@ -248,15 +250,25 @@ sort:
 static int load_one(struct dump_elf *m, const struct dump_module *mod, struct pt_image *image,
 		    struct dump_log *log)
 {
+	const char *base;
+	struct stat st;
 	int fd, ret = 0;
 	Elf *e;
 
+	base = strrchr(mod->path, '/');
 	m->path = strdup(mod->path);
-	if (!m->path)
+	m->shown = textesc_dup(base ? base + 1 : mod->path);
+	if (!m->path || !m->shown)
 		return -ENOMEM;
-	fd = open(mod->path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO named as a module must not hang the reader */
+	fd = open(mod->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		snap_error(log, mod->path, -1, "module: %s", strerror(errno));
+		return -ENOENT;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snap_error(log, mod->path, -1, "module: not a regular file");
+		close(fd);
 		return -ENOENT;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
@@ -282,6 +294,7 @@ static void free_one(struct dump_elf *m)
 		free(m->syms[i].name);
 	free(m->syms);
 	free(m->path);
+	free(m->shown);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -415,7 +428,6 @@ char *symtab_format_fast(const struct dump_symtab *tab, struct dump_sym_cache *c
 {
 	const struct dump_elf *m;
 	const struct dump_sym *s;
-	const char *base;
 	uint64_t lo, hi;
 	unsigned int i;
 	char *p = buf;
@@ -443,34 +455,28 @@ char *symtab_format_fast(const struct dump_symtab *tab, struct dump_sym_cache *c
 	}
 	if (!m)
 		return fmt_0x(p, ip);
-	base = strrchr(m->path, '/');
-	p = fmt_str(p, base ? base + 1 : m->path, 256);
+	p = fmt_str(p, m->shown, 256);
 	return fmt_0x(fmt_str(p, "+", 1), ip - m->lo);
 }
 
 const char *symtab_module(const struct dump_symtab *tab, uint64_t ip)
 {
 	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
-	const char *base;
 
-	if (!m)
-		return NULL;
-	base = strrchr(m->path, '/');
-	return base ? base + 1 : m->path;
+	return m ? m->shown : NULL;
 }
 
 const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf, size_t len)
 {
 	const struct dump_elf *m = tab ? module_of(tab, ip) : NULL;
-	const char *name, *base;
+	const char *name;
 	uint64_t off;
 
 	name = symtab_find(tab, ip, &off);
 	if (name) {
 		snprintf(buf, len, "%s+0x%" PRIx64, name, off);
 	} else if (m) {
-		base = strrchr(m->path, '/');
-		snprintf(buf, len, "%s+0x%" PRIx64, base ? base + 1 : m->path, ip - m->lo);
+		snprintf(buf, len, "%s+0x%" PRIx64, m->shown, ip - m->lo);
 	} else {
 		snprintf(buf, len, "0x%" PRIx64, ip);
 	}

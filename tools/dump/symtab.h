@@ -25,12 +25,13 @@
 
 struct dump_sym {
 	uint64_t addr, size; /* run-time address */
-	char *name;
+	char *name; /* control characters escaped (textesc.h): only shown */
 	int rank; /* which of two aliases wins: global > weak > local */
 };
 
 struct dump_elf {
 	char *path;
+	char *shown; /* its base name, control characters escaped (textesc.h) */
 	uint64_t bias; /* run-time address - link-time address */
 	uint64_t lo, hi; /* run-time range of its PT_LOAD segments */
 	struct dump_sym *syms; /* sorted by address */

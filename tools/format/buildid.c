@@ -62,7 +62,8 @@ int buildid_read(const char *path, __u8 *id, size_t *len)
 		return -EINVAL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOEXEC;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at a module's path is not waited on; not ELF */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
