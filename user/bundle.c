@@ -183,6 +183,17 @@ static void cores_json(const struct snapshot *s, struct json *j)
 		json_u64(j, "copy_ns", c->copy_ns);
 		/* process scope: the target did not run there, nothing new */
 		json_bool(j, "read", !c->unchanged);
+		if (s->run.backend == BACKEND_INTEL_PT) {
+			/* the thread the writer named at the window's start; 0: none */
+			json_u64(j, "window_start_tid", c->start_tid);
+			/* the kernel's AUX flags in the window: PT data lost there */
+			json_obj_begin(j, "aux");
+			json_u64(j, "truncated", c->aux_truncated);
+			json_u64(j, "collision", c->aux_collision);
+			json_u64(j, "partial", c->aux_partial);
+			json_u64(j, "records_lost", c->ptrec_lost);
+			json_obj_end(j);
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);
