@@ -77,6 +77,8 @@ struct fx {
 	int helper_pipe[2];
 	char err[512];
 	unsigned int bad; /* windows check_window() found wrong */
+	int cgroup_fd; /* cgroup scope: any descriptor (the sim takes it) */
+	bool on_exec; /* -- COMMAND: armed with enable_on_exec */
 };
 
 static void *helper_main(void *arg)
@@ -113,6 +115,7 @@ static int setup(void **state)
 		usleep(1000);
 	if (sim_pmu_task(f->sim, f->pid, f->tid) || sim_pmu_task(f->sim, f->pid, f->tid2))
 		return -1;
+	f->cgroup_fd = -1;
 	*state = f;
 	return 0;
 }
@@ -153,7 +156,7 @@ static __u64 now(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The cores, the writer and the controller (stop, exit), as main.c. */
+/* The cores, the writer and the controller (stop, fatal, exit), as main.c. */
 static void start(struct fx *f, enum ptbpf_scope scope)
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
@@ -180,6 +183,8 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 	cc.scope = scope;
 	cc.tids = tids;
 	cc.nr_tids = 2;
+	cc.cgroup_fd = f->cgroup_fd;
+	cc.enable_on_exec = f->on_exec;
 	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
 	if (!f->cores)
 		fail_msg("cores_open: %s", f->err);
@@ -191,11 +196,12 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 	if (!f->snaps)
 		fail_msg("snapstage_start: %s", f->err);
 	f->hands = (struct ctlops){ .ctl = &f->ctl, .cores = f->cores, .stage = f->snaps };
-	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP | TRIGGER_EXIT, false, -1,
-		     &ctlops_ops, &f->hands);
+	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP | TRIGGER_EXIT | TRIGGER_FATAL,
+		     false, -1, &ctlops_ops, &f->hands);
 	control_set_scope(&f->ctl, scope_name(scope), "", scope == SCOPE_PROCESS);
 	control_start(&f->ctl, PTBPF_PROC_RUNNING, "intel-pt", BUF, NULL);
-	assert_true(sim_pmu_running(f->sim, 0));
+	/* armed on exec: enabled by the kernel at the exec */
+	assert_true(f->on_exec || sim_pmu_running(f->sim, 0));
 }
 
 static void target_event(struct fx *f, enum ptbpf_event_kind kind)
@@ -207,7 +213,7 @@ static void target_event(struct fx *f, enum ptbpf_event_kind kind)
 	e.kind = kind;
 	e.tgid = f->pid;
 	e.tid = f->tid;
-	e.sig = kind == PTBPF_EV_STOP ? SIGSTOP : SIGCONT;
+	e.sig = kind == PTBPF_EV_STOP ? SIGSTOP : kind == PTBPF_EV_FATAL ? SIGSEGV : SIGCONT;
 	e.cause = PTBPF_CAUSE_SIGNAL;
 	e.nr_threads = 2;
 	strcpy(e.comm, "test_pt_windows");
@@ -444,6 +450,70 @@ static void test_cpu_scope_windows(void **state)
 	assert_int_equal(f->bad, 0);
 }
 
+/* cgroup scope: CPU-wide events behind a cgroup, the same windows. */
+static void test_cgroup_scope_windows(void **state)
+{
+	struct fx *f = *state;
+
+	f->cgroup_fd = 7;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_CGROUP);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	check_window(f, 1, "requested, cgroup scope", ptgen_branches_a.n);
+	check_window(f, 2, "stop, cgroup scope", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * A fatal signal while the faulting thread is on its CPU, after a
+ * SIGUSR2 read in the middle of its time there: the fatal window.
+ */
+static void test_fatal_while_on_cpu(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	target_event(f, PTBPF_EV_FATAL);
+	drain(f, 2);
+	check_window(f, 1, "requested", ptgen_branches_a.n);
+	check_window(f, 2, "fatal", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * -- COMMAND: the events are armed with enable_on_exec; the command's
+ * thread is on CPU 0 when it execs, so PT starts there with no switch:
+ * the kernel's ITRACE_START at the exec names it, ptbpf's the window
+ * after a read.
+ */
+static void test_command_exec_on_cpu(void **state)
+{
+	struct fx *f = *state;
+
+	f->on_exec = true;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	check_window(f, 1, "requested, -- COMMAND", ptgen_branches_a.n);
+	check_window(f, 2, "stop, -- COMMAND", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
 /*
  * The control: the PT event's records can't reach ptbpf (its ring has no
  * room, as one of no data pages): the attach window's instructions have no
@@ -513,6 +583,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_end_while_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrapped_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_scope_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_scope_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fatal_while_on_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_exec_on_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_records_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aux_flags_facts, setup, teardown),
 	};
