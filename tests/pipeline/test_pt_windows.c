@@ -387,6 +387,35 @@ static void test_requested_then_stop(void **state)
 	assert_int_equal(f->bad, 0);
 }
 
+/*
+ * The LLDB bundle of snapshot @id names the thread of CPU @cpu at the
+ * window's start too: its switch trace begins with a switch-in of @tid at
+ * TSC 0 (perf time time_zero).
+ */
+static void check_lldb_start(struct fx *f, int id, int cpu, __u32 tid)
+{
+	struct perf_event_header h;
+	char path[256];
+	__u32 v[4];
+	__u64 t;
+	size_t len;
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
+		 id, cpu);
+	buf = read_whole(path, &len);
+	assert_true(len >= sizeof(h) + sizeof(v) + sizeof(t));
+	memcpy(&h, buf, sizeof(h));
+	memcpy(v, buf + sizeof(h), sizeof(v));
+	memcpy(&t, buf + sizeof(h) + sizeof(v), sizeof(t));
+	assert_int_equal(h.type, PERF_RECORD_SWITCH_CPU_WIDE);
+	assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
+	assert_int_equal(v[2], f->pid);
+	assert_int_equal(v[3], tid);
+	assert_int_equal(t, 123456789);
+	free(buf);
+}
+
 /* The end of the run while the target runs: the end snapshot's window. */
 static void test_end_while_running(void **state)
 {
@@ -401,6 +430,7 @@ static void test_end_while_running(void **state)
 	drain(f, 2);
 	check_window(f, 1, "requested", ptgen_branches_a.n);
 	check_window(f, 2, "end", ptgen_branches_b.n);
+	check_lldb_start(f, 2, 0, f->tid);
 	assert_int_equal(f->bad, 0);
 }
 
