@@ -23,6 +23,10 @@
  * (truncated, collision, partial) are facts of the snapshot's cores in
  * ptbpf.json and in ptbpf-dump's summary.
  *
+ * The simulated PMU's own rules for that ring are checked directly too
+ * (ITRACE_START once per event, AUX per switch-out, LOST after a full
+ * ring).
+ *
  * Each test prints "figures:" lines: instructions decoded and decoder
  * errors per snapshot, the issue's measure.
  */
@@ -37,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -605,6 +610,103 @@ static void test_aux_flags_facts(void **state)
 	free(out);
 }
 
+/*
+ * The next record of a forward ring of @size bytes at *@off, copied out
+ * of the ring (a record may wrap round its end) into @buf.
+ */
+static const struct perf_event_header *next_rec(const __u8 *ring, size_t size, __u64 *off,
+						__u8 *buf)
+{
+	struct perf_event_header *h = (void *)buf;
+	size_t i;
+
+	for (i = 0; i < sizeof(*h); i++)
+		buf[i] = ring[(*off + i) % size];
+	assert_true(h->size >= sizeof(*h) && h->size <= 256);
+	for (i = 0; i < h->size; i++)
+		buf[i] = ring[(*off + i) % size];
+	*off += h->size;
+	return h;
+}
+
+/*
+ * The simulated PMU keeps the kernel's rules for the PT event's own ring
+ * (perf_log_itrace_start(), perf_aux_output_end(), __perf_output_begin()),
+ * driven directly: ITRACE_START once, at the event's first schedule-in,
+ * never again; an AUX record (OVERWRITE) at each switch-out that had
+ * bytes; a writable ring that is full drops the records and counts them,
+ * and the first record that fits once the reader moved data_tail is a
+ * LOST of that count.
+ */
+static void test_sim_records_kernel_rules(void **state)
+{
+	struct fx *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	size_t pg_size = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PT_TYPE,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU,
+		.disabled = 1,
+	};
+	const struct perf_event_header *h;
+	struct perf_event_mmap_page *pg;
+	void *base, *aux;
+	__u64 v[3], off = 0, head;
+	__u32 who[2];
+	__u8 *ring, rec[256];
+	int fd, i;
+
+	fd = ops->open(ops->ctx, &a, (pid_t)f->tid, 0, -1, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(ops->mmap(ops->ctx, fd, 2 * pg_size, PROT_READ | PROT_WRITE, 0, &base), 0);
+	pg = base;
+	ring = (__u8 *)base + pg_size;
+	pg->aux_offset = 2 * pg_size;
+	pg->aux_size = 4 * pg_size;
+	assert_int_equal(ops->mmap(ops->ctx, fd, 4 * pg_size, PROT_READ, 2 * pg_size, &aux), 0);
+	assert_int_equal(ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	/* 48 + 63 * 64 bytes fill the page but for 16: 7 AUX records find no room */
+	for (i = 0; i < 70; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	head = pg->data_head;
+	assert_int_equal(head, 48 + 63 * 64);
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_ITRACE_START);
+	assert_int_equal(h->size, 48);
+	memcpy(who, h + 1, sizeof(who));
+	assert_int_equal(who[0], f->pid);
+	assert_int_equal(who[1], f->tid);
+	while (off < head) {
+		h = next_rec(ring, pg_size, &off, rec);
+		assert_int_equal(h->type, PERF_RECORD_AUX);
+		memcpy(v, h + 1, sizeof(v));
+		assert_int_equal(v[1], 100); /* the session's bytes */
+		assert_int_equal(v[2], PERF_AUX_FLAG_OVERWRITE);
+	}
+	/* read: room again; the next switch-out's AUX follows a LOST of 7 */
+	pg->data_tail = head;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	off = head;
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_LOST);
+	memcpy(v, h + 1, 2 * sizeof(v[0]));
+	assert_int_equal(v[1], 7);
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_AUX);
+	assert_int_equal(off, pg->data_head);
+	assert_int_equal(ops->munmap(ops->ctx, aux, 4 * pg_size), 0);
+	assert_int_equal(ops->munmap(ops->ctx, base, 2 * pg_size), 0);
+	assert_int_equal(ops->close(ops->ctx, fd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,6 +720,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_command_exec_on_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_records_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aux_flags_facts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sim_records_kernel_rules, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
