@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-core traces: for each traced CPU a data event (intel_pt with a
- * read-only AUX area, or cpu-clock sampling into a write_backward data ring)
+ * read-only AUX area and a small ring for its own ITRACE_START, AUX and
+ * LOST records, or cpu-clock sampling into a write_backward data ring)
  * and a context-switch sideband event in the same group, so one
  * PERF_IOC_FLAG_GROUP ioctl pauses or resumes both.
  *
