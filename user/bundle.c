@@ -184,6 +184,17 @@ static void cores_json(const struct snapshot *s, struct json *j)
 		json_u64(j, "copy_ns", c->copy_ns);
 		/* process scope: the target did not run there, nothing new */
 		json_bool(j, "read", !c->unchanged);
+		if (s->run.backend == BACKEND_INTEL_PT) {
+			/* the thread the writer named at the window's start; 0: none */
+			json_u64(j, "window_start_tid", c->start_tid);
+			/* the kernel's AUX flags in the window: PT data lost there */
+			json_obj_begin(j, "aux");
+			json_u64(j, "truncated", c->aux_truncated);
+			json_u64(j, "collision", c->aux_collision);
+			json_u64(j, "partial", c->aux_partial);
+			json_u64(j, "records_lost", c->ptrec_lost);
+			json_obj_end(j);
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -415,6 +426,31 @@ static ssize_t cpu_wide(const struct perf_event_header *h, const struct recwrite
 	return recwrite_convert(wide, w->size, conv, dst, cap);
 }
 
+/*
+ * The thread the CPU ran when the window began (snap_core start_tid), as
+ * a switch-in at TSC 0 (perf time time_zero), before every record: LLDB,
+ * like perf, learns a CPU's thread from a switch-in, which may lie in an
+ * earlier window. Returns the record's size, 0 when there is none.
+ */
+static size_t window_start(const struct snapshot *snap, const struct snap_core *c, __u8 *dst)
+{
+	struct perf_event_header h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, 0 };
+	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
+	struct perfrec_id id;
+
+	if (!c->start_tid || !snap->run.conv.valid)
+		return 0;
+	memset(&id, 0, sizeof(id));
+	id.pid = c->start_pid;
+	id.tid = c->start_tid;
+	id.time = snap->run.conv.time_zero;
+	h.size = (__u16)(sizeof(h) + sizeof(unknown) + perfrec_id_size(LLDB_SWITCH_TYPE));
+	memcpy(dst, &h, sizeof(h));
+	memcpy(dst + sizeof(h), unknown, sizeof(unknown));
+	perfrec_id_put(dst + sizeof(h) + sizeof(unknown), LLDB_SWITCH_TYPE, &id);
+	return h.size;
+}
+
 int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int idx)
 {
 	const struct snap_core *c;
@@ -439,6 +475,9 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 		return -ENOMEM;
 	rec = (__u8 *)(o + 1);
 	fileout_init(o, fd);
+	n = (ssize_t)window_start(snap, c, rec);
+	if (n)
+		fileout_write(o, rec, (size_t)n);
 	while ((ret = perfrec_next(c->sideband, c->sideband_len, &off, &h)) > 0) {
 		if (h->type == PERF_RECORD_SWITCH) {
 			n = cpu_wide(h, &conv, rec, PERFREC_MAX + 1);

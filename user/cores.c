@@ -22,6 +22,17 @@
 #include "cyclic.h"
 #include "errbuf.h"
 #include "pmu.h"
+#include "ptrecs.h"
+
+/*
+ * intel-pt: the data pages of the PT event's own ring, for its
+ * ITRACE_START, AUX and LOST records (48, 64 and 56 bytes with the
+ * sample IDs it is opened with). The ring is writable, so the kernel
+ * keeps what was not read and drops (and counts) what does not fit: 16
+ * pages hold about 1,000 AUX records, one per switch-out of a target
+ * thread (process scope) or per read, between two reads.
+ */
+#define CORES_PT_RECORD_PAGES 16
 
 /* Process scope: one more thread's events on a core, output redirected. */
 struct thread_group {
@@ -42,6 +53,7 @@ struct core {
 	void *aux; /* intel-pt: the AUX area, read-only */
 	struct cyclic_aux aux_state;
 	__u64 data_prev, sb_prev; /* data_head at the last read */
+	struct ptrecs_cpu on_cpu; /* the thread the CPU runs, at the last read */
 	int toggle_rc; /* parallel toggles: this core's result and message */
 	char toggle_err[160];
 };
@@ -76,18 +88,28 @@ void cores_config_init(struct cores_config *cfg)
 	cfg->sample_filter_fd = -1;
 }
 
+/* The data pages of the PT event's records ring; 0 for sample. */
+static size_t rec_size(const struct cores *c)
+{
+	return c->plan.backend == BACKEND_INTEL_PT ? CORES_PT_RECORD_PAGES * c->plan.page_size : 0;
+}
+
 static int map_core(struct cores *c, struct core *core, char *err, size_t errlen)
 {
 	bool pt = c->plan.backend == BACKEND_INTEL_PT;
+	size_t data = pt ? rec_size(c) : c->plan.buf_size;
 	int rc;
 
 	/*
-	 * intel-pt: a metadata page only, writable so aux_offset/aux_size can
-	 * be set; sample: the data ring, read-only (write_backward overwrite).
+	 * intel-pt: the metadata page and the ring of the PT event's own
+	 * records, writable so aux_offset/aux_size can be set and the kernel
+	 * keeps the records until read (a ring of no data pages drops them:
+	 * ITRACE_START, AUX). sample: the data ring, read-only
+	 * (write_backward overwrite).
 	 */
-	core->data_map_len = c->plan.page_size + (pt ? 0 : c->plan.buf_size);
-	rc = perf_sys_map_ring(c->sys, core->data_fd, core->cpu, c->plan.page_size,
-			       pt ? 0 : c->plan.buf_size, pt, &core->data_page, err, errlen);
+	core->data_map_len = c->plan.page_size + data;
+	rc = perf_sys_map_ring(c->sys, core->data_fd, core->cpu, c->plan.page_size, data, pt,
+			       &core->data_page, err, errlen);
 	if (rc)
 		return rc;
 	if (pt) {
@@ -498,7 +520,7 @@ size_t cores_buffer_size(const struct cores *c)
 
 size_t cores_sideband_size(const struct cores *c)
 {
-	return c ? c->plan.sb_size : 0;
+	return c ? c->plan.sb_size + rec_size(c) : 0;
 }
 
 const struct perf_event_attr *cores_data_attr(const struct cores *c)
@@ -707,6 +729,29 @@ static __u64 now_clock(const struct cores *c)
 }
 
 /*
+ * intel-pt: the PT event's records since the last read, into @dst (@cap
+ * bytes, the ring's size), and the ring freed of them (data_tail).
+ */
+static size_t read_ptrec(struct cores *c, struct core *core, __u8 *dst, size_t cap)
+{
+	struct perf_event_mmap_page *pg = core->data_page;
+	const __u8 *ring = (const __u8 *)pg + c->plan.page_size;
+	size_t size = rec_size(c), n, i;
+	__u64 head, tail;
+
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	n = head - tail;
+	if (n > size || n > cap) /* not what the kernel does: take nothing */
+		n = 0;
+	for (i = 0; i < n; i++)
+		dst[i] = ring[(tail + i) & (size - 1)];
+	/* the copy is done before the kernel may write there again */
+	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
  * While the core is paused: the raw bytes only. Records of the data rings
  * are put in order by order_rings() once the core runs again.
  */
@@ -739,6 +784,29 @@ static void read_rings(struct cores *c, struct core *core, bool full, struct sna
 	out->head = trace_res.head;
 	out->sb_wrapped = sb_res.wrapped;
 	out->sb_lost_bytes = sb_res.lost_bytes;
+	/* after the switch records' room: they are put in order in place */
+	out->ptrec = sbuf + c->plan.sb_size;
+	if (c->plan.backend == BACKEND_INTEL_PT && scap >= c->plan.sb_size)
+		out->ptrec_len = read_ptrec(c, core, out->ptrec, scap - c->plan.sb_size);
+}
+
+/*
+ * After the read: what the window's PT records say, and the thread each
+ * CPU ran when the window began. That is the one of the last read, as the
+ * records before told, for a window that starts there: not with --full
+ * (the window reaches back past it), nor when switch records of the
+ * window were lost (the thread may have changed unseen before the trace
+ * starts).
+ */
+static void follow_cpu(struct cores *c, struct core *core, bool full, struct snap_core *out)
+{
+	ptrecs_facts(out);
+	if (!full && !out->sb_wrapped && !out->sb_lost_bytes) {
+		out->start_pid = core->on_cpu.pid;
+		out->start_tid = core->on_cpu.tid;
+	}
+	ptrecs_follow(&core->on_cpu, out->sideband, out->sideband_len, c->plan.sb_attr.sample_type,
+		      out->ptrec, out->ptrec_len, c->plan.data_attr.sample_type);
 }
 
 /* After the pause: keep the intact records, oldest first. */
@@ -799,6 +867,8 @@ int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *o
 	rc = c->offcpu ? 0 : set_state(c, core, was, c->err, sizeof(c->err));
 	out->paused_ns = was == CORE_RUNNING ? clock_now_ns() - t0 : 0;
 	order_rings(c, out);
+	if (c->plan.backend == BACKEND_INTEL_PT)
+		follow_cpu(c, core, full, out);
 	return rc;
 }
 
@@ -818,6 +888,7 @@ int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *ou
 	out->unchanged = true;
 	out->trace = trace_buf;
 	out->sideband = sb_buf;
+	out->ptrec = sb_buf + c->plan.sb_size;
 	/* where the last read ended: the next one starts there */
 	out->head = c->plan.backend == BACKEND_INTEL_PT ? core->aux_state.end : core->data_prev;
 	out->tsc = now_clock(c);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-core traces: for each traced CPU a data event (intel_pt with a
- * read-only AUX area, or cpu-clock sampling into a write_backward data ring)
+ * read-only AUX area and a small ring for its own ITRACE_START, AUX and
+ * LOST records, or cpu-clock sampling into a write_backward data ring)
  * and a context-switch sideband event in the same group, so one
  * PERF_IOC_FLAG_GROUP ioctl pauses or resumes both.
  *
@@ -141,7 +142,11 @@ void cores_close(struct cores *c);
 unsigned int cores_count(const struct cores *c);
 /* The backend in use: BACKEND_INTEL_PT or BACKEND_SAMPLE. */
 enum ptbpf_backend cores_backend(const struct cores *c);
-/* Per-core trace and sideband ring sizes as chosen (0 for NULL). */
+/*
+ * Per-core trace and sideband sizes as chosen (0 for NULL). The sideband
+ * size is what a read may return besides the trace: the switch ring, and
+ * for intel-pt the ring of the PT event's own records after it.
+ */
 size_t cores_buffer_size(const struct cores *c);
 size_t cores_sideband_size(const struct cores *c);
 /* The attrs the events were opened with (NULL for NULL). */
@@ -232,9 +237,12 @@ int cores_resume_all(struct cores *c, __u64 *done_ns);
  * Stage core @idx: remember its state, pause it, copy what was recorded
  * since the last read (everything with @full) into @trace_buf (@trace_cap
  * bytes; cores_buffer_size() always suffices) and the sideband records into
- * @sb_buf (@sb_cap bytes; cores_sideband_size() suffices), put the state
- * back. Fills every field of @out: trace and sideband point into the
- * caller's buffers; head, wrapped, lost_bytes describe the trace ring;
+ * @sb_buf (@sb_cap bytes; cores_sideband_size() suffices), for intel-pt the
+ * PT event's own records (ITRACE_START, AUX, LOST) after them, put the
+ * state back. Fills every field of @out: trace, sideband and ptrec point
+ * into the caller's buffers; head, wrapped, lost_bytes describe the trace
+ * ring; start_pid/start_tid name the thread the CPU ran when the window
+ * began (ptrecs.h), the aux_* counts what the PT records say of it;
  * tsc is "now" in the data event's clock (TSC for intel-pt, CLOCK_MONOTONIC
  * ns for sample); paused_ns is an upper bound of the pause (0 when the core
  * was paused already).

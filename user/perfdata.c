@@ -263,6 +263,35 @@ static int put_stream(struct writer *w, const __u8 *buf, size_t len,
 	return ret;
 }
 
+/*
+ * The thread core @idx's CPU ran when its window began (snap_core
+ * start_tid), as an ITRACE_START of its PT event at time 0, before every
+ * record of the window: perf (per-CPU mmaps) makes it the CPU's current
+ * thread, so the PT bytes before the window's first switch are decoded
+ * under it. None when it is not known.
+ */
+static void put_window_start(struct writer *w, unsigned int idx)
+{
+	const struct snap_core *c = &w->snap->cores[idx];
+	__u64 type = w->attr[ATTR_DATA].sample_type;
+	struct perf_event_header h = { .type = PERF_RECORD_ITRACE_START };
+	struct perfrec_id id;
+	__u32 who[2] = { c->start_pid, c->start_tid };
+
+	if (!c->start_tid)
+		return;
+	memset(&id, 0, sizeof(id));
+	id.pid = c->start_pid;
+	id.tid = c->start_tid;
+	id.id = w->ids[ATTR_DATA][idx];
+	id.cpu = (__u32)c->cpu;
+	h.size = (__u16)(sizeof(h) + sizeof(who) + perfrec_id_size(type));
+	memcpy(w->rec, &h, sizeof(h));
+	memcpy(w->rec + sizeof(h), who, sizeof(who));
+	perfrec_id_put(w->rec + sizeof(h) + sizeof(who), type, &id);
+	fileout_write(&w->out, w->rec, h.size);
+}
+
 static void put_auxtrace(struct writer *w, unsigned int idx)
 {
 	const struct snap_core *c = &w->snap->cores[idx];
@@ -398,8 +427,14 @@ static int put_data(struct writer *w)
 		put_time_conv(w);
 	err = put_process(w);
 	for (i = 0; i < s->nr_cores && !err; i++) {
+		if (pt)
+			put_window_start(w, i);
 		err = put_stream(w, s->cores[i].sideband, s->cores[i].sideband_len, &s->run.sb_attr,
 				 ATTR_SB, i);
+		/* the PT event's ITRACE_START, AUX (flags) and LOST, as perf keeps them */
+		if (!err && pt)
+			err = put_stream(w, s->cores[i].ptrec, s->cores[i].ptrec_len,
+					 &s->run.data_attr, ATTR_DATA, i);
 		if (!err && !pt)
 			err = put_stream(w, s->cores[i].trace, s->cores[i].trace_len,
 					 &s->run.data_attr, ATTR_DATA, i);

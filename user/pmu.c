@@ -368,6 +368,14 @@ int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel, bool disabled
 	attr->exclude_kernel = !kernel;
 	attr->exclude_hv = 1;
 	attr->disabled = disabled;
+	/*
+	 * The event's own records (ITRACE_START, AUX, LOST) carry who, when
+	 * and where, as the sideband's do: they are put in time order with
+	 * the switches, and perf takes the CPU of ITRACE_START from them.
+	 */
+	attr->sample_id_all = 1;
+	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CPU;
 	if (psb_bytes)
 		*psb_bytes = psb;
 	return 0;

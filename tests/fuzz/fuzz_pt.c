@@ -32,9 +32,9 @@ static void setup(struct dump_snap *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct dump_switch sw[] = {
-		{ 0, 1, 1, false },
-		{ 5000, 2, 2, true },
-		{ 9000, 1, 3, false },
+		{ .time = 0, .pid = 1, .tid = 1 },
+		{ .time = 5000, .pid = 2, .tid = 2, .out = true },
+		{ .time = 9000, .pid = 1, .tid = 3 },
 	};
 	struct dump_log log = { NULL, 0 };
 	struct dump_snap s = { .pid = 1, .backend = BACKEND_INTEL_PT };

@@ -102,7 +102,10 @@ static void test_attr_skylake(void **state)
 	assert_true(a.disabled);
 	/* TSC-based time: perf converts with the mmap page's time_zero. */
 	assert_false(a.use_clockid);
-	assert_int_equal(a.sample_type, 0);
+	/* its ITRACE_START/AUX records say who, when, where */
+	assert_true(a.sample_id_all);
+	assert_int_equal(a.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+						PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);
 	assert_int_equal(pmu_intel_pt_attr(&f->pmu, true, false, &a, NULL, NULL, 0), 0);
 	assert_false(a.exclude_kernel);
 	assert_false(a.disabled);

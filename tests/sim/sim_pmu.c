@@ -33,6 +33,17 @@ struct sim_event {
 	__u64 hw_pos;
 	size_t since_psb;
 	__u64 id;
+	/*
+	 * The ring's data pages were mapped writable: the kernel keeps what
+	 * the reader has not consumed (data_tail) and drops what does not
+	 * fit, counting it for a PERF_RECORD_LOST (rb->lost).
+	 */
+	bool writable;
+	__u64 lost;
+	/* intel_pt: pt_config() ran once (PERF_ATTACH_ITRACE is set) */
+	bool itrace_started;
+	/* intel_pt ring: where the running session began; flags for its end */
+	__u64 aux_start, aux_flags;
 };
 
 struct sim_fail {
@@ -52,6 +63,7 @@ struct sim_pmu {
 	__u32 pt_type;
 	__u32 uprobe_type; /* 0: no uprobe PMU */
 	bool aux_action; /* the kernel knows attr.aux_action (>= 6.13) */
+	bool drop_records; /* the intel_pt events' records find no room */
 	unsigned int nr_cpus;
 	bool offline[SIM_MAX_CPUS];
 	size_t page_size, psb_every;
@@ -271,6 +283,7 @@ static int sim_mmap(void *ctx, int fd, size_t len, int prot, off_t offset, void 
 	if (!e->base)
 		return -ENOMEM;
 	e->base_len = len;
+	e->writable = prot & PROT_WRITE;
 	pg = (void *)e->base;
 	pg->data_offset = sim->page_size;
 	pg->data_size = len - sim->page_size;
@@ -303,6 +316,179 @@ static int sim_munmap(void *ctx, void *addr, size_t len)
 	return -EINVAL;
 }
 
+/* Store a record the way a write_backward ring gets it. */
+static void put_backward(struct sim_event *e, const void *rec, size_t len)
+{
+	struct perf_event_mmap_page *pg = (void *)e->base;
+	__u8 *ring = e->base + pg->data_offset;
+	__u64 head = pg->data_head - len;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		ring[(head + i) & (pg->data_size - 1)] = ((const __u8 *)rec)[i];
+	__atomic_store_n(&pg->data_head, head, __ATOMIC_RELEASE);
+}
+
+/*
+ * The sample ID of a non-sample record of @e (sample_id_all), in the
+ * kernel's order: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. Returns its
+ * size (0 without sample_id_all).
+ */
+static size_t put_id(struct sim_pmu *sim, const struct sim_event *e, __u32 pid, __u32 tid,
+		     __u8 *dst)
+{
+	__u64 type = e->attr.sample_type, id = primary_id(sim, e);
+	__u32 v[2];
+	size_t n = 0;
+
+	if (!e->attr.sample_id_all)
+		return 0;
+	if (type & PERF_SAMPLE_TID) {
+		v[0] = pid;
+		v[1] = tid;
+		memcpy(dst + n, v, 8);
+		n += 8;
+	}
+	if (type & PERF_SAMPLE_TIME) {
+		__u64 t = sim->tsc += 100;
+
+		memcpy(dst + n, &t, 8);
+		n += 8;
+	}
+	if (type & PERF_SAMPLE_ID) {
+		memcpy(dst + n, &id, 8);
+		n += 8;
+	}
+	if (type & PERF_SAMPLE_STREAM_ID) {
+		memcpy(dst + n, &id, 8);
+		n += 8;
+	}
+	if (type & PERF_SAMPLE_CPU) {
+		v[0] = (__u32)e->cpu;
+		v[1] = 0;
+		memcpy(dst + n, v, 8);
+		n += 8;
+	}
+	if (type & PERF_SAMPLE_IDENTIFIER) {
+		memcpy(dst + n, &id, 8);
+		n += 8;
+	}
+	return n;
+}
+
+/* Copy @len bytes to a forward ring at @head, wrapping. */
+static void ring_copy(struct sim_event *rb, __u64 head, const void *rec, size_t len)
+{
+	struct perf_event_mmap_page *pg = (void *)rb->base;
+	__u8 *ring = rb->base + pg->data_offset;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		ring[(head + i) & (pg->data_size - 1)] = ((const __u8 *)rec)[i];
+}
+
+/*
+ * Store a record of @e (@len bytes, its sample ID included) in @rb as
+ * __perf_output_begin() does: a ring of no data pages is paused (the
+ * record is gone, uncounted); a writable forward ring keeps what the
+ * reader has not consumed: a record that does not fit is dropped and
+ * counted, and the next that fits is preceded by a PERF_RECORD_LOST of
+ * the count. Read-only rings overwrite. Returns whether it was stored.
+ */
+static bool put_record(struct sim_pmu *sim, struct sim_event *rb, const struct sim_event *e,
+		       __u32 pid, __u32 tid, const void *rec, size_t len)
+{
+	struct perf_event_mmap_page *pg = (void *)rb->base;
+	struct {
+		struct perf_event_header h;
+		__u64 id, lost;
+		__u8 sid[48];
+	} lr;
+	size_t lost_len = 0;
+	__u64 head, tail;
+
+	if (!pg->data_size || (sim->drop_records && e->kind == SIM_PT))
+		return false;
+	if (rb->attr.write_backward) {
+		put_backward(rb, rec, len);
+		return true;
+	}
+	head = pg->data_head;
+	if (rb->lost) {
+		lr.h = (struct perf_event_header){ PERF_RECORD_LOST, 0, 0 };
+		lr.id = primary_id(sim, e);
+		lr.lost = rb->lost;
+		lost_len = 24 + put_id(sim, e, pid, tid, lr.sid);
+		lr.h.size = (__u16)lost_len;
+	}
+	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE);
+	if (rb->writable && head - tail + lost_len + len > pg->data_size) {
+		rb->lost++;
+		return false;
+	}
+	if (lost_len) {
+		ring_copy(rb, head, &lr, lost_len);
+		head += lost_len;
+		rb->lost = 0;
+	}
+	ring_copy(rb, head, rec, len);
+	__atomic_store_n(&pg->data_head, head + len, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * perf_log_itrace_start() at @e's schedule-in: once in the life of the
+ * event the record is checked against (an inherited event's parent),
+ * before pt_config() sets PERF_ATTACH_ITRACE on @e itself (its first
+ * start; never cleared). pid/tid: the task on the CPU.
+ */
+static void itrace_start(struct sim_pmu *sim, struct sim_event *e, struct sim_event *rb)
+{
+	const struct sim_event *src = e->parent >= 0 ? &sim->ev[e->parent] : e;
+	struct sim_task *t = task_of(sim, e->task ? e->task : sim->on_cpu[e->cpu]);
+	struct {
+		struct perf_event_header h;
+		__u32 pid, tid;
+		__u8 sid[48];
+	} r = { .h = { PERF_RECORD_ITRACE_START, 0, 0 } };
+
+	if (!src->itrace_started) {
+		r.pid = t ? t->pid : 0;
+		r.tid = t ? t->tid : 0;
+		r.h.size = (__u16)(16 + put_id(sim, e, r.pid, r.tid, r.sid));
+		put_record(sim, rb, e, r.pid, r.tid, &r, r.h.size);
+	}
+	e->itrace_started = true;
+}
+
+/*
+ * perf_aux_output_end() at @e's stop, overwrite mode: aux_head is
+ * published, and a PERF_RECORD_AUX says where the session's bytes end,
+ * how many there were and the flags (OVERWRITE, and what the hardware
+ * or sim_pmu_aux_flags() added), when there were bytes or flags.
+ */
+static void aux_end(struct sim_pmu *sim, struct sim_event *e, struct sim_event *rb)
+{
+	struct perf_event_mmap_page *pg = (void *)rb->base;
+	struct sim_task *t = task_of(sim, e->task ? e->task : sim->on_cpu[e->cpu]);
+	__u64 size = rb->hw_pos - rb->aux_start;
+	struct {
+		struct perf_event_header h;
+		__u64 offset, size, flags;
+		__u8 sid[48];
+	} r = { .h = { PERF_RECORD_AUX, 0, 0 } };
+
+	__atomic_store_n(&pg->aux_head, rb->hw_pos % rb->aux_len, __ATOMIC_RELEASE);
+	r.offset = rb->hw_pos % rb->aux_len;
+	r.size = size < rb->aux_len ? size : rb->aux_len;
+	r.flags = PERF_AUX_FLAG_OVERWRITE | rb->aux_flags;
+	rb->aux_flags = 0;
+	if (!r.size && !(r.flags & ~(__u64)PERF_AUX_FLAG_OVERWRITE))
+		return;
+	r.h.size = (__u16)(32 + put_id(sim, e, t ? t->pid : 0, t ? t->tid : 0, r.sid));
+	put_record(sim, rb, e, t ? t->pid : 0, t ? t->tid : 0, &r, r.h.size);
+}
+
 /* Which events are scheduled in now, before a change. */
 static void note_counting(const struct sim_pmu *sim, bool *was)
 {
@@ -320,7 +506,6 @@ static void note_counting(const struct sim_pmu *sim, bool *was)
  */
 static void apply_counting(struct sim_pmu *sim, const bool *was)
 {
-	struct perf_event_mmap_page *pg;
 	struct sim_event *e, *rb;
 	int i;
 
@@ -330,9 +515,12 @@ static void apply_counting(struct sim_pmu *sim, const bool *was)
 		e = &sim->ev[i];
 		if (e->kind != SIM_PT || was[i] == now || !(rb = ring_of(sim, e)))
 			continue;
-		pg = (void *)rb->base;
 		if (!now && rb->aux)
-			__atomic_store_n(&pg->aux_head, rb->hw_pos % rb->aux_len, __ATOMIC_RELEASE);
+			aux_end(sim, e, rb);
+		if (now && rb->aux) {
+			itrace_start(sim, e, rb);
+			rb->aux_start = rb->hw_pos;
+		}
 		if (now)
 			rb->since_psb = sim->psb_every;
 	}
@@ -448,7 +636,8 @@ struct sim_pmu *sim_pmu_new(unsigned int nr_cpus, __u32 pt_type)
 	sim->pt_type = pt_type;
 	sim->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	sim->psb_every = 256;
-	sim->tsc = 1000000;
+	/* past the mmap page's time_zero, as a host's perf clock is */
+	sim->tsc = 123556789;
 	return sim;
 }
 
@@ -674,22 +863,22 @@ long sim_pmu_emit(struct sim_pmu *sim, int cpu, const void *bytes, size_t len)
 	return (long)len;
 }
 
+void sim_pmu_drop_records(struct sim_pmu *sim, bool drop)
+{
+	sim->drop_records = drop;
+}
+
+void sim_pmu_aux_flags(struct sim_pmu *sim, int cpu, __u64 flags)
+{
+	struct sim_event *e = find(sim, cpu, SIM_PT);
+
+	if (e)
+		e->aux_flags |= flags;
+}
+
 void sim_pmu_set_time(struct sim_pmu *sim, __u64 t)
 {
 	sim->tsc = t - 100;
-}
-
-/* Store a record the way a write_backward ring gets it. */
-static void put_backward(struct sim_event *e, const void *rec, size_t len)
-{
-	struct perf_event_mmap_page *pg = (void *)e->base;
-	__u8 *ring = e->base + pg->data_offset;
-	__u64 head = pg->data_head - len;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		ring[(head + i) & (pg->data_size - 1)] = ((const __u8 *)rec)[i];
-	__atomic_store_n(&pg->data_head, head, __ATOMIC_RELEASE);
 }
 
 int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
@@ -809,6 +998,9 @@ static int inherit_one(struct sim_pmu *sim, int i, __u32 tid, const int *map)
 	c->base_len = c->aux_len = 0;
 	c->hw_pos = 0;
 	c->aux_paused = false;
+	/* a new event: its own PERF_ATTACH_ITRACE and ring state */
+	c->itrace_started = c->writable = false;
+	c->lost = c->aux_start = c->aux_flags = 0;
 	c->id = ++sim->next_id;
 	return n;
 }

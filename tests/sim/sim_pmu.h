@@ -31,6 +31,17 @@
  *   through while its task is on the CPU and it is enabled; at sched-out the
  *   kernel's pt_event_del() -> perf_aux_output_end() publishes aux_head, so
  *   aux_head moves at sched-out as well as at disable;
+ * - the intel_pt event's own records go into its ring (after SET_OUTPUT,
+ *   the output's), as the kernel writes them: PERF_RECORD_ITRACE_START
+ *   at the first start of an event (perf_log_itrace_start(): checked on an
+ *   inherited event's parent, set by pt_config() on the event itself, never
+ *   cleared: a task-bound event's first schedule-in while enabled, a
+ *   CPU-wide event's first enable), PERF_RECORD_AUX at each stop that had
+ *   bytes or flags (perf_aux_output_end(), overwrite mode: OVERWRITE plus
+ *   what sim_pmu_aux_flags() set), each with the event's sample ID. A ring
+ *   of no data pages drops them all, uncounted (rb->paused); a writable
+ *   ring drops what does not fit before data_tail, and writes a
+ *   PERF_RECORD_LOST of the count before the next record that fits;
  * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
  *   sample id only, no next/prev fields) at its own task's sched-in and
  *   sched-out; CPU-wide ones write PERF_RECORD_SWITCH_CPU_WIDE at every
@@ -159,6 +170,17 @@ long sim_pmu_tick(struct sim_pmu *sim, int cpu, size_t nbytes);
  * when @cpu has no mapped intel_pt event, -EINVAL for NULL @bytes.
  */
 long sim_pmu_emit(struct sim_pmu *sim, int cpu, const void *bytes, size_t len);
+/*
+ * The next PERF_RECORD_AUX of @cpu's intel_pt ring carries @flags too
+ * (PERF_AUX_FLAG_TRUNCATED, _PARTIAL, _COLLISION), as when the hardware
+ * stopped or was cut short in that session.
+ */
+void sim_pmu_aux_flags(struct sim_pmu *sim, int cpu, __u64 flags);
+/*
+ * @drop: the intel_pt events' records find no room in any ring, as when
+ * their ring has no data pages (the tests' control). Default: false.
+ */
+void sim_pmu_drop_records(struct sim_pmu *sim, bool drop);
 /* Total PT bytes the hardware of @cpu has written so far. */
 __u64 sim_pmu_written(const struct sim_pmu *sim, int cpu);
 
@@ -187,7 +209,9 @@ int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 t
 		      __u32 np_tid);
 /*
  * The simulated clock: records (samples, switches, PSB TSCs) carry
- * successive times 100 apart; the next one carries @t.
+ * successive times 100 apart; the next one carries @t. It starts past the
+ * mmap page's time_zero (123456789), as a host's perf clock does: perf
+ * converts a record's time to TSC by subtracting it.
  */
 void sim_pmu_set_time(struct sim_pmu *sim, __u64 t);
 

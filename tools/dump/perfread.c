@@ -51,9 +51,14 @@ static bool inside(size_t len, uint64_t off, uint64_t n)
 	return off <= len && n <= len - off;
 }
 
+/*
+ * Kept in time order: the PT event's ITRACE_STARTs follow the switch
+ * records in perf.data, each stream in time order of its own.
+ */
 static int add_switch(struct dump_core *c, const struct dump_switch *sw)
 {
 	struct dump_switch *n;
+	size_t at = c->nr_sw;
 
 	if (!(c->nr_sw & (c->nr_sw - 1))) {
 		n = realloc(c->sw, (c->nr_sw ? c->nr_sw * 2 : 1) * sizeof(*n));
@@ -61,7 +66,12 @@ static int add_switch(struct dump_core *c, const struct dump_switch *sw)
 			return -ENOMEM;
 		c->sw = n;
 	}
-	c->sw[c->nr_sw++] = *sw;
+	while (at && c->sw[at - 1].time > sw->time)
+		at--;
+	memmove(&c->sw[at + 1], &c->sw[at], (c->nr_sw - at) * sizeof(*c->sw));
+	c->sw[at] = *sw;
+	c->nr_sw++;
+	c->nr_starts += sw->start;
 	return 0;
 }
 
@@ -333,6 +343,33 @@ static int one_cpu_switch(struct perf_ctx *x, const struct perf_event_header *h,
 	return one_switch(c, h, a->sample_type);
 }
 
+/*
+ * An ITRACE_START of a PT event: from then on its CPU runs the thread it
+ * names (the kernel's at PT's first start there, ptbpf's at the start of
+ * a window).
+ */
+static int one_itrace_start(struct perf_ctx *x, const struct perf_event_header *h,
+			    const struct attr_info *a)
+{
+	struct dump_switch sw = { .start = true };
+	struct perfrec_id id;
+	struct dump_core *c;
+	uint32_t v[2];
+
+	if (!a->id_all || !(a->sample_type & PERF_SAMPLE_CPU) ||
+	    h->size < sizeof(*h) + sizeof(v) + perfrec_id_size(a->sample_type) ||
+	    perfrec_id_get(h, h->size, a->sample_type, &id) || id.cpu > 1 << 20)
+		return -EBADMSG;
+	memcpy(v, h + 1, sizeof(v));
+	c = snap_find_core(x->s, (int)id.cpu);
+	if (!c)
+		return -ENOMEM;
+	sw.time = id.time;
+	sw.pid = (int32_t)v[0];
+	sw.tid = (int32_t)v[1];
+	return add_switch(c, &sw);
+}
+
 static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 		     const struct attr_info *a)
 {
@@ -450,11 +487,14 @@ static int one_record(struct perf_ctx *x, size_t off, size_t end, int64_t *skip)
 		return 0;
 	}
 	if (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_MMAP2 &&
-	    h->type != PERF_RECORD_SWITCH_CPU_WIDE && h->type != PERF_RECORD_SWITCH)
+	    h->type != PERF_RECORD_SWITCH_CPU_WIDE && h->type != PERF_RECORD_SWITCH &&
+	    h->type != PERF_RECORD_ITRACE_START)
 		return 0;
 	a = attr_of(x, h);
 	if (!a)
 		return -ENOENT;
+	if (h->type == PERF_RECORD_ITRACE_START)
+		return one_itrace_start(x, h, a);
 	if (h->type == PERF_RECORD_SAMPLE)
 		return one_sample(x, h, a);
 	if (h->type == PERF_RECORD_MMAP2)

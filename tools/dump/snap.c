@@ -239,6 +239,23 @@ struct dump_core *snap_find_core(struct dump_snap *s, int cpu)
 	return c;
 }
 
+/* A core's "aux" object: what the kernel's AUX records said. */
+static void meta_aux(struct dump_core *c, const struct json_object *aux, const char *file,
+		     const char *core_where, struct dump_log *log)
+{
+	char where[48];
+
+	snprintf(where, sizeof(where), "%saux.", core_where);
+	if (jsondoc_type(aux) != JSONDOC_OBJECT) {
+		field_error(log, file, where, -EINVAL, "is not an object");
+		return;
+	}
+	c->aux_truncated = need_u64(aux, "truncated", file, where, log);
+	c->aux_collision = need_u64(aux, "collision", file, where, log);
+	c->aux_partial = need_u64(aux, "partial", file, where, log);
+	c->aux_records_lost = need_u64(aux, "records_lost", file, where, log);
+}
+
 static void meta_cores(struct dump_snap *s, const struct json_object *root, const char *file,
 		       struct dump_log *log)
 {
@@ -268,6 +285,8 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root, cons
 			c->sb_wrapped = need_bool(o, "sideband_wrapped", file, where, log);
 		if (jsondoc_has(o, "sideband_lost_bytes"))
 			c->sb_lost_bytes = need_u64(o, "sideband_lost_bytes", file, where, log);
+		if (jsondoc_has(o, "aux"))
+			meta_aux(c, jsondoc_get(o, "aux"), file, where, log);
 	}
 }
 

@@ -39,6 +39,8 @@ struct dump_switch {
 	uint64_t time; /* perf clock ns */
 	int32_t pid, tid; /* the task on the core after the switch; -1: unknown */
 	bool out; /* PERF_RECORD_MISC_SWITCH_OUT */
+	/* an ITRACE_START: the thread PT started in, not a switch */
+	bool start;
 };
 
 struct dump_sample {
@@ -81,6 +83,11 @@ struct dump_core {
 	bool wrapped;
 	bool sb_wrapped; /* switch records were overwritten */
 	uint64_t sb_lost_bytes;
+	/*
+	 * intel-pt, ptbpf.json's "aux": PT sessions of the window the kernel
+	 * marked truncated, collided, partial; PT records it dropped.
+	 */
+	uint64_t aux_truncated, aux_collision, aux_partial, aux_records_lost;
 	bool in_meta; /* ptbpf.json lists this core */
 	const uint8_t *trace; /* intel-pt: the PT bytes */
 	size_t trace_len;
@@ -88,8 +95,9 @@ struct dump_core {
 	uint64_t trace_off; /* their offset in that file */
 	uint8_t *trace_own; /* when read from cpus/, mapped here */
 	size_t trace_own_len;
-	struct dump_switch *sw;
+	struct dump_switch *sw; /* in time order */
 	size_t nr_sw;
+	size_t nr_starts; /* of them, ITRACE_STARTs */
 	struct dump_sample *samples;
 	size_t nr_samples;
 };

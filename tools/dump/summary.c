@@ -258,6 +258,40 @@ static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum,
 		*last = b;
 }
 
+/*
+ * What the kernel's AUX flags said of core @c's window, when anything:
+ * PT data lost inside it (truncated, collided with another user, partial),
+ * and PT records it dropped (then those facts are incomplete).
+ */
+static void text_aux(FILE *out, const struct dump_core *c)
+{
+	const struct {
+		const char *what;
+		uint64_t n;
+	} f[] = {
+		{ "truncated", c->aux_truncated },
+		{ "collision", c->aux_collision },
+		{ "partial", c->aux_partial },
+	};
+	const char *sep = "";
+	unsigned int i;
+
+	if (!c->aux_truncated && !c->aux_collision && !c->aux_partial && !c->aux_records_lost)
+		return;
+	fprintf(out, "  cpu %d: PT data lost in the window:", c->cpu);
+	for (i = 0; i < 3; i++) {
+		if (!f[i].n)
+			continue;
+		fprintf(out, "%s %s %" PRIu64 " time%s", sep, f[i].what, f[i].n,
+			f[i].n == 1 ? "" : "s");
+		sep = ",";
+	}
+	if (c->aux_records_lost)
+		fprintf(out, "%s %" PRIu64 " AUX records dropped by the kernel (unknown)", sep,
+			c->aux_records_lost);
+	fputc('\n', out);
+}
+
 int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
 		 struct dump_log *log)
 {
@@ -297,10 +331,11 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 			" bytes, wrapped %s, lost %" PRIu64 " bytes, "
 			"%zu context switches",
 			c->cpu, c->bytes, c->sideband_bytes, c->wrapped ? "yes" : "no",
-			c->lost_bytes, c->nr_sw);
+			c->lost_bytes, c->nr_sw - c->nr_starts);
 		if (c->sb_wrapped)
 			fprintf(out, " (switch records lost: %" PRIu64 " bytes)", c->sb_lost_bytes);
 		fputc('\n', out);
+		text_aux(out, c);
 		if (s->backend == BACKEND_INTEL_PT) {
 			text_pt(out, s, &sum);
 			pt_range(s, &sum, &first, &last);
@@ -433,7 +468,11 @@ int summary_json(struct json *j, const struct dump_snap *s, const struct dump_sy
 		json_u64(j, "lost_bytes", c->lost_bytes);
 		json_bool(j, "sideband_wrapped", c->sb_wrapped);
 		json_u64(j, "sideband_lost_bytes", c->sb_lost_bytes);
-		json_u64(j, "context_switches", c->nr_sw);
+		json_u64(j, "context_switches", c->nr_sw - c->nr_starts);
+		json_u64(j, "aux_truncated", c->aux_truncated);
+		json_u64(j, "aux_collision", c->aux_collision);
+		json_u64(j, "aux_partial", c->aux_partial);
+		json_u64(j, "aux_records_lost", c->aux_records_lost);
 		if (s->backend == BACKEND_INTEL_PT) {
 			json_pt(j, s, &sum);
 			pt_range(s, &sum, &first, &last);

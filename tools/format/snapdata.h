@@ -103,6 +103,27 @@ struct snap_core {
 	/* the sideband ring overwrote switch records not yet snapshotted */
 	bool sb_wrapped;
 	__u64 sb_lost_bytes;
+	/*
+	 * intel-pt: the PT event's own records since the last read
+	 * (ITRACE_START, AUX, LOST), oldest first, in the caller's sideband
+	 * buffer after the switch records.
+	 */
+	__u8 *ptrec;
+	size_t ptrec_len;
+	/*
+	 * The thread on this CPU when the window began, as the records read
+	 * before it tell (ptrecs.h): the writer names it at the window's
+	 * start. start_tid 0: none of interest, or not known.
+	 */
+	__u32 start_pid, start_tid;
+	/*
+	 * What the window's AUX records say: PT sessions the kernel marked
+	 * truncated (data lost), collided (another user of the AUX area) or
+	 * partial (cut short, e.g. by VMX); and records of the PT event the
+	 * kernel dropped for want of room (their facts are unknown).
+	 */
+	__u32 aux_truncated, aux_collision, aux_partial;
+	__u64 ptrec_lost;
 };
 
 struct snap_thread {

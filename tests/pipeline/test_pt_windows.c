@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every recorded instruction decodable, under its thread: the PT window
+ * of each snapshot, on each CPU, starts with the thread that ran there
+ * named, over the simulated PMU (which writes the intel_pt event's own
+ * ITRACE_START and AUX records where the kernel does, and drops them
+ * where the kernel would: a ring with no data pages, no room).
+ *
+ * The target runs on a CPU when the collection starts (the attach) and
+ * across reads (SIGUSR2, the end), so no switch-in record of it is in the
+ * window: the kernel's ITRACE_START names it in the first window, ptbpf's
+ * own record (from the switches and ITRACE_STARTs it read before) in the
+ * later ones. For each snapshot kind (stop, requested, end), each scope
+ * (process, cpu), wrapped or not:
+ *
+ * - `perf script --itrace=i0nse` prints 0 "instruction trace error"
+ *   lines, and every instruction under a tid of the target;
+ * - `ptbpf-dump --insn` attributes every instruction (no "tid ?").
+ *
+ * The control: with the PT event's records dropped (a ring without room,
+ * as a writer that maps none), the attach window's instructions have no
+ * thread and perf reports the errors. The AUX flags the kernel sets
+ * (truncated, collision, partial) are facts of the snapshot's cores in
+ * ptbpf.json and in ptbpf-dump's summary.
+ *
+ * The simulated PMU's own rules for that ring are checked directly too
+ * (ITRACE_START once per event, AUX per switch-out, LOST after a full
+ * ring).
+ *
+ * Each test prints "figures:" lines: instructions decoded and decoder
+ * errors per snapshot, the issue's measure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <intel-pt.h>
+
+#include "control.h"
+#include "cores.h"
+#include "ctlops.h"
+#include "eventlog.h"
+#include "ptbpf.h"
+#include "ptbranches.h"
+#include "ptgen.h"
+#include "scope.h"
+#include "sim_pmu.h"
+#include "snapstage.h"
+#include "testio.h"
+
+#define NCPU 2
+#define PT_TYPE 8
+#define BUF (64UL << 10)
+/* sim_pmu's mmap page: perf time = 123456789 + TSC / 2 */
+#define PERF_TIME(tsc) (123456789ULL + (tsc) / 2)
+
+struct fx {
+	char root[64], out[64];
+	struct sim_pmu *sim;
+	struct cores *cores;
+	struct snapstage *snaps;
+	struct snap_run run;
+	struct eventlog log;
+	struct control ctl;
+	struct ctlops hands;
+	int outfd;
+	__u32 pid, tid, tid2;
+	pthread_t helper;
+	int helper_pipe[2];
+	char err[512];
+	unsigned int bad; /* windows check_window() found wrong */
+	int cgroup_fd; /* cgroup scope: any descriptor (the sim takes it) */
+	bool on_exec; /* -- COMMAND: armed with enable_on_exec */
+};
+
+static void *helper_main(void *arg)
+{
+	struct fx *f = arg;
+	char c;
+
+	f->tid2 = (__u32)syscall(SYS_gettid);
+	if (read(f->helper_pipe[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	strcpy(f->root, "/tmp/ptbpf-test-win-XXXXXX");
+	strcpy(f->out, "/tmp/ptbpf-test-wout-XXXXXX");
+	if (!mkdtemp(f->root) || sim_sysfs_intel_pt(f->root, PT_TYPE) || !mkdtemp(f->out))
+		return -1;
+	f->sim = sim_pmu_new(NCPU, PT_TYPE);
+	f->outfd = open(f->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	f->log.fd = -1;
+	f->pid = (__u32)getpid();
+	f->tid = (__u32)syscall(SYS_gettid);
+	if (!f->sim || f->outfd < 0 || pipe(f->helper_pipe) ||
+	    pthread_create(&f->helper, NULL, helper_main, f))
+		return -1;
+	pthread_setname_np(f->helper, "win-helper");
+	while (!__atomic_load_n(&f->tid2, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	if (sim_pmu_task(f->sim, f->pid, f->tid) || sim_pmu_task(f->sim, f->pid, f->tid2))
+		return -1;
+	f->cgroup_fd = -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[160];
+	int rc;
+
+	snapstage_stop(f->snaps);
+	cores_close(f->cores);
+	eventlog_close(&f->log);
+	rc = sim_pmu_open_fds(f->sim) || sim_pmu_mappings(f->sim);
+	sim_pmu_free(f->sim);
+	rc |= sim_sysfs_remove(f->root);
+	close(f->outfd);
+	if (write(f->helper_pipe[1], "x", 1) != 1)
+		rc = 1;
+	pthread_join(f->helper, NULL);
+	close(f->helper_pipe[0]);
+	close(f->helper_pipe[1]);
+	if (getenv("PTBPF_TEST_KEEP"))
+		fprintf(stderr, "kept %s\n", f->out);
+	else {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->out);
+		rc |= system(cmd);
+	}
+	free(f);
+	return rc ? -1 : 0;
+}
+
+static __u64 now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The cores, the writer and the controller (stop, fatal, exit), as main.c. */
+static void start(struct fx *f, enum ptbpf_scope scope)
+{
+	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
+	struct cores_config cc;
+	struct snapstage_config sc = {
+		.run = &f->run,
+		.first_id = 1,
+		.writer = {
+			.out_dir = f->out,
+			.uid = -1,
+			.gid = -1,
+			.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
+			.verbosity = -1,
+		},
+	};
+
+	/* the kernel's clock runs past the mmap page's time_zero, as on a host */
+	sim_pmu_set_time(f->sim, PERF_TIME(1000000));
+	cores_config_init(&cc);
+	cc.buffer_size = BUF;
+	cc.sideband_size = 16 << 10;
+	cc.sysfs_root = f->root;
+	cc.backend = BACKEND_INTEL_PT;
+	cc.scope = scope;
+	cc.tids = tids;
+	cc.nr_tids = 2;
+	cc.cgroup_fd = f->cgroup_fd;
+	cc.enable_on_exec = f->on_exec;
+	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
+	if (!f->cores)
+		fail_msg("cores_open: %s", f->err);
+	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
+	sc.writer.dirfd = f->outfd;
+	assert_int_equal(cores_describe(f->cores, &f->run), 0);
+	f->run.pid = f->pid;
+	f->snaps = snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
+	if (!f->snaps)
+		fail_msg("snapstage_start: %s", f->err);
+	f->hands = (struct ctlops){ .ctl = &f->ctl, .cores = f->cores, .stage = f->snaps };
+	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP | TRIGGER_EXIT | TRIGGER_FATAL,
+		     false, -1, &ctlops_ops, &f->hands);
+	control_set_scope(&f->ctl, scope_name(scope), "", scope == SCOPE_PROCESS);
+	control_start(&f->ctl, PTBPF_PROC_RUNNING, "intel-pt", BUF, NULL);
+	/* armed on exec: enabled by the kernel at the exec */
+	assert_true(f->on_exec || sim_pmu_running(f->sim, 0));
+}
+
+static void target_event(struct fx *f, enum ptbpf_event_kind kind)
+{
+	struct ptbpf_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = now();
+	e.kind = kind;
+	e.tgid = f->pid;
+	e.tid = f->tid;
+	e.sig = kind == PTBPF_EV_STOP ? SIGSTOP : kind == PTBPF_EV_FATAL ? SIGSEGV : SIGCONT;
+	e.cause = PTBPF_CAUSE_SIGNAL;
+	e.nr_threads = 2;
+	strcpy(e.comm, "test_pt_windows");
+	ctlops_event(&f->hands, &e);
+}
+
+/*
+ * Path @p through ptgen_branches, written by the hardware of @cpu at TSC
+ * @tsc with no switch around it: the thread on the CPU goes on running.
+ * Returns the bytes that reached the ring.
+ */
+static size_t emit_path(struct fx *f, int cpu, const struct ptgen_branch_path *p, __u64 tsc)
+{
+	__u8 buf[256];
+	size_t n = ptgen_encode(buf, sizeof(buf), 0, tsc, (__u64)(uintptr_t)ptgen_branches, p->tnt,
+				(__u64)(uintptr_t)emit_path);
+	long w;
+
+	assert_true(n > 0);
+	sim_pmu_set_time(f->sim, PERF_TIME(tsc));
+	w = sim_pmu_emit(f->sim, cpu, buf, n);
+	assert_true(w >= 0);
+	sim_pmu_set_time(f->sim, PERF_TIME(tsc) + 500);
+	return (size_t)w;
+}
+
+/*
+ * The writer has written @n snapshots (events.jsonl says so): the queue
+ * holds a few only, and these tests take many in a row.
+ */
+static void wait_written(struct fx *f, unsigned int n)
+{
+	char path[128];
+	unsigned int i, got = 0;
+	size_t len;
+	char *buf, *p;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", f->out);
+	for (i = 0; i < 6000 && got < n; i++) {
+		buf = read_whole(path, &len);
+		got = 0;
+		for (p = buf; (p = strstr(p, "\"event\":\"snapshot\"")); p++)
+			got++;
+		free(buf);
+		if (got < n)
+			usleep(10000);
+	}
+	assert_true(got >= n);
+}
+
+static void drain(struct fx *f, unsigned long written)
+{
+	struct snapstage *s = f->snaps;
+
+	f->snaps = NULL;
+	f->hands.stage = NULL;
+	assert_int_equal(snapstage_stop(s), written);
+}
+
+/*
+ * perf script --itrace=i0nse over snapshot @id: the instructions, the
+ * decoder's errors (the first few go to stderr), and the instructions not
+ * under a tid of the target; counted by awk, the output can be long.
+ */
+static void perf_counts(struct fx *f, int id, unsigned int *insns, unsigned int *errors,
+			unsigned int *foreign)
+{
+	char cmd[768], *out;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script --itrace=i0nse -F tid,ip -i %s/snapshot-%06d/perf.data 2>&1 | "
+		 "awk -v a=%u -v b=%u '/instruction trace error type/ { if (++e <= 3) "
+		 "print > \"/dev/stderr\"; next } NF == 2 { n++; if ($1 != a && $1 != b) "
+		 "o++ } END { print n + 0, e + 0, o + 0 }'",
+		 f->out, id, f->tid, f->tid2);
+	out = run_cmd(cmd);
+	assert_int_equal(sscanf(out, "%u %u %u", insns, errors, foreign), 3);
+	free(out);
+}
+
+/* ptbpf-dump --insn over snapshot @id: runs of an unknown thread. */
+static unsigned int dump_unknown(struct fx *f, int id)
+{
+	char cmd[512], *out;
+	unsigned int n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "./ptbpf-dump --insn %s/snapshot-%06d 2>&1 | awk '/tid [?]/ { n++ } "
+		 "END { print n + 0 }'",
+		 f->out, id);
+	out = run_cmd(cmd);
+	assert_int_equal(sscanf(out, "%u", &n), 1);
+	free(out);
+	return n;
+}
+
+/*
+ * Snapshot @id (a @kind snapshot) decodes whole: at least @min
+ * instructions, no error, each under the target's threads, and
+ * ptbpf-dump attributes them all.
+ */
+static void check_window(struct fx *f, int id, const char *kind, unsigned int min)
+{
+	unsigned int insns, errors, foreign, unknown;
+
+	perf_counts(f, id, &insns, &errors, &foreign);
+	unknown = dump_unknown(f, id);
+	print_message("figures: snapshot %d (%s): %u instructions, %u decoder errors, %u not "
+		      "under the target, %u \"tid ?\" runs in --insn\n",
+		      id, kind, insns, errors, foreign, unknown);
+	/* all windows of a test are measured before it fails */
+	f->bad += errors || foreign || unknown || insns < min;
+}
+
+/*
+ * Process scope, the default path: this thread is on CPU 0 when the
+ * collection starts; it runs A and stops there. The one switch record is
+ * its switch-out: only the kernel's ITRACE_START names it.
+ */
+static void test_attach_on_cpu_stop(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	assert_true(emit_path(f, 0, &ptgen_branches_a, 2000000) > 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+	check_window(f, 1, "stop", ptgen_branches_a.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * SIGUSR2 while both threads run (one on each CPU since the attach), then
+ * more of the same with no switch, then the stop: the second window starts
+ * in the middle of each thread's time on its CPU. Three times over, as in
+ * the issue: each window after the first is named by ptbpf's record.
+ */
+static void test_requested_then_stop(void **state)
+{
+	struct fx *f = *state;
+	__u64 tsc = 2000000;
+	int round, id = 1;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, f->tid2), 0);
+	start(f, SCOPE_PROCESS);
+	for (round = 0; round < 3; round++) {
+		emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
+		emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
+		control_snapshot_now(&f->ctl, "requested");
+		wait_written(f, id++);
+		emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
+		emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
+		target_event(f, PTBPF_EV_STOP);
+		wait_written(f, id++);
+		target_event(f, PTBPF_EV_RUN);
+		/* back on the CPUs before the next round's read */
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+		assert_int_equal(sim_pmu_sched_in(f->sim, 1, f->tid2), 0);
+	}
+	drain(f, 6);
+	id = 1;
+	for (round = 0; round < 3; round++) {
+		check_window(f, id++, "requested", ptgen_branches_a.n + ptgen_branches_b.n);
+		check_window(f, id++, "stop", ptgen_branches_a.n + ptgen_branches_b.n);
+	}
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * The LLDB bundle of snapshot @id names the thread of CPU @cpu at the
+ * window's start too: its switch trace begins with a switch-in of @tid at
+ * TSC 0 (perf time time_zero).
+ */
+static void check_lldb_start(struct fx *f, int id, int cpu, __u32 tid)
+{
+	struct perf_event_header h;
+	char path[256];
+	__u32 v[4];
+	__u64 t;
+	size_t len;
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
+		 id, cpu);
+	buf = read_whole(path, &len);
+	assert_true(len >= sizeof(h) + sizeof(v) + sizeof(t));
+	memcpy(&h, buf, sizeof(h));
+	memcpy(v, buf + sizeof(h), sizeof(v));
+	memcpy(&t, buf + sizeof(h) + sizeof(v), sizeof(t));
+	assert_int_equal(h.type, PERF_RECORD_SWITCH_CPU_WIDE);
+	assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
+	assert_int_equal(v[2], f->pid);
+	assert_int_equal(v[3], tid);
+	assert_int_equal(t, 123456789);
+	free(buf);
+}
+
+/* The end of the run while the target runs: the end snapshot's window. */
+static void test_end_while_running(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	control_finish(&f->ctl, true);
+	drain(f, 2);
+	check_window(f, 1, "requested", ptgen_branches_a.n);
+	check_window(f, 2, "end", ptgen_branches_b.n);
+	check_lldb_start(f, 2, 0, f->tid);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * A wrapped window: after a read, the thread stays on CPU 0 and runs far
+ * more than the ring holds. The window starts at the first PSB after the
+ * wrap, still in that thread's time on the CPU.
+ */
+static void test_wrapped_window(void **state)
+{
+	struct fx *f = *state;
+	__u64 tsc = 2000000;
+	unsigned int i;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, tsc);
+	control_snapshot_now(&f->ctl, "requested");
+	for (i = 0; i * 100 < 2 * BUF; i++)
+		emit_path(f, 0, i & 1 ? &ptgen_branches_a : &ptgen_branches_b, tsc += 10000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	check_window(f, 1, "requested", ptgen_branches_a.n);
+	check_window(f, 2, "stop, wrapped", 100);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * cpu scope, the same runs: the CPU-wide PT event's first enable writes
+ * its ITRACE_START, ptbpf names the thread in each later window.
+ */
+static void test_cpu_scope_windows(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_CPU);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	check_window(f, 1, "requested, cpu scope", ptgen_branches_a.n);
+	check_window(f, 2, "stop, cpu scope", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/* cgroup scope: CPU-wide events behind a cgroup, the same windows. */
+static void test_cgroup_scope_windows(void **state)
+{
+	struct fx *f = *state;
+
+	f->cgroup_fd = 7;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_CGROUP);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	check_window(f, 1, "requested, cgroup scope", ptgen_branches_a.n);
+	check_window(f, 2, "stop, cgroup scope", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * A fatal signal while the faulting thread is on its CPU, after a
+ * SIGUSR2 read in the middle of its time there: the fatal window.
+ */
+static void test_fatal_while_on_cpu(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	target_event(f, PTBPF_EV_FATAL);
+	drain(f, 2);
+	check_window(f, 1, "requested", ptgen_branches_a.n);
+	check_window(f, 2, "fatal", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * -- COMMAND: the events are armed with enable_on_exec; the command's
+ * thread is on CPU 0 when it execs, so PT starts there with no switch:
+ * the kernel's ITRACE_START at the exec names it, ptbpf's the window
+ * after a read.
+ */
+static void test_command_exec_on_cpu(void **state)
+{
+	struct fx *f = *state;
+
+	f->on_exec = true;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	check_window(f, 1, "requested, -- COMMAND", ptgen_branches_a.n);
+	check_window(f, 2, "stop, -- COMMAND", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * The control: the PT event's records can't reach ptbpf (its ring has no
+ * room, as one of no data pages): the attach window's instructions have no
+ * thread, and perf says so with errors. So the tests above can fail.
+ */
+static void test_control_records_dropped(void **state)
+{
+	struct fx *f = *state;
+	unsigned int insns, errors, foreign;
+
+	sim_pmu_drop_records(f->sim, true);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+	perf_counts(f, 1, &insns, &errors, &foreign);
+	print_message("figures: snapshot 1 (stop, records dropped): %u instructions, %u decoder "
+		      "errors\n",
+		      insns, errors);
+	assert_true(errors > 0);
+	assert_true(dump_unknown(f, 1) > 0);
+}
+
+/*
+ * The AUX flags of the kernel's PERF_RECORD_AUX are facts of the
+ * snapshot's core: ptbpf.json and ptbpf-dump's summary say that the
+ * trace of CPU 0 was truncated and collided inside the window.
+ */
+static void test_aux_flags_facts(void **state)
+{
+	struct fx *f = *state;
+	char cmd[512], *out;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	sim_pmu_aux_flags(f->sim, 0, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
+		 "print([(c[\"cpu\"], c[\"aux\"]) for c in d[\"cores\"]])' "
+		 "%s/snapshot-000001/ptbpf.json",
+		 f->out);
+	out = run_cmd(cmd);
+	assert_string_equal(out, "[(0, {'truncated': 1, 'collision': 1, 'partial': 0, "
+				 "'records_lost': 0}), (1, {'truncated': 0, 'collision': 0, "
+				 "'partial': 0, 'records_lost': 0})]\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s/snapshot-000001 2>&1", f->out);
+	out = run_cmd(cmd);
+	print_message("summary:\n%s", out);
+	assert_non_null(strstr(out, "cpu 0: PT data lost in the window: truncated 1 time, "
+				    "collision 1 time"));
+	assert_null(strstr(out, "cpu 1: PT data lost"));
+	free(out);
+}
+
+/*
+ * The next record of a forward ring of @size bytes at *@off, copied out
+ * of the ring (a record may wrap round its end) into @buf.
+ */
+static const struct perf_event_header *next_rec(const __u8 *ring, size_t size, __u64 *off,
+						__u8 *buf)
+{
+	struct perf_event_header *h = (void *)buf;
+	size_t i;
+
+	for (i = 0; i < sizeof(*h); i++)
+		buf[i] = ring[(*off + i) % size];
+	assert_true(h->size >= sizeof(*h) && h->size <= 256);
+	for (i = 0; i < h->size; i++)
+		buf[i] = ring[(*off + i) % size];
+	*off += h->size;
+	return h;
+}
+
+/*
+ * The simulated PMU keeps the kernel's rules for the PT event's own ring
+ * (perf_log_itrace_start(), perf_aux_output_end(), __perf_output_begin()),
+ * driven directly: ITRACE_START once, at the event's first schedule-in,
+ * never again; an AUX record (OVERWRITE) at each switch-out that had
+ * bytes; a writable ring that is full drops the records and counts them,
+ * and the first record that fits once the reader moved data_tail is a
+ * LOST of that count.
+ */
+static void test_sim_records_kernel_rules(void **state)
+{
+	struct fx *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	size_t pg_size = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PT_TYPE,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU,
+		.disabled = 1,
+	};
+	const struct perf_event_header *h;
+	struct perf_event_mmap_page *pg;
+	void *base, *aux;
+	__u64 v[3], off = 0, head;
+	__u32 who[2];
+	__u8 *ring, rec[256];
+	int fd, i;
+
+	fd = ops->open(ops->ctx, &a, (pid_t)f->tid, 0, -1, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(ops->mmap(ops->ctx, fd, 2 * pg_size, PROT_READ | PROT_WRITE, 0, &base), 0);
+	pg = base;
+	ring = (__u8 *)base + pg_size;
+	pg->aux_offset = 2 * pg_size;
+	pg->aux_size = 4 * pg_size;
+	assert_int_equal(ops->mmap(ops->ctx, fd, 4 * pg_size, PROT_READ, 2 * pg_size, &aux), 0);
+	assert_int_equal(ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	/* 48 + 63 * 64 bytes fill the page but for 16: 7 AUX records find no room */
+	for (i = 0; i < 70; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	head = pg->data_head;
+	assert_int_equal(head, 48 + 63 * 64);
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_ITRACE_START);
+	assert_int_equal(h->size, 48);
+	memcpy(who, h + 1, sizeof(who));
+	assert_int_equal(who[0], f->pid);
+	assert_int_equal(who[1], f->tid);
+	while (off < head) {
+		h = next_rec(ring, pg_size, &off, rec);
+		assert_int_equal(h->type, PERF_RECORD_AUX);
+		memcpy(v, h + 1, sizeof(v));
+		assert_int_equal(v[1], 100); /* the session's bytes */
+		assert_int_equal(v[2], PERF_AUX_FLAG_OVERWRITE);
+	}
+	/* read: room again; the next switch-out's AUX follows a LOST of 7 */
+	pg->data_tail = head;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	off = head;
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_LOST);
+	memcpy(v, h + 1, 2 * sizeof(v[0]));
+	assert_int_equal(v[1], 7);
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_AUX);
+	assert_int_equal(off, pg->data_head);
+	assert_int_equal(ops->munmap(ops->ctx, aux, 4 * pg_size), 0);
+	assert_int_equal(ops->munmap(ops->ctx, base, 2 * pg_size), 0);
+	assert_int_equal(ops->close(ops->ctx, fd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_attach_on_cpu_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requested_then_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_while_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrapped_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_scope_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_scope_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fatal_while_on_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_exec_on_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_control_records_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aux_flags_facts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sim_records_kernel_rules, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
