@@ -18,6 +18,7 @@ struct dump_opts {
 	bool json; /* summary as JSON */
 	int cpu; /* only this core; -1: all */
 	const char *timeline; /* --timeline FILE */
+	const char *timeline_format; /* --timeline-format; NULL: by FILE's name */
 	unsigned long long last_ns; /* --last DURATION */
 	char **dirs; /* the DIR arguments */
 	int nr_dirs;
