@@ -9,7 +9,7 @@ set -eu
 PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libipt-dev libcmocka-dev pkg-config linux-perf gdb procps util-linux
 lldb-19 python3 libclang-rt-dev groff-base libjson-c-dev
-protobuf-compiler"
+protobuf-compiler libcapstone-dev"
 
 missing=""
 for p in $PKGS; do

@@ -286,7 +286,7 @@ static int tl_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image 
 
 	for (i = 0; i < s->nr_cores; i++) {
 		tl->w.ops->sequence(&tl->w, SEQ_FLOW(i));
-		ret = insn_walk(s, &s->cores[i], image, &ops, &r, NULL);
+		ret = insn_walk(s, &s->cores[i], image, tab, &ops, &r, NULL);
 		close_run(&r);
 		if (ret)
 			return ret;
