@@ -346,6 +346,16 @@ int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_im
 	return 0;
 }
 
+/* Lines kept, by address: each instruction's line is the same each time. */
+#define LINES_BITS 14
+#define LINE_MAX 56
+
+struct line_e {
+	uint64_t ip; /* 0: empty */
+	uint8_t len;
+	char text[LINE_MAX - 1];
+};
+
 struct print {
 	FILE *out;
 	const struct dump_snap *s;
@@ -355,6 +365,7 @@ struct print {
 	uint64_t hidden; /* instructions of others since */
 	struct dump_sym_cache sym;
 	struct fmt_out *o; /* the instruction lines */
+	struct line_e *lines;
 };
 
 static void thread_line(struct print *p, const struct dump_insn_at *at)
@@ -373,9 +384,25 @@ static void thread_line(struct print *p, const struct dump_insn_at *at)
 	p->tid = at->tid;
 }
 
+/* "  %016" PRIx64 "  func+0xoff\n" at @line, without printf; its end. */
+static char *format_line(struct print *p, uint64_t ip, char *line)
+{
+	char *e;
+
+	line[0] = line[1] = ' ';
+	e = fmt_hex16(line + 2, ip);
+	*e++ = ' ';
+	*e++ = ' ';
+	e = symtab_format_fast(p->tab, &p->sym, ip, e);
+	*e++ = '\n';
+	return e;
+}
+
 static void print_insn(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn)
 {
 	struct print *p = ctx;
+	struct line_e *l =
+		&p->lines[(insn->ip ^ insn->ip >> LINES_BITS) & ((1u << LINES_BITS) - 1)];
 	char *line, *e;
 
 	if (!at->target) {
@@ -384,15 +411,20 @@ static void print_insn(void *ctx, const struct dump_insn_at *at, const struct pt
 	}
 	if (at->tid != p->tid || p->hidden)
 		thread_line(p, at);
-	/* "  %016" PRIx64 "  func+0xoff\n", without printf */
 	line = fmt_out_reserve(p->o, 2 + 16 + 2 + 320);
-	line[0] = line[1] = ' ';
-	e = fmt_hex16(line + 2, insn->ip);
-	*e++ = ' ';
-	*e++ = ' ';
-	e = symtab_format_fast(p->tab, &p->sym, insn->ip, e);
-	*e++ = '\n';
+	if (l->ip == insn->ip) {
+		/* a fixed-size copy: the line's bytes and some of the next */
+		memcpy(line, l->text, sizeof(l->text));
+		fmt_out_commit(p->o, line + l->len);
+		return;
+	}
+	e = format_line(p, insn->ip, line);
 	fmt_out_commit(p->o, e);
+	if ((size_t)(e - line) <= sizeof(l->text)) {
+		l->ip = insn->ip;
+		l->len = (uint8_t)(e - line);
+		memcpy(l->text, line, l->len);
+	}
 }
 
 static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off, const char *why,
@@ -420,14 +452,19 @@ int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 	int ret;
 
 	p.o = malloc(sizeof(*p.o));
-	if (!p.o)
+	p.lines = calloc(1u << LINES_BITS, sizeof(*p.lines));
+	if (!p.o || !p.lines) {
+		free(p.o);
+		free(p.lines);
 		return -ENOMEM;
+	}
 	p.o->f = out;
 	p.o->len = 0;
 	fprintf(out, "cpu %d: %zu bytes of Intel PT\n", c->cpu, c->trace_len);
 	ret = insn_walk(s, c, image, tab, &ops, &p, &st);
 	fmt_out_flush(p.o);
 	free(p.o);
+	free(p.lines);
 	if (ret)
 		return ret;
 	if (p.hidden)

@@ -206,6 +206,11 @@ struct run {
 	unsigned int depth;
 	bool after_call;
 	uint64_t last; /* time of the last instruction */
+	/* the functions named last, by entry address: calls go to a few */
+	struct {
+		uint64_t ip;
+		const char *name;
+	} names[256];
 };
 
 /* A slice's name: the function, without the offset. */
@@ -252,8 +257,21 @@ static void tl_insn(void *ctx, const struct dump_insn_at *at, const struct pt_in
 	/* each call opens a slice, in the order of the flow: calls within
 	 * one timing packet share a timestamp and still nest */
 	if (!r->depth || r->after_call) {
-		r->w->ops->begin_slice(r->w, &r->t, at->time,
-				       func_name(r->tab, insn->ip, buf, sizeof(buf)), NULL, 0);
+		unsigned int h = (unsigned int)(insn->ip ^ insn->ip >> 8) & 255;
+		const char *name = r->names[h].ip == insn->ip ? r->names[h].name : NULL;
+		uint64_t off;
+
+		if (!name) {
+			name = symtab_find(r->tab, insn->ip, &off);
+			if (name) {
+				/* a symbol's name lives as long as the table */
+				r->names[h].ip = insn->ip;
+				r->names[h].name = name;
+			} else {
+				name = func_name(r->tab, insn->ip, buf, sizeof(buf));
+			}
+		}
+		r->w->ops->begin_slice(r->w, &r->t, at->time, name, NULL, 0);
 		r->depth++;
 	}
 	r->after_call = insn->iclass == ptic_call || insn->iclass == ptic_far_call;
@@ -280,18 +298,20 @@ static int tl_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image 
 		 const struct dump_symtab *tab, struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { tl_insn, tl_error };
-	struct run r = { &tl->w, s, tab, log, { TL_THREAD, 0, 0 }, false, 0, false, 0 };
+	struct run *r = calloc(1, sizeof(*r));
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
-	for (i = 0; i < s->nr_cores; i++) {
+	if (!r)
+		return -ENOMEM;
+	*r = (struct run){ .w = &tl->w, .s = s, .tab = tab, .log = log };
+	for (i = 0; !ret && i < s->nr_cores; i++) {
 		tl->w.ops->sequence(&tl->w, SEQ_FLOW(i));
-		ret = insn_walk(s, &s->cores[i], image, tab, &ops, &r, NULL);
-		close_run(&r);
-		if (ret)
-			return ret;
+		ret = insn_walk(s, &s->cores[i], image, tab, &ops, r, NULL);
+		close_run(r);
 	}
-	return 0;
+	free(r);
+	return ret;
 }
 
 /* cpu-clock counts ns: a sample stands for one period */

@@ -102,7 +102,10 @@ struct seq {
 };
 
 struct tlpf {
-	struct pbuf p; /* the packet being made */
+	struct pbuf p; /* the packets made, not yet written */
+	size_t pk, pk_start; /* the open packet: its body, its field */
+	bool pk_open;
+	uint64_t last_key, last_uuid; /* the track of the last event */
 	struct hset tracks; /* uuids described */
 	struct seq *seqs[TL_SEQS];
 	unsigned int cur; /* sequence of the next events */
@@ -216,22 +219,58 @@ static uint64_t uuid(struct tl_writer *w, uint64_t k)
 	return e->key ? e->val : 0;
 }
 
-/* Writes the packet made in the buffer as one Trace.packet field. */
-static void flush_packet(struct tl_writer *w)
+/*
+ * Packets are made in place in the output buffer, each a Trace.packet
+ * field (its length set when it closes), and the buffer goes to the file
+ * a megabyte at a time: no copy, no stdio call per packet.
+ */
+#define OUT_CHUNK (1u << 20)
+
+static void packet_open(struct tl_writer *w)
 {
 	struct tlpf *s = st(w);
-	uint8_t head[12], *e;
 
+	s->pk_start = s->p.len;
+	s->pk = pbuf_begin(&s->p, F_TRACE_PACKET);
+	s->pk_open = true;
+}
+
+/* Writes out what the buffer holds. */
+static void drain(struct tl_writer *w)
+{
+	struct tlpf *s = st(w);
+
+	if (s->p.len)
+		fwrite_unlocked(s->p.b, 1, s->p.len, w->out);
+	pbuf_reset(&s->p);
+}
+
+static void packet_close(struct tl_writer *w)
+{
+	struct tlpf *s = st(w);
+
+	s->pk_open = false;
 	if (s->p.nomem) {
 		s->failed = true;
-	} else {
-		head[0] = F_TRACE_PACKET << 3 | 2;
-		e = pbuf_put_varint(head + 1, s->p.len);
-		fwrite(head, 1, (size_t)(e - head), w->out);
-		fwrite(s->p.b, 1, s->p.len, w->out);
-		w->nr_events++;
+		s->p.nomem = false;
+		s->p.len = s->pk_start; /* that packet is lost */
+		return;
 	}
-	pbuf_reset(&s->p);
+	pbuf_end(&s->p, s->pk);
+	w->nr_events++;
+	if (s->p.len >= OUT_CHUNK)
+		drain(w);
+}
+
+/* A packet left unmade (out of memory before its body). */
+static void packet_drop(struct tl_writer *w)
+{
+	struct tlpf *s = st(w);
+
+	if (s->pk_open)
+		s->p.len = s->pk_start;
+	s->pk_open = false;
+	s->p.nomem = false;
 }
 
 /* The sequence of the next events, its first packet written. */
@@ -251,12 +290,13 @@ static struct seq *cur_seq(struct tl_writer *w)
 		s->seqs[s->cur] = q;
 	}
 	if (!q->started) {
+		packet_open(w);
 		pbuf_varint(&s->p, F_PKT_SEQ_ID, s->cur + 1);
 		pbuf_varint(&s->p, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 		at = pbuf_begin(&s->p, F_PKT_DEFAULTS);
 		pbuf_varint(&s->p, F_DEF_CLOCK_ID, CLOCK_MONOTONIC_ID);
 		pbuf_end(&s->p, at);
-		flush_packet(w);
+		packet_close(w);
 		q->started = true;
 	}
 	return q;
@@ -280,6 +320,7 @@ static bool describe_start(struct tl_writer *w, uint64_t id, size_t *at, bool ag
 	}
 	if (!added && !again)
 		return false;
+	packet_open(w);
 	pbuf_varint(&s->p, F_PKT_SEQ_ID, s->cur + 1);
 	*at = pbuf_begin(&s->p, F_PKT_TRACK_DESC);
 	pbuf_varint(&s->p, F_TD_UUID, e->val);
@@ -289,7 +330,7 @@ static bool describe_start(struct tl_writer *w, uint64_t id, size_t *at, bool ag
 static void describe_end(struct tl_writer *w, size_t at)
 {
 	pbuf_end(&st(w)->p, at);
-	flush_packet(w);
+	packet_close(w);
 }
 
 static void process_desc(struct tl_writer *w, uint32_t pid, const char *name, bool again)
@@ -373,9 +414,15 @@ static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_
 	struct hent *e = NULL;
 	bool added = false;
 	struct seq *q;
+	uint64_t k = key(t);
 	size_t at, in;
 
-	need_track(w, t);
+	/* most events are on the track of the one before */
+	if (k != s->last_key) {
+		need_track(w, t);
+		s->last_key = k;
+		s->last_uuid = uuid(w, k);
+	}
 	q = cur_seq(w);
 	if (!q)
 		return 0;
@@ -386,6 +433,7 @@ static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_
 			return 0;
 		}
 	}
+	packet_open(w);
 	pbuf_varint(&s->p, F_PKT_TIMESTAMP, ns);
 	pbuf_varint(&s->p, F_PKT_SEQ_ID, s->cur + 1);
 	pbuf_varint(&s->p, F_PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -400,7 +448,7 @@ static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_
 	}
 	at = pbuf_begin(&s->p, F_PKT_TRACK_EVENT);
 	pbuf_varint(&s->p, F_TE_TYPE, type);
-	pbuf_varint(&s->p, F_TE_TRACK, uuid(w, key(t)));
+	pbuf_varint(&s->p, F_TE_TRACK, s->last_uuid);
 	if (e)
 		pbuf_varint(&s->p, F_TE_NAME_IID, e->val);
 	return at;
@@ -409,11 +457,11 @@ static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_
 static void event_end(struct tl_writer *w, size_t at)
 {
 	if (!at) {
-		pbuf_reset(&st(w)->p);
+		packet_drop(w);
 		return;
 	}
 	pbuf_end(&st(w)->p, at);
-	flush_packet(w);
+	packet_close(w);
 }
 
 static void annotations(struct pbuf *p, const struct tl_arg *a, size_t n)
@@ -449,6 +497,7 @@ static int pend(struct tl_writer *w)
 	bool failed = s->failed;
 	unsigned int i;
 
+	drain(w);
 	for (i = 0; i < TL_SEQS; i++)
 		if (s->seqs[i]) {
 			hset_free(&s->seqs[i]->names);
@@ -478,6 +527,7 @@ static void pclock(struct tl_writer *w, uint64_t real, uint64_t mono)
 	struct tlpf *s = st(w);
 	size_t at, c;
 
+	packet_open(w);
 	pbuf_varint(&s->p, F_PKT_SEQ_ID, s->cur + 1);
 	at = pbuf_begin(&s->p, F_PKT_CLOCK_SNAPSHOT);
 	c = pbuf_begin(&s->p, F_CS_CLOCKS);
@@ -491,7 +541,7 @@ static void pclock(struct tl_writer *w, uint64_t real, uint64_t mono)
 	/* the trace's own clock is the one its events are stamped with */
 	pbuf_varint(&s->p, F_CS_PRIMARY, CLOCK_MONOTONIC_ID);
 	pbuf_end(&s->p, at);
-	flush_packet(w);
+	packet_close(w);
 }
 
 static void psequence(struct tl_writer *w, unsigned int seq)
