@@ -5,6 +5,7 @@ from the text `protoc --decode=perfetto.protos.Trace
 tests/perfetto_trace.proto` makes of it:
 
   pf_check.py DECODED.txt [--same-as TIMELINE.json] [--json OUT.json]
+              [--want-threads PID:TID,...]
 
 Every sequence clears its incremental state before its events and every
 event's name was interned on its sequence before; every event's track was
@@ -13,8 +14,9 @@ time never goes back, they nest (an end closes the innermost open slice), nothin
 is left open. Prints "packets N tracks N slices N maxdepth N instants N
 counters N clocks N". --json writes the events as Chrome trace events
 (pid/tid from the descriptors); --same-as compares them, in order, with
-those of the JSON timeline of the same snapshots (ends unnamed). Exits 1
-on the first fault."""
+those of the JSON timeline of the same snapshots (ends unnamed);
+--want-threads names threads that must have a track, each under a track
+of its process. Exits 1 on the first fault."""
 import json
 import re
 import sys
@@ -186,6 +188,11 @@ def main():
     for uuid, st in stacks.items():
         if st:
             fail(f"track {tracks[uuid]['name']}: {len(st)} slices left open")
+    have = {(t["pid"], t["tid"]) for t in tracks.values() if t["kind"] == "thread"}
+    for want in filter(None, opts.get("--want-threads", "").split(",")):
+        pid, tid = (int(x) for x in want.split(":"))
+        if (pid, tid) not in have:
+            fail(f"no track for thread {tid} of process {pid}")
     if "--json" in opts:
         json.dump({"traceEvents": events}, open(opts["--json"], "w"))
     if "--same-as" in opts:

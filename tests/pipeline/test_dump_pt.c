@@ -37,6 +37,8 @@ struct fixture {
 	uint8_t pt[512], sb[512];
 	size_t garbage_at; /* where the garbage went, 0: none */
 	uint64_t sb_lost; /* switch-record bytes the snapshot says were lost */
+	struct snap_process *more; /* --follow: processes ptbpf.json names */
+	unsigned int nr_more;
 	pthread_t thread;
 	uint32_t tid_a, tid_b;
 	char *out, *err; /* what the code under test printed */
@@ -104,6 +106,8 @@ static void make_snapshot(struct fixture *fx, const uint8_t *garbage, size_t gle
 	char err[256];
 
 	assert_int_equal(ptgen_snapshot(&fx->snap, &fx->core), 0);
+	fx->snap.more = fx->more;
+	fx->snap.nr_more = fx->nr_more;
 	off = ptgen_run(fx->pt, sizeof(fx->pt), 0, T_RUN1, back);
 	if (glen) {
 		fx->garbage_at = off;
@@ -513,10 +517,17 @@ static void timeline_file(struct fixture *fx, const char *path, enum tl_format f
  */
 static void test_timeline_perfetto(void **state)
 {
+	static struct snap_thread worker_threads[] = { { 4242, "worker" }, { 4243, "worker-io" } };
+	static struct snap_process worker = {
+		.pid = 4242, .comm = "worker", .nr_threads = 2, .threads = worker_threads
+	};
 	struct fixture *fx = *state;
 	char pf[160], js[160], cmd[1024], *o;
 	struct stat st_pf, st_js;
 
+	/* a followed process, with a thread that has no events: tracks */
+	fx->more = &worker;
+	fx->nr_more = 1;
 	make_snapshot(fx, NULL, 0);
 	load(fx);
 	/* the clock pair ptbpf.json has of a real run: a ClockSnapshot */
@@ -533,13 +544,14 @@ static void test_timeline_perfetto(void **state)
 	assert_int_equal(timeline_format_of(js), TL_FORMAT_JSON);
 	snprintf(cmd, sizeof(cmd),
 		 "protoc --decode=perfetto.protos.Trace -Itests tests/perfetto_trace.proto "
-		 "<%s >%s.txt && python3 tests/pf_check.py %s.txt --same-as %s 2>&1",
-		 pf, pf, pf, js);
+		 "<%s >%s.txt && python3 tests/pf_check.py %s.txt --same-as %s "
+		 "--want-threads %u:%u,%u:%u,4242:4242,4242:4243 2>&1",
+		 pf, pf, pf, js, getpid(), fx->tid_a, getpid(), fx->tid_b);
 	o = run_cmd(cmd);
-	/* tracks: the process, its 2 threads, CPUs, cpu 0, 2 counters;
-	 * slices: 4 calls and the core's 2 runs; instants: the snapshot's
-	 * and the event's */
-	assert_string_equal(o, "packets 27 tracks 7 slices 6 maxdepth 2 instants 2 "
+	/* tracks: the process, its 2 threads, the followed one and its 2,
+	 * CPUs, cpu 0, 2 counters; slices: 4 calls and the core's 2 runs;
+	 * instants: the snapshot's and the event's */
+	assert_string_equal(o, "packets 30 tracks 10 slices 6 maxdepth 2 instants 2 "
 			       "counters 2 clocks 1\n");
 	free(o);
 	assert_int_equal(stat(pf, &st_pf), 0);
