@@ -59,8 +59,8 @@ TEST_INC := $(TRACER_INC) -Itools/dump -Itests -Itests/sim
 
 FORMAT_LDLIBS := -lelf -lz
 TRACER_LDLIBS := -lbpf $(FORMAT_LDLIBS) -lpthread
-DUMP_LDLIBS := -lipt -ljson-c -ldw $(FORMAT_LDLIBS)
-TEST_LDLIBS := $(TRACER_LDLIBS) -lipt -ljson-c -ldw -lcmocka
+DUMP_LDLIBS := -lipt -lcapstone -ljson-c -ldw $(FORMAT_LDLIBS)
+TEST_LDLIBS := $(TRACER_LDLIBS) -lipt -lcapstone -ljson-c -ldw -lcmocka
 
 ifeq ($(V),1)
 Q =

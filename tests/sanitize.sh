@@ -26,12 +26,13 @@ done
 TEST_LOG_DIR="$out/logs" tests/run.sh "${bins[@]}"
 
 if [ $# -gt 0 ]; then
-	for mode in "" --json --packets --insn "--timeline $out/tl.json"; do
+	for mode in "" --json --packets --insn "--timeline $out/tl.json" \
+		"--timeline $out/tl.pftrace"; do
 		# exit 1 (bad input reported) is fine; a sanitizer abort is not
 		# shellcheck disable=SC2086
 		"$out/ptbpf-dump" $mode "$@" >/dev/null 2>"$out/dump.err" || \
 			[ $? -eq 1 ] || { cat "$out/dump.err"; exit 1; }
 	done
-	rm -f "$out/tl.json"
+	rm -f "$out/tl.json" "$out/tl.pftrace"
 	echo "sanitized ptbpf-dump: clean on $*"
 fi

@@ -7,17 +7,18 @@
 set -eu
 
 # Build: the compilers, libbpf and bpftool, the libraries both programs link
-# (the reader unwinds stacks with elfutils' libdw).
+# (the reader unwinds stacks with elfutils' libdw and decodes instructions
+# within a PT block with capstone).
 # Tests, demo and bench also run: perf (its script, report, archive, which
 # packs with tar and bzip2), gdb, lldb-19, python3, readelf and nm
 # (binutils), groff (the man page check), systemd-analyze (the unit
-# template check), setpriv (util-linux), and libc's detached debug symbols
-# (libc6-dbg: the stack tests expect libc's static functions by name, as
-# perf and gdb name them with it).
+# template check), setpriv (util-linux), protoc (the Perfetto timeline's
+# check), and libc's detached debug symbols (libc6-dbg: the stack tests
+# expect libc's static functions by name, as perf and gdb name them with it).
 PKGS="make gcc binutils clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libipt-dev libcmocka-dev pkg-config linux-perf gdb procps util-linux tar
 bzip2 lldb-19 python3 libclang-rt-dev groff-base libjson-c-dev libdw-dev
-libc6-dbg systemd"
+libcapstone-dev protobuf-compiler libc6-dbg systemd"
 
 missing=""
 for p in $PKGS; do

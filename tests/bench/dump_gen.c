@@ -6,8 +6,9 @@
  * 7 instructions in 4 bytes), a PSB+ every 4 KiB as the hardware would.
  * Then times bare libipt loops over the same bytes, in this process so
  * the image is at the addresses the trace names, and prints
- * "bare-pkt MB/s" and "bare-insn MB/s" of CPU time, the fastest of REPEAT
- * runs.
+ * "bare-pkt MB/s", "bare-insn MB/s" (the instruction decoder) and
+ * "bare-blk MB/s" (the block decoder over a section cache, counting its
+ * blocks' instructions) of CPU time, the fastest of REPEAT runs.
  */
 #include <link.h>
 #include <stdio.h>
@@ -105,6 +106,63 @@ static int add_self(struct dl_phdr_info *info, size_t size, void *img)
 	return 1; /* the first object is the program itself */
 }
 
+static struct pt_image_section_cache *iscache;
+
+/* The same, through the section cache (the block decoder's block cache
+ * lives there). */
+static int add_self_cached(struct dl_phdr_info *info, size_t size, void *img)
+{
+	int i, isid;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		isid = pt_iscache_add_file(iscache, "/proc/self/exe", ph->p_offset, ph->p_filesz,
+					   info->dlpi_addr + ph->p_vaddr);
+		if (isid > 0)
+			pt_image_add_cached(img, iscache, isid, NULL);
+	}
+	return 1;
+}
+
+/* One run of the bare block loop: its time in *@tb, instructions *@nb. */
+static void bare_blk(const uint8_t *buf, size_t len, double *tb, uint64_t *nb)
+{
+	struct pt_block_decoder *bd;
+	struct pt_config cfg;
+	struct pt_image *img;
+	struct pt_block blk;
+	struct pt_event ev;
+	uint64_t n = 0;
+	double t;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	iscache = pt_iscache_alloc(NULL);
+	img = pt_image_alloc(NULL);
+	dl_iterate_phdr(add_self_cached, img);
+	bd = pt_blk_alloc_decoder(&cfg);
+	pt_blk_set_image(bd, img);
+	t = now();
+	for (st = pt_blk_sync_forward(bd); st >= 0;) {
+		while (st >= 0 && (st & pts_event_pending))
+			st = pt_blk_event(bd, &ev, sizeof(ev));
+		if (st < 0)
+			break;
+		st = pt_blk_next(bd, &blk, sizeof(blk));
+		n += blk.ninsn;
+	}
+	*tb = now() - t;
+	*nb = n;
+	pt_blk_free_decoder(bd);
+	pt_image_free(img);
+	pt_iscache_free(iscache);
+}
+
 /* One run of each bare loop: their times in *@tp and *@ti. */
 static void bare(const uint8_t *buf, size_t len, double *tp, double *ti, uint64_t *np, uint64_t *ni)
 {
@@ -161,8 +219,8 @@ int main(int argc, char **argv)
 	char err[256];
 	size_t n = 0;
 	int r, repeat = argc > 3 ? atoi(argv[3]) : 1;
-	double tp, ti, best_p = 0, best_i = 0;
-	uint64_t np = 0, ni = 0;
+	double tp, ti, tb, best_p = 0, best_i = 0, best_b = 0;
+	uint64_t np = 0, ni = 0, nb = 0;
 
 	if (repeat < 1)
 		repeat = 1;
@@ -193,11 +251,16 @@ int main(int argc, char **argv)
 			best_p = tp;
 		if (!r || ti < best_i)
 			best_i = ti;
+		bare_blk(pt, core.trace_len, &tb, &nb);
+		if (!r || tb < best_b)
+			best_b = tb;
 	}
 	printf("bare-pkt %.1f MB/s (%llu packets)\n", core.trace_len / best_p / 1e6,
 	       (unsigned long long)np);
 	printf("bare-insn %.1f MB/s (%llu instructions)\n", core.trace_len / best_i / 1e6,
 	       (unsigned long long)ni);
+	printf("bare-blk %.1f MB/s (%llu instructions)\n", core.trace_len / best_b / 1e6,
+	       (unsigned long long)nb);
 	procinfo_free(&s.proc);
 	free(pt);
 	return 0;

@@ -4,8 +4,9 @@
 # Decode throughput of ptbpf-dump, in MB/s of Intel PT per second of CPU
 # time, on a generated
 # stream (tests/bench/dump_gen.c, default 64 MiB), next to bare libipt
-# loops over the same bytes and `perf script --itrace=i0ns` on the same
-# snapshot's perf.data:
+# loops over the same bytes (libipt's packet, instruction and block
+# decoders) and `perf script --itrace=i0ns` on the same snapshot's
+# perf.data:
 #
 #   tests/bench/dump_throughput.sh [MIB]
 #
@@ -17,9 +18,9 @@ cd "$(dirname "$0")/../.."
 mib=${1:-64}
 tmp=$(mktemp -d /tmp/ptbpf-bench-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-make -s ptbpf-dump .output/libptbpf.a
-cc -O2 -g -std=gnu11 -D_GNU_SOURCE -I.output -Ibpf -Iuser -Itests \
-	-o "$tmp/dump_gen" tests/bench/dump_gen.c .output/libptbpf.a \
+make -s ptbpf-dump .output/libptbpf.a .output/libptbpf-format.a
+cc -O2 -g -std=gnu11 -D_GNU_SOURCE -I.output -Ibpf -Iuser -Itools/format -Itests \
+	-o "$tmp/dump_gen" tests/bench/dump_gen.c .output/libptbpf.a .output/libptbpf-format.a \
 	-lbpf -lelf -lz -lpthread -lipt
 # ptbpf-dump and the bare loops: the fastest of $repeat runs each (a shared
 # machine only ever adds time); perf script, minutes long, runs once
@@ -48,9 +49,13 @@ rate() {
 }
 rate "ptbpf-dump --packets" "$repeat" ./ptbpf-dump --packets "$snap"
 rate "ptbpf-dump --insn" "$repeat" ./ptbpf-dump --insn "$snap"
+rate "ptbpf-dump --timeline (perfetto)" "$repeat" ./ptbpf-dump --timeline - \
+	--timeline-format perfetto "$snap"
+rate "ptbpf-dump --timeline (json)" "$repeat" ./ptbpf-dump --timeline - "$snap"
 rate "ptbpf-dump (summary)" "$repeat" ./ptbpf-dump "$snap"
 if [ -n "${BASE:-}" ]; then
 	rate "baseline ptbpf-dump --packets" "$repeat" "$BASE" --packets "$snap"
 	rate "baseline ptbpf-dump --insn" "$repeat" "$BASE" --insn "$snap"
+	rate "baseline ptbpf-dump --timeline (json)" "$repeat" "$BASE" --timeline - "$snap"
 fi
 rate "perf script --itrace=i0ns" 1 perf script --itrace=i0ns -F tid,ip,sym,symoff -i "$snap/perf.data"

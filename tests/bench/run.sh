@@ -600,6 +600,12 @@ bench_dump() {
 		"$(mbs 'ptbpf-dump --packets')" MB/s "$(mbs bare-pkt)" "bare libipt packet loop" ""
 	row dump.insn "ptbpf-dump --insn, $mib MiB of PT, to a file" \
 		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+	row dump.insn_vs_blk "ptbpf-dump --insn next to libipt's block decoder" \
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-blk)" "bare libipt block loop" ""
+	row dump.timeline "ptbpf-dump --timeline, Perfetto protobuf, $mib MiB of PT, to a file" \
+		"$(mbs 'ptbpf-dump --timeline (perfetto)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+	row dump.timeline_json "ptbpf-dump --timeline, Chrome JSON, $mib MiB of PT, to a file" \
+		"$(mbs 'ptbpf-dump --timeline (json)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
 	row dump.insn_vs_perf "ptbpf-dump --insn next to perf script --itrace=i0ns" \
 		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs 'perf script --itrace=i0ns')" "perf script, same perf.data" ""
 }

@@ -14,6 +14,7 @@
 
 #include "integ.h"
 #include "jsondoc.h"
+#include "tlout.h"
 
 #define DUMP_BIN "./ptbpf-dump"
 
@@ -165,12 +166,12 @@ static void test_timeline(void **state)
 {
 	struct json_object *evs, *e;
 	char seq[4096] = "", *want;
-	char cmd[512], tl[160], *o, *buf;
+	char cmd[1536], tl[160], *o, *buf;
 	const char *ph, *name;
 	struct json_object *root;
-	unsigned int k = 0, work = 0;
+	unsigned int k = 0, work = 0, snaps = 0, cpu_runs = 0;
+	size_t i, pf_size, json_size;
 	uint64_t pid, tid;
-	size_t i;
 	int st;
 
 	need_run();
@@ -196,7 +197,19 @@ static void test_timeline(void **state)
 		assert_int_equal(jsondoc_get_u64(e, "pid", &pid), 0);
 		assert_int_equal(jsondoc_get_u64(e, "tid", &tid), 0);
 		assert_non_null(jsondoc_get(e, "ts"));
+		/* the CPU tracks: which of the target's threads ran there */
+		if (pid == TL_CPUS_PID) {
+			cpu_runs += !strcmp(ph, "B");
+			continue;
+		}
 		assert_int_equal(pid, target);
+		/* each snapshot, with its facts, on its trigger's track */
+		if (!strcmp(ph, "i") && !strncmp(name, "snapshot ", 9)) {
+			assert_int_equal(jsondoc_get_str(jsondoc_get(e, "args"), "trigger", &name),
+					 0);
+			snaps++;
+			continue;
+		}
 		/* a flame chart: each sample a stack of B/E slices */
 		if (!strcmp(ph, "B") && !strcmp(name, "work"))
 			work++;
@@ -211,8 +224,33 @@ static void test_timeline(void **state)
 	assert_non_null(strstr(seq, "fatal pause"));
 	free(want);
 	assert_true(work > 0);
+	assert_true(snaps > 0);
+	assert_true(cpu_runs > 0);
 	jsondoc_free(root);
 	free(buf);
+	free(o);
+
+	/* the same snapshots as a Perfetto trace: protoc decodes it with
+	 * the checked-in schema, its tracks and slices hold, and it shows
+	 * the same events as the JSON, in a smaller file */
+	snprintf(cmd, sizeof(cmd),
+		 "%s --timeline %s/tl.pftrace %s && protoc --decode=perfetto.protos.Trace "
+		 "-Itests tests/perfetto_trace.proto <%s/tl.pftrace >%s/tl.txt && "
+		 "python3 tests/pf_check.py %s/tl.txt --same-as %s 2>&1",
+		 DUMP_BIN, dir, out, dir, dir, dir, tl);
+	o = run_out(cmd, &st);
+	if (st)
+		fail_msg("%s: %d: %s", cmd, st, o);
+	print_message("perfetto: %s", o);
+	assert_non_null(strstr(o, " clocks "));
+	assert_null(strstr(o, " clocks 0"));
+	free(o);
+	snprintf(cmd, sizeof(cmd), "stat -c %%s %s/tl.pftrace %s", dir, tl);
+	o = run_out(cmd, &st);
+	assert_int_equal(sscanf(o, "%zu %zu", &pf_size, &json_size), 2);
+	print_message("timeline: %zu bytes of Perfetto protobuf, %zu of JSON\n", pf_size,
+		      json_size);
+	assert_true(pf_size < json_size);
 	free(o);
 }
 

@@ -496,7 +496,7 @@ static void test_dwarf_dump_matches_perf(void **state)
 /* The timeline nests call stacks and never overlaps slices on a track. */
 static void test_timeline_nesting(void **state)
 {
-	char cmd[600], *txt;
+	char cmd[1600], *txt;
 	int st, tracks, slices, depth, chained;
 
 	need_root();
@@ -515,6 +515,24 @@ static void test_timeline_nesting(void **state)
 			 4);
 	print_message("timeline: %s", txt);
 	assert_true(depth >= 4 && chained > 10 && slices > 40);
+	free(txt);
+
+	/* the Perfetto trace nests the same stacks: read back through
+	 * protoc and the checked-in schema, the same chains */
+	snprintf(cmd, sizeof(cmd),
+		 "./ptbpf-dump --timeline %s/tl.pftrace %s >/dev/null && "
+		 "protoc --decode=perfetto.protos.Trace -Itests tests/perfetto_trace.proto "
+		 "<%s/tl.pftrace >%s/tl.txt && "
+		 "python3 tests/pf_check.py %s/tl.txt --same-as %s/tl.json --json %s/pf.json "
+		 ">/dev/null && python3 tests/tl_check.py %s/pf.json --chain "
+		 "main,walk_and_crash,crunch",
+		 dir, out_fp, dir, dir, dir, dir, dir, dir);
+	txt = run_out(cmd, &st);
+	if (st)
+		fail_msg("perfetto timeline check failed (%d): %s", st, txt);
+	assert_int_equal(
+		sscanf(txt, "tracks %*d slices %d maxdepth %*d chained %d", &slices, &chained), 2);
+	assert_true(chained > 10 && slices > 40);
 	free(txt);
 }
 

@@ -37,6 +37,8 @@ struct fixture {
 	uint8_t pt[512], sb[512];
 	size_t garbage_at; /* where the garbage went, 0: none */
 	uint64_t sb_lost; /* switch-record bytes the snapshot says were lost */
+	struct snap_process *more; /* --follow: processes ptbpf.json names */
+	unsigned int nr_more;
 	pthread_t thread;
 	uint32_t tid_a, tid_b;
 	char *out, *err; /* what the code under test printed */
@@ -104,6 +106,8 @@ static void make_snapshot(struct fixture *fx, const uint8_t *garbage, size_t gle
 	char err[256];
 
 	assert_int_equal(ptgen_snapshot(&fx->snap, &fx->core), 0);
+	fx->snap.more = fx->more;
+	fx->snap.nr_more = fx->nr_more;
 	off = ptgen_run(fx->pt, sizeof(fx->pt), 0, T_RUN1, back);
 	if (glen) {
 		fx->garbage_at = off;
@@ -406,7 +410,7 @@ static void test_timeline(void **state)
 	struct json_object *root;
 	const char *ph, *name;
 	char line[256];
-	unsigned int i, k = 0;
+	unsigned int i, k = 0, cpu_slices = 0, counters = 0, snaps = 0;
 	uint64_t pid, tid;
 	double ts;
 
@@ -437,9 +441,35 @@ static void test_timeline(void **state)
 		assert_int_equal(jsondoc_get_u64(e, "pid", &pid), 0);
 		assert_int_equal(jsondoc_get_u64(e, "tid", &tid), 0);
 		assert_non_null(jsondoc_get(e, "ts"));
-		assert_int_equal(pid, getpid());
 		if (!strcmp(ph, "M"))
 			continue;
+		/* the core's track: who ran there, from the switch records */
+		if (pid == TL_CPUS_PID) {
+			assert_int_equal(tid, 0);
+			assert_int_equal(jsondoc_double(jsondoc_get(e, "ts"), &ts), 0);
+			if (!strcmp(ph, "B")) {
+				snprintf(line, sizeof(line), " %u",
+					 cpu_slices ? fx->tid_b : fx->tid_a);
+				assert_non_null(strstr(name, line));
+				assert_true(ts == (cpu_slices ? 2.0 : 0.9));
+				cpu_slices++;
+			}
+			continue;
+		}
+		assert_int_equal(pid, getpid());
+		if (!strcmp(ph, "C")) {
+			counters++;
+			continue;
+		}
+		if (!strcmp(name, "snapshot 1: stop")) {
+			/* the snapshot's facts, on its process (no trigger tid) */
+			assert_string_equal(ph, "i");
+			assert_int_equal(jsondoc_get_str(jsondoc_get(e, "args"), "signal", &name),
+					 0);
+			assert_string_equal(name, "SIGSTOP");
+			snaps++;
+			continue;
+		}
 		assert_true(k < sizeof(want) / sizeof(want[0]));
 		assert_string_equal(ph, want[k].ph);
 		assert_string_equal(name, want[k].name);
@@ -449,7 +479,84 @@ static void test_timeline(void **state)
 		k++;
 	}
 	assert_int_equal(k, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(cpu_slices, 2);
+	assert_int_equal(counters, 2);
+	assert_int_equal(snaps, 1);
 	jsondoc_free(root);
+}
+
+/* The timeline of the snapshot into @path in format @fmt. */
+static void timeline_file(struct fixture *fx, const char *path, enum tl_format fmt)
+{
+	static const char events[] = "{\"event\":\"stop\",\"ts\":6000,\"pid\":%u,\"tid\":%u,"
+				     "\"signal\":\"SIGSTOP\",\"code\":-6,\"ok\":true}\n";
+	struct pt_image *image = pt_image_alloc(NULL);
+	struct dump_symtab tab;
+	struct dump_tl tl;
+	char line[256];
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(symtab_load(&tab, &fx->ds, image, &fx->log), 0);
+	assert_int_equal(timeline_begin_fmt(&tl, f, fmt), 0);
+	assert_int_equal(timeline_snapshot(&tl, &fx->ds, image, &tab, &fx->log), 0);
+	snprintf(line, sizeof(line), events, getpid(), fx->tid_b);
+	assert_int_equal(timeline_events(&tl, line, strlen(line), "ev.jsonl", &fx->log), 1);
+	assert_int_equal(timeline_end(&tl), 0);
+	assert_int_equal(fclose(f), 0);
+	symtab_free(&tab);
+	pt_image_free(image);
+}
+
+/*
+ * The Perfetto timeline: protoc decodes it with the checked-in schema
+ * (upstream's field numbers); each track described before its events,
+ * names interned on their sequence, slices nested in order also where
+ * calls share a timestamp (each run's calls are within one timing
+ * packet), and the same events as the JSON timeline.
+ */
+static void test_timeline_perfetto(void **state)
+{
+	static struct snap_thread worker_threads[] = { { 4242, "worker" }, { 4243, "worker-io" } };
+	static struct snap_process worker = {
+		.pid = 4242, .comm = "worker", .nr_threads = 2, .threads = worker_threads
+	};
+	struct fixture *fx = *state;
+	char pf[160], js[160], cmd[1024], *o;
+	struct stat st_pf, st_js;
+
+	/* a followed process, with a thread that has no events: tracks */
+	fx->more = &worker;
+	fx->nr_more = 1;
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	/* the clock pair ptbpf.json has of a real run: a ClockSnapshot */
+	fx->ds.realtime_ns = 1700000000000000000ULL;
+	fx->ds.monotonic_ns = 5000;
+	snprintf(pf, sizeof(pf), "%s/tl.pftrace", fx->dir);
+	snprintf(js, sizeof(js), "%s/tl.json", fx->dir);
+	timeline_file(fx, pf, TL_FORMAT_PERFETTO);
+	timeline_file(fx, js, TL_FORMAT_JSON);
+	done(fx);
+	assert_string_equal(fx->err, "");
+	assert_int_equal(timeline_format_of(pf), TL_FORMAT_PERFETTO);
+	assert_int_equal(timeline_format_of("x.perfetto-trace"), TL_FORMAT_PERFETTO);
+	assert_int_equal(timeline_format_of(js), TL_FORMAT_JSON);
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --decode=perfetto.protos.Trace -Itests tests/perfetto_trace.proto "
+		 "<%s >%s.txt && python3 tests/pf_check.py %s.txt --same-as %s "
+		 "--want-threads %u:%u,%u:%u,4242:4242,4242:4243 2>&1",
+		 pf, pf, pf, js, getpid(), fx->tid_a, getpid(), fx->tid_b);
+	o = run_cmd(cmd);
+	/* tracks: the process, its 2 threads, the followed one and its 2,
+	 * CPUs, cpu 0, 2 counters; slices: 4 calls and the core's 2 runs;
+	 * instants: the snapshot's and the event's */
+	assert_string_equal(o, "packets 30 tracks 10 slices 6 maxdepth 2 instants 2 "
+			       "counters 2 clocks 1\n");
+	free(o);
+	assert_int_equal(stat(pf, &st_pf), 0);
+	assert_int_equal(stat(js, &st_js), 0);
+	assert_true(st_pf.st_size < st_js.st_size);
 }
 
 /*
@@ -500,13 +607,14 @@ static void test_garbage_resyncs(void **state)
 	assert_non_null(strstr(fx->out, want));
 	/*
 	 * libipt's query decoder reads a packet ahead: it meets the garbage
-	 * before it gives out the first run's last two instructions.
+	 * before the block decoder gives out the first run's last
+	 * instruction (where the return went is in the trace after it).
 	 */
 	n = strlen(fx->out);
-	snprintf(want, sizeof(want), "  %016llx  ptgen_inner+0x0\n  error at",
-		 (unsigned long long)ptgen_ip(&ptgen_path[4]));
+	snprintf(want, sizeof(want), "  %016llx  ptgen_inner+0x3\n  error at",
+		 (unsigned long long)ptgen_ip(&ptgen_path[5]));
 	assert_non_null(strstr(fx->out, want));
-	assert_non_null(strstr(fx->out, "cpu 0: 12 instructions of the "
+	assert_non_null(strstr(fx->out, "cpu 0: 13 instructions of the "
 					"target, 0 of other tasks, 1 errors\n"));
 	assert_true(n > 0);
 	assert_string_equal(fx->err, msg);
@@ -522,6 +630,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summary_switches_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_perfetto, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_resyncs, setup, teardown),
 	};
 

@@ -4,24 +4,41 @@
 #include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
+#include <capstone/capstone.h>
 
 #include "insn.h"
 #include "ptpkt.h"
 #include "fmtnum.h"
 #include "textesc.h"
 
-#define STUCK_STEP 256
+/* Decoded instructions kept, by address: code runs the same paths over. */
+#define ICACHE_BITS 14
+#define ICACHE_SIZE (1u << ICACHE_BITS)
+
+/* One instruction as the block's expansion needs it. */
+struct icache_e {
+	uint64_t ip; /* 0: empty */
+	uint64_t next; /* the next instruction's address in the block */
+	int isid;
+	uint8_t size;
+	uint8_t iclass; /* enum pt_insn_class */
+	uint8_t mode; /* enum pt_exec_mode */
+};
 
 struct walk {
 	const struct dump_snap *s;
-	struct pt_insn_decoder *d;
+	struct pt_block_decoder *d;
+	struct pt_image_section_cache *iscache;
 	const struct dump_insn_ops *ops;
 	void *ctx;
 	struct dump_insn_stats *st;
 	struct dump_insn_at at;
 	uint64_t len;
-	uint64_t last_off, same_off, step; /* see stuck() */
+	uint64_t last_off, same_off; /* see stuck() */
 	uint64_t tsc; /* of the last locate(); ~0 before the first */
+	csh cs[3]; /* capstone, per mode: 16, 32, 64-bit; 0 until used */
+	cs_insn *ci[3];
+	struct icache_e *ic;
 };
 
 /* Who is on the core now, by the decoder's last TSC. */
@@ -31,15 +48,27 @@ static void locate(struct walk *w)
 	uint32_t lost_mtc, lost_cyc;
 
 	/* -pte_no_time before the first TSC: the time stays 0 */
-	pt_insn_time(w->d, &tsc, &lost_mtc, &lost_cyc);
-	/* the time moves only at timing packets: most instructions share
-	 * the last one's, and its task */
+	pt_blk_time(w->d, &tsc, &lost_mtc, &lost_cyc);
+	/* the time moves only at timing packets: most blocks share the
+	 * last one's, and its task */
 	if (tsc == w->tsc)
 		return;
 	w->tsc = tsc;
 	w->at.time = snap_tsc_to_ns(&w->s->conv, tsc);
 	snap_core_task(w->at.core, w->at.time, &w->at.pid, &w->at.tid);
 	w->at.target = w->at.pid < 0 || (uint32_t)w->at.pid == w->s->pid;
+}
+
+/* Reports error @why at trace offset @off, counted by whose code it was. */
+static void report(struct walk *w, uint64_t off, const char *why, uint64_t next)
+{
+	if (!w->at.target) {
+		w->st->other_errors++;
+	} else {
+		w->st->errors++;
+		if (w->ops->error)
+			w->ops->error(w->ctx, &w->at, off, why, next);
+	}
 }
 
 /* Reports the error @err at the decoder's position, then resyncs. */
@@ -50,21 +79,15 @@ static int recover(struct walk *w, int err)
 
 	/* whose code failed decides whether it is worth a message */
 	locate(w);
-	pt_insn_get_offset(w->d, &off);
-	pt_insn_get_sync_offset(w->d, &sync);
-	ret = pt_insn_sync_forward(w->d);
+	pt_blk_get_offset(w->d, &off);
+	pt_blk_get_sync_offset(w->d, &sync);
+	ret = pt_blk_sync_forward(w->d);
 	/* a sync point not past the last would loop for ever */
-	if (ret >= 0 && (pt_insn_get_sync_offset(w->d, &next) < 0 || next <= sync))
+	if (ret >= 0 && (pt_blk_get_sync_offset(w->d, &next) < 0 || next <= sync))
 		ret = -pte_eos;
 	if (ret < 0)
 		next = w->len;
-	if (!w->at.target) {
-		w->st->other_errors++;
-	} else {
-		w->st->errors++;
-		if (w->ops->error)
-			w->ops->error(w->ctx, &w->at, off, pt_errstr(pt_errcode(err)), next);
-	}
+	report(w, off, pt_errstr(pt_errcode(err)), next);
 	return ret;
 }
 
@@ -74,11 +97,11 @@ static int events(struct walk *w, int status)
 	struct pt_event ev;
 
 	while (status >= 0 && (status & pts_event_pending)) {
-		status = pt_insn_event(w->d, &ev, sizeof(ev));
+		status = pt_blk_event(w->d, &ev, sizeof(ev));
 		if (status >= 0 && ev.type == ptev_overflow && w->ops->error) {
 			uint64_t off = 0;
 
-			pt_insn_get_offset(w->d, &off);
+			pt_blk_get_offset(w->d, &off);
 			locate(w);
 			w->st->errors++;
 			w->ops->error(w->ctx, &w->at, off, "overflow: the CPU dropped trace here",
@@ -90,82 +113,249 @@ static int events(struct walk *w, int status)
 
 /*
  * Direct jumps and calls need no trace, so code that loops through them
- * only (a "jmp ." or a wrong image) would give instructions for ever
- * without the decoder moving in the trace. Counted, and cut off.
+ * only (a "jmp ." or a wrong image) would give blocks for ever without the
+ * decoder moving in the trace. Counted, and cut off.
  */
-static bool stuck(struct walk *w)
+static bool stuck(struct walk *w, unsigned int ninsn)
 {
 	uint64_t off = 0;
 
-	/* looked at every STUCK_STEP instructions: a call into libipt per
-	 * instruction cost more than the limit needs to be exact */
-	if (++w->step % STUCK_STEP)
-		return false;
-	pt_insn_get_offset(w->d, &off);
+	pt_blk_get_offset(w->d, &off);
 	if (off != w->last_off) {
 		w->last_off = off;
 		w->same_off = 0;
 		return false;
 	}
-	w->same_off += STUCK_STEP;
+	w->same_off += ninsn;
 	return w->same_off > DUMP_INSN_MAX_UNTRACED;
+}
+
+static const cs_mode cs_modes[3] = { CS_MODE_16, CS_MODE_32, CS_MODE_64 };
+
+/* libipt's class of capstone's instruction @ci. */
+static enum pt_insn_class classify(const cs_insn *ci)
+{
+	const cs_detail *d = ci->detail;
+	unsigned int i;
+
+	for (i = 0; d && i < d->groups_count; i++) {
+		switch (d->groups[i]) {
+		case CS_GRP_RET:
+			return ci->id == X86_INS_RETF || ci->id == X86_INS_RETFQ ? ptic_far_return :
+										   ptic_return;
+		case CS_GRP_IRET:
+			return ptic_far_return;
+		case CS_GRP_CALL:
+			return ci->id == X86_INS_LCALL ? ptic_far_call : ptic_call;
+		case CS_GRP_INT:
+			return ptic_far_call;
+		case CS_GRP_JUMP:
+			if (ci->id == X86_INS_LJMP)
+				return ptic_far_jump;
+			return ci->id == X86_INS_JMP ? ptic_jump : ptic_cond_jump;
+		default:
+			break;
+		}
+	}
+	if (ci->id == X86_INS_SYSCALL || ci->id == X86_INS_SYSENTER)
+		return ptic_far_call;
+	if (ci->id == X86_INS_SYSRET || ci->id == X86_INS_SYSEXIT)
+		return ptic_far_return;
+	return ptic_other;
+}
+
+/*
+ * Decodes the instruction at @ip of section @isid (the block's last one's
+ * bytes from @b when libipt says they are cut at the section's end) into
+ * @e: its size, its class, and where the block goes on after it: past it,
+ * or for a direct jump or call its target (a conditional branch ends a
+ * block, so its next address is never used). Returns 0 or -pte_*.
+ */
+static int decode(struct walk *w, uint64_t ip, int isid, enum pt_exec_mode mode,
+		  const struct pt_block *b, bool last, struct icache_e *e)
+{
+	uint8_t bytes[pt_max_insn_size];
+	const uint8_t *code = bytes;
+	unsigned int m = mode == ptem_16bit ? 0 : mode == ptem_32bit ? 1 : 2;
+	const cs_x86 *x;
+	uint64_t addr = ip;
+	size_t n;
+	int got;
+
+	if (mode == ptem_unknown)
+		return -pte_bad_insn;
+	if (last && b->truncated) {
+		code = b->raw;
+		n = b->size;
+	} else {
+		got = pt_iscache_read(w->iscache, bytes, sizeof(bytes), isid, ip);
+		if (got <= 0)
+			return -pte_nomap;
+		n = (size_t)got;
+	}
+	if (!w->cs[m]) {
+		if (cs_open(CS_ARCH_X86, cs_modes[m], &w->cs[m]) != CS_ERR_OK)
+			return -pte_nomem;
+		cs_option(w->cs[m], CS_OPT_DETAIL, CS_OPT_ON);
+		w->ci[m] = cs_malloc(w->cs[m]);
+		if (!w->ci[m])
+			return -pte_nomem;
+	}
+	if (!cs_disasm_iter(w->cs[m], &code, &n, &addr, w->ci[m]))
+		return -pte_bad_insn;
+	e->ip = ip;
+	e->isid = isid;
+	e->mode = (uint8_t)mode;
+	e->size = (uint8_t)w->ci[m]->size;
+	e->iclass = (uint8_t)classify(w->ci[m]);
+	e->next = ip + e->size;
+	x = &w->ci[m]->detail->x86;
+	if ((e->iclass == ptic_jump || e->iclass == ptic_call) && x->op_count == 1 &&
+	    x->operands[0].type == X86_OP_IMM)
+		e->next = (uint64_t)x->operands[0].imm;
+	return 0;
+}
+
+/* Instruction @ip of the block, from the cache or decoded into it. */
+static const struct icache_e *insn_at(struct walk *w, uint64_t ip, const struct pt_block *b,
+				      bool last, int *err)
+{
+	struct icache_e *e = &w->ic[(ip ^ ip >> ICACHE_BITS) & (ICACHE_SIZE - 1)];
+
+	if (e->ip == ip && e->isid == b->isid && e->mode == b->mode && !(last && b->truncated))
+		return e;
+	*err = decode(w, ip, b->isid, b->mode, b, last, e);
+	if (*err)
+		e->ip = 0;
+	return *err ? NULL : e;
+}
+
+/*
+ * Gives each instruction of block @b to the ops, as libipt's instruction
+ * decoder would have: the addresses from the code, following direct
+ * jumps and calls; the last one's class as libipt knows it. Returns 0, or
+ * -pte_* when the code cannot be read or decoded (reported).
+ */
+static int expand(struct walk *w, const struct pt_block *b)
+{
+	const struct icache_e *e;
+	struct pt_insn insn;
+	uint64_t ip = b->ip;
+	unsigned int i;
+	int err = 0;
+
+	memset(&insn, 0, sizeof(insn));
+	insn.mode = b->mode;
+	insn.isid = b->isid;
+	if (w->at.target)
+		w->st->target_insns += b->ninsn;
+	else
+		w->st->other_insns += b->ninsn;
+	for (i = 0; i < b->ninsn; i++) {
+		bool last = i + 1 == b->ninsn;
+
+		e = insn_at(w, ip, b, last, &err);
+		if (!e)
+			break;
+		insn.ip = ip;
+		insn.size = e->size;
+		insn.iclass = last && b->iclass != ptic_error ? b->iclass :
+								(enum pt_insn_class)e->iclass;
+		if (w->ops->insn)
+			w->ops->insn(w->ctx, &w->at, &insn);
+		ip = e->next;
+	}
+	if (!err && b->ninsn && insn.ip != b->end_ip)
+		err = -pte_bad_insn; /* the code is not what was traced */
+	if (err) {
+		uint64_t off = 0;
+
+		if (w->at.target)
+			w->st->target_insns -= b->ninsn - i;
+		else
+			w->st->other_insns -= b->ninsn - i;
+		pt_blk_get_offset(w->d, &off);
+		report(w, off, pt_errstr(pt_errcode(err)), off);
+	}
+	return err;
 }
 
 static void loop(struct walk *w, int status)
 {
-	struct pt_insn insn;
+	struct pt_block b;
 
 	for (;;) {
 		status = events(w, status);
+		b.ninsn = 0;
 		if (status >= 0)
-			status = pt_insn_next(w->d, &insn, sizeof(insn));
+			status = pt_blk_next(w->d, &b, sizeof(b));
+		/* a block cut short by an error still ran: given first */
+		if (b.ninsn) {
+			locate(w);
+			expand(w, &b);
+		}
 		if (status == -pte_eos)
 			return;
-		if (status >= 0 && stuck(w))
+		if (status >= 0 && stuck(w, b.ninsn))
 			status = -pte_bad_insn;
 		if (status < 0) {
 			w->same_off = 0;
 			status = recover(w, status);
 			if (status < 0)
 				return;
-			continue;
 		}
-		locate(w);
-		if (w->at.target)
-			w->st->target_insns++;
-		else
-			w->st->other_insns++;
-		if (w->ops->insn)
-			w->ops->insn(w->ctx, &w->at, &insn);
 	}
 }
 
 int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_image *image,
-	      const struct dump_insn_ops *ops, void *ctx, struct dump_insn_stats *st)
+	      const struct dump_symtab *tab, const struct dump_insn_ops *ops, void *ctx,
+	      struct dump_insn_stats *st)
 {
 	struct dump_insn_stats dummy;
 	struct walk w = { .s = s, .ops = ops, .ctx = ctx, .st = st ? st : &dummy, .tsc = ~0ULL };
 	struct pt_config cfg;
+	unsigned int i;
 	int status;
 
-	if (!s || !c || !image || !ops)
+	if (!s || !c || !image || !tab || !ops)
 		return -EINVAL;
 	memset(w.st, 0, sizeof(*w.st));
 	if (!c->trace_len)
 		return 0;
 	w.at.core = c;
 	w.len = c->trace_len;
+	w.iscache = tab->iscache;
+	w.ic = calloc(ICACHE_SIZE, sizeof(*w.ic));
 	ptpkt_config(s, c->trace, c->trace_len, &cfg);
-	w.d = pt_insn_alloc_decoder(&cfg);
-	if (!w.d)
+	w.d = w.ic ? pt_blk_alloc_decoder(&cfg) : NULL;
+	if (!w.d) {
+		free(w.ic);
 		return -ENOMEM;
-	pt_insn_set_image(w.d, image);
-	status = pt_insn_sync_forward(w.d);
+	}
+	pt_blk_set_image(w.d, image);
+	status = pt_blk_sync_forward(w.d);
 	if (status >= 0)
 		loop(&w, status);
-	pt_insn_free_decoder(w.d);
+	pt_blk_free_decoder(w.d);
+	for (i = 0; i < 3; i++) {
+		if (w.ci[i])
+			cs_free(w.ci[i], 1);
+		if (w.cs[i])
+			cs_close(&w.cs[i]);
+	}
+	free(w.ic);
 	return 0;
 }
+
+/* Lines kept, by address: each instruction's line is the same each time. */
+#define LINES_BITS 14
+#define LINE_MAX 56
+
+struct line_e {
+	uint64_t ip; /* 0: empty */
+	uint8_t len;
+	char text[LINE_MAX - 1];
+};
 
 struct print {
 	FILE *out;
@@ -176,6 +366,7 @@ struct print {
 	uint64_t hidden; /* instructions of others since */
 	struct dump_sym_cache sym;
 	struct fmt_out *o; /* the instruction lines */
+	struct line_e *lines;
 };
 
 static void thread_line(struct print *p, const struct dump_insn_at *at)
@@ -196,9 +387,25 @@ static void thread_line(struct print *p, const struct dump_insn_at *at)
 	p->tid = at->tid;
 }
 
+/* "  %016" PRIx64 "  func+0xoff\n" at @line, without printf; its end. */
+static char *format_line(struct print *p, uint64_t ip, char *line)
+{
+	char *e;
+
+	line[0] = line[1] = ' ';
+	e = fmt_hex16(line + 2, ip);
+	*e++ = ' ';
+	*e++ = ' ';
+	e = symtab_format_fast(p->tab, &p->sym, ip, e);
+	*e++ = '\n';
+	return e;
+}
+
 static void print_insn(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn)
 {
 	struct print *p = ctx;
+	struct line_e *l =
+		&p->lines[(insn->ip ^ insn->ip >> LINES_BITS) & ((1u << LINES_BITS) - 1)];
 	char *line, *e;
 
 	if (!at->target) {
@@ -207,15 +414,20 @@ static void print_insn(void *ctx, const struct dump_insn_at *at, const struct pt
 	}
 	if (at->tid != p->tid || p->hidden)
 		thread_line(p, at);
-	/* "  %016" PRIx64 "  func+0xoff\n", without printf */
 	line = fmt_out_reserve(p->o, 2 + 16 + 2 + 320);
-	line[0] = line[1] = ' ';
-	e = fmt_hex16(line + 2, insn->ip);
-	*e++ = ' ';
-	*e++ = ' ';
-	e = symtab_format_fast(p->tab, &p->sym, insn->ip, e);
-	*e++ = '\n';
+	if (l->ip == insn->ip) {
+		/* a fixed-size copy: the line's bytes and some of the next */
+		memcpy(line, l->text, sizeof(l->text));
+		fmt_out_commit(p->o, line + l->len);
+		return;
+	}
+	e = format_line(p, insn->ip, line);
 	fmt_out_commit(p->o, e);
+	if ((size_t)(e - line) <= sizeof(l->text)) {
+		l->ip = insn->ip;
+		l->len = (uint8_t)(e - line);
+		memcpy(l->text, line, l->len);
+	}
 }
 
 static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off, const char *why,
@@ -243,14 +455,19 @@ int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 	int ret;
 
 	p.o = malloc(sizeof(*p.o));
-	if (!p.o)
+	p.lines = calloc(1u << LINES_BITS, sizeof(*p.lines));
+	if (!p.o || !p.lines) {
+		free(p.o);
+		free(p.lines);
 		return -ENOMEM;
+	}
 	p.o->f = out;
 	p.o->len = 0;
 	fprintf(out, "cpu %d: %zu bytes of Intel PT\n", c->cpu, c->trace_len);
-	ret = insn_walk(s, c, image, &ops, &p, &st);
+	ret = insn_walk(s, c, image, tab, &ops, &p, &st);
 	fmt_out_flush(p.o);
 	free(p.o);
+	free(p.lines);
 	if (ret)
 		return ret;
 	if (p.hidden)

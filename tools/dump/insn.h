@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The instruction flow of one core's Intel PT, with libipt's instruction
+ * The instruction flow of one core's Intel PT, with libipt's block
  * decoder over the snapshot's image, each instruction given to the task
  * that ran it: the core's context-switch records say who was on the core
  * at each moment, and the decoder's TSC, converted to perf time with the
  * snapshot's conversion, says which moment it is.
+ *
+ * Why blocks: libipt's instruction decoder does all its work (the image
+ * lookup, the instruction decode, the trace query) once per instruction;
+ * the block decoder caches what it learnt per block of code and gives a
+ * run of instructions at once, its first and last address. The ones in
+ * between are read from the image's section cache and decoded here, as
+ * libipt's ptxed does (capstone in place of XED: the length, the class,
+ * and a direct jump's or call's target, which the block follows), each
+ * decoded once and kept by address.
  *
  * Errors in the middle (code outside the image, a bad packet, an overflow)
  * are reported in place and decoding goes on at the next PSB. Other
@@ -40,7 +49,7 @@ struct dump_insn_ops {
 };
 
 /*
- * At most this many instructions in a row (checked every 256) without the
+ * At most this many instructions in a row (checked at each block) without the
  * decoder moving on in the trace: more is a loop of direct branches (a
  * wrong image, or a "jmp ."), reported as an error at that offset.
  */
@@ -53,15 +62,19 @@ struct dump_insn_stats {
 };
 
 /*
- * Decodes core @c of snapshot @s over @image, calling @ops (members may
- * be NULL) with @ctx, and counting into @st (zeroed first; may be NULL).
+ * Decodes core @c of snapshot @s over @image (with its sections in
+ * @tab's section cache: symtab_load() with @image), calling @ops (members
+ * may be NULL) with @ctx, and counting into @st (zeroed first; may be
+ * NULL). Each instruction's struct pt_insn has its ip, size, mode, isid
+ * and iclass set; not its raw bytes.
  *
  * Returns 0, also when there were decode errors.
- * Returns -EINVAL if @s, @c, @image or @ops is NULL.
+ * Returns -EINVAL if @s, @c, @image, @tab or @ops is NULL.
  * Returns -ENOMEM if libipt cannot allocate its decoder.
  */
 int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_image *image,
-	      const struct dump_insn_ops *ops, void *ctx, struct dump_insn_stats *st);
+	      const struct dump_symtab *tab, const struct dump_insn_ops *ops, void *ctx,
+	      struct dump_insn_stats *st);
 
 /*
  * Prints the target's instructions on core @c, one "ADDRESS  func+0xoff"

@@ -220,6 +220,8 @@ static int one_dir(struct dump_run *r, const char *dir)
 
 static int begin(struct dump_run *r)
 {
+	enum tl_format fmt;
+
 	if (r->o.mode == DUMP_TIMELINE) {
 		/* "-": standard output, as for most tools that write a file */
 		r->tl_file = strcmp(r->o.timeline, "-") ? fopen(r->o.timeline, "w") : stdout;
@@ -227,7 +229,12 @@ static int begin(struct dump_run *r)
 			fprintf(stderr, "ptbpf-dump: %s: %s\n", r->o.timeline, strerror(errno));
 			return -errno;
 		}
-		return timeline_begin(&r->tl, r->tl_file);
+		if (r->o.timeline_format)
+			fmt = strcmp(r->o.timeline_format, "perfetto") ? TL_FORMAT_JSON :
+									 TL_FORMAT_PERFETTO;
+		else
+			fmt = timeline_format_of(r->o.timeline);
+		return timeline_begin_fmt(&r->tl, r->tl_file, fmt);
 	}
 	if (r->o.json) {
 		json_init_dyn(&r->j);

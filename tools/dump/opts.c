@@ -18,8 +18,12 @@ const char opts_usage[] =
 	"      --json           the summary as JSON\n"
 	"      --packets        every Intel PT packet, one a line, with its offset\n"
 	"      --insn           the target's instructions per thread, func+off\n"
-	"      --timeline FILE  a Chrome trace event file for Perfetto's UI\n"
-	"                       (- for standard output)\n"
+	"      --timeline FILE  the snapshots as a timeline for Perfetto's UI:\n"
+	"                       a Perfetto trace for FILE.pftrace or\n"
+	"                       FILE.perfetto-trace, else Chrome trace event\n"
+	"                       JSON (- for standard output)\n"
+	"      --timeline-format json|perfetto\n"
+	"                       the timeline's format, whatever FILE's name\n"
 	"      --last DURATION  the target's samples in the DURATION (50ms, 1s)\n"
 	"                       before the trigger of snapshot DIR, joined from\n"
 	"                       the snapshots before it (sample backend)\n"
@@ -109,6 +113,7 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len
 		{ "packets", no_argument, NULL, 'P' },
 		{ "insn", no_argument, NULL, 'I' },
 		{ "timeline", required_argument, NULL, 'T' },
+		{ "timeline-format", required_argument, NULL, 'F' },
 		{ "last", required_argument, NULL, 'L' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -132,6 +137,14 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len
 		else if (c == 'T') {
 			ret = set_mode(o, DUMP_TIMELINE, err, len);
 			o->timeline = optarg;
+		} else if (c == 'F') {
+			o->timeline_format = optarg;
+			if (strcmp(optarg, "json") && strcmp(optarg, "perfetto")) {
+				snprintf(err, len,
+					 "--timeline-format: \"%s\" is neither json nor perfetto",
+					 optarg);
+				ret = -EINVAL;
+			}
 		} else if (c == 'L') {
 			ret = set_mode(o, DUMP_LAST, err, len);
 			if (!ret && opts_parse_duration(optarg, &o->last_ns)) {
@@ -158,6 +171,10 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len
 		return ret;
 	if (o->json && o->mode != DUMP_SUMMARY) {
 		snprintf(err, len, "--json goes with the summary only");
+		return -EINVAL;
+	}
+	if (o->timeline_format && o->mode != DUMP_TIMELINE) {
+		snprintf(err, len, "--timeline-format goes with --timeline only");
 		return -EINVAL;
 	}
 	if (optind >= argc) {

@@ -18,6 +18,7 @@ struct dump_opts {
 	bool json; /* summary as JSON */
 	int cpu; /* only this core; -1: all */
 	const char *timeline; /* --timeline FILE */
+	const char *timeline_format; /* --timeline-format; NULL: by FILE's name */
 	unsigned long long last_ns; /* --last DURATION */
 	unsigned int pid; /* --last --pid: this process of a --follow run; 0: the trigger's */
 	char **dirs; /* the DIR arguments */

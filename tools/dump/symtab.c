@@ -39,11 +39,12 @@ static int sym_cmp(const void *a, const void *b)
 
 /* Run-time range and bias from the PT_LOAD headers; image segments. */
 static int segments(Elf *e, struct dump_elf *m, uint64_t load, struct pt_image *image,
-		    struct dump_log *log)
+		    struct pt_image_section_cache *iscache, struct dump_log *log)
 {
 	bool first = true;
 	GElf_Phdr ph;
 	size_t n, i;
+	int isid;
 
 	if (elf_getphdrnum(e, &n))
 		return -EBADMSG;
@@ -59,8 +60,11 @@ static int segments(Elf *e, struct dump_elf *m, uint64_t load, struct pt_image *
 			m->hi = ph.p_vaddr + m->bias + ph.p_memsz;
 		if (!image || !(ph.p_flags & PF_X) || !ph.p_filesz)
 			continue;
-		if (pt_image_add_file(image, m->path, ph.p_offset, ph.p_filesz, NULL,
-				      ph.p_vaddr + m->bias) < 0)
+		/* through the section cache: the block decoder caches its
+		 * blocks per cached section, and insn.c reads code from it */
+		isid = pt_iscache_add_file(iscache, m->path, ph.p_offset, ph.p_filesz,
+					   ph.p_vaddr + m->bias);
+		if (isid < 0 || pt_image_add_cached(image, iscache, isid, NULL) < 0)
 			snap_error(log, m->path, (long long)ph.p_offset,
 				   "segment not usable by the decoder");
 	}
@@ -248,7 +252,7 @@ sort:
 }
 
 static int load_one(struct dump_elf *m, const struct dump_module *mod, struct pt_image *image,
-		    struct dump_log *log)
+		    struct pt_image_section_cache *iscache, struct dump_log *log)
 {
 	const char *base;
 	struct stat st;
@@ -275,7 +279,7 @@ static int load_one(struct dump_elf *m, const struct dump_module *mod, struct pt
 	if (!e || elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64) {
 		snap_error(log, mod->path, 0, "module: not a 64-bit ELF file");
 		ret = -EBADMSG;
-	} else if (segments(e, m, mod->load, image, log)) {
+	} else if (segments(e, m, mod->load, image, iscache, log)) {
 		snap_error(log, mod->path, -1, "module: no loadable segment");
 		ret = -EBADMSG;
 	} else {
@@ -337,8 +341,13 @@ int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_im
 	tab->mods = calloc(s->nr_modules ? s->nr_modules : 1, sizeof(*tab->mods));
 	if (!tab->mods)
 		return -ENOMEM;
+	if (image) {
+		tab->iscache = pt_iscache_alloc(NULL);
+		if (!tab->iscache)
+			return -ENOMEM;
+	}
 	for (i = 0; i < s->nr_modules; i++) {
-		ret = load_one(&tab->mods[tab->nr], &s->modules[i], image, log);
+		ret = load_one(&tab->mods[tab->nr], &s->modules[i], image, tab->iscache, log);
 		if (ret == -ENOMEM) {
 			free_one(&tab->mods[tab->nr]);
 			return ret;
@@ -360,6 +369,8 @@ void symtab_free(struct dump_symtab *tab)
 	for (i = 0; i < tab->nr; i++)
 		free_one(&tab->mods[i]);
 	free(tab->mods);
+	/* the image's sections hold their own references */
+	pt_iscache_free(tab->iscache);
 	memset(tab, 0, sizeof(*tab));
 }
 

@@ -41,6 +41,8 @@ struct dump_elf {
 struct dump_symtab {
 	struct dump_elf *mods;
 	size_t nr;
+	/* with an image: its sections, which the code is read from */
+	struct pt_image_section_cache *iscache;
 };
 
 /*

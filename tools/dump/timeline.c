@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The Chrome trace event timeline: see timeline.h. */
+/* What the timeline draws: see timeline.h; how it is written: tlout.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <inttypes.h>
@@ -9,78 +9,208 @@
 #include "last.h"
 #include "perfread.h"
 #include "timeline.h"
-#include "json.h"
 #include "jsondoc.h"
+#include "snapfmt.h"
 
-/* An event is small; names and args are bounded by their sources. */
-#define EV_MAX 4096
+/* The streams of events (see tlout.h): facts, decoded flows, CPUs. */
+#define SEQ_FACTS 0
+#define SEQ_FLOW(i) (1 + (i) % 512)
+#define SEQ_CPU(i) (513 + (i) % 512)
 
-int timeline_begin(struct dump_tl *tl, FILE *out)
+int timeline_begin_fmt(struct dump_tl *tl, FILE *out, enum tl_format fmt)
 {
+	int ret;
+
 	if (!tl || !out)
 		return -EINVAL;
 	memset(tl, 0, sizeof(*tl));
-	tl->out = out;
-	tl->begun = true;
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-	return 0;
+	ret = fmt == TL_FORMAT_PERFETTO ? tlpf_open(&tl->w, out) : tljson_open(&tl->w, out);
+	tl->begun = !ret;
+	return ret;
+}
+
+int timeline_begin(struct dump_tl *tl, FILE *out)
+{
+	return timeline_begin_fmt(tl, out, TL_FORMAT_JSON);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && !strcmp(s + n - m, tail);
+}
+
+enum tl_format timeline_format_of(const char *file)
+{
+	return ends_with(file, ".pftrace") || ends_with(file, ".perfetto-trace") ?
+		       TL_FORMAT_PERFETTO :
+		       TL_FORMAT_JSON;
 }
 
 int timeline_end(struct dump_tl *tl)
 {
 	if (!tl || !tl->begun)
 		return -EINVAL;
-	fputs("\n]}\n", tl->out);
 	tl->begun = false;
-	return fflush(tl->out) || ferror(tl->out) ? -EIO : 0;
+	return tl->w.ops->end(&tl->w);
 }
 
-/* Opens one event object: ph, name, ts (perf ns), pid, tid. */
-static void ev_begin(struct json *j, char *buf, const char *ph, const char *name, uint64_t ns,
-		     uint32_t pid, uint32_t tid)
+/* A process of the snapshot as the timeline names it. */
+struct tl_proc {
+	uint32_t pid;
+	char comm[16];
+	struct dump_thread *threads;
+	size_t nr;
+};
+
+/* The snapshot's processes: the target, then each followed one. */
+struct tl_procs {
+	struct tl_proc *v;
+	size_t n;
+	uint32_t trigger_pid; /* the process of the stop; 0: the target */
+};
+
+static void procs_free(struct tl_procs *ps)
 {
-	json_init(j, buf, EV_MAX);
-	json_obj_begin(j, NULL);
-	json_str(j, "ph", ph);
-	json_str(j, "name", name);
-	/* microseconds; a double keeps the ns as its fraction */
-	json_double(j, "ts", (double)ns / 1000.0);
-	json_u64(j, "pid", pid);
-	json_u64(j, "tid", tid);
+	size_t i;
+
+	for (i = 1; i < ps->n; i++)
+		free(ps->v[i].threads);
+	free(ps->v);
+	memset(ps, 0, sizeof(*ps));
 }
 
-static void ev_end(struct dump_tl *tl, struct json *j)
+static void copy_comm(char dst[16], const struct json_object *o)
 {
-	json_obj_end(j);
-	if (json_finish(j))
-		return; /* too long to be one of ours: left out */
-	fputs(tl->nr_events ? ",\n" : "\n", tl->out);
-	fputs(j->buf, tl->out);
-	tl->nr_events++;
+	const char *c = "";
+
+	jsondoc_get_str(o, "comm", &c);
+	snprintf(dst, 16, "%s", c);
 }
 
-static void meta(struct dump_tl *tl, const char *what, uint32_t pid, uint32_t tid, const char *name)
+/* One "followed" entry of ptbpf.json; left out when it has no pid. */
+static int add_followed(struct tl_procs *ps, const struct json_object *o)
 {
-	char buf[EV_MAX];
-	struct json j;
+	struct tl_proc *p = &ps->v[ps->n];
+	struct json_object *ths = jsondoc_get(o, "threads"), *t;
+	uint64_t pid, tid;
+	size_t i;
 
-	ev_begin(&j, buf, "M", what, 0, pid, tid);
-	json_obj_begin(&j, "args");
-	json_str(&j, "name", name);
-	json_obj_end(&j);
-	ev_end(tl, &j);
+	if (jsondoc_get_u64(o, "pid", &pid) || pid > UINT32_MAX)
+		return 0;
+	memset(p, 0, sizeof(*p));
+	p->pid = (uint32_t)pid;
+	copy_comm(p->comm, o);
+	if (ths && jsondoc_len(ths)) {
+		p->threads = calloc(jsondoc_len(ths), sizeof(*p->threads));
+		if (!p->threads)
+			return -ENOMEM;
+	}
+	for (i = 0; (t = jsondoc_at(ths, i)); i++) {
+		if (jsondoc_get_u64(t, "tid", &tid) || tid > UINT32_MAX)
+			continue;
+		p->threads[p->nr].tid = (uint32_t)tid;
+		copy_comm(p->threads[p->nr].comm, t);
+		p->nr++;
+	}
+	ps->n++;
+	return 0;
+}
+
+/*
+ * The target from @s, and the processes ptbpf.json's "followed" names
+ * (--follow): read here, as only the timeline draws them so far. A
+ * ptbpf.json that loaded once and cannot be read now leaves the target
+ * alone.
+ */
+static int procs_load(struct tl_procs *ps, const struct dump_snap *s)
+{
+	struct json_object *root = NULL, *fol;
+	char path[4096];
+	uint64_t v;
+	uint8_t *buf;
+	size_t len, i, n = 0;
+	int ret = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	snprintf(path, sizeof(path), "%s/ptbpf.json", s->dir);
+	if (!snap_read_file(path, &buf, &len)) {
+		if (jsondoc_parse((char *)buf, len, &root, NULL))
+			root = NULL;
+		free(buf);
+	}
+	fol = root ? jsondoc_get(root, "followed") : NULL;
+	n = fol ? jsondoc_len(fol) : 0;
+	ps->v = calloc(1 + n, sizeof(*ps->v));
+	if (!ps->v) {
+		jsondoc_free(root);
+		return -ENOMEM;
+	}
+	ps->v[0].pid = s->pid;
+	memcpy(ps->v[0].comm, s->comm, sizeof(ps->v[0].comm));
+	ps->v[0].threads = s->threads;
+	ps->v[0].nr = s->nr_threads;
+	ps->n = 1;
+	for (i = 0; !ret && i < n; i++)
+		ret = add_followed(ps, jsondoc_at(fol, i));
+	if (root && !jsondoc_get_u64(root, "trigger_pid", &v) && v <= UINT32_MAX)
+		ps->trigger_pid = (uint32_t)v;
+	jsondoc_free(root);
+	return ret;
+}
+
+static const struct tl_proc *proc_of(const struct tl_procs *ps, int64_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->v[i].pid == pid)
+			return &ps->v[i];
+	return NULL;
+}
+
+static const char *comm_of(const struct tl_proc *p, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->nr; i++)
+		if (p->threads[i].tid == tid)
+			return p->threads[i].comm;
+	return p && p->pid == tid ? p->comm : "";
+}
+
+static struct tl_arg arg_str(const char *key, const char *s)
+{
+	return (struct tl_arg){ .key = key, .type = TLA_STR, .s = s, .len = strlen(s) };
+}
+
+static struct tl_arg arg_u64(const char *key, uint64_t v)
+{
+	return (struct tl_arg){ .key = key, .type = TLA_U64, .u = v };
+}
+
+static struct tl_arg arg_i64(const char *key, int64_t v)
+{
+	return (struct tl_arg){ .key = key, .type = TLA_I64, .i = v };
 }
 
 /* A call stack of one thread's run on one core. */
 struct run {
-	struct dump_tl *tl;
+	struct tl_writer *w;
 	const struct dump_snap *s;
 	const struct dump_symtab *tab;
 	struct dump_log *log;
-	int32_t tid; /* -2: no run open */
+	struct tl_track t; /* the thread's track */
+	bool open; /* a run is open on t */
 	unsigned int depth;
 	bool after_call;
 	uint64_t last; /* time of the last instruction */
+	/* the functions named last, by entry address: calls go to a few */
+	struct {
+		uint64_t ip;
+		const char *name;
+	} names[256];
 };
 
 /* A slice's name: the function, without the offset. */
@@ -99,21 +229,12 @@ static const char *func_name(const struct dump_symtab *tab, uint64_t ip, char *b
 	return buf;
 }
 
-static void slice(struct run *r, const char *ph, const char *name, uint64_t ns)
-{
-	char buf[EV_MAX];
-	struct json j;
-
-	ev_begin(&j, buf, ph, name, ns, r->s->pid, (uint32_t)r->tid);
-	ev_end(r->tl, &j);
-}
-
 /* Closes every open slice of the run: the thread left the core. */
 static void close_run(struct run *r)
 {
 	for (; r->depth; r->depth--)
-		slice(r, "E", "", r->last);
-	r->tid = -2;
+		r->w->ops->end_slice(r->w, &r->t, r->last, NULL);
+	r->open = false;
 	r->after_call = false;
 }
 
@@ -122,19 +243,40 @@ static void tl_insn(void *ctx, const struct dump_insn_at *at, const struct pt_in
 	struct run *r = ctx;
 	char buf[256];
 
-	if (r->tid != -2 && (r->tid != at->tid || !at->target))
+	if (r->open && (r->t.id != (uint32_t)at->tid || !at->target))
 		close_run(r);
 	if (!at->target || at->tid < 0)
 		return;
-	r->tid = at->tid;
+	if (!r->open) {
+		r->t.kind = TL_THREAD;
+		r->t.pid = at->pid < 0 ? r->s->pid : (uint32_t)at->pid;
+		r->t.id = (uint32_t)at->tid;
+		r->open = true;
+	}
 	r->last = at->time;
+	/* each call opens a slice, in the order of the flow: calls within
+	 * one timing packet share a timestamp and still nest */
 	if (!r->depth || r->after_call) {
-		slice(r, "B", func_name(r->tab, insn->ip, buf, sizeof(buf)), at->time);
+		unsigned int h = (unsigned int)(insn->ip ^ insn->ip >> 8) & 255;
+		const char *name = r->names[h].ip == insn->ip ? r->names[h].name : NULL;
+		uint64_t off;
+
+		if (!name) {
+			name = symtab_find(r->tab, insn->ip, &off);
+			if (name) {
+				/* a symbol's name lives as long as the table */
+				r->names[h].ip = insn->ip;
+				r->names[h].name = name;
+			} else {
+				name = func_name(r->tab, insn->ip, buf, sizeof(buf));
+			}
+		}
+		r->w->ops->begin_slice(r->w, &r->t, at->time, name, NULL, 0);
 		r->depth++;
 	}
 	r->after_call = insn->iclass == ptic_call || insn->iclass == ptic_far_call;
 	if ((insn->iclass == ptic_return || insn->iclass == ptic_far_return) && r->depth) {
-		slice(r, "E", "", at->time);
+		r->w->ops->end_slice(r->w, &r->t, at->time, NULL);
 		r->depth--;
 	}
 }
@@ -145,6 +287,7 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off, con
 	struct run *r = ctx;
 	const struct dump_core *c = at->core;
 
+	(void)resync;
 	/* the flow is lost here: what was open cannot be closed later */
 	close_run(r);
 	snap_error(r->log, c->trace_file, (long long)(c->trace_off + off),
@@ -155,17 +298,20 @@ static int tl_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image 
 		 const struct dump_symtab *tab, struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { tl_insn, tl_error };
-	struct run r = { tl, s, tab, log, -2, 0, false, 0 };
+	struct run *r = calloc(1, sizeof(*r));
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
-	for (i = 0; i < s->nr_cores; i++) {
-		ret = insn_walk(s, &s->cores[i], image, &ops, &r, NULL);
-		close_run(&r);
-		if (ret)
-			return ret;
+	if (!r)
+		return -ENOMEM;
+	*r = (struct run){ .w = &tl->w, .s = s, .tab = tab, .log = log };
+	for (i = 0; !ret && i < s->nr_cores; i++) {
+		tl->w.ops->sequence(&tl->w, SEQ_FLOW(i));
+		ret = insn_walk(s, &s->cores[i], image, tab, &ops, r, NULL);
+		close_run(r);
 	}
-	return 0;
+	free(r);
+	return ret;
 }
 
 /* cpu-clock counts ns: a sample stands for one period */
@@ -213,36 +359,21 @@ static uint64_t next_switch(const struct dump_snap *s, int cpu, uint64_t t)
 
 /* One thread's open call stack while its samples are drawn. */
 struct flame {
-	struct dump_tl *tl;
+	struct tl_writer *w;
 	const struct dump_snap *s;
 	const struct dump_symtab *tab;
-	uint32_t tid;
+	struct tl_track t;
 	unsigned int depth;
 	char names[DUMP_STACK_MAX][96]; /* outermost first */
 };
 
-static void flame_ev(struct flame *f, const char *ph, const char *name, uint64_t ns,
-		     const struct dump_moment *m)
-{
-	char buf[EV_MAX], ip[24];
-	struct json j;
-
-	ev_begin(&j, buf, ph, name, ns, f->s->pid, f->tid);
-	if (m) {
-		json_obj_begin(&j, "args");
-		snprintf(ip, sizeof(ip), "0x%" PRIx64, m->smp->ip);
-		json_str(&j, "ip", ip);
-		json_i64(&j, "cpu", m->cpu);
-		json_obj_end(&j);
-	}
-	ev_end(f->tl, &j);
-}
-
 /* Closes the open frames down to @keep, innermost first, at @ns. */
 static void flame_close(struct flame *f, unsigned int keep, uint64_t ns)
 {
-	while (f->depth > keep)
-		flame_ev(f, "E", f->names[--f->depth], ns, NULL);
+	while (f->depth > keep) {
+		f->depth--;
+		f->w->ops->end_slice(f->w, &f->t, ns, f->names[f->depth]);
+	}
 }
 
 /*
@@ -253,7 +384,8 @@ static void flame_close(struct flame *f, unsigned int keep, uint64_t ns)
 static void flame_sample(struct flame *f, const struct dump_moment *m, bool joined)
 {
 	uint64_t ips[DUMP_STACK_MAX];
-	char names[DUMP_STACK_MAX][96], tmp[256];
+	char names[DUMP_STACK_MAX][96], tmp[256], ip[24];
+	struct tl_arg a[2];
 	size_t n, i;
 	unsigned int keep = 0;
 
@@ -267,8 +399,11 @@ static void flame_sample(struct flame *f, const struct dump_moment *m, bool join
 	if (keep == n && keep)
 		keep--;
 	flame_close(f, keep, m->smp->time);
+	snprintf(ip, sizeof(ip), "0x%" PRIx64, m->smp->ip);
+	a[0] = arg_str("ip", ip);
+	a[1] = arg_i64("cpu", m->cpu);
 	for (i = keep; i < n; i++) {
-		flame_ev(f, "B", names[i], m->smp->time, i + 1 == n ? m : NULL);
+		f->w->ops->begin_slice(f->w, &f->t, m->smp->time, names[i], a, i + 1 == n ? 2 : 0);
 		memcpy(f->names[f->depth++], names[i], sizeof(names[i]));
 	}
 }
@@ -283,6 +418,7 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struc
 {
 	uint64_t dur = sample_dur(s), end, prev_end = 0;
 	struct dump_moments m = { 0 };
+	unsigned int nth = 0;
 	struct flame *f;
 	size_t k;
 
@@ -293,16 +429,19 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struc
 		return -ENOMEM;
 	}
 	qsort(m.v, m.n, sizeof(*m.v), by_tid_time);
-	f->tl = tl;
+	f->w = &tl->w;
 	f->s = s;
 	f->tab = tab;
 	for (k = 0; k < m.n; k++) {
 		const struct dump_moment *x = &m.v[k];
 		bool same = k && m.v[k - 1].smp->tid == x->smp->tid;
 
+		if (!same)
+			/* each thread's samples in time order on a stream */
+			tl->w.ops->sequence(&tl->w, SEQ_FLOW(nth++));
 		if (!same || prev_end < x->smp->time) {
 			flame_close(f, 0, prev_end);
-			f->tid = x->smp->tid;
+			f->t = (struct tl_track){ TL_THREAD, x->smp->pid, x->smp->tid };
 			same = false;
 		}
 		flame_sample(f, x, same);
@@ -319,61 +458,159 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struc
 	return 0;
 }
 
+/*
+ * Core @i's track: a slice for each time a thread of ours ran there,
+ * from the switch-in to the next switch record (the thread's switch-out,
+ * or another task's switch-in).
+ */
+static void cpu_track(struct dump_tl *tl, const struct dump_snap *s, unsigned int i,
+		      const struct tl_procs *ps)
+{
+	const struct dump_core *c = &s->cores[i];
+	struct tl_track t = { TL_CPU, 0, (uint32_t)c->cpu };
+	struct tl_writer *w = &tl->w;
+	const struct tl_proc *p;
+	struct tl_arg a[2];
+	char name[48];
+	int32_t tid = -1;
+	uint64_t last = 0;
+	size_t k;
+
+	if (c->cpu < 0)
+		return;
+	w->ops->sequence(w, SEQ_CPU(i));
+	for (k = 0; k < c->nr_sw; k++) {
+		const struct dump_switch *x = &c->sw[k];
+
+		last = x->time;
+		if (tid >= 0 && (x->out || x->tid != tid)) {
+			w->ops->end_slice(w, &t, x->time, NULL);
+			tid = -1;
+		}
+		p = x->out || x->tid < 0 ? NULL : proc_of(ps, x->pid);
+		if (tid < 0 && p) {
+			snprintf(name, sizeof(name), "%s %d", comm_of(p, (uint32_t)x->tid), x->tid);
+			a[0] = arg_u64("pid", (uint32_t)x->pid);
+			a[1] = arg_u64("tid", (uint32_t)x->tid);
+			w->ops->begin_slice(w, &t, x->time, name, a, 2);
+			tid = x->tid;
+		}
+	}
+	/* still on the core when the snapshot was taken */
+	if (tid >= 0)
+		w->ops->end_slice(w, &t, s->trigger_ts > last ? s->trigger_ts : last, NULL);
+}
+
+/* The snapshot itself: an instant with its facts, and its counters. */
+static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const struct tl_procs *ps)
+{
+	uint32_t pid = ps->trigger_pid ? ps->trigger_pid : s->pid;
+	struct tl_track t = { s->trigger_tid ? TL_THREAD : TL_PROCESS, pid, s->trigger_tid };
+	struct tl_writer *w = &tl->w;
+	char name[64], ip[24], addr[24];
+	struct tl_arg a[12];
+	size_t n = 0;
+	unsigned int i;
+
+	w->ops->sequence(w, SEQ_FACTS);
+	snprintf(name, sizeof(name), "snapshot %" PRIu64 ": %s", s->id,
+		 s->trigger[0] ? s->trigger : "?");
+	a[n++] = arg_str("dir", s->dir);
+	a[n++] = arg_str("trigger", s->trigger);
+	a[n++] = arg_str("backend", s->backend == BACKEND_INTEL_PT ? "intel-pt" : "sample");
+	if (s->signal[0])
+		a[n++] = arg_str("signal", s->signal);
+	if (s->stop_kind[0])
+		a[n++] = arg_str("kind", s->stop_kind);
+	if (s->trigger_tid)
+		a[n++] = arg_u64("tid", s->trigger_tid);
+	a[n++] = arg_u64("pid", pid);
+	if (s->has_si_code)
+		a[n++] = arg_i64("si_code", s->si_code);
+	if (s->ip) {
+		snprintf(ip, sizeof(ip), "0x%" PRIx64, s->ip);
+		a[n++] = arg_str("ip", ip);
+	}
+	if (s->has_addr) {
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, s->addr);
+		a[n++] = arg_str("addr", addr);
+	}
+	if (s->folded_stops)
+		a[n++] = arg_u64("folded_stops", s->folded_stops);
+	w->ops->instant(w, &t, s->trigger_ts, name, a, n);
+	/* how full each core's buffer was, and what it lost */
+	for (i = 0; i < s->nr_cores; i++) {
+		const struct dump_core *c = &s->cores[i];
+		struct tl_track ct = { TL_COUNTER, s->pid, 0 };
+
+		if (c->cpu < 0 || c->cpu > 0xffffff)
+			continue;
+		ct.id = (uint32_t)c->cpu << 8 | TL_CNT_BYTES;
+		w->ops->counter(w, &ct, s->trigger_ts, tl_counter_name(&ct, name, sizeof(name)),
+				c->bytes);
+		ct.id = (uint32_t)c->cpu << 8 | TL_CNT_LOST;
+		w->ops->counter(w, &ct, s->trigger_ts, tl_counter_name(&ct, name, sizeof(name)),
+				c->lost_bytes);
+	}
+}
+
 int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
 		      const struct dump_symtab *tab, struct dump_log *log)
 {
-	unsigned int i;
+	struct tl_writer *w;
+	struct tl_procs ps;
+	size_t i, k;
+	int ret;
 
-	if (!tl || !s || !log || (s->backend == BACKEND_INTEL_PT && !image))
+	if (!tl || !tl->begun || !s || !log || (s->backend == BACKEND_INTEL_PT && !image))
 		return -EINVAL;
-	meta(tl, "process_name", s->pid, s->pid, s->comm);
-	for (i = 0; i < s->nr_threads; i++)
-		meta(tl, "thread_name", s->pid, s->threads[i].tid, s->threads[i].comm);
+	w = &tl->w;
+	ret = procs_load(&ps, s);
+	if (ret) {
+		procs_free(&ps);
+		return ret;
+	}
+	w->ops->sequence(w, SEQ_FACTS);
+	if (s->has_tod)
+		w->ops->clock(w, s->tod_ns, s->tod_clock_ns);
+	else if (s->realtime_ns && s->monotonic_ns)
+		w->ops->clock(w, s->realtime_ns, s->monotonic_ns);
+	/* every process and thread its track, also those with no events */
+	for (i = 0; i < ps.n; i++) {
+		w->ops->process(w, ps.v[i].pid, ps.v[i].comm);
+		for (k = 0; k < ps.v[i].nr; k++)
+			w->ops->thread(w, ps.v[i].pid, ps.v[i].threads[k].tid,
+				       ps.v[i].threads[k].comm);
+	}
+	snapshot_facts(tl, s, &ps);
+	for (i = 0; i < s->nr_cores; i++)
+		cpu_track(tl, s, (unsigned int)i, &ps);
+	procs_free(&ps);
 	if (s->backend == BACKEND_INTEL_PT)
 		return tl_pt(tl, s, image, tab, log);
 	return tl_samples(tl, s, tab);
 }
 
-/* One scalar member of an events.jsonl line as an arg of its event. */
-static void line_arg(struct json *j, const struct jsondoc_member *m)
+/* One scalar member of an events.jsonl line as an arg of its event;
+ * false for what is no arg (null, arrays, objects). */
+static bool line_arg(struct tl_arg *a, const struct jsondoc_member *m)
 {
-	const char *str;
-	size_t len;
-	uint64_t u;
-	int64_t i;
-	double d;
-	bool b;
-
+	memset(a, 0, sizeof(*a));
+	a->key = m->key;
 	/* an escaped NUL stays in: the string's length, not strlen() */
-	if (!jsondoc_str(m->val, &str, &len))
-		json_strn(j, m->key, str, len);
-	else if (!jsondoc_bool(m->val, &b))
-		json_bool(j, m->key, b);
-	else if (!jsondoc_u64(m->val, &u))
-		json_u64(j, m->key, u);
-	else if (!jsondoc_i64(m->val, &i))
-		json_i64(j, m->key, i);
-	else if (!jsondoc_double(m->val, &d))
-		json_double(j, m->key, d);
-	/* null, arrays and objects are no args */
-}
-
-/* The scalar members of an events.jsonl line become the event's args. */
-static int line_args(struct json *j, const struct json_object *o)
-{
-	struct jsondoc_member *m;
-	size_t i, n;
-	int ret;
-
-	ret = jsondoc_members(o, &m, &n);
-	if (ret)
-		return ret;
-	json_obj_begin(j, "args");
-	for (i = 0; i < n; i++)
-		line_arg(j, &m[i]);
-	json_obj_end(j);
-	free(m);
-	return 0;
+	if (!jsondoc_str(m->val, &a->s, &a->len))
+		a->type = TLA_STR;
+	else if (!jsondoc_bool(m->val, &a->b))
+		a->type = TLA_BOOL;
+	else if (!jsondoc_u64(m->val, &a->u))
+		a->type = TLA_U64;
+	else if (!jsondoc_i64(m->val, &a->i))
+		a->type = TLA_I64;
+	else if (!jsondoc_double(m->val, &a->d))
+		a->type = TLA_DBL;
+	else
+		return false;
+	return true;
 }
 
 /* One line: 1 when it went in, 0 when it was reported and left out. */
@@ -381,11 +618,13 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len, size_t off
 		    struct dump_log *log)
 {
 	struct jsondoc_err e = { 0, "" };
+	struct jsondoc_member *m = NULL;
 	uint64_t ts, pid, tid;
 	struct json_object *o;
+	struct tl_track t;
+	struct tl_arg *a;
 	const char *name;
-	char buf[EV_MAX];
-	struct json j;
+	size_t i, n = 0, nr = 0;
 	int ret;
 
 	ret = jsondoc_parse(line, len, &o, &e);
@@ -403,14 +642,23 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len, size_t off
 		jsondoc_free(o);
 		return 0;
 	}
-	if (jsondoc_get_u64(o, "tid", &tid) || tid > UINT32_MAX)
-		tid = pid;
-	ev_begin(&j, buf, "i", name, ts, (uint32_t)pid, (uint32_t)tid);
 	/* a thread's own event on its track, the others across the process */
-	json_str(&j, "s", jsondoc_has(o, "tid") ? "t" : "p");
-	ret = line_args(&j, o);
-	if (!ret)
-		ev_end(tl, &j);
+	t = (struct tl_track){ TL_PROCESS, (uint32_t)pid, 0 };
+	if (jsondoc_has(o, "tid") && !jsondoc_get_u64(o, "tid", &tid) && tid <= UINT32_MAX)
+		t = (struct tl_track){ TL_THREAD, (uint32_t)pid, (uint32_t)tid };
+	ret = jsondoc_members(o, &m, &nr);
+	a = ret ? NULL : calloc(nr + 1, sizeof(*a));
+	if (!ret && !a)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < nr; i++)
+		if (line_arg(&a[n], &m[i]))
+			n++;
+	if (!ret) {
+		tl->w.ops->sequence(&tl->w, SEQ_FACTS);
+		tl->w.ops->instant(&tl->w, &t, ts, name, a, n);
+	}
+	free(a);
+	free(m);
 	jsondoc_free(o);
 	return ret ? ret : 1;
 }
@@ -422,7 +670,7 @@ int timeline_events(struct dump_tl *tl, const char *buf, size_t len, const char 
 	const char *nl;
 	int n = 0, ret;
 
-	if (!tl || (!buf && len) || !log)
+	if (!tl || !tl->begun || (!buf && len) || !log)
 		return -EINVAL;
 	while (off < len) {
 		nl = memchr(buf + off, '\n', len - off);

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The target's last moments as a picture: a file in the Chrome trace event
- * format ({"traceEvents": [...]}), which Perfetto's UI and chrome://tracing
- * open. Times are perf clock (CLOCK_MONOTONIC on x86) in microseconds, so
- * ptbpf's own events.jsonl, stamped with CLOCK_MONOTONIC, line up with the
- * trace.
+ * The target's last moments as a picture, for Perfetto's UI: Chrome trace
+ * event JSON (tljson.c) or Perfetto's own protobuf (tlpf.c), the same
+ * tracks and events in both. Times are perf clock (CLOCK_MONOTONIC on
+ * x86), so ptbpf's own events.jsonl, stamped with CLOCK_MONOTONIC, line
+ * up with the trace; the Perfetto file also pairs that clock with
+ * CLOCK_REALTIME (the snapshot's clock pair) for times of day.
  *
- * intel-pt: each run of a target thread on a core is a stack of nested
- * slices ("B"/"E"), opened at each call and closed at each return of the
- * decoded flow, named after the function. sample: a flame chart in time
- * per thread: each sample a stack of nested slices ("B"/"E", outermost
- * first, the leaf carrying the IP and cpu), lasting until the thread's next
- * sample, its core's next context switch or one period, whichever is first
- * (so slices on a track never overlap); frames that consecutive samples
- * share stay one slice. events.jsonl: one instant event ("i") per line, named after the
- * event, its fields as args.
+ * Tracks: every process (the target and each followed one) and each of
+ * its threads, a track per CPU, counters per core. On a thread's track,
+ * intel-pt: each run on a core is a stack of nested slices, opened at
+ * each call and closed at each return of the decoded flow, named after
+ * the function; sample: a flame chart in time: each sample a stack of
+ * nested slices (outermost first, the leaf carrying the IP and cpu),
+ * lasting until the thread's next sample, its core's next context switch
+ * or one period, whichever is first (so slices on a track never overlap);
+ * frames that consecutive samples share stay one slice. On a CPU's track,
+ * a slice for each time a traced thread ran there (its switch records).
+ * Each snapshot is an instant on its trigger's thread, with its facts
+ * (trigger, signal, kind, ip, fault address), and sets its cores'
+ * "bytes" and "lost bytes" counters; events.jsonl: one instant per line,
+ * named after the event, its fields as args.
  */
 #ifndef PTBPF_DUMP_TIMELINE_H
 #define PTBPF_DUMP_TIMELINE_H
@@ -27,16 +33,29 @@
 #include "symtab.h"
 #include "snap.h"
 
+#include "tlout.h"
+
 struct dump_tl {
-	FILE *out;
-	uint64_t nr_events;
+	struct tl_writer w;
 	bool begun;
 };
 
-/* Starts the document on @out. Returns 0, or -EINVAL if an arg is NULL. */
+/*
+ * Starts a timeline in format @fmt on @out. Returns 0, or -EINVAL if an
+ * arg is NULL, -ENOMEM.
+ */
+int timeline_begin_fmt(struct dump_tl *tl, FILE *out, enum tl_format fmt);
+
+/* timeline_begin_fmt() in Chrome's JSON. */
 int timeline_begin(struct dump_tl *tl, FILE *out);
 
-/* Ends the document. Returns 0, or -EIO if writing @tl->out failed. */
+/*
+ * The format a --timeline FILE gets by its name: Perfetto's for ".pftrace"
+ * and ".perfetto-trace", JSON otherwise.
+ */
+enum tl_format timeline_format_of(const char *file);
+
+/* Ends the document. Returns 0, or -EIO if writing failed, -ENOMEM. */
 int timeline_end(struct dump_tl *tl);
 
 /*
