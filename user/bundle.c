@@ -11,6 +11,7 @@
 #include "scope.h"
 #include "fileout.h"
 #include "recwrite.h"
+#include "sampling.h"
 
 #ifndef PTBPF_VERSION
 #define PTBPF_VERSION "unknown"
@@ -304,6 +305,7 @@ static void head_json(const struct snapshot *s, unsigned int formats, struct jso
 	json_str(j, "scope", scope_name(s->run.scope));
 	if (s->run.scope_why && *s->run.scope_why)
 		json_str(j, "scope_fallback", s->run.scope_why);
+	sampling_json(&s->run.sampling, j);
 	json_str(j, "trigger", s->trigger);
 	if (sig) {
 		snprintf(signame, sizeof(signame), "SIG%s", sig);

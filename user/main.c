@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "loop.h"
 #include "outdir.h"
 #include "privs.h"
+#include "sampling.h"
 #include "say.h"
 #include "scope.h"
 #include "snapstage.h"
@@ -63,6 +65,8 @@ struct app {
 	struct auxact_point *pause; /* the same, for the PT groups */
 	struct control_point *named; /* the same, for the log */
 	struct threadbind threads; /* process scope: the threads bound */
+	struct sampling rate; /* sample backend: the rate and its cost */
+	struct snap_sampling sampled; /* what the run says of it */
 	bool exec_failed;
 	pid_t held; /* --wait-for: the process held stopped, until let go */
 	char unit_cg[4096]; /* --unit: its cgroup's directory */
@@ -291,6 +295,33 @@ static void report_scope(struct app *app)
 	}
 }
 
+/*
+ * Sample backend: a sample's cost measured here, on a traced CPU, and the
+ * rate picked from it (--overhead, or -F and what it costs).
+ */
+static int pick_rate(struct app *app)
+{
+	struct sampling_req req = {
+		.backend = app->cfg.backend,
+		.kernel = app->cfg.kernel,
+		.call_graph = app->cfg.call_graph,
+		.stack_size = app->cfg.stack_size,
+		.fixed_hz = app->cfg.freq,
+		.budget_pct = app->cfg.overhead_pct,
+		.cpu = app->cfg.cpus ? app->cfg.cpus[0] : sched_getcpu(),
+	};
+	char line[320];
+	int ret;
+
+	ret = sampling_start(&app->rate, &req, app->err, sizeof(app->err));
+	if (ret)
+		return ret;
+	sampling_remark(&app->rate, line, sizeof(line));
+	if (line[0])
+		report(app, line);
+	return 0;
+}
+
 static int open_cores(struct app *app)
 {
 	struct cores_config cc;
@@ -310,6 +341,9 @@ static int open_cores(struct app *app)
 			return ret;
 		}
 	}
+	ret = pick_rate(app);
+	if (ret)
+		return ret;
 	cores_config_init(&cc);
 	cc.scope = app->scope;
 	cc.tids = app->threads.tids;
@@ -317,8 +351,13 @@ static int open_cores(struct app *app)
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
 	cc.follow = app->cfg.follow;
-	/* sample backend: per-CPU events behind the filter (see cores.h) */
-	cc.sample_filter_fd = watch_sample_filter(app->watch, !app->cfg.cmd);
+	/*
+	 * sample backend: task-bound sampling events, so that no timer runs
+	 * where the target does not; PTBPF_SAMPLE_FILTER=1 keeps the per-CPU
+	 * events behind the BPF filter instead, for comparison (cores.h)
+	 */
+	cc.sample_filter_fd =
+		getenv("PTBPF_SAMPLE_FILTER") ? watch_sample_filter(app->watch, !app->cfg.cmd) : -1;
 	/* cpu/cgroup scope: each core toggled from its own CPU at once */
 	cc.parallel = true;
 	cc.parallel_rt_prio = 1;
@@ -327,7 +366,7 @@ static int open_cores(struct app *app)
 	cc.nr_cpus = app->cfg.nr_cpus;
 	cc.buffer_size = app->cfg.buffer_size;
 	cc.kernel = app->cfg.kernel;
-	cc.sample_freq = app->cfg.freq;
+	cc.sample_freq = app->rate.on ? app->rate.pick.hz : app->cfg.freq;
 	cc.call_graph = app->cfg.call_graph;
 	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->cgroup_fd;
@@ -356,6 +395,10 @@ static int open_cores(struct app *app)
 			return ret;
 	}
 	report_scope(app);
+	sampling_describe(&app->rate, cores_sampling(app->cores), &app->sampled);
+	/* what the kernel took for the rate after all (its bound may drop) */
+	if (app->rate.on)
+		app->sampled.hz = cores_data_attr(app->cores)->sample_freq;
 	return 0;
 }
 
@@ -408,6 +451,7 @@ static int open_output(struct app *app)
 	eventlog_new_run(app->run);
 	eventlog_set_run(&app->log, app->run);
 	cores_describe(app->cores, &run);
+	run.sampling = app->sampled;
 	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
 	app->snaps = snapstage_start(&sc, app->cores, &app->log, app->err, sizeof(app->err));
@@ -451,6 +495,12 @@ static int start_watching(struct app *app)
 	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
+	if (app->rate.on) {
+		char line[160];
+
+		sampling_summary(&app->rate, line, sizeof(line));
+		control_set_sampling(&app->ctl, &app->sampled, line);
+	}
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
 	adopt_existing(app);
@@ -565,6 +615,7 @@ static int setup(struct app *app)
 static int run(struct app *app)
 {
 	struct loop_result res;
+	__u64 timer_ns;
 	int ret, status;
 
 	if (setup(app)) {
@@ -599,6 +650,8 @@ static int run(struct app *app)
 	if (app->cfg.follow)
 		follow_finish(&app->follow);
 	control_finish(&app->ctl, res.snapshot);
+	if (!cores_sample_ns(app->cores, &timer_ns))
+		control_set_sample_timer(&app->ctl, timer_ns);
 	stop_snapshots(app);
 	status_close(); /* the last lines are plain ones */
 	control_end(&app->ctl, res.reason, res.status);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sample backend's rate for a run: a sample's cost measured at start
+ * (sampcost.h), the rate picked from it within --overhead or as -F fixes
+ * it (samprate.h), what the start line and event say of it, and while the
+ * run goes on a calibration again from time to time that moves the rate
+ * when the cost moved (each change a `rate` event).
+ *
+ * Intel PT takes no sampling interrupts: none of this applies to it.
+ *
+ * Errors: -errno with one line in the caller's buffer.
+ */
+#ifndef PTBPF_SAMPLING_H
+#define PTBPF_SAMPLING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+
+#include "sampcost.h"
+#include "samprate.h"
+#include "snapdata.h"
+
+/* How often the cost is measured again while the run goes on. */
+#define SAMPLING_RECHECK_NS (30ULL * 1000000000ULL)
+
+struct sampling_req {
+	enum ptbpf_backend backend; /* as asked: AUTO picks intel-pt when it exists */
+	const char *sysfs_root; /* NULL: "/sys" */
+	bool kernel;
+	enum ptbpf_callgraph call_graph;
+	__u32 stack_size;
+	unsigned int fixed_hz; /* -F; 0: the budget */
+	double budget_pct; /* --overhead; 0: SAMPRATE_DEFAULT_PCT */
+	int cpu; /* where to calibrate: a traced CPU; -1: anywhere */
+	const char *proc_sys; /* NULL: "/proc/sys" */
+};
+
+struct sampling {
+	bool on; /* the sample backend records */
+	struct samprate_in in;
+	struct samprate pick;
+	struct sampcost cost;
+	bool measured; /* the calibration worked */
+	char note[256]; /* why it did not, for the start line */
+	struct perf_event_attr attr; /* what the calibration samples with */
+	int cpu;
+	const char *proc_sys;
+	__u64 next_check_ns; /* 0: no re-check (fixed rate, or none) */
+};
+
+/*
+ * Decide the rate for @req into @s (calibrating first). For intel-pt
+ * s->on is false and nothing is measured. A failed calibration is not an
+ * error: the rate is then SAMPRATE_FALLBACK_HZ (or -F) and s->note says
+ * why. Returns 0, or -EINVAL with the line in @err for a bad attr.
+ */
+int sampling_start(struct sampling *s, const struct sampling_req *req, char *err, size_t errlen);
+
+/*
+ * The line to say at start ("" when nothing to say) into @buf: a lowered
+ * rate, or a calibration that failed.
+ */
+void sampling_remark(const struct sampling *s, char *buf, size_t len);
+
+/*
+ * "4000 Hz, 1.2 us a sample, 0.5 %" for the start line, into @buf.
+ */
+void sampling_summary(const struct sampling *s, char *buf, size_t len);
+
+/*
+ * Whether it is time (@now_ns) to measure again; if so measures, and when
+ * the rate @s picks moved, returns 1 with the new pick in s->pick (the
+ * caller applies it with cores_set_rate()). @old_hz gets the rate before.
+ * Returns 0 when nothing changed, 1 on a change.
+ */
+int sampling_recheck(struct sampling *s, __u64 now_ns, unsigned int *old_hz);
+
+/* What @s chose, with @how (cores_sampling()), into @out. */
+void sampling_describe(const struct sampling *s, const char *how, struct snap_sampling *out);
+
+struct json;
+/* @sp's fields into the open object @j (start event, ptbpf.json). */
+void sampling_json(const struct snap_sampling *sp, struct json *j);
+
+#endif /* PTBPF_SAMPLING_H */
