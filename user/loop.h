@@ -30,6 +30,13 @@ struct loop_args {
 	 * 0: none.
 	 */
 	unsigned long long end_ns;
+	/*
+	 * Called between events at least every @periodic_ns (work of its
+	 * own, e.g. the sample rate's re-check); NULL: none.
+	 */
+	void (*periodic)(void *ctx);
+	void *periodic_ctx;
+	unsigned long long periodic_ns;
 };
 
 struct loop_result {

@@ -295,6 +295,14 @@ static void report_scope(struct app *app)
 	}
 }
 
+/* PTBPF_RATE_RECHECK_MS: the re-check's period (the tests shorten it). */
+static unsigned long long rate_period(void)
+{
+	const char *v = getenv("PTBPF_RATE_RECHECK_MS");
+
+	return v && atoll(v) > 0 ? (unsigned long long)atoll(v) * 1000000ULL : 0;
+}
+
 /*
  * Sample backend: a sample's cost measured here, on a traced CPU, and the
  * rate picked from it (--overhead, or -F and what it costs).
@@ -523,6 +531,12 @@ static int start_watching(struct app *app)
 	if (app->cfg.verbosity >= 0 && app->notes[0])
 		say("%s", app->notes);
 	control_announce(&app->ctl);
+	/*
+	 * --overhead: the cost is measured again while the run goes on, where
+	 * ptbpf's own spin is not recorded (not in cpu scope)
+	 */
+	if (app->scope != SCOPE_CPU)
+		sampling_watch(&app->rate, rate_period());
 	return 0;
 }
 
@@ -612,6 +626,25 @@ static int setup(struct app *app)
 	return start_watching(app);
 }
 
+/*
+ * The sample rate's re-check came back with another rate: every data
+ * event takes it, and the log says so.
+ */
+static void rate_tick(void *ctx)
+{
+	struct app *app = ctx;
+	unsigned int old;
+
+	if (!sampling_poll(&app->rate, &old))
+		return;
+	if (cores_set_rate(app->cores, app->rate.pick.hz)) {
+		say("ptbpf: can't change the sample rate: %s\n", cores_last_error(app->cores));
+		return;
+	}
+	sampling_describe(&app->rate, cores_sampling(app->cores), &app->sampled);
+	control_rate(&app->ctl, old, &app->sampled);
+}
+
 static int run(struct app *app)
 {
 	struct loop_result res;
@@ -645,6 +678,9 @@ static int run(struct app *app)
 			.grace_ms = app->cfg.grace_ms,
 			.follow = app->cfg.follow ? &app->follow : NULL,
 			.end_ns = app->cfg.duration_ns ? app->start_ns + app->cfg.duration_ns : 0,
+			.periodic = app->rate.watcher ? rate_tick : NULL,
+			.periodic_ctx = app,
+			.periodic_ns = 1000000000ULL,
 		},
 		&res);
 	if (app->cfg.follow)
@@ -665,6 +701,7 @@ static int run(struct app *app)
 /* Every path out: no BPF program attached, no perf event open. */
 static void cleanup(struct app *app)
 {
+	sampling_stop(&app->rate);
 	stop_snapshots(app);
 	app->hands.cores = NULL;
 	cores_close(app->cores);

@@ -35,9 +35,9 @@ struct perf_sys_ops {
 	int (*munmap)(void *ctx, void *addr, size_t len);
 	int (*ioctl)(void *ctx, int fd, unsigned long request, unsigned long arg);
 	int (*close)(void *ctx, int fd);
+	void *ctx;
 	/* The event's count (read(2) without read_format); NULL: -EOPNOTSUPP. */
 	int (*read)(void *ctx, int fd, __u64 *value);
-	void *ctx;
 };
 
 /* The real kernel. */

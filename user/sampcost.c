@@ -107,7 +107,7 @@ static int phase(struct calib *k, int sfd, unsigned long rounds, unsigned int hz
 	ring = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED) {
 		rc = errbuf_set(k->err, sizeof(k->err), -errno, "calibration ring: %s",
-			       strerror(errno));
+				strerror(errno));
 		close(fd);
 		return rc;
 	}
@@ -179,8 +179,7 @@ static void *calib_main(void *arg)
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
 	sfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (sfd < 0) {
-		k->rc = errbuf_set(k->err, sizeof(k->err), -errno, "%s: %s", path,
-				   strerror(errno));
+		k->rc = errbuf_set(k->err, sizeof(k->err), -errno, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	rounds = rounds_for(k->spin_ns);

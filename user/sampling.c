@@ -3,10 +3,12 @@
  * The sample backend's rate for a run. See sampling.h.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
-#include "clock.h"
 #include "evattr.h"
 #include "json.h"
 #include "pmu.h"
@@ -84,8 +86,6 @@ int sampling_start(struct sampling *s, const struct sampling_req *req, char *err
 	/* the kernel may have lowered its bound while we sampled */
 	read_limits(s);
 	samprate_pick(&s->in, &s->pick);
-	if (!s->in.fixed_hz && s->measured)
-		s->next_check_ns = clock_now_ns() + SAMPLING_RECHECK_NS;
 	return 0;
 }
 
@@ -115,30 +115,134 @@ void sampling_summary(const struct sampling *s, char *buf, size_t len)
 		snprintf(buf, len, "sampling %u Hz (a sample's cost too small to measure)",
 			 s->pick.hz);
 	else
-		snprintf(buf, len, "sampling %u Hz, %.1f us a sample: %.2f %% of the target's time%s",
+		snprintf(buf, len,
+			 "sampling %u Hz, %.1f us a sample: %.2f %% of the target's time%s",
 			 s->pick.hz, s->in.sample_ns / 1e3, s->pick.cost_pct,
 			 s->in.fixed_hz ? "" : " (--overhead)");
 }
 
-int sampling_recheck(struct sampling *s, __u64 now_ns, unsigned int *old_hz)
-{
-	struct samprate next;
+struct sampling_watcher {
+	pthread_t th;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	__u64 period_ns;
+	/* what the thread measured last; fresh until sampling_poll() takes it */
+	struct sampcost cost;
+	bool fresh;
+	struct perf_event_attr attr;
+	int cpu;
+};
 
-	if (!s || !s->on || !s->next_check_ns || now_ns < s->next_check_ns)
+static void *watch_main(void *arg)
+{
+	struct sampling_watcher *w = arg;
+	struct sampcost cost;
+	struct timespec until;
+	char why[160];
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += w->period_ns / 1000000000ULL;
+		until.tv_nsec += w->period_ns % 1000000000ULL;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (!w->stop && pthread_cond_timedwait(&w->wake, &w->lock, &until) != ETIMEDOUT)
+			;
+		if (w->stop)
+			break;
+		pthread_mutex_unlock(&w->lock);
+		/* unlocked: a calibration takes a fraction of a second */
+		if (!sampcost_measure(&w->attr, w->cpu, 100000, 0, &cost, why, sizeof(why))) {
+			pthread_mutex_lock(&w->lock);
+			w->cost = cost;
+			w->fresh = true;
+			continue;
+		}
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int sampling_watch(struct sampling *s, __u64 period_ns)
+{
+	struct sampling_watcher *w;
+	pthread_condattr_t ca;
+	int rc;
+
+	if (!s || !s->on || s->in.fixed_hz || !s->measured || s->watcher)
 		return 0;
-	s->next_check_ns = now_ns + SAMPLING_RECHECK_NS;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->period_ns = period_ns ? period_ns : SAMPLING_RECHECK_NS;
+	w->attr = s->attr;
+	w->cpu = s->cpu;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	rc = -pthread_create(&w->th, NULL, watch_main, w);
+	if (rc) {
+		pthread_cond_destroy(&w->wake);
+		pthread_mutex_destroy(&w->lock);
+		free(w);
+		return rc;
+	}
+	s->watcher = w;
+	return 0;
+}
+
+int sampling_poll(struct sampling *s, unsigned int *old_hz)
+{
+	struct sampling_watcher *w = s ? s->watcher : NULL;
+	struct samprate next;
+	struct sampcost cost;
+	bool fresh;
+
+	if (!w)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	fresh = w->fresh;
+	cost = w->cost;
+	w->fresh = false;
+	pthread_mutex_unlock(&w->lock);
+	if (!fresh)
+		return 0;
+	s->cost = cost;
+	s->in.sample_ns = cost.sample_ns;
 	read_limits(s);
-	if (measure(s))
-		return 0;
-	s->in.sample_ns = s->cost.sample_ns;
 	if (!samprate_recheck(&s->in, s->pick.hz, &next)) {
-		s->pick.cost_pct = s->in.sample_ns ? s->in.sample_ns * (double)s->pick.hz / 1e7 : -1;
+		s->pick.cost_pct = s->in.sample_ns ? s->in.sample_ns * (double)s->pick.hz / 1e7 :
+						     -1;
 		return 0;
 	}
 	if (old_hz)
 		*old_hz = s->pick.hz;
 	s->pick = next;
 	return 1;
+}
+
+void sampling_stop(struct sampling *s)
+{
+	struct sampling_watcher *w = s ? s->watcher : NULL;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->th, NULL);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	s->watcher = NULL;
 }
 
 void sampling_describe(const struct sampling *s, const char *how, struct snap_sampling *out)

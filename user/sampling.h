@@ -47,7 +47,8 @@ struct sampling {
 	struct perf_event_attr attr; /* what the calibration samples with */
 	int cpu;
 	const char *proc_sys;
-	__u64 next_check_ns; /* 0: no re-check (fixed rate, or none) */
+	/* sampling_watch(): the re-check's thread and what it found */
+	struct sampling_watcher *watcher;
 };
 
 /*
@@ -70,12 +71,23 @@ void sampling_remark(const struct sampling *s, char *buf, size_t len);
 void sampling_summary(const struct sampling *s, char *buf, size_t len);
 
 /*
- * Whether it is time (@now_ns) to measure again; if so measures, and when
- * the rate @s picks moved, returns 1 with the new pick in s->pick (the
- * caller applies it with cores_set_rate()). @old_hz gets the rate before.
- * Returns 0 when nothing changed, 1 on a change.
+ * While the run goes on: a thread of its own measures the cost again every
+ * @period_ns (0: SAMPLING_RECHECK_NS), only where a budget picked the rate
+ * (not with -F). Nothing else runs on it: the control thread asks with
+ * sampling_poll(). Returns 0, or -errno of pthread_create.
  */
-int sampling_recheck(struct sampling *s, __u64 now_ns, unsigned int *old_hz);
+int sampling_watch(struct sampling *s, __u64 period_ns);
+
+/*
+ * On the control thread: when a measurement came in since the last call
+ * and it moves the rate (samprate_recheck()), returns 1 with the new pick
+ * in s->pick and the rate before in *@old_hz; the caller applies it
+ * (cores_set_rate()). Else 0.
+ */
+int sampling_poll(struct sampling *s, unsigned int *old_hz);
+
+/* Ends the thread of sampling_watch(), if any. */
+void sampling_stop(struct sampling *s);
 
 /* What @s chose, with @how (cores_sampling()), into @out. */
 void sampling_describe(const struct sampling *s, const char *how, struct snap_sampling *out);

@@ -40,12 +40,13 @@ static int pick_fixed(const struct samprate_in *in, struct samprate *out)
 		out->hz = top;
 		out->why = "lowered";
 		if (in->max_rate && top == in->max_rate &&
-		    (!in->sample_ns || cost_pct(in->sample_ns, top) <
-					       (in->max_cpu_pct ? in->max_cpu_pct :
-								  SAMPRATE_DEFAULT_CPU_PCT)))
-			snprintf(out->line, sizeof(out->line),
-				 "-F %u: above kernel.perf_event_max_sample_rate: sampling at %u Hz",
-				 in->fixed_hz, top);
+		    (!in->sample_ns ||
+		     cost_pct(in->sample_ns, top) <
+			     (in->max_cpu_pct ? in->max_cpu_pct : SAMPRATE_DEFAULT_CPU_PCT)))
+			snprintf(
+				out->line, sizeof(out->line),
+				"-F %u: above kernel.perf_event_max_sample_rate: sampling at %u Hz",
+				in->fixed_hz, top);
 		else
 			snprintf(out->line, sizeof(out->line),
 				 "-F %u: a sample costs %.1f us here, so %u Hz would take %.0f %% "

@@ -89,6 +89,8 @@ static void launch(struct fx *f, const char *opts, const char *args)
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-b";
 	argv[n++] = "sample";
+	argv[n++] = "-F"; /* workers' samples are counted: a fixed rate */
+	argv[n++] = "4000";
 	argv[n++] = "-o";
 	argv[n++] = f->out;
 	snprintf(buf, sizeof(buf), "%s", opts);
@@ -274,6 +276,8 @@ static void test_follow_pid(void **state)
 	argv[n++] = "-q";
 	argv[n++] = "-b";
 	argv[n++] = "sample";
+	argv[n++] = "-F";
+	argv[n++] = "4000";
 	argv[n++] = "--follow";
 	argv[n++] = "-o";
 	argv[n++] = f->out;
@@ -303,8 +307,8 @@ static void test_follow_pid_existing(void **state)
 	struct fx *f = *state;
 	char pid[16];
 	char *targv[] = { PROGS "forkserver", "2", "600", NULL };
-	char *argv[] = { PTBPF_BIN, "-q",   "-b",    "sample", "--follow",
-			 "-o",	    f->out, "--pid", pid,      NULL };
+	char *argv[] = { PTBPF_BIN,  "-q", "-b",   "sample", "-F", "4000",
+			 "--follow", "-o", f->out, "--pid",  pid,  NULL };
 	int i;
 
 	need_root();

@@ -53,6 +53,8 @@ static void start_ptbpf(struct fx *f, const char *const opts[])
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-b";
 	argv[n++] = "sample";
+	argv[n++] = "-F"; /* samples are looked for: a fixed rate */
+	argv[n++] = "4000";
 	argv[n++] = "-o";
 	argv[n++] = f->out;
 	for (i = 0; opts && opts[i]; i++)

@@ -93,6 +93,9 @@ static void start(struct fx *f, const char *const opts[], char *const targv[], b
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-o";
 	argv[n++] = f->out;
+	/* the samples counted below: a fixed rate, not the --overhead budget's */
+	argv[n++] = "-F";
+	argv[n++] = "4000";
 	for (i = 0; opts && opts[i]; i++)
 		argv[n++] = (char *)opts[i];
 	if (by_pid) {
@@ -962,7 +965,8 @@ static void test_cgroup(void **state)
 	char *spin[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	char opt[400], procs[400], pid[16], dir[700];
-	char *argv[] = { PTBPF_BIN, "-o", f->out, "-t", "stop", opt, "--pid", pid, NULL };
+	char *argv[] = { PTBPF_BIN, "-o", f->out,  "-F", "4000", "-t",
+			 "stop",    opt,  "--pid", pid,	 NULL };
 	struct smps s;
 	size_t k, mine;
 

@@ -28,7 +28,7 @@ static int record(const char *out, const char *log, const char *opts, const char
 	int st;
 
 	snprintf(cmd, sizeof(cmd),
-		 "%s -b sample %s -o %s -- " PROGS "%s 250 "
+		 "%s -b sample -F 4000 %s -o %s -- " PROGS "%s 250 "
 		 ">/dev/null 2>%s",
 		 PTBPF_BIN, opts, out, prog, log);
 	st = system(cmd);
@@ -208,10 +208,15 @@ static void test_report_callers(void **state)
 	free(txt);
 }
 
-/* -F above kernel.perf_event_max_sample_rate is lowered, and said. */
+/*
+ * -F above kernel.perf_event_max_sample_rate is lowered, to it or below
+ * (where a sample costs too much for it), and said in one line.
+ */
 static void test_freq_bounded(void **state)
 {
-	char cmd[600], max[32] = "", log[160], *txt;
+	char cmd[600], max[32] = "", log[160], out[160], why[32], *txt;
+	unsigned long long want;
+	long long hz;
 	FILE *f;
 	int st;
 
@@ -221,18 +226,27 @@ static void test_freq_bounded(void **state)
 	assert_non_null(fgets(max, sizeof(max), f));
 	fclose(f);
 	max[strcspn(max, "\n")] = 0;
+	want = strtoull(max, NULL, 10) * 2;
 	snprintf(log, sizeof(log), "%s/freq.log", dir);
+	snprintf(out, sizeof(out), "%s/freq", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "%s -b sample -F %llu -o %s/freq -- /bin/true "
+		 "%s -b sample -F %llu -o %s -- /bin/true "
 		 ">/dev/null 2>%s",
-		 PTBPF_BIN, strtoull(max, NULL, 10) * 2, dir, log);
+		 PTBPF_BIN, want, out, log);
 	st = system(cmd);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	hz = event_field(out, "start", 0, "rate_hz");
+	assert_int_equal(event_str(out, "start", 0, "rate", why, sizeof(why)), 0);
+	assert_string_equal(why, "lowered");
+	assert_true(hz > 0 && (unsigned long long)hz <= want / 2);
 	txt = slurp(log);
 	assert_non_null(txt);
-	snprintf(cmd, sizeof(cmd), "sampling at %s Hz", max);
-	if (!strstr(txt, cmd) || !strstr(txt, "kernel.perf_event_max_sample_rate"))
+	snprintf(cmd, sizeof(cmd), "sampling at %lld Hz", hz);
+	if (!strstr(txt, cmd))
 		fail_msg("no word of the lowered rate:\n%s", txt);
+	snprintf(cmd, sizeof(cmd), "-F %llu", want);
+	if (!strstr(txt, cmd) || strstr(strstr(txt, cmd) + 1, cmd))
+		fail_msg("not one line of the lowered rate:\n%s", txt);
 	free(txt);
 }
 
