@@ -156,9 +156,9 @@ static void test_sysctl(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_budget_picks),	     cmocka_unit_test(test_budget_unknown_cost),
-		cmocka_unit_test(test_budget_floor),	     cmocka_unit_test(test_fixed),
-		cmocka_unit_test(test_bad),		     cmocka_unit_test(test_recheck),
+		cmocka_unit_test(test_budget_picks), cmocka_unit_test(test_budget_unknown_cost),
+		cmocka_unit_test(test_budget_floor), cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_bad),	     cmocka_unit_test(test_recheck),
 		cmocka_unit_test(test_sysctl),
 	};
 
