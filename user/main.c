@@ -634,8 +634,13 @@ static void rate_tick(void *ctx)
 {
 	struct app *app = ctx;
 	unsigned int old;
+	int ret;
 
-	if (!sampling_poll(&app->rate, &old))
+	ret = sampling_poll(&app->rate, &old);
+	if (ret == 2 && app->cfg.verbosity > 0)
+		say("ptbpf: rate: a sample costs %.1f us now: %u Hz kept\n",
+		    app->rate.in.sample_ns / 1e3, app->rate.pick.hz);
+	if (ret != 1)
 		return;
 	if (cores_set_rate(app->cores, app->rate.pick.hz)) {
 		say("ptbpf: can't change the sample rate: %s\n", cores_last_error(app->cores));

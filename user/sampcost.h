@@ -7,9 +7,12 @@
  * for) at a known period; the difference in time, over the samples the
  * kernel took, is the cost of one. The time a spin waited for its CPU
  * (schedstat's run_delay) is taken out, so other load on the machine
- * lengthens the calibration, not the cost.
+ * lengthens the calibration, not the cost, and of each kind the shortest
+ * spin counts (what else happens, a hypervisor's steal among it, only
+ * adds).
  *
- * A first phase samples at 1 kHz (safe where a sample costs 100 µs); when
+ * A first phase samples at 2 kHz (a fifth of a CPU where a sample costs
+ * 100 µs); when
  * that costs the spin under 5 %, a second one samples at the rate that
  * should cost about 10 %, so that a cost of a microsecond still shows.
  *
@@ -26,15 +29,15 @@ struct sampcost {
 	__u64 sample_ns; /* the cost of one sample */
 	unsigned int hz; /* the rate of the phase it comes from */
 	unsigned int reps; /* spins of each kind in that phase */
-	__u64 plain_ns, sampled_ns; /* the median spin of each kind */
-	__u64 samples; /* samples in the median sampled spin */
+	__u64 plain_ns, sampled_ns; /* the shortest spin of each kind */
+	__u64 samples; /* samples in a sampled spin (median) */
 	__u64 took_ns; /* the whole calibration, wall clock */
 };
 
 /*
  * Measure on @cpu (-1: where the caller runs) with @attr (a sampling attr:
  * its period, inherit and enable bits are set here), sampling at most at
- * @max_hz, for spins of about @spin_ms each (0: 10 ms).
+ * @max_hz, for spins of about @spin_ms each (0: 5 ms).
  *
  * Returns 0; -EINVAL for bad arguments; else the -errno of the thread, the
  * event or the schedstat file, with the line in @err.

@@ -127,8 +127,14 @@ struct sampling_watcher {
 	pthread_cond_t wake;
 	bool stop;
 	__u64 period_ns;
-	/* what the thread measured last; fresh until sampling_poll() takes it */
+	/*
+	 * what the thread measured last; fresh until sampling_poll() takes it.
+	 * The rate follows the median of the last 3: one disturbed
+	 * measurement moves nothing.
+	 */
 	struct sampcost cost;
+	__u64 last[3];
+	unsigned int nr_last;
 	bool fresh;
 	struct perf_event_attr attr;
 	int cpu;
@@ -159,6 +165,7 @@ static void *watch_main(void *arg)
 		if (!sampcost_measure(&w->attr, w->cpu, 100000, 0, &cost, why, sizeof(why))) {
 			pthread_mutex_lock(&w->lock);
 			w->cost = cost;
+			w->last[w->nr_last++ % 3] = cost.sample_ns;
 			w->fresh = true;
 			continue;
 		}
@@ -210,6 +217,13 @@ int sampling_poll(struct sampling *s, unsigned int *old_hz)
 	pthread_mutex_lock(&w->lock);
 	fresh = w->fresh;
 	cost = w->cost;
+	/* the median of the last 3, the cost in force filling in */
+	if (w->nr_last) {
+		__u64 a = w->last[0], b = w->nr_last >= 2 ? w->last[1] : s->in.sample_ns,
+		      c = w->nr_last >= 3 ? w->last[2] : s->in.sample_ns;
+
+		cost.sample_ns = a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+	}
 	w->fresh = false;
 	pthread_mutex_unlock(&w->lock);
 	if (!fresh)
@@ -220,7 +234,7 @@ int sampling_poll(struct sampling *s, unsigned int *old_hz)
 	if (!samprate_recheck(&s->in, s->pick.hz, &next)) {
 		s->pick.cost_pct = s->in.sample_ns ? s->in.sample_ns * (double)s->pick.hz / 1e7 :
 						     -1;
-		return 0;
+		return 2;
 	}
 	if (old_hz)
 		*old_hz = s->pick.hz;

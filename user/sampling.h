@@ -82,7 +82,8 @@ int sampling_watch(struct sampling *s, __u64 period_ns);
  * On the control thread: when a measurement came in since the last call
  * and it moves the rate (samprate_recheck()), returns 1 with the new pick
  * in s->pick and the rate before in *@old_hz; the caller applies it
- * (cores_set_rate()). Else 0.
+ * (cores_set_rate()); 2 when one came in that leaves the rate as it is;
+ * else 0.
  */
 int sampling_poll(struct sampling *s, unsigned int *old_hz);
 

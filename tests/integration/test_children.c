@@ -103,7 +103,7 @@ static void launch(struct fx *f, const char *opts, const char *args)
 		argv[n++] = w;
 	argv[n] = NULL;
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	f->target = (pid_t)event_field(f->out, "start", 0, "pid");
@@ -285,7 +285,7 @@ static void test_follow_pid(void **state)
 	argv[n++] = pid;
 	argv[n] = NULL;
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
@@ -317,7 +317,7 @@ static void test_follow_pid_existing(void **state)
 	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_int_equal(wait_exit(f->target, 30), 0);

@@ -64,7 +64,7 @@ static void start_ptbpf(struct fx *f, const char *const opts[])
 	argv[n++] = pid;
 	argv[n] = NULL;
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 }
 

@@ -290,6 +290,42 @@ static void test_freq_unsustainable(void **state)
 	assert_true(samples_with(f->out, f->target, "") > 0);
 }
 
+/*
+ * While the run goes on the cost is measured again (PTBPF_RATE_RECHECK_MS
+ * shortens the wait): each one is a `rate` event when the rate moved, else
+ * a -v line that keeps it.
+ */
+static void test_recheck_runs(void **state)
+{
+	struct fx *f = *state;
+	char *spin[] = { PROGS "spin", NULL };
+	char cmd[1400], *log = NULL;
+	double end;
+	int found = 0;
+
+	need_root();
+	f->target = spawn(spin, NULL);
+	assert_true(f->target > 0);
+	snprintf(cmd, sizeof(cmd),
+		 "PTBPF_RATE_RECHECK_MS=100 exec %s -v -b sample -o %s --pid %d 2>%s", PTBPF_BIN,
+		 f->out, f->target, f->log);
+	f->ptbpf = spawn((char *[]){ "/bin/sh", "-c", cmd, NULL }, NULL);
+	assert_true(f->ptbpf > 0);
+	for (end = mono_s() + 120; !found && mono_s() < end; msleep(100)) {
+		free(log);
+		log = slurp(f->log);
+		found = count_events(f->out, "rate") > 0 || (log && strstr(log, "ptbpf: rate: "));
+	}
+	kill(f->ptbpf, SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
+	f->ptbpf = 0;
+	if (!found)
+		fail_msg("no re-check of the rate:\n%s", log ? log : "");
+	if (count_events(f->out, "rate"))
+		assert_true(event_field(f->out, "rate", 0, "old_rate_hz") > 0);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +336,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rate_in_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overhead_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_freq_unsustainable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recheck_runs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

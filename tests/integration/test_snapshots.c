@@ -114,7 +114,7 @@ static void start(struct fx *f, const char *const opts[], char *const targv[], b
 	/* a run before on the same -o left its own "start" */
 	starts = count_events(f->out, "start");
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", starts + 1, 10))
+	if (!wait_events(f->out, "start", starts + 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_true(f->held.n[HELD_PROG] > 0);
@@ -984,7 +984,7 @@ static void test_cgroup(void **state)
 	msleep(100);
 	/* by pid: the target is already running in its cgroup */
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	/* > 500 samples: its CPU time counts (see above) */

@@ -454,8 +454,10 @@ static void test_timeline_nesting(void **state)
  */
 static pid_t stop_cycles(const char *out, const char *opt, int n)
 {
-	char *argv[] = { PTBPF_BIN,   "-q",	   "-b", "sample",     "-t", "stop", "-o",
-			 (char *)out, (char *)opt, "--", PROGS "spin", "1",  NULL };
+	/* samples in a 50 ms window are counted: a fixed rate */
+	char *argv[] = { PTBPF_BIN,   "-q", "-b",	  "sample", "-F",
+			 "4000",      "-t", "stop",	  "-o",	    (char *)out,
+			 (char *)opt, "--", PROGS "spin", "1",	    NULL };
 	pid_t ptbpf, target;
 	int i;
 
@@ -467,7 +469,7 @@ static pid_t stop_cycles(const char *out, const char *opt, int n)
 	}
 	ptbpf = spawn(argv, NULL);
 	assert_true(ptbpf > 0);
-	if (!wait_events(out, "start", 1, 10))
+	if (!wait_events(out, "start", 1, 60))
 		fail_msg("ptbpf did not start");
 	target = (pid_t)event_field(out, "start", 0, "pid");
 	msleep(100);

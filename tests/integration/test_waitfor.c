@@ -115,7 +115,7 @@ static void check_held_start(struct fx *f, char *const prog[])
 	assert_int_equal(count_events(f->out, "start"), 0);
 	pid = f->procs[0] = spawn(prog, NULL);
 	assert_true(pid > 0);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("no start: %s", slurp(f->log));
 	assert_int_equal(event_field(f->out, "start", 0, "pid"), pid);
 	/* held at its exec: the run begins with it stopped, then lets it go */
@@ -261,7 +261,7 @@ static void test_unit_cgroup(void **state)
 	msleep(100);
 	snprintf(opt, sizeof(opt), "fake-%d.service", getpid());
 	start_ptbpf(f, "--unit", opt);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("no start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	f->procs[2] = spawn_in(f->unit, c);

@@ -71,7 +71,7 @@ static void start_logged(struct fx *f, char *const targv[], const char *log)
 	msleep(50); /* let it exec and start its threads */
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, log ? log : f->log);
-	if (!wait_events(f->dir, "start", 1, 10))
+	if (!wait_events(f->dir, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	/* attached before "start": its programs, by id */
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
@@ -172,7 +172,7 @@ static void test_attach_to_stopped(void **state)
 	assert_true(wait_stopped(f->target, 1, 5));
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
-	assert_true(wait_events(f->dir, "start", 1, 10));
+	assert_true(wait_events(f->dir, "start", 1, 60));
 	event_str(f->dir, "start", 0, "state", st, sizeof(st));
 	assert_string_equal(st, "stopped");
 	kill(f->target, SIGCONT);
