@@ -30,7 +30,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-PTBPF=./ptbpf
+PTBPF=${BENCH_PTBPF:-./ptbpf} # BENCH_PTBPF: another build, e.g. the one before a change
 PROGS=.output/tests/progs
 BIN=.output/bench
 CYCLES=${BENCH_CYCLES:-1000}
