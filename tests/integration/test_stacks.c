@@ -462,10 +462,10 @@ static pid_t stop_cycles(const char *out, const char *opt, int n)
 	int i;
 
 	if (!*opt) { /* no option: close the gap */
-		argv[8] = "--";
-		argv[9] = PROGS "spin";
-		argv[10] = "1";
-		argv[11] = NULL;
+		argv[10] = "--";
+		argv[11] = PROGS "spin";
+		argv[12] = "1";
+		argv[13] = NULL;
 	}
 	ptbpf = spawn(argv, NULL);
 	assert_true(ptbpf > 0);
