@@ -303,13 +303,10 @@ static unsigned long long rate_period(void)
 	return v && atoll(v) > 0 ? (unsigned long long)atoll(v) * 1000000ULL : 0;
 }
 
-/*
- * Sample backend: a sample's cost measured here, on a traced CPU, and the
- * rate picked from it (--overhead, or -F and what it costs).
- */
-static int pick_rate(struct app *app)
+/* What the sample rate is picked from: the options, a traced CPU. */
+static void rate_req(const struct app *app, struct sampling_req *req)
 {
-	struct sampling_req req = {
+	*req = (struct sampling_req){
 		.backend = app->cfg.backend,
 		.kernel = app->cfg.kernel,
 		.call_graph = app->cfg.call_graph,
@@ -318,9 +315,20 @@ static int pick_rate(struct app *app)
 		.budget_pct = app->cfg.overhead_pct,
 		.cpu = app->cfg.cpus ? app->cfg.cpus[0] : sched_getcpu(),
 	};
+}
+
+/*
+ * Sample backend: a sample's cost measured here, on a traced CPU (started
+ * at setup, in the background), and the rate picked from it (--overhead,
+ * or -F and what it costs).
+ */
+static int pick_rate(struct app *app)
+{
+	struct sampling_req req;
 	char line[320];
 	int ret;
 
+	rate_req(app, &req);
 	ret = sampling_start(&app->rate, &req, app->err, sizeof(app->err));
 	if (ret)
 		return ret;
@@ -595,6 +603,7 @@ static int attach_points(struct app *app)
 /* Returns 0 or the -errno of the step that failed, with app->err set. */
 static int setup(struct app *app)
 {
+	struct sampling_req req;
 	int ret;
 
 	app->start_ns = clock_now_ns();
@@ -605,6 +614,11 @@ static int setup(struct app *app)
 		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
 	ret = setup_target(app);
+	if (ret)
+		return ret;
+	/* a sample's cost is measured while the BPF side loads */
+	rate_req(app, &req);
+	ret = sampling_begin(&app->rate, &req, app->err, sizeof(app->err));
 	if (ret)
 		return ret;
 	app->hands.ctl = &app->ctl;

@@ -223,36 +223,66 @@ static void *calib_main(void *arg)
 	return NULL;
 }
 
+struct sampcost_job {
+	struct calib k;
+	pthread_t th;
+	__u64 t0;
+};
+
+struct sampcost_job *sampcost_start(const struct perf_event_attr *attr, int cpu,
+				    unsigned int max_hz, unsigned int spin_ms)
+{
+	struct sampcost_job *job;
+	int rc;
+
+	if (!attr || !max_hz) {
+		errno = EINVAL;
+		return NULL;
+	}
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return NULL;
+	job->t0 = clock_now_ns();
+	job->k.attr = *attr;
+	job->k.cpu = cpu;
+	job->k.max_hz = max_hz;
+	job->k.spin_ns = (spin_ms ? spin_ms : 5) * 1000000ULL;
+	/* a thread of its own: pinned, and its event bound to it alone */
+	rc = pthread_create(&job->th, NULL, calib_main, &job->k);
+	if (rc) {
+		free(job);
+		errno = rc;
+		return NULL;
+	}
+	return job;
+}
+
+int sampcost_wait(struct sampcost_job *job, struct sampcost *out, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!job || !out)
+		return -EINVAL;
+	pthread_join(job->th, NULL);
+	rc = job->k.rc;
+	if (rc)
+		errbuf_set(err, errlen, rc, "%s", job->k.err);
+	else
+		*out = job->k.out;
+	out->took_ns = clock_now_ns() - job->t0;
+	free(job);
+	return rc;
+}
+
 int sampcost_measure(const struct perf_event_attr *attr, int cpu, unsigned int max_hz,
 		     unsigned int spin_ms, struct sampcost *out, char *err, size_t errlen)
 {
-	struct calib *k;
-	pthread_t th;
-	__u64 t0 = clock_now_ns();
-	int rc;
+	struct sampcost_job *job;
 
 	if (!attr || !out || !max_hz)
 		return -EINVAL;
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	k->attr = *attr;
-	k->cpu = cpu;
-	k->max_hz = max_hz;
-	k->spin_ns = (spin_ms ? spin_ms : 5) * 1000000ULL;
-	/* a thread of its own: pinned, and its event bound to it alone */
-	rc = -pthread_create(&th, NULL, calib_main, k);
-	if (rc) {
-		free(k);
-		return errbuf_set(err, errlen, rc, "calibration thread: %s", strerror(-rc));
-	}
-	pthread_join(th, NULL);
-	rc = k->rc;
-	if (rc)
-		errbuf_set(err, errlen, rc, "%s", k->err);
-	else
-		*out = k->out;
-	out->took_ns = clock_now_ns() - t0;
-	free(k);
-	return rc;
+	job = sampcost_start(attr, cpu, max_hz, spin_ms);
+	if (!job)
+		return errbuf_set(err, errlen, -errno, "calibration thread: %s", strerror(errno));
+	return sampcost_wait(job, out, err, errlen);
 }

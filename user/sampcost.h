@@ -45,4 +45,14 @@ struct sampcost {
 int sampcost_measure(const struct perf_event_attr *attr, int cpu, unsigned int max_hz,
 		     unsigned int spin_ms, struct sampcost *out, char *err, size_t errlen);
 
+/*
+ * The same in the background: sampcost_start() returns at once (NULL with
+ * errno set when the thread can't start), sampcost_wait() waits for the
+ * result and releases @job, returning what sampcost_measure() would.
+ */
+struct sampcost_job;
+struct sampcost_job *sampcost_start(const struct perf_event_attr *attr, int cpu,
+				    unsigned int max_hz, unsigned int spin_ms);
+int sampcost_wait(struct sampcost_job *job, struct sampcost *out, char *err, size_t errlen);
+
 #endif /* PTBPF_SAMPCOST_H */

@@ -55,13 +55,14 @@ static int measure(struct sampling *s)
 	return rc;
 }
 
-int sampling_start(struct sampling *s, const struct sampling_req *req, char *err, size_t errlen)
+int sampling_begin(struct sampling *s, const struct sampling_req *req, char *err, size_t errlen)
 {
 	int rc;
 
 	if (!s || !req)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
+	s->begun = true;
 	s->on = samples(req);
 	if (!s->on)
 		return 0;
@@ -81,7 +82,36 @@ int sampling_start(struct sampling *s, const struct sampling_req *req, char *err
 	read_limits(s);
 	s->in.fixed_hz = req->fixed_hz;
 	s->in.budget_pct = req->budget_pct > 0 ? req->budget_pct : SAMPRATE_DEFAULT_PCT;
-	if (!measure(s))
+	/* a thread that can't start: sampling_start() measures in line */
+	s->job = sampcost_start(&s->attr, s->cpu, s->in.max_rate ? s->in.max_rate : 100000, 0);
+	return 0;
+}
+
+int sampling_start(struct sampling *s, const struct sampling_req *req, char *err, size_t errlen)
+{
+	char why[160];
+	int rc;
+
+	if (!s || !req)
+		return -EINVAL;
+	if (!s->begun) {
+		rc = sampling_begin(s, req, err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (!s->on)
+		return 0;
+	if (s->job) {
+		rc = sampcost_wait(s->job, &s->cost, why, sizeof(why));
+		s->job = NULL;
+		s->measured = !rc;
+		if (rc)
+			snprintf(s->note, sizeof(s->note),
+				 "a sample's cost could not be measured (%s)", why);
+	} else {
+		measure(s);
+	}
+	if (s->measured)
 		s->in.sample_ns = s->cost.sample_ns;
 	/* the kernel may have lowered its bound while we sampled */
 	read_limits(s);
@@ -245,6 +275,14 @@ int sampling_poll(struct sampling *s, unsigned int *old_hz)
 void sampling_stop(struct sampling *s)
 {
 	struct sampling_watcher *w = s ? s->watcher : NULL;
+
+	/* a setup that failed before sampling_start() */
+	if (s && s->job) {
+		struct sampcost cost;
+
+		sampcost_wait(s->job, &cost, NULL, 0);
+		s->job = NULL;
+	}
 
 	if (!w)
 		return;

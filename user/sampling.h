@@ -47,12 +47,22 @@ struct sampling {
 	struct perf_event_attr attr; /* what the calibration samples with */
 	int cpu;
 	const char *proc_sys;
+	struct sampcost_job *job; /* sampling_begin()'s, until it is waited for */
+	bool begun;
 	/* sampling_watch(): the re-check's thread and what it found */
 	struct sampling_watcher *watcher;
 };
 
 /*
- * Decide the rate for @req into @s (calibrating first). For intel-pt
+ * Start measuring a sample's cost for @req in the background (while the
+ * rest of the setup goes on); sampling_start() then waits for it. Nothing
+ * for intel-pt. Returns 0, or -EINVAL with the line in @err for a bad attr.
+ */
+int sampling_begin(struct sampling *s, const struct sampling_req *req, char *err, size_t errlen);
+
+/*
+ * Decide the rate for @req into @s (calibrating first, or waiting for what
+ * sampling_begin() started). For intel-pt
  * s->on is false and nothing is measured. A failed calibration is not an
  * error: the rate is then SAMPRATE_FALLBACK_HZ (or -F) and s->note says
  * why. Returns 0, or -EINVAL with the line in @err for a bad attr.

@@ -37,8 +37,8 @@ static int setup_group(void **state)
 	 * CPU; 150 ms left work() without a sample now and then.
 	 */
 	snprintf(cmd, sizeof(cmd),
-		 "%s -q -b sample -F 4000 -o %s -- " PROGS "crash 400 >/dev/null 2>&1",
-		 PTBPF_BIN, out);
+		 "%s -q -b sample -F 4000 -o %s -- " PROGS "crash 400 >/dev/null 2>&1", PTBPF_BIN,
+		 out);
 	st = system(cmd);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 139)
 		return -1;
