@@ -273,7 +273,7 @@ static void test_never_true_condition(void **state)
 		most = used > most ? used : most;
 		msleep(20);
 	}
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	used = snap_bytes(f->out);
 	most = used > most ? used : most;
@@ -360,7 +360,7 @@ static void test_segv_fatal(void **state)
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGSEGV);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGSEGV);
 	f->ptbpf = 0;
 	l = event_line(f->out, "fatal", NULL, 0);
 	assert_non_null(l);

@@ -128,7 +128,7 @@ static int finish(struct fx *f)
 	int st;
 
 	kill(f->ptbpf, SIGINT);
-	st = wait_exit(f->ptbpf, 20);
+	st = wait_exit(f->ptbpf, 60);
 	f->ptbpf = 0;
 	if (st >= 0 && held_left(&f->held))
 		fail_msg("ptbpf's BPF objects are still loaded after its exit");
@@ -456,7 +456,7 @@ static void test_crash_fatal_snapshot(void **state)
 
 	need_root();
 	start(f, NULL, targv, false);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 128 + SIGSEGV);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGSEGV);
 	f->ptbpf = 0;
 	assert_int_equal(count_events(f->out, "fatal"), 1);
 	event_str(f->out, "fatal", 0, "signal", sig, sizeof(sig));
@@ -566,7 +566,7 @@ static void test_full_disk(void **state)
 		msleep(300);
 		stop_cont(f, i, false, 50);
 	}
-	assert_int_equal(wait_exit(f->ptbpf, 15), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	f->target = 0;
 	errors = count_events(f->out, "snapshot_error");
@@ -820,7 +820,7 @@ static void test_grace(void **state)
 	t0 = mono_s();
 	kill(f->ptbpf, SIGINT);
 	/* now: far less than the 60 s of grace */
-	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGKILL);
 	print_message("second SIGINT: ended in %.2f s\n", mono_s() - t0);
 	f->ptbpf = 0;
 	f->target = 0;
@@ -831,7 +831,7 @@ static void test_grace(void **state)
 	start(f, short_grace, targv, false);
 	assert_true(wait_ignores_term(f->target));
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGKILL);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGKILL);
 	f->ptbpf = 0;
 	f->target = 0;
 	assert_int_equal(held_left(&f->held), 0);
@@ -1145,7 +1145,7 @@ static void test_exit_paths_leave_nothing(void **state)
 				kill_wait(f->target);
 				f->target = 0;
 			}
-			st = wait_exit(f->ptbpf, 10);
+			st = wait_exit(f->ptbpf, 60);
 			f->ptbpf = 0;
 		}
 		if (st != c->status)
@@ -1556,7 +1556,7 @@ static void test_scope_children_stay_out(void **state)
 
 	need_root();
 	start(f, opts, targv, false);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	scope_of_run(f, "process");
 	read_all_records(f, &r);
@@ -1582,7 +1582,7 @@ static void test_scope_process_exec(void **state)
 
 	need_root();
 	start(f, opts, targv, false);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	/* ptbpf's exec of execer, then execer's of worker */
 	assert_int_equal(count_events(f->out, "exec"), 2);

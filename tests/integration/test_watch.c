@@ -40,7 +40,7 @@ static int teardown(void **state)
 	if (f->fifo_rd > 0)
 		close(f->fifo_rd);
 	kill_wait(f->target);
-	if (f->ptbpf > 0 && wait_exit(f->ptbpf, 10) < 0)
+	if (f->ptbpf > 0 && wait_exit(f->ptbpf, 60) < 0)
 		kill_wait(f->ptbpf);
 	fx_dir_remove(f->dir);
 	free(f);
@@ -103,7 +103,7 @@ static void end_target(struct fx *f)
 {
 	kill_wait(f->target);
 	f->target = 0;
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	assert_int_equal(held_left(&f->held), 0);
 }
@@ -242,7 +242,7 @@ static void test_sigsegv(void **state)
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGSEGV);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGSEGV);
 	f->ptbpf = 0;
 	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(seq, "start exec fatal exit end");
@@ -263,7 +263,7 @@ static void test_exec(void **state)
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 7);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 7);
 	f->ptbpf = 0;
 	assert_int_equal(count_events(f->dir, "exec"), 2);
 	event_str(f->dir, "exec", 1, "filename", name, sizeof(name));
@@ -432,7 +432,7 @@ static void test_cycles_in_order(void **state)
 	assert_string_equal(last + 1, "resume");
 	free(seq);
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	printf("records that came before an earlier one, put back in order: "
 	       "%lld\n",
@@ -468,7 +468,7 @@ static void test_stalled_stderr(void **state)
 		fail_msg("the stop after 3,000 cycles was not logged");
 	t0 = mono_s();
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	print_message("SIGINT obeyed in %.2f s; %lld human lines dropped\n", mono_s() - t0,
 		      event_field(f->dir, "end", 0, "stderr_dropped"));
@@ -560,7 +560,7 @@ static void test_sigint(void **state)
 	need_root();
 	start_on_pid(f, targv);
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	event_str(f->dir, "end", 0, "reason", reason, sizeof(reason));
 	assert_string_equal(reason, "signal");
