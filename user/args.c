@@ -31,6 +31,7 @@ enum long_only {
 	OPT_DURATION,
 	OPT_MIN_HISTORY,
 	OPT_CRASH_STACK,
+	OPT_OVERHEAD,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "cgroup", optional_argument, NULL, OPT_CGROUP },
 	{ "freq", required_argument, NULL, 'F' },
+	{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "scope", required_argument, NULL, OPT_SCOPE },
 	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
@@ -118,8 +120,12 @@ void args_usage(FILE *f)
 	      "      --grace DURATION     at the end, how long a started command has after\n"
 	      "                           SIGTERM before SIGKILL, e.g. 500ms, 10s (default 3s)\n"
 	      "  -N, --no-buildid-cache   leave perf's build-id cache ($HOME/.debug) alone\n"
-	      "  -F, --freq HZ            sample backend: samples a second per core (default 4000,\n"
-	      "                           lowered to kernel.perf_event_max_sample_rate, and said)\n"
+	      "  -F, --freq HZ            sample backend: a fixed rate, samples a second per core\n"
+	      "                           (what it costs is said; one the kernel can't sustain\n"
+	      "                           is lowered, and said)\n"
+	      "      --overhead PCT       sample backend without -F: the rate that keeps the\n"
+	      "                           target's sampling cost within PCT % (default 2),\n"
+	      "                           from a sample's cost measured at start\n"
 	      "      --call-graph MODE    sample backend call stacks: fp (default: frame pointers),\n"
 	      "                           dwarf[,SIZE] (user registers and SIZE bytes of stack,\n"
 	      "                           default 8192, for code without frame pointers), none\n"
@@ -144,6 +150,22 @@ void args_usage(FILE *f)
 	      "  2        a usage error\n"
 	      "  127      the command could not be run\n",
 	      f);
+}
+
+/* "2", "0.5", "2%": a percentage in (0, 100]. */
+static int parse_pct(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || (*end == '%' && *++end) || *end || !(v > 0 && v <= 100))
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -463,6 +485,14 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 				    "invalid sampling rate '%s': expected Hz, e.g. 4000", arg);
 		cfg->freq = (unsigned int)v;
 		return 0;
+	case OPT_OVERHEAD:
+		if (parse_pct(arg, &cfg->overhead_pct))
+			return fail(
+				err, errlen,
+				"invalid --overhead '%s': a percentage above 0 and at most 100, "
+				"e.g. 2 or 0.5%%",
+				arg);
+		return 0;
 	case OPT_CALL_GRAPH:
 		if (args_parse_callgraph(arg, &cfg->call_graph, &cfg->stack_size))
 			return fail(err, errlen,
@@ -624,6 +654,9 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errl
 	ret = check_target(cfg, err, errlen);
 	if (ret)
 		return ret;
+	if (cfg->freq && cfg->overhead_pct > 0)
+		return fail(err, errlen,
+			    "-F and --overhead: give one (-F fixes the rate, --overhead picks it)");
 	if (cfg->trigger_limit && !cfg->nr_trigger_on)
 		return fail(err, errlen,
 			    "--trigger-limit counts --trigger-on hits: "

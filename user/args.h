@@ -41,7 +41,8 @@ struct config {
 	bool cgroup; /* --cgroup given */
 	const char *cgroup_path; /* NULL: the target's own cgroup */
 	unsigned int grace_ms; /* --grace: SIGTERM to SIGKILL, for a command */
-	unsigned int freq; /* -F: sample backend, Hz; 0: the default */
+	unsigned int freq; /* -F: sample backend, Hz; 0: --overhead picks it */
+	double overhead_pct; /* --overhead; 0: not given (the default budget) */
 	enum ptbpf_callgraph call_graph; /* --call-graph; default fp */
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	unsigned int crash_stack; /* --crash-stack: bytes of stack at a fault */

@@ -12,6 +12,7 @@
 #include "fileout.h"
 #include "perfdata.h"
 #include "recwrite.h"
+#include "sampling.h"
 
 #ifndef PTBPF_VERSION
 #define PTBPF_VERSION "unknown"
@@ -343,6 +344,7 @@ static void head_json(const struct snapshot *s, unsigned int formats, struct jso
 	json_str(j, "scope", scope_name(s->run.scope));
 	if (s->run.scope_why && *s->run.scope_why)
 		json_str(j, "scope_fallback", s->run.scope_why);
+	sampling_json(&s->run.sampling, j);
 	json_str(j, "trigger", s->trigger);
 	if (sig) {
 		snprintf(signame, sizeof(signame), "SIG%s", sig);

@@ -11,6 +11,7 @@
 #include "signals.h"
 #include "clock.h"
 #include "fmtnum.h"
+#include "sampling.h"
 
 static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_RUN] = "run",
@@ -46,6 +47,7 @@ void control_init(struct control *c, struct eventlog *log, int pid, unsigned int
 	c->ops_ctx = ops_ctx;
 	c->target = PTBPF_PROC_UNKNOWN;
 	c->t0 = clock_now_ns();
+	c->sample_timer_ns = -1;
 }
 
 void control_set_t0(struct control *c, uint64_t t0)
@@ -194,6 +196,34 @@ void control_set_scope(struct control *c, const char *name, const char *why, boo
 	c->kernel_cut = kernel_cut;
 }
 
+void control_set_sampling(struct control *c, const struct snap_sampling *sp, const char *line)
+{
+	if (sp)
+		c->sampling = *sp;
+	snprintf(c->sampling_line, sizeof(c->sampling_line), "%s", line ? line : "");
+}
+
+void control_rate(struct control *c, unsigned int old_hz, const struct snap_sampling *sp)
+{
+	uint64_t now = clock_now_ns();
+	struct json *j;
+	char msg[160];
+
+	c->sampling = *sp;
+	j = eventlog_begin(c->log, "rate", now, c->pid);
+	json_u64(j, "old_rate_hz", old_hz);
+	sampling_json(sp, j);
+	eventlog_end(c->log);
+	snprintf(msg, sizeof(msg), "%u Hz -> %u Hz (a sample now costs %.1f us)", old_hz, sp->hz,
+		 sp->sample_ns / 1e3);
+	human(c, now, "rate", msg);
+}
+
+void control_set_sample_timer(struct control *c, unsigned long long ns)
+{
+	c->sample_timer_ns = (long long)ns;
+}
+
 static void offcpu(struct control *c, bool off)
 {
 	if (c->ops && c->ops->offcpu)
@@ -230,6 +260,7 @@ void control_start(struct control *c, int state, const char *backend,
 		json_str(j, "scope", c->scope);
 	if (c->scope_why && *c->scope_why)
 		json_str(j, "scope_fallback", c->scope_why);
+	sampling_json(&c->sampling, j);
 	if (command)
 		json_str(j, "command", command);
 	json_str(j, "version", PTBPF_VERSION);
@@ -256,16 +287,18 @@ void control_announce(struct control *c)
 	uint64_t real = c->real0 + c->t0 - c->mono0;
 	time_t secs = (time_t)(real / 1000000000ULL);
 	const char *state = c->target == PTBPF_PROC_STOPPED ? "stopped" : "running";
-	char when[64], detail[128];
+	char when[64], detail[288];
 	struct tm tm;
 
 	/* the one line that ties the +seconds to a time of day */
 	if (c->real0 && localtime_r(&secs, &tm) &&
 	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu", state, when,
-			 (unsigned long long)(real % 1000000000ULL) / 1000);
+		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu%s%s", state, when,
+			 (unsigned long long)(real % 1000000000ULL) / 1000,
+			 c->sampling_line[0] ? ", " : "", c->sampling_line);
 	else
-		snprintf(detail, sizeof(detail), "(%s)", state);
+		snprintf(detail, sizeof(detail), "(%s)%s%s", state, c->sampling_line[0] ? ", " : "",
+			 c->sampling_line);
 	human(c, c->t0, "start", detail);
 	if (c->verbosity > 0 && c->start_resume_ns) {
 		snprintf(detail, sizeof(detail), "latency %.1f us", c->start_resume_lat / 1e3);
@@ -869,6 +902,9 @@ void control_end(struct control *c, const struct control_end_info *end)
 	/* human lines a stderr that did not keep up never got */
 	json_u64(j, "stderr_dropped", say_dropped());
 	json_u64(j, "stderr_folded", say_folded());
+	/* the kernel's count: how long the sampling timers ran, all CPUs */
+	if (c->sample_timer_ns >= 0)
+		json_u64(j, "sample_timer_ns", (uint64_t)c->sample_timer_ns);
 	eventlog_end(c->log);
 	if (end->ended) {
 		char *p;

@@ -74,6 +74,11 @@ struct control {
 	 */
 	bool kernel_cut;
 	const char *scope, *scope_why; /* for the start event */
+	/* sample backend: how and at what rate (start event, start line) */
+	struct snap_sampling sampling;
+	char sampling_line[160];
+	/* sample backend: ns its timers ran, for the end event; -1: unknown */
+	long long sample_timer_ns;
 	int verbosity;
 	bool running; /* collection state */
 	int target; /* enum ptbpf_proc_state */
@@ -159,6 +164,21 @@ void control_set_verbosity(struct control *c, int verbosity);
  * control_init().
  */
 void control_set_scope(struct control *c, const char *name, const char *why, bool kernel_cut);
+
+/*
+ * Sample backend: how it samples and at what rate (@sp, for the start
+ * event) and @line for the start line; before control_start().
+ */
+void control_set_sampling(struct control *c, const struct snap_sampling *sp, const char *line);
+
+/*
+ * The rate changed from @old_hz to @sp->hz (a re-check of the cost): a
+ * `rate` event and a line.
+ */
+void control_rate(struct control *c, unsigned int old_hz, const struct snap_sampling *sp);
+
+/* Sample backend: the ns its timers ran, for the end event. */
+void control_set_sample_timer(struct control *c, unsigned long long ns);
 
 /*
  * The target's state once watching began (PTBPF_PROC_RUNNING or _STOPPED):

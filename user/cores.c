@@ -419,6 +419,75 @@ unsigned long cores_event_count(const struct cores *c)
 	return n;
 }
 
+int cores_sample_ns(const struct cores *c, __u64 *ns)
+{
+	unsigned int i, j;
+	__u64 v;
+	int rc;
+
+	if (!c || !ns)
+		return -EINVAL;
+	if (c->plan.backend != BACKEND_SAMPLE)
+		return -ENOENT;
+	*ns = 0;
+	for (i = 0; i < c->nr; i++) {
+		const struct core *core = &c->core[i];
+
+		for (j = 0; j <= core->nr_extra; j++) {
+			int fd = j ? core->extra[j - 1].data_fd : core->data_fd;
+
+			if (fd < 0) /* split: the CPU's event counts for all */
+				continue;
+			rc = perf_sys_read(c->sys, fd, &v);
+			if (rc)
+				return rc;
+			*ns += v;
+		}
+	}
+	return 0;
+}
+
+int cores_set_rate(struct cores *c, unsigned int hz)
+{
+	unsigned int i, j;
+	int rc;
+
+	if (!c || !hz)
+		return -EINVAL;
+	if (c->plan.backend != BACKEND_SAMPLE)
+		return -ENOENT;
+	for (i = 0; i < c->nr; i++) {
+		struct core *core = &c->core[i];
+
+		for (j = 0; j <= core->nr_extra; j++) {
+			int fd = j ? core->extra[j - 1].data_fd : core->data_fd;
+
+			if (fd < 0)
+				continue;
+			rc = perf_sys_period(c->sys, fd, 1000000000ULL / hz);
+			if (rc)
+				return errbuf_set(c->err, sizeof(c->err), rc,
+						  "PERF_EVENT_IOC_PERIOD on cpu %d", core->cpu);
+		}
+	}
+	c->plan.data_attr.sample_freq = hz;
+	return 0;
+}
+
+const char *cores_sampling(const struct cores *c)
+{
+	if (!c || c->plan.backend != BACKEND_SAMPLE)
+		return NULL;
+	switch (c->plan.scope) {
+	case SCOPE_PROCESS:
+		return c->plan.split ? "per-cpu-filtered" : "per-thread";
+	case SCOPE_CGROUP:
+		return "cgroup";
+	default:
+		return "per-cpu";
+	}
+}
+
 bool cores_aux_pause(const struct cores *c)
 {
 	return c && c->aux_pause;

@@ -180,6 +180,32 @@ int cores_add_thread(struct cores *c, pid_t tid);
  */
 void cores_set_offcpu(struct cores *c, bool off);
 
+/*
+ * Sample backend: how long the sampling timers ran, in ns summed over every
+ * data event ptbpf holds (the kernel's count of each cpu-clock event, its
+ * inherited ones included), into *@ns: a timer runs only while its event is
+ * scheduled in, so this is what the collection cost the machine in
+ * interrupts, period by period. Returns -ENOENT for intel-pt, -EINVAL for
+ * NULL arguments, else the first read's -errno.
+ */
+int cores_sample_ns(const struct cores *c, __u64 *ns);
+
+/*
+ * Sample backend: sample at @hz from now on, on every data event ptbpf
+ * holds (PERF_EVENT_IOC_PERIOD). Events the kernel copied into threads that
+ * already exist (inherit) keep their period; threads created later copy
+ * the new one. Returns -ENOENT for intel-pt, -EINVAL for a zero @hz, else
+ * the first ioctl's -errno (cores_last_error() says which).
+ */
+int cores_set_rate(struct cores *c, unsigned int hz);
+
+/*
+ * How the sample backend's events sample, for the start event and
+ * ptbpf.json: "per-thread" (task-bound, process scope), "per-cpu-filtered"
+ * (per-CPU behind the BPF filter), "cgroup", "per-cpu"; NULL for intel-pt.
+ */
+const char *cores_sampling(const struct cores *c);
+
 /* The last error message of a pause, resume or read; "" when none. */
 const char *cores_last_error(const struct cores *c);
 

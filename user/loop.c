@@ -465,6 +465,7 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 	struct epoll_event evs[4];
 	int ep, sfd, tfd, n, i, ret = 0, done = 0;
 	bool root_gone = false;
+	uint64_t next_periodic;
 	sigset_t set;
 
 	memset(res, 0, sizeof(*res));
@@ -491,10 +492,27 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 		ret = add(ep, tfd, TAG_TIMER);
 	if (ret)
 		goto out;
+	next_periodic = a->periodic ? clock_now_ns() + a->periodic_ns : 0;
 	while (!done) {
+		int ms = wait_ms(a);
+
+		if (next_periodic) {
+			uint64_t now = clock_now_ns();
+			int until = next_periodic > now ?
+					    (int)((next_periodic - now) / 1000000 + 1) :
+					    0;
+
+			if (!until) {
+				a->periodic(a->periodic_ctx);
+				next_periodic = now + a->periodic_ns;
+				until = (int)(a->periodic_ns / 1000000 + 1);
+			}
+			if (ms < 0 || until < ms)
+				ms = until;
+		}
 		arm(tfd, a);
 		status_flush();
-		n = epoll_wait(ep, evs, 4, wait_ms(a));
+		n = epoll_wait(ep, evs, 4, ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -38,6 +38,13 @@ struct loop_args {
 	 * terminal's Ctrl-Z is the command's (jobctl.h).
 	 */
 	bool suspend;
+	/*
+	 * Called between events at least every @periodic_ns (work of its
+	 * own, e.g. the sample rate's re-check); NULL: none.
+	 */
+	void (*periodic)(void *ctx);
+	void *periodic_ctx;
+	unsigned long long periodic_ns;
 };
 
 /* At most this many pids of those left running are named on stderr. */

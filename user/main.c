@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "privs.h"
 #include "guardian.h"
 #include "runend.h"
+#include "sampling.h"
 #include "say.h"
 #include "scope.h"
 #include "snapstage.h"
@@ -65,6 +67,8 @@ struct app {
 	struct auxact_point *pause; /* the same, for the PT groups */
 	struct control_point *named; /* the same, for the log */
 	struct threadbind threads; /* process scope: the threads bound */
+	struct sampling rate; /* sample backend: the rate and its cost */
+	struct snap_sampling sampled; /* what the run says of it */
 	bool exec_failed;
 	pid_t held; /* --wait-for: the process held stopped, until let go */
 	struct guardian guard; /* lets them go if ptbpf is killed */
@@ -298,6 +302,49 @@ static void report_scope(struct app *app)
 	}
 }
 
+/* PTBPF_RATE_RECHECK_MS: the re-check's period (the tests shorten it). */
+static unsigned long long rate_period(void)
+{
+	const char *v = getenv("PTBPF_RATE_RECHECK_MS");
+
+	return v && atoll(v) > 0 ? (unsigned long long)atoll(v) * 1000000ULL : 0;
+}
+
+/* What the sample rate is picked from: the options, a traced CPU. */
+static void rate_req(const struct app *app, struct sampling_req *req)
+{
+	*req = (struct sampling_req){
+		.backend = app->cfg.backend,
+		.kernel = app->cfg.kernel,
+		.call_graph = app->cfg.call_graph,
+		.stack_size = app->cfg.stack_size,
+		.fixed_hz = app->cfg.freq,
+		.budget_pct = app->cfg.overhead_pct,
+		.cpu = app->cfg.cpus ? app->cfg.cpus[0] : sched_getcpu(),
+	};
+}
+
+/*
+ * Sample backend: a sample's cost measured here, on a traced CPU (started
+ * at setup, in the background), and the rate picked from it (--overhead,
+ * or -F and what it costs).
+ */
+static int pick_rate(struct app *app)
+{
+	struct sampling_req req;
+	char line[320];
+	int ret;
+
+	rate_req(app, &req);
+	ret = sampling_start(&app->rate, &req, app->err, sizeof(app->err));
+	if (ret)
+		return ret;
+	sampling_remark(&app->rate, line, sizeof(line));
+	if (line[0])
+		report(app, line);
+	return 0;
+}
+
 static int open_cores(struct app *app)
 {
 	struct cores_config cc;
@@ -317,6 +364,9 @@ static int open_cores(struct app *app)
 			return ret;
 		}
 	}
+	ret = pick_rate(app);
+	if (ret)
+		return ret;
 	cores_config_init(&cc);
 	cc.scope = app->scope;
 	cc.tids = app->threads.tids;
@@ -324,8 +374,13 @@ static int open_cores(struct app *app)
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
 	cc.follow = app->cfg.follow;
-	/* sample backend: per-CPU events behind the filter (see cores.h) */
-	cc.sample_filter_fd = watch_sample_filter(app->watch, !app->cfg.cmd);
+	/*
+	 * sample backend: task-bound sampling events, so that no timer runs
+	 * where the target does not; PTBPF_SAMPLE_FILTER=1 keeps the per-CPU
+	 * events behind the BPF filter instead, for comparison (cores.h)
+	 */
+	cc.sample_filter_fd =
+		getenv("PTBPF_SAMPLE_FILTER") ? watch_sample_filter(app->watch, !app->cfg.cmd) : -1;
 	/* cpu/cgroup scope: each core toggled from its own CPU at once */
 	cc.parallel = true;
 	cc.parallel_rt_prio = 1;
@@ -334,7 +389,7 @@ static int open_cores(struct app *app)
 	cc.nr_cpus = app->cfg.nr_cpus;
 	cc.buffer_size = app->cfg.buffer_size;
 	cc.kernel = app->cfg.kernel;
-	cc.sample_freq = app->cfg.freq;
+	cc.sample_freq = app->rate.on ? app->rate.pick.hz : app->cfg.freq;
 	cc.call_graph = app->cfg.call_graph;
 	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->cgroup_fd;
@@ -363,6 +418,10 @@ static int open_cores(struct app *app)
 			return ret;
 	}
 	report_scope(app);
+	sampling_describe(&app->rate, cores_sampling(app->cores), &app->sampled);
+	/* what the kernel took for the rate after all (its bound may drop) */
+	if (app->rate.on)
+		app->sampled.hz = cores_data_attr(app->cores)->sample_freq;
 	return 0;
 }
 
@@ -426,6 +485,7 @@ static int open_output(struct app *app)
 		sc.writer.events_rot = &app->evrot;
 	}
 	cores_describe(app->cores, &run);
+	run.sampling = app->sampled;
 	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
 	app->snaps = snapstage_start(&sc, app->cores, &app->log, app->err, sizeof(app->err));
@@ -469,6 +529,12 @@ static int start_watching(struct app *app)
 	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
+	if (app->rate.on) {
+		char line[160];
+
+		sampling_summary(&app->rate, line, sizeof(line));
+		control_set_sampling(&app->ctl, &app->sampled, line);
+	}
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
 	adopt_existing(app);
@@ -492,6 +558,12 @@ static int start_watching(struct app *app)
 	if (app->cfg.verbosity >= 0 && app->notes[0])
 		say("%s", app->notes);
 	control_announce(&app->ctl);
+	/*
+	 * --overhead: the cost is measured again while the run goes on, where
+	 * ptbpf's own spin is not recorded (not in cpu scope)
+	 */
+	if (app->scope != SCOPE_CPU)
+		sampling_watch(&app->rate, rate_period());
 	return 0;
 }
 
@@ -552,6 +624,7 @@ static int attach_points(struct app *app)
 /* Returns 0 or the -errno of the step that failed, with app->err set. */
 static int setup(struct app *app)
 {
+	struct sampling_req req;
 	int ret;
 
 	app->start_ns = clock_now_ns();
@@ -562,6 +635,11 @@ static int setup(struct app *app)
 		say("ptbpf: can't use SCHED_FIFO for the control path: toggles may wait for a time slice\n");
 	target_invoking_user(&app->uid, &app->gid);
 	ret = setup_target(app);
+	if (ret)
+		return ret;
+	/* a sample's cost is measured while the BPF side loads */
+	rate_req(app, &req);
+	ret = sampling_begin(&app->rate, &req, app->err, sizeof(app->err));
 	if (ret)
 		return ret;
 	app->hands.ctl = &app->ctl;
@@ -584,11 +662,36 @@ static int setup(struct app *app)
 	return start_watching(app);
 }
 
+/*
+ * The sample rate's re-check came back with another rate: every data
+ * event takes it, and the log says so.
+ */
+static void rate_tick(void *ctx)
+{
+	struct app *app = ctx;
+	unsigned int old;
+	int ret;
+
+	ret = sampling_poll(&app->rate, &old);
+	if (ret == 2 && app->cfg.verbosity > 0)
+		say("ptbpf: rate: a sample costs %.1f us now: %u Hz kept\n",
+		    app->rate.in.sample_ns / 1e3, app->rate.pick.hz);
+	if (ret != 1)
+		return;
+	if (cores_set_rate(app->cores, app->rate.pick.hz)) {
+		say("ptbpf: can't change the sample rate: %s\n", cores_last_error(app->cores));
+		return;
+	}
+	sampling_describe(&app->rate, cores_sampling(app->cores), &app->sampled);
+	control_rate(&app->ctl, old, &app->sampled);
+}
+
 static int run(struct app *app)
 {
 	struct loop_result res;
 	struct run_end end;
 	enum runend_how how;
+	__u64 timer_ns;
 	int ret, status, sig;
 
 	if (setup(app)) {
@@ -626,6 +729,9 @@ static int run(struct app *app)
 			.end_ns = app->cfg.duration_ns ? app->start_ns + app->cfg.duration_ns : 0,
 			/* with a command, Ctrl-Z is the command's (jobctl.h) */
 			.suspend = !app->cfg.cmd,
+			.periodic = app->rate.watcher ? rate_tick : NULL,
+			.periodic_ctx = app,
+			.periodic_ns = 1000000000ULL,
 		},
 		&res);
 	if (app->cfg.follow)
@@ -633,6 +739,8 @@ static int run(struct app *app)
 	if (app->cfg.verbosity >= 0)
 		loop_say_left(&res);
 	control_finish(&app->ctl, res.snapshot);
+	if (!cores_sample_ns(app->cores, &timer_ns))
+		control_set_sample_timer(&app->ctl, timer_ns);
 	stop_snapshots(app);
 	status_close(); /* the last lines are plain ones */
 	end = (struct run_end){
@@ -659,6 +767,7 @@ static int run(struct app *app)
 /* Every path out: no BPF program attached, no perf event open. */
 static void cleanup(struct app *app)
 {
+	sampling_stop(&app->rate);
 	stop_snapshots(app);
 	app->hands.cores = NULL;
 	cores_close(app->cores);

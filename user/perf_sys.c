@@ -47,12 +47,20 @@ static int real_close(void *ctx, int fd)
 	return close(fd) ? -errno : 0;
 }
 
+static int real_read(void *ctx, int fd, __u64 *value)
+{
+	ssize_t n = read(fd, value, sizeof(*value));
+
+	return n == sizeof(*value) ? 0 : n < 0 ? -errno : -EIO;
+}
+
 const struct perf_sys_ops perf_sys_real = {
 	.open = real_open,
 	.mmap = real_mmap,
 	.munmap = real_munmap,
 	.ioctl = real_ioctl,
 	.close = real_close,
+	.read = real_read,
 };
 
 /*
@@ -227,4 +235,20 @@ int perf_sys_close(const struct perf_sys_ops *sys, int *fd)
 	/* Linux releases the descriptor even when close() fails. */
 	*fd = -1;
 	return rc;
+}
+
+int perf_sys_read(const struct perf_sys_ops *sys, int fd, __u64 *value)
+{
+	sys = sys ? sys : &perf_sys_real;
+	if (!value || fd < 0)
+		return -EINVAL;
+	return sys->read ? sys->read(sys->ctx, fd, value) : -EOPNOTSUPP;
+}
+
+int perf_sys_period(const struct perf_sys_ops *sys, int fd, __u64 period)
+{
+	sys = sys ? sys : &perf_sys_real;
+	if (fd < 0 || !period)
+		return -EINVAL;
+	return sys->ioctl(sys->ctx, fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&period);
 }

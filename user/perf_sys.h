@@ -36,6 +36,8 @@ struct perf_sys_ops {
 	int (*ioctl)(void *ctx, int fd, unsigned long request, unsigned long arg);
 	int (*close)(void *ctx, int fd);
 	void *ctx;
+	/* The event's count (read(2) without read_format); NULL: -EOPNOTSUPP. */
+	int (*read)(void *ctx, int fd, __u64 *value);
 };
 
 /* The real kernel. */
@@ -120,5 +122,17 @@ int perf_sys_set_bpf(const struct perf_sys_ops *sys, int fd, int prog_fd, int cp
  * close (the descriptor is gone all the same).
  */
 int perf_sys_close(const struct perf_sys_ops *sys, int *fd);
+
+/*
+ * The count of event @fd (for cpu-clock: the ns it was scheduled in).
+ * Returns 0, -EOPNOTSUPP where @sys has no read, or -errno.
+ */
+int perf_sys_read(const struct perf_sys_ops *sys, int fd, __u64 *value);
+
+/*
+ * A new sample period for event @fd (PERF_EVENT_IOC_PERIOD; for cpu-clock,
+ * whose frequency the kernel turns into a period when it opens it, ns).
+ */
+int perf_sys_period(const struct perf_sys_ops *sys, int fd, __u64 period);
 
 #endif /* PTBPF_PERF_SYS_H */

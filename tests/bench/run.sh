@@ -4,7 +4,7 @@
 # make bench [B=NAME[,NAME...]]: ptbpf's figures, each next to the
 # alternative a user would otherwise have, measured side by side in this
 # run. Benchmarks: latency pollution window cost target memory scale scope dump
-# trigger.
+# trigger budget.
 # Prints a Markdown table and writes .output/bench.json. Nothing here
 # passes or fails; a benchmark that cannot run says why and the rest go on.
 #
@@ -14,7 +14,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-ALL="latency pollution window cost target memory scale scope dump trigger"
+ALL="latency pollution window cost target memory scale scope dump trigger budget"
 SEL=${*:-${B:-}}
 SEL=${SEL//,/ }
 [ -n "$SEL" ] || SEL=$ALL
@@ -30,7 +30,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-PTBPF=./ptbpf
+PTBPF=${BENCH_PTBPF:-./ptbpf} # BENCH_PTBPF: another build, e.g. the one before a change
 PROGS=.output/tests/progs
 BIN=.output/bench
 CYCLES=${BENCH_CYCLES:-1000}
@@ -75,7 +75,7 @@ build() {
 	for f in latency memcpy work rss hotcall; do
 		[ "$BIN/$f" -nt tests/bench/$f.c ] && continue
 		echo "  CC       $BIN/$f"
-		cc -g -O2 -Wall -Wextra -D_GNU_SOURCE tests/bench/$f.c -o "$BIN/$f"
+		cc -g -O2 -Wall -Wextra -D_GNU_SOURCE tests/bench/$f.c -o "$BIN/$f" -lpthread
 	done
 	n=toggle
 	if ! [ "$BIN/$n" -nt tests/bench/$n.c ] || ! [ "$BIN/$n" -nt .output/libptbpf.a ]; then
@@ -642,6 +642,168 @@ bench_trigger() {
 		"$tb" ns "$ta" "no point" "the uprobe's trap; the BPF side drops the hit"
 	row trigger.target "a call of a --trigger-on function, in the target (median of 3)" \
 		"$tc" ns "$ta" "no point" "each hit a trigger event; --min-interval 60m folds the snapshots"
+}
+
+# --- 11. budget: only the target pays, within --overhead ------------------------
+
+# work_stopped VAR KIND N TAG: work KIND N, stopped before its clock starts
+work_stopped() {
+	local _var=$1 _i _w
+	WORK_STOP=1 WORK_CPUTIME=1 "$BIN/work" "$2" "$3" >"$WORK/w-$4.txt" &
+	_w=$!
+	PIDS+=("$_w")
+	for _i in $(seq 400); do
+		[ "$(awk '{ print $3 }' /proc/"$_w"/stat 2>/dev/null)" = T ] && break
+		sleep 0.05
+	done
+	printf -v "$_var" '%s' "$_w"
+}
+
+# perf_ready PID: perf record has its events open (one per CPU at least)
+perf_ready() {
+	local i n
+	for i in $(seq 400); do
+		n=$(ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'perf_event') || n=0
+		[ "$n" -ge "$NCPU" ] && { sleep 0.3; return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+
+# target_run MODE KIND N TAG: the workload's ns under MODE (untraced,
+# ptbpf ARGS in $PTARGS, or perf record -F 4000 -g -p), attached by pid
+target_run() {
+	local mode=$1 kind=$2 n=$3 tag=$4 w tp=
+	work_stopped w "$kind" "$n" "$tag"
+	case $mode in
+	ptbpf)
+		# shellcheck disable=SC2086
+		bg tp "$PTBPF" -q -o "$WORK/b-$tag" $PTARGS --pid "$w" 2>>"$WORK/ptbpf.log"
+		wait_line "$WORK/b-$tag/events.jsonl" '"event":"start"' >/dev/null 2>&1 || true
+		;;
+	perf)
+		bg tp perf record -q -F 4000 -g -o "$WORK/p-$tag.data" -p "$w" 2>/dev/null
+		perf_ready "$tp" || log "perf record did not start"
+		;;
+	esac
+	kill -CONT "$w"
+	wait "$w" 2>/dev/null || true
+	[ -n "$tp" ] && stop_pid "$tp"
+	cat "$WORK/w-$tag.txt"
+}
+
+# by_run MODE TAG: the bystander's ns while ptbpf records an idle target
+by_run() {
+	local mode=$1 tag=$2 tgt= pb= t opt=()
+	case $mode in
+	untraced) ;;
+	cpu)
+		bg tgt sleep 600
+		kill -STOP "$tgt"
+		opt=(--scope cpu --pid "$tgt")
+		;;
+	cgroup) opt=(--scope cgroup -- sleep 600) ;;
+	*)
+		bg tgt sleep 600
+		opt=(--pid "$tgt")
+		;;
+	esac
+	if [ "$mode" != untraced ]; then
+		if [ "$mode" = filter ]; then
+			bg pb env PTBPF_SAMPLE_FILTER=1 "$PTBPF" -q -F 4000 -o "$WORK/by-$tag" "${opt[@]}" \
+				2>>"$WORK/ptbpf.log"
+		else
+			bg pb "$PTBPF" -q -F 4000 -o "$WORK/by-$tag" "${opt[@]}" 2>>"$WORK/ptbpf.log"
+		fi
+		wait_line "$WORK/by-$tag/events.jsonl" '"event":"start"' >/dev/null 2>&1 || true
+		sleep 0.2
+	fi
+	t=$(WORK_CPUTIME=1 "$BIN/work" cpu "$BY_N")
+	[ -n "$pb" ] && stop_pid "$pb"
+	[ -n "$tgt" ] && stop_pid "$tgt" KILL
+	if [ -n "$pb" ]; then
+		grep -o '"sample_timer_ns":[0-9]*' "$WORK/by-$tag/events.jsonl" | tail -n 1 |
+			sed "s/.*:/$mode /" >>"$WORK/by-timer.txt"
+	fi
+	echo "$t"
+}
+
+bench_budget() {
+	local mode kind n i r a b c t ta tb tc rounds=${BENCH_ROUNDS:-5}
+	BY_N=${BENCH_BY_N:-30}
+	: >"$WORK/by-timer.txt"
+	# 1. an unrelated CPU-bound process while ptbpf records an idle target
+	for mode in process cgroup cpu filter; do
+		a=() b=()
+		for i in $(seq "$rounds"); do
+			log "budget: bystander, $mode, round $i"
+			a+=("$(by_run untraced "u$mode$i")")
+			b+=("$(by_run "$mode" "$mode$i")")
+		done
+		ta=$(printf '%s\n' "${a[@]}" | median)
+		tb=$(printf '%s\n' "${b[@]}" | median)
+		t=$(awk -v m="$mode" '$1 == m { print $2 }' "$WORK/by-timer.txt" | median)
+		row "budget.bystander.$mode" "unrelated CPU-bound process ($BY_N M hash rounds) while ptbpf -F 4000 records an idle target, $(
+			case $mode in
+			cpu) echo "cpu scope, target stopped" ;;
+			filter) echo "process scope, per-CPU events behind the BPF filter (the design before, PTBPF_SAMPLE_FILTER=1)" ;;
+			*) echo "$mode scope" ;;
+			esac) (median of $rounds)" \
+			"$(awk -v n="$tb" 'BEGIN { printf "%.1f", n / 1e6 }')" ms \
+			"$(awk -v n="$ta" 'BEGIN { printf "%.1f", n / 1e6 }')" "same, untraced, alternating" \
+			"its CPU time for the same work (interrupts taken count in it, other load does not); ptbpf's timers ran ${t:-?} ns (sample_timer_ns)"
+	done
+	# 2. the target's cost against perf record -F 4000 -g -p, same attach
+	for kind in cpu sys pipe fork; do
+		case $kind in
+		cpu) n=20 ;;
+		sys) n=20 ;;
+		pipe) n=10 ;;
+		fork) n=100 ;;
+		esac
+		a=() b=() c=()
+		for i in $(seq "$rounds"); do
+			log "budget: target $kind, round $i"
+			a+=("$(target_run untraced "$kind" "$n" "u$kind$i")")
+			PTARGS="-F 4000"
+			b+=("$(target_run ptbpf "$kind" "$n" "f$kind$i")")
+			c+=("$(target_run perf "$kind" "$n" "p$kind$i")")
+		done
+		ta=$(printf '%s\n' "${a[@]}" | median)
+		tb=$(printf '%s\n' "${b[@]}" | median)
+		tc=$(printf '%s\n' "${c[@]}" | median)
+		row "budget.target.$kind" "target cost, $kind workload, ptbpf -F 4000 --pid: (traced - untraced) CPU time (median of $rounds)" \
+			"$(awk -v b="$tb" -v a="$ta" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')" ms \
+			"$(awk -v c="$tc" -v a="$ta" 'BEGIN { printf "%.1f", (c - a) / 1e6 }')" "perf record -F 4000 -g -p, same" \
+			"untraced $(awk -v n="$ta" 'BEGIN { printf "%.1f", n / 1e6 }') ms; ptbpf $(awk -v n="$tb" 'BEGIN { printf "%.1f", n / 1e6 }') ms; perf $(awk -v n="$tc" 'BEGIN { printf "%.1f", n / 1e6 }') ms"
+		if [ "$kind" = cpu ]; then
+			# the rate ptbpf took for -F 4000, and what it measured a sample at
+			local hz cal
+			hz=$(cat "$WORK"/b-fcpu*/events.jsonl | grep -o '"rate_hz":[0-9]*' | cut -d: -f2 | median)
+			cal=$(cat "$WORK"/b-fcpu*/events.jsonl | grep -o '"sample_cost_ns":[0-9]*' | cut -d: -f2 | median)
+			# 4. the calibration against the cost the bench sees: the
+			# extra time over the samples the timer took (rate x time)
+			row budget.calibration "per-sample cost found by ptbpf's calibration (median of $rounds starts)" \
+				"$cal" ns \
+				"$(awk -v b="$tb" -v a="$ta" -v h="$hz" 'BEGIN { printf "%.0f", (b - a) / (h * b / 1e9) }')" \
+				"measured here: (traced - untraced) / (rate x traced time), CPU-bound at $hz Hz" ""
+		fi
+	done
+	# 3. the default budget on the CPU-bound loop
+	a=() b=()
+	for i in $(seq "$rounds"); do
+		log "budget: default --overhead, round $i"
+		a+=("$(target_run untraced cpu 20 "ud$i")")
+		PTARGS=""
+		b+=("$(target_run ptbpf cpu 20 "d$i")")
+	done
+	ta=$(printf '%s\n' "${a[@]}" | median)
+	tb=$(printf '%s\n' "${b[@]}" | median)
+	t=$(cat "$WORK"/b-d*/events.jsonl | grep -o '"rate_hz":[0-9]*' | cut -d: -f2 | median)
+	row budget.default "CPU-bound target at the default --overhead 2 (median of $rounds)" \
+		"$(awk -v n="$tb" 'BEGIN { printf "%.1f", n / 1e6 }')" ms \
+		"$(awk -v n="$ta" 'BEGIN { printf "%.1f", n / 1e6 }')" "same, untraced, alternating" \
+		"the rate the budget chose: $t Hz (median)"
 }
 
 report() {

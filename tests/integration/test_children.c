@@ -89,6 +89,8 @@ static void launch(struct fx *f, const char *opts, const char *args)
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-b";
 	argv[n++] = "sample";
+	argv[n++] = "-F"; /* workers' samples are counted: a fixed rate */
+	argv[n++] = "4000";
 	argv[n++] = "-o";
 	argv[n++] = f->out;
 	snprintf(buf, sizeof(buf), "%s", opts);
@@ -101,7 +103,7 @@ static void launch(struct fx *f, const char *opts, const char *args)
 		argv[n++] = w;
 	argv[n] = NULL;
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	f->target = (pid_t)event_field(f->out, "start", 0, "pid");
@@ -322,6 +324,8 @@ static void test_follow_pid(void **state)
 	argv[n++] = "-q";
 	argv[n++] = "-b";
 	argv[n++] = "sample";
+	argv[n++] = "-F";
+	argv[n++] = "4000";
 	argv[n++] = "--follow";
 	argv[n++] = "-o";
 	argv[n++] = f->out;
@@ -329,7 +333,7 @@ static void test_follow_pid(void **state)
 	argv[n++] = pid;
 	argv[n] = NULL;
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
@@ -351,8 +355,8 @@ static void test_follow_pid_existing(void **state)
 	struct fx *f = *state;
 	char pid[16];
 	char *targv[] = { PROGS "forkserver", "2", "600", NULL };
-	char *argv[] = { PTBPF_BIN, "-q",   "-b",    "sample", "--follow",
-			 "-o",	    f->out, "--pid", pid,      NULL };
+	char *argv[] = { PTBPF_BIN,  "-q", "-b",   "sample", "-F", "4000",
+			 "--follow", "-o", f->out, "--pid",  pid,  NULL };
 	int i;
 
 	need_root();
@@ -361,7 +365,7 @@ static void test_follow_pid_existing(void **state)
 	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_int_equal(wait_exit(f->target, 30), 0);

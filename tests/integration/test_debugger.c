@@ -53,6 +53,8 @@ static void start_ptbpf(struct fx *f, const char *const opts[])
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-b";
 	argv[n++] = "sample";
+	argv[n++] = "-F"; /* samples are looked for: a fixed rate */
+	argv[n++] = "4000";
 	argv[n++] = "-o";
 	argv[n++] = f->out;
 	for (i = 0; opts && opts[i]; i++)
@@ -62,7 +64,7 @@ static void start_ptbpf(struct fx *f, const char *const opts[])
 	argv[n++] = pid;
 	argv[n] = NULL;
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 }
 
@@ -277,7 +279,7 @@ static void test_never_true_condition(void **state)
 		msleep(20);
 	}
 	kill(f->target, SIGKILL); /* gdb timed out first (60 s) */
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	used = snap_bytes(f->out);
 	most = used > most ? used : most;
@@ -381,7 +383,7 @@ static void test_segv_fatal(void **state)
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGSEGV);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGSEGV);
 	f->ptbpf = 0;
 	l = event_line(f->out, "fatal", NULL, 0);
 	assert_non_null(l);

@@ -37,8 +37,9 @@ static int setup_group(void **state)
 	 * clock_gettime), and a loaded machine gives it a fraction of the
 	 * CPU; 150 ms left work() without a sample now and then.
 	 */
-	snprintf(cmd, sizeof(cmd), "%s -q -b sample -o %s -- " PROGS "crash 400 >/dev/null 2>&1",
-		 PTBPF_BIN, out);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q -b sample -F 4000 -o %s -- " PROGS "crash 400 >/dev/null 2>&1", PTBPF_BIN,
+		 out);
 	st = system(cmd);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 139)
 		return -1;

@@ -93,6 +93,9 @@ static void start(struct fx *f, const char *const opts[], char *const targv[], b
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-o";
 	argv[n++] = f->out;
+	/* the samples counted below: a fixed rate, not the --overhead budget's */
+	argv[n++] = "-F";
+	argv[n++] = "4000";
 	for (i = 0; opts && opts[i]; i++)
 		argv[n++] = (char *)opts[i];
 	if (by_pid) {
@@ -111,7 +114,7 @@ static void start(struct fx *f, const char *const opts[], char *const targv[], b
 	/* a run before on the same -o left its own "start" */
 	starts = count_events(f->out, "start");
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", starts + 1, 10))
+	if (!wait_events(f->out, "start", starts + 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	assert_true(f->held.n[HELD_PROG] > 0);
@@ -125,7 +128,7 @@ static int finish(struct fx *f)
 	int st;
 
 	kill(f->ptbpf, SIGINT);
-	st = wait_exit(f->ptbpf, 20);
+	st = wait_exit(f->ptbpf, 60);
 	f->ptbpf = 0;
 	if (st >= 0 && held_left(&f->held))
 		fail_msg("ptbpf's BPF objects are still loaded after its exit");
@@ -459,7 +462,7 @@ static void test_crash_fatal_snapshot(void **state)
 
 	need_root();
 	start(f, NULL, targv, false);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 128 + SIGSEGV);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGSEGV);
 	f->ptbpf = 0;
 	assert_int_equal(count_events(f->out, "fatal"), 1);
 	event_str(f->out, "fatal", 0, "signal", sig, sizeof(sig));
@@ -576,7 +579,7 @@ static void test_full_disk(void **state)
 		msleep(300);
 		stop_cont(f, i, false, 50);
 	}
-	assert_int_equal(wait_exit(f->ptbpf, 15), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	f->target = 0;
 	errors = count_events(f->out, "snapshot_error");
@@ -952,7 +955,7 @@ static void test_grace(void **state)
 	t0 = mono_s();
 	kill(f->ptbpf, SIGINT);
 	/* now: far less than the 60 s of grace; ended as asked, so 0 */
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	print_message("second SIGINT: ended in %.2f s\n", mono_s() - t0);
 	f->ptbpf = 0;
 	f->target = 0;
@@ -963,7 +966,7 @@ static void test_grace(void **state)
 	start(f, short_grace, targv, false);
 	assert_true(wait_ignores_term(f->target));
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	f->target = 0;
 	assert_int_equal(held_left(&f->held), 0);
@@ -1097,7 +1100,8 @@ static void test_cgroup(void **state)
 	char *spin[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	char opt[400], procs[400], pid[16], dir[700];
-	char *argv[] = { PTBPF_BIN, "-o", f->out, "-t", "stop", opt, "--pid", pid, NULL };
+	char *argv[] = { PTBPF_BIN, "-o", f->out,  "-F", "4000", "-t",
+			 "stop",    opt,  "--pid", pid,	 NULL };
 	struct smps s;
 	size_t k, mine;
 
@@ -1115,7 +1119,7 @@ static void test_cgroup(void **state)
 	msleep(100);
 	/* by pid: the target is already running in its cgroup */
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	/* samples: its CPU time counts (see above), their number is not assumed */
@@ -1276,7 +1280,7 @@ static void test_exit_paths_leave_nothing(void **state)
 				kill_wait(f->target);
 				f->target = 0;
 			}
-			st = wait_exit(f->ptbpf, 10);
+			st = wait_exit(f->ptbpf, 60);
 			f->ptbpf = 0;
 		}
 		if (st != c->status)
@@ -1687,7 +1691,7 @@ static void test_scope_children_stay_out(void **state)
 
 	need_root();
 	start(f, opts, targv, false);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	scope_of_run(f, "process");
 	read_all_records(f, &r);
@@ -1713,7 +1717,7 @@ static void test_scope_process_exec(void **state)
 
 	need_root();
 	start(f, opts, targv, false);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	/* ptbpf's exec of execer, then execer's of worker */
 	assert_int_equal(count_events(f->out, "exec"), 2);

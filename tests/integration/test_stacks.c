@@ -214,10 +214,15 @@ static void test_report_callers(void **state)
 	free(txt);
 }
 
-/* -F above kernel.perf_event_max_sample_rate is lowered, and said. */
+/*
+ * -F above kernel.perf_event_max_sample_rate is lowered, to it or below
+ * (where a sample costs too much for it), and said in one line.
+ */
 static void test_freq_bounded(void **state)
 {
-	char cmd[600], max[32] = "", log[160], *txt;
+	char cmd[600], max[32] = "", log[160], out[160], why[32], *txt;
+	unsigned long long want;
+	long long hz;
 	FILE *f;
 	int st;
 
@@ -227,18 +232,27 @@ static void test_freq_bounded(void **state)
 	assert_non_null(fgets(max, sizeof(max), f));
 	fclose(f);
 	max[strcspn(max, "\n")] = 0;
+	want = strtoull(max, NULL, 10) * 2;
 	snprintf(log, sizeof(log), "%s/freq.log", dir);
+	snprintf(out, sizeof(out), "%s/freq", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "%s -b sample -F %llu -o %s/freq -- /bin/true "
+		 "%s -b sample -F %llu -o %s -- /bin/true "
 		 ">/dev/null 2>%s",
-		 PTBPF_BIN, strtoull(max, NULL, 10) * 2, dir, log);
+		 PTBPF_BIN, want, out, log);
 	st = system(cmd);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	hz = event_field(out, "start", 0, "rate_hz");
+	assert_int_equal(event_str(out, "start", 0, "rate", why, sizeof(why)), 0);
+	assert_string_equal(why, "lowered");
+	assert_true(hz > 0 && (unsigned long long)hz <= want / 2);
 	txt = slurp(log);
 	assert_non_null(txt);
-	snprintf(cmd, sizeof(cmd), "sampling at %s Hz", max);
-	if (!strstr(txt, cmd) || !strstr(txt, "kernel.perf_event_max_sample_rate"))
+	snprintf(cmd, sizeof(cmd), "sampling at %lld Hz", hz);
+	if (!strstr(txt, cmd))
 		fail_msg("no word of the lowered rate:\n%s", txt);
+	snprintf(cmd, sizeof(cmd), "-F %llu", want);
+	if (!strstr(txt, cmd) || strstr(strstr(txt, cmd) + 1, cmd))
+		fail_msg("not one line of the lowered rate:\n%s", txt);
 	free(txt);
 }
 
@@ -543,20 +557,22 @@ static void test_timeline_nesting(void **state)
  */
 static pid_t stop_cycles(const char *out, const char *opt, int n)
 {
-	char *argv[] = { PTBPF_BIN,   "-q",	   "-b", "sample",     "-t", "stop", "-o",
-			 (char *)out, (char *)opt, "--", PROGS "spin", "1",  NULL };
+	/* samples in a 50 ms window are counted: a fixed rate */
+	char *argv[] = { PTBPF_BIN,   "-q", "-b",	  "sample", "-F",
+			 "4000",      "-t", "stop",	  "-o",	    (char *)out,
+			 (char *)opt, "--", PROGS "spin", "1",	    NULL };
 	pid_t ptbpf, target;
 	int i;
 
 	if (!*opt) { /* no option: close the gap */
-		argv[8] = "--";
-		argv[9] = PROGS "spin";
-		argv[10] = "1";
-		argv[11] = NULL;
+		argv[10] = "--";
+		argv[11] = PROGS "spin";
+		argv[12] = "1";
+		argv[13] = NULL;
 	}
 	ptbpf = spawn(argv, NULL);
 	assert_true(ptbpf > 0);
-	if (!wait_events(out, "start", 1, 10))
+	if (!wait_events(out, "start", 1, 60))
 		fail_msg("ptbpf did not start");
 	target = (pid_t)event_field(out, "start", 0, "pid");
 	msleep(100);

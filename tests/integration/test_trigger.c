@@ -59,7 +59,8 @@ static int run_bpf(const char *args, char *err, size_t len, double *secs, bool b
 	struct held h;
 	int st;
 
-	snprintf(words, sizeof(words), "-b sample %s", args);
+	/* samples near each hit are looked for: a fixed rate, not the budget's */
+	snprintf(words, sizeof(words), "-b sample -F 4000 %s", args);
 	st = run_ptbpf_held(NULL, out, words, err, len, &h, 60);
 	if (secs)
 		*secs = mono_s() - t0;

@@ -115,7 +115,7 @@ static void check_held_start(struct fx *f, char *const prog[])
 	assert_int_equal(count_events(f->out, "start"), 0);
 	pid = f->procs[0] = spawn(prog, NULL);
 	assert_true(pid > 0);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("no start: %s", slurp(f->log));
 	assert_int_equal(event_field(f->out, "start", 0, "pid"), pid);
 	/* held at its exec: the run begins with it stopped, then lets it go */
@@ -123,7 +123,7 @@ static void check_held_start(struct fx *f, char *const prog[])
 	assert_string_equal(state, "stopped");
 	assert_int_equal(wait_exit(pid, 30), 0);
 	f->procs[0] = 0;
-	assert_int_equal(wait_exit(f->ptbpf, 20), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	assert_int_equal(held_left(&f->held), 0);
 	assert_int_equal(event_field(f->out, "run", 0, "pid"), pid);
@@ -172,7 +172,7 @@ static void test_wait_for_interrupted(void **state)
 	start_ptbpf(f, "--wait-for", "no-such-program-ever");
 	wait_waiting(f);
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 128 + SIGINT);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGINT);
 	f->ptbpf = 0;
 	assert_int_equal(held_left(&f->held), 0);
 	log = slurp(f->log);
@@ -189,7 +189,7 @@ static void test_wait_for_bad_path(void **state)
 
 	need_root();
 	start_ptbpf(f, "--wait-for", "/nonexistent/prog");
-	assert_int_equal(wait_exit(f->ptbpf, 10), 1);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 1);
 	f->ptbpf = 0;
 	log = slurp(f->log);
 	assert_non_null(log);
@@ -261,7 +261,7 @@ static void test_unit_cgroup(void **state)
 	msleep(100);
 	snprintf(opt, sizeof(opt), "fake-%d.service", getpid());
 	start_ptbpf(f, "--unit", opt);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("no start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	f->procs[2] = spawn_in(f->unit, c);
@@ -270,7 +270,7 @@ static void test_unit_cgroup(void **state)
 		assert_int_equal(wait_exit(f->procs[i], 30), 0);
 		f->procs[i] = 0;
 	}
-	assert_int_equal(wait_exit(f->ptbpf, 30), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	assert_int_equal(held_left(&f->held), 0);
 	/* a, b, b's worker (forked before the run: adopted) and c */
@@ -306,7 +306,7 @@ static void test_unit_unresolved(void **state)
 	need_root();
 	unsetenv("PTBPF_SYSTEMCTL");
 	start_ptbpf(f, "--unit", "ptbpf-no-such-unit.service");
-	assert_int_equal(wait_exit(f->ptbpf, 10), 1);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 1);
 	f->ptbpf = 0;
 	log = slurp(f->log);
 	assert_non_null(log);

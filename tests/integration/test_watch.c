@@ -40,7 +40,7 @@ static int teardown(void **state)
 	if (f->fifo_rd > 0)
 		close(f->fifo_rd);
 	kill_wait(f->target);
-	if (f->ptbpf > 0 && wait_exit(f->ptbpf, 10) < 0)
+	if (f->ptbpf > 0 && wait_exit(f->ptbpf, 60) < 0)
 		kill_wait(f->ptbpf);
 	fx_dir_remove(f->dir);
 	free(f);
@@ -71,7 +71,7 @@ static void start_logged(struct fx *f, char *const targv[], const char *log)
 	msleep(50); /* let it exec and start its threads */
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, log ? log : f->log);
-	if (!wait_events(f->dir, "start", 1, 10))
+	if (!wait_events(f->dir, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	/* attached before "start": its programs, by id */
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
@@ -103,7 +103,7 @@ static void end_target(struct fx *f)
 {
 	kill_wait(f->target);
 	f->target = 0;
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	assert_int_equal(held_left(&f->held), 0);
 }
@@ -172,7 +172,7 @@ static void test_attach_to_stopped(void **state)
 	assert_true(wait_stopped(f->target, 1, 5));
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
-	assert_true(wait_events(f->dir, "start", 1, 10));
+	assert_true(wait_events(f->dir, "start", 1, 60));
 	event_str(f->dir, "start", 0, "state", st, sizeof(st));
 	assert_string_equal(st, "stopped");
 	kill(f->target, SIGCONT);
@@ -242,7 +242,7 @@ static void test_sigsegv(void **state)
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 128 + SIGSEGV);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 128 + SIGSEGV);
 	f->ptbpf = 0;
 	seq = event_sequence(f->dir, "pause resume snapshot snapshot_error snapshot_skipped");
 	assert_string_equal(seq, "start exec fatal exit end");
@@ -263,7 +263,7 @@ static void test_exec(void **state)
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
-	assert_int_equal(wait_exit(f->ptbpf, 20), 7);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 7);
 	f->ptbpf = 0;
 	assert_int_equal(count_events(f->dir, "exec"), 2);
 	event_str(f->dir, "exec", 1, "filename", name, sizeof(name));
@@ -432,7 +432,7 @@ static void test_cycles_in_order(void **state)
 	assert_string_equal(last + 1, "resume");
 	free(seq);
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	printf("records that came before an earlier one, put back in order: "
 	       "%lld\n",
@@ -561,7 +561,7 @@ static void test_sigint(void **state)
 	need_root();
 	start_on_pid(f, targv);
 	kill(f->ptbpf, SIGINT);
-	assert_int_equal(wait_exit(f->ptbpf, 10), 0);
+	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
 	event_str(f->dir, "end", 0, "reason", reason, sizeof(reason));
 	assert_string_equal(reason, "signal");

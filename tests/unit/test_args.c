@@ -38,6 +38,11 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
+	{ "--overhead 0 --pid 1", "invalid --overhead '0'" },
+	{ "--overhead 100.5 --pid 1", "invalid --overhead '100.5'" },
+	{ "--overhead 2%x --pid 1", "invalid --overhead '2%x'" },
+	{ "--overhead -2 --pid 1", "invalid --overhead '-2'" },
+	{ "-F 100 --overhead 2 --pid 1", "-F and --overhead: give one" },
 	{ "", "nothing to trace" },
 	{ "-q", "nothing to trace" },
 	{ "--pid 0", "invalid pid '0'" },
@@ -329,6 +334,25 @@ static void test_everything(void **state)
 	args_free(&cfg);
 }
 
+/* --overhead: a percentage, with or without its sign. */
+static void test_overhead(void **state)
+{
+	struct config cfg;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("--overhead 0.5% --pid 1", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.overhead_pct > 0.49 && cfg.overhead_pct < 0.51);
+	assert_int_equal(cfg.freq, 0);
+	args_free(&cfg);
+	assert_int_equal(parse("--overhead 100 --pid 1", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.overhead_pct == 100);
+	args_free(&cfg);
+	assert_int_equal(parse("--pid 1", &cfg, err, sizeof(err)), 0);
+	assert_true(cfg.overhead_pct == 0);
+	args_free(&cfg);
+}
+
 static void test_callgraph(void **state)
 {
 	static const struct {
@@ -529,7 +553,7 @@ int main(void)
 		cmocka_unit_test(test_durations),    cmocka_unit_test(test_callgraph),
 		cmocka_unit_test(test_cpus),	     cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_null),	     cmocka_unit_test(test_no_buildid_cache),
-		cmocka_unit_test(test_help_text),
+		cmocka_unit_test(test_help_text),    cmocka_unit_test(test_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

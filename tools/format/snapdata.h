@@ -217,6 +217,20 @@ struct snap_crash {
 };
 
 /*
+ * The sample backend's sampling, as the run chose it (user/sampling.h):
+ * the kernel's mechanism, the rate, and what one sample costs here.
+ */
+struct snap_sampling {
+	/* "per-thread", "cgroup", "per-cpu", "per-cpu-filtered"; NULL: none */
+	const char *how;
+	unsigned int hz;
+	const char *why; /* "budget", "fixed", "lowered" */
+	__u64 sample_ns; /* one sample's cost, measured at start; 0: unknown */
+	double cost_pct; /* the target's estimated cost at hz; < 0: unknown */
+	double budget_pct; /* --overhead; 0 with -F */
+};
+
+/*
  * What every snapshot of a run shares, known once the per-core events are
  * open: given to the stager at setup (snapstage.h), copied into each
  * snapshot it stages.
@@ -225,6 +239,7 @@ struct snap_run {
 	enum ptbpf_backend backend;
 	enum ptbpf_scope scope;
 	const char *scope_why; /* why auto fell back; NULL or "" when not */
+	struct snap_sampling sampling; /* sample backend */
 	__u32 pid;
 	bool full; /* --full: whole buffers, not only new data */
 	__u64 run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: unknown */

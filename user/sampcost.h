@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What one sample of the sample backend costs on this machine, measured
+ * rather than assumed: a thread pinned to one CPU spins a fixed amount of
+ * work, alternately unsampled and sampled by an event with the run's own
+ * data attr (call chains, stack copies: the sample the target will pay
+ * for) at a known period; the difference in time, over the samples the
+ * kernel took, is the cost of one. The time a spin waited for its CPU
+ * (schedstat's run_delay) is taken out, so other load on the machine
+ * lengthens the calibration, not the cost, and of each kind the shortest
+ * spin counts (what else happens, a hypervisor's steal among it, only
+ * adds).
+ *
+ * A first phase samples at 2 kHz (a fifth of a CPU where a sample costs
+ * 100 µs); when
+ * that costs the spin under 5 %, a second one samples at the rate that
+ * should cost about 10 %, so that a cost of a microsecond still shows.
+ *
+ * Errors: -errno with one line in the caller's buffer.
+ */
+#ifndef PTBPF_SAMPCOST_H
+#define PTBPF_SAMPCOST_H
+
+#include <stddef.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+
+struct sampcost {
+	__u64 sample_ns; /* the cost of one sample */
+	unsigned int hz; /* the rate of the phase it comes from */
+	unsigned int reps; /* spins of each kind in that phase */
+	__u64 plain_ns, sampled_ns; /* the shortest spin of each kind */
+	__u64 samples; /* samples in a sampled spin (median) */
+	__u64 took_ns; /* the whole calibration, wall clock */
+};
+
+/*
+ * Measure on @cpu (-1: where the caller runs) with @attr (a sampling attr:
+ * its period, inherit and enable bits are set here), sampling at most at
+ * @max_hz, for spins of about @spin_ms each (0: 5 ms).
+ *
+ * Returns 0; -EINVAL for bad arguments; else the -errno of the thread, the
+ * event or the schedstat file, with the line in @err.
+ */
+int sampcost_measure(const struct perf_event_attr *attr, int cpu, unsigned int max_hz,
+		     unsigned int spin_ms, struct sampcost *out, char *err, size_t errlen);
+
+/*
+ * The same in the background: sampcost_start() returns at once (NULL with
+ * errno set when the thread can't start), sampcost_wait() waits for the
+ * result and releases @job, returning what sampcost_measure() would.
+ */
+struct sampcost_job;
+struct sampcost_job *sampcost_start(const struct perf_event_attr *attr, int cpu,
+				    unsigned int max_hz, unsigned int spin_ms);
+int sampcost_wait(struct sampcost_job *job, struct sampcost *out, char *err, size_t errlen);
+
+#endif /* PTBPF_SAMPCOST_H */
