@@ -722,7 +722,7 @@ static void crash_record(struct fixture *fx, bool pt)
 
 	memset(&ds, 0, sizeof(ds));
 	ds.pid = (uint32_t)getpid();
-	assert_int_equal(snap_read_file(fx->path, &buf, &len), 0);
+	assert_int_equal(snap_read_file(fx->path, SNAP_DATA_MAX, &buf, &len), 0);
 	assert_int_equal(perfread_parse(&ds, buf, len, "perf.data", &log), 0);
 	assert_int_equal(log.nr_errors, 0);
 	assert_true(ds.has_crash);

@@ -630,8 +630,13 @@ struct sim_pmu *sim_pmu_new(unsigned int nr_cpus, __u32 pt_type)
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return NULL;
-	sim->ops =
-		(struct perf_sys_ops){ sim_open, sim_mmap, sim_munmap, sim_ioctl, sim_close, sim };
+	/* no read: the simulated PMU counts nothing a run reads back */
+	sim->ops = (struct perf_sys_ops){ .open = sim_open,
+					  .mmap = sim_mmap,
+					  .munmap = sim_munmap,
+					  .ioctl = sim_ioctl,
+					  .close = sim_close,
+					  .ctx = sim };
 	sim->nr_cpus = nr_cpus;
 	sim->pt_type = pt_type;
 	sim->page_size = (size_t)sysconf(_SC_PAGESIZE);

@@ -135,7 +135,7 @@ static int procs_load(struct tl_procs *ps, const struct dump_snap *s)
 
 	memset(ps, 0, sizeof(*ps));
 	snprintf(path, sizeof(path), "%s/ptbpf.json", s->dir);
-	if (!snap_read_file(path, &buf, &len)) {
+	if (!snap_read_file(path, SNAP_JSON_MAX, &buf, &len)) {
 		if (jsondoc_parse((char *)buf, len, &root, NULL))
 			root = NULL;
 		free(buf);
