@@ -469,9 +469,9 @@ static void test_min_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_five_calls),	  T(test_second_thread), T(test_bad_symbols),
-		T(test_pid_library),	  T(test_trigger_limit), T(test_duration),
-		T(test_min_history),	  T(test_min_interval_hits), T(test_ifunc),
+		T(test_five_calls),  T(test_second_thread),	T(test_bad_symbols),
+		T(test_pid_library), T(test_trigger_limit),	T(test_duration),
+		T(test_min_history), T(test_min_interval_hits), T(test_ifunc),
 	};
 
 	/* TEST_FILTER=test_x runs one (cmocka's glob) */

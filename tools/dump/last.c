@@ -262,7 +262,8 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 		return -ENOMEM;
 	last_moments_sort(&m);
 	fprintf(out, "  last before the %s (newest first):%s\n",
-		!strcmp(s->trigger, "trigger") ? "hit" : textesc_str(trig, sizeof(trig), s->trigger),
+		!strcmp(s->trigger, "trigger") ? "hit" :
+						 textesc_str(trig, sizeof(trig), s->trigger),
 		m.n ? "" : " no samples");
 	for (i = 0; i < m.n && i < n; i++)
 		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts, tab);
