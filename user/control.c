@@ -89,7 +89,8 @@ bool control_target_stopped(const struct control *c)
 }
 
 /* A human line: queued, never waited for (see say.h). */
-static void human(struct control *c, uint64_t ts, const char *what, const char *detail)
+static void human_line(struct control *c, uint64_t ts, const char *what, const char *detail,
+		       bool limited)
 {
 	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
 	bool stop = !strcmp(what, "stop"), run = !strcmp(what, "run");
@@ -107,11 +108,16 @@ static void human(struct control *c, uint64_t ts, const char *what, const char *
 	}
 	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel, what, c->pid,
 		 detail && *detail ? " " : "", detail ? detail : "");
-	/* a debugger or a hot --trigger-on makes thousands: rate-limited */
-	if (!strcmp(what, "start") || !strcmp(what, "end"))
-		status_say(line);
-	else
+	if (limited)
 		status_say_limited(line);
+	else
+		status_say(line);
+}
+
+static void human(struct control *c, uint64_t ts, const char *what, const char *detail)
+{
+	/* a debugger or a hot --trigger-on makes thousands: rate-limited */
+	human_line(c, ts, what, detail, strcmp(what, "start") && strcmp(what, "end"));
 }
 
 /* One pause or resume: what happened, to log once the cause is logged. */
@@ -817,7 +823,8 @@ bool control_follow_full(struct control *c, unsigned long long total)
 		 "followed (%llu in all)",
 		 PTBPF_MAX_FOLLOW, total - c->follow_full_seen,
 		 total - c->follow_full_seen == 1 ? "" : "s", total);
-	human(c, clock_now_ns(), "warning", detail);
+	/* a limit reached is said at most once a second: never folded away */
+	human_line(c, clock_now_ns(), "warning", detail, false);
 	c->follow_full_seen = total;
 	return true;
 }

@@ -184,11 +184,11 @@ static void test_not_root(void **state)
 /* -v: libbpf's lines once prefixed, and the start before its resume. */
 static void test_verbose_lines(void **state)
 {
-	static char err[1 << 16];
+	static char err[1 << 20];
 	char *start, *resume;
 
 	need_root();
-	/* 64 KiB of stderr: libbpf's lines fit */
+	/* 1 MiB of stderr: libbpf's lines fit (82 KiB with the crash ring) */
 	assert_int_equal(run_ptbpf(NULL, "-v -b sample -- /bin/true", err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "libbpf: "));
 	assert_null(strstr(err, "libbpf: libbpf:"));
