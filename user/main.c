@@ -230,7 +230,9 @@ static int setup_target(struct app *app)
 		if (pid < 0)
 			return pid;
 		app->held = pid;
-		guardian_hold(&app->guard, pid);
+		/* from here a killed ptbpf's guardian lets it go (-v says when) */
+		if (!guardian_hold(&app->guard, pid) && app->cfg.verbosity > 0)
+			say("ptbpf: pid %d held; the guardian lets it go if ptbpf dies\n", pid);
 		/* the run starts with its target */
 		app->start_ns = clock_now_ns();
 	}

@@ -67,6 +67,16 @@ static void start_ptbpf(struct fx *f, const char *a, const char *b)
 	assert_true(f->ptbpf > 0);
 }
 
+/* Whether ptbpf's stderr (its log) has @what yet. */
+static bool log_has(const struct fx *f, const char *what)
+{
+	char *log = slurp(f->log);
+	bool has = log && strstr(log, what);
+
+	free(log);
+	return has;
+}
+
 /* Lines of `perf script` (call chains included) of snapshot @n with @sym. */
 static long lines_with(const struct fx *f, int n, const char *sym)
 {
@@ -338,7 +348,11 @@ static void test_wait_for_kill9(void **state)
 	snprintf(prog, sizeof(prog), "%s/held-spin", f->dir);
 	snprintf(cmd, sizeof(cmd), "cp %s '%s'", PROGS "spin", prog);
 	assert_int_equal(system(cmd), 0);
-	start_ptbpf(f, "--wait-for", prog);
+	/* -v: it says when the guardian knows of the hold */
+	f->ptbpf = spawn((char *[]){ PTBPF_BIN, "-v", "-b", "sample", "-o", f->out, "--wait-for",
+				     prog, NULL },
+			 f->log);
+	assert_true(f->ptbpf > 0);
 	wait_waiting(f);
 	pid = f->procs[0] = spawn(argv, NULL);
 	assert_true(pid > 0);
@@ -349,6 +363,13 @@ static void test_wait_for_kill9(void **state)
 	}
 	if (st != 'T')
 		fail_msg("the program was not held (state %c)", st ? st : '-');
+	/* the guardian knows of the hold once -v says so; the SIGKILL comes after */
+	for (end = mono_s() + 60; mono_s() < end && !log_has(f, "the guardian lets it go");)
+		msleep(10);
+	if (!log_has(f, "the guardian lets it go"))
+		fail_msg("no hold said: %s", slurp(f->log));
+	/* still held by ptbpf (its setup takes far longer than this look) */
+	assert_int_equal(task_state(pid, pid), 'T');
 	kill(f->ptbpf, SIGKILL);
 	waitpid(f->ptbpf, NULL, 0);
 	f->ptbpf = 0;

@@ -472,9 +472,16 @@ static void test_stalled_stderr(void **state)
 	 * good): a generous deadline, no duration asserted */
 	assert_int_equal(wait_exit(f->ptbpf, 60), 0);
 	f->ptbpf = 0;
-	print_message("SIGINT obeyed in %.2f s; %lld human lines dropped\n", mono_s() - t0,
-		      event_field(f->dir, "end", 0, "stderr_dropped"));
-	assert_true(event_field(f->dir, "end", 0, "stderr_dropped") > 0);
+	print_message("SIGINT obeyed in %.2f s; %lld human lines dropped, %lld folded\n",
+		      mono_s() - t0, event_field(f->dir, "end", 0, "stderr_dropped"),
+		      event_field(f->dir, "end", 0, "stderr_folded"));
+	/*
+	 * not every line went out: dropped at the stalled pipe, or folded before
+	 * it by the rate limit (which leaves the 64 KiB pipe room to spare)
+	 */
+	assert_true(event_field(f->dir, "end", 0, "stderr_dropped") +
+			    event_field(f->dir, "end", 0, "stderr_folded") >
+		    0);
 	assert_int_equal(held_left(&f->held), 0);
 }
 
