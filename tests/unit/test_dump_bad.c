@@ -443,6 +443,7 @@ static void test_hostile_names(void **state)
 	assert_null(memchr(fx->out, 0x07, fx->out_len));
 	/* --insn: the thread's line */
 	free(fx->out);
+	free(fx->err);
 	log.err = open_memstream(&fx->err, &fx->err_len);
 	log.nr_errors = 0;
 	insn(fx, &log);

@@ -182,6 +182,9 @@ static const char *comm_of(const struct tl_proc *p, uint32_t tid)
 
 static struct tl_arg arg_str(const char *key, const char *s)
 {
+	/* a fact a snapshot lacks (an older ptbpf.json) is an empty string */
+	if (!s)
+		s = "";
 	return (struct tl_arg){ .key = key, .type = TLA_STR, .s = s, .len = strlen(s) };
 }
 
