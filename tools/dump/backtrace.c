@@ -35,22 +35,39 @@ int backtrace_crash(const struct dump_snap *s, const struct dump_symtab *tab,
 	return (int)n;
 }
 
-int backtrace_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab)
+/*
+ * The crash record's frames, in a malloc'd *@frames the caller frees;
+ * returns how many (0 and NULL when @s has no crash record) or -errno.
+ */
+static int crash_frames(const struct dump_snap *s, const struct dump_symtab *tab,
+			struct dump_frame **frames)
 {
 	struct dump_frame *f;
-	char line[512];
-	int n, i;
+	int n;
 
+	*frames = NULL;
 	if (!s->has_crash)
 		return 0;
 	f = calloc(DUMP_UNWIND_MAX, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	n = backtrace_crash(s, tab, f, DUMP_UNWIND_MAX);
-	if (n < 0) {
+	if (n < 0)
 		free(f);
+	else
+		*frames = f;
+	return n;
+}
+
+int backtrace_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab)
+{
+	struct dump_frame *f;
+	char line[512];
+	int n, i;
+
+	n = crash_frames(s, tab, &f);
+	if (n < 0 || !f)
 		return n;
-	}
 	fprintf(out, "  backtrace at the %s (tid %u; registers and %" PRIu64 " bytes of stack",
 		s->crash_at[0] ? s->crash_at : "fault", s->crash.tid, s->crash.stack_len);
 	if (s->crash_capture_ns)
@@ -68,16 +85,9 @@ int backtrace_json(struct json *j, const struct dump_snap *s, const struct dump_
 	char hex[24];
 	int n, i;
 
-	if (!s->has_crash)
-		return 0;
-	f = calloc(DUMP_UNWIND_MAX, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	n = backtrace_crash(s, tab, f, DUMP_UNWIND_MAX);
-	if (n < 0) {
-		free(f);
+	n = crash_frames(s, tab, &f);
+	if (n < 0 || !f)
 		return n;
-	}
 	json_obj_begin(j, "crash");
 	json_u64(j, "tid", s->crash.tid);
 	json_u64(j, "stack_bytes", s->crash.stack_len);
