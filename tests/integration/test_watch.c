@@ -87,9 +87,9 @@ static void start_on_pid(struct fx *f, char *const targv[])
 static void stop_cont(struct fx *f, int i)
 {
 	assert_int_equal(kill(f->target, SIGSTOP), 0);
-	if (!wait_stopped(f->target, 1, 5))
+	if (!wait_stopped(f->target, 1, 30))
 		fail_msg("cycle %d: target did not stop", i);
-	if (!wait_events(f->dir, "stop", i + 1, 5))
+	if (!wait_events(f->dir, "stop", i + 1, 30))
 		fail_msg("cycle %d: no stop event", i);
 	assert_int_equal(count_events(f->dir, "run"), i);
 	assert_int_equal(kill(f->target, SIGCONT), 0);
