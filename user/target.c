@@ -188,6 +188,20 @@ char target_thread_state(const char *proc, pid_t pid, const char *tid)
 	return target_read_stat(path, &st) ? 0 : st.state;
 }
 
+/* include/linux/sched.h: set by do_exit() before its sched_process_exit */
+#define TARGET_PF_EXITING 0x00000004UL
+
+bool target_thread_exiting(const char *proc, pid_t pid, const char *tid)
+{
+	struct target_stat st;
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/%d/task/%s/stat", proc, pid, tid);
+	if (target_read_stat(path, &st))
+		return true;
+	return st.state == 'Z' || st.state == 'X' || (st.flags & TARGET_PF_EXITING);
+}
+
 static bool thread_live(const char *proc, pid_t pid, const char *tid)
 {
 	char st = target_thread_state(proc, pid, tid);

@@ -88,6 +88,13 @@ int target_read_stat(const char *path, struct target_stat *st);
 char target_thread_state(const char *proc, pid_t pid, const char *tid);
 
 /*
+ * Whether thread @tid of process @pid has begun to exit (PF_EXITING, set
+ * before the kernel's sched_process_exit tracepoint), has exited, or is
+ * not in @proc at all.
+ */
+bool target_thread_exiting(const char *proc, pid_t pid, const char *tid);
+
+/*
  * The live threads of process @pid from @proc/PID/task (zombie threads,
  * e.g. a leader that called pthread_exit(), are left out: perf can't bind
  * to them), into a malloc'd array. Returns the count (0 when none is

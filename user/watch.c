@@ -247,7 +247,6 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 	__u32 tid = (__u32)strtoul(name, NULL, 10);
 	int state = thread_state(proc, w->tgid, name);
 	__u32 st = (__u32)state;
-	char path[128];
 
 	/* its exit has been (or will not be) seen: it is not a live thread */
 	if (state == THREAD_GONE)
@@ -258,9 +257,13 @@ static void register_thread(struct watch *w, const char *proc, const char *name)
 	__atomic_fetch_add(&bss->root.nr_live, 1, __ATOMIC_SEQ_CST);
 	if (st != PTBPF_THREAD_RUNNING)
 		__atomic_fetch_add(&bss->root.nr_stopped, 1, __ATOMIC_SEQ_CST);
-	/* it may have exited before its slot existed: then nobody deleted it */
-	snprintf(path, sizeof(path), "%s/%d/task/%s", proc, w->tgid, name);
-	if (access(path, F_OK) == 0)
+	/*
+	 * It may have passed its exit tracepoint before its slot existed:
+	 * then nobody would delete it. PF_EXITING is set before that
+	 * tracepoint, so a thread without it will still be seen exiting; one
+	 * with it is deleted here or there, whichever comes first.
+	 */
+	if (!target_thread_exiting(proc, w->tgid, name))
 		return;
 	if (bpf_map__delete_elem(w->skel->maps.threads, &tid, sizeof(tid), 0))
 		return;

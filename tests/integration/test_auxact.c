@@ -65,12 +65,16 @@ static void test_events_count(void **state)
 	cs = perf_sys_open(&perf_sys_real, &a, -1, pid, -1, 0, err, sizeof(err));
 	if (cs < 0)
 		fail_msg("context-switch event: %s", err);
-	st = wait_exit(pid, 10);
+	st = wait_exit(pid, 60);
 	assert_int_equal(st, 0);
 	/* leaf ran 3 times: 3 hits, each one an overflow (period 1) */
 	assert_int_equal(count(up), 3);
-	/* it slept between the calls: switches, each a resume */
-	assert_true(count(cs) >= 3);
+	/*
+	 * it slept in each of the 2 gaps between the calls: a switch each, so
+	 * a resume each (the sleep before the first call may predate the
+	 * event, and the exit's switch comes after the task's events are gone)
+	 */
+	assert_true(count(cs) >= 2);
 	perf_sys_close(&perf_sys_real, &up);
 	perf_sys_close(&perf_sys_real, &cs);
 }

@@ -232,9 +232,9 @@ static void test_follow_worker_stop(void **state)
 	assert_int_equal(read_workers(f, f->log, 2, 10), 2);
 	w = f->workers[0];
 	assert_int_equal(kill(w, SIGSTOP), 0);
-	if (!wait_stopped(w, 1, 10))
+	if (!wait_stopped(w, 1, 60))
 		fail_msg("worker %d did not stop", w);
-	if (!wait_events(f->out, "stop", 1, 10))
+	if (!wait_events(f->out, "stop", 1, 60))
 		fail_msg("no stop event: %s", slurp(f->log));
 	assert_int_equal(event_field(f->out, "stop", 0, "pid"), w);
 	/* the stop snapshot names the worker */
@@ -252,7 +252,7 @@ static void test_follow_worker_stop(void **state)
 	assert_true(i < 100);
 	dump_reads_worker(f, (int)event_field(f->out, "snapshot", k, "snapshot"), w);
 	assert_int_equal(kill(w, SIGCONT), 0);
-	if (!wait_events(f->out, "run", 1, 10))
+	if (!wait_events(f->out, "run", 1, 60))
 		fail_msg("no run event: %s", slurp(f->log));
 	assert_int_equal(event_field(f->out, "run", 0, "pid"), w);
 	st = finish(f, 60);
@@ -408,11 +408,11 @@ static void test_follow_sigint_ends_workers(void **state)
 	/* workers that would spin for 60 s of CPU, the server gone at once */
 	launch(f, "-q --follow", "3 60000 0 nowait");
 	assert_int_equal(read_workers(f, f->log, 3, 10), 3);
-	assert_true(wait_events(f->out, "fork", 3, 10));
+	assert_true(wait_events(f->out, "fork", 3, 60));
 	kill(f->ptbpf, SIGINT);
 	assert_int_equal(finish(f, 60), 0);
 	for (i = 0; i < 3; i++)
-		if (!wait_gone(f->workers[i], 10))
+		if (!wait_gone(f->workers[i], 60))
 			fail_msg("worker %d still runs after ptbpf ended", f->workers[i]);
 	assert_int_equal(event_str(f->out, "end", 0, "reason", s, sizeof(s)), 0);
 	assert_string_equal(s, "signal");
@@ -439,7 +439,7 @@ static void test_follow_pid_sigint_leaves(void **state)
 	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	kill(f->ptbpf, SIGINT);

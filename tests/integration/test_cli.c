@@ -361,7 +361,7 @@ static void setup_interrupted(int sig, const char *name)
 		msleep(10);
 	}
 	kill(p, sig);
-	st = wait_exit(p, 10);
+	st = wait_exit(p, 60);
 	if (st < 0)
 		kill_wait(p);
 	kill_wait(spin);

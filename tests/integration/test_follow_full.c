@@ -74,7 +74,7 @@ static void test_follow_full(void **state)
 
 	need_root();
 	f->ptbpf = spawn(argv, f->log);
-	if (!wait_events(f->out, "start", 1, 10))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
 	f->target = (pid_t)event_field(f->out, "start", 0, "pid");

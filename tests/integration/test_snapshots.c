@@ -142,12 +142,12 @@ static int finish(struct fx *f)
 static void stop_wait(struct fx *f, int i, bool snap)
 {
 	assert_int_equal(kill(f->target, SIGSTOP), 0);
-	if (!wait_stopped(f->target, 1, 5))
+	if (!wait_stopped(f->target, 1, 60))
 		fail_msg("cycle %d: target did not stop", i);
 	/* generous: on a full disk a line waits for the next one, or the writer's error */
 	if (!wait_events(f->out, "stop", i + 1, 30))
 		fail_msg("cycle %d: no stop event", i);
-	if (snap && !wait_events(f->out, "snapshot", i + 1, 10))
+	if (snap && !wait_events(f->out, "snapshot", i + 1, 60))
 		fail_msg("cycle %d: no snapshot: %s", i, slurp(f->log));
 }
 
@@ -253,13 +253,14 @@ static char *list_dir(const char *dir)
  */
 static void test_stops_give_snapshots(void **state)
 {
-	static const char *const opts[] = { "-t", "stop", "--scope", "cpu", NULL };
+	/* its own rate: a cost budget would lower the default on a busy machine */
+	static const char *const opts[] = { "-t", "stop", "--scope", "cpu", "-F", "1000", NULL };
 	char *targv[] = { PROGS "demo", NULL };
 	struct fx *f = *state;
 	long long *stop_ts, *pause_ts, *res_ts, *res_lat, *snap_id, *trig_ts;
 	char dir[700], path[700], cmd[800], *seq, *rep;
 	const int N = 5;
-	int i, funcs = 0;
+	int i, funcs = 0, calls = 0;
 
 	need_root();
 	start(f, opts, targv, true);
@@ -337,12 +338,17 @@ static void test_stops_give_snapshots(void **state)
 			 dir);
 		free(rep);
 		rep = run_out(cmd, NULL);
+		/*
+		 * hash is most of demo's time: in every snapshot; serve and
+		 * parse_request a few % each, so counted over all of them (a
+		 * budget-lowered rate takes few samples a snapshot)
+		 */
 		assert_non_null(strstr(rep, "[.] hash"));
-		assert_non_null(strstr(rep, "[.] serve"));
-		funcs += !!strstr(rep, "[.] parse_request");
+		funcs += !!strstr(rep, "[.] serve");
+		calls += !!strstr(rep, "[.] parse_request");
 	}
-	/* 4% of the samples: not in every snapshot for sure */
 	assert_true(funcs > 0);
+	assert_true(calls > 0);
 	print_message("perf report of snapshot %d, the target's lines:\n%s", N, rep);
 	free(rep);
 	free(stop_ts);
@@ -855,11 +861,11 @@ static void test_max_size_everything(void **state)
 	for (i = 0; i < 150; i++) {
 		msleep(20);
 		assert_int_equal(kill(f->target, SIGSTOP), 0);
-		if (!wait_stopped(f->target, 1, 10))
+		if (!wait_stopped(f->target, 1, 60))
 			fail_msg("cycle %d: target did not stop", i);
 		msleep(5);
 		assert_int_equal(kill(f->target, SIGCONT), 0);
-		if (!wait_stopped(f->target, 0, 10))
+		if (!wait_stopped(f->target, 0, 60))
 			fail_msg("cycle %d: target did not run", i);
 	}
 	assert_int_equal(finish(f), 0);
@@ -896,10 +902,10 @@ static void test_stderr_folded(void **state)
 	start(f, opts, targv, true);
 	for (i = 0, end = mono_s() + 180; !found && i < 5000 && mono_s() < end; i++) {
 		assert_int_equal(kill(f->target, SIGSTOP), 0);
-		if (!wait_stopped(f->target, 1, 10))
+		if (!wait_stopped(f->target, 1, 60))
 			fail_msg("cycle %d: target did not stop", i);
 		assert_int_equal(kill(f->target, SIGCONT), 0);
-		if (!wait_stopped(f->target, 0, 10))
+		if (!wait_stopped(f->target, 0, 60))
 			fail_msg("cycle %d: target did not run", i);
 		if (i % 10 == 9) {
 			log = slurp(f->log);
@@ -1140,7 +1146,7 @@ static void test_cgroup(void **state)
 	free(s.v);
 	/* moved out of the cgroup: no longer recorded, and ptbpf says so */
 	write_file(CGROUP2 "/cgroup.procs", pid);
-	if (!wait_events(f->out, "warning", 1, 10))
+	if (!wait_events(f->out, "warning", 1, 60))
 		fail_msg("the target left the cgroup unnoticed");
 	event_str(f->out, "warning", 0, "reason", dir, sizeof(dir));
 	assert_string_equal(dir, "cgroup_left");
@@ -1327,15 +1333,15 @@ static void test_measure_latency(void **state)
 	start(f, opts, targv, true);
 	for (i = 0; i < 1000; i++) {
 		kill(f->target, SIGSTOP);
-		if (!wait_stopped(f->target, 1, 5))
+		if (!wait_stopped(f->target, 1, 60))
 			fail_msg("cycle %d: no stop", i);
 		usleep(300);
 		kill(f->target, SIGCONT);
-		if (!wait_stopped(f->target, 0, 5))
+		if (!wait_stopped(f->target, 0, 60))
 			fail_msg("cycle %d: no continue", i);
 		usleep(300);
 	}
-	assert_true(wait_events(f->out, "resume", 1001, 10));
+	assert_true(wait_events(f->out, "resume", 1001, 60));
 	assert_int_equal(finish(f), 0);
 	np = event_values(f->out, "pause", "latency_ns", &p);
 	nr = event_values(f->out, "resume", "latency_ns", &r);
@@ -1429,7 +1435,7 @@ static void test_measure_snapshot(void **state)
 	for (n = 0, full = false; !full && n < 15; n++) {
 		sleep(4);
 		kill(f->ptbpf, SIGUSR2);
-		assert_true(wait_events(f->out, "snapshot", n + 1, 20));
+		assert_true(wait_events(f->out, "snapshot", n + 1, 60));
 		c0 = core_bytes(f, n + 1, 0);
 		c1 = core_bytes(f, n + 1, 1);
 		full = c0 > (4 << 20) - 4096 && c1 > (4 << 20) - 4096;
@@ -1438,7 +1444,7 @@ static void test_measure_snapshot(void **state)
 	for (i = 0; i < 3; i++) {
 		msleep(300);
 		kill(f->ptbpf, SIGUSR2);
-		assert_true(wait_events(f->out, "snapshot", n + i + 1, 20));
+		assert_true(wait_events(f->out, "snapshot", n + i + 1, 60));
 		pmax[i] = event_field(f->out, "snapshot", n + i, "paused_max_ns");
 		wns[i] = event_field(f->out, "snapshot", n + i, "write_ns");
 	}

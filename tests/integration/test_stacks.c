@@ -428,6 +428,23 @@ static void test_dump_summary(void **state)
 	free(txt);
 }
 
+/* The line of @txt that starts with @want after its padding, or NULL. */
+static char *sample_line(char *txt, const char *want)
+{
+	char *line = txt;
+
+	while (line && *line) {
+		char *p = line + strspn(line, " ");
+
+		if (!strncmp(p, want, strlen(want)))
+			return line;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return NULL;
+}
+
 /*
  * --call-graph dwarf without frame pointers: the stacks ptbpf-dump unwinds
  * for its last samples are perf script's for the same samples (by time),
@@ -471,9 +488,12 @@ static void test_dwarf_dump_matches_perf(void **state)
 		     f = strtok_r(NULL, " ", &fsave))
 			if (strcmp(f, "<-"))
 				ours[no++] = f;
-		/* perf's sample "   TIME: " then "\tADDR SYM" per frame */
-		snprintf(want, sizeof(want), " %llu.%09llu: ", t / 1000000000, t % 1000000000);
-		at = strstr(perf, want);
+		/*
+		 * perf's sample "TIME: " padded to a width (no space once the
+		 * seconds fill it), then "\tADDR SYM" per frame
+		 */
+		snprintf(want, sizeof(want), "%llu.%09llu: ", t / 1000000000, t % 1000000000);
+		at = sample_line(perf, want);
 		if (!at)
 			fail_msg("no perf script sample at %s", want);
 		at = strchr(at, '\n');

@@ -207,7 +207,7 @@ static pid_t launch_args(struct fx *f, const char *args)
 	}
 	snprintf(cmd, sizeof(cmd), "%s -b sample -o %s %s\n", PTBPF_BIN, f->out, args);
 	type(f, cmd);
-	if (!wait_events(f->out, "start", 1, 15))
+	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start; the terminal shows:\n%s", f->buf);
 	target = (pid_t)event_field(f->out, "start", 0, "pid");
 	assert_true(target > 0);
@@ -233,14 +233,14 @@ static pid_t suspend(struct fx *f, pid_t target)
 	type(f, "\x1a");
 	must_see(f, "Stopped", 10);
 	must_see(f, PROMPT, 10);
-	assert_true(wait_stopped(target, 1, 5));
-	assert_true(wait_events(f->out, "stop", 1, 5));
+	assert_true(wait_stopped(target, 1, 60));
+	assert_true(wait_events(f->out, "stop", 1, 60));
 	event_str(f->out, "stop", 0, "signal", sig, sizeof(sig));
 	assert_string_equal(sig, "SIGTSTP");
 	event_str(f->out, "stop", 0, "kind", sig, sizeof(sig));
 	assert_string_equal(sig, "group_stop");
 	/* the recording part kept running: the stop's snapshot is written */
-	assert_true(wait_events(f->out, "snapshot", 1, 10));
+	assert_true(wait_events(f->out, "snapshot", 1, 60));
 	front = front_pid(f);
 	assert_true(front > 0);
 	assert_int_equal(proc_state(front), 'T');
@@ -265,8 +265,8 @@ static void test_ctrl_z_fg_ctrl_c(void **state)
 	/* written while the shell had the terminal: said on a line of its own */
 	must_see(f, "ptbpf: snapshot 1 (stop): ", 10);
 	type(f, "fg\n");
-	assert_true(wait_stopped(target, 0, 5));
-	assert_true(wait_events(f->out, "run", 1, 5));
+	assert_true(wait_stopped(target, 0, 60));
+	assert_true(wait_events(f->out, "run", 1, 60));
 	msleep(200);
 	/* Ctrl-C reaches the command (no handler: it dies of SIGINT) */
 	type(f, "\x03");
@@ -274,7 +274,7 @@ static void test_ctrl_z_fg_ctrl_c(void **state)
 	exit_status_is(f, "status=130");
 	/* the command shares the terminal: never a status line */
 	assert_null(strstr(f->buf, "\033[K"));
-	assert_true(wait_events(f->out, "end", 1, 5));
+	assert_true(wait_events(f->out, "end", 1, 60));
 	assert_int_equal(event_field(f->out, "exit", 0, "exit_signal"), SIGINT);
 	assert_int_equal(event_field(f->out, "end", 0, "status"), 130);
 	assert_int_equal(event_field(f->out, "end", 0, "exit_status"), 130);
@@ -328,9 +328,9 @@ static void test_chatty_command(void **state)
 	for (i = 1; i <= 2; i++) {
 		msleep(200);
 		assert_int_equal(kill(target, SIGSTOP), 0);
-		assert_true(wait_events(f->out, "snapshot", i, 10));
+		assert_true(wait_events(f->out, "snapshot", i, 60));
 		assert_int_equal(kill(target, SIGCONT), 0);
-		assert_true(wait_events(f->out, "run", i, 10));
+		assert_true(wait_events(f->out, "run", i, 60));
 	}
 	msleep(200);
 	assert_int_equal(close(open(done, O_CREAT | O_WRONLY, 0600)), 0);
@@ -378,20 +378,20 @@ static void test_pid_ctrl_z(void **state)
 	must_see(f, "ptbpf: stopped (Ctrl-Z); fg or bg goes on recording", 10);
 	must_see(f, "Stopped", 10);
 	must_see(f, PROMPT, 10);
-	assert_true(wait_stopped(ptbpf, 1, 5));
+	assert_true(wait_stopped(ptbpf, 1, 60));
 	msleep(300); /* ptbpf stays stopped */
-	assert_true(wait_stopped(ptbpf, 1, 5));
+	assert_true(wait_stopped(ptbpf, 1, 60));
 	/* meanwhile the target stops and runs again */
 	assert_int_equal(kill(target, SIGSTOP), 0);
-	assert_true(wait_stopped(target, 1, 5));
+	assert_true(wait_stopped(target, 1, 60));
 	assert_int_equal(kill(target, SIGCONT), 0);
-	assert_true(wait_stopped(target, 0, 5));
+	assert_true(wait_stopped(target, 0, 60));
 	assert_int_equal(count_events(f->out, "stop"), 0);
 	type(f, "fg\n");
 	must_see(f, "ptbpf: continued after ", 10);
 	must_see(f, " stopped; meanwhile: 1 stop, 1 run (1 snapshot not taken: ptbpf was stopped)",
 		 5);
-	assert_true(wait_events(f->out, "suspended", 1, 5));
+	assert_true(wait_events(f->out, "suspended", 1, 60));
 	assert_int_equal(event_field(f->out, "suspended", 0, "stops"), 1);
 	assert_int_equal(event_field(f->out, "suspended", 0, "snapshots_missed"), 1);
 	/* ptbpf's stop, not the time it took to stop */
@@ -402,14 +402,14 @@ static void test_pid_ctrl_z(void **state)
 	must_see(f, want, 10);
 	/* and recording goes on: the next stop has its snapshot */
 	assert_int_equal(kill(target, SIGSTOP), 0);
-	assert_true(wait_events(f->out, "snapshot", 1, 10));
+	assert_true(wait_events(f->out, "snapshot", 1, 60));
 	must_see(f, "| 2 stops | 1 snapshot,", 10);
 	assert_int_equal(kill(target, SIGCONT), 0);
-	assert_true(wait_events(f->out, "run", 2, 10));
+	assert_true(wait_events(f->out, "run", 2, 60));
 	/* bg: it records in the background, the shell has the terminal */
 	type(f, "\x1a");
 	must_see(f, PROMPT, 10);
-	assert_true(wait_stopped(ptbpf, 1, 5));
+	assert_true(wait_stopped(ptbpf, 1, 60));
 	mark = f->mark;
 	type(f, "bg\n");
 	must_see(f, "ptbpf: continued after ", 10);
@@ -417,10 +417,10 @@ static void test_pid_ctrl_z(void **state)
 	/* the shell's prompt comes before or after that line */
 	f->mark = mark;
 	must_see(f, PROMPT, 10);
-	assert_true(wait_stopped(ptbpf, 0, 5));
+	assert_true(wait_stopped(ptbpf, 0, 60));
 	/* a snapshot written meanwhile has a line of its own */
 	assert_int_equal(kill(target, SIGSTOP), 0);
-	assert_true(wait_events(f->out, "snapshot", 2, 10));
+	assert_true(wait_events(f->out, "snapshot", 2, 60));
 	must_see(f, "ptbpf: snapshot 2 (stop): ", 10);
 	assert_int_equal(kill(target, SIGCONT), 0);
 	/* fg: the status line is drawn again */
@@ -487,7 +487,7 @@ static void test_exit_statuses(void **state)
 			 out, runs[i].args);
 		type(f, cmd);
 		must_see(f, runs[i].status, 30);
-		assert_true(wait_events(out, "end", 1, 5));
+		assert_true(wait_events(out, "end", 1, 60));
 		event_str(out, "end", 0, "ended", ended, sizeof(ended));
 		if (strcmp(ended, runs[i].ended))
 			fail_msg("%s: ended %s, not %s", runs[i].args, ended, runs[i].ended);
@@ -504,8 +504,8 @@ static void test_bg_continues(void **state)
 	target = launch(f, PROGS "ticker 1000000 5");
 	suspend(f, target);
 	type(f, "bg\n");
-	assert_true(wait_stopped(target, 0, 5));
-	assert_true(wait_events(f->out, "run", 1, 5));
+	assert_true(wait_stopped(target, 0, 60));
+	assert_true(wait_events(f->out, "run", 1, 60));
 	must_see(f, PROMPT, 10);
 	type(f, "jobs\n");
 	must_see(f, "Running", 5);
@@ -514,9 +514,9 @@ static void test_bg_continues(void **state)
 	msleep(300);
 	type(f, "\x1a");
 	must_see(f, "Stopped", 10);
-	assert_true(wait_events(f->out, "stop", 2, 5));
+	assert_true(wait_events(f->out, "stop", 2, 60));
 	type(f, "fg\n");
-	assert_true(wait_stopped(target, 0, 5));
+	assert_true(wait_stopped(target, 0, 60));
 	msleep(100);
 	type(f, "\x03");
 	exit_status_is(f, "status=130");

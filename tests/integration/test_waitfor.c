@@ -121,7 +121,7 @@ static void check_held_start(struct fx *f, char *const prog[])
 
 	wait_waiting(f);
 	msleep(2000);
-	assert_int_equal(wait_exit(spawn(other, NULL), 10), 0);
+	assert_int_equal(wait_exit(spawn(other, NULL), 60), 0);
 	assert_int_equal(count_events(f->out, "start"), 0);
 	pid = f->procs[0] = spawn(prog, NULL);
 	assert_true(pid > 0);

@@ -93,7 +93,7 @@ static void stop_cont(struct fx *f, int i)
 		fail_msg("cycle %d: no stop event", i);
 	assert_int_equal(count_events(f->dir, "run"), i);
 	assert_int_equal(kill(f->target, SIGCONT), 0);
-	if (!wait_events(f->dir, "run", i + 1, 5))
+	if (!wait_events(f->dir, "run", i + 1, 60))
 		fail_msg("cycle %d: no run event", i);
 	assert_int_equal(count_events(f->dir, "stop"), i + 1);
 }
@@ -169,16 +169,16 @@ static void test_attach_to_stopped(void **state)
 	f->target = spawn(targv, NULL);
 	msleep(50);
 	kill(f->target, SIGSTOP);
-	assert_true(wait_stopped(f->target, 1, 5));
+	assert_true(wait_stopped(f->target, 1, 60));
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
 	assert_true(wait_events(f->dir, "start", 1, 60));
 	event_str(f->dir, "start", 0, "state", st, sizeof(st));
 	assert_string_equal(st, "stopped");
 	kill(f->target, SIGCONT);
-	assert_true(wait_events(f->dir, "run", 1, 5));
+	assert_true(wait_events(f->dir, "run", 1, 60));
 	kill(f->target, SIGSTOP);
-	assert_true(wait_events(f->dir, "stop", 1, 5));
+	assert_true(wait_events(f->dir, "stop", 1, 60));
 	end_target(f);
 }
 
@@ -193,7 +193,7 @@ static void test_gdb_attach(void **state)
 	start_on_pid(f, targv);
 	snprintf(cmd, sizeof(cmd), "gdb -nx -batch -p %d", f->target);
 	run_capture(cmd, out, sizeof(out));
-	assert_true(wait_events(f->dir, "run", 1, 10));
+	assert_true(wait_events(f->dir, "run", 1, 60));
 	assert_int_equal(event_str(f->dir, "stop", 0, "cause", cause, sizeof(cause)), 0);
 	assert_string_equal(cause, "ptrace");
 	event_str(f->dir, "run", 0, "cause", cause, sizeof(cause));
@@ -219,12 +219,12 @@ static void test_ptrace_interrupt(void **state)
 	assert_int_equal(waitpid(f->target, &st, __WALL), f->target);
 	assert_true(WIFSTOPPED(st));
 	assert_int_equal(task_state(f->target, f->target), 't');
-	assert_true(wait_events(f->dir, "stop", 1, 5));
+	assert_true(wait_events(f->dir, "stop", 1, 60));
 	event_str(f->dir, "stop", 0, "cause", cause, sizeof(cause));
 	assert_string_equal(cause, "ptrace");
 	assert_int_equal(count_events(f->dir, "run"), 0);
 	assert_int_equal(ptrace(PTRACE_DETACH, f->target, 0, 0), 0);
-	assert_true(wait_events(f->dir, "run", 1, 5));
+	assert_true(wait_events(f->dir, "run", 1, 60));
 	event_str(f->dir, "run", 0, "cause", cause, sizeof(cause));
 	assert_string_equal(cause, "ptrace");
 	end_target(f);
@@ -296,13 +296,13 @@ static void test_thousand_cycles(void **state)
 	start_on_pid(f, targv);
 	for (i = 0; i < 1000; i++) {
 		kill(f->target, SIGSTOP);
-		if (!wait_stopped(f->target, 1, 5))
+		if (!wait_stopped(f->target, 1, 60))
 			fail_msg("cycle %d: target did not stop", i);
 		kill(f->target, SIGCONT);
-		if (!wait_stopped(f->target, 0, 5))
+		if (!wait_stopped(f->target, 0, 60))
 			fail_msg("cycle %d: target did not continue", i);
 	}
-	if (!wait_events(f->dir, "run", 1000, 20))
+	if (!wait_events(f->dir, "run", 1000, 60))
 		fail_msg("%d stop and %d run events of 1000, %d lost_events lines",
 			 count_events(f->dir, "stop"), count_events(f->dir, "run"),
 			 count_events(f->dir, "lost_events"));
@@ -386,10 +386,10 @@ static void cycles_in_order(struct fx *f, int n)
 
 	for (i = 0; i < n; i++) {
 		kill(f->target, SIGSTOP);
-		if (!wait_stopped(f->target, 1, 5))
+		if (!wait_stopped(f->target, 1, 60))
 			fail_msg("cycle %d: target did not stop", i);
 		kill(f->target, SIGCONT);
-		if (!wait_stopped(f->target, 0, 5))
+		if (!wait_stopped(f->target, 0, 60))
 			fail_msg("cycle %d: target did not continue", i);
 	}
 	wait_events(f->dir, "run", n, 60);
@@ -464,7 +464,7 @@ static void test_stalled_stderr(void **state)
 	start_logged(f, targv, fifo);
 	cycles_in_order(f, 3000);
 	kill(f->target, SIGSTOP);
-	if (!wait_events(f->dir, "stop", 3001, 5))
+	if (!wait_events(f->dir, "stop", 3001, 60))
 		fail_msg("the stop after 3,000 cycles was not logged");
 	t0 = mono_s();
 	kill(f->ptbpf, SIGINT);
@@ -502,17 +502,17 @@ static void test_lost_events_resync(void **state)
 	/* cpu scope: the catch-up is a pause (process scope needs none) */
 	f->extra = "-q -t stop --scope cpu";
 	start_on_pid(f, targv);
-	assert_true(wait_events(f->dir, "resume", 1, 5));
+	assert_true(wait_events(f->dir, "resume", 1, 60));
 	kill(f->ptbpf, SIGSTOP);
 	/* ~2 events a thread, a thread every ~2 ms: until the ring is full */
 	for (i = 0; i < 3000 && held_bpf_global(&f->held, "lost_events") <= 0; i++)
 		msleep(10);
 	assert_true(held_bpf_global(&f->held, "lost_events") > 0);
 	kill(f->target, SIGSTOP);
-	assert_true(wait_stopped(f->target, 1, 5));
+	assert_true(wait_stopped(f->target, 1, 60));
 	kill(f->ptbpf, SIGCONT);
-	assert_true(wait_events(f->dir, "lost_events", 1, 10));
-	assert_true(wait_events(f->dir, "pause", 1, 10));
+	assert_true(wait_events(f->dir, "lost_events", 1, 60));
+	assert_true(wait_events(f->dir, "pause", 1, 60));
 	assert_true(event_field(f->dir, "lost_events", 0, "count") > 0);
 	seq = event_sequence(f->dir, "thread_start thread_exit");
 	/* no stop event came through, but the collection paused */
@@ -521,7 +521,7 @@ static void test_lost_events_resync(void **state)
 	assert_non_null(strstr(p, "pause"));
 	free(seq);
 	/* and the stop it missed still has its snapshot */
-	assert_true(wait_events(f->dir, "snapshot", 1, 10));
+	assert_true(wait_events(f->dir, "snapshot", 1, 60));
 	event_str(f->dir, "snapshot", 0, "trigger", trig, sizeof(trig));
 	assert_string_equal(trig, "stop");
 	end_target(f);
@@ -549,7 +549,7 @@ static void test_zombie_leader(void **state)
 	assert_string_equal(seq, "start stop run stop run stop run");
 	free(seq);
 	/* the snapshot names its program: read from a live thread */
-	assert_true(wait_events(f->dir, "snapshot", 1, 10));
+	assert_true(wait_events(f->dir, "snapshot", 1, 60));
 	snprintf(path, sizeof(path), "%s/snapshot-000001/ptbpf.json", f->dir);
 	meta = slurp(path);
 	assert_non_null(meta);
