@@ -81,12 +81,6 @@ __u64 follow_full = 0;
  */
 __u8 cpu_ran[PTBPF_MAX_CPUS] = {};
 __u8 cpu_on[PTBPF_MAX_CPUS] = {};
-/*
- * sample_filter lets the target's samples through once this is set: by
- * user space for --pid, here at the exec of a launched command (its code
- * before the exec is ptbpf's).
- */
-__u8 filter_open = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -657,7 +651,6 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	bpf_map_update_elem(&threads, &tid, &running, BPF_ANY);
 	pr->nr_live = 1;
 	pr->nr_stopped = 0;
-	filter_open = 1;
 
 	e = reserve(PTBPF_EV_EXEC, p, pr);
 	if (!e)
@@ -872,21 +865,6 @@ int BPF_PROG(handle_signal_deliver, int sig, struct kernel_siginfo *info, struct
 		e->si_code = BPF_CORE_READ(info, si_code);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
-}
-
-/*
- * Process scope, sample backend: on each CPU's cpu-clock event (attached
- * with PERF_EVENT_IOC_SET_BPF, so it goes with the event). Returning 0
- * makes __perf_event_overflow() drop the sample, so the ring only ever
- * holds the target's: the cut of task-bound events, without their cost of
- * an hrtimer stopped and started at every context switch of the target.
- */
-SEC("perf_event")
-int sample_filter(struct bpf_perf_event_data *ctx)
-{
-	if (!proc_by_tgid((__u32)(bpf_get_current_pid_tgid() >> 32)))
-		return 0;
-	return filter_open;
 }
 
 /*

@@ -144,16 +144,12 @@ static void scope_attrs(struct coreplan *plan, const struct cores_config *cfg)
 	if (plan->scope != SCOPE_PROCESS)
 		return;
 	/*
-	 * A task-bound cpu-clock event stops and starts an hrtimer at every
-	 * context switch of the target (perf bench sched pipe -T ran at half
-	 * speed here); behind a BPF filter a per-CPU one gives the same
-	 * samples without that cost.
+	 * Task-bound sampling events too, as perf record -p opens them: no
+	 * timer runs on a CPU where the target does not (per-CPU events
+	 * behind a BPF filter made every process there pay the interrupts).
 	 */
-	plan->split = plan->backend == BACKEND_SAMPLE && cfg->sample_filter_fd >= 0;
 	plan->sb_attr.inherit = 1;
 	plan->sb_attr.inherit_thread = !cfg->follow;
-	if (plan->split)
-		return; /* the filter's gate opens at exec: no enable_on_exec */
 	plan->data_attr.inherit = 1;
 	plan->data_attr.inherit_thread = !cfg->follow;
 	if (cfg->enable_on_exec) {
@@ -223,5 +219,5 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int
 bool coreplan_starts_running(const struct coreplan *plan, const struct cores_config *cfg)
 {
 	return cfg->start_running ||
-	       (plan->scope == SCOPE_PROCESS && cfg->enable_on_exec && !plan->split);
+	       (plan->scope == SCOPE_PROCESS && cfg->enable_on_exec);
 }

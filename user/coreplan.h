@@ -26,11 +26,6 @@ struct coreplan {
 	enum ptbpf_scope scope; /* never SCOPE_AUTO */
 	int pid; /* perf_event_open()'s pid: -1, the cgroup fd, the first tid */
 	unsigned long flags; /* PERF_FLAG_PID_CGROUP in cgroup scope */
-	/*
-	 * Process scope, sample backend with a filter: cpu-wide cpu-clock
-	 * events behind the BPF filter, task-bound sideband events. No group.
-	 */
-	bool split;
 	enum ptbpf_backend backend; /* BACKEND_INTEL_PT or BACKEND_SAMPLE */
 	struct pmu_intel_pt pmu; /* intel-pt only */
 	struct perf_event_attr data_attr, sb_attr;

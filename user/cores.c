@@ -85,7 +85,6 @@ void cores_config_init(struct cores_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->backend = BACKEND_AUTO;
 	cfg->cgroup_fd = -1;
-	cfg->sample_filter_fd = -1;
 }
 
 /* The data pages of the PT event's records ring; 0 for sample. */
@@ -191,9 +190,8 @@ static int open_core(struct cores *c, const struct cores_config *cfg, struct cor
 {
 	int rc;
 
-	/* split: the data event counts the whole CPU, filtered by BPF */
-	rc = perf_sys_open(c->sys, &c->plan.data_attr, core->cpu, c->plan.split ? -1 : c->plan.pid,
-			   -1, c->plan.flags, err, errlen);
+	rc = perf_sys_open(c->sys, &c->plan.data_attr, core->cpu, c->plan.pid, -1, c->plan.flags,
+			   err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc == -EINVAL) {
@@ -203,20 +201,9 @@ static int open_core(struct cores *c, const struct cores_config *cfg, struct cor
 	if (rc < 0)
 		return rc;
 	core->data_fd = rc;
-	/* attached before the event is ever enabled: no sample passes unseen */
-	if (c->plan.split) {
-		rc = perf_sys_set_bpf(c->sys, core->data_fd, cfg->sample_filter_fd, core->cpu, err,
-				      errlen);
-		if (rc)
-			return rc;
-	}
-	/*
-	 * In the data event's group: one ioctl switches both. Split, the two
-	 * live in different contexts (the CPU's, the task's) and can't share
-	 * a group.
-	 */
-	rc = perf_sys_open(c->sys, &c->plan.sb_attr, core->cpu, c->plan.pid,
-			   c->plan.split ? -1 : core->data_fd, c->plan.flags, err, errlen);
+	/* in the data event's group: one ioctl switches both */
+	rc = perf_sys_open(c->sys, &c->plan.sb_attr, core->cpu, c->plan.pid, core->data_fd,
+			   c->plan.flags, err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc < 0)
@@ -335,21 +322,19 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err, s
 	}
 	da.disabled = sa.disabled = core->state != CORE_RUNNING;
 	da.enable_on_exec = sa.enable_on_exec = 0;
-	/* split: the CPU's data event already counts every thread */
-	rc = c->plan.split ? -1 : perf_sys_open(c->sys, &da, core->cpu, tid, -1, 0, err, errlen);
-	if (rc < 0 && !c->plan.split)
+	rc = perf_sys_open(c->sys, &da, core->cpu, tid, -1, 0, err, errlen);
+	if (rc < 0)
 		return rc;
 	group.data_fd = rc;
 	rc = perf_sys_open(c->sys, &sa, core->cpu, tid, group.data_fd, 0, err, errlen);
 	if (rc >= 0) {
 		group.sb_fd = rc;
-		rc = c->plan.split ? 0 :
-				     perf_sys_set_output(c->sys, group.data_fd, core->data_fd,
-							 core->cpu, err, errlen);
+		rc = perf_sys_set_output(c->sys, group.data_fd, core->data_fd, core->cpu, err,
+					 errlen);
 	}
 	if (!rc)
 		rc = perf_sys_set_output(c->sys, group.sb_fd, core->sb_fd, core->cpu, err, errlen);
-	if (!rc && !c->plan.split)
+	if (!rc)
 		rc = open_actions(c, NULL, core->cpu, tid, group.data_fd, &group.act, false, err,
 				  errlen);
 	if (rc < 0) {
@@ -412,7 +397,7 @@ unsigned long cores_event_count(const struct cores *c)
 		const struct core *core = &c->core[i];
 		unsigned int j;
 
-		n += 2 + core->act.n + (c->plan.split ? 1UL : 2UL) * core->nr_extra;
+		n += 2 + core->act.n + 2UL * core->nr_extra;
 		for (j = 0; j < core->nr_extra; j++)
 			n += core->extra[j].act.n;
 	}
@@ -436,8 +421,6 @@ int cores_sample_ns(const struct cores *c, __u64 *ns)
 		for (j = 0; j <= core->nr_extra; j++) {
 			int fd = j ? core->extra[j - 1].data_fd : core->data_fd;
 
-			if (fd < 0) /* split: the CPU's event counts for all */
-				continue;
 			rc = perf_sys_read(c->sys, fd, &v);
 			if (rc)
 				return rc;
@@ -462,8 +445,6 @@ int cores_set_rate(struct cores *c, unsigned int hz)
 		for (j = 0; j <= core->nr_extra; j++) {
 			int fd = j ? core->extra[j - 1].data_fd : core->data_fd;
 
-			if (fd < 0)
-				continue;
 			rc = perf_sys_period(c->sys, fd, 1000000000ULL / hz);
 			if (rc)
 				return errbuf_set(c->err, sizeof(c->err), rc,
@@ -480,7 +461,7 @@ const char *cores_sampling(const struct cores *c)
 		return NULL;
 	switch (c->plan.scope) {
 	case SCOPE_PROCESS:
-		return c->plan.split ? "per-cpu-filtered" : "per-thread";
+		return "per-thread";
 	case SCOPE_CGROUP:
 		return "cgroup";
 	default:
@@ -688,22 +669,16 @@ static int toggle_group(struct cores *c, int fd, int cpu, enum core_state st, ch
  */
 /*
  * What one toggle of @core switches, unit by unit: the group leaders of
- * every thread's group (one unit outside process scope); split, the data
- * event and each sideband event on their own.
+ * every thread's group (one unit outside process scope).
  */
 static unsigned int nr_units(const struct cores *c, const struct core *core)
 {
-	return 1 + c->plan.split + core->nr_extra;
+	return 1 + core->nr_extra;
 }
 
 static int unit_fd(const struct cores *c, const struct core *core, unsigned int i)
 {
-	if (i == 0)
-		return core->data_fd;
-	if (c->plan.split && i == 1)
-		return core->sb_fd;
-	i -= 1 + c->plan.split;
-	return core->extra[i].data_fd >= 0 ? core->extra[i].data_fd : core->extra[i].sb_fd;
+	return i ? core->extra[i - 1].data_fd : core->data_fd;
 }
 
 static int set_state(struct cores *c, struct core *core, enum core_state st, char *err,

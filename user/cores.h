@@ -82,13 +82,6 @@ struct cores_config {
 	 */
 	bool follow;
 	/*
-	 * Process scope, sample backend: a BPF_PROG_TYPE_PERF_EVENT program
-	 * that drops samples not of the target (watch_sample_filter()); the
-	 * data events then count the whole CPU behind it and only the
-	 * sideband is task-bound. -1: task-bound data events too.
-	 */
-	int sample_filter_fd;
-	/*
 	 * cpu and cgroup scope: pause and resume every core at once, each
 	 * from a thread pinned to its CPU (cpurun.h), at SCHED_FIFO
 	 * @parallel_rt_prio when > 0. false: serial, from the caller (the
@@ -201,8 +194,8 @@ int cores_set_rate(struct cores *c, unsigned int hz);
 
 /*
  * How the sample backend's events sample, for the start event and
- * ptbpf.json: "per-thread" (task-bound, process scope), "per-cpu-filtered"
- * (per-CPU behind the BPF filter), "cgroup", "per-cpu"; NULL for intel-pt.
+ * ptbpf.json: "per-thread" (task-bound, process scope), "cgroup",
+ * "per-cpu"; NULL for intel-pt.
  */
 const char *cores_sampling(const struct cores *c);
 

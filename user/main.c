@@ -376,13 +376,6 @@ static int open_cores(struct app *app)
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
 	cc.follow = app->cfg.follow;
-	/*
-	 * sample backend: task-bound sampling events, so that no timer runs
-	 * where the target does not; PTBPF_SAMPLE_FILTER=1 keeps the per-CPU
-	 * events behind the BPF filter instead, for comparison (cores.h)
-	 */
-	cc.sample_filter_fd =
-		getenv("PTBPF_SAMPLE_FILTER") ? watch_sample_filter(app->watch, !app->cfg.cmd) : -1;
 	/* cpu/cgroup scope: each core toggled from its own CPU at once */
 	cc.parallel = true;
 	cc.parallel_rt_prio = 1;

@@ -209,20 +209,6 @@ int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd, int 
 	return 0;
 }
 
-int perf_sys_set_bpf(const struct perf_sys_ops *sys, int fd, int prog_fd, int cpu, char *err,
-		     size_t errlen)
-{
-	int rc = -EBADF;
-
-	if (!sys)
-		rc = -EINVAL;
-	else if (fd >= 0 && prog_fd >= 0)
-		rc = sys->ioctl(sys->ctx, fd, PERF_EVENT_IOC_SET_BPF, (unsigned long)prog_fd);
-	if (rc < 0)
-		return fail(rc, err, errlen, "can't attach the sample filter on cpu %d", cpu);
-	return 0;
-}
-
 int perf_sys_close(const struct perf_sys_ops *sys, int *fd)
 {
 	int rc;

@@ -109,15 +109,6 @@ int perf_sys_set_output(const struct perf_sys_ops *sys, int fd, int out_fd, int 
 			size_t errlen);
 
 /*
- * PERF_EVENT_IOC_SET_BPF: run BPF_PROG_TYPE_PERF_EVENT program @prog_fd at
- * each overflow of sampling event @fd; a 0 from it drops the sample. It is
- * released with the event. Returns -EBADF for a negative descriptor, else
- * -errno from ioctl.
- */
-int perf_sys_set_bpf(const struct perf_sys_ops *sys, int fd, int prog_fd, int cpu, char *err,
-		     size_t errlen);
-
-/*
  * Close *@fd when it is not -1 and set it to -1. Returns 0, or -errno from
  * close (the descriptor is gone all the same).
  */

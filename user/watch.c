@@ -459,15 +459,6 @@ void watch_counts(const struct watch *w, int *live, int *stopped)
 	*stopped = __atomic_load_n(&w->skel->bss->root.nr_stopped, __ATOMIC_SEQ_CST);
 }
 
-int watch_sample_filter(struct watch *w, bool open)
-{
-	if (!w)
-		return -EINVAL;
-	if (open)
-		__atomic_store_n(&w->skel->bss->filter_open, 1, __ATOMIC_SEQ_CST);
-	return bpf_program__fd(w->skel->progs.sample_filter);
-}
-
 bool watch_cpu_take(struct watch *w, int cpu)
 {
 	unsigned int i = (unsigned int)cpu & (PTBPF_MAX_CPUS - 1);

@@ -118,15 +118,6 @@ void watch_counts(const struct watch *w, int *live, int *stopped);
 bool watch_cpu_take(struct watch *w, int cpu);
 
 /*
- * The descriptor of the sample_filter program (a BPF_PROG_TYPE_PERF_EVENT
- * program that drops every sample not of the target) for
- * PERF_EVENT_IOC_SET_BPF; it stays valid until watch_close(). With @open
- * it passes the target's samples from now on (--pid); else from the
- * target's next exec (a command held before its exec).
- */
-int watch_sample_filter(struct watch *w, bool open);
-
-/*
  * --trigger-on: a uprobe on the file @path at file offset @offset, for
  * every process (the BPF side keeps the target's hits), whose events carry
  * @point. Returns 0, or -errno with one line in @err: -ENOSPC past

@@ -553,7 +553,7 @@ scope_pipe() {
 	done
 	row scope.sched_pipe "perf bench sched pipe -T traced, --scope process (median of 5)" \
 		"$(printf '%s\n' "${w[@]}" | median)" ops/s "$(printf '%s\n' "${wo[@]}" | median)" \
-		"the same, untraced, alternating" "per-CPU samples behind the BPF filter; task-bound sideband events, two switch records per context switch"
+		"the same, untraced, alternating" "task-bound sampling and sideband events (per-thread): an hrtimer stopped and started and two switch records per context switch"
 }
 
 bench_scope() {
@@ -709,12 +709,7 @@ by_run() {
 		;;
 	esac
 	if [ "$mode" != untraced ]; then
-		if [ "$mode" = filter ]; then
-			bg pb env PTBPF_SAMPLE_FILTER=1 "$PTBPF" -q -F 4000 -o "$WORK/by-$tag" "${opt[@]}" \
-				2>>"$WORK/ptbpf.log"
-		else
-			bg pb "$PTBPF" -q -F 4000 -o "$WORK/by-$tag" "${opt[@]}" 2>>"$WORK/ptbpf.log"
-		fi
+		bg pb "$PTBPF" -q -F 4000 -o "$WORK/by-$tag" "${opt[@]}" 2>>"$WORK/ptbpf.log"
 		wait_line "$WORK/by-$tag/events.jsonl" '"event":"start"' >/dev/null 2>&1 || true
 		sleep 0.2
 	fi
@@ -733,7 +728,7 @@ bench_budget() {
 	BY_N=${BENCH_BY_N:-30}
 	: >"$WORK/by-timer.txt"
 	# 1. an unrelated CPU-bound process while ptbpf records an idle target
-	for mode in process cgroup cpu filter; do
+	for mode in process cgroup cpu; do
 		a=() b=()
 		for i in $(seq "$rounds"); do
 			log "budget: bystander, $mode, round $i"
@@ -746,7 +741,6 @@ bench_budget() {
 		row "budget.bystander.$mode" "unrelated CPU-bound process ($BY_N M hash rounds) while ptbpf -F 4000 records an idle target, $(
 			case $mode in
 			cpu) echo "cpu scope, target stopped" ;;
-			filter) echo "process scope, per-CPU events behind the BPF filter (the design before, PTBPF_SAMPLE_FILTER=1)" ;;
 			*) echo "$mode scope" ;;
 			esac) (median of $rounds)" \
 			"$(awk -v n="$tb" 'BEGIN { printf "%.1f", n / 1e6 }')" ms \

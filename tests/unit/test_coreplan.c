@@ -82,7 +82,6 @@ static void test_auto_sample(void **state)
 	assert_int_equal(f->plan.scope, SCOPE_CPU);
 	assert_int_equal(f->plan.pid, -1);
 	assert_int_equal(f->plan.flags, 0);
-	assert_false(f->plan.split);
 	assert_int_equal(f->plan.data_attr.config, PERF_COUNT_SW_CPU_CLOCK);
 	assert_true(f->plan.data_attr.disabled);
 	assert_true(f->plan.sb_attr.context_switch);
@@ -126,25 +125,14 @@ static void test_scopes(void **state)
 	assert_false(f->plan.sb_attr.disabled);
 	/* armed for the exec: running without an ioctl of ours */
 	assert_true(coreplan_starts_running(&f->plan, &f->cfg));
-	/* behind a BPF filter the data events count the whole CPU */
-	f->cfg.sample_filter_fd = 5;
-	assert_int_equal(make(f, 1), 0);
-	assert_true(f->plan.split);
-	assert_false(f->plan.data_attr.inherit);
-	assert_false(f->plan.data_attr.enable_on_exec);
-	assert_false(coreplan_starts_running(&f->plan, &f->cfg));
-	/* --follow: a fork inherits them too, the filter's sideband as well */
+	/* --follow: a fork inherits them too */
 	f->cfg.follow = true;
 	assert_int_equal(make(f, 1), 0);
 	assert_true(f->plan.sb_attr.inherit);
-	assert_false(f->plan.sb_attr.inherit_thread);
-	f->cfg.sample_filter_fd = -1;
-	assert_int_equal(make(f, 1), 0);
 	assert_true(f->plan.data_attr.inherit);
 	assert_false(f->plan.data_attr.inherit_thread);
 	assert_false(f->plan.sb_attr.inherit_thread);
 	f->cfg.follow = false;
-	f->cfg.sample_filter_fd = 5;
 
 	f->cfg.scope = SCOPE_CGROUP;
 	assert_int_equal(make(f, 1), -EINVAL);

@@ -221,7 +221,7 @@ struct snap_crash {
  * the kernel's mechanism, the rate, and what one sample costs here.
  */
 struct snap_sampling {
-	/* "per-thread", "cgroup", "per-cpu", "per-cpu-filtered"; NULL: none */
+	/* "per-thread", "cgroup", "per-cpu"; NULL: none */
 	const char *how;
 	unsigned int hz;
 	const char *why; /* "budget", "fixed", "lowered" */
