@@ -218,6 +218,5 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int
 
 bool coreplan_starts_running(const struct coreplan *plan, const struct cores_config *cfg)
 {
-	return cfg->start_running ||
-	       (plan->scope == SCOPE_PROCESS && cfg->enable_on_exec);
+	return cfg->start_running || (plan->scope == SCOPE_PROCESS && cfg->enable_on_exec);
 }
