@@ -245,7 +245,7 @@ check: deps
 	$(Q)$(MAKE) fuzz-bins sanitize
 	$(Q)tests/run.sh unit: $(UNIT_BINS) tests/layout.sh \
 		pipeline: $(PIPELINE_BINS) \
-		integration: $(INTEG_BINS) tests/man.sh tests/systemd.sh \
+		integration: $(INTEG_BINS) tests/man.sh tests/systemd.sh tests/readme.sh \
 		builds: tests/fuzz/fuzz-all.sh tests/sanitize.sh
 
 # The README's two commands in a fresh Debian 12 minbase chroot (slow: it
@@ -266,8 +266,8 @@ install: all
 	$(Q)install -D -m 0755 ptbpf $(DESTDIR)$(PREFIX)/bin/ptbpf
 	$(Q)install -D -m 0755 ptbpf-dump $(DESTDIR)$(PREFIX)/bin/ptbpf-dump
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1 ptbpf-dump.1)
-	$(Q)install -D -m 0644 man/ptbpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1
-	$(Q)install -D -m 0644 man/ptbpf-dump.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf-dump.1
+	$(Q)install -D -m 0644 tools/man/ptbpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf.1
+	$(Q)install -D -m 0644 tools/man/ptbpf-dump.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptbpf-dump.1
 	$(call msg,INSTALL,$(DESTDIR)$(SYSTEMD_UNIT_DIR)/ptbpf@.service)
 	$(Q)mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	$(Q)sed 's|/usr/local/bin/ptbpf|$(PREFIX)/bin/ptbpf|' tools/systemd/ptbpf@.service \

@@ -18,7 +18,7 @@ entries() {
 }
 
 for tool in ptbpf ptbpf-dump; do
-	page=man/$tool.1
+	page=tools/man/$tool.1
 	help=$(./$tool --help) || { echo "$tool --help failed"; fail=1; continue; }
 	in_page=$(entries "$page" | opts)
 	in_help=$(printf '%s\n' "$help" | opts)

@@ -5,7 +5,7 @@
 # line `N passed, N failed, N skipped`. An argument ending in ':' ("unit:")
 # starts a group: the group's subtotal is printed when it ends. A binary that dies without printing
 # its summary counts as one failure. A script (*.sh) is one test that passes
-# when it exits 0 (the fuzz runs, the sanitizer builds). In CI (CI=true, as root) a skipped test
+# when it exits 0 (the fuzz runs, the sanitizer builds) and is skipped when it exits 77. In CI (CI=true, as root) a skipped test
 # is a failure: privileged tests must run there.
 set -u
 passed=0 failed=0 skipped=0
@@ -31,11 +31,12 @@ for t in "$@"; do
 	timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "$t" >"$log" 2>&1
 	rc=$?
 	if [ "${t%.sh}" != "$t" ]; then
-		p=0 f=0
-		if [ "$rc" -eq 0 ]; then p=1; else f=1; fi
-		printf '%-28s %3d passed %3d failed %3d skipped  %s\n' "$name" "$p" "$f" 0 "$([ "$f" = 0 ] && echo ok || echo FAIL)"
+		# 77, as automake has it: skipped (no root)
+		p=0 f=0 s=0
+		if [ "$rc" -eq 0 ]; then p=1; elif [ "$rc" -eq 77 ]; then s=1; else f=1; fi
+		printf '%-28s %3d passed %3d failed %3d skipped  %s\n' "$name" "$p" "$f" "$s" "$([ "$f" = 0 ] && echo ok || echo FAIL)"
 		[ "$f" -gt 0 ] && tail -n 20 "$log" | sed 's/^/    /'
-		passed=$((passed + p)) failed=$((failed + f))
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 		continue
 	fi
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)

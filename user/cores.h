@@ -18,8 +18,8 @@
  * Each core has a collection state, Running or Paused, set at open time
  * through attr.disabled. Changing a core to the state it has is a no-op
  * with no system call; a failed ioctl leaves the recorded state as it was.
- * Reads pause the core for the memory copy only (DESIGN.md
- * "Pause-during-read") and put the previous state back.
+ * Reads pause the core for the memory copy only, so that the kernel does
+ * not write what is being copied, and put the previous state back.
  *
  * Errors: functions return 0 or -errno; cores_open() returns NULL with
  * errno set. A message naming the call and the CPU goes to the caller's

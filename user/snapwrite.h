@@ -35,7 +35,7 @@ struct snapwrite_opts {
 	 */
 	int dirfd;
 	int uid, gid; /* owner of what is created; -1 leaves it as is */
-	unsigned int formats; /* enum bundle_formats; 0 means both */
+	unsigned int formats; /* enum snapfmt_formats; 0 means both */
 	const struct perfdata_host *host; /* NULL: from uname(2) */
 	/* perf's build-id cache to add the target's objects to with each
 	 * perf.data (perf archive reads it); NULL: none */
