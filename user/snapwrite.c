@@ -407,53 +407,6 @@ static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
 	return 0;
 }
 
-int snapwrite_rotate(int outfd, const char *out_dir, unsigned int keep, char *err, size_t err_len)
-{
-	unsigned long long *ids;
-	int removed = 0, ret, first = 0, fd;
-	char name[64];
-	size_t n, i;
-	DIR *d;
-
-	if (outfd < 0)
-		return -EBADF;
-	if (!keep)
-		return 0;
-	if (!out_dir)
-		out_dir = ".";
-	/* a descriptor of our own: closedir() closes it, rewind reads anew */
-	fd = fcntl(outfd, F_DUPFD_CLOEXEC, 0);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		if (fd >= 0)
-			close(fd);
-		if (err && err_len)
-			snprintf(err, err_len, "%s: %s", out_dir, strerror(-ret));
-		return ret;
-	}
-	rewinddir(d);
-	ret = list_ids(d, &ids, &n);
-	for (i = keep; !ret && i < n; i++) {
-		snprintf(name, sizeof(name), FINAL_FMT, ids[i]);
-		ret = remove_tree(dirfd(d), name);
-		if (!ret) {
-			removed++;
-			continue;
-		}
-		if (!first)
-			first = ret;
-		if (err && err_len)
-			snprintf(err, err_len, "%s/%s: %s", out_dir, name, strerror(-ret));
-		ret = 0; /* try the others */
-	}
-	free(ids);
-	closedir(d);
-	if (ret)
-		return ret;
-	return first ? first : removed;
-}
-
 int snapwrite_list(int outfd, unsigned long long **ids, size_t *n)
 {
 	DIR *d;

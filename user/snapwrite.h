@@ -69,19 +69,6 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
 		       size_t path_len, char *err, size_t err_len);
 
 /*
- * Keeps the @keep snapshot directories with the highest ids in the
- * directory @dirfd (named @out_dir in messages) and removes the others
- * ("snapshot-" followed by digits only; the temporary ".snapshot-*.tmp" and
- * anything else are left alone). @keep 0 keeps all.
- *
- * Returns the number of directories removed (>= 0).
- * Returns -EBADF if @dirfd is negative.
- * Returns the -errno of reading @dirfd or of a removal that failed (the
- * others are still tried); @err says which.
- */
-int snapwrite_rotate(int dirfd, const char *out_dir, unsigned int keep, char *err, size_t err_len);
-
-/*
  * Removes the temporary snapshot directories (".snapshot-NNNNNN.tmp", our
  * own names only, never through a symlink) that a run killed mid-snapshot
  * left in @outfd; call it holding the output directory's lock, so none is

@@ -369,26 +369,19 @@ static void test_vanished_dir(void **state)
 	assert_non_null(strstr(err, "gone: No such file or directory"));
 }
 
-struct rot_case {
-	unsigned int keep;
-	int removed;
-	const char *left;
-};
-
-static void test_rotate(void **state)
+/*
+ * The snapshots of a directory, highest id first (as numbers), strangers
+ * and temporaries left out; one removed with what it holds.
+ */
+static void test_list_remove(void **state)
 {
-	static const struct rot_case cases[] = {
-		{ 0, 0, "snapshot-000001 snapshot-000002 snapshot-000010" },
-		{ 5, 0, "snapshot-000001 snapshot-000002 snapshot-000010" },
-		{ 2, 1, "snapshot-000002 snapshot-000010" },
-		{ 1, 1, "snapshot-000010" },
-	};
 	struct fixture *fx = *state;
-	char p[256], got[512], want[512];
+	char p[256], got[512];
+	unsigned long long *ids;
 	unsigned int i;
+	size_t n;
 	int fd, dfd;
 
-	/* ids sort as numbers, files inside go too, strangers stay */
 	for (i = 0; i < 3; i++) {
 		snprintf(p, sizeof(p), "%s/snapshot-%06u", fx->dir, i == 2 ? 10 : i + 1);
 		assert_int_equal(mkdir(p, 0700), 0);
@@ -402,21 +395,21 @@ static void test_rotate(void **state)
 	mkdir(p, 0700);
 	dfd = open(fx->dir, O_RDONLY | O_DIRECTORY);
 	assert_true(dfd >= 0);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(snapwrite_rotate(dfd, fx->dir, cases[i].keep, NULL, 0),
-				 cases[i].removed);
-		listing(fx->dir, got, sizeof(got));
-		snprintf(want, sizeof(want), ".snapshot-000011.tmp %s %s", cases[i].left,
-			 "snapshot-1");
-		assert_string_equal(got, want);
-	}
+	assert_int_equal(snapwrite_list(dfd, &ids, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(ids[0] == 10 && ids[1] == 2 && ids[2] == 1);
+	free(ids);
+	assert_int_equal(snapwrite_remove(dfd, 2), 0);
+	listing(fx->dir, got, sizeof(got));
+	assert_string_equal(got, ".snapshot-000011.tmp snapshot-000001 snapshot-000010 snapshot-1");
+	assert_int_equal(snapwrite_remove(dfd, 2), -ENOENT);
 	close(dfd);
-	assert_int_equal(snapwrite_rotate(-1, fx->dir, 1, NULL, 0), -EBADF);
+	assert_int_equal(snapwrite_list(-1, &ids, &n), -EINVAL);
 }
 
 /*
  * The output directory swapped for a symlink after it was opened: the
- * snapshot and the rotation stay in the directory that was opened, and
+ * snapshots and their removal stay in the directory that was opened, and
  * the symlink's target is not touched.
  */
 static void test_swapped_dir(void **state)
@@ -424,6 +417,7 @@ static void test_swapped_dir(void **state)
 	struct fixture *fx = *state;
 	struct snapwrite_opts o = fx->o;
 	char moved[300], other[300], p[400], got[512], err[256];
+	unsigned long long first;
 	int dfd;
 
 	snprintf(moved, sizeof(moved), "%s/out", fx->dir);
@@ -431,7 +425,7 @@ static void test_swapped_dir(void **state)
 	assert_int_equal(mkdir(moved, 0700), 0);
 	assert_int_equal(mkdir(other, 0700), 0);
 	snprintf(p, sizeof(p), "%s/snapshot-000001", other);
-	assert_int_equal(mkdir(p, 0700), 0); /* rotation must spare it */
+	assert_int_equal(mkdir(p, 0700), 0); /* the removal must spare it */
 	dfd = open(moved, O_RDONLY | O_DIRECTORY);
 	assert_true(dfd >= 0);
 	snprintf(p, sizeof(p), "%s/out.moved", fx->dir);
@@ -440,9 +434,10 @@ static void test_swapped_dir(void **state)
 	o.out_dir = moved;
 	o.dirfd = dfd;
 	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err, sizeof(err)), 0);
+	first = fx->snap.id;
 	fx->snap.id = 8;
 	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, err, sizeof(err)), 0);
-	assert_int_equal(snapwrite_rotate(dfd, moved, 1, NULL, 0), 1);
+	assert_int_equal(snapwrite_remove(dfd, first), 0);
 	listing(p, got, sizeof(got));
 	assert_string_equal(got, "snapshot-000008");
 	listing(other, got, sizeof(got));
@@ -526,7 +521,7 @@ int main(void)
 		T(test_layout),		  T(test_ipt_bytes_and_owner),
 		T(test_refuses_existing), T(test_stale_tmp_replaced),
 		T(test_remove_stale),	  T(test_enospc_cleans_up),
-		T(test_vanished_dir),	  T(test_rotate),
+		T(test_vanished_dir),	  T(test_list_remove),
 		T(test_swapped_dir),	  T(test_invalid_args),
 		T(test_short_writes),	  T(test_folded_counts),
 	};
