@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
+#include "errbuf.h"
 #include "scope.h"
 
 enum long_only {
@@ -166,16 +166,6 @@ static int parse_pct(const char *s, double *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 int args_parse_size(const char *s, unsigned long long *out)
@@ -370,7 +360,8 @@ static int parse_unit(struct config *cfg, const char *arg, char *err, size_t err
 	size_t len = strlen(arg), sfx = strlen(".service");
 
 	if (len <= sfx || strcmp(arg + len - sfx, ".service") || strpbrk(arg, "/ \t\n"))
-		return fail(err, errlen, "invalid unit '%s': give a service, NAME.service", arg);
+		return errbuf_set(err, errlen, -EINVAL,
+				  "invalid unit '%s': give a service, NAME.service", arg);
 	cfg->unit = arg;
 	cfg->follow = true;
 	return 0;
@@ -410,14 +401,15 @@ static int add_trigger_on(struct config *cfg, const char *arg, char *err, size_t
 	const char **grown;
 
 	if (!*arg)
-		return fail(err, errlen,
-			    "empty --trigger-on: give SYMBOL[@OBJECT], 0xADDR "
-			    "or OBJECT:OFFSET");
+		return errbuf_set(err, errlen, -EINVAL,
+				  "empty --trigger-on: give SYMBOL[@OBJECT], 0xADDR "
+				  "or OBJECT:OFFSET");
 	if (cfg->nr_trigger_on == ARGS_MAX_TRIGGER_ON)
-		return fail(err, errlen, "more than %d --trigger-on options", ARGS_MAX_TRIGGER_ON);
+		return errbuf_set(err, errlen, -EINVAL, "more than %d --trigger-on options",
+				  ARGS_MAX_TRIGGER_ON);
 	grown = realloc(cfg->trigger_on, (cfg->nr_trigger_on + 1) * sizeof(*grown));
 	if (!grown)
-		return fail(err, errlen, "out of memory");
+		return errbuf_set(err, errlen, -EINVAL, "out of memory");
 	cfg->trigger_on = grown;
 	cfg->trigger_on[cfg->nr_trigger_on++] = arg;
 	return 0;
@@ -432,91 +424,96 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 	switch (opt) {
 	case 'p':
 		if (parse_pid(arg, &cfg->pid))
-			return fail(err, errlen, "invalid pid '%s': expected a positive number",
-				    arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid pid '%s': expected a positive number", arg);
 		return 0;
 	case 'o':
 		if (!*arg)
-			return fail(err, errlen, "empty output directory");
+			return errbuf_set(err, errlen, -EINVAL, "empty output directory");
 		cfg->output = arg;
 		return 0;
 	case 'b':
 		if (snapfmt_backend_parse(arg, true, &cfg->backend))
-			return fail(err, errlen,
-				    "unknown backend '%s': use auto, intel-pt or sample", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "unknown backend '%s': use auto, intel-pt or sample",
+					  arg);
 		return 0;
 	case 's':
 		if (args_parse_size(arg, &v) || v == 0 || v > (1ULL << 40))
-			return fail(err, errlen, "invalid buffer size '%s': use e.g. 64K, 4M, 1G",
-				    arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid buffer size '%s': use e.g. 64K, 4M, 1G", arg);
 		cfg->buffer_size = v;
 		return 0;
 	case 'C':
 		free(cfg->cpus);
 		cfg->cpus = NULL;
 		if (args_parse_cpus(arg, &cfg->cpus, &cfg->nr_cpus))
-			return fail(err, errlen, "invalid CPU list '%s': use e.g. 0-3,8", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid CPU list '%s': use e.g. 0-3,8", arg);
 		return 0;
 	case 't':
 		if (parse_list(arg, trigger_names, trigger_bits, &cfg->triggers))
-			return fail(err, errlen,
-				    "invalid trigger list '%s': use stop,fatal,exit,step or none",
-				    arg);
+			return errbuf_set(
+				err, errlen, -EINVAL,
+				"invalid trigger list '%s': use stop,fatal,exit,step or none", arg);
 		return 0;
 	case 'n':
 		if (parse_uint(arg, UINT_MAX, &v))
-			return fail(err, errlen, "invalid snapshot count '%s'", arg);
+			return errbuf_set(err, errlen, -EINVAL, "invalid snapshot count '%s'", arg);
 		cfg->max_snapshots = (unsigned int)v;
 		return 0;
 	case OPT_MAX_SIZE:
 		if (args_parse_size(arg, &v) || v == 0)
-			return fail(err, errlen, "invalid --max-size '%s': use e.g. 500M, 2G", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid --max-size '%s': use e.g. 500M, 2G", arg);
 		cfg->max_size = v;
 		return 0;
 	case OPT_MIN_INTERVAL:
 		if (args_parse_duration(arg, ARGS_MIN_INTERVAL_MS_MAX, &v))
-			return fail(err, errlen, "invalid --min-interval '%s': use e.g. 500ms, 2s",
-				    arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid --min-interval '%s': use e.g. 500ms, 2s", arg);
 		cfg->min_interval_ns = v * 1000000ULL;
 		return 0;
 	case 'F':
 		if (parse_uint(arg, UINT_MAX, &v) || v == 0)
-			return fail(err, errlen,
-				    "invalid sampling rate '%s': expected Hz, e.g. 4000", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid sampling rate '%s': expected Hz, e.g. 4000",
+					  arg);
 		cfg->freq = (unsigned int)v;
 		return 0;
 	case OPT_OVERHEAD:
 		if (parse_pct(arg, &cfg->overhead_pct))
-			return fail(
-				err, errlen,
+			return errbuf_set(
+				err, errlen, -EINVAL,
 				"invalid --overhead '%s': a percentage above 0 and at most 100, "
 				"e.g. 2 or 0.5%%",
 				arg);
 		return 0;
 	case OPT_CALL_GRAPH:
 		if (args_parse_callgraph(arg, &cfg->call_graph, &cfg->stack_size))
-			return fail(err, errlen,
-				    "invalid call graph '%s': use fp, dwarf, dwarf,SIZE "
-				    "(a multiple of 8 up to 65528) or none",
-				    arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid call graph '%s': use fp, dwarf, dwarf,SIZE "
+					  "(a multiple of 8 up to 65528) or none",
+					  arg);
 		return 0;
 	case OPT_CRASH_STACK:
 		if (args_parse_size(arg, &v) || v % 8 || v > ARGS_CRASH_STACK_MAX)
-			return fail(err, errlen,
-				    "invalid --crash-stack '%s': a multiple of 8 up to %u, "
-				    "e.g. 16K (0: no crash record)",
-				    arg, ARGS_CRASH_STACK_MAX);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid --crash-stack '%s': a multiple of 8 up to %u, "
+					  "e.g. 16K (0: no crash record)",
+					  arg, ARGS_CRASH_STACK_MAX);
 		cfg->crash_stack = (unsigned int)v;
 		return 0;
 	case OPT_FORMAT:
 		if (parse_list(arg, format_names, format_bits, &cfg->formats))
-			return fail(err, errlen,
-				    "invalid format list '%s': use perf, lldb or perf,lldb", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid format list '%s': use perf, lldb or perf,lldb",
+					  arg);
 		return 0;
 	case OPT_GRACE:
 		if (args_parse_duration(arg, ARGS_GRACE_MS_MAX, &v))
-			return fail(
-				err, errlen,
+			return errbuf_set(
+				err, errlen, -EINVAL,
 				"invalid grace period '%s': use e.g. 500ms, 3s, 1m (at most 1 hour)",
 				arg);
 		cfg->grace_ms = (unsigned int)v;
@@ -525,16 +522,18 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		return add_trigger_on(cfg, arg, err, errlen);
 	case OPT_TRIGGER_LIMIT:
 		if (parse_uint(arg, ULLONG_MAX, &v) || !v)
-			return fail(err, errlen, "invalid --trigger-limit '%s': give a count > 0",
-				    arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid --trigger-limit '%s': give a count > 0", arg);
 		cfg->trigger_limit = v;
 		return 0;
 	case OPT_DURATION:
 	case OPT_MIN_HISTORY:
 		if (args_parse_duration(arg, ARGS_DURATION_MS_MAX, &v) ||
 		    (opt == OPT_DURATION && !v))
-			return fail(err, errlen, "invalid %s '%s': use e.g. 500ms, 2s, 1m",
-				    opt == OPT_DURATION ? "--duration" : "--min-history", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid %s '%s': use e.g. 500ms, 2s, 1m",
+					  opt == OPT_DURATION ? "--duration" : "--min-history",
+					  arg);
 		if (opt == OPT_DURATION)
 			cfg->duration_ns = v * 1000000ULL;
 		else
@@ -548,7 +547,8 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		return 0;
 	case OPT_WAIT_FOR:
 		if (!*arg)
-			return fail(err, errlen, "--wait-for needs a program's name or path");
+			return errbuf_set(err, errlen, -EINVAL,
+					  "--wait-for needs a program's name or path");
 		cfg->wait_for = arg;
 		return 0;
 	case OPT_UNIT:
@@ -561,25 +561,29 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		return 0;
 	case OPT_CGROUP:
 		if (cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
-			return fail(err, errlen, "--cgroup is --scope cgroup, not --scope %s",
-				    scope_name(cfg->scope));
+			return errbuf_set(err, errlen, -EINVAL,
+					  "--cgroup is --scope cgroup, not --scope %s",
+					  scope_name(cfg->scope));
 		cfg->cgroup = true;
 		cfg->scope = SCOPE_CGROUP;
 		if (arg && !*arg)
-			return fail(err, errlen, "empty cgroup path");
+			return errbuf_set(err, errlen, -EINVAL, "empty cgroup path");
 		cfg->cgroup_path = arg;
 		return 0;
 	case OPT_SCOPE:
 		if (scope_parse(arg, &v_scope))
-			return fail(err, errlen,
-				    "invalid scope '%s': use auto, process, cgroup or cpu", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid scope '%s': use auto, process, cgroup or cpu",
+					  arg);
 		if (cfg->cgroup && v_scope != SCOPE_CGROUP)
-			return fail(err, errlen, "--cgroup is --scope cgroup, not --scope %s", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "--cgroup is --scope cgroup, not --scope %s", arg);
 		cfg->scope = v_scope;
 		return 0;
 	case OPT_MAX_EVENTS:
 		if (parse_uint(arg, ULONG_MAX, &v) || !v)
-			return fail(err, errlen, "invalid event limit '%s': give a count > 0", arg);
+			return errbuf_set(err, errlen, -EINVAL,
+					  "invalid event limit '%s': give a count > 0", arg);
 		cfg->max_events = (unsigned long)v;
 		return 0;
 	case 'q':
@@ -598,7 +602,7 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		cfg->no_buildid_cache = true;
 		return 0;
 	}
-	return fail(err, errlen, "unknown option");
+	return errbuf_set(err, errlen, -EINVAL, "unknown option");
 }
 
 /* Exactly one target, and the options that fit it. */
@@ -607,19 +611,21 @@ static int check_target(const struct config *cfg, char *err, size_t errlen)
 	int n = !!cfg->pid + !!cfg->cmd + !!cfg->wait_for + !!cfg->unit;
 
 	if (n > 1)
-		return fail(err, errlen,
-			    "give one of --pid, --wait-for, --unit or a command, not several");
+		return errbuf_set(
+			err, errlen, -EINVAL,
+			"give one of --pid, --wait-for, --unit or a command, not several");
 	if (!n)
-		return fail(
-			err, errlen,
+		return errbuf_set(
+			err, errlen, -EINVAL,
 			"nothing to trace: give --pid PID, -- COMMAND, --wait-for NAME or --unit NAME.service (see --help)");
 	if (cfg->unit && cfg->scope != SCOPE_AUTO && cfg->scope != SCOPE_CGROUP)
-		return fail(err, errlen,
-			    "--unit records the unit's cgroup: --scope cgroup, "
-			    "not --scope %s",
-			    scope_name(cfg->scope));
+		return errbuf_set(err, errlen, -EINVAL,
+				  "--unit records the unit's cgroup: --scope cgroup, "
+				  "not --scope %s",
+				  scope_name(cfg->scope));
 	if (cfg->unit && cfg->cgroup_path)
-		return fail(err, errlen, "--unit names the cgroup itself: no --cgroup=PATH");
+		return errbuf_set(err, errlen, -EINVAL,
+				  "--unit names the cgroup itself: no --cgroup=PATH");
 	return 0;
 }
 
@@ -636,13 +642,14 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errl
 	while ((opt = getopt_long(argc, argv, "+:p:o:b:s:C:t:n:F:NqvhV", long_opts, NULL)) != -1) {
 		if (opt == '?') {
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (see --help)",
-					    optopt);
-			return fail(err, errlen, "unknown option '%s' (see --help)",
-				    argv[optind - 1]);
+				return errbuf_set(err, errlen, -EINVAL,
+						  "unknown option '-%c' (see --help)", optopt);
+			return errbuf_set(err, errlen, -EINVAL, "unknown option '%s' (see --help)",
+					  argv[optind - 1]);
 		}
 		if (opt == ':')
-			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			return errbuf_set(err, errlen, -EINVAL, "option '%s' needs a value",
+					  argv[optind - 1]);
 		ret = parse_opt(cfg, opt, optarg, err, errlen);
 		if (ret)
 			return ret;
@@ -655,16 +662,17 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errl
 	if (ret)
 		return ret;
 	if (cfg->freq && cfg->overhead_pct > 0)
-		return fail(err, errlen,
-			    "-F and --overhead: give one (-F fixes the rate, --overhead picks it)");
+		return errbuf_set(
+			err, errlen, -EINVAL,
+			"-F and --overhead: give one (-F fixes the rate, --overhead picks it)");
 	if (cfg->trigger_limit && !cfg->nr_trigger_on)
-		return fail(err, errlen,
-			    "--trigger-limit counts --trigger-on hits: "
-			    "give --trigger-on too");
+		return errbuf_set(err, errlen, -EINVAL,
+				  "--trigger-limit counts --trigger-on hits: "
+				  "give --trigger-on too");
 	if (cfg->min_history_ns && !cfg->nr_trigger_on)
-		return fail(err, errlen,
-			    "--min-history holds back --trigger-on snapshots: "
-			    "give --trigger-on too");
+		return errbuf_set(err, errlen, -EINVAL,
+				  "--min-history holds back --trigger-on snapshots: "
+				  "give --trigger-on too");
 	return 0;
 }
 
