@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "auxact.h"
+#include "smallfile.h"
 
 /* The u32 after aux_sample_size: __reserved_3 before 6.13, aux_action since. */
 #define AUX_ACTION_OFF (offsetof(struct perf_event_attr, aux_sample_size) + sizeof(__u32))
@@ -25,24 +26,17 @@ void auxact_set(struct perf_event_attr *attr, __u32 bits)
 
 int auxact_uprobe_type(const char *sysfs_root, __u32 *type)
 {
-	char path[256], buf[32], *end;
-	unsigned long v;
-	FILE *f;
+	char path[256];
+	__u64 v;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/bus/event_source/devices/uprobe/type",
 		 sysfs_root ? sysfs_root : "/sys");
-	f = fopen(path, "re");
-	if (!f)
-		return -ENOENT;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
+	rc = smallfile_u64(path, &v);
+	if (rc == -EINVAL || (!rc && v > 0xffffffffULL))
 		return -EINVAL;
-	}
-	fclose(f);
-	errno = 0;
-	v = strtoul(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n') || v > 0xffffffffUL)
-		return -EINVAL;
+	if (rc)
+		return -ENOENT; /* no uprobe PMU here */
 	*type = (__u32)v;
 	return 0;
 }

@@ -6,21 +6,16 @@
 #include <unistd.h>
 
 #include "cpupresent.h"
+#include "smallfile.h"
 
 bool cpupresent_offline(const char *sysfs_root, int cpu)
 {
-	char path[256], online = '1';
-	FILE *f;
+	char path[256], online[8];
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/online",
 		 sysfs_root ? sysfs_root : "/sys", cpu);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fread(&online, 1, 1, f) != 1)
-		online = '1';
-	fclose(f);
-	return online == '0';
+	/* no file (cpu0 has none where it can't go offline): online */
+	return smallfile_read(path, online, sizeof(online)) > 0 && online[0] == '0';
 }
 
 unsigned int cpupresent_count_online(const char *sysfs_root, const int *cpus, unsigned int n)

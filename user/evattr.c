@@ -14,6 +14,7 @@
 #endif
 
 #include "evattr.h"
+#include "smallfile.h"
 
 int evattr_sample(struct perf_event_attr *attr, bool kernel, bool disabled, unsigned int freq)
 {
@@ -81,30 +82,6 @@ int evattr_sample_callgraph(struct perf_event_attr *attr, enum ptbpf_callgraph m
 	return -EINVAL;
 }
 
-/* The number in sysctl file @path; -errno, or -EINVAL when it isn't one. */
-static int read_max_rate(const char *path, __u64 *max)
-{
-	char text[32], *end;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EINVAL;
-	text[n] = '\0';
-	if (text[0] < '0' || text[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	*max = strtoull(text, &end, 10);
-	if (errno || strspn(end, "\n ") != strlen(end))
-		return -EINVAL;
-	return 0;
-}
-
 int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got)
 {
 	__u64 max = 0;
@@ -112,7 +89,7 @@ int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got)
 	if (!got)
 		return -EINVAL;
 	*got = want ? want : EVATTR_SAMPLE_FREQ;
-	if (read_max_rate(path ? path : "/proc/sys/kernel/perf_event_max_sample_rate", &max) ||
+	if (smallfile_u64(path ? path : "/proc/sys/kernel/perf_event_max_sample_rate", &max) ||
 	    !max || max >= *got)
 		return 0;
 	*got = (unsigned int)max;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "hostinfo.h"
+#include "smallfile.h"
 
 #ifndef PTBPF_VERSION
 #define PTBPF_VERSION "unknown"
@@ -21,15 +22,9 @@ static void path_of(char *buf, size_t len, const char *root, const char *p)
 /* The first line of @path, without its newline; "" when unreadable. */
 static void first_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(buf, (int)len, f))
+	if (smallfile_read(path, buf, len) < 0)
 		buf[0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
 }
 
 /* "model name : AMD EPYC" of the first processor, as perf's CPUDESC. */

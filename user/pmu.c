@@ -13,29 +13,9 @@
 #include <unistd.h>
 
 #include "pmu.h"
+#include "smallfile.h"
 
 #define PT_DIR "bus/event_source/devices/intel_pt"
-
-/* Read a small sysfs file into @buf, without its trailing whitespace. */
-static int read_small(const char *path, char *buf, size_t cap)
-{
-	ssize_t n;
-	int fd, rc = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	if (n < 0)
-		rc = -errno;
-	close(fd);
-	if (rc)
-		return rc;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
 
 /* Parse all of @s as an unsigned number in @base. */
 static int parse_u64(const char *s, int base, __u64 *v)
@@ -126,8 +106,8 @@ static int add_format(struct pmu_intel_pt *pmu, const char *name, const char *pa
 
 	if (pmu->nr_formats == PMU_MAX_FORMATS || strlen(name) >= PMU_NAME_MAX)
 		return -E2BIG;
-	rc = read_small(path, text, sizeof(text));
-	if (rc)
+	rc = smallfile_read(path, text, sizeof(text));
+	if (rc < 0)
 		return rc;
 	f = &pmu->formats[pmu->nr_formats];
 	if (pmu_parse_format(text, f))
@@ -157,8 +137,8 @@ static int add_cap(struct pmu_intel_pt *pmu, const char *name, const char *path,
 
 	if (pmu->nr_caps == PMU_MAX_CAPS || strlen(name) >= PMU_NAME_MAX)
 		return -E2BIG;
-	rc = read_small(path, text, sizeof(text));
-	if (rc)
+	rc = smallfile_read(path, text, sizeof(text));
+	if (rc < 0)
 		return rc;
 	c = &pmu->caps[pmu->nr_caps];
 	if (!strcmp(name, "tsc_art_ratio"))
@@ -183,8 +163,8 @@ static int read_number(const char *dir, const char *file, __u64 *v, char *err, s
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	rc = read_small(path, text, sizeof(text));
-	if (rc)
+	rc = smallfile_read(path, text, sizeof(text));
+	if (rc < 0)
 		return rc;
 	if (parse_u64(text, 10, v))
 		return malformed(err, errlen, path, text);
@@ -214,10 +194,10 @@ static int probe_files(struct pmu_intel_pt *pmu, char *err, size_t errlen)
 		return rc;
 	pmu->max_nonturbo_ratio = rc ? 0 : (__u32)v;
 	snprintf(dir, sizeof(dir), "%s/tsc_art_ratio", pmu->path);
-	rc = read_small(dir, text, sizeof(text));
-	if (rc && rc != -ENOENT)
+	rc = smallfile_read(dir, text, sizeof(text));
+	if (rc < 0 && rc != -ENOENT)
 		return rc;
-	if (!rc && parse_ratio(pmu, dir, text, err, errlen))
+	if (rc >= 0 && parse_ratio(pmu, dir, text, err, errlen))
 		return -EINVAL;
 	snprintf(dir, sizeof(dir), "%s/format", pmu->path);
 	rc = for_each_file(dir, add_format, pmu, err, errlen);

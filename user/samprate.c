@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "samprate.h"
+#include "smallfile.h"
 
 static double cost_pct(__u64 sample_ns, unsigned int hz)
 {
@@ -100,26 +101,15 @@ int samprate_recheck(const struct samprate_in *in, unsigned int cur_hz, struct s
 
 int samprate_read_sysctl(const char *path, unsigned int *v)
 {
-	char text[32], *end;
-	unsigned long n;
-	ssize_t len;
-	int fd;
+	__u64 n;
+	int rc;
 
 	if (!path || !v)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EINVAL;
-	text[len] = '\0';
-	if (text[0] < '0' || text[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	n = strtoul(text, &end, 10);
-	if (errno || n > ~0U || strspn(end, "\n ") != strlen(end))
+	rc = smallfile_u64(path, &n);
+	if (rc)
+		return rc;
+	if (n > ~0U)
 		return -EINVAL;
 	*v = (unsigned int)n;
 	return 0;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "smallfile.h"
 #include "target.h"
 
 #define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
@@ -33,17 +34,13 @@ void target_init(struct target *t)
 int target_read_stat(const char *path, struct target_stat *st)
 {
 	char buf[1024], *p;
-	ssize_t n;
-	int fd;
+	int n;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	n = smallfile_read(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	if (!n)
 		return -ESRCH;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	/* ") S ppid pgrp session tty_nr tpgid flags" */
 	if (!p ||

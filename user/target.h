@@ -74,7 +74,7 @@ struct target_stat {
  * into @st. The comm field may hold any byte, spaces and ')' too, so the
  * fields are taken after the last ')'.
  *
- * Returns 0, -errno when it cannot be opened, -ESRCH when it is empty and
+ * Returns 0, -errno when it cannot be opened or read, -ESRCH when it is empty and
  * -EINVAL when its fields are not there.
  */
 int target_read_stat(const char *path, struct target_stat *st);
