@@ -167,10 +167,14 @@ $(OUTPUT)/tests/%.o: tests/%.c $(OUTPUT)/ptbpf.skel.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(TEST_INC) $(CFLAGS) -c $< -o $@
 
+# the integration tests share their helpers (tests/integ.c), compiled once
+$(INTEG_BINS): TEST_OBJS := $(OUTPUT)/tests/integ.o
+$(INTEG_BINS): $(OUTPUT)/tests/integ.o
+
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(SIM_OBJS) $(LIBTRACER) $(LIBDUMP) $(LIBFORMAT)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(SIM_OBJS) $(LIBTRACER) $(LIBDUMP) $(LIBFORMAT) \
-		$(TEST_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(TEST_OBJS) $(SIM_OBJS) $(LIBTRACER) $(LIBDUMP) \
+		$(LIBFORMAT) $(TEST_LDLIBS) -o $@
 
 $(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
 	$(call msg,PROG,$@)
