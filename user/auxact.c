@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "auxact.h"
+#include "errbuf.h"
 #include "smallfile.h"
 
 /* The u32 after aux_sample_size: __reserved_3 before 6.13, aux_action since. */
@@ -94,10 +95,9 @@ int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type, const struct 
 	int fd;
 
 	out->n = 0;
-	if (nr > AUXACT_MAX_POINTS) {
-		snprintf(err, errlen, "more than %d --trigger-on points", AUXACT_MAX_POINTS);
-		return -E2BIG;
-	}
+	if (nr > AUXACT_MAX_POINTS)
+		return errbuf_set(err, errlen, -E2BIG, "more than %d --trigger-on points",
+				  AUXACT_MAX_POINTS);
 	for (i = 0; i <= nr; i++) {
 		if (i < nr)
 			auxact_pause_attr(&a, uprobe_type, &pts[i], leader);

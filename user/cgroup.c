@@ -15,6 +15,7 @@
 #include <linux/magic.h>
 
 #include "cgroup.h"
+#include "errbuf.h"
 
 int cgroup_of(const char *proc, pid_t pid, char *path, size_t len)
 {
@@ -75,17 +76,15 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, 
 		}
 		mnt = found;
 	}
-	if (statfs(mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		snprintf(err, errlen, "--cgroup needs cgroup v2 mounted at %s (it is not)", mnt);
-		return -ENOENT;
-	}
+	if (statfs(mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return errbuf_set(err, errlen, -ENOENT,
+				  "--cgroup needs cgroup v2 mounted at %s (it is not)", mnt);
 	if (!path) {
 		ret = cgroup_of(proc, pid, rel, sizeof(rel));
-		if (ret) {
-			snprintf(err, errlen, "can't find the cgroup v2 of process %d: %s", pid,
-				 strerror(-ret));
-			return ret;
-		}
+		if (ret)
+			return errbuf_set(err, errlen, ret,
+					  "can't find the cgroup v2 of process %d: %s", pid,
+					  strerror(-ret));
 		snprintf(full, sizeof(full), "%s%s", mnt, rel);
 	} else if (path[0] == '/') {
 		snprintf(full, sizeof(full), "%s", path);
@@ -95,8 +94,8 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, 
 	fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open cgroup %s: %s", full, strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open cgroup %s: %s", full,
+				  strerror(-ret));
 	}
 	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
 		snprintf(err, errlen, "%s is not a cgroup v2 directory", full);
@@ -197,26 +196,23 @@ int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char
 		return -ENOENT;
 	}
 	ret = cgroup_of(proc, getpid(), own, sizeof(own));
-	if (ret) {
-		snprintf(err, errlen, "can't find ptbpf's own cgroup v2: %s", strerror(-ret));
-		return ret;
-	}
-	if ((size_t)snprintf(path, len, "%s%s", mnt, own) >= len) {
-		snprintf(err, errlen, "cgroup path too long under %s%s", mnt, own);
-		return -ENAMETOOLONG;
-	}
+	if (ret)
+		return errbuf_set(err, errlen, ret, "can't find ptbpf's own cgroup v2: %s",
+				  strerror(-ret));
+	if ((size_t)snprintf(path, len, "%s%s", mnt, own) >= len)
+		return errbuf_set(err, errlen, -ENAMETOOLONG, "cgroup path too long under %s%s",
+				  mnt, own);
 	/* the leaves runs killed before their end left (their owner is dead) */
 	cgroup_remove_stale(path);
 	/* the command's pid, and ours: a later run tells a dead run's leaf */
 	if ((size_t)snprintf(path, len, "%s%s%sptbpf-%d.%d", mnt, own, strcmp(own, "/") ? "/" : "",
-			     child, (int)getpid()) >= len) {
-		snprintf(err, errlen, "cgroup path too long under %s%s", mnt, own);
-		return -ENAMETOOLONG;
-	}
+			     child, (int)getpid()) >= len)
+		return errbuf_set(err, errlen, -ENAMETOOLONG, "cgroup path too long under %s%s",
+				  mnt, own);
 	if (mkdir(path, 0755)) {
 		ret = -errno;
-		snprintf(err, errlen, "can't make cgroup %s: %s", path, strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't make cgroup %s: %s", path,
+				  strerror(-ret));
 	}
 	ret = move_to(path, child);
 	if (ret) {

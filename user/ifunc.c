@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "errbuf.h"
 #include "ifunc.h"
 
 struct mapped {
@@ -126,10 +127,8 @@ int ifunc_resolve(const char *path, const char *symbol, const char *proc, pid_t 
 	uint64_t addr;
 
 	memset(out, 0, sizeof(*out));
-	if (stat(path, &st)) {
-		snprintf(err, errlen, "%s: %s: %s", what, path, strerror(errno));
-		return -ENOENT;
-	}
+	if (stat(path, &st))
+		return errbuf_set(err, errlen, -ENOENT, "%s: %s: %s", what, path, strerror(errno));
 	m.dev = st.st_dev;
 	m.ino = st.st_ino;
 	dl_iterate_phdr(find_mapped, &m);

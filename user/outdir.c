@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "outdir.h"
 #include "snapfmt.h"
 
@@ -58,10 +59,8 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 	struct stat st;
 	int fd, ret;
 
-	if (strip_slashes(arg, path, sizeof(path))) {
-		snprintf(err, errlen, "output path %s is too long", arg);
-		return -ENAMETOOLONG;
-	}
+	if (strip_slashes(arg, path, sizeof(path)))
+		return errbuf_set(err, errlen, -ENAMETOOLONG, "output path %s is too long", arg);
 	if (mkdir(path, 0700) == 0) {
 		made = true;
 	} else if (errno == ENOENT) {
@@ -89,8 +88,8 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 		return -ENOENT;
 	} else if (errno != EEXIST) {
 		ret = -errno;
-		snprintf(err, errlen, "can't create output directory %s: %s", path, strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't create output directory %s: %s", path,
+				  strerror(-ret));
 	}
 	/* O_NOFOLLOW: a symlink planted at @path is refused, not followed */
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "errbuf.h"
 #include "privs.h"
 
 /* Not in older uapi headers. */
@@ -28,10 +29,9 @@ int privs_check(char *err, size_t errlen)
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data)) {
-		snprintf(err, errlen, "can't read capabilities: %s", strerror(errno));
-		return -EPERM;
-	}
+	if (syscall(SYS_capget, &hdr, data))
+		return errbuf_set(err, errlen, -EPERM, "can't read capabilities: %s",
+				  strerror(errno));
 	if (has_cap(data, CAP_SYS_ADMIN) ||
 	    (has_cap(data, CAP_BPF_) && has_cap(data, CAP_PERFMON_)))
 		return 0;

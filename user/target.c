@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "smallfile.h"
 #include "target.h"
 
@@ -119,24 +120,18 @@ static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 	pid_t tgid;
 	int ret;
 
-	if (pid == getpid()) {
-		snprintf(err, errlen, "pid %d is ptbpf itself", pid);
-		return -EPERM;
-	}
+	if (pid == getpid())
+		return errbuf_set(err, errlen, -EPERM, "pid %d is ptbpf itself", pid);
 	ret = read_stat(proc, pid, &state, &flags);
-	if (ret) {
-		snprintf(err, errlen, "no such process: %d", pid);
-		return -ESRCH;
-	}
+	if (ret)
+		return errbuf_set(err, errlen, -ESRCH, "no such process: %d", pid);
 	if (flags & PF_KTHREAD) {
 		snprintf(err, errlen,
 			 "pid %d is a kernel thread: ptbpf traces user-space processes", pid);
 		return -EPERM;
 	}
-	if ((state == 'Z' || state == 'X') && !other_threads_live(proc, pid)) {
-		snprintf(err, errlen, "process %d has already exited", pid);
-		return -ESRCH;
-	}
+	if ((state == 'Z' || state == 'X') && !other_threads_live(proc, pid))
+		return errbuf_set(err, errlen, -ESRCH, "process %d has already exited", pid);
 	tgid = read_tgid(proc, pid);
 	if (tgid > 0 && tgid != pid) {
 		snprintf(err, errlen,
@@ -152,18 +147,16 @@ int target_attach(struct target *t, pid_t pid, const char *proc, char *err, size
 	int ret;
 
 	target_init(t);
-	if (pid <= 0) {
-		snprintf(err, errlen, "invalid pid %d", pid);
-		return -EINVAL;
-	}
+	if (pid <= 0)
+		return errbuf_set(err, errlen, -EINVAL, "invalid pid %d", pid);
 	ret = check_pid(pid, proc, err, errlen);
 	if (ret)
 		return ret;
 	t->pidfd = pidfd_open_(pid);
 	if (t->pidfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open pidfd for %d: %s", pid,
+				  strerror(-ret));
 	}
 	/* the pid may have been reused between the check and the pidfd */
 	ret = check_pid(pid, proc, err, errlen);
@@ -329,8 +322,8 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err, siz
 	if (pid < 0) {
 		ret = -errno;
 		close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
-		snprintf(err, errlen, "can't start '%s': %s", argv[0], strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't start '%s': %s", argv[0],
+				  strerror(-ret));
 	}
 	if (pid == 0) {
 		close(go[1]);
@@ -355,8 +348,7 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err, siz
 
 fail_errno:
 	ret = -errno;
-	snprintf(err, errlen, "can't start '%s': %s", argv[0], strerror(-ret));
-	return ret;
+	return errbuf_set(err, errlen, ret, "can't start '%s': %s", argv[0], strerror(-ret));
 }
 
 int target_release(struct target *t, char *err, size_t errlen)
@@ -369,19 +361,15 @@ int target_release(struct target *t, char *err, size_t errlen)
 	n = write(t->go_fd, "g", 1);
 	close(t->go_fd);
 	t->go_fd = -1;
-	if (n != 1) {
-		snprintf(err, errlen, "can't start the command: it went away");
-		return -ESRCH;
-	}
+	if (n != 1)
+		return errbuf_set(err, errlen, -ESRCH, "can't start the command: it went away");
 	/* EOF: exec closed the CLOEXEC pipe; else the child sent errno */
 	n = read(t->err_fd, &e, sizeof(e));
 	close(t->err_fd);
 	t->err_fd = -1;
-	if (n == sizeof(e) && e) {
-		snprintf(err, errlen, "can't run %s: %s", t->name ? t->name : "the command",
-			 strerror(e));
-		return -e;
-	}
+	if (n == sizeof(e) && e)
+		return errbuf_set(err, errlen, -e, "can't run %s: %s",
+				  t->name ? t->name : "the command", strerror(e));
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cores.h"
 #include "descend.h"
+#include "errbuf.h"
 #include "target.h"
 #include "threadbind.h"
 
@@ -54,10 +55,8 @@ static int bind_one(struct threadbind *tb, struct cores *cores, pid_t tid, char 
 	ret = cores_add_thread(cores, tid);
 	if (ret == -ESRCH)
 		return ret;
-	if (ret) {
-		snprintf(err, errlen, "%s", cores_last_error(cores));
-		return ret;
-	}
+	if (ret)
+		return errbuf_set(err, errlen, ret, "%s", cores_last_error(cores));
 	grown = realloc(tb->tids, (tb->nr_tids + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "errbuf.h"
 #include "ifunc.h"
 #include "trigger.h"
 
@@ -42,10 +43,8 @@ int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t e
 
 	memset(p, 0, sizeof(*p));
 	p->spec = spec;
-	if (!spec || !*spec) {
-		snprintf(err, errlen, "empty --trigger-on");
-		return -EINVAL;
-	}
+	if (!spec || !*spec)
+		return errbuf_set(err, errlen, -EINVAL, "empty --trigger-on");
 	if (!strncmp(spec, "0x", 2) || !strncmp(spec, "0X", 2)) {
 		p->kind = TRIGGER_ON_ADDR;
 		if (parse_num(spec, &p->addr))
@@ -194,10 +193,9 @@ static int find_object(struct trigger_point *p, const struct trigger_where *w, c
 
 	if (w->pid) {
 		snprintf(exe, sizeof(exe), "%s/%d/exe", w->proc, w->pid);
-	} else if (trigger_find_exe(w->exe, getenv("PATH"), exe, sizeof(exe))) {
-		snprintf(err, errlen, "--trigger-on %s: can't find %s", p->spec, w->exe);
-		return -ENOENT;
-	}
+	} else if (trigger_find_exe(w->exe, getenv("PATH"), exe, sizeof(exe)))
+		return errbuf_set(err, errlen, -ENOENT, "--trigger-on %s: can't find %s", p->spec,
+				  w->exe);
 	if (!p->object[0] || names_file(p->object, w->pid ? "" : exe)) {
 		if (w->pid)
 			exe_path(exe, p->path, sizeof(p->path));
@@ -297,11 +295,10 @@ static int resolve_symbol(struct trigger_point *p, const struct trigger_where *w
 	int ret;
 
 	ret = elfsym_find(p->path, p->symbol, m, ELFSYM_MAX_MATCHES, &nr);
-	if (ret) {
-		snprintf(err, errlen, "--trigger-on %s: can't read %s: %s", p->spec, p->path,
-			 ret == -ENOEXEC ? "not an ELF file with symbols" : strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return errbuf_set(
+			err, errlen, ret, "--trigger-on %s: can't read %s: %s", p->spec, p->path,
+			ret == -ENOEXEC ? "not an ELF file with symbols" : strerror(-ret));
 	if (!nr) {
 		missing(p, err, errlen);
 		return -ENOENT;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "unit.h"
 
 /* `systemctl show` prints KEY=VALUE lines: the value of @key, or NULL. */
@@ -93,11 +94,9 @@ int unit_resolve(const char *unit, const char *mnt, char *cg, size_t len, pid_t 
 		}
 	}
 	ret = run_show(prog, unit, out, sizeof(out));
-	if (ret) {
-		snprintf(err, errlen, "--unit %s: %s show failed: %s", unit, prog,
-			 ret == -ENOENT ? "no such program" : "it said no");
-		return ret;
-	}
+	if (ret)
+		return errbuf_set(err, errlen, ret, "--unit %s: %s show failed: %s", unit, prog,
+				  ret == -ENOENT ? "no such program" : "it said no");
 	*main_pid = value_of(out, "MainPID", val, sizeof(val)) ? (pid_t)strtol(val, NULL, 10) : 0;
 	if (!value_of(out, "ControlGroup", val, sizeof(val)) || val[0] != '/') {
 		snprintf(err, errlen,

@@ -10,6 +10,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "errbuf.h"
 #include "ptbpf_types.h"
 #include "ptbpf.skel.h"
 #include "loop.h"
@@ -42,14 +43,10 @@ static int set_match(struct ptbpf_bpf *skel, const char *name, char *err, size_t
 		snprintf((char *)skel->rodata->waitfor_comm, PTBPF_COMM_LEN, "%s", name);
 		return 0;
 	}
-	if (stat(name, &st)) {
-		snprintf(err, errlen, "--wait-for %s: %s", name, strerror(errno));
-		return -ENOENT;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "--wait-for %s: not a regular file", name);
-		return -ENOENT;
-	}
+	if (stat(name, &st))
+		return errbuf_set(err, errlen, -ENOENT, "--wait-for %s: %s", name, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errbuf_set(err, errlen, -ENOENT, "--wait-for %s: not a regular file", name);
 	skel->rodata->waitfor_ino = st.st_ino;
 	/* the kernel's dev_t: major << 20 | minor (include/linux/kdev_t.h) */
 	skel->rodata->waitfor_dev = (__u32)(major(st.st_dev) << 20 | minor(st.st_dev));
@@ -71,8 +68,8 @@ static int load(struct ptbpf_bpf **skelp, const char *name, bool verbose, char *
 	skel = *skelp = ptbpf_bpf__open_opts(&opts);
 	if (!skel) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF object: %s", strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open the BPF object: %s",
+				  strerror(-ret));
 	}
 	/* the exec hook alone: there is no target to watch yet */
 	bpf_object__for_each_program(prog, skel->obj)
@@ -95,15 +92,13 @@ static pid_t wait_pid(struct ptbpf_bpf *skel, struct ring_buffer *rb, pid_t *pid
 	int n;
 
 	while (!*pid) {
-		if (loop_setup_signal()) {
-			snprintf(err, errlen, "interrupted while waiting for %s", name);
-			return -EINTR;
-		}
+		if (loop_setup_signal())
+			return errbuf_set(err, errlen, -EINTR, "interrupted while waiting for %s",
+					  name);
 		n = ring_buffer__poll(rb, WAITFOR_POLL_MS);
-		if (n < 0 && n != -EINTR) {
-			snprintf(err, errlen, "can't wait for %s: %s", name, strerror(-n));
-			return n;
-		}
+		if (n < 0 && n != -EINTR)
+			return errbuf_set(err, errlen, n, "can't wait for %s: %s", name,
+					  strerror(-n));
 		/* an event the ring had no room for: the hook's word says it */
 		if (!*pid)
 			*pid = (pid_t)__atomic_load_n(&skel->bss->waitfor_pid, __ATOMIC_SEQ_CST);

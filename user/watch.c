@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "errbuf.h"
 #include "ptbpf_types.h"
 #include "ptbpf.skel.h"
 #include "privs.h"
@@ -79,10 +80,9 @@ static int check_kernel(const char *path, char *err, size_t errlen)
 		return -ENOENT;
 	}
 	btf = btf__parse(path, NULL);
-	if (!btf) {
-		snprintf(err, errlen, "can't read kernel BTF from %s: %s", path, strerror(errno));
-		return -ENOENT;
-	}
+	if (!btf)
+		return errbuf_set(err, errlen, -ENOENT, "can't read kernel BTF from %s: %s", path,
+				  strerror(errno));
 	for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
 		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i]);
 		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0) {
@@ -133,8 +133,8 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	w->skel = ptbpf_bpf__open_opts(&opts);
 	if (!w->skel) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF object: %s", strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open the BPF object: %s",
+				  strerror(-ret));
 	}
 	w->skel->rodata->targ_tgid = w->tgid;
 	w->skel->rodata->follow = w->follow;
@@ -150,21 +150,20 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	/* a thread may be on any CPU since before the attach: look at all */
 	memset(w->skel->bss->cpu_ran, 1, sizeof(w->skel->bss->cpu_ran));
 	ret = ptbpf_bpf__attach(w->skel);
-	if (ret) {
-		snprintf(err, errlen, "can't attach the BPF program: %s", strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return errbuf_set(err, errlen, ret, "can't attach the BPF program: %s",
+				  strerror(-ret));
 	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.events), on_event, w, NULL);
 	if (!w->rb) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF ring buffer: %s", strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open the BPF ring buffer: %s",
+				  strerror(-ret));
 	}
 	w->crash_rb = ring_buffer__new(bpf_map__fd(w->skel->maps.crashes), on_crash, w, NULL);
 	if (!w->crash_rb) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF crash ring buffer: %s", strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open the BPF crash ring buffer: %s",
+				  strerror(-ret));
 	}
 	return 0;
 }
@@ -480,19 +479,17 @@ int watch_trigger(struct watch *w, const char *path, unsigned long long offset, 
 
 	if (!w || !path)
 		return -EINVAL;
-	if (w->nr_triggers == WATCH_MAX_TRIGGERS) {
-		snprintf(err, errlen, "more than %d trigger points", WATCH_MAX_TRIGGERS);
-		return -ENOSPC;
-	}
+	if (w->nr_triggers == WATCH_MAX_TRIGGERS)
+		return errbuf_set(err, errlen, -ENOSPC, "more than %d trigger points",
+				  WATCH_MAX_TRIGGERS);
 	/* pid -1: every process; is_target() picks the target's hits */
 	l = bpf_program__attach_uprobe_opts(w->skel->progs.trigger_hit, -1, path, (size_t)offset,
 					    &opts);
 	if (!l) {
 		int ret = -errno;
 
-		snprintf(err, errlen, "can't put a uprobe in %s at offset 0x%llx: %s", path, offset,
-			 strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't put a uprobe in %s at offset 0x%llx: %s",
+				  path, offset, strerror(-ret));
 	}
 	w->triggers[w->nr_triggers++] = l;
 	return 0;
