@@ -610,6 +610,139 @@ static void test_aux_flags_facts(void **state)
 	free(out);
 }
 
+/* ptbpf.json's "aux" facts of CPU 0 in snapshot @id, as Python prints them. */
+static char *aux_facts(struct fx *f, int id)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
+		 "print([c[\"aux\"] for c in d[\"cores\"] if c[\"cpu\"] == 0][0])' "
+		 "%s/snapshot-%06d/ptbpf.json",
+		 f->out, id);
+	return run_cmd(cmd);
+}
+
+/* events.jsonl's pt_records_lost of snapshot @id. */
+static unsigned long events_pt_lost(struct fx *f, int id)
+{
+	char cmd[512], *out;
+	unsigned long n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys; print([e[\"pt_records_lost\"] for e in "
+		 "map(json.loads, open(sys.argv[1])) if e[\"event\"] == \"snapshot\" and "
+		 "e[\"snapshot\"] == %d][0])' %s/events.jsonl",
+		 id, f->out);
+	out = run_cmd(cmd);
+	assert_int_equal(sscanf(out, "%lu", &n), 1);
+	free(out);
+	return n;
+}
+
+/*
+ * @n sessions of this thread on CPU 0 (in, 100 bytes, out), each of which
+ * has the kernel write a PERF_RECORD_AUX; session @flagged's carries
+ * TRUNCATED. @drain_every: the run's drain, every so many sessions (as
+ * main.c's tick every CORES_DRAIN_NS); 0: none.
+ */
+static void many_sessions(struct fx *f, unsigned int n, unsigned int flagged,
+			  unsigned int drain_every)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		if (i == flagged)
+			sim_pmu_aux_flags(f->sim, 0, PERF_AUX_FLAG_TRUNCATED);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		if (drain_every && i % drain_every == drain_every - 1)
+			assert_int_equal(cores_drain_records(f->cores), 0);
+	}
+}
+
+/*
+ * A window with more switch-outs than the PT records ring holds (1,023
+ * AUX records of 64 bytes after the ITRACE_START): drained as the run
+ * does, no record is lost, and the TRUNCATED flag of a late session is a
+ * fact of the snapshot. The same run without the drain (the control):
+ * the kernel dropped that AUX record with the others past the ring's
+ * room, so the flag is gone, and the next window says the loss
+ * (records_lost, pt_records_lost) once the kernel's LOST record comes.
+ */
+static void test_records_drained_between_reads(void **state)
+{
+	struct fx *f = *state;
+	char *out;
+
+	start(f, SCOPE_PROCESS);
+	many_sessions(f, 1500, 1400, 100);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 1);
+	drain(f, 1);
+	out = aux_facts(f, 1);
+	print_message("figures: 1500 switch-outs, drained: %s", out);
+	assert_string_equal(out, "{'truncated': 1, 'collision': 0, 'partial': 0, "
+				 "'records_lost': 0}\n");
+	free(out);
+	assert_int_equal(events_pt_lost(f, 1), 0);
+}
+
+static void test_control_records_not_drained(void **state)
+{
+	struct fx *f = *state;
+	char *out;
+
+	start(f, SCOPE_PROCESS);
+	many_sessions(f, 1500, 1400, 0);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 1);
+	many_sessions(f, 1, 1, 0);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 2);
+	drain(f, 2);
+	out = aux_facts(f, 1);
+	print_message("figures: 1500 switch-outs, not drained: %s", out);
+	assert_non_null(strstr(out, "'truncated': 0,"));
+	free(out);
+	out = aux_facts(f, 2);
+	print_message("figures: the next window: %s", out);
+	assert_null(strstr(out, "'records_lost': 0}"));
+	free(out);
+	assert_true(events_pt_lost(f, 2) > 0);
+}
+
+/*
+ * The memory plan counts the PT records ring: each CPU maps its AUX area
+ * (64 KiB), 16 pages of PT records, the switch ring (16 KiB) and two
+ * metadata pages. A limit that leaves out the records ring is refused.
+ */
+static void test_plan_counts_records_ring(void **state)
+{
+	struct fx *f = *state;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct cores_config cc;
+	__u64 without = NCPU * (BUF + (16 << 10) + 2 * pg);
+	struct cores *c;
+
+	cores_config_init(&cc);
+	cc.buffer_size = BUF;
+	cc.sideband_size = 16 << 10;
+	cc.sysfs_root = f->root;
+	cc.backend = BACKEND_INTEL_PT;
+	cc.scope = SCOPE_CPU;
+	cc.total_limit = without + NCPU * 16 * pg - 1;
+	c = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
+	assert_null(c);
+	assert_non_null(strstr(f->err, "buffers of 2 cores need"));
+	cc.total_limit = without + NCPU * 16 * pg;
+	c = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
+	if (!c)
+		fail_msg("cores_open: %s", f->err);
+	cores_close(c);
+}
+
 /*
  * The next record of a forward ring of @size bytes at *@off, copied out
  * of the ring (a record may wrap round its end) into @buf.
@@ -721,6 +854,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_control_records_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aux_flags_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sim_records_kernel_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records_drained_between_reads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_control_records_not_drained, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_counts_records_ring, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
