@@ -44,6 +44,7 @@ struct core {
 	struct cyclic_aux aux_state;
 	__u64 data_prev, sb_prev; /* data_head at the last read */
 	struct ptrecs_cpu on_cpu; /* the thread the CPU runs, at the last read */
+	struct ptrecs_hist hist; /* --full: the CPU's steps (ptrecs.h); lazily */
 	/*
 	 * intel-pt: the PT event's records drained from its ring since the
 	 * last read and kept (keep_rec()), plan.rec_size bytes at most; how
@@ -241,6 +242,7 @@ static void close_core(struct cores *c, struct core *core)
 	core->data_page = core->sb_page = NULL;
 	free(core->kept);
 	core->kept = NULL;
+	ptrecs_hist_free(&core->hist);
 	auxact_close(c->sys, &core->act);
 	while (core->nr_extra) {
 		struct thread_group *group = &core->extra[--core->nr_extra];
@@ -931,25 +933,53 @@ static void read_rings(struct cores *c, struct core *core, bool full, struct sna
 }
 
 /*
+ * --full: the steps a CPU's history keeps. A switch record is 32 bytes or
+ * more, so they reach back past the oldest the switch ring can hold, whose
+ * time a --full window asks about.
+ */
+static unsigned int hist_cap(const struct cores *c)
+{
+	return (unsigned int)(c->plan.sb_size / 32) + 64;
+}
+
+/*
  * After the read: what the window's PT records say, and the thread each
- * CPU ran when the window began. That is the one of the last read, as the
- * records before told, for a window that starts there: not with --full
- * (the window reaches back past it), nor when switch records of the
- * window were lost (the thread may have changed unseen before the trace
- * starts).
+ * CPU ran when the window began. A window that starts at the last read
+ * begins with the thread of the last read, as the records before told.
+ * With --full the window reaches back past it, through the switch records
+ * still in the ring: it begins with the thread before the oldest of them
+ * (the CPU's history). Neither when switch records of the window were lost
+ * (the thread may have changed unseen before the trace starts).
  */
 static void follow_cpu(struct cores *c, struct core *core, bool full, struct snap_core *out)
 {
+	__u64 sb_type = c->plan.sb_attr.sample_type, pt_type = c->plan.data_attr.sample_type;
+	bool gap = out->sb_wrapped || out->sb_lost_bytes;
+	struct ptrecs_cpu start = { 0, 0 };
+	__u64 t;
+
 	ptrecs_facts(out);
 	/* the kernel's LOST records, and those ptbpf's store had no room for */
 	out->ptrec_lost += core->kept_dropped;
 	core->kept_dropped = 0;
-	if (!full && !out->sb_wrapped && !out->sb_lost_bytes) {
-		out->start_pid = core->on_cpu.pid;
-		out->start_tid = core->on_cpu.tid;
+	/* a --full run's first read holds every record since the start */
+	if (full && !core->hist.step && ptrecs_hist_init(&core->hist, hist_cap(c)))
+		memset(&core->hist, 0, sizeof(core->hist));
+	if (gap && core->hist.step)
+		ptrecs_hist_gap(&core->hist);
+	if (!full && !gap) {
+		start = core->on_cpu;
+	} else if (!gap && core->hist.step) {
+		if (!ptrecs_first_time(out->sideband, out->sideband_len, sb_type, out->ptrec,
+				       out->ptrec_len, pt_type, &t))
+			t = ~0ULL;
+		if (!ptrecs_hist_before(&core->hist, t, &start))
+			start = (struct ptrecs_cpu){ 0, 0 };
 	}
-	ptrecs_follow(&core->on_cpu, out->sideband, out->sideband_len, c->plan.sb_attr.sample_type,
-		      out->ptrec, out->ptrec_len, c->plan.data_attr.sample_type);
+	out->start_pid = start.pid;
+	out->start_tid = start.tid;
+	ptrecs_follow(&core->on_cpu, core->hist.step ? &core->hist : NULL, out->sideband,
+		      out->sideband_len, sb_type, out->ptrec, out->ptrec_len, pt_type);
 }
 
 /* After the pause: keep the intact records, oldest first. */
