@@ -64,7 +64,9 @@ static void apply(struct ptrecs_cpu *st, const struct perf_event_header *h,
 int ptrecs_hist_init(struct ptrecs_hist *h, unsigned int cap)
 {
 	memset(h, 0, sizeof(*h));
-	h->step = cap ? calloc(cap, sizeof(*h->step)) : NULL;
+	if (!cap)
+		return -EINVAL;
+	h->step = calloc(cap, sizeof(*h->step));
 	if (!h->step)
 		return -ENOMEM;
 	h->cap = cap;

@@ -46,7 +46,7 @@ struct ptrecs_hist {
 	bool base_known;
 };
 
-/* A history of @cap steps, nothing ran yet; 0 or -ENOMEM. */
+/* A history of @cap steps, nothing ran yet; 0, -EINVAL (@cap 0) or -ENOMEM. */
 int ptrecs_hist_init(struct ptrecs_hist *h, unsigned int cap);
 void ptrecs_hist_free(struct ptrecs_hist *h);
 /* Switch records were lost unseen: nothing before now is known. */
