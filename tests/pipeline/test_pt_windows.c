@@ -352,6 +352,47 @@ static void check_window(struct fx *f, int id, const char *kind, unsigned int mi
 }
 
 /*
+ * The LLDB bundle of snapshot @id, CPU @cpu, as LLDB's decoder of the
+ * switch trace takes it (PerfContextSwitchDecoder.cpp): SWITCH_CPU_WIDE
+ * records whose times only grow (it refuses the trace otherwise), the
+ * first a switch-in of @pid/@tid: the thread that starts the window,
+ * which the kernel's ITRACE_START names in the first window. Returns the
+ * number of records (at least one).
+ */
+static unsigned int check_lldb_first(struct fx *f, int id, int cpu, __u32 pid, __u32 tid)
+{
+	struct perf_event_header h;
+	unsigned int n = 0;
+	char path[256];
+	__u64 t, prev = 0;
+	size_t len, off;
+	__u32 v[4];
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
+		 id, cpu);
+	buf = read_whole(path, &len);
+	for (off = 0; off + sizeof(h) + sizeof(v) + sizeof(t) <= len; off += h.size, n++) {
+		memcpy(&h, buf + off, sizeof(h));
+		memcpy(v, buf + off + sizeof(h), sizeof(v));
+		memcpy(&t, buf + off + sizeof(h) + sizeof(v), sizeof(t));
+		assert_int_equal(h.type, PERF_RECORD_SWITCH_CPU_WIDE);
+		assert_true(h.size >= sizeof(h) + sizeof(v) + sizeof(t));
+		assert_true(!n || t > prev);
+		prev = t;
+		if (n)
+			continue;
+		assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
+		assert_int_equal(v[2], pid);
+		assert_int_equal(v[3], tid);
+	}
+	assert_int_equal(off, len);
+	assert_true(n > 0);
+	free(buf);
+	return n;
+}
+
+/*
  * Process scope, the default path: this thread is on CPU 0 when the
  * collection starts; it runs A and stops there. The one switch record is
  * its switch-out: only the kernel's ITRACE_START names it.
@@ -368,6 +409,8 @@ static void test_attach_on_cpu_stop(void **state)
 	drain(f, 1);
 	check_window(f, 1, "stop", ptgen_branches_a.n);
 	assert_int_equal(f->bad, 0);
+	/* LLDB: the kernel's ITRACE_START, then the switch-out */
+	assert_int_equal(check_lldb_first(f, 1, 0, f->pid, f->tid), 2);
 }
 
 /*
@@ -501,6 +544,8 @@ static void test_cpu_scope_windows(void **state)
 	check_window(f, 1, "requested, cpu scope", ptgen_branches_a.n);
 	check_window(f, 2, "stop, cpu scope", ptgen_branches_b.n);
 	assert_int_equal(f->bad, 0);
+	check_lldb_first(f, 1, 0, f->pid, f->tid);
+	check_lldb_first(f, 2, 0, f->pid, f->tid);
 }
 
 /* cgroup scope: CPU-wide events behind a cgroup, the same windows. */
@@ -774,6 +819,8 @@ static void command_cpu_wide(struct fx *f, enum ptbpf_scope scope, const char *k
 	snprintf(what, sizeof(what), "stop, -- COMMAND, %s", kind);
 	check_window(f, 2, what, ptgen_branches_b.n);
 	assert_int_equal(f->bad, 0);
+	/* LLDB: ptbpf on CPU 0 when PT started, then the command */
+	check_lldb_first(f, 1, 0, OTHER_PID, OTHER_PID);
 }
 
 static void test_command_cpu_scope(void **state)
