@@ -748,10 +748,13 @@ static void test_trigger_cut_windows(void **state)
 }
 
 /*
- * --follow: a process this thread forks inherits the events (its
- * ITRACE_START never comes: the kernel checks the parent event's, which
- * started long before) and runs on CPU 1 through a read: its first window
- * names it by its switch-in, the next by ptbpf's record.
+ * --follow: a process this thread forks inherits the events and runs on
+ * CPU 1 through a read. perf_log_itrace_start() checks the parent event's
+ * PERF_ATTACH_ITRACE, which pt_config() sets only on the event that
+ * starts: this thread never ran on CPU 1, so the child's schedule-in
+ * there writes an ITRACE_START (where the parent had run, none would
+ * come). Its first window names it by that record and its switch-in, the
+ * next by ptbpf's record.
  */
 static void test_follow_windows(void **state)
 {
