@@ -428,6 +428,24 @@ static ssize_t cpu_wide(const struct perf_event_header *h, const struct recwrite
 	return recwrite_convert(wide, w->size, conv, dst, cap);
 }
 
+/* A switch-in of @pid/@tid at perf time @time, as LLDB reads it; its size. */
+static size_t switch_in(__u32 pid, __u32 tid, __u64 time, __u8 *dst)
+{
+	struct perf_event_header h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, 0 };
+	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
+	struct perfrec_id id;
+
+	memset(&id, 0, sizeof(id));
+	id.pid = pid;
+	id.tid = tid;
+	id.time = time;
+	h.size = (__u16)(sizeof(h) + sizeof(unknown) + perfrec_id_size(LLDB_SWITCH_TYPE));
+	memcpy(dst, &h, sizeof(h));
+	memcpy(dst + sizeof(h), unknown, sizeof(unknown));
+	perfrec_id_put(dst + sizeof(h) + sizeof(unknown), LLDB_SWITCH_TYPE, &id);
+	return h.size;
+}
+
 /*
  * The thread the CPU ran when the window began (snap_core start_tid), as
  * a switch-in at TSC 0 (perf time time_zero), before every record: LLDB,
@@ -436,21 +454,32 @@ static ssize_t cpu_wide(const struct perf_event_header *h, const struct recwrite
  */
 static size_t window_start(const struct snapshot *snap, const struct snap_core *c, __u8 *dst)
 {
-	struct perf_event_header h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, 0 };
-	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
-	struct perfrec_id id;
-
 	if (!c->start_tid || !snap->run.conv.valid)
 		return 0;
-	memset(&id, 0, sizeof(id));
-	id.pid = c->start_pid;
-	id.tid = c->start_tid;
-	id.time = snap->run.conv.time_zero;
-	h.size = (__u16)(sizeof(h) + sizeof(unknown) + perfrec_id_size(LLDB_SWITCH_TYPE));
-	memcpy(dst, &h, sizeof(h));
-	memcpy(dst + sizeof(h), unknown, sizeof(unknown));
-	perfrec_id_put(dst + sizeof(h) + sizeof(unknown), LLDB_SWITCH_TYPE, &id);
-	return h.size;
+	return switch_in(c->start_pid, c->start_tid, snap->run.conv.time_zero, dst);
+}
+
+/*
+ * The next of the kernel's ITRACE_START records in the PT event's records
+ * of @c, from *@off: the thread PT started with on the CPU (the window's
+ * first, when no earlier read named one), and its time. False at the end.
+ */
+static bool next_itrace(const struct snapshot *snap, const struct snap_core *c, size_t *off,
+			struct perfrec_id *id)
+{
+	const struct perf_event_header *h;
+	__u32 who[2];
+
+	while (c->ptrec && perfrec_next(c->ptrec, c->ptrec_len, off, &h) > 0) {
+		if (h->type != PERF_RECORD_ITRACE_START || h->size < sizeof(*h) + sizeof(who) ||
+		    perfrec_id_get(h, h->size, snap->run.data_attr.sample_type, id))
+			continue;
+		memcpy(who, h + 1, sizeof(who));
+		id->pid = who[0];
+		id->tid = who[1];
+		return true;
+	}
+	return false;
 }
 
 int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int idx)
@@ -458,8 +487,11 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 	const struct snap_core *c;
 	const struct perf_event_header *h;
 	struct recwrite_conv conv = { 0 };
+	struct perfrec_id it, sid;
 	struct fileout *o;
-	size_t off = 0;
+	size_t off = 0, pt_off = 0;
+	bool have_it, written = false;
+	__u64 last = 0;
 	__u8 *rec;
 	ssize_t n;
 	int ret;
@@ -478,24 +510,57 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 	rec = (__u8 *)(o + 1);
 	fileout_init(o, fd);
 	n = (ssize_t)window_start(snap, c, rec);
-	if (n)
+	if (n) {
 		fileout_write(o, rec, (size_t)n);
+		last = snap->run.conv.time_zero;
+		written = true;
+	}
+	/*
+	 * The kernel's ITRACE_STARTs become switch-ins at their time, among the
+	 * switches in time order, as perf reads them from perf.data: LLDB
+	 * takes a CPU's thread from SWITCH_CPU_WIDE records only, and refuses
+	 * a record not after the one before (PerfContextSwitchDecoder.cpp), so
+	 * one that shares its time with a switch is left out; so is one that
+	 * the same thread's switch-in follows (a task's first schedule-in: the
+	 * kernel writes ITRACE_START just before the switch-in), which LLDB
+	 * would take as two runs.
+	 */
+	have_it = next_itrace(snap, c, &pt_off, &it);
 	while ((ret = perfrec_next(c->sideband, c->sideband_len, &off, &h)) > 0) {
-		if (h->type == PERF_RECORD_SWITCH) {
-			n = cpu_wide(h, &conv, rec, PERFREC_MAX + 1);
-			if (n < 0) {
-				ret = (int)n;
-				break;
-			}
-			fileout_write(o, rec, (size_t)n);
-			continue;
+		bool timed = !perfrec_id_get(h, h->size, conv.from_type, &sid);
+		bool in =
+			(h->type == PERF_RECORD_SWITCH || h->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+			!(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
+
+		for (; have_it && timed && it.time <= sid.time;
+		     have_it = next_itrace(snap, c, &pt_off, &it)) {
+			if (it.time == sid.time || (written && it.time <= last) ||
+			    (in && it.pid == sid.pid && it.tid == sid.tid))
+				continue;
+			fileout_write(o, rec, switch_in(it.pid, it.tid, it.time, rec));
+			last = it.time;
+			written = true;
 		}
-		n = recwrite_convert(h, h->size, &conv, rec, PERFREC_MAX + 1);
+		if (h->type == PERF_RECORD_SWITCH)
+			n = cpu_wide(h, &conv, rec, PERFREC_MAX + 1);
+		else
+			n = recwrite_convert(h, h->size, &conv, rec, PERFREC_MAX + 1);
 		if (n < 0) {
 			ret = (int)n;
 			break;
 		}
 		fileout_write(o, rec, (size_t)n);
+		if (timed) {
+			last = sid.time;
+			written = true;
+		}
+	}
+	for (; !ret && have_it; have_it = next_itrace(snap, c, &pt_off, &it)) {
+		if (written && it.time <= last)
+			continue;
+		fileout_write(o, rec, switch_in(it.pid, it.tid, it.time, rec));
+		last = it.time;
+		written = true;
 	}
 	if (!ret)
 		ret = fileout_flush(o);

@@ -182,7 +182,11 @@ static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg, siz
 				  "period (%s): raise --buffer-size to at least %s",
 				  human(plan->buf_size, buf_str, sizeof(buf_str)),
 				  human(psb, psb_str, sizeof(psb_str)), psb_str);
-	total = (__u64)nr_cpus * (plan->buf_size + plan->sb_size + 2 * plan->page_size);
+	plan->rec_size =
+		plan->backend == BACKEND_INTEL_PT ? CORES_PT_RECORD_PAGES * plan->page_size : 0;
+	/* what each core maps: two rings' metadata pages and data, the AUX area */
+	total = (__u64)nr_cpus *
+		(plan->buf_size + plan->sb_size + plan->rec_size + 2 * plan->page_size);
 	if (total > limit)
 		return errbuf_set(err, errlen, -E2BIG,
 				  "buffers of %u cores need %llu MiB, more than the "

@@ -30,7 +30,23 @@ struct coreplan {
 	struct pmu_intel_pt pmu; /* intel-pt only */
 	struct perf_event_attr data_attr, sb_attr;
 	size_t page_size, buf_size, sb_size;
+	/*
+	 * intel-pt: the data pages of the PT event's own ring (its
+	 * ITRACE_START, AUX and LOST records), mapped beside the AUX area and
+	 * counted in the memory the run maps; 0 for sample.
+	 */
+	size_t rec_size;
 };
+
+/*
+ * intel-pt: the PT event's records ring, in pages. The kernel writes an
+ * AUX record (64 bytes with the sample IDs ptbpf asks) at each stop of PT
+ * that had bytes: each switch-out of a target thread in process scope.
+ * 16 pages hold about 1,000 of them; ptbpf drains the ring every
+ * CORES_DRAIN_NS (cores_drain_records()), so a CPU loses records only past
+ * some 10,000 switch-outs a second.
+ */
+#define CORES_PT_RECORD_PAGES 16
 
 /*
  * Round @request bytes up to a power-of-two number of pages of @page_size

@@ -24,16 +24,6 @@
 #include "pmu.h"
 #include "ptrecs.h"
 
-/*
- * intel-pt: the data pages of the PT event's own ring, for its
- * ITRACE_START, AUX and LOST records (48, 64 and 56 bytes with the
- * sample IDs it is opened with). The ring is writable, so the kernel
- * keeps what was not read and drops (and counts) what does not fit: 16
- * pages hold about 1,000 AUX records, one per switch-out of a target
- * thread (process scope) or per read, between two reads.
- */
-#define CORES_PT_RECORD_PAGES 16
-
 /* Process scope: one more thread's events on a core, output redirected. */
 struct thread_group {
 	int data_fd, sb_fd; /* -1: none */
@@ -54,6 +44,15 @@ struct core {
 	struct cyclic_aux aux_state;
 	__u64 data_prev, sb_prev; /* data_head at the last read */
 	struct ptrecs_cpu on_cpu; /* the thread the CPU runs, at the last read */
+	struct ptrecs_hist hist; /* --full: the CPU's steps (ptrecs.h); lazily */
+	/*
+	 * intel-pt: the PT event's records drained from its ring since the
+	 * last read and kept (keep_rec()), plan.rec_size bytes at most; how
+	 * many found no room there.
+	 */
+	__u8 *kept;
+	size_t kept_len;
+	__u64 kept_dropped;
 	int toggle_rc; /* parallel toggles: this core's result and message */
 	char toggle_err[160];
 };
@@ -87,16 +86,10 @@ void cores_config_init(struct cores_config *cfg)
 	cfg->cgroup_fd = -1;
 }
 
-/* The data pages of the PT event's records ring; 0 for sample. */
-static size_t rec_size(const struct cores *c)
-{
-	return c->plan.backend == BACKEND_INTEL_PT ? CORES_PT_RECORD_PAGES * c->plan.page_size : 0;
-}
-
 static int map_core(struct cores *c, struct core *core, char *err, size_t errlen)
 {
 	bool pt = c->plan.backend == BACKEND_INTEL_PT;
-	size_t data = pt ? rec_size(c) : c->plan.buf_size;
+	size_t data = pt ? c->plan.rec_size : c->plan.buf_size;
 	int rc;
 
 	/*
@@ -117,6 +110,9 @@ static int map_core(struct cores *c, struct core *core, char *err, size_t errlen
 		if (rc)
 			return rc;
 		cyclic_aux_init(&core->aux_state, core->aux, c->plan.buf_size);
+		core->kept = malloc(c->plan.rec_size);
+		if (!core->kept)
+			return errbuf_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	core->sb_map_len = c->plan.page_size + c->plan.sb_size;
 	return perf_sys_map_ring(c->sys, core->sb_fd, core->cpu, c->plan.page_size, c->plan.sb_size,
@@ -231,6 +227,9 @@ static void close_core(struct cores *c, struct core *core)
 		perf_sys_unmap(c->sys, core->sb_page, core->sb_map_len, core->cpu, NULL, 0);
 	core->aux = NULL;
 	core->data_page = core->sb_page = NULL;
+	free(core->kept);
+	core->kept = NULL;
+	ptrecs_hist_free(&core->hist);
 	auxact_close(c->sys, &core->act);
 	while (core->nr_extra) {
 		struct thread_group *group = &core->extra[--core->nr_extra];
@@ -570,7 +569,7 @@ size_t cores_buffer_size(const struct cores *c)
 
 size_t cores_sideband_size(const struct cores *c)
 {
-	return c ? c->plan.sb_size + rec_size(c) : 0;
+	return c ? c->plan.sb_size + c->plan.rec_size : 0;
 }
 
 const struct perf_event_attr *cores_data_attr(const struct cores *c)
@@ -773,25 +772,99 @@ static __u64 now_clock(const struct cores *c)
 }
 
 /*
- * intel-pt: the PT event's records since the last read, into @dst (@cap
- * bytes, the ring's size), and the ring freed of them (data_tail).
+ * Whether PT record @h (@len bytes of it at hand) is kept for the
+ * snapshot: ITRACE_START (the thread at PT's start), LOST, an AUX record
+ * with a flag beside OVERWRITE (data lost or cut in that session), any
+ * record of another type. A plain AUX record, which the kernel writes at
+ * every stop of PT that had bytes (perf_aux_output_end(): each switch-out
+ * of a target thread in process scope), only says where the session's
+ * bytes end, which the read of the AUX area tells as well: passing over
+ * those keeps the store bounded however many switches a window holds.
  */
-static size_t read_ptrec(struct cores *c, struct core *core, __u8 *dst, size_t cap)
+static bool keep_rec(const struct perf_event_header *h, size_t len)
+{
+	__u64 v[3];
+
+	if (h->type != PERF_RECORD_AUX || len < sizeof(*h) + sizeof(v))
+		return true;
+	memcpy(v, h + 1, sizeof(v)); /* aux_offset, aux_size, flags */
+	return v[2] & ~(__u64)PERF_AUX_FLAG_OVERWRITE;
+}
+
+/*
+ * intel-pt: move the records of @core's PT ring into its store, and free
+ * the ring of them (data_tail). The ring is writable, so the kernel keeps
+ * what ptbpf has not read and drops what does not fit, counting it for a
+ * PERF_RECORD_LOST written before the next record that fits
+ * (__perf_output_begin(), kernel/events/ring_buffer.c; ring_buffer_init()
+ * makes a writable ring not overwrite): draining often is what keeps them.
+ */
+static void drain_core(struct cores *c, struct core *core)
 {
 	struct perf_event_mmap_page *pg = core->data_page;
 	const __u8 *ring = (const __u8 *)pg + c->plan.page_size;
-	size_t size = rec_size(c), n, i;
+	size_t size = c->plan.rec_size, i, n;
+	__u8 rec[sizeof(struct perf_event_header) + 3 * sizeof(__u64)];
+	struct perf_event_header *h = (void *)rec;
 	__u64 head, tail;
 
+	if (!pg || !core->kept)
+		return;
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
-	n = head - tail;
-	if (n > size || n > cap) /* not what the kernel does: take nothing */
-		n = 0;
-	for (i = 0; i < n; i++)
-		dst[i] = ring[(tail + i) & (size - 1)];
+	/* not what the kernel does (head - tail > size): take nothing */
+	while (head - tail <= size && head - tail >= sizeof(*h)) {
+		for (i = 0; i < sizeof(*h); i++)
+			rec[i] = ring[(tail + i) & (size - 1)];
+		if (h->size < sizeof(*h) || h->size > head - tail)
+			break;
+		n = h->size < sizeof(rec) ? h->size : sizeof(rec);
+		for (i = sizeof(*h); i < n; i++)
+			rec[i] = ring[(tail + i) & (size - 1)];
+		if (!keep_rec(h, n)) {
+			tail += h->size;
+			continue;
+		}
+		if (core->kept_len + h->size > size) {
+			core->kept_dropped++;
+			tail += h->size;
+			continue;
+		}
+		for (i = 0; i < h->size; i++)
+			core->kept[core->kept_len + i] = ring[(tail + i) & (size - 1)];
+		core->kept_len += h->size;
+		tail += h->size;
+	}
 	/* the copy is done before the kernel may write there again */
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+}
+
+int cores_drain_records(struct cores *c)
+{
+	unsigned int i;
+
+	if (!c)
+		return -EINVAL;
+	if (c->plan.backend != BACKEND_INTEL_PT)
+		return 0;
+	for (i = 0; i < c->nr; i++)
+		drain_core(c, &c->core[i]);
+	return 0;
+}
+
+/*
+ * intel-pt: the PT event's records since the last read, drained and kept,
+ * into @dst (@cap bytes; the store's size suffices).
+ */
+static size_t read_ptrec(struct cores *c, struct core *core, __u8 *dst, size_t cap)
+{
+	size_t n;
+
+	drain_core(c, core);
+	n = core->kept_len <= cap ? core->kept_len : 0;
+	if (n)
+		memcpy(dst, core->kept, n);
+	core->kept_len = 0;
 	return n;
 }
 
@@ -835,22 +908,53 @@ static void read_rings(struct cores *c, struct core *core, bool full, struct sna
 }
 
 /*
+ * --full: the steps a CPU's history keeps. A switch record is 32 bytes or
+ * more, so they reach back past the oldest the switch ring can hold, whose
+ * time a --full window asks about.
+ */
+static unsigned int hist_cap(const struct cores *c)
+{
+	return (unsigned int)(c->plan.sb_size / 32) + 64;
+}
+
+/*
  * After the read: what the window's PT records say, and the thread each
- * CPU ran when the window began. That is the one of the last read, as the
- * records before told, for a window that starts there: not with --full
- * (the window reaches back past it), nor when switch records of the
- * window were lost (the thread may have changed unseen before the trace
- * starts).
+ * CPU ran when the window began. A window that starts at the last read
+ * begins with the thread of the last read, as the records before told.
+ * With --full the window reaches back past it, through the switch records
+ * still in the ring: it begins with the thread before the oldest of them
+ * (the CPU's history). Neither when switch records of the window were lost
+ * (the thread may have changed unseen before the trace starts).
  */
 static void follow_cpu(struct cores *c, struct core *core, bool full, struct snap_core *out)
 {
+	__u64 sb_type = c->plan.sb_attr.sample_type, pt_type = c->plan.data_attr.sample_type;
+	bool gap = out->sb_wrapped || out->sb_lost_bytes;
+	struct ptrecs_cpu start = { 0, 0 };
+	__u64 t;
+
 	ptrecs_facts(out);
-	if (!full && !out->sb_wrapped && !out->sb_lost_bytes) {
-		out->start_pid = core->on_cpu.pid;
-		out->start_tid = core->on_cpu.tid;
+	/* the kernel's LOST records, and those ptbpf's store had no room for */
+	out->ptrec_lost += core->kept_dropped;
+	core->kept_dropped = 0;
+	/* a --full run's first read holds every record since the start */
+	if (full && !core->hist.step && ptrecs_hist_init(&core->hist, hist_cap(c)))
+		memset(&core->hist, 0, sizeof(core->hist));
+	if (gap && core->hist.step)
+		ptrecs_hist_gap(&core->hist);
+	if (!full && !gap) {
+		start = core->on_cpu;
+	} else if (!gap && core->hist.step) {
+		if (!ptrecs_first_time(out->sideband, out->sideband_len, sb_type, out->ptrec,
+				       out->ptrec_len, pt_type, &t))
+			t = ~0ULL;
+		if (!ptrecs_hist_before(&core->hist, t, &start))
+			start = (struct ptrecs_cpu){ 0, 0 };
 	}
-	ptrecs_follow(&core->on_cpu, out->sideband, out->sideband_len, c->plan.sb_attr.sample_type,
-		      out->ptrec, out->ptrec_len, c->plan.data_attr.sample_type);
+	out->start_pid = start.pid;
+	out->start_tid = start.tid;
+	ptrecs_follow(&core->on_cpu, core->hist.step ? &core->hist : NULL, out->sideband,
+		      out->sideband_len, sb_type, out->ptrec, out->ptrec_len, pt_type);
 }
 
 /* After the pause: keep the intact records, oldest first. */

@@ -282,4 +282,18 @@ int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *o
 int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out, __u8 *trace_buf,
 			 __u8 *sb_buf);
 
+/* How often the run drains the PT events' records rings: 100 ms. */
+#define CORES_DRAIN_NS 100000000ULL
+
+/*
+ * intel-pt: move the records the kernel wrote into each PT event's ring
+ * since the last drain into the core's store, which the next cores_read()
+ * returns (ITRACE_START, LOST, AUX records with flags; plain AUX records
+ * are passed over). The ring keeps the oldest records and drops what does
+ * not fit, so between reads it is drained every CORES_DRAIN_NS; from the
+ * thread that reads the cores. Nothing to do for sample. Returns -EINVAL
+ * for NULL.
+ */
+int cores_drain_records(struct cores *c);
+
 #endif /* PTBPF_CORES_H */

@@ -681,6 +681,19 @@ static void rate_tick(void *ctx)
 	control_rate(&app->ctl, old, &app->sampled);
 }
 
+/*
+ * Between events: intel-pt drains the PT events' records rings (they drop
+ * what does not fit between two snapshots), sample re-checks its rate.
+ */
+static void periodic_tick(void *ctx)
+{
+	struct app *app = ctx;
+
+	cores_drain_records(app->cores);
+	if (app->rate.watcher)
+		rate_tick(app);
+}
+
 static int run(struct app *app)
 {
 	struct loop_result res;
@@ -688,6 +701,7 @@ static int run(struct app *app)
 	enum runend_how how;
 	__u64 timer_ns;
 	int ret, status, sig;
+	bool pt;
 
 	if (setup(app)) {
 		sig = loop_setup_interrupted(app->err, sizeof(app->err));
@@ -713,6 +727,7 @@ static int run(struct app *app)
 			 control_target_stopped(&app->ctl) ? "stopped" : "running");
 		status_target(state, false);
 	}
+	pt = cores_backend(app->cores) == BACKEND_INTEL_PT;
 	ret = loop_run(
 		&(struct loop_args){
 			.ctl = &app->ctl,
@@ -724,9 +739,9 @@ static int run(struct app *app)
 			.end_ns = app->cfg.duration_ns ? app->start_ns + app->cfg.duration_ns : 0,
 			/* with a command, Ctrl-Z is the command's (jobctl.h) */
 			.suspend = !app->cfg.cmd,
-			.periodic = app->rate.watcher ? rate_tick : NULL,
+			.periodic = pt || app->rate.watcher ? periodic_tick : NULL,
 			.periodic_ctx = app,
-			.periodic_ns = 1000000000ULL,
+			.periodic_ns = pt ? CORES_DRAIN_NS : 1000000000ULL,
 		},
 		&res);
 	if (app->cfg.follow)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The PT event's records and a CPU's switches: see ptrecs.h. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
 
@@ -59,8 +61,81 @@ static void apply(struct ptrecs_cpu *st, const struct perf_event_header *h,
 	}
 }
 
-void ptrecs_follow(struct ptrecs_cpu *st, const __u8 *sb, size_t sb_len, __u64 sb_type,
-		   const __u8 *pt, size_t pt_len, __u64 pt_type)
+int ptrecs_hist_init(struct ptrecs_hist *h, unsigned int cap)
+{
+	memset(h, 0, sizeof(*h));
+	if (!cap)
+		return -EINVAL;
+	h->step = calloc(cap, sizeof(*h->step));
+	if (!h->step)
+		return -ENOMEM;
+	h->cap = cap;
+	/* before the run's first record no thread of interest ran traced */
+	h->base_known = true;
+	return 0;
+}
+
+void ptrecs_hist_free(struct ptrecs_hist *h)
+{
+	free(h->step);
+	memset(h, 0, sizeof(*h));
+}
+
+void ptrecs_hist_gap(struct ptrecs_hist *h)
+{
+	h->n = 0;
+	h->base_known = false;
+}
+
+static struct ptrecs_step *nth(const struct ptrecs_hist *h, unsigned int i)
+{
+	return &h->step[(h->first + i) % h->cap];
+}
+
+/* The CPU runs @st from @time on. */
+static void hist_put(struct ptrecs_hist *h, __u64 time, const struct ptrecs_cpu *st)
+{
+	struct ptrecs_step *last = h->n ? nth(h, h->n - 1) : NULL;
+
+	if (last && time < last->time)
+		return; /* a record an earlier read had (--full) */
+	if (last && time == last->time) {
+		last->pid = st->pid;
+		last->tid = st->tid;
+		return;
+	}
+	if (h->n == h->cap) {
+		/* the oldest step becomes the state known from its time on */
+		h->base = *nth(h, 0);
+		h->base_known = true;
+		h->first = (h->first + 1) % h->cap;
+		h->n--;
+	}
+	*nth(h, h->n++) = (struct ptrecs_step){ time, st->pid, st->tid };
+}
+
+bool ptrecs_hist_before(const struct ptrecs_hist *h, __u64 time, struct ptrecs_cpu *st)
+{
+	unsigned int i = h->n;
+
+	while (i--) {
+		const struct ptrecs_step *s = nth(h, i);
+
+		if (s->time < time) {
+			st->pid = s->pid;
+			st->tid = s->tid;
+			return true;
+		}
+	}
+	if (!h->base_known || time < h->base.time)
+		return false;
+	st->pid = h->base.pid;
+	st->tid = h->base.tid;
+	return true;
+}
+
+void ptrecs_follow(struct ptrecs_cpu *st, struct ptrecs_hist *h, const __u8 *sb, size_t sb_len,
+		   __u64 sb_type, const __u8 *pt, size_t pt_len, __u64 pt_type)
 {
 	struct cursor a = { .buf = sb, .len = sb ? sb_len : 0, .type = sb_type };
 	struct cursor b = { .buf = pt, .len = pt ? pt_len : 0, .type = pt_type };
@@ -72,8 +147,24 @@ void ptrecs_follow(struct ptrecs_cpu *st, const __u8 *sb, size_t sb_len, __u64 s
 		/* the kernel writes ITRACE_START before the switch-in */
 		c = !b.h || (a.h && a.id.time < b.id.time) ? &a : &b;
 		apply(st, c->h, &c->id);
+		if (h)
+			hist_put(h, c->id.time, st);
 		advance(c);
 	}
+}
+
+bool ptrecs_first_time(const __u8 *sb, size_t sb_len, __u64 sb_type, const __u8 *pt, size_t pt_len,
+		       __u64 pt_type, __u64 *time)
+{
+	struct cursor a = { .buf = sb, .len = sb ? sb_len : 0, .type = sb_type };
+	struct cursor b = { .buf = pt, .len = pt ? pt_len : 0, .type = pt_type };
+
+	advance(&a);
+	advance(&b);
+	if (!a.h && !b.h)
+		return false;
+	*time = !b.h || (a.h && a.id.time < b.id.time) ? a.id.time : b.id.time;
+	return true;
 }
 
 void ptrecs_facts(struct snap_core *core)

@@ -206,7 +206,7 @@ static uint64_t copy_max(const struct snapshot *snap)
 static void log_written(struct snapqueue *q, const struct snapshot *snap, const char *path,
 			uint64_t write_ns, const struct removed *rm)
 {
-	uint64_t lost, pmax, psum, bytes, sb_lost = 0;
+	uint64_t lost, pmax, psum, bytes, sb_lost = 0, pt_lost = 0;
 	bool wrapped = false, sb_wrapped = false;
 	char line[PATH_MAX + 256];
 	struct json *j;
@@ -218,6 +218,7 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 		wrapped |= snap->cores[i].wrapped;
 		sb_wrapped |= snap->cores[i].sb_wrapped;
 		sb_lost += snap->cores[i].sb_lost_bytes;
+		pt_lost += snap->cores[i].ptrec_lost;
 	}
 	/* --follow: the line names the process the trigger was in */
 	j = eventlog_begin(&q->wlog, "snapshot", clock_now_ns(),
@@ -231,6 +232,9 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 	json_bool(j, "wrapped", wrapped);
 	json_bool(j, "sideband_wrapped", sb_wrapped);
 	json_u64(j, "sideband_lost_bytes", sb_lost);
+	/* records of the PT events the kernel dropped: their AUX flags unknown */
+	if (snap->run.backend == BACKEND_INTEL_PT)
+		json_u64(j, "pt_records_lost", pt_lost);
 	json_u64(j, "paused_max_ns", pmax);
 	json_u64(j, "paused_total_ns", psum);
 	json_u64(j, "copy_max_ns", copy_max(snap));

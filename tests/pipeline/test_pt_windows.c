@@ -10,8 +10,10 @@
  * across reads (SIGUSR2, the end), so no switch-in record of it is in the
  * window: the kernel's ITRACE_START names it in the first window, ptbpf's
  * own record (from the switches and ITRACE_STARTs it read before) in the
- * later ones. For each snapshot kind (stop, requested, end), each scope
- * (process, cpu), wrapped or not:
+ * later ones. For each snapshot kind (stop, requested, end, fatal,
+ * --trigger-on staged and cut by the kernel), each scope (process, cpu,
+ * cgroup), --pid and -- COMMAND, --follow's forked process, wrapped or
+ * not, and with --full (a window reaching back past the last read):
  *
  * - `perf script --itrace=i0nse` prints 0 "instruction trace error"
  *   lines, and every instruction under a tid of the target;
@@ -25,7 +27,9 @@
  *
  * The simulated PMU's own rules for that ring are checked directly too
  * (ITRACE_START once per event, AUX per switch-out, LOST after a full
- * ring).
+ * ring), and ptbpf's drain of it: a window of more switches than the ring
+ * holds keeps its AUX flags, and the loss is said when not drained; the
+ * ring counts in the memory plan.
  *
  * Each test prints "figures:" lines: instructions decoded and decoder
  * errors per snapshot, the issue's measure.
@@ -44,6 +48,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -63,6 +68,8 @@
 
 #define NCPU 2
 #define PT_TYPE 8
+/* an unrelated process (ptbpf itself, before a command is let go) */
+#define OTHER_PID 4190000u
 #define BUF (64UL << 10)
 /* sim_pmu's mmap page: perf time = 123456789 + TSC / 2 */
 #define PERF_TIME(tsc) (123456789ULL + (tsc) / 2)
@@ -84,6 +91,12 @@ struct fx {
 	unsigned int bad; /* windows check_window() found wrong */
 	int cgroup_fd; /* cgroup scope: any descriptor (the sim takes it) */
 	bool on_exec; /* -- COMMAND: armed with enable_on_exec */
+	bool full; /* --full: whole buffers */
+	bool follow; /* --follow: forks inherit the events */
+	__u32 tid3; /* --follow: a forked process's thread; 0: none */
+	/* --trigger-on points the PT groups pause at; none when nr_points is 0 */
+	struct auxact_point points[1];
+	unsigned int nr_points;
 };
 
 static void *helper_main(void *arg)
@@ -190,6 +203,9 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 	cc.nr_tids = 2;
 	cc.cgroup_fd = f->cgroup_fd;
 	cc.enable_on_exec = f->on_exec;
+	cc.follow = f->follow;
+	cc.pause_points = f->points;
+	cc.nr_pause_points = f->nr_points;
 	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
 	if (!f->cores)
 		fail_msg("cores_open: %s", f->err);
@@ -197,6 +213,7 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 	sc.writer.dirfd = f->outfd;
 	assert_int_equal(cores_describe(f->cores, &f->run), 0);
 	f->run.pid = f->pid;
+	f->run.full = f->full;
 	f->snaps = snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
 	if (!f->snaps)
 		fail_msg("snapstage_start: %s", f->err);
@@ -281,7 +298,8 @@ static void drain(struct fx *f, unsigned long written)
 /*
  * perf script --itrace=i0nse over snapshot @id: the instructions, the
  * decoder's errors (the first few go to stderr), and the instructions not
- * under a tid of the target; counted by awk, the output can be long.
+ * under a tid of the target (or of the process it forked, tid3); counted
+ * by awk, the output can be long.
  */
 static void perf_counts(struct fx *f, int id, unsigned int *insns, unsigned int *errors,
 			unsigned int *foreign)
@@ -290,10 +308,10 @@ static void perf_counts(struct fx *f, int id, unsigned int *insns, unsigned int 
 
 	snprintf(cmd, sizeof(cmd),
 		 "perf script --itrace=i0nse -F tid,ip -i %s/snapshot-%06d/perf.data 2>&1 | "
-		 "awk -v a=%u -v b=%u '/instruction trace error type/ { if (++e <= 3) "
-		 "print > \"/dev/stderr\"; next } NF == 2 { n++; if ($1 != a && $1 != b) "
-		 "o++ } END { print n + 0, e + 0, o + 0 }'",
-		 f->out, id, f->tid, f->tid2);
+		 "awk -v a=%u -v b=%u -v c=%u '/instruction trace error type/ { if (++e <= 3) "
+		 "print > \"/dev/stderr\"; next } NF == 2 { n++; if ($1 != a && $1 != b && "
+		 "(c == 0 || $1 != c)) o++ } END { print n + 0, e + 0, o + 0 }'",
+		 f->out, id, f->tid, f->tid2, f->tid3);
 	out = run_cmd(cmd);
 	assert_int_equal(sscanf(out, "%u %u %u", insns, errors, foreign), 3);
 	free(out);
@@ -334,6 +352,47 @@ static void check_window(struct fx *f, int id, const char *kind, unsigned int mi
 }
 
 /*
+ * The LLDB bundle of snapshot @id, CPU @cpu, as LLDB's decoder of the
+ * switch trace takes it (PerfContextSwitchDecoder.cpp): SWITCH_CPU_WIDE
+ * records whose times only grow (it refuses the trace otherwise), the
+ * first a switch-in of @pid/@tid: the thread that starts the window,
+ * which the kernel's ITRACE_START names in the first window. Returns the
+ * number of records (at least one).
+ */
+static unsigned int check_lldb_first(struct fx *f, int id, int cpu, __u32 pid, __u32 tid)
+{
+	struct perf_event_header h;
+	unsigned int n = 0;
+	char path[256];
+	__u64 t, prev = 0;
+	size_t len, off;
+	__u32 v[4];
+	__u8 *buf;
+
+	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
+		 id, cpu);
+	buf = read_whole(path, &len);
+	for (off = 0; off + sizeof(h) + sizeof(v) + sizeof(t) <= len; off += h.size, n++) {
+		memcpy(&h, buf + off, sizeof(h));
+		memcpy(v, buf + off + sizeof(h), sizeof(v));
+		memcpy(&t, buf + off + sizeof(h) + sizeof(v), sizeof(t));
+		assert_int_equal(h.type, PERF_RECORD_SWITCH_CPU_WIDE);
+		assert_true(h.size >= sizeof(h) + sizeof(v) + sizeof(t));
+		assert_true(!n || t > prev);
+		prev = t;
+		if (n)
+			continue;
+		assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
+		assert_int_equal(v[2], pid);
+		assert_int_equal(v[3], tid);
+	}
+	assert_int_equal(off, len);
+	assert_true(n > 0);
+	free(buf);
+	return n;
+}
+
+/*
  * Process scope, the default path: this thread is on CPU 0 when the
  * collection starts; it runs A and stops there. The one switch record is
  * its switch-out: only the kernel's ITRACE_START names it.
@@ -350,6 +409,8 @@ static void test_attach_on_cpu_stop(void **state)
 	drain(f, 1);
 	check_window(f, 1, "stop", ptgen_branches_a.n);
 	assert_int_equal(f->bad, 0);
+	/* LLDB: the kernel's ITRACE_START, then the switch-out */
+	assert_int_equal(check_lldb_first(f, 1, 0, f->pid, f->tid), 2);
 }
 
 /*
@@ -483,6 +544,8 @@ static void test_cpu_scope_windows(void **state)
 	check_window(f, 1, "requested, cpu scope", ptgen_branches_a.n);
 	check_window(f, 2, "stop, cpu scope", ptgen_branches_b.n);
 	assert_int_equal(f->bad, 0);
+	check_lldb_first(f, 1, 0, f->pid, f->tid);
+	check_lldb_first(f, 2, 0, f->pid, f->tid);
 }
 
 /* cgroup scope: CPU-wide events behind a cgroup, the same windows. */
@@ -550,6 +613,230 @@ static void test_command_exec_on_cpu(void **state)
 }
 
 /*
+ * --full: every snapshot holds the whole ring, bytes from before the last
+ * read included, so a window starts before the read that named its
+ * thread: ptbpf names the thread on the CPU before the oldest switch
+ * record of the snapshot, from the switches and ITRACE_STARTs it read
+ * over the run. This thread runs from the attach (its ITRACE_START is in
+ * the first read only), then the helper thread takes CPU 0 and runs past
+ * the ring's size, so the third window starts after the wrap, in the
+ * helper's time, with a PSB of the helper's trace.
+ */
+static void test_full_windows(void **state)
+{
+	struct fx *f = *state;
+	__u64 tsc = 2000000;
+	unsigned int i;
+
+	f->full = true;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, tsc);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 1);
+	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 2);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid2), 0);
+	for (i = 0; i * 100 < 2 * BUF; i++)
+		emit_path(f, 0, i & 1 ? &ptgen_branches_a : &ptgen_branches_b, tsc += 10000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 3);
+	check_window(f, 1, "requested, --full", ptgen_branches_a.n);
+	check_window(f, 2, "requested, --full", ptgen_branches_a.n + ptgen_branches_b.n);
+	check_window(f, 3, "stop, --full, wrapped", 100);
+	assert_int_equal(f->bad, 0);
+}
+
+/* A --trigger-on hit of this thread in ptgen_branches, as BPF sends it. */
+static void trigger_hit(struct fx *f)
+{
+	struct ptbpf_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = now();
+	e.kind = PTBPF_EV_TRIGGER;
+	e.tgid = f->pid;
+	e.tid = f->tid;
+	e.ip = (__u64)(uintptr_t)ptgen_branches;
+	e.nr_threads = 2;
+	control_event(&f->ctl, &e, now());
+}
+
+/*
+ * --trigger-on, staged (no aux-action on this kernel): each hit's
+ * snapshot is read while both threads run on, so the next window starts
+ * in the middle of their time on the CPUs; the stop after them too.
+ */
+static void test_trigger_windows(void **state)
+{
+	static const struct control_point specs[] = {
+		{ "ptgen_branches", "ptgen_branches", "/proc/self/exe" },
+	};
+	struct fx *f = *state;
+	__u64 tsc = 2000000;
+
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, f->tid2), 0);
+	start(f, SCOPE_PROCESS);
+	control_set_points(&f->ctl, specs, 1);
+	emit_path(f, 0, &ptgen_branches_a, tsc);
+	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
+	trigger_hit(f);
+	wait_written(f, 1);
+	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
+	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
+	trigger_hit(f);
+	wait_written(f, 2);
+	emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 3);
+	check_window(f, 1, "--trigger-on", ptgen_branches_a.n + ptgen_branches_b.n);
+	check_window(f, 2, "--trigger-on", ptgen_branches_a.n + ptgen_branches_b.n);
+	check_window(f, 3, "stop after --trigger-on", ptgen_branches_a.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * --trigger-on cut by the kernel (aux-action): the hit pauses PT on CPU 0
+ * until the thread's next switch-out; the snapshot is read with the
+ * thread still there, and the next window starts at its switch-in; the
+ * helper on CPU 1 runs through the read.
+ */
+static void test_trigger_cut_windows(void **state)
+{
+	static const struct control_point specs[] = {
+		{ "ptgen_branches", "ptgen_branches", "/proc/self/exe" },
+	};
+	struct fx *f = *state;
+	__u64 tsc = 2000000;
+
+	assert_int_equal(sim_sysfs_write(f->root, "bus/event_source/devices/uprobe/type", "7\n"),
+			 0);
+	sim_pmu_set_uprobe(f->sim, 7, true);
+	f->points[0].path = "/proc/self/exe";
+	f->points[0].offset = 0x1234;
+	f->nr_points = 1;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, f->tid2), 0);
+	start(f, SCOPE_PROCESS);
+	assert_true(cores_aux_pause(f->cores));
+	control_set_points(&f->ctl, specs, 1);
+	emit_path(f, 0, &ptgen_branches_a, tsc);
+	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
+	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path, f->points[0].offset), 1);
+	trigger_hit(f);
+	wait_written(f, 1);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
+	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	check_window(f, 1, "--trigger-on, cut", ptgen_branches_a.n + ptgen_branches_b.n);
+	check_window(f, 2, "stop after a cut", ptgen_branches_a.n + ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * --follow: a process this thread forks inherits the events and runs on
+ * CPU 1 through a read. perf_log_itrace_start() checks the parent event's
+ * PERF_ATTACH_ITRACE, which pt_config() sets only on the event that
+ * starts: this thread never ran on CPU 1, so the child's schedule-in
+ * there writes an ITRACE_START (where the parent had run, none would
+ * come). Its first window names it by that record and its switch-in, the
+ * next by ptbpf's record.
+ */
+static void test_follow_windows(void **state)
+{
+	struct fx *f = *state;
+	pid_t child = paused_child();
+	__u64 tsc = 2000000;
+
+	f->follow = true;
+	f->tid3 = (__u32)child;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, SCOPE_PROCESS);
+	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
+	snapstage_follow(f->snaps, (uint32_t)child, false);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, (__u32)child), 0);
+	emit_path(f, 0, &ptgen_branches_a, tsc);
+	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 1);
+	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
+	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 2);
+	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 3);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	check_window(f, 1, "requested, --follow", ptgen_branches_a.n + ptgen_branches_b.n);
+	check_window(f, 2, "requested, --follow", ptgen_branches_a.n + ptgen_branches_b.n);
+	check_window(f, 3, "stop, --follow", ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+}
+
+/*
+ * -- COMMAND in a CPU-wide scope: the collection starts (the CPU-wide PT
+ * event's first enable: its ITRACE_START) while ptbpf itself runs on CPU
+ * 0 (OTHER_PID here), before the command is let go; the command's thread
+ * then takes the CPU and execs, and runs through a read.
+ */
+static void command_cpu_wide(struct fx *f, enum ptbpf_scope scope, const char *kind)
+{
+	char what[64];
+
+	f->on_exec = true;
+	if (scope == SCOPE_CGROUP)
+		f->cgroup_fd = 7;
+	assert_int_equal(sim_pmu_task(f->sim, OTHER_PID, OTHER_PID), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, OTHER_PID), 0);
+	start(f, scope);
+	assert_true(sim_pmu_running(f->sim, 0));
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 1);
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 2);
+	snprintf(what, sizeof(what), "requested, -- COMMAND, %s", kind);
+	check_window(f, 1, what, ptgen_branches_a.n);
+	snprintf(what, sizeof(what), "stop, -- COMMAND, %s", kind);
+	check_window(f, 2, what, ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
+	/* LLDB: ptbpf on CPU 0 when PT started, then the command */
+	check_lldb_first(f, 1, 0, OTHER_PID, OTHER_PID);
+}
+
+static void test_command_cpu_scope(void **state)
+{
+	command_cpu_wide(*state, SCOPE_CPU, "cpu scope");
+}
+
+static void test_command_cgroup_scope(void **state)
+{
+	command_cpu_wide(*state, SCOPE_CGROUP, "cgroup scope");
+}
+
+/*
  * The control: the PT event's records can't reach ptbpf (its ring has no
  * room, as one of no data pages): the attach window's instructions have no
  * thread, and perf says so with errors. So the tests above can fail.
@@ -608,6 +895,139 @@ static void test_aux_flags_facts(void **state)
 				    "collision 1 time"));
 	assert_null(strstr(out, "cpu 1: PT data lost"));
 	free(out);
+}
+
+/* ptbpf.json's "aux" facts of CPU 0 in snapshot @id, as Python prints them. */
+static char *aux_facts(struct fx *f, int id)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
+		 "print([c[\"aux\"] for c in d[\"cores\"] if c[\"cpu\"] == 0][0])' "
+		 "%s/snapshot-%06d/ptbpf.json",
+		 f->out, id);
+	return run_cmd(cmd);
+}
+
+/* events.jsonl's pt_records_lost of snapshot @id. */
+static unsigned long events_pt_lost(struct fx *f, int id)
+{
+	char cmd[512], *out;
+	unsigned long n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys; print([e[\"pt_records_lost\"] for e in "
+		 "map(json.loads, open(sys.argv[1])) if e[\"event\"] == \"snapshot\" and "
+		 "e[\"snapshot\"] == %d][0])' %s/events.jsonl",
+		 id, f->out);
+	out = run_cmd(cmd);
+	assert_int_equal(sscanf(out, "%lu", &n), 1);
+	free(out);
+	return n;
+}
+
+/*
+ * @n sessions of this thread on CPU 0 (in, 100 bytes, out), each of which
+ * has the kernel write a PERF_RECORD_AUX; session @flagged's carries
+ * TRUNCATED. @drain_every: the run's drain, every so many sessions (as
+ * main.c's tick every CORES_DRAIN_NS); 0: none.
+ */
+static void many_sessions(struct fx *f, unsigned int n, unsigned int flagged,
+			  unsigned int drain_every)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		if (i == flagged)
+			sim_pmu_aux_flags(f->sim, 0, PERF_AUX_FLAG_TRUNCATED);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		if (drain_every && i % drain_every == drain_every - 1)
+			assert_int_equal(cores_drain_records(f->cores), 0);
+	}
+}
+
+/*
+ * A window with more switch-outs than the PT records ring holds (1,023
+ * AUX records of 64 bytes after the ITRACE_START): drained as the run
+ * does, no record is lost, and the TRUNCATED flag of a late session is a
+ * fact of the snapshot. The same run without the drain (the control):
+ * the kernel dropped that AUX record with the others past the ring's
+ * room, so the flag is gone, and the next window says the loss
+ * (records_lost, pt_records_lost) once the kernel's LOST record comes.
+ */
+static void test_records_drained_between_reads(void **state)
+{
+	struct fx *f = *state;
+	char *out;
+
+	start(f, SCOPE_PROCESS);
+	many_sessions(f, 1500, 1400, 100);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 1);
+	drain(f, 1);
+	out = aux_facts(f, 1);
+	print_message("figures: 1500 switch-outs, drained: %s", out);
+	assert_string_equal(out, "{'truncated': 1, 'collision': 0, 'partial': 0, "
+				 "'records_lost': 0}\n");
+	free(out);
+	assert_int_equal(events_pt_lost(f, 1), 0);
+}
+
+static void test_control_records_not_drained(void **state)
+{
+	struct fx *f = *state;
+	char *out;
+
+	start(f, SCOPE_PROCESS);
+	many_sessions(f, 1500, 1400, 0);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 1);
+	many_sessions(f, 1, 1, 0);
+	control_snapshot_now(&f->ctl, "requested");
+	wait_written(f, 2);
+	drain(f, 2);
+	out = aux_facts(f, 1);
+	print_message("figures: 1500 switch-outs, not drained: %s", out);
+	assert_non_null(strstr(out, "'truncated': 0,"));
+	free(out);
+	out = aux_facts(f, 2);
+	print_message("figures: the next window: %s", out);
+	assert_null(strstr(out, "'records_lost': 0}"));
+	free(out);
+	assert_true(events_pt_lost(f, 2) > 0);
+}
+
+/*
+ * The memory plan counts the PT records ring: each CPU maps its AUX area
+ * (64 KiB), 16 pages of PT records, the switch ring (16 KiB) and two
+ * metadata pages. A limit that leaves out the records ring is refused.
+ */
+static void test_plan_counts_records_ring(void **state)
+{
+	struct fx *f = *state;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct cores_config cc;
+	__u64 without = NCPU * (BUF + (16 << 10) + 2 * pg);
+	struct cores *c;
+
+	cores_config_init(&cc);
+	cc.buffer_size = BUF;
+	cc.sideband_size = 16 << 10;
+	cc.sysfs_root = f->root;
+	cc.backend = BACKEND_INTEL_PT;
+	cc.scope = SCOPE_CPU;
+	cc.total_limit = without + NCPU * 16 * pg - 1;
+	c = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
+	assert_null(c);
+	assert_non_null(strstr(f->err, "buffers of 2 cores need"));
+	cc.total_limit = without + NCPU * 16 * pg;
+	c = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
+	if (!c)
+		fail_msg("cores_open: %s", f->err);
+	cores_close(c);
 }
 
 /*
@@ -718,9 +1138,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cgroup_scope_windows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fatal_while_on_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_exec_on_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigger_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigger_cut_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_windows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_cpu_scope, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_cgroup_scope, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_records_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aux_flags_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sim_records_kernel_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records_drained_between_reads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_control_records_not_drained, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_counts_records_ring, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
