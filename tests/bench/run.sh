@@ -5,8 +5,8 @@
 # alternative a user would otherwise have, measured side by side in this
 # run. Benchmarks: latency pollution window cost target memory scale scope dump
 # trigger budget.
-# Prints a Markdown table and writes .output/bench.json. Nothing here
-# passes or fails; a benchmark that cannot run says why and the rest go on.
+# Prints a Markdown table and writes .output/bench.json. A benchmark that
+# fails says why and the rest go on; the run then exits 1 naming them.
 #
 # Needs root (BPF, perf events, cgroups, sysctl). Leaves nothing behind:
 # processes, the cgroup, the temp dir and kernel.bpf_stats_enabled are
@@ -596,18 +596,31 @@ bench_dump() {
 	local t=$WORK/dump.txt mib=${BENCH_DUMP_MIB:-64}
 	tests/bench/dump_throughput.sh "$mib" >"$t" 2>&1 || { log "dump: $(tail -1 "$t")"; return 1; }
 	mbs() { sed -n "s/^$1 \([0-9.]*\) MB\/s.*/\1/p" "$t" | head -1; }
+	# how each was measured (CPU split, medians), for the rows' notes
+	how() { sed -n "s/^$1 [0-9.]* MB\/s (\(.*\))$/\1/p" "$t" | head -1; }
+	local k
+	for k in bare-pkt bare-insn bare-blk 'ptbpf-dump --packets' 'ptbpf-dump --insn' \
+		'ptbpf-dump --timeline (perfetto)' 'ptbpf-dump --timeline (json)' 'perf script --itrace=i0ns'; do
+		[ -n "$(mbs "$k")" ] || { log "dump: no figure for $k"; return 1; }
+	done
 	row dump.packets "ptbpf-dump --packets, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --packets')" MB/s "$(mbs bare-pkt)" "bare libipt packet loop" ""
+		"$(mbs 'ptbpf-dump --packets')" MB/s "$(mbs bare-pkt)" "bare libipt packet loop" \
+		"$(how 'ptbpf-dump --packets'); goal 0.6×"
 	row dump.insn "ptbpf-dump --insn, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
+		"$(how 'ptbpf-dump --insn'); goal 1.5×"
 	row dump.insn_vs_blk "ptbpf-dump --insn next to libipt's block decoder" \
-		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-blk)" "bare libipt block loop" ""
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-blk)" "bare libipt block loop" \
+		"the block loop decodes without a line written"
 	row dump.timeline "ptbpf-dump --timeline, Perfetto protobuf, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --timeline (perfetto)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+		"$(mbs 'ptbpf-dump --timeline (perfetto)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
+		"$(how 'ptbpf-dump --timeline (perfetto)'); goal 1×"
 	row dump.timeline_json "ptbpf-dump --timeline, Chrome JSON, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --timeline (json)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+		"$(mbs 'ptbpf-dump --timeline (json)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
+		"$(how 'ptbpf-dump --timeline (json)')"
 	row dump.insn_vs_perf "ptbpf-dump --insn next to perf script --itrace=i0ns" \
-		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs 'perf script --itrace=i0ns')" "perf script, same perf.data" ""
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs 'perf script --itrace=i0ns')" "perf script, same perf.data" \
+		"perf script once; ptbpf-dump the median of its rounds"
 }
 
 # --- report ----------------------------------------------------------------------
@@ -828,7 +841,15 @@ report() {
 }
 
 build
+FAILED=()
 for b in $SEL; do
-	"bench_$b" || log "$b: failed, going on"
+	"bench_$b" || {
+		log "$b: failed, going on"
+		FAILED+=("$b")
+	}
 done
 report
+if [ ${#FAILED[@]} -gt 0 ]; then
+	log "failed: ${FAILED[*]}"
+	exit 1
+fi
