@@ -74,7 +74,7 @@ for r in $(seq "$repeat"); do
 	if [ -n "${BASE:-}" ]; then
 		once base-packets "$BASE" --packets "$snap"
 		once base-insn "$BASE" --insn "$snap"
-		once base-timeline-json "$BASE" --timeline - "$snap"
+		once base-timeline-pf "$BASE" --timeline - --timeline-format perfetto "$snap"
 	fi
 done
 once perf-script perf script --itrace=i0ns -F tid,ip,sym,symoff -i "$snap/perf.data"
@@ -112,7 +112,7 @@ line "ptbpf-dump (summary)" summary
 if [ -n "${BASE:-}" ]; then
 	line "baseline ptbpf-dump --packets" base-packets
 	line "baseline ptbpf-dump --insn" base-insn
-	line "baseline ptbpf-dump --timeline (json)" base-timeline-json
+	line "baseline ptbpf-dump --timeline (perfetto)" base-timeline-pf
 fi
 line "perf script --itrace=i0ns" perf-script
 # the goals: --packets 0.6x the packet loop, --insn 1.5x and the
