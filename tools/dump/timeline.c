@@ -241,10 +241,29 @@ static void close_run(struct run *r)
 	r->after_call = false;
 }
 
-static void tl_insn(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn)
+/* The name of the slice a call to @ip opens. */
+static const char *callee(struct run *r, uint64_t ip, char *buf, size_t len)
+{
+	unsigned int h = (unsigned int)(ip ^ ip >> 8) & 255;
+	const char *name;
+	uint64_t off;
+
+	if (r->names[h].ip == ip)
+		return r->names[h].name;
+	name = symtab_find(r->tab, ip, &off);
+	if (!name)
+		return func_name(r->tab, ip, buf, len);
+	/* a symbol's name lives as long as the table */
+	r->names[h].ip = ip;
+	r->names[h].name = name;
+	return name;
+}
+
+static void tl_run(void *ctx, const struct dump_insn_at *at, const struct dump_insn_run *x)
 {
 	struct run *r = ctx;
 	char buf[256];
+	unsigned int i;
 
 	if (r->open && (r->t.id != (uint32_t)at->tid || !at->target))
 		close_run(r);
@@ -257,30 +276,21 @@ static void tl_insn(void *ctx, const struct dump_insn_at *at, const struct pt_in
 		r->open = true;
 	}
 	r->last = at->time;
-	/* each call opens a slice, in the order of the flow: calls within
-	 * one timing packet share a timestamp and still nest */
-	if (!r->depth || r->after_call) {
-		unsigned int h = (unsigned int)(insn->ip ^ insn->ip >> 8) & 255;
-		const char *name = r->names[h].ip == insn->ip ? r->names[h].name : NULL;
-		uint64_t off;
+	for (i = 0; i < x->n; i++) {
+		const struct dump_insn *in = &x->v[i];
 
-		if (!name) {
-			name = symtab_find(r->tab, insn->ip, &off);
-			if (name) {
-				/* a symbol's name lives as long as the table */
-				r->names[h].ip = insn->ip;
-				r->names[h].name = name;
-			} else {
-				name = func_name(r->tab, insn->ip, buf, sizeof(buf));
-			}
+		/* each call opens a slice, in the order of the flow: calls
+		 * within one timing packet share a timestamp and still nest */
+		if (!r->depth || r->after_call) {
+			r->w->ops->begin_slice(r->w, &r->t, at->time,
+					       callee(r, in->ip, buf, sizeof(buf)), NULL, 0);
+			r->depth++;
 		}
-		r->w->ops->begin_slice(r->w, &r->t, at->time, name, NULL, 0);
-		r->depth++;
-	}
-	r->after_call = insn->iclass == ptic_call || insn->iclass == ptic_far_call;
-	if ((insn->iclass == ptic_return || insn->iclass == ptic_far_return) && r->depth) {
-		r->w->ops->end_slice(r->w, &r->t, at->time, NULL);
-		r->depth--;
+		r->after_call = in->iclass == ptic_call || in->iclass == ptic_far_call;
+		if ((in->iclass == ptic_return || in->iclass == ptic_far_return) && r->depth) {
+			r->w->ops->end_slice(r->w, &r->t, at->time, NULL);
+			r->depth--;
+		}
 	}
 }
 
@@ -300,7 +310,7 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off, con
 static int tl_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
 		 const struct dump_symtab *tab, struct dump_log *log)
 {
-	static const struct dump_insn_ops ops = { tl_insn, tl_error };
+	static const struct dump_insn_ops ops = { tl_run, tl_error };
 	struct run *r = calloc(1, sizeof(*r));
 	unsigned int i;
 	int ret = 0;
