@@ -5,8 +5,8 @@
 # alternative a user would otherwise have, measured side by side in this
 # run. Benchmarks: latency pollution window cost target memory scale scope dump
 # trigger budget.
-# Prints a Markdown table and writes .output/bench.json. A benchmark that
-# fails says why and the rest go on; the run then exits 1 naming them.
+# Prints a Markdown table and writes .output/bench.json. Nothing here
+# passes or fails; a benchmark that cannot run says why and the rest go on.
 #
 # Needs root (BPF, perf events, cgroups, sysctl). Leaves nothing behind:
 # processes, the cgroup, the temp dir and kernel.bpf_stats_enabled are
@@ -598,6 +598,8 @@ bench_dump() {
 	mbs() { sed -n "s/^$1 \([0-9.]*\) MB\/s.*/\1/p" "$t" | head -1; }
 	# how each was measured (CPU split, medians), for the rows' notes
 	how() { sed -n "s/^$1 [0-9.]* MB\/s (\(.*\))$/\1/p" "$t" | head -1; }
+	# MODE BASE: the ratio on ptbpf-dump's user time alone
+	user() { sed -n "s/^ratio $1 \/ $2 [0-9.]* (goal [^;]*; on user time alone \([0-9.]*\))$/\1/p" "$t"; }
 	local k
 	for k in bare-pkt bare-insn bare-blk 'ptbpf-dump --packets' 'ptbpf-dump --insn' \
 		'ptbpf-dump --timeline (perfetto)' 'ptbpf-dump --timeline (json)' 'perf script --itrace=i0ns'; do
@@ -605,16 +607,16 @@ bench_dump() {
 	done
 	row dump.packets "ptbpf-dump --packets, $mib MiB of PT, to a file" \
 		"$(mbs 'ptbpf-dump --packets')" MB/s "$(mbs bare-pkt)" "bare libipt packet loop" \
-		"$(how 'ptbpf-dump --packets'); goal 0.6×"
+		"$(how 'ptbpf-dump --packets'); on user time alone $(user 'ptbpf-dump --packets' bare-pkt)×; goal 0.6×"
 	row dump.insn "ptbpf-dump --insn, $mib MiB of PT, to a file" \
 		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
-		"$(how 'ptbpf-dump --insn'); goal 1.5×"
+		"$(how 'ptbpf-dump --insn'); on user time alone $(user 'ptbpf-dump --insn' bare-insn)×; goal 1.5×"
 	row dump.insn_vs_blk "ptbpf-dump --insn next to libipt's block decoder" \
 		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-blk)" "bare libipt block loop" \
 		"the block loop decodes without a line written"
 	row dump.timeline "ptbpf-dump --timeline, Perfetto protobuf, $mib MiB of PT, to a file" \
 		"$(mbs 'ptbpf-dump --timeline (perfetto)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
-		"$(how 'ptbpf-dump --timeline (perfetto)'); goal 1×"
+		"$(how 'ptbpf-dump --timeline (perfetto)'); on user time alone $(user 'ptbpf-dump --timeline (perfetto)' bare-insn)×; goal 1×"
 	row dump.timeline_json "ptbpf-dump --timeline, Chrome JSON, $mib MiB of PT, to a file" \
 		"$(mbs 'ptbpf-dump --timeline (json)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
 		"$(how 'ptbpf-dump --timeline (json)')"
@@ -841,15 +843,7 @@ report() {
 }
 
 build
-FAILED=()
 for b in $SEL; do
-	"bench_$b" || {
-		log "$b: failed, going on"
-		FAILED+=("$b")
-	}
+	"bench_$b" || log "$b: failed, going on"
 done
 report
-if [ ${#FAILED[@]} -gt 0 ]; then
-	log "failed: ${FAILED[*]}"
-	exit 1
-fi
