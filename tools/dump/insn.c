@@ -250,7 +250,8 @@ static const struct icache_e *insn_at(struct walk *w, uint64_t ip, const struct 
 	return *err ? NULL : e;
 }
 
-/* Gives @n instructions of block @b at @v to the ops, @id to know it by. */
+/* Gives the @n instructions at @v (of one block) to the ops, with @id,
+ * the block's in the cache (0: not kept), and counts them. */
 static void give(struct walk *w, const struct dump_insn *v, unsigned int n, uint64_t id)
 {
 	struct dump_insn_run r = { v, n, id };
@@ -318,9 +319,8 @@ static int expand(struct walk *w, const struct pt_block *b)
 		w->tmp[i].iclass = last && b->iclass != ptic_error ? (uint8_t)b->iclass : c->iclass;
 		ip = c->next;
 	}
-	if (!err && b->ninsn && w->tmp[b->ninsn - 1].ip != b->end_ip) {
+	if (!err && b->ninsn && w->tmp[b->ninsn - 1].ip != b->end_ip)
 		err = -pte_bad_insn; /* the code is not what was traced */
-	}
 	if (!err && !b->truncated)
 		keep(w, e, b);
 	give(w, w->tmp, i, !err && !b->truncated && e->ip ? e->id : 0);
@@ -408,8 +408,8 @@ int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_im
 
 /*
  * Each block's lines kept, by the run's id: a block met again is one copy.
- * Longer texts are made again each time (a run's first and last lines say
- * the most, and long blocks are rare in a loop).
+ * A block's text longer than TEXT_MAX is made again each time it is met
+ * (long blocks are few, and their lines many: the copy would save little).
  */
 #define TEXTS_BITS 12
 #define TEXT_MAX 2048
