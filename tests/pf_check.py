@@ -7,7 +7,10 @@ tests/perfetto_trace.proto` makes of it:
   pf_check.py DECODED.txt [--same-as TIMELINE.json] [--json OUT.json]
               [--want-threads PID:TID,...]
 
-Every sequence clears its incremental state before its events and every
+Every sequence clears its incremental state before its events, defines
+its own incremental clock (id 64, paired with CLOCK_MONOTONIC) and makes it
+its packets' default; an event's time is the delta since the last on
+that clock, or absolute where the packet names CLOCK_MONOTONIC; every
 event's name was interned on its sequence before; every event's track was
 described before it, a thread's under its process; per track the slices'
 time never goes back, they nest (an end closes the innermost open slice), nothing
@@ -77,7 +80,7 @@ def main():
     path = args[0]
     opts = dict(zip(args[1::2], args[2::2]))
     packets = parse(open(path, encoding="utf-8").read()).get("packet", [])
-    tracks, seqs, stacks, last_ts = {}, {}, {}, {}
+    tracks, seqs, stacks, last_ts, inc = {}, {}, {}, {}, {}
     events = []
     slices = maxdepth = instants = counters = clocks = 0
     for i, p in enumerate(packets):
@@ -85,13 +88,19 @@ def main():
         if seq is None:
             fail(f"packet {i}: no trusted_packet_sequence_id")
         flags = one(p, "sequence_flags", 0)
+        cs = one(p, "clock_snapshot")
         if flags in (1, "SEQ_INCREMENTAL_STATE_CLEARED"):
             seqs[seq] = {}
             d = one(p, "trace_packet_defaults")
-            if not d or one(d, "timestamp_clock_id") != 3:
-                fail(f"packet {i}: sequence {seq} has no CLOCK_MONOTONIC default")
-        cs = one(p, "clock_snapshot")
-        if cs:
+            if not d or one(d, "timestamp_clock_id") != 64:
+                fail(f"packet {i}: sequence {seq} has not its own clock as default")
+            clk = {one(c, "clock_id"): c for c in (cs or {}).get("clocks", [])}
+            if 64 not in clk or one(clk[64], "is_incremental") != "true" or 3 not in clk or \
+                    one(cs, "primary_trace_clock") != "BUILTIN_CLOCK_MONOTONIC":
+                fail(f"packet {i}: sequence {seq} without its incremental clock next to MONOTONIC")
+            # the clock's time, and where it is on CLOCK_MONOTONIC
+            inc[seq] = [one(clk[64], "timestamp"), one(clk[3], "timestamp") - one(clk[64], "timestamp")]
+        elif cs:
             ids = {one(c, "clock_id"): one(c, "timestamp") for c in cs.get("clocks", [])}
             if 1 not in ids or 3 not in ids or \
                     one(cs, "primary_trace_clock") != "BUILTIN_CLOCK_MONOTONIC":
@@ -143,6 +152,12 @@ def main():
         ts = one(p, "timestamp")
         if ts is None:
             fail(f"packet {i}: event without a timestamp")
+        clock = one(p, "timestamp_clock_id", 64)
+        if clock == 64:
+            inc[seq][0] += ts
+            ts = inc[seq][0] + inc[seq][1]
+        elif clock != 3:
+            fail(f"packet {i}: timestamp on clock {clock}")
         typ = one(te, "type")
         if typ in ("TYPE_SLICE_BEGIN", "TYPE_SLICE_END"):
             # slices in time order; instants go anywhere (Perfetto sorts)

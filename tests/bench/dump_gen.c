@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dump_gen OUT MIB [REPEAT]: writes OUT/snapshot-000001, an intel-pt snapshot of
+ * dump_gen OUT MIB: writes OUT/snapshot-000001, an intel-pt snapshot of
  * this process with MIB MiB of Intel PT made by libipt's encoder: the
  * path of tests/ptgen.h run over and over (TNT.8 + TIP.update16 per run,
  * 7 instructions in 4 bytes), a PSB+ every 4 KiB as the hardware would.
- * Then times bare libipt loops over the same bytes, in this process so
- * the image is at the addresses the trace names, and prints
- * "bare-pkt MB/s", "bare-insn MB/s" (the instruction decoder) and
- * "bare-blk MB/s" (the block decoder over a section cache, counting its
- * blocks' instructions) of CPU time, the fastest of REPEAT runs.
+ *
+ * dump_gen --bare pkt|insn|blk MIB: makes the same bytes in memory and
+ * times one bare libipt loop over them, in this process so the image is
+ * at the addresses the trace names: the packet decoder, the instruction
+ * decoder, or the block decoder over a section cache (counting its
+ * blocks' instructions). Prints "bare-KIND MB/s" of CPU time and the CPU
+ * seconds. One loop a process, so that dump_throughput.sh can alternate
+ * each with the ptbpf-dump mode it is the baseline of.
  */
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ptgen.h"
 #include "snapwrite.h"
@@ -91,6 +95,27 @@ static size_t generate(uint8_t *buf, size_t len)
 	return (size_t)off;
 }
 
+/*
+ * This program's file: readlink() rather than opening /proc/self/exe, so
+ * that under valgrind (callgrind counts the loops' instructions, which a
+ * busy machine leaves alone) the image is this program, not valgrind.
+ */
+static char self[4096];
+
+static const char *self_path(void)
+{
+	ssize_t n;
+
+	if (!self[0]) {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			snprintf(self, sizeof(self), "/proc/self/exe");
+		else
+			self[n] = '\0';
+	}
+	return self;
+}
+
 /* The executable segments of this program, where they run. */
 static int add_self(struct dl_phdr_info *info, size_t size, void *img)
 {
@@ -100,7 +125,7 @@ static int add_self(struct dl_phdr_info *info, size_t size, void *img)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
-			pt_image_add_file(img, "/proc/self/exe", ph->p_offset, ph->p_filesz, NULL,
+			pt_image_add_file(img, self_path(), ph->p_offset, ph->p_filesz, NULL,
 					  info->dlpi_addr + ph->p_vaddr);
 	}
 	return 1; /* the first object is the program itself */
@@ -119,7 +144,7 @@ static int add_self_cached(struct dl_phdr_info *info, size_t size, void *img)
 
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
-		isid = pt_iscache_add_file(iscache, "/proc/self/exe", ph->p_offset, ph->p_filesz,
+		isid = pt_iscache_add_file(iscache, self_path(), ph->p_offset, ph->p_filesz,
 					   info->dlpi_addr + ph->p_vaddr);
 		if (isid > 0)
 			pt_image_add_cached(img, iscache, isid, NULL);
@@ -163,16 +188,12 @@ static void bare_blk(const uint8_t *buf, size_t len, double *tb, uint64_t *nb)
 	pt_iscache_free(iscache);
 }
 
-/* One run of each bare loop: their times in *@tp and *@ti. */
-static void bare(const uint8_t *buf, size_t len, double *tp, double *ti, uint64_t *np, uint64_t *ni)
+/* One run of the bare packet loop: its time in *@t, packets in *@n. */
+static void bare_pkt(const uint8_t *buf, size_t len, double *tp, uint64_t *np)
 {
+	struct pt_packet_decoder *pd;
 	struct pt_config cfg;
 	struct pt_packet pkt;
-	struct pt_insn insn;
-	struct pt_event ev;
-	struct pt_packet_decoder *pd;
-	struct pt_insn_decoder *id;
-	struct pt_image *img;
 	uint64_t n = 0;
 	double t;
 	int st;
@@ -188,12 +209,28 @@ static void bare(const uint8_t *buf, size_t len, double *tp, double *ti, uint64_
 	*tp = now() - t;
 	*np = n;
 	pt_pkt_free_decoder(pd);
+}
 
+/* One run of the bare instruction loop: its time in *@ti, instructions
+ * in *@ni. */
+static void bare_insn(const uint8_t *buf, size_t len, double *ti, uint64_t *ni)
+{
+	struct pt_insn_decoder *id;
+	struct pt_config cfg;
+	struct pt_image *img;
+	struct pt_insn insn;
+	struct pt_event ev;
+	uint64_t n = 0;
+	double t;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
 	img = pt_image_alloc(NULL);
 	dl_iterate_phdr(add_self, img);
 	id = pt_insn_alloc_decoder(&cfg);
 	pt_insn_set_image(id, img);
-	n = 0;
 	t = now();
 	for (st = pt_insn_sync_forward(id); st >= 0;) {
 		while (st & pts_event_pending)
@@ -208,26 +245,52 @@ static void bare(const uint8_t *buf, size_t len, double *tp, double *ti, uint64_
 	pt_image_free(img);
 }
 
+/* dump_gen --bare KIND MIB */
+static int bare(const char *kind, size_t len)
+{
+	uint8_t *pt = malloc(len);
+	uint64_t n = 0;
+	double t = 0;
+
+	if (!pt)
+		return 1;
+	len = generate(pt, len);
+	if (!strcmp(kind, "pkt"))
+		bare_pkt(pt, len, &t, &n);
+	else if (!strcmp(kind, "insn"))
+		bare_insn(pt, len, &t, &n);
+	else if (!strcmp(kind, "blk"))
+		bare_blk(pt, len, &t, &n);
+	else {
+		fprintf(stderr, "dump_gen: --bare pkt, insn or blk, not '%s'\n", kind);
+		free(pt);
+		return 2;
+	}
+	free(pt);
+	if (t <= 0)
+		t = 1e-6;
+	printf("bare-%s %.1f MB/s (%.3f s of CPU, %llu %s)\n", kind, len / t / 1e6, t,
+	       (unsigned long long)n, !strcmp(kind, "pkt") ? "packets" : "instructions");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct snapwrite_opts o = { .dirfd = -1, .uid = -1, .gid = -1 };
-	size_t len = argc > 2 ? strtoul(argv[2], NULL, 10) << 20 : 64 << 20;
 	uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)gettid();
 	struct snap_core core;
 	struct snapshot s;
 	uint8_t *pt, sb[128];
 	char err[256];
-	size_t n = 0;
-	int r, repeat = argc > 3 ? atoi(argv[3]) : 1;
-	double tp, ti, tb, best_p = 0, best_i = 0, best_b = 0;
-	uint64_t np = 0, ni = 0, nb = 0;
+	size_t len, n = 0;
 
-	if (repeat < 1)
-		repeat = 1;
-	if (argc < 2) {
-		fprintf(stderr, "usage: dump_gen OUT [MIB [REPEAT]]\n");
+	if (argc == 4 && !strcmp(argv[1], "--bare"))
+		return bare(argv[2], strtoul(argv[3], NULL, 10) << 20);
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: dump_gen OUT [MIB] | dump_gen --bare pkt|insn|blk MIB\n");
 		return 2;
 	}
+	len = argc > 2 ? strtoul(argv[2], NULL, 10) << 20 : 64 << 20;
 	pt = malloc(len);
 	if (!pt || ptgen_snapshot(&s, &core))
 		return 1;
@@ -243,24 +306,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("generated %zu bytes\n", core.trace_len);
-	/* the fastest of REPEAT runs: this machine is shared, and noise only
-	 * ever adds time */
-	for (r = 0; r < repeat; r++) {
-		bare(pt, core.trace_len, &tp, &ti, &np, &ni);
-		if (!r || tp < best_p)
-			best_p = tp;
-		if (!r || ti < best_i)
-			best_i = ti;
-		bare_blk(pt, core.trace_len, &tb, &nb);
-		if (!r || tb < best_b)
-			best_b = tb;
-	}
-	printf("bare-pkt %.1f MB/s (%llu packets)\n", core.trace_len / best_p / 1e6,
-	       (unsigned long long)np);
-	printf("bare-insn %.1f MB/s (%llu instructions)\n", core.trace_len / best_i / 1e6,
-	       (unsigned long long)ni);
-	printf("bare-blk %.1f MB/s (%llu instructions)\n", core.trace_len / best_b / 1e6,
-	       (unsigned long long)nb);
 	procinfo_free(&s.proc);
 	free(pt);
 	return 0;

@@ -597,18 +597,33 @@ bench_dump() {
 	local t=$WORK/dump.txt mib=${BENCH_DUMP_MIB:-64}
 	tests/bench/dump_throughput.sh "$mib" >"$t" 2>&1 || { log "dump: $(tail -1 "$t")"; return 1; }
 	mbs() { sed -n "s/^$1 \([0-9.]*\) MB\/s.*/\1/p" "$t" | head -1; }
+	# how each was measured (CPU split, medians), for the rows' notes
+	how() { sed -n "s/^$1 [0-9.]* MB\/s (\(.*\))$/\1/p" "$t" | head -1; }
+	# MODE BASE: the ratio on ptbpf-dump's user time alone
+	user() { sed -n "s/^ratio $1 \/ $2 [0-9.]* (goal [^;]*; on user time alone \([0-9.]*\))$/\1/p" "$t"; }
+	local k
+	for k in bare-pkt bare-insn bare-blk 'ptbpf-dump --packets' 'ptbpf-dump --insn' \
+		'ptbpf-dump --timeline (perfetto)' 'ptbpf-dump --timeline (json)' 'perf script --itrace=i0ns'; do
+		[ -n "$(mbs "$k")" ] || { log "dump: no figure for $k"; return 1; }
+	done
 	row dump.packets "ptbpf-dump --packets, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --packets')" MB/s "$(mbs bare-pkt)" "bare libipt packet loop" ""
+		"$(mbs 'ptbpf-dump --packets')" MB/s "$(mbs bare-pkt)" "bare libipt packet loop" \
+		"$(how 'ptbpf-dump --packets'); on user time alone $(user 'ptbpf-dump --packets' bare-pkt)×; goal 0.6×"
 	row dump.insn "ptbpf-dump --insn, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
+		"$(how 'ptbpf-dump --insn'); on user time alone $(user 'ptbpf-dump --insn' bare-insn)×; goal 1.5×"
 	row dump.insn_vs_blk "ptbpf-dump --insn next to libipt's block decoder" \
-		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-blk)" "bare libipt block loop" ""
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs bare-blk)" "bare libipt block loop" \
+		"the block loop decodes without a line written"
 	row dump.timeline "ptbpf-dump --timeline, Perfetto protobuf, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --timeline (perfetto)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+		"$(mbs 'ptbpf-dump --timeline (perfetto)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
+		"$(how 'ptbpf-dump --timeline (perfetto)'); on user time alone $(user 'ptbpf-dump --timeline (perfetto)' bare-insn)×; goal 1×"
 	row dump.timeline_json "ptbpf-dump --timeline, Chrome JSON, $mib MiB of PT, to a file" \
-		"$(mbs 'ptbpf-dump --timeline (json)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" ""
+		"$(mbs 'ptbpf-dump --timeline (json)')" MB/s "$(mbs bare-insn)" "bare libipt instruction loop" \
+		"$(how 'ptbpf-dump --timeline (json)')"
 	row dump.insn_vs_perf "ptbpf-dump --insn next to perf script --itrace=i0ns" \
-		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs 'perf script --itrace=i0ns')" "perf script, same perf.data" ""
+		"$(mbs 'ptbpf-dump --insn')" MB/s "$(mbs 'perf script --itrace=i0ns')" "perf script, same perf.data" \
+		"perf script once; ptbpf-dump the median of its rounds"
 }
 
 # --- report ----------------------------------------------------------------------

@@ -502,6 +502,9 @@ static void timeline_file(struct fixture *fx, const char *path, enum tl_format f
 	assert_int_equal(timeline_snapshot(&tl, &fx->ds, image, &tab, &fx->log), 0);
 	snprintf(line, sizeof(line), events, getpid(), fx->tid_b);
 	assert_int_equal(timeline_events(&tl, line, strlen(line), "ev.jsonl", &fx->log), 1);
+	/* an event before the last on its sequence: time does go back there */
+	snprintf(line, sizeof(line), "{\"event\":\"resume\",\"ts\":5500,\"pid\":%u}\n", getpid());
+	assert_int_equal(timeline_events(&tl, line, strlen(line), "ev.jsonl", &fx->log), 1);
 	assert_int_equal(timeline_end(&tl), 0);
 	assert_int_equal(fclose(f), 0);
 	symtab_free(&tab);
@@ -550,9 +553,16 @@ static void test_timeline_perfetto(void **state)
 	o = run_cmd(cmd);
 	/* tracks: the process, its 2 threads, the followed one and its 2,
 	 * CPUs, cpu 0, 2 counters; slices: 4 calls and the core's 2 runs;
-	 * instants: the snapshot's and the event's */
-	assert_string_equal(o, "packets 30 tracks 10 slices 6 maxdepth 2 instants 2 "
+	 * instants: the snapshot's and the 2 events' */
+	assert_string_equal(o, "packets 31 tracks 10 slices 6 maxdepth 2 instants 3 "
 			       "counters 2 clocks 1\n");
+	free(o);
+	/* times are deltas on each sequence's clock; the event back in time
+	 * names CLOCK_MONOTONIC and is absolute (the same time as the JSON's,
+	 * pf_check.py said) */
+	snprintf(cmd, sizeof(cmd), "grep -c 'timestamp_clock_id: 3$' %s.txt", pf);
+	o = run_cmd(cmd);
+	assert_string_equal(o, "1\n");
 	free(o);
 	assert_int_equal(stat(pf, &st_pf), 0);
 	assert_int_equal(stat(js, &st_js), 0);

@@ -25,6 +25,23 @@ struct icache_e {
 	uint8_t mode; /* enum pt_exec_mode */
 };
 
+/*
+ * Blocks expanded, by where they start: the instructions of a block are the
+ * same each time libipt gives it (its start, length, section and mode say
+ * which code it is), so each is expanded once and given again from here.
+ */
+#define BCACHE_BITS 12
+#define BCACHE_SIZE (1u << BCACHE_BITS)
+
+struct bcache_e {
+	uint64_t ip, end_ip; /* ip 0: empty */
+	int isid;
+	uint16_t ninsn;
+	uint8_t mode, iclass; /* the block's; iclass: of its last instruction */
+	uint64_t id;
+	struct dump_insn *v; /* ninsn of them */
+};
+
 struct walk {
 	const struct dump_snap *s;
 	struct pt_block_decoder *d;
@@ -39,6 +56,9 @@ struct walk {
 	csh cs[3]; /* capstone, per mode: 16, 32, 64-bit; 0 until used */
 	cs_insn *ci[3];
 	struct icache_e *ic;
+	struct bcache_e *bc;
+	uint64_t next_id; /* of the next block kept */
+	struct dump_insn *tmp; /* a block being expanded: 65535 */
 };
 
 /* Who is on the core now, by the decoder's last TSC. */
@@ -230,50 +250,81 @@ static const struct icache_e *insn_at(struct walk *w, uint64_t ip, const struct 
 	return *err ? NULL : e;
 }
 
+/* Gives the @n instructions at @v (of one block) to the ops, with @id,
+ * the block's in the cache (0: not kept), and counts them. */
+static void give(struct walk *w, const struct dump_insn *v, unsigned int n, uint64_t id)
+{
+	struct dump_insn_run r = { v, n, id };
+
+	if (w->at.target)
+		w->st->target_insns += n;
+	else
+		w->st->other_insns += n;
+	if (w->ops->run && n)
+		w->ops->run(w->ctx, &w->at, &r);
+}
+
+static bool same_block(const struct bcache_e *e, const struct pt_block *b)
+{
+	return e->ip == b->ip && e->ninsn == b->ninsn && e->end_ip == b->end_ip &&
+	       e->isid == b->isid && e->mode == b->mode && e->iclass == b->iclass;
+}
+
+/* Keeps the expansion of @b (in w->tmp) in @e. */
+static void keep(struct walk *w, struct bcache_e *e, const struct pt_block *b)
+{
+	struct dump_insn *v = realloc(e->v, b->ninsn * sizeof(*v));
+
+	e->ip = 0;
+	if (!v)
+		return; /* not kept: expanded again next time */
+	memcpy(v, w->tmp, b->ninsn * sizeof(*v));
+	*e = (struct bcache_e){ .ip = b->ip,
+				.end_ip = b->end_ip,
+				.isid = b->isid,
+				.ninsn = b->ninsn,
+				.mode = (uint8_t)b->mode,
+				.iclass = (uint8_t)b->iclass,
+				.id = ++w->next_id,
+				.v = v };
+}
+
 /*
- * Gives each instruction of block @b to the ops, as libipt's instruction
+ * Gives the instructions of block @b to the ops, as libipt's instruction
  * decoder would have: the addresses from the code, following direct
  * jumps and calls; the last one's class as libipt knows it. Returns 0, or
- * -pte_* when the code cannot be read or decoded (reported).
+ * -pte_* when the code cannot be read or decoded (reported, after the
+ * instructions before it were given).
  */
 static int expand(struct walk *w, const struct pt_block *b)
 {
-	const struct icache_e *e;
-	struct pt_insn insn;
-	uint64_t ip = b->ip;
+	struct bcache_e *e = &w->bc[(b->ip ^ b->ip >> BCACHE_BITS ^ b->ninsn) & (BCACHE_SIZE - 1)];
+	const struct icache_e *c;
+	uint64_t ip = b->ip, off = 0;
 	unsigned int i;
 	int err = 0;
 
-	memset(&insn, 0, sizeof(insn));
-	insn.mode = b->mode;
-	insn.isid = b->isid;
-	if (w->at.target)
-		w->st->target_insns += b->ninsn;
-	else
-		w->st->other_insns += b->ninsn;
+	if (same_block(e, b)) {
+		give(w, e->v, b->ninsn, e->id);
+		return 0;
+	}
 	for (i = 0; i < b->ninsn; i++) {
 		bool last = i + 1 == b->ninsn;
 
-		e = insn_at(w, ip, b, last, &err);
-		if (!e)
+		c = insn_at(w, ip, b, last, &err);
+		if (!c)
 			break;
-		insn.ip = ip;
-		insn.size = e->size;
-		insn.iclass = last && b->iclass != ptic_error ? b->iclass :
-								(enum pt_insn_class)e->iclass;
-		if (w->ops->insn)
-			w->ops->insn(w->ctx, &w->at, &insn);
-		ip = e->next;
+		w->tmp[i].ip = ip;
+		w->tmp[i].size = c->size;
+		w->tmp[i].iclass = last && b->iclass != ptic_error ? (uint8_t)b->iclass : c->iclass;
+		ip = c->next;
 	}
-	if (!err && b->ninsn && insn.ip != b->end_ip)
+	if (!err && b->ninsn && w->tmp[b->ninsn - 1].ip != b->end_ip)
 		err = -pte_bad_insn; /* the code is not what was traced */
+	if (!err && !b->truncated)
+		keep(w, e, b);
+	give(w, w->tmp, i, !err && !b->truncated && e->ip ? e->id : 0);
 	if (err) {
-		uint64_t off = 0;
-
-		if (w->at.target)
-			w->st->target_insns -= b->ninsn - i;
-		else
-			w->st->other_insns -= b->ninsn - i;
 		pt_blk_get_offset(w->d, &off);
 		report(w, off, pt_errstr(pt_errcode(err)), off);
 	}
@@ -326,10 +377,14 @@ int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_im
 	w.len = c->trace_len;
 	w.iscache = tab->iscache;
 	w.ic = calloc(ICACHE_SIZE, sizeof(*w.ic));
+	w.bc = calloc(BCACHE_SIZE, sizeof(*w.bc));
+	w.tmp = malloc(UINT16_MAX * sizeof(*w.tmp));
 	ptpkt_config(s, c->trace, c->trace_len, &cfg);
-	w.d = w.ic ? pt_blk_alloc_decoder(&cfg) : NULL;
+	w.d = w.ic && w.bc && w.tmp ? pt_blk_alloc_decoder(&cfg) : NULL;
 	if (!w.d) {
 		free(w.ic);
+		free(w.bc);
+		free(w.tmp);
 		return -ENOMEM;
 	}
 	pt_blk_set_image(w.d, image);
@@ -343,18 +398,28 @@ int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_im
 		if (w.cs[i])
 			cs_close(&w.cs[i]);
 	}
+	for (i = 0; i < BCACHE_SIZE; i++)
+		free(w.bc[i].v);
+	free(w.bc);
+	free(w.tmp);
 	free(w.ic);
 	return 0;
 }
 
-/* Lines kept, by address: each instruction's line is the same each time. */
-#define LINES_BITS 14
-#define LINE_MAX 56
+/*
+ * Each block's lines kept, by the run's id: a block met again is one copy.
+ * A block's text longer than TEXT_MAX is made again each time it is met
+ * (long blocks are few, and their lines many: the copy would save little).
+ */
+#define TEXTS_BITS 12
+#define TEXT_MAX 2048
+/* the longest line: "  ", 16 digits, "  ", func+off, "\n" */
+#define LINE_ROOM (2 + 16 + 2 + 320 + 1)
 
-struct line_e {
-	uint64_t ip; /* 0: empty */
-	uint8_t len;
-	char text[LINE_MAX - 1];
+struct text_e {
+	uint64_t id; /* 0: empty */
+	size_t len;
+	char *text;
 };
 
 struct print {
@@ -366,7 +431,7 @@ struct print {
 	uint64_t hidden; /* instructions of others since */
 	struct dump_sym_cache sym;
 	struct fmt_out *o; /* the instruction lines */
-	struct line_e *lines;
+	struct text_e *texts;
 };
 
 static void thread_line(struct print *p, const struct dump_insn_at *at)
@@ -401,32 +466,50 @@ static char *format_line(struct print *p, uint64_t ip, char *line)
 	return e;
 }
 
-static void print_insn(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn)
+static void print_run(void *ctx, const struct dump_insn_at *at, const struct dump_insn_run *r)
 {
 	struct print *p = ctx;
-	struct line_e *l =
-		&p->lines[(insn->ip ^ insn->ip >> LINES_BITS) & ((1u << LINES_BITS) - 1)];
+	struct text_e *t = &p->texts[r->id & ((1u << TEXTS_BITS) - 1)];
+	unsigned int i = 0;
+	bool whole = true;
 	char *line, *e;
+	size_t len;
 
 	if (!at->target) {
-		p->hidden++;
+		p->hidden += r->n;
 		return;
 	}
 	if (at->tid != p->tid || p->hidden)
 		thread_line(p, at);
-	line = fmt_out_reserve(p->o, 2 + 16 + 2 + 320);
-	if (l->ip == insn->ip) {
-		/* a fixed-size copy: the line's bytes and some of the next */
-		memcpy(line, l->text, sizeof(l->text));
-		fmt_out_commit(p->o, line + l->len);
+	if (r->id && t->id == r->id) {
+		line = fmt_out_reserve(p->o, t->len);
+		memcpy(line, t->text, t->len);
+		fmt_out_commit(p->o, line + t->len);
 		return;
 	}
-	e = format_line(p, insn->ip, line);
-	fmt_out_commit(p->o, e);
-	if ((size_t)(e - line) <= sizeof(l->text)) {
-		l->ip = insn->ip;
-		l->len = (uint8_t)(e - line);
-		memcpy(l->text, line, l->len);
+	/* the lines in place, a buffer's worth at a time */
+	while (i < r->n) {
+		line = fmt_out_reserve(p->o, LINE_ROOM);
+		e = line;
+		for (; i < r->n && (size_t)(e - p->o->buf) + LINE_ROOM <= FMT_OUT_SIZE; i++)
+			e = format_line(p, r->v[i].ip, e);
+		fmt_out_commit(p->o, e);
+		if (i < r->n) {
+			fmt_out_flush(p->o);
+			whole = false;
+		}
+	}
+	/* kept when it was made in one piece */
+	len = (size_t)(e - line);
+	if (r->id && r->n && whole && len <= TEXT_MAX) {
+		char *text = realloc(t->text, len);
+
+		if (text) {
+			memcpy(text, line, len);
+			t->text = text;
+			t->len = len;
+			t->id = r->id;
+		}
 	}
 }
 
@@ -449,16 +532,17 @@ static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off, 
 int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 	       struct pt_image *image, const struct dump_symtab *tab, struct dump_log *log)
 {
-	static const struct dump_insn_ops ops = { print_insn, print_error };
+	static const struct dump_insn_ops ops = { print_run, print_error };
 	struct print p = { .out = out, .s = s, .tab = tab, .log = log, .tid = -2 };
 	struct dump_insn_stats st;
+	unsigned int i;
 	int ret;
 
 	p.o = malloc(sizeof(*p.o));
-	p.lines = calloc(1u << LINES_BITS, sizeof(*p.lines));
-	if (!p.o || !p.lines) {
+	p.texts = calloc(1u << TEXTS_BITS, sizeof(*p.texts));
+	if (!p.o || !p.texts) {
 		free(p.o);
-		free(p.lines);
+		free(p.texts);
 		return -ENOMEM;
 	}
 	p.o->f = out;
@@ -467,7 +551,9 @@ int insn_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 	ret = insn_walk(s, c, image, tab, &ops, &p, &st);
 	fmt_out_flush(p.o);
 	free(p.o);
-	free(p.lines);
+	for (i = 0; i < 1u << TEXTS_BITS; i++)
+		free(p.texts[i].text);
+	free(p.texts);
 	if (ret)
 		return ret;
 	if (p.hidden)

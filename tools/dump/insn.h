@@ -13,7 +13,8 @@
  * between are read from the image's section cache and decoded here, as
  * libipt's ptxed does (capstone in place of XED: the length, the class,
  * and a direct jump's or call's target, which the block follows), each
- * decoded once and kept by address.
+ * decoded once and kept by address; and each block's run of them is kept,
+ * so a block met again (code runs the same paths over) costs a lookup.
  *
  * Errors in the middle (code outside the image, a bad packet, an overflow)
  * are reported in place and decoding goes on at the next PSB. Other
@@ -39,9 +40,27 @@ struct dump_insn_at {
 	bool target; /* pid is the target's, or unknown */
 };
 
+/* One instruction: its address, size and class (enum pt_insn_class). */
+struct dump_insn {
+	uint64_t ip;
+	uint8_t size, iclass;
+};
+
+/* The instructions of one block, in the order they ran. */
+struct dump_insn_run {
+	const struct dump_insn *v;
+	unsigned int n;
+	/*
+	 * The same non-zero id each time the same block is given again
+	 * (whoever formats a block can keep what it made by it); 0 for a
+	 * block given once only (cut short by an error, or not kept).
+	 */
+	uint64_t id;
+};
+
 struct dump_insn_ops {
-	/* each instruction decoded */
-	void (*insn)(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn);
+	/* the instructions of each block decoded, all run by one task */
+	void (*run)(void *ctx, const struct dump_insn_at *at, const struct dump_insn_run *r);
 	/* a decode error at trace offset @off; decoding resumes at @resync
 	 * (the trace's length when there is no PSB left) */
 	void (*error)(void *ctx, const struct dump_insn_at *at, uint64_t off, const char *why,
@@ -65,8 +84,7 @@ struct dump_insn_stats {
  * Decodes core @c of snapshot @s over @image (with its sections in
  * @tab's section cache: symtab_load() with @image), calling @ops (members
  * may be NULL) with @ctx, and counting into @st (zeroed first; may be
- * NULL). Each instruction's struct pt_insn has its ip, size, mode, isid
- * and iclass set; not its raw bytes.
+ * NULL).
  *
  * Returns 0, also when there were decode errors.
  * Returns -EINVAL if @s, @c, @image, @tab or @ops is NULL.

@@ -58,16 +58,15 @@ void pbuf_str(struct pbuf *p, unsigned int field, const char *s)
 	pbuf_bytes(p, field, s, strlen(s));
 }
 
-void pbuf_end(struct pbuf *p, size_t at)
+void pbuf_end_long(struct pbuf *p, size_t at)
 {
 	size_t n = p->len - at, k;
 	uint8_t len[10], *d;
 
 	if (p->nomem || at < 1 || at > p->len)
 		return;
-	d = p->b + at - 1;
 	if (n < 0x80) {
-		*d = (uint8_t)n; /* the byte left for it */
+		p->b[at - 1] = (uint8_t)n;
 		return;
 	}
 	/* a long one: the body moves up to make room for its length (what

@@ -78,8 +78,21 @@ static inline size_t pbuf_begin(struct pbuf *p, unsigned int field)
 	return p->len;
 }
 
+/* pbuf_end() for a body of 128 bytes or more: its length moves it up. */
+void pbuf_end_long(struct pbuf *p, size_t at);
+
 /* Closes the nested message pbuf_begin() returned @at for. */
-void pbuf_end(struct pbuf *p, size_t at);
+static inline void pbuf_end(struct pbuf *p, size_t at)
+{
+	size_t n = p->len - at;
+
+	if (p->nomem || at < 1 || at > p->len)
+		return;
+	if (n < 0x80)
+		p->b[at - 1] = (uint8_t)n; /* the byte left for it */
+	else
+		pbuf_end_long(p, at);
+}
 
 /* Empties @p, keeping its memory. */
 static inline void pbuf_reset(struct pbuf *p)

@@ -209,23 +209,41 @@ int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pk
 	}
 	st->has_psb = true;
 	pt_pkt_get_sync_offset(d, &st->head_skipped);
+	pt_pkt_get_offset(d, &off);
 	for (;;) {
-		pt_pkt_get_offset(d, &off);
 		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
 		if (ret == -pte_eos)
 			break;
 		if (ret < 0) {
 			if (!resync(d, cfg, st, off, ret, err_fn, ctx))
 				break;
+			pt_pkt_get_offset(d, &off);
 			continue;
 		}
 		count(st, &pkt);
 		if (pkt_fn)
 			pkt_fn(ctx, off, &pkt);
+		/* the decoder moved on by the packet: no call to ask where */
+		off += pkt.size;
 	}
 	pt_pkt_free_decoder(d);
 	return 0;
 }
+
+/*
+ * Each packet's text after its offset, kept by its bytes: a trace repeats
+ * the same few packets (TNTs, compressed TIPs, MTCs) over and over, and
+ * the text is made from the bytes alone.
+ */
+#define PTEXT_BITS 12
+#define PTEXT_MAX 46
+
+struct ptext_e {
+	uint64_t raw[2];
+	uint8_t size; /* of the packet; 0: empty */
+	uint8_t len;
+	char text[PTEXT_MAX];
+};
 
 struct print_ctx {
 	FILE *out;
@@ -233,6 +251,9 @@ struct print_ctx {
 	struct dump_log *log;
 	bool started;
 	struct fmt_out *o; /* the packet lines */
+	struct ptext_e *texts;
+	uint64_t hex_hi; /* off >> 8 of hex_text; ~0: none */
+	char hex_text[16]; /* an offset in hex: the last with that hex_hi */
 };
 
 /* strlen(ipc_name(@ipc)), known at compile time. */
@@ -325,11 +346,40 @@ static const struct kind_text *kind_text(int type)
 	return &t[type >= 0 && type < DUMP_PT_KINDS ? type : DUMP_PT_KINDS];
 }
 
+/* The packet's bytes at @off as a key (zero past its end); its slot. */
+static struct ptext_e *ptext_slot(struct print_ctx *x, uint64_t off, const struct pt_packet *pkt,
+				  uint64_t raw[2])
+{
+	const uint8_t *src = x->c->trace + off;
+	unsigned int n = pkt->size;
+	uint64_t h;
+
+	if (n > 16 || off + n > x->c->trace_len)
+		return NULL;
+	if (off + 16 <= x->c->trace_len) {
+		/* a whole 16 bytes, what is past the packet masked off */
+		memcpy(raw, src, 16);
+		if (n < 8) {
+			raw[0] &= (1ULL << 8 * n) - 1;
+			raw[1] = 0;
+		} else if (n < 16) {
+			raw[1] &= n == 8 ? 0 : (1ULL << 8 * (n - 8)) - 1;
+		}
+	} else {
+		raw[0] = raw[1] = 0;
+		memcpy(raw, src, n);
+	}
+	h = (raw[0] ^ raw[1] * 0x9e3779b97f4a7c15ULL ^ n) * 0xff51afd7ed558ccdULL;
+	return &x->texts[h >> (64 - PTEXT_BITS)];
+}
+
 static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 {
 	struct print_ctx *x = ctx;
-	const struct kind_text *k = kind_text(pkt->type);
+	const struct kind_text *k;
+	struct ptext_e *t;
 	char *line, *e, *pl, *pe;
+	uint64_t raw[2];
 
 	/* a cyclic buffer's oldest bytes are usually the tail of a packet */
 	if (!x->started && off) {
@@ -339,10 +389,25 @@ static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 	x->started = true;
 	/* "%016" PRIx64 "  %-8s %s\n", or "%016" PRIx64 "  %s\n" */
 	line = fmt_out_reserve(x->o, 16 + 2 + 24 + 128 + 1);
-	e = fmt_hex16(line, off);
+	/* offsets go up a few bytes a packet: the first 14 digits rarely
+	 * change, the last two are a byte's pair */
+	if (off >> 8 != x->hex_hi) {
+		x->hex_hi = off >> 8;
+		fmt_hex16(x->hex_text, off);
+	}
+	memcpy(line, x->hex_text, 14);
+	memcpy(line + 14, fmtnum_pairs + 2 * (off & 0xff), 2);
+	e = line + 16;
+	t = ptext_slot(x, off, pkt, raw);
+	if (t && t->size == pkt->size && t->raw[0] == raw[0] && t->raw[1] == raw[1]) {
+		/* constant-size copy (the line has room): no rep movs */
+		memcpy(e, t->text, PTEXT_MAX);
+		fmt_out_commit(x->o, e + t->len);
+		return;
+	}
+	k = kind_text(pkt->type);
 	*e++ = ' ';
 	*e++ = ' ';
-	/* constant-size copies (the line has room): no rep movs per packet */
 	memcpy(e, k->padded, 16);
 	pl = e + k->np;
 	pe = fast_payload(pl, pkt);
@@ -356,6 +421,14 @@ static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 	}
 	*pe++ = '\n';
 	fmt_out_commit(x->o, pe);
+	e = line + 16;
+	if (t && pkt->size && (size_t)(pe - e) <= PTEXT_MAX) {
+		t->size = (uint8_t)pkt->size;
+		t->len = (uint8_t)(pe - e);
+		t->raw[0] = raw[0];
+		t->raw[1] = raw[1];
+		memcpy(t->text, e, t->len);
+	}
 }
 
 static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
@@ -380,14 +453,18 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 		struct dump_log *log)
 {
-	struct print_ctx x = { out, c, log, false, NULL };
+	struct print_ctx x = { out, c, log, false, NULL, NULL, ~0ULL, { 0 } };
 	struct dump_pt_stats st;
 	struct pt_config cfg;
 	int ret;
 
 	x.o = malloc(sizeof(*x.o));
-	if (!x.o)
+	x.texts = calloc(1u << PTEXT_BITS, sizeof(*x.texts));
+	if (!x.o || !x.texts) {
+		free(x.o);
+		free(x.texts);
 		return -ENOMEM;
+	}
 	x.o->f = out;
 	x.o->len = 0;
 	fprintf(out, "cpu %d: %zu bytes of Intel PT from %s at offset 0x%" PRIx64 "\n", c->cpu,
@@ -396,6 +473,7 @@ int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 	ret = ptpkt_scan(&cfg, &st, print_pkt, print_err, &x);
 	fmt_out_flush(x.o);
 	free(x.o);
+	free(x.texts);
 	if (ret)
 		return ret;
 	if (!st.has_psb && c->trace_len) {

@@ -290,9 +290,10 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root, cons
 	}
 }
 
-/* The threads of process object @p ("process", or one of "followed"). */
-static void meta_threads(struct dump_snap *s, const struct json_object *p, const char *file,
-			 const char *at, struct dump_log *log)
+/* The threads of process object @p ("process", or one of "followed")
+ * into *@out, *@nr (replacing what they held). */
+static void meta_threads(struct dump_thread **out, unsigned int *nr, const struct json_object *p,
+			 const char *file, const char *at, struct dump_log *log)
 {
 	struct json_object *arr, *o;
 	struct dump_thread *t;
@@ -307,15 +308,14 @@ static void meta_threads(struct dump_snap *s, const struct json_object *p, const
 	t = calloc(n ? n : 1, sizeof(*t));
 	if (!t)
 		return;
-	free(s->threads);
-	s->threads = t;
-	s->nr_threads = 0;
+	free(*out);
+	*out = t;
+	*nr = 0;
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "%sthreads[%zu].", at, i);
-		t[s->nr_threads].tid = (uint32_t)need_u64(o, "tid", file, where, log);
-		need_str(o, "comm", t[s->nr_threads].comm, sizeof(t->comm), file, where, log,
-			 false);
-		s->nr_threads++;
+		t[*nr].tid = (uint32_t)need_u64(o, "tid", file, where, log);
+		need_str(o, "comm", t[*nr].comm, sizeof(t->comm), file, where, log, false);
+		(*nr)++;
 	}
 }
 
@@ -328,14 +328,15 @@ static void meta_process(struct dump_snap *s, const struct json_object *root, co
 	if (!p)
 		return;
 	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log, false);
-	meta_threads(s, p, file, "process.", log);
+	meta_threads(&s->threads, &s->nr_threads, p, file, "process.", log);
 }
 
 /*
- * --follow, --unit: the processes followed besides the run's target, and
- * the one the trigger happened in, which the snapshot is then read as
- * (its name, threads, modules and samples; the run's target is one of
- * the followed). Without trigger_pid, or with the target's: as before.
+ * --follow, --unit: the processes followed besides the run's target (each
+ * with its name and threads: the timeline draws them), and the one the
+ * trigger happened in, which the snapshot is then read as (its name,
+ * threads, modules and samples; the run's target is one of the
+ * followed). Without trigger_pid, or with the target's: as before.
  */
 static void meta_followed(struct dump_snap *s, const struct json_object *root, const char *file,
 			  struct dump_log *log)
@@ -349,12 +350,21 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 	if (jsondoc_type(arr) == JSONDOC_ARRAY && jsondoc_len(arr)) {
 		s->followed = calloc(jsondoc_len(arr), sizeof(*s->followed));
 		for (i = 0; s->followed && (o = jsondoc_at(arr, i)); i++) {
+			struct dump_proc *f = &s->followed[s->nr_followed];
+
 			if (jsondoc_get_u64(o, "pid", &pid) || !pid || pid > UINT32_MAX)
 				continue;
-			s->followed[s->nr_followed++] = (uint32_t)pid;
+			f->pid = (uint32_t)pid;
+			snprintf(at, sizeof(at), "followed[pid %u].", f->pid);
+			need_str(o, "comm", f->comm, sizeof(f->comm), file, at, log, false);
+			meta_threads(&f->threads, &f->nr_threads, o, file, at, log);
+			s->nr_followed++;
 		}
 	}
-	if (jsondoc_get_u64(root, "trigger_pid", &trig) || !trig || trig == s->pid)
+	if (jsondoc_get_u64(root, "trigger_pid", &trig) || !trig || trig > UINT32_MAX)
+		return;
+	s->trigger_pid = (uint32_t)trig;
+	if (trig == s->pid)
 		return;
 	for (i = 0; jsondoc_type(arr) == JSONDOC_ARRAY && (o = jsondoc_at(arr, i)); i++)
 		if (!jsondoc_get_u64(o, "pid", &pid) && pid == trig)
@@ -364,7 +374,7 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 	s->pid = (uint32_t)trig;
 	snprintf(at, sizeof(at), "followed[pid %u].", s->pid);
 	need_str(hit, "comm", s->comm, sizeof(s->comm), file, at, log, false);
-	meta_threads(s, hit, file, at, log);
+	meta_threads(&s->threads, &s->nr_threads, hit, file, at, log);
 }
 
 bool snap_followed(const struct dump_snap *s, uint32_t pid)
@@ -374,7 +384,7 @@ bool snap_followed(const struct dump_snap *s, uint32_t pid)
 	if (pid == s->run_pid || pid == s->pid)
 		return true;
 	for (i = 0; i < s->nr_followed; i++)
-		if (s->followed[i] == pid)
+		if (s->followed[i].pid == pid)
 			return true;
 	return false;
 }
@@ -683,6 +693,8 @@ void snap_free(struct dump_snap *s)
 	for (i = 0; i < s->nr_modules; i++)
 		free(s->modules[i].path);
 	free(s->cores);
+	for (i = 0; i < s->nr_followed; i++)
+		free(s->followed[i].threads);
 	free(s->followed);
 	free(s->ranges);
 	free(s->threads);

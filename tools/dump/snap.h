@@ -107,6 +107,14 @@ struct dump_thread {
 	char comm[16];
 };
 
+/* A process ptbpf.json names besides the one read as (--follow). */
+struct dump_proc {
+	uint32_t pid;
+	char comm[16];
+	struct dump_thread *threads;
+	unsigned int nr_threads;
+};
+
 struct dump_snap {
 	char *dir;
 	uint64_t id;
@@ -128,13 +136,17 @@ struct dump_snap {
 	/*
 	 * The process the snapshot is read as: the trigger's (trigger_pid)
 	 * in a --follow run, else the run's target (run_pid); followed: the
-	 * other processes the run followed, whose samples are not "others".
+	 * other processes the run followed, whose samples are not "others"
+	 * (each with its name and threads, as ptbpf.json's "followed" has
+	 * them; the run's target among them when the snapshot is read as
+	 * another); trigger_pid: ptbpf.json's, 0 when it has none.
 	 */
 	uint32_t pid;
 	char comm[16];
 	uint32_t run_pid;
-	uint32_t *followed;
+	struct dump_proc *followed;
 	unsigned int nr_followed;
+	uint32_t trigger_pid;
 	struct snap_tsc_conv conv;
 	struct snap_cpu_info cpu;
 	uint64_t pt_config; /* the intel_pt attr config */

@@ -56,111 +56,43 @@ int timeline_end(struct dump_tl *tl)
 	return tl->w.ops->end(&tl->w);
 }
 
-/* A process of the snapshot as the timeline names it. */
-struct tl_proc {
-	uint32_t pid;
-	char comm[16];
-	struct dump_thread *threads;
-	size_t nr;
-};
-
-/* The snapshot's processes: the target, then each followed one. */
+/* The snapshot's processes: the one it is read as, then each followed one
+ * (snap.c read them from ptbpf.json). */
 struct tl_procs {
-	struct tl_proc *v;
+	struct dump_proc *v;
 	size_t n;
 	uint32_t trigger_pid; /* the process of the stop; 0: the target */
 };
 
 static void procs_free(struct tl_procs *ps)
 {
-	size_t i;
-
-	for (i = 1; i < ps->n; i++)
-		free(ps->v[i].threads);
 	free(ps->v);
 	memset(ps, 0, sizeof(*ps));
 }
 
-static void copy_comm(char dst[16], const struct json_object *o)
-{
-	const char *c = "";
-
-	jsondoc_get_str(o, "comm", &c);
-	snprintf(dst, 16, "%s", c);
-}
-
-/* One "followed" entry of ptbpf.json; left out when it has no pid. */
-static int add_followed(struct tl_procs *ps, const struct json_object *o)
-{
-	struct tl_proc *p = &ps->v[ps->n];
-	struct json_object *ths = jsondoc_get(o, "threads"), *t;
-	uint64_t pid, tid;
-	size_t i;
-
-	if (jsondoc_get_u64(o, "pid", &pid) || pid > UINT32_MAX)
-		return 0;
-	memset(p, 0, sizeof(*p));
-	p->pid = (uint32_t)pid;
-	copy_comm(p->comm, o);
-	if (ths && jsondoc_len(ths)) {
-		p->threads = calloc(jsondoc_len(ths), sizeof(*p->threads));
-		if (!p->threads)
-			return -ENOMEM;
-	}
-	for (i = 0; (t = jsondoc_at(ths, i)); i++) {
-		if (jsondoc_get_u64(t, "tid", &tid) || tid > UINT32_MAX)
-			continue;
-		p->threads[p->nr].tid = (uint32_t)tid;
-		copy_comm(p->threads[p->nr].comm, t);
-		p->nr++;
-	}
-	ps->n++;
-	return 0;
-}
-
-/*
- * The target from @s, and the processes ptbpf.json's "followed" names
- * (--follow): read here, as only the timeline draws them so far. A
- * ptbpf.json that loaded once and cannot be read now leaves the target
- * alone.
- */
+/* @s's processes, each once: the snapshot's own first. */
 static int procs_load(struct tl_procs *ps, const struct dump_snap *s)
 {
-	struct json_object *root = NULL, *fol;
-	char path[4096];
-	uint64_t v;
-	uint8_t *buf;
-	size_t len, i, n = 0;
-	int ret = 0;
+	unsigned int i;
 
 	memset(ps, 0, sizeof(*ps));
-	snprintf(path, sizeof(path), "%s/ptbpf.json", s->dir);
-	if (!snap_read_file(path, SNAP_JSON_MAX, &buf, &len)) {
-		if (jsondoc_parse((char *)buf, len, &root, NULL))
-			root = NULL;
-		free(buf);
-	}
-	fol = root ? jsondoc_get(root, "followed") : NULL;
-	n = fol ? jsondoc_len(fol) : 0;
-	ps->v = calloc(1 + n, sizeof(*ps->v));
-	if (!ps->v) {
-		jsondoc_free(root);
+	ps->v = calloc(1 + s->nr_followed, sizeof(*ps->v));
+	if (!ps->v)
 		return -ENOMEM;
-	}
 	ps->v[0].pid = s->pid;
 	memcpy(ps->v[0].comm, s->comm, sizeof(ps->v[0].comm));
 	ps->v[0].threads = s->threads;
-	ps->v[0].nr = s->nr_threads;
+	ps->v[0].nr_threads = s->nr_threads;
 	ps->n = 1;
-	for (i = 0; !ret && i < n; i++)
-		ret = add_followed(ps, jsondoc_at(fol, i));
-	if (root && !jsondoc_get_u64(root, "trigger_pid", &v) && v <= UINT32_MAX)
-		ps->trigger_pid = (uint32_t)v;
-	jsondoc_free(root);
-	return ret;
+	/* the one read as is among the followed when the trigger's was */
+	for (i = 0; i < s->nr_followed; i++)
+		if (s->followed[i].pid != s->pid)
+			ps->v[ps->n++] = s->followed[i];
+	ps->trigger_pid = s->trigger_pid;
+	return 0;
 }
 
-static const struct tl_proc *proc_of(const struct tl_procs *ps, int64_t pid)
+static const struct dump_proc *proc_of(const struct tl_procs *ps, int64_t pid)
 {
 	size_t i;
 
@@ -170,11 +102,11 @@ static const struct tl_proc *proc_of(const struct tl_procs *ps, int64_t pid)
 	return NULL;
 }
 
-static const char *comm_of(const struct tl_proc *p, uint32_t tid)
+static const char *comm_of(const struct dump_proc *p, uint32_t tid)
 {
 	size_t i;
 
-	for (i = 0; p && i < p->nr; i++)
+	for (i = 0; p && i < p->nr_threads; i++)
 		if (p->threads[i].tid == tid)
 			return p->threads[i].comm;
 	return p && p->pid == tid ? p->comm : "";
@@ -241,10 +173,29 @@ static void close_run(struct run *r)
 	r->after_call = false;
 }
 
-static void tl_insn(void *ctx, const struct dump_insn_at *at, const struct pt_insn *insn)
+/* The name of the slice a call to @ip opens. */
+static const char *callee(struct run *r, uint64_t ip, char *buf, size_t len)
+{
+	unsigned int h = (unsigned int)(ip ^ ip >> 8) & 255;
+	const char *name;
+	uint64_t off;
+
+	if (r->names[h].ip == ip)
+		return r->names[h].name;
+	name = symtab_find(r->tab, ip, &off);
+	if (!name)
+		return func_name(r->tab, ip, buf, len);
+	/* a symbol's name lives as long as the table */
+	r->names[h].ip = ip;
+	r->names[h].name = name;
+	return name;
+}
+
+static void tl_run(void *ctx, const struct dump_insn_at *at, const struct dump_insn_run *x)
 {
 	struct run *r = ctx;
 	char buf[256];
+	unsigned int i;
 
 	if (r->open && (r->t.id != (uint32_t)at->tid || !at->target))
 		close_run(r);
@@ -257,30 +208,21 @@ static void tl_insn(void *ctx, const struct dump_insn_at *at, const struct pt_in
 		r->open = true;
 	}
 	r->last = at->time;
-	/* each call opens a slice, in the order of the flow: calls within
-	 * one timing packet share a timestamp and still nest */
-	if (!r->depth || r->after_call) {
-		unsigned int h = (unsigned int)(insn->ip ^ insn->ip >> 8) & 255;
-		const char *name = r->names[h].ip == insn->ip ? r->names[h].name : NULL;
-		uint64_t off;
+	for (i = 0; i < x->n; i++) {
+		const struct dump_insn *in = &x->v[i];
 
-		if (!name) {
-			name = symtab_find(r->tab, insn->ip, &off);
-			if (name) {
-				/* a symbol's name lives as long as the table */
-				r->names[h].ip = insn->ip;
-				r->names[h].name = name;
-			} else {
-				name = func_name(r->tab, insn->ip, buf, sizeof(buf));
-			}
+		/* each call opens a slice, in the order of the flow: calls
+		 * within one timing packet share a timestamp and still nest */
+		if (!r->depth || r->after_call) {
+			r->w->ops->begin_slice(r->w, &r->t, at->time,
+					       callee(r, in->ip, buf, sizeof(buf)), NULL, 0);
+			r->depth++;
 		}
-		r->w->ops->begin_slice(r->w, &r->t, at->time, name, NULL, 0);
-		r->depth++;
-	}
-	r->after_call = insn->iclass == ptic_call || insn->iclass == ptic_far_call;
-	if ((insn->iclass == ptic_return || insn->iclass == ptic_far_return) && r->depth) {
-		r->w->ops->end_slice(r->w, &r->t, at->time, NULL);
-		r->depth--;
+		r->after_call = in->iclass == ptic_call || in->iclass == ptic_far_call;
+		if ((in->iclass == ptic_return || in->iclass == ptic_far_return) && r->depth) {
+			r->w->ops->end_slice(r->w, &r->t, at->time, NULL);
+			r->depth--;
+		}
 	}
 }
 
@@ -300,7 +242,7 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off, con
 static int tl_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
 		 const struct dump_symtab *tab, struct dump_log *log)
 {
-	static const struct dump_insn_ops ops = { tl_insn, tl_error };
+	static const struct dump_insn_ops ops = { tl_run, tl_error };
 	struct run *r = calloc(1, sizeof(*r));
 	unsigned int i;
 	int ret = 0;
@@ -472,7 +414,7 @@ static void cpu_track(struct dump_tl *tl, const struct dump_snap *s, unsigned in
 	const struct dump_core *c = &s->cores[i];
 	struct tl_track t = { TL_CPU, 0, (uint32_t)c->cpu };
 	struct tl_writer *w = &tl->w;
-	const struct tl_proc *p;
+	const struct dump_proc *p;
 	struct tl_arg a[2];
 	char name[48];
 	int32_t tid = -1;
@@ -581,7 +523,7 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_i
 	/* every process and thread its track, also those with no events */
 	for (i = 0; i < ps.n; i++) {
 		w->ops->process(w, ps.v[i].pid, ps.v[i].comm);
-		for (k = 0; k < ps.v[i].nr; k++)
+		for (k = 0; k < ps.v[i].nr_threads; k++)
 			w->ops->thread(w, ps.v[i].pid, ps.v[i].threads[k].tid,
 				       ps.v[i].threads[k].comm);
 	}

@@ -15,11 +15,19 @@
  * its process as parent, a CPU under one "CPUs" track, a counter), before
  * its first event. Events go on sequences (trusted_packet_sequence_id,
  * one for the facts and one per core, each in time order): the first
- * packet of a sequence clears its incremental state and sets its default
- * clock, CLOCK_MONOTONIC (perf's clock on x86); every event name is
- * interned on its sequence (InternedData.event_names) the first time it
- * is used there. A ClockSnapshot pairs that clock with CLOCK_REALTIME so
- * the UI shows times of day.
+ * packet of a sequence clears its incremental state and defines the
+ * sequence's own incremental clock (id 64, sequence-scoped): a
+ * ClockSnapshot pairs it with CLOCK_MONOTONIC (perf's clock on x86) at the
+ * sequence's first event, and TracePacketDefaults makes it the clock of
+ * every packet on the sequence, so each event's timestamp is the ns since
+ * the one before (a byte or two where Intel PT gives many events per
+ * timing packet, not eight). An event earlier than the last on its
+ * sequence (the next snapshot's, or a fact out of order) names
+ * CLOCK_MONOTONIC itself and its absolute time, leaving the incremental
+ * clock where it was. Every event name is interned on its sequence
+ * (InternedData.event_names) the first time it is used there. Another
+ * ClockSnapshot pairs CLOCK_MONOTONIC with CLOCK_REALTIME so the UI shows
+ * times of day.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +39,7 @@
 /* Trace, TracePacket */
 #define F_TRACE_PACKET 1
 #define F_PKT_TIMESTAMP 8
+#define F_PKT_CLOCK_ID 58
 #define F_PKT_SEQ_ID 10
 #define F_PKT_TRACK_EVENT 11
 #define F_PKT_INTERNED 12
@@ -47,8 +56,11 @@
 #define F_CS_PRIMARY 2
 #define F_CLK_ID 1
 #define F_CLK_TS 2
+#define F_CLK_INCREMENTAL 3
 #define CLOCK_REALTIME_ID 1
 #define CLOCK_MONOTONIC_ID 3
+/* the first of the user-defined, sequence-scoped clock ids */
+#define CLOCK_SEQ_ID 64
 /* TrackDescriptor, ProcessDescriptor, ThreadDescriptor, CounterDescriptor */
 #define F_TD_UUID 1
 #define F_TD_NAME 2
@@ -95,10 +107,19 @@ struct hset {
 	size_t n, cap; /* cap: a power of two, or 0 */
 };
 
+/* Names met last on a sequence, by where they are: see name_iid(). */
+#define NAME_CACHE 64
+
 struct seq {
 	bool started;
+	uint64_t clock; /* the incremental clock's time: of its last event */
 	struct hset names; /* name → iid */
 	uint64_t next_iid;
+	struct {
+		const char *at; /* the caller's pointer */
+		const char *str; /* the interned copy (names' own) */
+		uint64_t iid;
+	} cache[NAME_CACHE];
 };
 
 struct tlpf {
@@ -273,12 +294,16 @@ static void packet_drop(struct tl_writer *w)
 	s->p.nomem = false;
 }
 
-/* The sequence of the next events, its first packet written. */
-static struct seq *cur_seq(struct tl_writer *w)
+/*
+ * The sequence of the next events, its first packet written when @ns is
+ * its first event's time: the incremental state cleared, the sequence's
+ * clock defined at @ns and made the default.
+ */
+static struct seq *cur_seq(struct tl_writer *w, uint64_t ns)
 {
 	struct tlpf *s = st(w);
 	struct seq *q = s->seqs[s->cur];
-	size_t at;
+	size_t at, c;
 
 	if (!q) {
 		q = calloc(1, sizeof(*q));
@@ -293,11 +318,24 @@ static struct seq *cur_seq(struct tl_writer *w)
 		packet_open(w);
 		pbuf_varint(&s->p, F_PKT_SEQ_ID, s->cur + 1);
 		pbuf_varint(&s->p, F_PKT_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+		at = pbuf_begin(&s->p, F_PKT_CLOCK_SNAPSHOT);
+		c = pbuf_begin(&s->p, F_CS_CLOCKS);
+		pbuf_varint(&s->p, F_CLK_ID, CLOCK_SEQ_ID);
+		pbuf_varint(&s->p, F_CLK_TS, ns);
+		pbuf_varint(&s->p, F_CLK_INCREMENTAL, 1);
+		pbuf_end(&s->p, c);
+		c = pbuf_begin(&s->p, F_CS_CLOCKS);
+		pbuf_varint(&s->p, F_CLK_ID, CLOCK_MONOTONIC_ID);
+		pbuf_varint(&s->p, F_CLK_TS, ns);
+		pbuf_end(&s->p, c);
+		pbuf_varint(&s->p, F_CS_PRIMARY, CLOCK_MONOTONIC_ID);
+		pbuf_end(&s->p, at);
 		at = pbuf_begin(&s->p, F_PKT_DEFAULTS);
-		pbuf_varint(&s->p, F_DEF_CLOCK_ID, CLOCK_MONOTONIC_ID);
+		pbuf_varint(&s->p, F_DEF_CLOCK_ID, CLOCK_SEQ_ID);
 		pbuf_end(&s->p, at);
 		packet_close(w);
 		q->started = true;
+		q->clock = ns;
 	}
 	return q;
 }
@@ -405,17 +443,46 @@ static void need_track(struct tl_writer *w, const struct tl_track *t)
 	}
 }
 
+/*
+ * The iid of @name on sequence @q, *@added when it is new there (to be
+ * interned in this packet); 0 when out of memory. Names come again and
+ * again from the same few places (a symbol table's strings): by the
+ * caller's pointer first, the string compared to be sure, before the hash.
+ */
+static uint64_t name_iid(struct tlpf *s, struct seq *q, const char *name, bool *added)
+{
+	unsigned int h = (unsigned int)((uintptr_t)name >> 3 ^ (uintptr_t)name >> 9) % NAME_CACHE;
+	struct hent *e;
+
+	*added = false;
+	if (q->cache[h].at == name && !strcmp(q->cache[h].str, name))
+		return q->cache[h].iid;
+	e = hset_get(&q->names, hash_str(name), name, q->next_iid, added);
+	if (!e) {
+		s->failed = true;
+		return 0;
+	}
+	q->cache[h].at = name;
+	q->cache[h].str = e->str;
+	q->cache[h].iid = e->val;
+	return e->val;
+}
+
+/* Room for an event's head: the packet's, its fields', the event's. */
+#define EVENT_HEAD 64
+
 /* Starts an event packet on the current sequence: its name's iid, the
  * name interned in this packet when new there; 0 for no name. */
 static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
 			  const char *name, unsigned int type)
 {
 	struct tlpf *s = st(w);
-	struct hent *e = NULL;
 	bool added = false;
+	uint64_t iid = 0;
 	struct seq *q;
 	uint64_t k = key(t);
 	size_t at, in;
+	uint8_t *d;
 
 	/* most events are on the track of the one before */
 	if (k != s->last_key) {
@@ -423,34 +490,57 @@ static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_
 		s->last_key = k;
 		s->last_uuid = uuid(w, k);
 	}
-	q = cur_seq(w);
+	q = cur_seq(w, ns);
 	if (!q)
 		return 0;
 	if (name) {
-		e = hset_get(&q->names, hash_str(name), name, q->next_iid, &added);
-		if (!e) {
-			s->failed = true;
+		iid = name_iid(s, q, name, &added);
+		if (!iid)
 			return 0;
-		}
 	}
 	packet_open(w);
-	pbuf_varint(&s->p, F_PKT_TIMESTAMP, ns);
-	pbuf_varint(&s->p, F_PKT_SEQ_ID, s->cur + 1);
-	pbuf_varint(&s->p, F_PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (!pbuf_room(&s->p, EVENT_HEAD))
+		return 0;
+	/* the fixed fields at once: one check for room, not one a field */
+	d = s->p.b + s->p.len;
+	if (ns >= q->clock) {
+		*d++ = F_PKT_TIMESTAMP << 3;
+		d = pbuf_put_varint(d, ns - q->clock);
+		q->clock = ns;
+	} else {
+		/* back in time: absolute, on the clock the sequence's is */
+		*d++ = F_PKT_TIMESTAMP << 3;
+		d = pbuf_put_varint(d, ns);
+		d = pbuf_put_varint(d, F_PKT_CLOCK_ID << 3);
+		d = pbuf_put_varint(d, CLOCK_MONOTONIC_ID);
+	}
+	*d++ = F_PKT_SEQ_ID << 3;
+	d = pbuf_put_varint(d, s->cur + 1);
+	*d++ = F_PKT_SEQ_FLAGS << 3;
+	*d++ = SEQ_NEEDS_INCREMENTAL_STATE;
+	s->p.len = (size_t)(d - s->p.b);
 	if (added) {
 		q->next_iid++;
 		at = pbuf_begin(&s->p, F_PKT_INTERNED);
 		in = pbuf_begin(&s->p, F_ID_EVENT_NAMES);
-		pbuf_varint(&s->p, F_EN_IID, e->val);
+		pbuf_varint(&s->p, F_EN_IID, iid);
 		pbuf_str(&s->p, F_EN_NAME, name);
 		pbuf_end(&s->p, in);
 		pbuf_end(&s->p, at);
+		if (!pbuf_room(&s->p, EVENT_HEAD))
+			return 0;
 	}
 	at = pbuf_begin(&s->p, F_PKT_TRACK_EVENT);
-	pbuf_varint(&s->p, F_TE_TYPE, type);
-	pbuf_varint(&s->p, F_TE_TRACK, s->last_uuid);
-	if (e)
-		pbuf_varint(&s->p, F_TE_NAME_IID, e->val);
+	d = s->p.b + s->p.len;
+	*d++ = F_TE_TYPE << 3;
+	*d++ = (uint8_t)type;
+	*d++ = F_TE_TRACK << 3;
+	d = pbuf_put_varint(d, s->last_uuid);
+	if (iid) {
+		*d++ = F_TE_NAME_IID << 3;
+		d = pbuf_put_varint(d, iid);
+	}
+	s->p.len = (size_t)(d - s->p.b);
 	return at;
 }
 

@@ -26,13 +26,29 @@ static const char fmtnum_pairs[513] =
 	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
 	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-/* @v as exactly 16 hex digits ("%016" PRIx64), a byte a step. */
+/* The 8 hex digits of @v's low 32 bits, most significant first, as the
+ * bytes of a u64 in memory order: each nibble spread to a byte, then
+ * each byte made a digit, all at once. */
+static inline uint64_t fmt_hex8_word(uint64_t v)
+{
+	uint64_t x = v & 0xffffffffu;
+
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	x = __builtin_bswap64(x); /* the most significant nibble first */
+	/* '0' + n, and 'a' - '0' - 10 more where n > 9 */
+	return x + 0x3030303030303030ULL +
+	       ((x + 0x0606060606060606ULL) >> 4 & 0x0101010101010101ULL) * 0x27;
+}
+
+/* @v as exactly 16 hex digits ("%016" PRIx64). */
 static inline char *fmt_hex16(char *p, uint64_t v)
 {
-	int i;
+	uint64_t hi = fmt_hex8_word(v >> 32), lo = fmt_hex8_word(v);
 
-	for (i = 14; i >= 0; i -= 2, v >>= 8)
-		memcpy(p + i, fmtnum_pairs + 2 * (v & 0xff), 2);
+	memcpy(p, &hi, 8);
+	memcpy(p + 8, &lo, 8);
 	return p + 16;
 }
 
