@@ -107,6 +107,25 @@ struct dump_thread {
 	char comm[16];
 };
 
+/*
+ * One process of the run as the snapshot holds it: the target
+ * (ptbpf.json's "process") or one it followed ("followed"), with its
+ * threads, and the code its MMAP2 records in perf.data map (or trace.json
+ * for the process the snapshot is read as): each process's own, since a
+ * followed process may run another program, or the same at other
+ * addresses.
+ */
+struct dump_proc {
+	uint32_t pid;
+	char comm[16];
+	struct dump_thread *threads;
+	unsigned int nr_threads;
+	struct dump_module *modules;
+	unsigned int nr_modules;
+	struct dump_range *ranges;
+	unsigned int nr_ranges;
+};
+
 struct dump_snap {
 	char *dir;
 	uint64_t id;
@@ -147,6 +166,13 @@ struct dump_snap {
 	uint64_t tod_ns, tod_clock_ns;
 	unsigned int nr_cores;
 	struct dump_core *cores;
+	/* every process of the run the snapshot knows of, in file order */
+	unsigned int nr_procs;
+	struct dump_proc *procs;
+	/*
+	 * Those of the process read as (pid): views of its procs[] entry,
+	 * never owned (snap_read_as() points them at another's).
+	 */
 	unsigned int nr_threads;
 	struct dump_thread *threads;
 	unsigned int nr_modules;
@@ -186,6 +212,21 @@ bool snap_followed(const struct dump_snap *s, uint32_t pid);
 
 /* Releases what @s owns and zeroes it; NULL is fine. */
 void snap_free(struct dump_snap *s);
+
+/* Process @pid of @s, or NULL when @s knows nothing of it. */
+const struct dump_proc *snap_proc_find(const struct dump_snap *s, uint32_t pid);
+
+/* Process @pid of @s, added (empty) when missing; NULL when out of memory. */
+struct dump_proc *snap_proc_get(struct dump_snap *s, uint32_t pid);
+
+/*
+ * Reads @s as process @pid from now on: its samples are the target's,
+ * its name, threads, modules and ranges those of @s (empty when @s knows
+ * nothing of it). A copy of @s (a struct assignment) may be read as
+ * another process than @s itself: the views are the only change, and
+ * the copy is not to be freed.
+ */
+void snap_read_as(struct dump_snap *s, uint32_t pid);
 
 /*
  * Parses ptbpf.json text @buf of @len bytes into @s (named @file in
