@@ -281,6 +281,39 @@ static int stop_snapshot(struct fx *f, pid_t pid)
 }
 
 /*
+ * The summary of snapshot @id, read as the target's, has a section of
+ * its own for the followed process @child (worker): its thread, its
+ * modules (worker's among them), its samples named from them; and so has
+ * --json.
+ */
+static void followed_summary(struct fx *f, int id, pid_t child)
+{
+	char cmd[300], want[64], *txt, *sec, *end, *mods;
+
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s/snapshot-%06d", f->out, id);
+	txt = run_out(cmd, NULL);
+	snprintf(want, sizeof(want), "\n  followed process %d (worker): 1 thread (tid %d ", child,
+		 child);
+	sec = strstr(txt, want);
+	if (!sec)
+		fail_msg("no section of followed process %d:\n%s", child, txt);
+	sec++;
+	end = strstr(sec, "\n  followed process ");
+	if (end)
+		*end = '\0';
+	mods = strstr(sec, "\n    modules ");
+	if (!mods || !strstr(mods, " worker ") || !strstr(sec, "checksum"))
+		fail_msg("process %d's section lacks its modules or samples:\n%s", child, sec);
+	free(txt);
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump --json %s/snapshot-%06d", f->out, id);
+	txt = run_out(cmd, NULL);
+	snprintf(want, sizeof(want), "\"followed_processes\":[{\"pid\":%d,", child);
+	if (!strstr(txt, want) || !strstr(txt, "\"function\":\"checksum\""))
+		fail_msg("--json lacks followed process %d:\n%s", child, txt);
+	free(txt);
+}
+
+/*
  * A child that runs another program than its parent (sh forks and execs
  * worker): the parent's stop snapshot, read with --last --pid CHILD,
  * names the child's samples from the child's own modules (worker's
@@ -340,6 +373,7 @@ static void test_follow_exec_last_pid(void **state)
 	assert_true(lines > 0);
 	assert_true(named > 0);
 	free(txt);
+	followed_summary(f, id, child);
 	assert_int_equal(kill(f->target, SIGCONT), 0);
 	assert_int_equal(kill(child, SIGKILL), 0);
 	assert_int_equal(finish(f, 60), 0);
