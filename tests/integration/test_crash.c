@@ -3,7 +3,8 @@
  * The crash record (root): programs that die at the end of a known call
  * path (tests/progs/crashpath.c, with and without frame pointers, -O0 and
  * -O2; in the program, in libc through strlen(NULL), abort() from an
- * assertion, in a second thread, and of a SIGSEGV sent from outside) are
+ * assertion, in a second thread, in a shared library of our own without
+ * frame pointers (tests/progs/crashlib), and of a SIGSEGV sent from outside) are
  * recorded by ptbpf, and the fatal snapshot's backtrace, as ptbpf-dump
  * shows it and as `perf script` unwinds the crash sample, is compared
  * frame by frame with `gdb -batch -ex run -ex bt` on the same program.
@@ -244,6 +245,16 @@ static void test_second_thread(void **state)
 }
 
 /*
+ * In libcrashlib.so, built without frame pointers: lib_walk <- lib_sum <-
+ * lib_entry, which a frame-pointer walk skips (%rbp still holds level3's
+ * frame), then the program's frames.
+ */
+static void test_frameless_library(void **state)
+{
+	check_crash("crashlib", "segv", 139, "lib_walk");
+}
+
+/*
  * kill -SEGV from outside: no debugger to compare with, but the stack is
  * the one of the thread that takes the signal, asleep in nap().
  */
@@ -319,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_strlen_in_libc),
 		cmocka_unit_test(test_abort_from_assert),
 		cmocka_unit_test(test_second_thread),
+		cmocka_unit_test(test_frameless_library),
 		cmocka_unit_test(test_signal_from_outside),
 	};
 
