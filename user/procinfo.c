@@ -215,11 +215,6 @@ static bool still_mapped(const char *base)
 	return strtoull(line, NULL, 10) != 0;
 }
 
-/*
- * A leader that called pthread_exit() is a zombie with no mm: its maps and
- * exe are empty while the other threads run on. Their own
- * /proc/PID/task/TID entries still show the process's.
- */
 static void drop_maps(struct snap_process *p)
 {
 	unsigned int i;
@@ -231,6 +226,11 @@ static void drop_maps(struct snap_process *p)
 	p->nr_maps = 0;
 }
 
+/*
+ * A leader that called pthread_exit() is a zombie with no mm: its maps and
+ * exe are empty while the other threads run on. Their own
+ * /proc/PID/task/TID entries still show the process's.
+ */
 static int read_from_thread(struct snap_process *p, const char *base)
 {
 	char tbase[PATH_MAX], path[PATH_MAX];
