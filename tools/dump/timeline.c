@@ -431,7 +431,8 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struc
 		last_moments_free(&m);
 		return -ENOMEM;
 	}
-	qsort(m.v, m.n, sizeof(*m.v), by_tid_time);
+	if (m.n) /* none: no array, and qsort() wants one */
+		qsort(m.v, m.n, sizeof(*m.v), by_tid_time);
 	f->w = &tl->w;
 	f->s = s;
 	f->tab = tab;
