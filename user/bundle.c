@@ -481,9 +481,6 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 	if (n)
 		fileout_write(o, rec, (size_t)n);
 	while ((ret = perfrec_next(c->sideband, c->sideband_len, &off, &h)) > 0) {
-		/* the modules are trace.json's: this file is the switches' */
-		if (h->type == PERF_RECORD_MMAP2)
-			continue;
 		if (h->type == PERF_RECORD_SWITCH) {
 			n = cpu_wide(h, &conv, rec, PERFREC_MAX + 1);
 			if (n < 0) {

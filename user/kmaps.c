@@ -132,3 +132,19 @@ int kmaps_merge(const void *buf, size_t len, struct snap_process *p, struct snap
 	}
 	return n;
 }
+
+void kmaps_strip(void *buf, size_t *len)
+{
+	const struct perf_event_header *h;
+	size_t off = 0, at, out = 0;
+
+	for (at = 0; perfrec_next(buf, *len, &off, &h) > 0; at = off) {
+		if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK ||
+		    h->type == PERF_RECORD_EXIT)
+			continue;
+		if (out != at)
+			memmove((char *)buf + out, (char *)buf + at, off - at);
+		out += off - at;
+	}
+	*len = out;
+}

@@ -34,4 +34,18 @@ int kmaps_add(struct snap_process *p, const struct snap_map *m);
 int kmaps_merge(const void *buf, size_t len, struct snap_process *p, struct snap_process *more,
 		unsigned int nr_more);
 
+/*
+ * Takes the MMAP2 records out of the perf records @buf (*@len bytes), in
+ * place, the others kept in order; *@len is what is left. Once merged
+ * into the readings they are written as the readings' own records (at
+ * the file's start, as perf writes them): in the stream, Debian's perf
+ * 6.1 was seen to stop unwinding the crash sample at a kernel record
+ * of the code mapping (it reads .eh_frame_hdr through the file's start,
+ * which only /proc's readings map). The FORK and EXIT records go too:
+ * the kernel writes them to any event that asks for mmap records, and
+ * perf would name a thread after its parent from its FORK, over the
+ * name the snapshot gives it. A stream cut off ends it there.
+ */
+void kmaps_strip(void *buf, size_t *len);
+
 #endif /* PTBPF_KMAPS_H */

@@ -109,18 +109,24 @@ static void apply_news(struct snapqueue *q)
 
 /*
  * The kernel's MMAP2 records in @snap's staged sideband, merged into the
- * readings kept (kmaps.h): a process that died since its last reading
- * still has the code it mapped meanwhile, in this snapshot and the next.
+ * readings kept (kmaps.h), then taken out of it: a process that died
+ * since its last reading still has the code it mapped meanwhile, in this
+ * snapshot and the next, written as the readings' records are.
  */
-static void merge_kernel_maps(struct snapqueue *q, const struct snapshot *snap)
+static void merge_kernel_maps(struct snapqueue *q, struct snapshot *snap)
 {
+	struct snap_core *c;
 	unsigned int i;
 
 	if (!q->proc_cache.pid)
 		q->proc_cache.pid = q->cfg.pid; /* never read: the kernel's alone */
-	for (i = 0; i < snap->nr_cores; i++)
-		kmaps_merge(snap->cores[i].sideband, snap->cores[i].sideband_len, &q->proc_cache,
-			    q->followed.v, q->followed.n); /* -ENOMEM: /proc's alone */
+	for (i = 0; i < snap->nr_cores; i++) {
+		c = &snap->cores[i];
+		/* -ENOMEM: /proc's alone */
+		kmaps_merge(c->sideband, c->sideband_len, &q->proc_cache, q->followed.v,
+			    q->followed.n);
+		kmaps_strip(c->sideband, &c->sideband_len);
+	}
 }
 
 /*
@@ -128,7 +134,7 @@ static void merge_kernel_maps(struct snapqueue *q, const struct snapshot *snap)
  * or the last one that had maps with the kernel's records of what was
  * mapped since; the followed processes' too.
  */
-static void take_proc(struct snapqueue *q, struct snap_process *out, const struct snapshot *snap)
+static void take_proc(struct snapqueue *q, struct snap_process *out, struct snapshot *snap)
 {
 	struct snap_process live;
 

@@ -2,8 +2,8 @@
 /*
  * The kernel's MMAP2 records merged into /proc readings (user/kmaps.c):
  * a mapping added in address order, over older ones (trimmed, split,
- * replaced), and a stream of records as a staged sideband holds them,
- * each merged into the process it names.
+ * replaced), a stream of records as a staged sideband holds them, each
+ * merged into the process it names, and taken out of the stream.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -115,11 +115,54 @@ static void test_merge(void **state)
 	procinfo_free(&more[1]);
 }
 
+/* The MMAP2, FORK and EXIT records taken out, the others kept, in order, and whole. */
+static void test_strip(void **state)
+{
+	struct perf_event_header sw = { PERF_RECORD_SWITCH, 0, sizeof(sw) + 8 };
+	const struct perf_event_header *h;
+	__u8 buf[1024] = { 0 };
+	size_t n = 0, off = 0;
+	int nr = 0;
+
+	n += mmap2_rec(buf + n, 7, 0x1000, 0, "/a");
+	memcpy(buf + n, &sw, sizeof(sw));
+	buf[n + sizeof(sw)] = 1;
+	n += sw.size;
+	n += mmap2_rec(buf + n, 7, 0x2000, 0, "/b");
+	n += mmap2_rec(buf + n, 7, 0x3000, 0, "/c");
+	/* a FORK and an EXIT, which come with the mmap records */
+	memset(buf + n, 0, 48);
+	((struct perf_event_header *)(buf + n))->type = PERF_RECORD_FORK;
+	((struct perf_event_header *)(buf + n))->size = 48;
+	n += 48;
+	memset(buf + n, 0, 48);
+	((struct perf_event_header *)(buf + n))->type = PERF_RECORD_EXIT;
+	((struct perf_event_header *)(buf + n))->size = 48;
+	n += 48;
+	sw.misc = 2;
+	memcpy(buf + n, &sw, sizeof(sw));
+	n += sw.size;
+	kmaps_strip(buf, &n);
+	assert_int_equal(n, 2 * sw.size);
+	while (perfrec_next(buf, n, &off, &h) > 0) {
+		assert_int_equal(h->type, PERF_RECORD_SWITCH);
+		assert_int_equal(h->misc, nr ? 2 : 0);
+		if (!nr)
+			assert_int_equal(((const __u8 *)h)[sizeof(sw)], 1);
+		nr++;
+	}
+	assert_int_equal(nr, 2);
+	n = 0;
+	kmaps_strip(buf, &n);
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_strip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
