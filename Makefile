@@ -95,7 +95,7 @@ INTEG_BINS := $(call test_bins,integration)
 HELPER_SRCS := $(wildcard tests/progs/*.c)
 HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS)) \
 	$(OUTPUT)/tests/progs/callstack-nofp $(OUTPUT)/tests/progs/crashpath-O0 \
-	$(OUTPUT)/tests/progs/crashpath-O2
+	$(OUTPUT)/tests/progs/crashpath-O2 $(OUTPUT)/tests/progs/libcrashlib.so
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
@@ -194,6 +194,16 @@ $(OUTPUT)/tests/progs/crashpath-O0: tests/progs/crashpath.c | $(OUTPUT)/tests/pr
 $(OUTPUT)/tests/progs/crashpath-O2: tests/progs/crashpath.c | $(OUTPUT)/tests/progs
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O2 -fomit-frame-pointer -Wall -D_GNU_SOURCE $< -lpthread -o $@
+
+# A crash inside a shared library of our own without frame pointers: the
+# program finds it next to itself ($$ORIGIN), under gdb as under ptbpf.
+$(OUTPUT)/tests/progs/libcrashlib.so: tests/progs/lib/crashlib.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O2 -fomit-frame-pointer -fPIC -shared -Wall $< -o $@
+$(OUTPUT)/tests/progs/crashlib: tests/progs/crashlib.c $(OUTPUT)/tests/progs/libcrashlib.so | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< \
+		-L$(OUTPUT)/tests/progs -lcrashlib -Wl,-rpath,'$$ORIGIN' -o $@
 
 # Two local functions named twin, one in each file: a name --trigger-on
 # finds twice.

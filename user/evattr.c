@@ -105,6 +105,13 @@ int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bo
 	attr->type = PERF_TYPE_SOFTWARE;
 	attr->config = PERF_COUNT_SW_DUMMY;
 	attr->context_switch = 1;
+	/*
+	 * The kernel's own MMAP2 record of every executable mapping, as perf
+	 * record asks for them: a library mapped, or dlopen()ed, just before
+	 * the process died is named although no /proc reading saw it.
+	 */
+	attr->mmap = 1;
+	attr->mmap2 = 1;
 	attr->sample_id_all = 1;
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_CPU;

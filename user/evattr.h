@@ -63,7 +63,7 @@ int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got);
 
 /*
  * The context-switch sideband event for @backend: software dummy,
- * context_switch=1, sample_id_all=1, IDENTIFIER|TID|TIME|CPU (perf needs the
+ * context_switch=1, mmap2=1 (executable mappings), sample_id_all=1, IDENTIFIER|TID|TIME|CPU (perf needs the
  * identifier and cpu in every record when a perf.data has two attrs), the
  * same clock as that backend's data event (the kernel refuses a group whose
  * members use another clock), written backward.

@@ -200,6 +200,33 @@ static int read_exe(struct snap_process *p, const char *base)
 }
 
 /*
+ * Whether the task at @base still had its memory after its maps were read
+ * (statm's size is 0 once it let go of it; no statm: it is gone). Maps
+ * are read a few hundred bytes at a time, and a task that exits between
+ * two reads ends them early: a reading of what was left is no reading.
+ */
+static bool still_mapped(const char *base)
+{
+	char path[PATH_MAX], line[128];
+
+	snprintf(path, sizeof(path), "%s/statm", base);
+	if (read_line(path, line, sizeof(line)))
+		return false;
+	return strtoull(line, NULL, 10) != 0;
+}
+
+static void drop_maps(struct snap_process *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+	p->maps = NULL;
+	p->nr_maps = 0;
+}
+
+/*
  * A leader that called pthread_exit() is a zombie with no mm: its maps and
  * exe are empty while the other threads run on. Their own
  * /proc/PID/task/TID entries still show the process's.
@@ -221,6 +248,8 @@ static int read_from_thread(struct snap_process *p, const char *base)
 			continue; /* it exited meanwhile */
 		ret = read_maps(f, p);
 		fclose(f);
+		if (!ret && p->nr_maps && !still_mapped(tbase))
+			drop_maps(p);
 		if (!ret && p->nr_maps && !p->exe)
 			ret = read_exe(p, tbase);
 	}
@@ -246,6 +275,8 @@ int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
 		return -errno;
 	ret = read_maps(f, p);
 	fclose(f);
+	if (!ret && p->nr_maps && !still_mapped(base))
+		ret = -ESRCH;
 	snprintf(path, sizeof(path), "%s/comm", base);
 	if (!ret)
 		read_line(path, p->comm, sizeof(p->comm));

@@ -37,6 +37,8 @@ int procinfo_parse_map(const char *line, struct snap_map *m);
  * Returns -ENAMETOOLONG if @proc_root is too long for a path.
  * Returns -ENOENT or another open(2) -errno if the process is gone or its
  * maps can't be read (@p is then empty, not half-filled).
+ * Returns -ESRCH if the process let go of its memory while its maps were
+ * read (it was exiting: the reading may end early, and is not kept).
  * Returns -EBADMSG if the maps file holds a line that is not a mapping.
  * Returns -ENOMEM if memory runs out.
  */

@@ -15,6 +15,7 @@
 #include "fmtnum.h"
 #include "budget.h"
 #include "eventlog.h"
+#include "kmaps.h"
 #include "procinfo.h"
 #include "snapcut.h"
 #include "snapqueue.h"
@@ -107,16 +108,41 @@ static void apply_news(struct snapqueue *q)
 }
 
 /*
- * The /proc reading for a snapshot: live, or the last one that had maps;
- * the followed processes' too.
+ * The kernel's MMAP2 records in @snap's staged sideband, merged into the
+ * readings kept (kmaps.h), then taken out of it: a process that died
+ * since its last reading still has the code it mapped meanwhile, in this
+ * snapshot and the next, written as the readings' records are.
  */
-static void take_proc(struct snapqueue *q, struct snap_process *out)
+static void merge_kernel_maps(struct snapqueue *q, struct snapshot *snap)
+{
+	struct snap_core *c;
+	unsigned int i;
+
+	if (!q->proc_cache.pid)
+		q->proc_cache.pid = q->cfg.pid; /* never read: the kernel's alone */
+	for (i = 0; i < snap->nr_cores; i++) {
+		c = &snap->cores[i];
+		/* -ENOMEM: /proc's alone */
+		kmaps_merge(c->sideband, c->sideband_len, &q->proc_cache, q->followed.v,
+			    q->followed.n);
+		kmaps_strip(c->sideband, &c->sideband_len);
+	}
+}
+
+/*
+ * The /proc reading for a snapshot (@snap; NULL: an idle refresh): live,
+ * or the last one that had maps with the kernel's records of what was
+ * mapped since; the followed processes' too.
+ */
+static void take_proc(struct snapqueue *q, struct snap_process *out, struct snapshot *snap)
 {
 	struct snap_process live;
 
 	pthread_mutex_lock(&q->lock);
 	apply_news(q);
 	pthread_mutex_unlock(&q->lock);
+	if (snap)
+		merge_kernel_maps(q, snap);
 	procset_refresh(&q->followed, q->cfg.proc_root);
 
 	memset(&live, 0, sizeof(live));
@@ -378,7 +404,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	unsigned int nr;
 	int ret;
 
-	take_proc(q, &buf->snap.proc);
+	take_proc(q, &buf->snap.proc, &buf->snap);
 	buf->snap.more = q->followed.v;
 	buf->snap.nr_more = q->followed.n;
 	/* threads gone by now keep the name they had (perf shows ":TID") */
@@ -444,7 +470,7 @@ static void *writer_main(void *arg)
 				/* idle: keep a reading with maps for later */
 				q->refresh = false;
 				pthread_mutex_unlock(&q->lock);
-				take_proc(q, &(struct snap_process){});
+				take_proc(q, &(struct snap_process){}, NULL);
 				pthread_mutex_lock(&q->lock);
 			}
 		}

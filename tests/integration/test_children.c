@@ -261,6 +261,124 @@ static void test_follow_worker_stop(void **state)
 	assert_int_equal(nth_with_pid(f->out, "stop", f->target), -1);
 }
 
+/* The id of the stop snapshot that names process @pid; 0 after 60 s. */
+static int stop_snapshot(struct fx *f, pid_t pid)
+{
+	double end = mono_s() + 60;
+	char trig[32];
+	int k, n;
+
+	do {
+		n = count_events(f->out, "snapshot");
+		for (k = 0; k < n; k++)
+			if (event_field(f->out, "snapshot", k, "pid") == pid &&
+			    !event_str(f->out, "snapshot", k, "trigger", trig, sizeof(trig)) &&
+			    !strcmp(trig, "stop"))
+				return (int)event_field(f->out, "snapshot", k, "snapshot");
+		msleep(50);
+	} while (mono_s() < end);
+	return 0;
+}
+
+/*
+ * The summary of snapshot @id, read as the target's, has a section of
+ * its own for the followed process @child (worker): its thread, its
+ * modules (worker's among them), its samples named from them; and so has
+ * --json.
+ */
+static void followed_summary(struct fx *f, int id, pid_t child)
+{
+	char cmd[300], want[64], *txt, *sec, *end, *mods;
+
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s/snapshot-%06d", f->out, id);
+	txt = run_out(cmd, NULL);
+	snprintf(want, sizeof(want), "\n  followed process %d (worker): 1 thread (tid %d ", child,
+		 child);
+	sec = strstr(txt, want);
+	if (!sec)
+		fail_msg("no section of followed process %d:\n%s", child, txt);
+	sec++;
+	end = strstr(sec, "\n  followed process ");
+	if (end)
+		*end = '\0';
+	mods = strstr(sec, "\n    modules ");
+	if (!mods || !strstr(mods, " worker ") || !strstr(sec, "checksum"))
+		fail_msg("process %d's section lacks its modules or samples:\n%s", child, sec);
+	free(txt);
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump --json %s/snapshot-%06d", f->out, id);
+	txt = run_out(cmd, NULL);
+	snprintf(want, sizeof(want), "\"followed_processes\":[{\"pid\":%d,", child);
+	if (!strstr(txt, want) || !strstr(txt, "\"function\":\"checksum\""))
+		fail_msg("--json lacks followed process %d:\n%s", child, txt);
+	free(txt);
+}
+
+/*
+ * A child that runs another program than its parent (sh forks and execs
+ * worker): the parent's stop snapshot, read with --last --pid CHILD,
+ * names the child's samples from the child's own modules (worker's
+ * checksum, compute), not from the shell's, which map other code at
+ * other addresses.
+ */
+static void test_follow_exec_last_pid(void **state)
+{
+	struct fx *f = *state;
+	char cmd[400], want[64], script[200], *txt, *p, *line, *save;
+	char *argv[] = { PTBPF_BIN, "-q",   "-b", "sample",  "-F", "4000", "--follow",
+			 "-o",	    f->out, "--", "/bin/sh", "-c", script, NULL };
+	int i, n, id, lines = 0, named = 0;
+	pid_t child = 0;
+
+	need_root();
+	snprintf(script, sizeof(script), "%sworker 600000 & wait; exit 0", PROGS);
+	f->ptbpf = spawn(argv, f->log);
+	if (!wait_events(f->out, "start", 1, 60))
+		fail_msg("ptbpf did not start: %s", slurp(f->log));
+	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	f->target = (pid_t)event_field(f->out, "start", 0, "pid");
+	/* the child's exec of worker: an exec event of another pid */
+	for (i = 0; i < 1200 && !child; i++) {
+		n = count_events(f->out, "exec");
+		while (n-- > 0 && !child)
+			if (event_field(f->out, "exec", n, "pid") != f->target)
+				child = (pid_t)event_field(f->out, "exec", n, "pid");
+		if (!child)
+			msleep(50);
+	}
+	if (child <= 0)
+		fail_msg("no exec of worker in a child: %s", slurp(f->log));
+	f->workers[f->nr_workers++] = child;
+	assert_true(wait_cpu(child, 300, 60));
+	assert_int_equal(kill(f->target, SIGSTOP), 0);
+	id = stop_snapshot(f, f->target);
+	if (!id)
+		fail_msg("no stop snapshot of pid %d: %s", f->target, slurp(f->log));
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump --last 60s --pid %d %s/snapshot-%06d", child,
+		 f->out, id);
+	txt = run_out(cmd, NULL);
+	snprintf(want, sizeof(want), " samples of pid %d from snapshot", child);
+	if (!strstr(txt, want))
+		fail_msg("--last --pid %d:\n%s", child, txt);
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "  tid ");
+		if (!p)
+			continue;
+		lines++;
+		if (atoi(p + 6) != child)
+			fail_msg("--last --pid %d lists another thread: %s", child, line);
+		named += strstr(line, "checksum") || strstr(line, "compute");
+	}
+	print_message("--last --pid %d: %d samples, %d named in worker's code\n", child, lines,
+		      named);
+	assert_true(lines > 0);
+	assert_true(named > 0);
+	free(txt);
+	followed_summary(f, id, child);
+	assert_int_equal(kill(f->target, SIGCONT), 0);
+	assert_int_equal(kill(child, SIGKILL), 0);
+	assert_int_equal(finish(f, 60), 0);
+}
+
 /* Without --follow: no fork event, not one sample of a worker. */
 static void test_no_follow(void **state)
 {
@@ -461,6 +579,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_follow_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_worker_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_exec_last_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_outlives_target, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid, setup, teardown),

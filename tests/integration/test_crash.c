@@ -3,7 +3,9 @@
  * The crash record (root): programs that die at the end of a known call
  * path (tests/progs/crashpath.c, with and without frame pointers, -O0 and
  * -O2; in the program, in libc through strlen(NULL), abort() from an
- * assertion, in a second thread, and of a SIGSEGV sent from outside) are
+ * assertion, in a second thread, in a shared library of our own without
+ * frame pointers (tests/progs/crashlib; crashdl dlopen()s it and dies at
+ * once), and of a SIGSEGV sent from outside) are
  * recorded by ptbpf, and the fatal snapshot's backtrace, as ptbpf-dump
  * shows it and as `perf script` unwinds the crash sample, is compared
  * frame by frame with `gdb -batch -ex run -ex bt` on the same program.
@@ -170,10 +172,12 @@ static void show(const char *who, const struct frames *f)
 /*
  * Records @prog @mode, which must die with @status, and compares the
  * three backtraces: ptbpf-dump's with gdb's frame by frame, perf's with
- * gdb's less the frames ptbpf-dump marks as inlined or tail calls. gdb
- * stops at main (or a thread's first function): so do the comparisons.
+ * gdb's less the frames ptbpf-dump marks as inlined or tail calls (the
+ * first @perf_depth of them; -1: all). gdb stops at main (or a thread's
+ * first function): so do the comparisons.
  */
-static void check_crash(const char *prog, const char *mode, int status, const char *innermost)
+static void check_crash_perf(const char *prog, const char *mode, int status, const char *innermost,
+			     int perf_depth)
 {
 	bool has_level3 = false;
 	struct frames g, d, p, phys;
@@ -204,11 +208,18 @@ static void check_crash(const char *prog, const char *mode, int status, const ch
 	for (i = 0; i < g.n; i++)
 		if (!d.extra[i])
 			memcpy(phys.name[phys.n++], g.name[i], sizeof(g.name[i]));
+	if (perf_depth >= 0 && perf_depth < phys.n)
+		phys.n = perf_depth;
 	assert_true(p.n >= phys.n);
 	for (i = 0; i < phys.n; i++)
 		assert_string_equal(p.name[i], phys.name[i]);
 	print_message("  %d frames of gdb's matched by ptbpf-dump, %d by perf script\n", g.n,
 		      phys.n);
+}
+
+static void check_crash(const char *prog, const char *mode, int status, const char *innermost)
+{
+	check_crash_perf(prog, mode, status, innermost, -1);
 }
 
 static void test_segv_O0_frame_pointers(void **state)
@@ -241,6 +252,29 @@ static void test_abort_from_assert(void **state)
 static void test_second_thread(void **state)
 {
 	check_crash("crashpath-O2", "thread", 139, "walk_list");
+}
+
+/*
+ * In libcrashlib.so, built without frame pointers: lib_walk <- lib_sum <-
+ * lib_entry, which a frame-pointer walk skips (%rbp still holds level3's
+ * frame), then the program's frames.
+ */
+static void test_frameless_library(void **state)
+{
+	check_crash("crashlib", "segv", 139, "lib_walk");
+}
+
+/*
+ * The same library dlopen()ed and crashed in at once (crashdl): no /proc
+ * reading can have seen it, the kernel's MMAP2 record of it names it.
+ * perf script (Debian's 6.1) names the fault's frame from it, but was
+ * seen to unwind no further when a library's only records are the
+ * kernel's (of its code, not of the file's start, as /proc's are): perf
+ * is held to that frame.
+ */
+static void test_dlopen_then_crash(void **state)
+{
+	check_crash_perf("crashdl", "segv", 139, "lib_walk", 1);
 }
 
 /*
@@ -319,6 +353,8 @@ int main(void)
 		cmocka_unit_test(test_strlen_in_libc),
 		cmocka_unit_test(test_abort_from_assert),
 		cmocka_unit_test(test_second_thread),
+		cmocka_unit_test(test_frameless_library),
+		cmocka_unit_test(test_dlopen_then_crash),
 		cmocka_unit_test(test_signal_from_outside),
 	};
 

@@ -19,8 +19,8 @@
 
 #include "integ.h"
 
-static char dir[64], out_fp[128], out_dwarf[128], out_thr[128], log_fp[128];
-static pid_t pid_fp, pid_dwarf, pid_thr;
+static char dir[64], out_fp[128], out_dwarf[128], out_thr[128], log_fp[128], out_nofp[128];
+static pid_t pid_fp, pid_dwarf, pid_thr, pid_nofp;
 
 /*
  * ptbpf -F 4000 -o @out OPTS -- PROG 250 (250 ms of the program's CPU
@@ -56,9 +56,11 @@ static int setup_group(void **state)
 	snprintf(out_dwarf, sizeof(out_dwarf), "%s/dwarf", dir);
 	snprintf(log_fp, sizeof(log_fp), "%s/fp.log", dir);
 	snprintf(out_thr, sizeof(out_thr), "%s/thr", dir);
+	snprintf(out_nofp, sizeof(out_nofp), "%s/nofp", dir);
 	snprintf(log, sizeof(log), "%s/dwarf.log", dir);
 	if (record(out_fp, log_fp, "", "callstack", &pid_fp) ||
 	    record(out_thr, log_fp, "", "shortthread", &pid_thr) ||
+	    record(out_nofp, log_fp, "", "callstack-nofp", &pid_nofp) ||
 	    record(out_dwarf, log, "--call-graph dwarf -s 32M", "callstack-nofp", &pid_dwarf))
 		return -1;
 	return 0;
@@ -428,6 +430,71 @@ static void test_dump_summary(void **state)
 	free(txt);
 }
 
+/* Whether the summary of @out's fatal snapshot says @hint (shown when not @want). */
+static bool summary_says(const char *out, const char *hint, bool want)
+{
+	char snap[300], cmd[500], *txt;
+	bool says;
+	int st;
+
+	fatal_snap(out, snap, sizeof(snap));
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s", snap);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	says = strstr(txt, hint) != NULL;
+	if (says != want)
+		print_message("%s", txt);
+	free(txt);
+	return says;
+}
+
+/*
+ * A program without frame pointers recorded with the default call graph:
+ * its chains run into junk, and the summary says to record with
+ * --call-graph dwarf; the same program recorded so has no such chain.
+ */
+static void test_fp_hint(void **state)
+{
+	static const char hint[] = "frame-pointer call chains run through code without frame "
+				   "pointers (a caller outside every function); record with "
+				   "--call-graph dwarf";
+
+	need_root();
+	assert_true(summary_says(out_nofp, hint, true));
+	assert_false(summary_says(out_dwarf, "record with --call-graph dwarf", false));
+}
+
+/*
+ * Samples in the vDSO (forker's parent spins in clock_gettime, which the
+ * vDSO answers): the hottest functions name them "[vdso]", as perf
+ * script's DSO column does, never a raw address.
+ */
+static void test_vdso_named(void **state)
+{
+	char out[160], log[160], cmd[600], *txt;
+	int st;
+
+	need_root();
+	snprintf(out, sizeof(out), "%s/vdso", dir);
+	snprintf(log, sizeof(log), "%s/vdso.log", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -q -b sample -F 4000 -o %s -- " PROGS "forker 1000 >/dev/null 2>%s", PTBPF_BIN,
+		 out, log);
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump %s/snapshot-000001", out);
+	txt = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	if (!strstr(txt, "%  [vdso]  "))
+		fail_msg("no sample named [vdso]:\n%s", txt);
+	free(txt);
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s/snapshot-000001/perf.data -F ip,dso 2>/dev/null | "
+		 "grep -c '(\\[vdso\\])'",
+		 out);
+	assert_true(run_count(cmd) > 0);
+}
+
 /* The line of @txt that starts with @want after its padding, or NULL. */
 static char *sample_line(char *txt, const char *want)
 {
@@ -752,6 +819,8 @@ int main(void)
 		cmocka_unit_test(test_archive),
 		cmocka_unit_test(test_exited_thread_named),
 		cmocka_unit_test(test_dump_summary),
+		cmocka_unit_test(test_fp_hint),
+		cmocka_unit_test(test_vdso_named),
 		cmocka_unit_test(test_timeline_nesting),
 		cmocka_unit_test(test_last_joins_stream),
 	};

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <cmocka.h>
 
 #include "perfdata.h"
@@ -27,6 +29,8 @@
 #include "snap.h"
 #include "perfread.h"
 #include "backtrace.h"
+#include "last.h"
+#include "symtab.h"
 
 /* The traced path: path A of tests/ptbranches.h. */
 #define PATH (&ptgen_branches_a)
@@ -225,6 +229,84 @@ static void test_sample_end_to_end(void **state)
 	assert_non_null(strstr(out, fx->snap.proc.comm));
 	assert_non_null(strstr(out, "[.] ptgen_branches"));
 	free(out);
+}
+
+/* Where the made-up [uprobes] mapping is: the kernel's XOL area's page */
+#define UPROBES_AT 0x7fffffffe000ULL
+
+/*
+ * Code in mappings without a file, named as perf names them: a sample in
+ * this process's [vdso], one in a [uprobes] page (a uprobe's out-of-line
+ * step), their MMAP2 records written from the process's maps and read
+ * back: the hottest functions, and a stack that returns through
+ * [uprobes], say "[vdso]" and "[uprobes]", not raw addresses.
+ */
+static void test_pseudo_mappings(void **state)
+{
+	struct fixture *fx = *state;
+	struct snap_process *p = &fx->snap.proc;
+	__u64 vdso = getauxval(AT_SYSINFO_EHDR);
+	__u32 pid = (__u32)getpid(), tid = (__u32)gettid();
+	struct dump_log log = { stderr, 0 };
+	struct dump_snap ds;
+	struct dump_symtab tab;
+	struct dump_hot hot[4];
+	struct dump_sample up;
+	struct snap_map *m;
+	char stack[256];
+	uint64_t total, chain[4];
+	uint8_t *buf;
+	size_t len, n = 0;
+	bool seen_vdso = false, seen_up = false;
+	int i, nh;
+
+	assert_true(vdso != 0);
+	fill_sample(fx);
+	m = reallocarray(p->maps, p->nr_maps + 1, sizeof(*m));
+	assert_non_null(m);
+	p->maps = m;
+	m = &p->maps[p->nr_maps++];
+	memset(m, 0, sizeof(*m));
+	m->start = UPROBES_AT;
+	m->len = 0x1000;
+	m->prot = PROT_READ | PROT_EXEC;
+	m->path = strdup("[uprobes]");
+	n += put_sample(fx->trace + n, vdso + 0x900, pid, tid, 1000);
+	n += put_sample(fx->trace + n, UPROBES_AT + 0x80, pid, tid, 2000);
+	fx->core.trace_len = fx->core.head = n;
+	write_file(fx);
+
+	memset(&ds, 0, sizeof(ds));
+	ds.pid = pid;
+	assert_int_equal(snap_read_file(fx->path, SNAP_DATA_MAX, &buf, &len), 0);
+	assert_int_equal(perfread_parse(&ds, buf, len, "perf.data", &log), 0);
+	assert_int_equal(log.nr_errors, 0);
+	assert_int_equal(symtab_load(&tab, &ds, NULL, &log), 0);
+	nh = last_hottest(&ds, &tab, hot, 4, &total);
+	assert_int_equal(total, 2);
+	for (i = 0; i < nh; i++) {
+		print_message("%s (%s): %llu\n", hot[i].name, hot[i].module,
+			      (unsigned long long)hot[i].samples);
+		seen_vdso |= !strcmp(hot[i].name, "[vdso]");
+		seen_up |= !strcmp(hot[i].name, "[uprobes]");
+	}
+	assert_true(seen_vdso && seen_up);
+	/* a frame-pointer chain from [vdso] through a [uprobes] return */
+	chain[0] = (uint64_t)PERF_CONTEXT_USER;
+	chain[1] = vdso + 0x900;
+	chain[2] = UPROBES_AT + 0x81;
+	chain[3] = 0;
+	memset(&up, 0, sizeof(up));
+	up.ip = vdso + 0x900;
+	up.pid = pid;
+	up.chain = (const uint8_t *)chain;
+	up.nr_chain = 4;
+	last_stack_str(&up, &tab, 8, stack, sizeof(stack));
+	print_message("stack: %s\n", stack);
+	assert_string_equal(stack, "[vdso]+0x900 <- [uprobes]+0x80");
+	symtab_free(&tab);
+	ds.perf_mapped = false; /* snap_read_file()'s: freed by snap_free() */
+	snap_free(&ds);
 }
 
 /* Finds the first record of @type in the data section, or fails. */
@@ -773,6 +855,7 @@ int main(void)
 		T(test_invalid_args),
 		T(test_pt_end_to_end),
 		T(test_sample_end_to_end),
+		T(test_pseudo_mappings),
 		T(test_crash_record_sample),
 		T(test_crash_record_pt),
 	};

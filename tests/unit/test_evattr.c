@@ -121,6 +121,9 @@ static void test_sideband_attr(void **state)
 		assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
 		assert_int_equal(a.config, PERF_COUNT_SW_DUMMY);
 		assert_true(a.context_switch);
+		/* the kernel's MMAP2 records of code, not of data */
+		assert_true(a.mmap && a.mmap2);
+		assert_false(a.mmap_data);
 		assert_true(a.sample_id_all);
 		assert_int_equal(a.sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
 							PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);

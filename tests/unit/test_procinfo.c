@@ -135,6 +135,7 @@ static void test_fake_tree(void **state)
 	    "401000-402000 r-xp 00001000 fd:01 1 /usr/bin/fake prog\n"
 	    "3000-4000 rwxp 00000000 00:00 0\n"
 	    "7f00000000-7f00001000 r-xp 00000000 fd:01 2 /lib/l\"q\".so\n");
+	put(root, "123/statm", "1234 200 100 2 0 300 0\n");
 
 	memset(&pr, 0xa5, sizeof(pr));
 	assert_int_equal(procinfo_read(root, 123, &pr), 0);
@@ -165,6 +166,19 @@ static void test_fake_tree(void **state)
 	assert_int_equal(pr.nr_maps, 0);
 	assert_int_equal(pr.nr_threads, 0);
 	assert_null(pr.exe);
+	/*
+	 * Exiting: its memory gone once the maps were read (statm's size 0),
+	 * or the process itself (no statm): what was read may end early and
+	 * is no reading.
+	 */
+	put(root, "123/statm", "0 0 0 0 0 0 0\n");
+	assert_int_equal(procinfo_read(root, 123, &pr), -ESRCH);
+	assert_int_equal(pr.nr_maps, 0);
+	assert_null(pr.maps);
+	snprintf(p, sizeof(p), "%s/123/statm", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(procinfo_read(root, 123, &pr), -ESRCH);
+	assert_int_equal(pr.nr_maps, 0);
 	/* a maps file with garbage in it */
 	put(root, "123/maps", "this is not a mapping\n");
 	assert_int_equal(procinfo_read(root, 123, &pr), -EBADMSG);

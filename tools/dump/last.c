@@ -422,18 +422,22 @@ static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t d
 	int ret;
 
 	ret = join_older(j, out_dir, from, &covered);
-	/* one process's samples in each: the trigger's, or --pid's */
+	/* one process's samples in each, read as that process (its name,
+	 * its modules): the trigger's, or --pid's */
 	if (!pid)
 		pid = s->pid;
 	for (i = 0; !ret && i < j->n; i++) {
-		j->v[i].pid = pid;
+		snap_read_as(&j->v[i], pid);
 		ret = last_moments_add(&m, &j->v[i], from, to);
 	}
 	if (!ret) {
 		last_moments_sort(&m);
-		/* names from the newest snapshot's modules; a missing one
-		 * leaves addresses, which is no error in the input */
-		ret = symtab_load(&tab, s, NULL, &quiet);
+		/* names from the newest snapshot that maps the process's code
+		 * (an exec changes it); a missing file leaves addresses,
+		 * which is no error in the input */
+		for (i = 0; i + 1 < j->n && !j->v[i].nr_modules; i++)
+			;
+		ret = symtab_load(&tab, &j->v[i], NULL, &quiet);
 	}
 	if (!ret)
 		print_join(out, j, dur, &m, covered, &tab);

@@ -370,6 +370,11 @@ static int one_itrace_start(struct perf_ctx *x, const struct perf_event_header *
 	return add_switch(c, &sw);
 }
 
+/*
+ * MMAP2: code mapped in a process of the run, kept as that process's (a
+ * followed process may run another program): a file's lowest mapping is
+ * its offset 0; [vdso] and [uprobes] are ranges, named as perf names them.
+ */
 static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 		     const struct attr_info *a)
 {
@@ -378,6 +383,7 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	const char *name = (const char *)r + sizeof(struct perfrec_mmap2);
 	struct perfrec_mmap2 mm;
 	struct dump_module *m;
+	struct dump_proc *pr;
 	uint64_t load;
 	unsigned int i;
 	void *n;
@@ -387,44 +393,44 @@ static int one_mmap2(struct perf_ctx *x, const struct perf_event_header *h,
 	    !memchr(name, 0, name_end - sizeof(mm)))
 		return -EBADMSG;
 	memcpy(&mm, r, sizeof(mm));
-	if (!(mm.prot & PROT_EXEC) || (x->s->pid && mm.pid != (uint32_t)x->s->pid))
+	if (!(mm.prot & PROT_EXEC) || (x->s->pid && !snap_followed(x->s, mm.pid)) ||
+	    (name[0] != '[' && name[0] != '/'))
 		return 0;
-	/* [vdso], [uprobes]: named as perf names them, by their range */
+	pr = snap_proc_get(x->s, mm.pid);
+	if (!pr)
+		return -ENOMEM;
 	if (name[0] == '[') {
 		struct dump_range *rg;
 
-		n = realloc(x->s->ranges, (x->s->nr_ranges + 1) * sizeof(*rg));
+		n = reallocarray(pr->ranges, pr->nr_ranges + 1, sizeof(*rg));
 		if (!n)
 			return -ENOMEM;
-		x->s->ranges = n;
-		rg = &x->s->ranges[x->s->nr_ranges++];
+		pr->ranges = n;
+		rg = &pr->ranges[pr->nr_ranges++];
 		rg->start = mm.addr;
 		rg->end = mm.addr + mm.len;
 		snprintf(rg->name, sizeof(rg->name), "%.*s", (int)strcspn(name, "]") + 1, name);
 		return 0;
 	}
-	if (name[0] != '/')
-		return 0;
 	load = mm.addr - mm.pgoff;
-	for (i = 0; i < x->s->nr_modules; i++) {
-		m = &x->s->modules[i];
+	for (i = 0; i < pr->nr_modules; i++) {
+		m = &pr->modules[i];
 		if (!strcmp(m->path, name)) {
-			/* the lowest mapping of a file is its offset 0 */
 			if (load < m->load)
 				m->load = load;
 			return 0;
 		}
 	}
-	n = realloc(x->s->modules, (x->s->nr_modules + 1) * sizeof(*m));
+	n = reallocarray(pr->modules, pr->nr_modules + 1, sizeof(*m));
 	if (!n)
 		return -ENOMEM;
-	x->s->modules = n;
-	m = &x->s->modules[x->s->nr_modules];
+	pr->modules = n;
+	m = &pr->modules[pr->nr_modules];
 	m->path = strdup(name);
 	m->load = load;
 	if (!m->path)
 		return -ENOMEM;
-	x->s->nr_modules++;
+	pr->nr_modules++;
 	return 0;
 }
 
@@ -644,6 +650,7 @@ int perfread_parse(struct dump_snap *s, uint8_t *buf, size_t len, const char *fi
 		walk_data(&x, &fh);
 		for (i = 0; i < s->nr_cores; i++)
 			sort_switches(s->cores[i].sw, s->cores[i].nr_sw);
+		snap_read_as(s, s->pid);
 		/* the samples' modules are all known now */
 		if (unwind_ctx_modules(s->uw, s))
 			ret = -ENOMEM;

@@ -290,10 +290,9 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root, cons
 	}
 }
 
-/* The threads of process object @p ("process", or one of "followed")
- * into *@out, *@nr (replacing what they held). */
-static void meta_threads(struct dump_thread **out, unsigned int *nr, const struct json_object *p,
-			 const char *file, const char *at, struct dump_log *log)
+/* The threads of process object @p ("process", or one of "followed"). */
+static void meta_threads(struct dump_proc *pr, const struct json_object *p, const char *file,
+			 const char *at, struct dump_log *log)
 {
 	struct json_object *arr, *o;
 	struct dump_thread *t;
@@ -308,14 +307,15 @@ static void meta_threads(struct dump_thread **out, unsigned int *nr, const struc
 	t = calloc(n ? n : 1, sizeof(*t));
 	if (!t)
 		return;
-	free(*out);
-	*out = t;
-	*nr = 0;
+	free(pr->threads);
+	pr->threads = t;
+	pr->nr_threads = 0;
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
 		snprintf(where, sizeof(where), "%sthreads[%zu].", at, i);
-		t[*nr].tid = (uint32_t)need_u64(o, "tid", file, where, log);
-		need_str(o, "comm", t[*nr].comm, sizeof(t->comm), file, where, log, false);
-		(*nr)++;
+		t[pr->nr_threads].tid = (uint32_t)need_u64(o, "tid", file, where, log);
+		need_str(o, "comm", t[pr->nr_threads].comm, sizeof(t->comm), file, where, log,
+			 false);
+		pr->nr_threads++;
 	}
 }
 
@@ -323,26 +323,31 @@ static void meta_process(struct dump_snap *s, const struct json_object *root, co
 			 struct dump_log *log)
 {
 	struct json_object *p;
+	struct dump_proc *pr;
 
 	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
 	if (!p)
 		return;
-	need_str(p, "comm", s->comm, sizeof(s->comm), file, "process.", log, false);
-	meta_threads(&s->threads, &s->nr_threads, p, file, "process.", log);
+	pr = snap_proc_get(s, s->pid);
+	if (!pr)
+		return;
+	need_str(p, "comm", pr->comm, sizeof(pr->comm), file, "process.", log, false);
+	meta_threads(pr, p, file, "process.", log);
 }
 
 /*
- * --follow, --unit: the processes followed besides the run's target (each
- * with its name and threads: the timeline draws them), and the one the
- * trigger happened in, which the snapshot is then read as (its name,
- * threads, modules and samples; the run's target is one of the
- * followed). Without trigger_pid, or with the target's: as before.
+ * --follow, --unit: the processes followed besides the run's target, each
+ * a process of the snapshot with its name and threads, and the one the
+ * trigger happened in, which the snapshot is then read as (its samples
+ * are the target's; the run's target is one of the followed). Without
+ * trigger_pid, or with the target's: as before.
  */
 static void meta_followed(struct dump_snap *s, const struct json_object *root, const char *file,
 			  struct dump_log *log)
 {
-	const struct json_object *arr = jsondoc_get(root, "followed"), *o, *hit = NULL;
+	const struct json_object *arr = jsondoc_get(root, "followed"), *o;
 	uint64_t pid, trig = 0;
+	struct dump_proc *pr;
 	char at[40];
 	size_t i;
 
@@ -350,15 +355,16 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 	if (jsondoc_type(arr) == JSONDOC_ARRAY && jsondoc_len(arr)) {
 		s->followed = calloc(jsondoc_len(arr), sizeof(*s->followed));
 		for (i = 0; s->followed && (o = jsondoc_at(arr, i)); i++) {
-			struct dump_proc *f = &s->followed[s->nr_followed];
-
-			if (jsondoc_get_u64(o, "pid", &pid) || !pid || pid > UINT32_MAX)
+			if (jsondoc_get_u64(o, "pid", &pid) || !pid || pid > UINT32_MAX ||
+			    pid == s->run_pid || snap_proc_find(s, (uint32_t)pid))
 				continue;
-			f->pid = (uint32_t)pid;
-			snprintf(at, sizeof(at), "followed[pid %u].", f->pid);
-			need_str(o, "comm", f->comm, sizeof(f->comm), file, at, log, false);
-			meta_threads(&f->threads, &f->nr_threads, o, file, at, log);
-			s->nr_followed++;
+			pr = snap_proc_get(s, (uint32_t)pid);
+			if (!pr)
+				return;
+			s->followed[s->nr_followed++] = (uint32_t)pid;
+			snprintf(at, sizeof(at), "followed[pid %u].", pr->pid);
+			need_str(o, "comm", pr->comm, sizeof(pr->comm), file, at, log, false);
+			meta_threads(pr, o, file, at, log);
 		}
 	}
 	if (jsondoc_get_u64(root, "trigger_pid", &trig) || !trig || trig > UINT32_MAX)
@@ -366,15 +372,58 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 	s->trigger_pid = (uint32_t)trig;
 	if (trig == s->pid)
 		return;
-	for (i = 0; jsondoc_type(arr) == JSONDOC_ARRAY && (o = jsondoc_at(arr, i)); i++)
-		if (!jsondoc_get_u64(o, "pid", &pid) && pid == trig)
-			hit = o;
-	if (!hit)
+	for (i = 0; i < s->nr_followed; i++)
+		if (s->followed[i] == trig)
+			s->pid = (uint32_t)trig;
+}
+
+const struct dump_proc *snap_proc_find(const struct dump_snap *s, uint32_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; s && i < s->nr_procs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+struct dump_proc *snap_proc_get(struct dump_snap *s, uint32_t pid)
+{
+	struct dump_proc *pr = (struct dump_proc *)snap_proc_find(s, pid);
+
+	if (pr)
+		return pr;
+	pr = reallocarray(s->procs, s->nr_procs + 1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	s->procs = pr;
+	pr = &s->procs[s->nr_procs++];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = pid;
+	/* the views may have pointed into the old array's entries' arrays,
+	 * which did not move: only the entries did */
+	return pr;
+}
+
+void snap_read_as(struct dump_snap *s, uint32_t pid)
+{
+	const struct dump_proc *pr = snap_proc_find(s, pid);
+
+	s->pid = pid;
+	s->comm[0] = '\0';
+	s->threads = NULL;
+	s->modules = NULL;
+	s->ranges = NULL;
+	s->nr_threads = s->nr_modules = s->nr_ranges = 0;
+	if (!pr)
 		return;
-	s->pid = (uint32_t)trig;
-	snprintf(at, sizeof(at), "followed[pid %u].", s->pid);
-	need_str(hit, "comm", s->comm, sizeof(s->comm), file, at, log, false);
-	meta_threads(&s->threads, &s->nr_threads, hit, file, at, log);
+	memcpy(s->comm, pr->comm, sizeof(s->comm));
+	s->threads = pr->threads;
+	s->nr_threads = pr->nr_threads;
+	s->modules = pr->modules;
+	s->nr_modules = pr->nr_modules;
+	s->ranges = pr->ranges;
+	s->nr_ranges = pr->nr_ranges;
 }
 
 bool snap_followed(const struct dump_snap *s, uint32_t pid)
@@ -384,7 +433,7 @@ bool snap_followed(const struct dump_snap *s, uint32_t pid)
 	if (pid == s->run_pid || pid == s->pid)
 		return true;
 	for (i = 0; i < s->nr_followed; i++)
-		if (s->followed[i].pid == pid)
+		if (s->followed[i] == pid)
 			return true;
 	return false;
 }
@@ -523,6 +572,7 @@ int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len, const char
 	meta_cpu(s, root, file, log);
 	meta_process(s, root, file, log);
 	meta_followed(s, root, file, log);
+	snap_read_as(s, s->pid);
 	jsondoc_free(root);
 	return 0;
 }
@@ -532,33 +582,35 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc, c
 {
 	struct json_object *mods, *m;
 	struct dump_module *out;
+	struct dump_proc *pr;
 	const char *path;
 	size_t i, n;
 
 	mods = need_type(proc, "modules", JSONDOC_ARRAY, "processes[0].modules", file, log);
-	if (!mods)
+	pr = mods ? snap_proc_get(s, s->pid) : NULL;
+	if (!pr)
 		return;
 	n = jsondoc_len(mods);
 	out = calloc(n ? n : 1, sizeof(*out));
 	if (!out)
 		return;
-	for (i = 0; i < s->nr_modules; i++)
-		free(s->modules[i].path);
-	free(s->modules);
-	s->modules = out;
-	s->nr_modules = 0;
+	for (i = 0; i < pr->nr_modules; i++)
+		free(pr->modules[i].path);
+	free(pr->modules);
+	pr->modules = out;
+	pr->nr_modules = 0;
 	for (i = 0; (m = jsondoc_at(mods, i)); i++) {
 		if (jsondoc_get_str(m, "systemPath", &path) ||
-		    jsondoc_get_hex(m, "loadAddress", &out[s->nr_modules].load)) {
+		    jsondoc_get_hex(m, "loadAddress", &out[pr->nr_modules].load)) {
 			snap_error(log, file, -1,
 				   "processes[0].modules[%zu]: needs a string "
 				   "\"systemPath\" and a \"0x...\" loadAddress",
 				   i);
 			continue;
 		}
-		out[s->nr_modules].path = strdup(path);
-		if (out[s->nr_modules].path)
-			s->nr_modules++;
+		out[pr->nr_modules].path = strdup(path);
+		if (out[pr->nr_modules].path)
+			pr->nr_modules++;
 	}
 }
 
@@ -613,6 +665,7 @@ int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len, cons
 	if (ret)
 		return ret;
 	trace_modules(s, jsondoc_at(jsondoc_get(root, "processes"), 0), file, log);
+	snap_read_as(s, s->pid);
 	ret = trace_cpus(root, file, log, cpus);
 	if (ret)
 		snap_trace_cpus_free(cpus);
@@ -690,15 +743,19 @@ void snap_free(struct dump_snap *s)
 		free(s->cores[i].samples);
 	}
 	unwind_ctx_free(s->uw);
-	for (i = 0; i < s->nr_modules; i++)
-		free(s->modules[i].path);
+	for (i = 0; i < s->nr_procs; i++) {
+		struct dump_proc *pr = &s->procs[i];
+		unsigned int k;
+
+		for (k = 0; k < pr->nr_modules; k++)
+			free(pr->modules[k].path);
+		free(pr->modules);
+		free(pr->ranges);
+		free(pr->threads);
+	}
+	free(s->procs);
 	free(s->cores);
-	for (i = 0; i < s->nr_followed; i++)
-		free(s->followed[i].threads);
 	free(s->followed);
-	free(s->ranges);
-	free(s->threads);
-	free(s->modules);
 	if (s->perf_mapped)
 		snap_unmap_file(s->perf_buf, s->perf_len);
 	else

@@ -107,12 +107,23 @@ struct dump_thread {
 	char comm[16];
 };
 
-/* A process ptbpf.json names besides the one read as (--follow). */
+/*
+ * One process of the run as the snapshot holds it: the target
+ * (ptbpf.json's "process") or one it followed ("followed"), with its
+ * threads, and the code its MMAP2 records in perf.data map (or trace.json
+ * for the process the snapshot is read as): each process's own, since a
+ * followed process may run another program, or the same at other
+ * addresses.
+ */
 struct dump_proc {
 	uint32_t pid;
 	char comm[16];
 	struct dump_thread *threads;
 	unsigned int nr_threads;
+	struct dump_module *modules;
+	unsigned int nr_modules;
+	struct dump_range *ranges;
+	unsigned int nr_ranges;
 };
 
 struct dump_snap {
@@ -136,17 +147,14 @@ struct dump_snap {
 	/*
 	 * The process the snapshot is read as: the trigger's (trigger_pid)
 	 * in a --follow run, else the run's target (run_pid); followed: the
-	 * other processes the run followed, whose samples are not "others"
-	 * (each with its name and threads, as ptbpf.json's "followed" has
-	 * them; the run's target among them when the snapshot is read as
-	 * another); trigger_pid: ptbpf.json's, 0 when it has none.
+	 * other processes the run followed, whose samples are not "others".
 	 */
 	uint32_t pid;
 	char comm[16];
 	uint32_t run_pid;
-	struct dump_proc *followed;
+	uint32_t *followed;
 	unsigned int nr_followed;
-	uint32_t trigger_pid;
+	uint32_t trigger_pid; /* ptbpf.json's, 0 when it has none */
 	struct snap_tsc_conv conv;
 	struct snap_cpu_info cpu;
 	uint64_t pt_config; /* the intel_pt attr config */
@@ -159,6 +167,13 @@ struct dump_snap {
 	uint64_t tod_ns, tod_clock_ns;
 	unsigned int nr_cores;
 	struct dump_core *cores;
+	/* every process of the run the snapshot knows of, in file order */
+	unsigned int nr_procs;
+	struct dump_proc *procs;
+	/*
+	 * Those of the process read as (pid): views of its procs[] entry,
+	 * never owned (snap_read_as() points them at another's).
+	 */
 	unsigned int nr_threads;
 	struct dump_thread *threads;
 	unsigned int nr_modules;
@@ -198,6 +213,21 @@ bool snap_followed(const struct dump_snap *s, uint32_t pid);
 
 /* Releases what @s owns and zeroes it; NULL is fine. */
 void snap_free(struct dump_snap *s);
+
+/* Process @pid of @s, or NULL when @s knows nothing of it. */
+const struct dump_proc *snap_proc_find(const struct dump_snap *s, uint32_t pid);
+
+/* Process @pid of @s, added (empty) when missing; NULL when out of memory. */
+struct dump_proc *snap_proc_get(struct dump_snap *s, uint32_t pid);
+
+/*
+ * Reads @s as process @pid from now on: its samples are the target's,
+ * its name, threads, modules and ranges those of @s (empty when @s knows
+ * nothing of it). A copy of @s (a struct assignment) may be read as
+ * another process than @s itself: the views are the only change, and
+ * the copy is not to be freed.
+ */
+void snap_read_as(struct dump_snap *s, uint32_t pid);
 
 /*
  * Parses ptbpf.json text @buf of @len bytes into @s (named @file in

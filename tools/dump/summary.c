@@ -10,6 +10,7 @@
 #include "last.h"
 #include "backtrace.h"
 #include "fpcheck.h"
+#include "procsum.h"
 #include "summary.h"
 #include "signals.h"
 #include "fmtnum.h"
@@ -345,12 +346,14 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 	}
 	if (s->backend == BACKEND_INTEL_PT) {
 		text_pt_span(out, s, first, last);
-		return 0;
-	}
-	ret = last_text(out, s, tab, DUMP_SUM_LAST);
-	if (!ret)
+	} else {
+		ret = last_text(out, s, tab, DUMP_SUM_LAST);
+		if (ret)
+			return ret;
 		fpcheck_text(out, s, tab);
-	return ret;
+	}
+	/* --follow: every other process of the run, each as its own */
+	return procsum_text(out, s);
 }
 
 static void json_pt(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum)
@@ -490,6 +493,8 @@ int summary_json(struct json *j, const struct dump_snap *s, const struct dump_sy
 	} else if (last_json(j, s, tab, DUMP_SUM_LAST)) {
 		return -ENOMEM;
 	}
+	if (procsum_json(j, s))
+		return -ENOMEM;
 	json_obj_end(j);
 	return j->err == -ENOMEM ? -ENOMEM : 0;
 }

@@ -318,8 +318,13 @@ static int add_ranges(struct dump_symtab *tab, const struct dump_snap *s)
 		m = &tab->mods[tab->nr];
 		memset(m, 0, sizeof(*m));
 		m->path = strdup(s->ranges[i].name);
-		if (!m->path)
+		/* shown as it is: the reader made the name, "[...]" */
+		m->shown = strdup(s->ranges[i].name);
+		if (!m->path || !m->shown) {
+			free(m->path);
+			free(m->shown);
 			return -ENOMEM;
+		}
 		m->lo = s->ranges[i].start;
 		m->hi = s->ranges[i].end;
 		tab->nr++;

@@ -76,7 +76,7 @@ static int procs_load(struct tl_procs *ps, const struct dump_snap *s)
 	unsigned int i;
 
 	memset(ps, 0, sizeof(*ps));
-	ps->v = calloc(1 + s->nr_followed, sizeof(*ps->v));
+	ps->v = calloc(1 + s->nr_procs, sizeof(*ps->v));
 	if (!ps->v)
 		return -ENOMEM;
 	ps->v[0].pid = s->pid;
@@ -84,10 +84,10 @@ static int procs_load(struct tl_procs *ps, const struct dump_snap *s)
 	ps->v[0].threads = s->threads;
 	ps->v[0].nr_threads = s->nr_threads;
 	ps->n = 1;
-	/* the one read as is among the followed when the trigger's was */
-	for (i = 0; i < s->nr_followed; i++)
-		if (s->followed[i].pid != s->pid)
-			ps->v[ps->n++] = s->followed[i];
+	/* views of snap.c's processes, the one read as already first */
+	for (i = 0; i < s->nr_procs; i++)
+		if (s->procs[i].pid != s->pid)
+			ps->v[ps->n++] = s->procs[i];
 	ps->trigger_pid = s->trigger_pid;
 	return 0;
 }
@@ -373,7 +373,8 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struc
 		last_moments_free(&m);
 		return -ENOMEM;
 	}
-	qsort(m.v, m.n, sizeof(*m.v), by_tid_time);
+	if (m.n) /* none: no array, and qsort() wants one */
+		qsort(m.v, m.n, sizeof(*m.v), by_tid_time);
 	f->w = &tl->w;
 	f->s = s;
 	f->tab = tab;

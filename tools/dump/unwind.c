@@ -157,12 +157,19 @@ int unwind_open(struct dump_unwind **up, const struct dump_snap *s, const struct
 	return open_modules(up, s->modules, s->nr_modules, s->pid, tab);
 }
 
-struct dump_uwctx {
+/* One process's modules, and its unwinder once opened. */
+struct uwproc {
+	uint32_t pid;
 	struct dump_module *mods;
 	unsigned int nr;
-	uint32_t pid;
 	bool tried; /* the unwinder was opened, or failed to */
 	struct dump_unwind *u;
+};
+
+struct dump_uwctx {
+	struct uwproc *procs;
+	unsigned int nr;
+	bool copied;
 };
 
 struct dump_uwctx *unwind_ctx_new(void)
@@ -170,51 +177,79 @@ struct dump_uwctx *unwind_ctx_new(void)
 	return calloc(1, sizeof(struct dump_uwctx));
 }
 
-int unwind_ctx_modules(struct dump_uwctx *c, const struct dump_snap *s)
+static int copy_proc(struct uwproc *p, const struct dump_proc *pr)
 {
 	unsigned int i;
 
-	if (!c || c->mods)
-		return 0;
-	c->pid = s->pid;
-	c->mods = calloc(s->nr_modules ? s->nr_modules : 1, sizeof(*c->mods));
-	if (!c->mods)
+	p->pid = pr->pid;
+	p->mods = calloc(pr->nr_modules ? pr->nr_modules : 1, sizeof(*p->mods));
+	if (!p->mods)
 		return -ENOMEM;
-	for (i = 0; i < s->nr_modules; i++) {
-		c->mods[i].load = s->modules[i].load;
-		c->mods[i].path = strdup(s->modules[i].path);
-		if (!c->mods[i].path)
+	for (i = 0; i < pr->nr_modules; i++) {
+		p->mods[i].load = pr->modules[i].load;
+		p->mods[i].path = strdup(pr->modules[i].path);
+		if (!p->mods[i].path)
 			return -ENOMEM;
-		c->nr++;
+		p->nr++;
+	}
+	return 0;
+}
+
+int unwind_ctx_modules(struct dump_uwctx *c, const struct dump_snap *s)
+{
+	unsigned int i;
+	int ret;
+
+	if (!c || c->copied)
+		return 0;
+	c->copied = true;
+	c->procs = calloc(s->nr_procs ? s->nr_procs : 1, sizeof(*c->procs));
+	if (!c->procs)
+		return -ENOMEM;
+	/* each process's samples unwind through its own modules */
+	for (i = 0; i < s->nr_procs; i++) {
+		ret = copy_proc(&c->procs[c->nr++], &s->procs[i]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
 void unwind_ctx_free(struct dump_uwctx *c)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	if (!c)
 		return;
-	unwind_close(c->u);
-	for (i = 0; i < c->nr; i++)
-		free(c->mods[i].path);
-	free(c->mods);
+	for (i = 0; i < c->nr; i++) {
+		unwind_close(c->procs[i].u);
+		for (k = 0; k < c->procs[i].nr; k++)
+			free(c->procs[i].mods[k].path);
+		free(c->procs[i].mods);
+	}
+	free(c->procs);
 	free(c);
 }
 
 size_t unwind_ctx_stack(struct dump_uwctx *c, const struct dump_sample *smp, uint64_t *ips,
 			size_t max)
 {
+	struct uwproc *p = NULL;
+	unsigned int i;
 	int n;
 
 	if (!c || !smp->regs || !smp->stack)
 		return 0;
-	if (!c->tried) {
-		c->tried = true;
-		open_modules(&c->u, c->mods, c->nr, c->pid, NULL);
+	for (i = 0; i < c->nr && !p; i++)
+		if (c->procs[i].pid == smp->pid)
+			p = &c->procs[i];
+	if (!p)
+		return 0;
+	if (!p->tried) {
+		p->tried = true;
+		open_modules(&p->u, p->mods, p->nr, p->pid, NULL);
 	}
-	n = c->u ? unwind_sample(c->u, smp, ips, max) : 0;
+	n = p->u ? unwind_sample(p->u, smp, ips, max) : 0;
 	return n > 0 ? (size_t)n : 0;
 }
 

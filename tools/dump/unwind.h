@@ -46,15 +46,16 @@ int unwind_open(struct dump_unwind **u, const struct dump_snap *s, const struct 
 
 /*
  * A snapshot's unwinding context for its --call-graph dwarf samples
- * (dump_sample.uw): the modules as perf.data maps them, copied when the
- * file has been read, and an unwinder opened at the first use. Owned by
+ * (dump_sample.uw): each process's modules as perf.data maps them, copied
+ * when the file has been read, and an unwinder per process opened at its
+ * first use: a sample unwinds through its own process's modules. Owned by
  * the snapshot (snap_free()); it does not move with it.
  */
 struct dump_uwctx;
 
 struct dump_uwctx *unwind_ctx_new(void);
 
-/* The modules of @s, copied once perf.data has been read; -ENOMEM. */
+/* The modules of each process of @s, copied once perf.data has been read; -ENOMEM. */
 int unwind_ctx_modules(struct dump_uwctx *c, const struct dump_snap *s);
 
 void unwind_ctx_free(struct dump_uwctx *c);
