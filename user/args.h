@@ -32,7 +32,7 @@ struct config {
 	unsigned int max_snapshots; /* 0: keep all */
 	unsigned long long max_size; /* bytes of snapshots kept; 0: no limit */
 	unsigned long long min_interval_ns; /* 0: a snapshot per stop */
-	unsigned int formats; /* enum format_bits */
+	unsigned int formats; /* SNAPWRITE_* (snapwrite.h) */
 	bool full;
 	bool no_pause;
 	bool kernel;

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "bundle.h"
+#include "snapwrite.h"
 #include "scope.h"
 #include "fileout.h"
 #include "perfdata.h"
@@ -337,6 +338,7 @@ static void head_json(const struct snapshot *s, unsigned int formats, struct jso
 {
 	const char *sig = s->trigger_sig > 0 ? sigabbrev_np(s->trigger_sig) : NULL;
 	char signame[32];
+	unsigned int i;
 
 	json_str(j, "ptbpf_version", PTBPF_VERSION);
 	json_u64(j, "snapshot", s->id);
@@ -357,8 +359,8 @@ static void head_json(const struct snapshot *s, unsigned int formats, struct jso
 	json_u64(j, "pid", s->run.pid);
 	json_bool(j, "full", s->run.full);
 	json_obj_begin(j, "files");
-	json_bool(j, "perf", formats & SNAPFMT_PERF);
-	json_bool(j, "lldb", formats & SNAPFMT_LLDB);
+	for (i = 0; i < snapwrite_nr_formats; i++)
+		json_bool(j, snapwrite_formats[i].name, formats & snapwrite_formats[i].bit);
 	json_obj_end(j);
 }
 

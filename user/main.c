@@ -33,6 +33,7 @@
 #include "say.h"
 #include "scope.h"
 #include "snapstage.h"
+#include "snapwrite.h"
 #include "status.h"
 #include "target.h"
 #include "threadbind.h"
@@ -396,13 +397,10 @@ static int open_cores(struct app *app)
 	if (!app->cores)
 		return -errno;
 	app->hands.cores = app->cores;
-	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	if (!(app->cfg.formats & SNAPFMT_PERF) && cores_backend(app->cores) == BACKEND_SAMPLE) {
-		snprintf(
-			app->err, sizeof(app->err),
-			"--format lldb needs the intel-pt backend: the sample backend writes perf.data (use --format perf)");
-		return -EINVAL;
-	}
+	ret = snapwrite_formats_check(app->cfg.formats, cores_backend(app->cores), app->err,
+				      sizeof(app->err));
+	if (ret)
+		return ret;
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
 		ret = threadbind_late(&app->threads, app->cores, "/proc", app->target.pid, app->err,
 				      sizeof(app->err));

@@ -282,25 +282,13 @@ static void log_error(struct eventlog *log, uint32_t pid, uint64_t id, const cha
 	eventlog_end(log);
 }
 
-/*
- * What a snapshot will take on disk, at most: its bytes once in perf.data
- * and once more in the LLDB bundle's files, plus the records and JSON of
- * its threads and maps (perf's headers and features take a few KiB).
- */
+/* What a snapshot will take on disk, at most: see snapwrite_estimate. */
 static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 {
-	uint64_t lost, pmax, psum, bytes;
-	unsigned int i;
+	uint64_t lost, pmax, psum;
 
-	bytes = staged_bytes(snap, &lost, &pmax, &psum);
-	if (snap->run.backend == BACKEND_INTEL_PT && (q->cfg.formats & SNAPFMT_LLDB))
-		bytes *= 2;
-	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL + snap->proc.nr_threads * 128ULL;
-	/* on disk each file and directory ends in a whole block */
-	bytes += (4 + 2ULL * snap->nr_cores) * q->block;
-	for (i = 0; i < snap->nr_more; i++)
-		bytes += snap->more[i].nr_maps * 512ULL + snap->more[i].nr_threads * 128ULL;
-	return bytes;
+	return snapwrite_estimate(snap, q->cfg.formats, staged_bytes(snap, &lost, &pmax, &psum),
+				  q->block);
 }
 
 /* Removes the @count oldest snapshots the budget holds, each an event. */

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 
 #include "bundle.h"
+#include "snapwrite.h"
 #include "lldb_schema.h"
 #include "perfrec.h"
 #include "testio.h"
@@ -200,7 +201,7 @@ static void test_ptbpf_json(void **state)
 	struct json j;
 
 	json_init_dyn(&j);
-	assert_int_equal(bundle_ptbpf_json(&fx->snap, SNAPFMT_PERF, &j), 0);
+	assert_int_equal(bundle_ptbpf_json(&fx->snap, SNAPWRITE_PERF, &j), 0);
 	snprintf(js, sizeof(js), "%s/ptbpf.json", fx->dir);
 	save(js, j.buf, j.len);
 	json_free(&j);

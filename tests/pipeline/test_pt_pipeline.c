@@ -188,7 +188,7 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope, int state
 			.out_dir = f->out,
 			.uid = -1,
 			.gid = -1,
-			.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
+			.formats = SNAPWRITE_ALL,
 			.verbosity = -1,
 		},
 	};

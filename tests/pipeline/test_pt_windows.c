@@ -186,7 +186,7 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 			.out_dir = f->out,
 			.uid = -1,
 			.gid = -1,
-			.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
+			.formats = SNAPWRITE_ALL,
 			.verbosity = -1,
 		},
 	};
