@@ -65,9 +65,9 @@ static int setup(void **state)
 	s = &fx->snap;
 	s->id = 3;
 	s->run.backend = BACKEND_INTEL_PT;
-	s->trigger = "fatal";
-	s->trigger_sig = 11;
-	s->trigger_ts = 123456789;
+	s->why.name = "fatal";
+	s->why.sig = 11;
+	s->why.ts = 123456789;
 	s->run.pid = 100;
 	s->run.data_attr.type = 8;
 	s->run.data_attr.config = (1ULL << 10) | (1ULL << 9) | (3ULL << 14);

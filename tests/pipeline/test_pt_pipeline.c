@@ -468,17 +468,18 @@ static char *ptbpf_json(struct fx *f, int id, const char *expr)
 	return run_cmd(cmd);
 }
 
-/* The snapshot lines of events.jsonl, as Python prints their @keys. */
+/* The snapshot lines of events.jsonl, as Python prints their @keys ("a.b": b in a). */
 static char *snapshot_events(struct fx *f, const char *keys)
 {
 	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json, sys\n"
+		 "python3 -c 'import functools, json, sys\n"
 		 "for l in open(sys.argv[1]):\n"
 		 "  e = json.loads(l)\n"
 		 "  if e[\"event\"] == \"snapshot\":\n"
-		 "    print(*[e[k] for k in \"%s\".split()])' "
+		 "    print(*[functools.reduce(lambda d, x: d[x], k.split(\".\"), e)\n"
+		 "            for k in \"%s\".split()])' "
 		 "%s/events.jsonl",
 		 keys, f->out);
 	return run_cmd(cmd);
@@ -1121,7 +1122,7 @@ static void test_trigger_cut_by_kernel(void **state)
 			 "d[\"hit\"][\"cut\"]");
 	assert_string_equal(out, "trigger ptgen_inner kernel\n");
 	free(out);
-	out = snapshot_events(f, "trigger spec cut");
+	out = snapshot_events(f, "trigger hit.spec hit.cut");
 	assert_string_equal(out, "trigger ptgen_inner kernel\n");
 	free(out);
 }
