@@ -584,10 +584,10 @@ static void unfold_pending(struct control *c)
 }
 
 static void trigger(struct control *c, unsigned int bit, const struct ptbpf_event *e,
-		    const char *name)
+		    enum snaptrig kind)
 {
 	struct snap_trigger t = {
-		.name = name,
+		.kind = kind,
 		.ts = e->ts,
 		.sig = e->sig,
 		.tid = e->tid,
@@ -623,7 +623,7 @@ static void trigger(struct control *c, unsigned int bit, const struct ptbpf_even
 static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 {
 	struct snap_trigger t = {
-		.name = "trigger",
+		.kind = SNAPTRIG_HIT,
 		.ts = e->ts,
 		.tid = e->tid,
 		.ip = e->ip,
@@ -676,11 +676,11 @@ static void apply(struct control *c, const struct ptbpf_event *e, uint64_t recv_
 	if (e->kind == PTBPF_EV_TRIGGER)
 		trigger_hit(c, e);
 	else if (e->kind == PTBPF_EV_STOP)
-		trigger(c, TRIGGER_STOP, e, "stop");
+		trigger(c, TRIGGER_STOP, e, SNAPTRIG_STOP);
 	else if (e->kind == PTBPF_EV_FATAL)
-		trigger(c, TRIGGER_FATAL, e, "fatal");
+		trigger(c, TRIGGER_FATAL, e, SNAPTRIG_FATAL);
 	else if (e->kind == PTBPF_EV_EXIT)
-		trigger(c, TRIGGER_EXIT, e, "exit");
+		trigger(c, TRIGGER_EXIT, e, SNAPTRIG_EXIT);
 }
 
 uint64_t control_deadline(const struct control *c)
@@ -847,15 +847,13 @@ void control_resync(struct control *c, int state, uint64_t seq)
 	if (state == PTBPF_PROC_STOPPED) {
 		struct ptbpf_event e = { .kind = PTBPF_EV_STOP, .ts = clock_now_ns() };
 
-		trigger(c, TRIGGER_STOP, &e, "stop");
+		trigger(c, TRIGGER_STOP, &e, SNAPTRIG_STOP);
 	}
 }
 
-void control_snapshot_now(struct control *c, const char *trigger_name)
+void control_snapshot_now(struct control *c, enum snaptrig kind)
 {
-	struct snap_trigger t = { .name = trigger_name,
-				  .ts = clock_now_ns(),
-				  .pid = (__u32)c->pid };
+	struct snap_trigger t = { .kind = kind, .ts = clock_now_ns(), .pid = (__u32)c->pid };
 
 	if (c->ops && c->ops->snapshot)
 		take(c, &t);
@@ -877,7 +875,7 @@ void control_finish(struct control *c, bool snapshot)
 
 	toggle(c, false, clock_now_ns());
 	if (snapshot) {
-		control_snapshot_now(c, "end");
+		control_snapshot_now(c, SNAPTRIG_END);
 	} else if (c->has_pending) {
 		/* the last stop gets its snapshot, even cut short */
 		unfold_pending(c);

@@ -58,7 +58,7 @@ void snapjson_trigger(struct json *j, const struct snapshot *s)
 	const char *abbrev = t->sig > 0 ? sigabbrev_np(t->sig) : NULL;
 	char hex[24], sig[32];
 
-	json_str(j, "trigger", t->name);
+	json_str(j, "trigger", snaptrig_name(t->kind));
 	if (abbrev) {
 		snprintf(sig, sizeof(sig), "SIG%s", abbrev);
 		json_str(j, "signal", sig);

@@ -164,8 +164,8 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 		return;
 	/* one write: the control thread prints lines of its own meanwhile */
 	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
-		     (unsigned long long)snap->id, snap->trigger, path, bytes / 1024.0,
-		     wrapped ? ", wrapped" : "");
+		     (unsigned long long)snap->id, snaptrig_name(snap->why.kind), path,
+		     bytes / 1024.0, wrapped ? ", wrapped" : "");
 	if (snap->why.folded)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      ", %u earlier stop%s folded in", snap->why.folded,
