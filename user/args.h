@@ -46,7 +46,7 @@ struct config {
 	enum ptbpf_callgraph call_graph; /* --call-graph; default fp */
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	unsigned int crash_stack; /* --crash-stack: bytes of stack at a fault */
-	/* --trigger-on SPEC, as given, in order (trigger.h parses them) */
+	/* --trigger-on SPEC, as given, in order (hitpoint.h parses them) */
 	const char **trigger_on;
 	unsigned int nr_trigger_on;
 	unsigned long long trigger_limit; /* --trigger-limit; 0: none */

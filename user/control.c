@@ -60,7 +60,7 @@ void control_set_min_interval(struct control *c, uint64_t ns)
 	c->min_interval_ns = ns;
 }
 
-void control_set_points(struct control *c, const struct control_point *points, unsigned int nr)
+void control_set_points(struct control *c, const struct hitpoint *points, unsigned int nr)
 {
 	c->points = points;
 	c->nr_points = nr;
@@ -363,9 +363,9 @@ static void detail_line(const struct ptbpf_event *e, const char *sig, const char
 }
 
 /* The point a trigger event names; one of no point is "?" (no snapshot). */
-static const struct control_point *point_of(const struct control *c, unsigned int point)
+static const struct hitpoint *point_of(const struct control *c, unsigned int point)
 {
-	static const struct control_point unknown = { "?", NULL, NULL };
+	static const struct hitpoint unknown = { .spec = "?" };
 
 	return point < c->nr_points ? &c->points[point] : &unknown;
 }
@@ -387,15 +387,15 @@ static const char *trigger_ignored(const struct control *c, const struct ptbpf_e
 
 static void trigger_log(const struct control *c, struct json *j, const struct ptbpf_event *e)
 {
-	const struct control_point *p = point_of(c, e->point);
+	const struct hitpoint *p = point_of(c, e->point);
 	const char *why = trigger_ignored(c, e);
 
 	json_u64(j, "point", e->point);
 	json_str(j, "spec", p->spec);
-	if (p->symbol)
+	if (p->symbol[0])
 		json_str(j, "symbol", p->symbol);
-	if (p->object)
-		json_str(j, "object", p->object);
+	if (p->path[0])
+		json_str(j, "object", p->path);
 	if (why)
 		json_str(j, "ignored", why);
 }
@@ -628,8 +628,8 @@ static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 		.tid = e->tid,
 		.ip = e->ip,
 		.spec = point_of(c, e->point)->spec,
-		.symbol = point_of(c, e->point)->symbol,
-		.object = point_of(c, e->point)->object,
+		.symbol = point_of(c, e->point)->symbol[0] ? point_of(c, e->point)->symbol : NULL,
+		.object = point_of(c, e->point)->path[0] ? point_of(c, e->point)->path : NULL,
 		.point = e->point,
 	};
 

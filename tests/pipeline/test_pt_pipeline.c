@@ -87,7 +87,7 @@ struct fx {
 	bool full;
 	bool follow; /* --follow: forks inherit the events */
 	/* --trigger-on points for the PT groups; none when nr_points is 0 */
-	struct auxact_point points[1];
+	struct hitpoint points[1];
 	unsigned int nr_points;
 	__u32 pid, tid, tid2;
 	pthread_t helper;
@@ -1052,8 +1052,8 @@ static __u64 last_insn(struct fx *f, int id, int cpu, unsigned int *n)
  */
 static long trigger_run(struct fx *f, bool aux_action)
 {
-	static const struct control_point specs[] = {
-		{ "ptgen_inner", "ptgen_inner", "/proc/self/exe" },
+	static const struct hitpoint specs[] = {
+		{ .spec = "ptgen_inner", .symbol = "ptgen_inner", .path = "/proc/self/exe" },
 	};
 	struct ptbpf_event e;
 	__u8 a[128], b[64];
@@ -1063,7 +1063,7 @@ static long trigger_run(struct fx *f, bool aux_action)
 	assert_int_equal(sim_sysfs_write(f->root, "bus/event_source/devices/uprobe/type", "7\n"),
 			 0);
 	sim_pmu_set_uprobe(f->sim, UPROBE_TYPE, aux_action);
-	f->points[0].path = "/proc/self/exe";
+	strcpy(f->points[0].path, "/proc/self/exe");
 	f->points[0].offset = 0x1234; /* as the sim sees it: any place */
 	f->nr_points = 1;
 	add_tasks(f);

@@ -95,7 +95,7 @@ struct fx {
 	bool follow; /* --follow: forks inherit the events */
 	__u32 tid3; /* --follow: a forked process's thread; 0: none */
 	/* --trigger-on points the PT groups pause at; none when nr_points is 0 */
-	struct auxact_point points[1];
+	struct hitpoint points[1];
 	unsigned int nr_points;
 };
 
@@ -675,8 +675,8 @@ static void trigger_hit(struct fx *f)
  */
 static void test_trigger_windows(void **state)
 {
-	static const struct control_point specs[] = {
-		{ "ptgen_branches", "ptgen_branches", "/proc/self/exe" },
+	static const struct hitpoint specs[] = {
+		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
 	};
 	struct fx *f = *state;
 	__u64 tsc = 2000000;
@@ -712,8 +712,8 @@ static void test_trigger_windows(void **state)
  */
 static void test_trigger_cut_windows(void **state)
 {
-	static const struct control_point specs[] = {
-		{ "ptgen_branches", "ptgen_branches", "/proc/self/exe" },
+	static const struct hitpoint specs[] = {
+		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
 	};
 	struct fx *f = *state;
 	__u64 tsc = 2000000;
@@ -721,7 +721,7 @@ static void test_trigger_cut_windows(void **state)
 	assert_int_equal(sim_sysfs_write(f->root, "bus/event_source/devices/uprobe/type", "7\n"),
 			 0);
 	sim_pmu_set_uprobe(f->sim, 7, true);
-	f->points[0].path = "/proc/self/exe";
+	strcpy(f->points[0].path, "/proc/self/exe");
 	f->points[0].offset = 0x1234;
 	f->nr_points = 1;
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
