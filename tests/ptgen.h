@@ -190,7 +190,7 @@ static inline int ptgen_snapshot_init(struct snapshot *s, struct snap_core *core
 	memset(core, 0, sizeof(*core));
 	s->id = 1;
 	s->run.backend = backend;
-	s->trigger = "stop";
+	s->why.kind = SNAPTRIG_STOP;
 	s->run.pid = pid;
 	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;
 	s->run.sb_attr.config = PERF_COUNT_SW_DUMMY;
@@ -223,8 +223,8 @@ static inline int ptgen_snapshot(struct snapshot *s, struct snap_core *core)
 	int err = ptgen_snapshot_init(s, core, BACKEND_INTEL_PT);
 
 	ptgen_pt_attr(&s->run.data_attr);
-	s->trigger_ts = 6000;
-	s->trigger_sig = 19; /* SIGSTOP */
+	s->why.ts = 6000;
+	s->why.sig = 19; /* SIGSTOP */
 	s->run.cpu_info.nr_cpus_online = 1;
 	core->tsc = 9000;
 	return err;

@@ -10,6 +10,7 @@
 #include "args.h"
 #include "errbuf.h"
 #include "scope.h"
+#include "snapwrite.h"
 
 enum long_only {
 	OPT_FULL = 256,
@@ -384,7 +385,7 @@ static void defaults(struct config *cfg)
 	cfg->output = "ptbpf-out";
 	cfg->backend = BACKEND_AUTO;
 	cfg->triggers = TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT;
-	cfg->formats = SNAPFMT_PERF | SNAPFMT_LLDB;
+	cfg->formats = SNAPWRITE_ALL;
 	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
 	cfg->crash_stack = ARGS_CRASH_STACK_DEFAULT;
 }
@@ -392,8 +393,6 @@ static void defaults(struct config *cfg)
 static const char *const trigger_names[] = { "stop", "fatal", "exit", "step", "none", NULL };
 static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL, TRIGGER_EXIT,
 					     TRIGGER_STEP, 0 };
-static const char *const format_names[] = { "perf", "lldb", NULL };
-static const unsigned int format_bits[] = { SNAPFMT_PERF, SNAPFMT_LLDB };
 
 /* One more --trigger-on: kept as given, parsed once the target is known. */
 static int add_trigger_on(struct config *cfg, const char *arg, char *err, size_t errlen)
@@ -505,10 +504,14 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		cfg->crash_stack = (unsigned int)v;
 		return 0;
 	case OPT_FORMAT:
-		if (parse_list(arg, format_names, format_bits, &cfg->formats))
+		if (snapwrite_format_parse(arg, &cfg->formats)) {
+			char names[128];
+
+			snapwrite_format_names(SNAPWRITE_ALL, names, sizeof(names));
 			return errbuf_set(err, errlen, -EINVAL,
-					  "invalid format list '%s': use perf, lldb or perf,lldb",
-					  arg);
+					  "invalid format list '%s': use one or more of %s", arg,
+					  names);
+		}
 		return 0;
 	case OPT_GRACE:
 		if (args_parse_duration(arg, ARGS_GRACE_MS_MAX, &v))

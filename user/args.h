@@ -32,7 +32,7 @@ struct config {
 	unsigned int max_snapshots; /* 0: keep all */
 	unsigned long long max_size; /* bytes of snapshots kept; 0: no limit */
 	unsigned long long min_interval_ns; /* 0: a snapshot per stop */
-	unsigned int formats; /* enum format_bits */
+	unsigned int formats; /* SNAPWRITE_* (snapwrite.h) */
 	bool full;
 	bool no_pause;
 	bool kernel;
@@ -46,7 +46,7 @@ struct config {
 	enum ptbpf_callgraph call_graph; /* --call-graph; default fp */
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	unsigned int crash_stack; /* --crash-stack: bytes of stack at a fault */
-	/* --trigger-on SPEC, as given, in order (trigger.h parses them) */
+	/* --trigger-on SPEC, as given, in order (hitpoint.h parses them) */
 	const char **trigger_on;
 	unsigned int nr_trigger_on;
 	unsigned long long trigger_limit; /* --trigger-limit; 0: none */

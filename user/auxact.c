@@ -51,7 +51,7 @@ static void member(struct perf_event_attr *a, const struct perf_event_attr *lead
 	a->inherit_thread = leader->inherit_thread;
 }
 
-void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type, const struct auxact_point *p,
+void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type, const struct hitpoint *p,
 		       const struct perf_event_attr *leader)
 {
 	memset(a, 0, sizeof(*a));
@@ -86,7 +86,7 @@ void auxact_close(const struct perf_sys_ops *sys, struct auxact_fds *f)
 		perf_sys_close(sys, &f->fd[--f->n]);
 }
 
-int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type, const struct auxact_point *pts,
+int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type, const struct hitpoint *pts,
 		unsigned int nr, const struct perf_event_attr *leader, int leader_fd, int cpu,
 		pid_t pid, struct auxact_fds *out, char *err, size_t errlen)
 {

@@ -26,6 +26,7 @@
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
+#include "hitpoint.h"
 #include "perf_sys.h"
 
 #define AUXACT_MAX_POINTS 8
@@ -33,12 +34,6 @@
 #define AUXACT_START_PAUSED (1U << 0)
 #define AUXACT_PAUSE (1U << 1)
 #define AUXACT_RESUME (1U << 2)
-
-/* A place a uprobe goes: a file, and the file offset of the instruction. */
-struct auxact_point {
-	const char *path;
-	__u64 offset;
-};
 
 /* One group's aux-action events: the pause uprobes, then the resumer. */
 struct auxact_fds {
@@ -60,7 +55,7 @@ int auxact_uprobe_type(const char *sysfs_root, __u32 *type);
  * The pause uprobe at @p for a group whose leader has @leader's inherit
  * bits, and the context-switch resumer.
  */
-void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type, const struct auxact_point *p,
+void auxact_pause_attr(struct perf_event_attr *a, __u32 uprobe_type, const struct hitpoint *p,
 		       const struct perf_event_attr *leader);
 void auxact_resume_attr(struct perf_event_attr *a, const struct perf_event_attr *leader);
 
@@ -71,7 +66,7 @@ void auxact_resume_attr(struct perf_event_attr *a, const struct perf_event_attr 
  * or -EOPNOTSUPP where the kernel or PMU has no aux-action, -E2BIG for
  * more than AUXACT_MAX_POINTS.
  */
-int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type, const struct auxact_point *pts,
+int auxact_open(const struct perf_sys_ops *sys, __u32 uprobe_type, const struct hitpoint *pts,
 		unsigned int nr, const struct perf_event_attr *leader, int leader_fd, int cpu,
 		pid_t pid, struct auxact_fds *out, char *err, size_t errlen);
 

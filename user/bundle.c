@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 
 #include "bundle.h"
+#include "snapjson.h"
+#include "snapwrite.h"
 #include "scope.h"
 #include "fileout.h"
 #include "perfdata.h"
@@ -273,54 +275,12 @@ static void crash_json(const struct snapshot *s, struct json *j)
 }
 
 /*
- * What the trigger was, and the clock pair that turns any CLOCK_MONOTONIC
- * "ts" into a time of day.
+ * What only ptbpf.json holds of the snapshot beside its trigger: the crash
+ * record, and the clock pair that turns any CLOCK_MONOTONIC "ts" into a
+ * time of day.
  */
-static void trigger_json(const struct snapshot *s, struct json *j)
+static void when_json(const struct snapshot *s, struct json *j)
 {
-	const struct snap_trigger *t = &s->why;
-	char hex[24];
-
-	/* --follow: the process the stop or fault was in */
-	if (t->pid)
-		json_u64(j, "trigger_pid", t->pid);
-	if (t->tid)
-		json_u64(j, "trigger_tid", t->tid);
-	if (t->stop_kind)
-		json_str(j, "stop_kind", t->stop_kind);
-	if (t->has_si_code)
-		json_i64(j, "si_code", t->si_code);
-	if (t->ip) {
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)t->ip);
-		json_str(j, "ip", hex);
-	}
-	if (t->has_addr) {
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)t->addr);
-		json_str(j, "addr", hex);
-	}
-	json_u64(j, "folded_stops", t->folded);
-	json_u64(j, "folded_hits", t->folded_hits);
-	if (t->spec) {
-		/* --trigger-on: the point, the hit, and where the data ends */
-		json_obj_begin(j, "hit");
-		json_str(j, "spec", t->spec);
-		if (t->symbol)
-			json_str(j, "symbol", t->symbol);
-		if (t->object)
-			json_str(j, "object", t->object);
-		json_u64(j, "point", t->point);
-		json_u64(j, "tid", t->tid);
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)t->ip);
-		json_str(j, "ip", hex);
-		json_u64(j, "ts", t->ts);
-		if (s->cut.how) {
-			json_str(j, "cut", s->cut.how);
-			json_u64(j, "after_hit_ns", s->cut.after_hit_ns);
-			json_u64(j, "cut_records", s->cut.records);
-			json_u64(j, "cut_bytes", s->cut.bytes);
-		}
-		json_obj_end(j);
-	}
 	if (s->crash.valid)
 		crash_json(s, j);
 	if (s->run.run_start_ns)
@@ -335,8 +295,7 @@ static void trigger_json(const struct snapshot *s, struct json *j)
 
 static void head_json(const struct snapshot *s, unsigned int formats, struct json *j)
 {
-	const char *sig = s->trigger_sig > 0 ? sigabbrev_np(s->trigger_sig) : NULL;
-	char signame[32];
+	unsigned int i;
 
 	json_str(j, "ptbpf_version", PTBPF_VERSION);
 	json_u64(j, "snapshot", s->id);
@@ -345,20 +304,13 @@ static void head_json(const struct snapshot *s, unsigned int formats, struct jso
 	if (s->run.scope_why && *s->run.scope_why)
 		json_str(j, "scope_fallback", s->run.scope_why);
 	sampling_json(&s->run.sampling, j);
-	json_str(j, "trigger", s->trigger);
-	if (sig) {
-		snprintf(signame, sizeof(signame), "SIG%s", sig);
-		json_str(j, "signal", signame);
-	} else {
-		json_null(j, "signal");
-	}
-	json_u64(j, "trigger_ts", s->trigger_ts);
-	trigger_json(s, j);
+	snapjson_trigger(j, s);
+	when_json(s, j);
 	json_u64(j, "pid", s->run.pid);
 	json_bool(j, "full", s->run.full);
 	json_obj_begin(j, "files");
-	json_bool(j, "perf", formats & SNAPFMT_PERF);
-	json_bool(j, "lldb", formats & SNAPFMT_LLDB);
+	for (i = 0; i < snapwrite_nr_formats; i++)
+		json_bool(j, snapwrite_formats[i].name, formats & snapwrite_formats[i].bit);
 	json_obj_end(j);
 }
 

@@ -45,7 +45,7 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j);
  * lost_bytes, head and pause time, the attrs (PMU type, config,
  * sample_type), time conversion, and the CPU identification with the
  * options ptxed needs (--cpu, --mtc-freq, --nom-freq, --cpuid-0x15.*).
- * @formats (enum snapfmt_formats) records which files were written.
+ * @formats (SNAPWRITE_*) records which files were written.
  *
  * Returns 0 or the json error; -EINVAL if an argument is NULL or @snap has
  * cores but no core array.

@@ -60,7 +60,7 @@ void control_set_min_interval(struct control *c, uint64_t ns)
 	c->min_interval_ns = ns;
 }
 
-void control_set_points(struct control *c, const struct control_point *points, unsigned int nr)
+void control_set_points(struct control *c, const struct hitpoint *points, unsigned int nr)
 {
 	c->points = points;
 	c->nr_points = nr;
@@ -363,9 +363,9 @@ static void detail_line(const struct ptbpf_event *e, const char *sig, const char
 }
 
 /* The point a trigger event names; one of no point is "?" (no snapshot). */
-static const struct control_point *point_of(const struct control *c, unsigned int point)
+static const struct hitpoint *point_of(const struct control *c, unsigned int point)
 {
-	static const struct control_point unknown = { "?", NULL, NULL };
+	static const struct hitpoint unknown = { .spec = "?" };
 
 	return point < c->nr_points ? &c->points[point] : &unknown;
 }
@@ -387,15 +387,15 @@ static const char *trigger_ignored(const struct control *c, const struct ptbpf_e
 
 static void trigger_log(const struct control *c, struct json *j, const struct ptbpf_event *e)
 {
-	const struct control_point *p = point_of(c, e->point);
+	const struct hitpoint *p = point_of(c, e->point);
 	const char *why = trigger_ignored(c, e);
 
 	json_u64(j, "point", e->point);
 	json_str(j, "spec", p->spec);
-	if (p->symbol)
+	if (p->symbol[0])
 		json_str(j, "symbol", p->symbol);
-	if (p->object)
-		json_str(j, "object", p->object);
+	if (p->path[0])
+		json_str(j, "object", p->path);
 	if (why)
 		json_str(j, "ignored", why);
 }
@@ -584,10 +584,10 @@ static void unfold_pending(struct control *c)
 }
 
 static void trigger(struct control *c, unsigned int bit, const struct ptbpf_event *e,
-		    const char *name)
+		    enum snaptrig kind)
 {
 	struct snap_trigger t = {
-		.name = name,
+		.kind = kind,
 		.ts = e->ts,
 		.sig = e->sig,
 		.tid = e->tid,
@@ -623,13 +623,13 @@ static void trigger(struct control *c, unsigned int bit, const struct ptbpf_even
 static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 {
 	struct snap_trigger t = {
-		.name = "trigger",
+		.kind = SNAPTRIG_HIT,
 		.ts = e->ts,
 		.tid = e->tid,
 		.ip = e->ip,
 		.spec = point_of(c, e->point)->spec,
-		.symbol = point_of(c, e->point)->symbol,
-		.object = point_of(c, e->point)->object,
+		.symbol = point_of(c, e->point)->symbol[0] ? point_of(c, e->point)->symbol : NULL,
+		.object = point_of(c, e->point)->path[0] ? point_of(c, e->point)->path : NULL,
 		.point = e->point,
 	};
 
@@ -676,11 +676,11 @@ static void apply(struct control *c, const struct ptbpf_event *e, uint64_t recv_
 	if (e->kind == PTBPF_EV_TRIGGER)
 		trigger_hit(c, e);
 	else if (e->kind == PTBPF_EV_STOP)
-		trigger(c, TRIGGER_STOP, e, "stop");
+		trigger(c, TRIGGER_STOP, e, SNAPTRIG_STOP);
 	else if (e->kind == PTBPF_EV_FATAL)
-		trigger(c, TRIGGER_FATAL, e, "fatal");
+		trigger(c, TRIGGER_FATAL, e, SNAPTRIG_FATAL);
 	else if (e->kind == PTBPF_EV_EXIT)
-		trigger(c, TRIGGER_EXIT, e, "exit");
+		trigger(c, TRIGGER_EXIT, e, SNAPTRIG_EXIT);
 }
 
 uint64_t control_deadline(const struct control *c)
@@ -847,15 +847,13 @@ void control_resync(struct control *c, int state, uint64_t seq)
 	if (state == PTBPF_PROC_STOPPED) {
 		struct ptbpf_event e = { .kind = PTBPF_EV_STOP, .ts = clock_now_ns() };
 
-		trigger(c, TRIGGER_STOP, &e, "stop");
+		trigger(c, TRIGGER_STOP, &e, SNAPTRIG_STOP);
 	}
 }
 
-void control_snapshot_now(struct control *c, const char *trigger_name)
+void control_snapshot_now(struct control *c, enum snaptrig kind)
 {
-	struct snap_trigger t = { .name = trigger_name,
-				  .ts = clock_now_ns(),
-				  .pid = (__u32)c->pid };
+	struct snap_trigger t = { .kind = kind, .ts = clock_now_ns(), .pid = (__u32)c->pid };
 
 	if (c->ops && c->ops->snapshot)
 		take(c, &t);
@@ -877,7 +875,7 @@ void control_finish(struct control *c, bool snapshot)
 
 	toggle(c, false, clock_now_ns());
 	if (snapshot) {
-		control_snapshot_now(c, "end");
+		control_snapshot_now(c, SNAPTRIG_END);
 	} else if (c->has_pending) {
 		/* the last stop gets its snapshot, even cut short */
 		unfold_pending(c);

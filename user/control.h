@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "eventlog.h"
+#include "hitpoint.h"
 #include "ptbpf_types.h"
 #include "snapdata.h"
 
@@ -35,7 +36,7 @@ struct control_ops {
 	int (*resume)(void *ctx, uint64_t *done_ns);
 	/*
 	 * Stage a snapshot (memory copies only) and queue it for writing.
-	 * @t->name: "stop", "fatal", "exit", "requested", "end". Returns 0,
+	 * @t->kind: what asked for it (snaptrig.h). Returns 0,
 	 * -ENODATA when there were no new bytes (nothing written), or -errno.
 	 */
 	int (*snapshot)(void *ctx, const struct snap_trigger *t);
@@ -52,13 +53,6 @@ struct control_ops {
 #define CONTROL_GAP_NS 20000000ULL
 /* How long a fatal pause holds without a sign that the target is dying. */
 #define CONTROL_FATAL_NS 100000000ULL
-
-/* A --trigger-on point, for the log and the snapshots. */
-struct control_point {
-	const char *spec; /* as given */
-	const char *symbol; /* the function's name; NULL for an address */
-	const char *object; /* the file it is in */
-};
 
 struct control {
 	const struct control_ops *ops; /* NULL: log transitions only */
@@ -118,7 +112,7 @@ struct control {
 	 * and the trigger snapshots taken. Set with control_set_points() and
 	 * control_set_trigger_limits().
 	 */
-	const struct control_point *points;
+	const struct hitpoint *points;
 	unsigned int nr_points;
 	uint64_t min_history_ns, history_from;
 	unsigned long long trigger_limit, triggers_taken;
@@ -139,7 +133,7 @@ void control_set_min_interval(struct control *c, uint64_t ns);
  * --trigger-on: @points, indexed by the trigger event's point; they and
  * their strings must outlive @c. Call after control_init().
  */
-void control_set_points(struct control *c, const struct control_point *points, unsigned int nr);
+void control_set_points(struct control *c, const struct hitpoint *points, unsigned int nr);
 
 /*
  * --min-history (@min_history_ns of collection before a trigger counts)
@@ -249,8 +243,11 @@ uint64_t control_deadline(const struct control *c);
 /* Takes the waiting snapshot if it is due at @now. */
 void control_tick(struct control *c, uint64_t now);
 
-/* SIGUSR2: a snapshot now, with the target running or not. */
-void control_snapshot_now(struct control *c, const char *trigger);
+/*
+ * A snapshot now, with the target running or not: SNAPTRIG_REQUESTED
+ * (SIGUSR2) or SNAPTRIG_END (the run's last data).
+ */
+void control_snapshot_now(struct control *c, enum snaptrig kind);
 
 /* A folded stop's snapshot, now (its process is gone: no tick will come). */
 void control_flush(struct control *c);

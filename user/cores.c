@@ -64,7 +64,7 @@ struct cores {
 	/* intel-pt, process scope: the groups cut PT at --trigger-on hits */
 	bool aux_pause;
 	__u32 uprobe_type;
-	const struct auxact_point *pause_points;
+	const struct hitpoint *pause_points;
 	unsigned int nr_pause_points;
 	/*
 	 * cpu and cgroup scope: one thread pinned to each traced CPU toggles

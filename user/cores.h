@@ -100,7 +100,7 @@ struct cores_config {
 	 * no aux-action there are none (reported, not an error). The points
 	 * must outlive the cores.
 	 */
-	const struct auxact_point *pause_points;
+	const struct hitpoint *pause_points;
 	unsigned int nr_pause_points;
 	const char *sysfs_root; /* NULL: "/sys" */
 	cores_report_fn report; /* may be NULL */

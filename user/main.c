@@ -33,12 +33,13 @@
 #include "say.h"
 #include "scope.h"
 #include "snapstage.h"
+#include "snapwrite.h"
 #include "status.h"
 #include "target.h"
 #include "threadbind.h"
 #include "unit.h"
 #include "waitfor.h"
-#include "trigger.h"
+#include "hitpoint.h"
 #include "watch.h"
 #include "clock.h"
 
@@ -63,9 +64,7 @@ struct app {
 	enum ptbpf_scope scope;
 	char scope_why[256]; /* why auto fell back, "" when it did not */
 	char leaf[4096]; /* the cgroup made for the command, "" when none */
-	struct trigger_point *points; /* --trigger-on, resolved */
-	struct auxact_point *pause; /* the same, for the PT groups */
-	struct control_point *named; /* the same, for the log */
+	struct hitpoint *points; /* --trigger-on, resolved */
 	struct threadbind threads; /* process scope: the threads bound */
 	struct sampling rate; /* sample backend: the rate and its cost */
 	struct snap_sampling sampled; /* what the run says of it */
@@ -388,21 +387,18 @@ static int open_cores(struct app *app)
 	cc.call_graph = app->cfg.call_graph;
 	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->cgroup_fd;
-	cc.pause_points = app->pause;
-	cc.nr_pause_points = app->pause ? app->cfg.nr_trigger_on : 0;
+	cc.pause_points = app->points;
+	cc.nr_pause_points = app->points ? app->cfg.nr_trigger_on : 0;
 	cc.report = report;
 	cc.report_ctx = app;
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
 	if (!app->cores)
 		return -errno;
 	app->hands.cores = app->cores;
-	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	if (!(app->cfg.formats & SNAPFMT_PERF) && cores_backend(app->cores) == BACKEND_SAMPLE) {
-		snprintf(
-			app->err, sizeof(app->err),
-			"--format lldb needs the intel-pt backend: the sample backend writes perf.data (use --format perf)");
-		return -EINVAL;
-	}
+	ret = snapwrite_formats_check(app->cfg.formats, cores_backend(app->cores), app->err,
+				      sizeof(app->err));
+	if (ret)
+		return ret;
 	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
 		ret = threadbind_late(&app->threads, app->cores, "/proc", app->target.pid, app->err,
 				      sizeof(app->err));
@@ -520,7 +516,7 @@ static int start_watching(struct app *app)
 	}
 	control_set_min_interval(&app->ctl, app->cfg.min_interval_ns);
 	control_set_t0(&app->ctl, app->start_ns);
-	control_set_points(&app->ctl, app->named, app->named ? app->cfg.nr_trigger_on : 0);
+	control_set_points(&app->ctl, app->points, app->points ? app->cfg.nr_trigger_on : 0);
 	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
 			  app->scope == SCOPE_PROCESS);
@@ -568,7 +564,7 @@ static int start_watching(struct app *app)
  */
 static int resolve_points(struct app *app)
 {
-	struct trigger_where w = {
+	struct hitpoint_where w = {
 		.proc = "/proc",
 		.pid = app->cfg.cmd ? 0 : app->target.pid,
 		.exe = app->cfg.cmd ? app->cfg.cmd[0] : NULL,
@@ -580,24 +576,17 @@ static int resolve_points(struct app *app)
 	if (!app->cfg.nr_trigger_on)
 		return 0;
 	app->points = calloc(app->cfg.nr_trigger_on, sizeof(*app->points));
-	app->pause = calloc(app->cfg.nr_trigger_on, sizeof(*app->pause));
-	app->named = calloc(app->cfg.nr_trigger_on, sizeof(*app->named));
-	if (!app->points || !app->pause || !app->named)
+	if (!app->points)
 		return -ENOMEM;
 	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
-		ret = trigger_parse(app->cfg.trigger_on[i], &app->points[i], app->err,
-				    sizeof(app->err));
+		ret = hitpoint_parse(app->cfg.trigger_on[i], &app->points[i], app->err,
+				     sizeof(app->err));
 		if (!ret)
-			ret = trigger_resolve(&app->points[i], &w, app->err, sizeof(app->err));
+			ret = hitpoint_resolve(&app->points[i], &w, app->err, sizeof(app->err));
 		if (ret)
 			return ret;
 		if (app->points[i].note[0])
 			report(app, app->points[i].note);
-		app->pause[i].path = app->points[i].path;
-		app->pause[i].offset = app->points[i].offset;
-		app->named[i].spec = app->points[i].spec;
-		app->named[i].symbol = app->points[i].symbol[0] ? app->points[i].symbol : NULL;
-		app->named[i].object = app->points[i].path;
 	}
 	return 0;
 }
@@ -795,8 +784,6 @@ static void cleanup(struct app *app)
 	guardian_stop(&app->guard); /* all let go: nothing left for it */
 	threadbind_free(&app->threads);
 	free(app->points);
-	free(app->pause);
-	free(app->named);
 	if (app->outfd >= 0)
 		close(app->outfd);
 	args_free(&app->cfg);

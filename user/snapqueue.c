@@ -12,12 +12,12 @@
 #include <time.h>
 
 #include "clock.h"
-#include "fmtnum.h"
 #include "budget.h"
 #include "eventlog.h"
 #include "kmaps.h"
 #include "procinfo.h"
 #include "snapcut.h"
+#include "snapjson.h"
 #include "snapqueue.h"
 #include "snapwrite.h"
 #include "status.h"
@@ -155,25 +155,6 @@ static void take_proc(struct snapqueue *q, struct snap_process *out, struct snap
 	*out = q->proc_cache;
 }
 
-static uint64_t staged_bytes(const struct snapshot *snap, uint64_t *lost, uint64_t *pause_max,
-			     uint64_t *pause_sum)
-{
-	uint64_t bytes = 0;
-	unsigned int i;
-
-	*lost = *pause_max = *pause_sum = 0;
-	for (i = 0; i < snap->nr_cores; i++) {
-		const struct snap_core *c = &snap->cores[i];
-
-		bytes += c->trace_len + c->sideband_len;
-		*lost += c->lost_bytes;
-		*pause_sum += c->paused_ns;
-		if (c->paused_ns > *pause_max)
-			*pause_max = c->paused_ns;
-	}
-	return bytes;
-}
-
 /* What the budget removed for one snapshot, for its line. */
 struct removed {
 	unsigned int n;
@@ -181,92 +162,23 @@ struct removed {
 	bool size; /* --max-size asked, not only --max-snapshots */
 };
 
-/* The trigger's details, as in the stop or fatal event. */
-static void trigger_json(struct json *j, const struct snap_trigger *t)
-{
-	char hex[24];
-
-	if (t->tid)
-		json_u64(j, "trigger_tid", t->tid);
-	if (t->stop_kind)
-		json_str(j, "stop_kind", t->stop_kind);
-	if (t->ip)
-		json_str(j, "ip", fmt_addr(t->ip, hex, sizeof(hex)));
-	if (t->has_addr)
-		json_str(j, "addr", fmt_addr(t->addr, hex, sizeof(hex)));
-	if (t->folded)
-		json_u64(j, "folded_stops", t->folded);
-	if (t->folded_hits)
-		json_u64(j, "folded_hits", t->folded_hits);
-}
-
-/* A --trigger-on snapshot: which point, and how its data ends at the hit. */
-static void cut_json(struct json *j, const struct snapshot *snap)
-{
-	if (!snap->why.spec)
-		return;
-	json_str(j, "spec", snap->why.spec);
-	if (snap->why.symbol)
-		json_str(j, "symbol", snap->why.symbol);
-	json_u64(j, "point", snap->why.point);
-	if (!snap->cut.how)
-		return;
-	json_str(j, "cut", snap->cut.how);
-	json_u64(j, "after_hit_ns", snap->cut.after_hit_ns);
-	if (snap->run.backend == BACKEND_SAMPLE)
-		json_u64(j, "cut_records", snap->cut.records);
-}
-
-/* The longest copy of one core's rings: the cost a snapshot can't avoid. */
-static uint64_t copy_max(const struct snapshot *snap)
-{
-	uint64_t max = 0;
-	unsigned int i;
-
-	for (i = 0; i < snap->nr_cores; i++)
-		if (snap->cores[i].copy_ns > max)
-			max = snap->cores[i].copy_ns;
-	return max;
-}
-
 static void log_written(struct snapqueue *q, const struct snapshot *snap, const char *path,
 			uint64_t write_ns, const struct removed *rm)
 {
-	uint64_t lost, pmax, psum, bytes, sb_lost = 0, pt_lost = 0;
-	bool wrapped = false, sb_wrapped = false;
+	uint64_t lost, pmax, psum, bytes;
 	char line[PATH_MAX + 256];
+	bool wrapped = false;
 	struct json *j;
 	unsigned int i;
 	size_t n;
 
-	bytes = staged_bytes(snap, &lost, &pmax, &psum);
-	for (i = 0; i < snap->nr_cores; i++) {
+	bytes = snapjson_staged(snap, &lost, &pmax, &psum);
+	for (i = 0; i < snap->nr_cores; i++)
 		wrapped |= snap->cores[i].wrapped;
-		sb_wrapped |= snap->cores[i].sb_wrapped;
-		sb_lost += snap->cores[i].sb_lost_bytes;
-		pt_lost += snap->cores[i].ptrec_lost;
-	}
 	/* --follow: the line names the process the trigger was in */
 	j = eventlog_begin(&q->wlog, "snapshot", clock_now_ns(),
 			   snap->why.pid ? snap->why.pid : q->cfg.pid);
-	json_u64(j, "snapshot", snap->id);
-	json_str(j, "path", path);
-	json_str(j, "trigger", snap->trigger);
-	json_u64(j, "trigger_ts", snap->trigger_ts);
-	json_u64(j, "bytes", bytes);
-	json_u64(j, "lost_bytes", lost);
-	json_bool(j, "wrapped", wrapped);
-	json_bool(j, "sideband_wrapped", sb_wrapped);
-	json_u64(j, "sideband_lost_bytes", sb_lost);
-	/* records of the PT events the kernel dropped: their AUX flags unknown */
-	if (snap->run.backend == BACKEND_INTEL_PT)
-		json_u64(j, "pt_records_lost", pt_lost);
-	json_u64(j, "paused_max_ns", pmax);
-	json_u64(j, "paused_total_ns", psum);
-	json_u64(j, "copy_max_ns", copy_max(snap));
-	json_u64(j, "write_ns", write_ns);
-	trigger_json(j, &snap->why);
-	cut_json(j, snap);
+	snapjson_line(j, snap, path, write_ns);
 	if (q->limits)
 		json_u64(j, "dir_bytes", q->budget.used);
 	eventlog_end(&q->wlog);
@@ -278,8 +190,8 @@ static void log_written(struct snapqueue *q, const struct snapshot *snap, const 
 		return;
 	/* one write: the control thread prints lines of its own meanwhile */
 	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
-		     (unsigned long long)snap->id, snap->trigger, path, bytes / 1024.0,
-		     wrapped ? ", wrapped" : "");
+		     (unsigned long long)snap->id, snaptrig_name(snap->why.kind), path,
+		     bytes / 1024.0, wrapped ? ", wrapped" : "");
 	if (snap->why.folded)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      ", %u earlier stop%s folded in", snap->why.folded,
@@ -308,25 +220,13 @@ static void log_error(struct eventlog *log, uint32_t pid, uint64_t id, const cha
 	eventlog_end(log);
 }
 
-/*
- * What a snapshot will take on disk, at most: its bytes once in perf.data
- * and once more in the LLDB bundle's files, plus the records and JSON of
- * its threads and maps (perf's headers and features take a few KiB).
- */
+/* What a snapshot will take on disk, at most: see snapwrite_estimate. */
 static uint64_t estimate(const struct snapqueue *q, const struct snapshot *snap)
 {
-	uint64_t lost, pmax, psum, bytes;
-	unsigned int i;
+	uint64_t lost, pmax, psum;
 
-	bytes = staged_bytes(snap, &lost, &pmax, &psum);
-	if (snap->run.backend == BACKEND_INTEL_PT && (q->cfg.formats & SNAPFMT_LLDB))
-		bytes *= 2;
-	bytes += 64 * 1024 + snap->proc.nr_maps * 512ULL + snap->proc.nr_threads * 128ULL;
-	/* on disk each file and directory ends in a whole block */
-	bytes += (4 + 2ULL * snap->nr_cores) * q->block;
-	for (i = 0; i < snap->nr_more; i++)
-		bytes += snap->more[i].nr_maps * 512ULL + snap->more[i].nr_threads * 128ULL;
-	return bytes;
+	return snapwrite_estimate(snap, q->cfg.formats, snapjson_staged(snap, &lost, &pmax, &psum),
+				  q->block);
 }
 
 /* Removes the @count oldest snapshots the budget holds, each an event. */

@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "snapdata.h"
-#include "snapfmt.h"
+#include "snapwrite.h"
 
 #define SNAPQUEUE_DEFAULT_LEN 3
 
@@ -37,7 +37,7 @@ struct snapqueue_config {
 	int dirfd; /* of out_dir: everything is made relative to it */
 	const char *run_id; /* the run's id for events.jsonl, or NULL */
 	int uid, gid; /* owner of what is written; -1: as is */
-	unsigned int formats; /* SNAPFMT_* */
+	unsigned int formats; /* SNAPWRITE_* */
 	unsigned int max_snapshots; /* 0: keep all */
 	unsigned long long max_size; /* bytes of snapshots in out_dir; 0: any */
 	/* --max-size: events.jsonl's rotation, shared with the control's log */

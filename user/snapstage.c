@@ -126,14 +126,15 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 {
 	struct json *j = eventlog_begin(s->log, "snapshot_skipped", clock_now_ns(), s->run.pid);
 
-	json_str(j, "trigger", t->name);
+	json_str(j, "trigger", snaptrig_name(t->kind));
 	json_u64(j, "trigger_ts", t->ts);
 	json_str(j, "reason", "no new bytes");
 	eventlog_end(s->log);
 	if (s->cfg.writer.verbosity > 0) {
 		char line[96];
 
-		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes", t->name);
+		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes",
+			 snaptrig_name(t->kind));
 		status_say_limited(line);
 	}
 }
@@ -165,9 +166,6 @@ static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
 	snap->why = *t;
 	if (!snap->why.pid)
 		snap->why.pid = s->run.pid;
-	snap->trigger = t->name;
-	snap->trigger_ts = t->ts;
-	snap->trigger_sig = t->sig;
 	clock_pair(&real, &mono);
 	snap->realtime_ns = real;
 	snap->monotonic_ns = mono;
@@ -244,7 +242,7 @@ static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
 	struct snapshot *snap = &buf->snap;
 	struct snap_crash *k = &s->crash;
 
-	if (!k->valid || strcmp(snap->why.name, "fatal") || k->pid != snap->why.pid ||
+	if (!k->valid || snap->why.kind != SNAPTRIG_FATAL || k->pid != snap->why.pid ||
 	    (snap->why.tid && k->tid != snap->why.tid))
 		return;
 	if (!buf->crash_mem) {

@@ -17,12 +17,13 @@
 #include "json.h"
 #include "perfdata.h"
 #include "buildcache.h"
+#include "snapfmt.h"
 #include "snapwrite.h"
 
 #define TMP_FMT "." SNAPFMT_PREFIX "%06llu.tmp"
 #define FINAL_FMT SNAPFMT_NAME_FMT
 
-struct job {
+struct snapwrite_job {
 	const struct snapshot *snap;
 	const struct snapwrite_opts *opts;
 	int dirfd; /* the temporary snapshot directory */
@@ -31,7 +32,7 @@ struct job {
 	size_t err_len;
 };
 
-static int fail(struct job *job, int ret, const char *fmt, ...)
+static int fail(struct snapwrite_job *job, int ret, const char *fmt, ...)
 {
 	char what[PATH_MAX + 128];
 	va_list ap;
@@ -105,7 +106,7 @@ static int remove_tree(int parent, const char *name)
 }
 
 /* Creates @name in the snapshot directory: new, no symlink, 0600, ours. */
-static int create(struct job *job, const char *name)
+static int create(struct snapwrite_job *job, const char *name)
 {
 	int fd, ret;
 
@@ -121,14 +122,14 @@ static int create(struct job *job, const char *name)
 }
 
 /* Closes @fd; close(2) is where NFS and friends report deferred errors. */
-static int finish(struct job *job, int fd, int ret, const char *name)
+static int finish(struct snapwrite_job *job, int fd, int ret, const char *name)
 {
 	if (close(fd) && !ret)
 		ret = -errno;
 	return ret ? fail(job, ret, "%s", name) : 0;
 }
 
-static int write_perf(struct job *job)
+static int write_perf(struct snapwrite_job *job)
 {
 	int fd = create(job, SNAPFMT_PERF_DATA);
 
@@ -152,7 +153,7 @@ static int trace_json(const struct snapshot *s, unsigned int f, struct json *j)
 	return bundle_trace_json(s, j);
 }
 
-static int write_json(struct job *job, const char *name, json_fn fn, unsigned int formats)
+static int write_json(struct snapwrite_job *job, const char *name, json_fn fn, unsigned int formats)
 {
 	struct json j;
 	int fd, ret;
@@ -173,7 +174,7 @@ static int write_json(struct job *job, const char *name, json_fn fn, unsigned in
 	return finish(job, fd, ret, name);
 }
 
-static int write_ipt(struct job *job, const struct snap_core *c)
+static int write_ipt(struct snapwrite_job *job, const struct snap_core *c)
 {
 	char name[64];
 	int fd;
@@ -185,7 +186,7 @@ static int write_ipt(struct job *job, const struct snap_core *c)
 	return finish(job, fd, fileout_write_all(fd, c->trace, c->trace_len, NULL), name);
 }
 
-static int write_switches(struct job *job, unsigned int idx)
+static int write_switches(struct snapwrite_job *job, unsigned int idx)
 {
 	char name[64];
 	int fd;
@@ -197,7 +198,7 @@ static int write_switches(struct job *job, unsigned int idx)
 	return finish(job, fd, bundle_write_switch_trace(fd, job->snap, idx), name);
 }
 
-static int write_lldb(struct job *job)
+static int write_lldb(struct snapwrite_job *job)
 {
 	unsigned int i;
 	int fd, ret;
@@ -221,21 +222,139 @@ static int write_lldb(struct job *job)
 	return ret;
 }
 
-static int write_all(struct job *job, unsigned int formats)
+/* perf.data: every record once, and perf's headers and features */
+static uint64_t perf_estimate(const struct snapshot *s, uint64_t staged, uint64_t block)
 {
-	bool pt = job->snap->run.backend == BACKEND_INTEL_PT;
-	unsigned int written = 0;
+	unsigned int i;
+	uint64_t bytes;
+
+	bytes = staged + 64 * 1024 + s->proc.nr_maps * 512ULL + s->proc.nr_threads * 128ULL;
+	for (i = 0; i < s->nr_more; i++)
+		bytes += s->more[i].nr_maps * 512ULL + s->more[i].nr_threads * 128ULL;
+	return bytes + block;
+}
+
+/* the trace once more in cpus/, two files a core, and trace.json */
+static uint64_t lldb_estimate(const struct snapshot *s, uint64_t staged, uint64_t block)
+{
+	return staged + (2 + 2ULL * s->nr_cores) * block;
+}
+
+#define BACKEND_BIT(b) (1U << (b))
+
+const struct snapwrite_format snapwrite_formats[] = {
+	{ SNAPWRITE_PERF, "perf", BACKEND_BIT(BACKEND_INTEL_PT) | BACKEND_BIT(BACKEND_SAMPLE),
+	  perf_estimate, write_perf },
+	/* the LLDB bundle is Intel PT's: samples have only perf.data */
+	{ SNAPWRITE_LLDB, "lldb", BACKEND_BIT(BACKEND_INTEL_PT), lldb_estimate, write_lldb },
+};
+
+const unsigned int snapwrite_nr_formats = sizeof(snapwrite_formats) / sizeof(snapwrite_formats[0]);
+
+int snapwrite_format_parse(const char *list, unsigned int *bits)
+{
+	const char *tok = list, *end;
+	unsigned int v = 0, i;
+	size_t len;
+
+	if (!list || !*list)
+		return -EINVAL;
+	for (; tok; tok = *end ? end + 1 : NULL) {
+		end = strchrnul(tok, ',');
+		len = (size_t)(end - tok);
+		for (i = 0; i < snapwrite_nr_formats; i++)
+			if (strlen(snapwrite_formats[i].name) == len &&
+			    !strncmp(snapwrite_formats[i].name, tok, len))
+				break;
+		if (i == snapwrite_nr_formats)
+			return -EINVAL;
+		v |= snapwrite_formats[i].bit;
+	}
+	*bits = v;
+	return 0;
+}
+
+unsigned int snapwrite_formats_for(unsigned int bits, enum ptbpf_backend b)
+{
+	unsigned int i, v = 0;
+
+	for (i = 0; i < snapwrite_nr_formats; i++)
+		if ((!bits || (bits & snapwrite_formats[i].bit)) &&
+		    (snapwrite_formats[i].backends & BACKEND_BIT(b)))
+			v |= snapwrite_formats[i].bit;
+	return v;
+}
+
+void snapwrite_format_names(unsigned int bits, char *buf, size_t len)
+{
+	unsigned int i;
+	size_t n = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < snapwrite_nr_formats && n < len; i++)
+		if (bits & snapwrite_formats[i].bit)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				      snapwrite_formats[i].name);
+}
+
+int snapwrite_formats_check(unsigned int bits, enum ptbpf_backend b, char *err, size_t errlen)
+{
+	char asked[64], has[64];
+	unsigned int i;
+
+	if (snapwrite_formats_for(bits, b))
+		return 0;
+	snapwrite_format_names(bits, asked, sizeof(asked));
+	snapwrite_format_names(snapwrite_formats_for(0, b), has, sizeof(has));
+	/* the backend the first asked format needs, to name one */
+	for (i = 0; i < snapwrite_nr_formats && !(bits & snapwrite_formats[i].bit); i++)
+		;
+	snprintf(err, errlen,
+		 "--format %s needs the %s backend: the %s backend writes %s (use --format %s)",
+		 asked,
+		 snapfmt_backend_name(i < snapwrite_nr_formats && (snapwrite_formats[i].backends &
+								   BACKEND_BIT(BACKEND_INTEL_PT)) ?
+					      BACKEND_INTEL_PT :
+					      BACKEND_SAMPLE),
+		 snapfmt_backend_name(b), has, has);
+	return -EINVAL;
+}
+
+/*
+ * What a snapshot of backend @b holds for the formats @bits: a backend
+ * that writes none of them writes what it has (samples have no LLDB
+ * bundle, whatever was asked; the command line refuses that beforehand).
+ */
+static unsigned int written_for(unsigned int bits, enum ptbpf_backend b)
+{
+	unsigned int v = snapwrite_formats_for(bits, b);
+
+	return v ? v : snapwrite_formats_for(0, b);
+}
+
+uint64_t snapwrite_estimate(const struct snapshot *snap, unsigned int bits, uint64_t staged,
+			    uint64_t block)
+{
+	unsigned int i, written = written_for(bits, snap->run.backend);
+	/* ptbpf.json and the snapshot directory, a block each */
+	uint64_t bytes = 2 * block;
+
+	for (i = 0; i < snapwrite_nr_formats; i++)
+		if (written & snapwrite_formats[i].bit)
+			bytes += snapwrite_formats[i].estimate(snap, staged, block);
+	return bytes;
+}
+
+static int write_all(struct snapwrite_job *job, unsigned int formats)
+{
+	unsigned int written = written_for(formats, job->snap->run.backend), i;
 	int ret = 0;
 
-	if ((formats & SNAPFMT_PERF) || !pt) {
-		ret = write_perf(job);
-		written |= SNAPFMT_PERF;
-	}
-	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	if (!ret && pt && (formats & SNAPFMT_LLDB)) {
-		ret = write_lldb(job);
-		written |= SNAPFMT_LLDB;
-	}
+	for (i = 0; i < snapwrite_nr_formats && !ret; i++)
+		if (written & snapwrite_formats[i].bit)
+			ret = snapwrite_formats[i].write(job);
 	/* ptbpf.json's "files" says what is there, not what was asked */
 	if (!ret)
 		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json, written);
@@ -277,7 +396,7 @@ static bool stale_tmp(int outfd, const char *name)
 	return !fstatat(outfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
 }
 
-static int make_tmp(struct job *job, int outfd, const char *tmp)
+static int make_tmp(struct snapwrite_job *job, int outfd, const char *tmp)
 {
 	int ret;
 
@@ -298,7 +417,7 @@ static int make_tmp(struct job *job, int outfd, const char *tmp)
 int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts *opts, char *path,
 		       size_t path_len, char *err, size_t err_len)
 {
-	struct job job = { snap, opts, -1, false, err, err_len };
+	struct snapwrite_job job = { snap, opts, -1, false, err, err_len };
 	unsigned long long id;
 	char tmp[64], final[64];
 	int outfd, ret;
@@ -319,7 +438,7 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
 	}
 	ret = make_tmp(&job, outfd, tmp);
 	if (!ret)
-		ret = write_all(&job, opts->formats ? opts->formats : SNAPFMT_PERF | SNAPFMT_LLDB);
+		ret = write_all(&job, opts->formats);
 	if (job.dirfd >= 0)
 		close(job.dirfd);
 	if (!ret) {

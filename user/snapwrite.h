@@ -19,10 +19,66 @@
 #define PTBPF_SNAPWRITE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bundle.h"
 #include "perfdata.h"
 #include "snapdata.h"
+
+/* Which files a snapshot directory holds (--format): one bit per row of
+ * snapwrite_formats[]. */
+enum snapwrite_format_bits {
+	SNAPWRITE_PERF = 1 << 0, /* perf.data */
+	SNAPWRITE_LLDB = 1 << 1, /* trace.json and cpus/ (intel-pt only) */
+	SNAPWRITE_ALL = SNAPWRITE_PERF | SNAPWRITE_LLDB,
+};
+
+struct snapwrite_job;
+
+/*
+ * One output format: the one place --format's parser, the backend check,
+ * --max-size's estimate, the writer and ptbpf.json's "files" look. A new
+ * format is a row here and its write function.
+ */
+struct snapwrite_format {
+	unsigned int bit; /* SNAPWRITE_* */
+	const char *name; /* --format's word and ptbpf.json's "files" key */
+	unsigned int backends; /* 1 << BACKEND_* that can write it */
+	/* bytes on disk for a snapshot whose trace is @staged bytes; @block:
+	 * the filesystem's block, in which each file ends */
+	uint64_t (*estimate)(const struct snapshot *s, uint64_t staged, uint64_t block);
+	int (*write)(struct snapwrite_job *job);
+};
+
+extern const struct snapwrite_format snapwrite_formats[];
+extern const unsigned int snapwrite_nr_formats;
+
+/*
+ * Sets *@bits to the formats named in the comma-separated @list.
+ * Returns 0, or -EINVAL for an empty list or an unknown name.
+ */
+int snapwrite_format_parse(const char *list, unsigned int *bits);
+
+/* The names of the formats @bits, comma-separated, into @buf (@len bytes). */
+void snapwrite_format_names(unsigned int bits, char *buf, size_t len);
+
+/* Of the formats @bits (0: all), those backend @b writes. */
+unsigned int snapwrite_formats_for(unsigned int bits, enum ptbpf_backend b);
+
+/*
+ * Whether backend @b writes any of @bits. Returns 0, or -EINVAL with one
+ * line in @err naming the backend a format needs and what @b writes.
+ */
+int snapwrite_formats_check(unsigned int bits, enum ptbpf_backend b, char *err, size_t errlen);
+
+/*
+ * What @snap will take on disk at most, written in @bits as
+ * snapwrite_snapshot writes them: each
+ * format's estimate for its @staged bytes of trace, and what every
+ * snapshot has besides (ptbpf.json, the directory), in @block units.
+ */
+uint64_t snapwrite_estimate(const struct snapshot *snap, unsigned int bits, uint64_t staged,
+			    uint64_t block);
 
 struct snapwrite_opts {
 	/* an existing directory ptbpf made: its name, for messages and @path */
@@ -35,7 +91,7 @@ struct snapwrite_opts {
 	 */
 	int dirfd;
 	int uid, gid; /* owner of what is created; -1 leaves it as is */
-	unsigned int formats; /* enum snapfmt_formats; 0 means both */
+	unsigned int formats; /* SNAPWRITE_*; 0 means all */
 	const struct perfdata_host *host; /* NULL: from uname(2) */
 	/* perf's build-id cache to add the target's objects to with each
 	 * perf.data (perf archive reads it); NULL: none */
@@ -44,17 +100,16 @@ struct snapwrite_opts {
 
 /*
  * Writes @snap under @opts->out_dir as "snapshot-NNNNNN" (NNNNNN =
- * @snap->id, zero-padded to six digits). perf.data is written when
- * @opts->formats has SNAPFMT_PERF, or for the sample backend, which has no
- * other trace format; ptbpf.json always; trace.json and cpus/ for intel-pt
- * when @opts->formats has SNAPFMT_LLDB. On success the final path is
+ * @snap->id, zero-padded to six digits): the formats of @opts->formats
+ * that the snapshot's backend writes (snapwrite_formats_for; all it writes
+ * when it writes none of them), and ptbpf.json always. On success the final path is
  * copied to @path (@path_len bytes; may be NULL).
  *
  * On failure @err (@err_len bytes; may be NULL) gets one line naming the
  * file and the reason, and no directory of this snapshot is left.
  *
  * Returns 0 on success.
- * Returns -EINVAL if @snap, @opts or @opts->out_dir is NULL, or @snap->id
+ * Returns -EINVAL if @snap, @opts or @opts->out_dir is NULL, @snap->id
  * is 0 or above SNAPFMT_ID_MAX.
  * Returns -EEXIST if the final directory already exists, or something that
  * is not a directory (a symlink) has the temporary one's name; a temporary

@@ -44,7 +44,7 @@ static void test_events_count(void **state)
 {
 	/* the first call 1.5 s in: the events are open by then, however loaded */
 	char *argv[] = { TRIGGER, "3", "1500", "100", NULL };
-	struct auxact_point p = { TRIGGER, offset_of("leaf") };
+	struct hitpoint p = { .path = TRIGGER, .offset = offset_of("leaf") };
 	struct perf_event_attr leader = { 0 }, a;
 	char err[256];
 	int up, cs, st;
@@ -86,7 +86,7 @@ static void test_events_count(void **state)
  */
 static void test_refused_outside_aux_group(void **state)
 {
-	struct auxact_point p = { TRIGGER, offset_of("leaf") };
+	struct hitpoint p = { .path = TRIGGER, .offset = offset_of("leaf") };
 	struct perf_event_attr leader = { 0 }, a, clk = { 0 };
 	char err[256];
 	int fd, lead;

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 
 #include "bundle.h"
+#include "snapwrite.h"
 #include "lldb_schema.h"
 #include "perfrec.h"
 #include "testio.h"
@@ -64,9 +65,9 @@ static int setup(void **state)
 	s = &fx->snap;
 	s->id = 3;
 	s->run.backend = BACKEND_INTEL_PT;
-	s->trigger = "fatal";
-	s->trigger_sig = 11;
-	s->trigger_ts = 123456789;
+	s->why.kind = SNAPTRIG_FATAL;
+	s->why.sig = 11;
+	s->why.ts = 123456789;
 	s->run.pid = 100;
 	s->run.data_attr.type = 8;
 	s->run.data_attr.config = (1ULL << 10) | (1ULL << 9) | (3ULL << 14);
@@ -200,7 +201,7 @@ static void test_ptbpf_json(void **state)
 	struct json j;
 
 	json_init_dyn(&j);
-	assert_int_equal(bundle_ptbpf_json(&fx->snap, SNAPFMT_PERF, &j), 0);
+	assert_int_equal(bundle_ptbpf_json(&fx->snap, SNAPWRITE_PERF, &j), 0);
 	snprintf(js, sizeof(js), "%s/ptbpf.json", fx->dir);
 	save(js, j.buf, j.len);
 	json_free(&j);

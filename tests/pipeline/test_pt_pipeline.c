@@ -87,7 +87,7 @@ struct fx {
 	bool full;
 	bool follow; /* --follow: forks inherit the events */
 	/* --trigger-on points for the PT groups; none when nr_points is 0 */
-	struct auxact_point points[1];
+	struct hitpoint points[1];
 	unsigned int nr_points;
 	__u32 pid, tid, tid2;
 	pthread_t helper;
@@ -188,7 +188,7 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope, int state
 			.out_dir = f->out,
 			.uid = -1,
 			.gid = -1,
-			.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
+			.formats = SNAPWRITE_ALL,
 			.verbosity = -1,
 		},
 	};
@@ -468,17 +468,18 @@ static char *ptbpf_json(struct fx *f, int id, const char *expr)
 	return run_cmd(cmd);
 }
 
-/* The snapshot lines of events.jsonl, as Python prints their @keys. */
+/* The snapshot lines of events.jsonl, as Python prints their @keys ("a.b": b in a). */
 static char *snapshot_events(struct fx *f, const char *keys)
 {
 	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json, sys\n"
+		 "python3 -c 'import functools, json, sys\n"
 		 "for l in open(sys.argv[1]):\n"
 		 "  e = json.loads(l)\n"
 		 "  if e[\"event\"] == \"snapshot\":\n"
-		 "    print(*[e[k] for k in \"%s\".split()])' "
+		 "    print(*[functools.reduce(lambda d, x: d[x], k.split(\".\"), e)\n"
+		 "            for k in \"%s\".split()])' "
 		 "%s/events.jsonl",
 		 keys, f->out);
 	return run_cmd(cmd);
@@ -1051,8 +1052,8 @@ static __u64 last_insn(struct fx *f, int id, int cpu, unsigned int *n)
  */
 static long trigger_run(struct fx *f, bool aux_action)
 {
-	static const struct control_point specs[] = {
-		{ "ptgen_inner", "ptgen_inner", "/proc/self/exe" },
+	static const struct hitpoint specs[] = {
+		{ .spec = "ptgen_inner", .symbol = "ptgen_inner", .path = "/proc/self/exe" },
 	};
 	struct ptbpf_event e;
 	__u8 a[128], b[64];
@@ -1062,7 +1063,7 @@ static long trigger_run(struct fx *f, bool aux_action)
 	assert_int_equal(sim_sysfs_write(f->root, "bus/event_source/devices/uprobe/type", "7\n"),
 			 0);
 	sim_pmu_set_uprobe(f->sim, UPROBE_TYPE, aux_action);
-	f->points[0].path = "/proc/self/exe";
+	strcpy(f->points[0].path, "/proc/self/exe");
 	f->points[0].offset = 0x1234; /* as the sim sees it: any place */
 	f->nr_points = 1;
 	add_tasks(f);
@@ -1121,7 +1122,7 @@ static void test_trigger_cut_by_kernel(void **state)
 			 "d[\"hit\"][\"cut\"]");
 	assert_string_equal(out, "trigger ptgen_inner kernel\n");
 	free(out);
-	out = snapshot_events(f, "trigger spec cut");
+	out = snapshot_events(f, "trigger hit.spec hit.cut");
 	assert_string_equal(out, "trigger ptgen_inner kernel\n");
 	free(out);
 }

@@ -95,7 +95,7 @@ struct fx {
 	bool follow; /* --follow: forks inherit the events */
 	__u32 tid3; /* --follow: a forked process's thread; 0: none */
 	/* --trigger-on points the PT groups pause at; none when nr_points is 0 */
-	struct auxact_point points[1];
+	struct hitpoint points[1];
 	unsigned int nr_points;
 };
 
@@ -186,7 +186,7 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 			.out_dir = f->out,
 			.uid = -1,
 			.gid = -1,
-			.formats = SNAPFMT_PERF | SNAPFMT_LLDB,
+			.formats = SNAPWRITE_ALL,
 			.verbosity = -1,
 		},
 	};
@@ -431,7 +431,7 @@ static void test_requested_then_stop(void **state)
 	for (round = 0; round < 3; round++) {
 		emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-		control_snapshot_now(&f->ctl, "requested");
+		control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 		wait_written(f, id++);
 		emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
@@ -490,7 +490,7 @@ static void test_end_while_running(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	control_finish(&f->ctl, true);
 	drain(f, 2);
@@ -514,7 +514,7 @@ static void test_wrapped_window(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	for (i = 0; i * 100 < 2 * BUF; i++)
 		emit_path(f, 0, i & 1 ? &ptgen_branches_a : &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -536,7 +536,7 @@ static void test_cpu_scope_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_CPU);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	target_event(f, PTBPF_EV_STOP);
@@ -557,7 +557,7 @@ static void test_cgroup_scope_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_CGROUP);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	target_event(f, PTBPF_EV_STOP);
@@ -578,7 +578,7 @@ static void test_fatal_while_on_cpu(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	target_event(f, PTBPF_EV_FATAL);
 	drain(f, 2);
@@ -602,7 +602,7 @@ static void test_command_exec_on_cpu(void **state)
 	start(f, SCOPE_PROCESS);
 	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	target_event(f, PTBPF_EV_STOP);
@@ -632,10 +632,10 @@ static void test_full_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 2);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid2), 0);
@@ -675,8 +675,8 @@ static void trigger_hit(struct fx *f)
  */
 static void test_trigger_windows(void **state)
 {
-	static const struct control_point specs[] = {
-		{ "ptgen_branches", "ptgen_branches", "/proc/self/exe" },
+	static const struct hitpoint specs[] = {
+		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
 	};
 	struct fx *f = *state;
 	__u64 tsc = 2000000;
@@ -712,8 +712,8 @@ static void test_trigger_windows(void **state)
  */
 static void test_trigger_cut_windows(void **state)
 {
-	static const struct control_point specs[] = {
-		{ "ptgen_branches", "ptgen_branches", "/proc/self/exe" },
+	static const struct hitpoint specs[] = {
+		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
 	};
 	struct fx *f = *state;
 	__u64 tsc = 2000000;
@@ -721,7 +721,7 @@ static void test_trigger_cut_windows(void **state)
 	assert_int_equal(sim_sysfs_write(f->root, "bus/event_source/devices/uprobe/type", "7\n"),
 			 0);
 	sim_pmu_set_uprobe(f->sim, 7, true);
-	f->points[0].path = "/proc/self/exe";
+	strcpy(f->points[0].path, "/proc/self/exe");
 	f->points[0].offset = 0x1234;
 	f->nr_points = 1;
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
@@ -771,11 +771,11 @@ static void test_follow_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 1, (__u32)child), 0);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 2);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -811,7 +811,7 @@ static void command_cpu_wide(struct fx *f, enum ptbpf_scope scope, const char *k
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -965,7 +965,7 @@ static void test_records_drained_between_reads(void **state)
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 100);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 1);
 	drain(f, 1);
 	out = aux_facts(f, 1);
@@ -983,10 +983,10 @@ static void test_control_records_not_drained(void **state)
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 0);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 1);
 	many_sessions(f, 1, 1, 0);
-	control_snapshot_now(&f->ctl, "requested");
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 2);
 	drain(f, 2);
 	out = aux_facts(f, 1);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "args.h"
+#include "snapwrite.h"
 
 #define MAX_ARGV 40
 
@@ -144,7 +145,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.buffer_size, 0);
 	assert_null(cfg.cpus);
 	assert_int_equal(cfg.triggers, TRIGGER_STOP | TRIGGER_FATAL | TRIGGER_EXIT);
-	assert_int_equal(cfg.formats, SNAPFMT_PERF | SNAPFMT_LLDB);
+	assert_int_equal(cfg.formats, SNAPWRITE_ALL);
 	assert_int_equal(cfg.crash_stack, 32768);
 	assert_int_equal(parse("--crash-stack 16K -p 1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.crash_stack, 16384);
@@ -322,7 +323,7 @@ static void test_everything(void **state)
 	assert_int_equal(cfg.max_snapshots, 3);
 	assert_int_equal(cfg.max_size, 100ULL << 20);
 	assert_int_equal(cfg.min_interval_ns, 250000000ULL);
-	assert_int_equal(cfg.formats, SNAPFMT_PERF);
+	assert_int_equal(cfg.formats, SNAPWRITE_PERF);
 	assert_true(cfg.full && cfg.no_pause && cfg.kernel && cfg.cgroup);
 	assert_string_equal(cfg.cgroup_path, "/sys/fs/cgroup/x");
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);

@@ -58,10 +58,10 @@ static int fake_snapshot(void *ctx, const struct snap_trigger *t)
 	int n;
 
 	if (t->spec)
-		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", t->name, t->spec,
+		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", snaptrig_name(t->kind), t->spec,
 			     (unsigned long long)t->ts);
 	else
-		n = snprintf(s, sizeof(s), "S(%s", t->name);
+		n = snprintf(s, sizeof(s), "S(%s", snaptrig_name(t->kind));
 	if (t->folded)
 		n += snprintf(s + n, sizeof(s) - n, "+%u", t->folded);
 	/* --trigger-on hits folded in: counted apart from stops */
@@ -352,7 +352,9 @@ static void trigger_str(struct fx *f, int nth, const char *key, char *out, size_
  */
 static void test_folded_hits(void **state)
 {
-	static const struct control_point specs[] = { { "leaf", "leaf", "/bin/prog" } };
+	static const struct hitpoint specs[] = {
+		{ .spec = "leaf", .symbol = "leaf", .path = "/bin/prog" }
+	};
 	struct fx *f = *state;
 
 	init(f, TRIGGER_STOP, false);
@@ -380,9 +382,9 @@ static void test_folded_hits(void **state)
  */
 static void test_trigger_on(void **state)
 {
-	static const struct control_point specs[] = {
-		{ "leaf", "leaf", "/bin/prog" },
-		{ "malloc@libc.so.6", "malloc", "/lib/libc.so.6" },
+	static const struct hitpoint specs[] = {
+		{ .spec = "leaf", .symbol = "leaf", .path = "/bin/prog" },
+		{ .spec = "malloc@libc.so.6", .symbol = "malloc", .path = "/lib/libc.so.6" },
 	};
 	struct fx *f = *state;
 	char seq[512], s[64];

@@ -48,7 +48,7 @@ static int setup(void **state)
 	s = &fx->snap;
 	s->id = 7;
 	s->run.backend = BACKEND_INTEL_PT;
-	s->trigger = "stop";
+	s->why.kind = SNAPTRIG_STOP;
 	s->run.pid = 4242;
 	s->run.data_attr.type = 8;
 	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;
@@ -142,16 +142,16 @@ static void test_layout(void **state)
 		  "0.intelpt_trace 0.perf_context_switch_trace "
 		  "3.intelpt_trace 3.perf_context_switch_trace",
 		  "\"files\":{\"perf\":true,\"lldb\":true}" },
-		{ BACKEND_INTEL_PT, SNAPFMT_PERF, "perf.data ptbpf.json", NULL,
+		{ BACKEND_INTEL_PT, SNAPWRITE_PERF, "perf.data ptbpf.json", NULL,
 		  "\"files\":{\"perf\":true,\"lldb\":false}" },
-		{ BACKEND_INTEL_PT, SNAPFMT_LLDB, "cpus ptbpf.json trace.json",
+		{ BACKEND_INTEL_PT, SNAPWRITE_LLDB, "cpus ptbpf.json trace.json",
 		  "0.intelpt_trace 0.perf_context_switch_trace "
 		  "3.intelpt_trace 3.perf_context_switch_trace",
 		  "\"files\":{\"perf\":false,\"lldb\":true}" },
 		/* samples have no LLDB bundle, whatever was asked */
 		{ BACKEND_SAMPLE, 0, "perf.data ptbpf.json", NULL,
 		  "\"files\":{\"perf\":true,\"lldb\":false}" },
-		{ BACKEND_SAMPLE, SNAPFMT_LLDB, "perf.data ptbpf.json", NULL,
+		{ BACKEND_SAMPLE, SNAPWRITE_LLDB, "perf.data ptbpf.json", NULL,
 		  "\"files\":{\"perf\":true,\"lldb\":false}" },
 	};
 	struct fixture *fx = *state;

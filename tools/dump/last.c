@@ -227,8 +227,8 @@ void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_m
  */
 static bool stops(const struct dump_snap *s)
 {
-	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal") ||
-	       !strcmp(s->trigger, "trigger");
+	return s->trigger_kind == SNAPTRIG_STOP || s->trigger_kind == SNAPTRIG_FATAL ||
+	       s->trigger_kind == SNAPTRIG_HIT;
 }
 
 int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n)
@@ -262,8 +262,8 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 		return -ENOMEM;
 	last_moments_sort(&m);
 	fprintf(out, "  last before the %s (newest first):%s\n",
-		!strcmp(s->trigger, "trigger") ? "hit" :
-						 textesc_str(trig, sizeof(trig), s->trigger),
+		s->trigger_kind == SNAPTRIG_HIT ? "hit" :
+						  textesc_str(trig, sizeof(trig), s->trigger),
 		m.n ? "" : " no samples");
 	for (i = 0; i < m.n && i < n; i++)
 		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts, tab);

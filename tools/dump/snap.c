@@ -525,6 +525,7 @@ static void meta_head(struct dump_snap *s, const struct json_object *root, const
 	if (snapfmt_backend_parse(backend, false, &s->backend) && backend[0])
 		snap_error(log, file, -1, "unknown backend \"%s\"", backend);
 	need_str(root, "trigger", s->trigger, sizeof(s->trigger), file, "", log, false);
+	s->trigger_kind = snaptrig_parse(s->trigger);
 	need_str(root, "signal", s->signal, sizeof(s->signal), file, "", log, true);
 	s->trigger_ts = need_u64(root, "trigger_ts", file, "", log);
 	s->pid = (uint32_t)need_u64(root, "pid", file, "", log);

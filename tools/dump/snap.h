@@ -130,7 +130,9 @@ struct dump_snap {
 	char *dir;
 	uint64_t id;
 	enum ptbpf_backend backend;
+	/* the trigger as named (a newer ptbpf's unknown kind is still shown) */
 	char trigger[16], signal[16];
+	enum snaptrig trigger_kind; /* read from @trigger once, compared */
 	uint64_t trigger_ts;
 	/* what the trigger was; absent (0, "") in older ptbpf.json files */
 	char stop_kind[24];

@@ -14,6 +14,8 @@
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
+#include "snaptrig.h"
+
 enum ptbpf_backend {
 	BACKEND_AUTO = 0,
 	BACKEND_INTEL_PT,
@@ -155,7 +157,7 @@ struct snap_process {
  * or a request. Strings are static.
  */
 struct snap_trigger {
-	const char *name; /* "stop", "fatal", "exit", "requested", "end" */
+	enum snaptrig kind;
 	__u64 ts; /* CLOCK_MONOTONIC ns of the transition */
 	int sig; /* 0 when none */
 	__u32 tid; /* the thread that stopped last or faulted; 0: none */
@@ -252,10 +254,7 @@ struct snap_run {
 struct snapshot {
 	__u64 id; /* 1, 2, ... in the order taken */
 	struct snap_run run; /* the run's facts */
-	const char *trigger; /* "stop", "fatal", "exit", "signal", "end" */
-	__u64 trigger_ts; /* CLOCK_MONOTONIC ns of the transition */
-	int trigger_sig; /* 0 when none */
-	struct snap_trigger why; /* all of it: trigger* above are copies */
+	struct snap_trigger why; /* what asked for it */
 	struct snap_cut cut;
 	/* CLOCK_REALTIME and CLOCK_MONOTONIC ns, read together at staging */
 	__u64 realtime_ns, monotonic_ns;

@@ -54,14 +54,3 @@ int snapfmt_backend_parse(const char *name, bool allow_auto, enum ptbpf_backend 
 	}
 	return -EINVAL;
 }
-
-const char *snapfmt_format_name(unsigned int bit)
-{
-	switch (bit) {
-	case SNAPFMT_PERF:
-		return "perf";
-	case SNAPFMT_LLDB:
-		return "lldb";
-	}
-	return NULL;
-}

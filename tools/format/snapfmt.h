@@ -3,7 +3,7 @@
  * What a snapshot directory looks like, as ptbpf writes it and ptbpf-dump
  * reads it: the name of each snapshot (snapshot-NNNNNN, numbered from 1 in
  * the order taken), the files inside one, and the names the files give the
- * backends and formats. The one place these names are spelled.
+ * backends. The one place these names are spelled.
  */
 #ifndef PTBPF_SNAPFMT_H
 #define PTBPF_SNAPFMT_H
@@ -24,12 +24,6 @@
 #define SNAPFMT_IPT_SUFFIX "intelpt_trace"
 #define SNAPFMT_SWITCH_SUFFIX "perf_context_switch_trace"
 
-/* Which files a snapshot directory holds (--format). */
-enum snapfmt_formats {
-	SNAPFMT_PERF = 1 << 0, /* perf.data */
-	SNAPFMT_LLDB = 1 << 1, /* trace.json and cpus/ (intel-pt only) */
-};
-
 /*
  * Returns the id of the snapshot directory named @name: SNAPFMT_PREFIX and
  * the id written as SNAPFMT_NAME_FMT writes it, 1 to SNAPFMT_ID_MAX.
@@ -47,8 +41,5 @@ const char *snapfmt_backend_name(enum ptbpf_backend b);
  * Returns 0, or -EINVAL for any other name.
  */
 int snapfmt_backend_parse(const char *name, bool allow_auto, enum ptbpf_backend *b);
-
-/* "perf" or "lldb" for one SNAPFMT_* bit; NULL otherwise. */
-const char *snapfmt_format_name(unsigned int bit);
 
 #endif /* PTBPF_SNAPFMT_H */

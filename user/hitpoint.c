@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --trigger-on points: see trigger.h. */
+/* --trigger-on points: see hitpoint.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include "elfsym.h"
 #include "errbuf.h"
 #include "ifunc.h"
-#include "trigger.h"
+#include "hitpoint.h"
 
 /* Where the dynamic loader looks when neither the cache nor RPATH says. */
 static const char *const lib_dirs[] = {
@@ -37,7 +37,7 @@ static int parse_num(const char *s, uint64_t *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
-int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t errlen)
+int hitpoint_parse(const char *spec, struct hitpoint *p, char *err, size_t errlen)
 {
 	const char *at, *colon;
 
@@ -46,21 +46,21 @@ int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t e
 	if (!spec || !*spec)
 		return errbuf_set(err, errlen, -EINVAL, "empty --trigger-on");
 	if (!strncmp(spec, "0x", 2) || !strncmp(spec, "0X", 2)) {
-		p->kind = TRIGGER_ON_ADDR;
+		p->kind = HITPOINT_ADDR;
 		if (parse_num(spec, &p->addr))
 			goto bad;
 		return 0;
 	}
 	colon = strrchr(spec, ':');
 	if (colon) {
-		p->kind = TRIGGER_ON_OFFSET;
+		p->kind = HITPOINT_OFFSET;
 		if (colon == spec || parse_num(colon + 1, &p->offset) ||
 		    (size_t)(colon - spec) >= sizeof(p->object))
 			goto bad;
 		memcpy(p->object, spec, colon - spec);
 		return 0;
 	}
-	p->kind = TRIGGER_ON_SYMBOL;
+	p->kind = HITPOINT_SYMBOL;
 	at = strchr(spec, '@');
 	if (at == spec || (at && !at[1]))
 		goto bad;
@@ -82,7 +82,7 @@ bad:
 	return -EINVAL;
 }
 
-int trigger_find_exe(const char *name, const char *path_env, char *out, size_t len)
+int hitpoint_find_exe(const char *name, const char *path_env, char *out, size_t len)
 {
 	const char *p, *end;
 	char dir[PATH_MAX];
@@ -114,7 +114,7 @@ static bool names_file(const char *want, const char *path)
 }
 
 /* A file the running target maps, named @want, into @out. */
-static int object_in_maps(const struct trigger_where *w, const char *want, char *out, size_t len)
+static int object_in_maps(const struct hitpoint_where *w, const char *want, char *out, size_t len)
 {
 	char path[96], line[PATH_MAX + 128];
 	int ret = -ENOENT;
@@ -143,7 +143,7 @@ static int object_in_maps(const struct trigger_where *w, const char *want, char 
 	return ret;
 }
 
-static int object_in_dirs(const struct trigger_where *w, const char *want, char *out, size_t len)
+static int object_in_dirs(const struct hitpoint_where *w, const char *want, char *out, size_t len)
 {
 	const char *p, *end;
 	unsigned int i;
@@ -185,15 +185,14 @@ static void exe_path(const char *link, char *out, size_t len)
 }
 
 /* The file @p names: the executable, a path, or a library by name. */
-static int find_object(struct trigger_point *p, const struct trigger_where *w, char *err,
-		       size_t errlen)
+static int find_object(struct hitpoint *p, const struct hitpoint_where *w, char *err, size_t errlen)
 {
 	char exe[PATH_MAX];
 	int ret;
 
 	if (w->pid) {
 		snprintf(exe, sizeof(exe), "%s/%d/exe", w->proc, w->pid);
-	} else if (trigger_find_exe(w->exe, getenv("PATH"), exe, sizeof(exe)))
+	} else if (hitpoint_find_exe(w->exe, getenv("PATH"), exe, sizeof(exe)))
 		return errbuf_set(err, errlen, -ENOENT, "--trigger-on %s: can't find %s", p->spec,
 				  w->exe);
 	if (!p->object[0] || names_file(p->object, w->pid ? "" : exe)) {
@@ -237,7 +236,7 @@ static int find_object(struct trigger_point *p, const struct trigger_where *w, c
 	return ret ? -ENOENT : 0;
 }
 
-static void missing(const struct trigger_point *p, char *err, size_t errlen)
+static void missing(const struct hitpoint *p, char *err, size_t errlen)
 {
 	char similar[512];
 	int n = elfsym_similar(p->path, p->symbol, 6, similar, sizeof(similar));
@@ -246,7 +245,7 @@ static void missing(const struct trigger_point *p, char *err, size_t errlen)
 		 p->spec, p->symbol, p->path, n > 0 ? "; similar: " : "", n > 0 ? similar : "");
 }
 
-static void ambiguous(const struct trigger_point *p, const struct elfsym_match *m, unsigned int nr,
+static void ambiguous(const struct hitpoint *p, const struct elfsym_match *m, unsigned int nr,
 		      char *err, size_t errlen)
 {
 	size_t used;
@@ -267,11 +266,11 @@ static void ambiguous(const struct trigger_point *p, const struct elfsym_match *
  * An IFUNC: the implementation its resolver chose, or refused with the
  * candidates (ifunc.h); the choice is said once the run starts.
  */
-static int resolve_ifunc(struct trigger_point *p, const struct trigger_where *w, char *err,
+static int resolve_ifunc(struct hitpoint *p, const struct hitpoint_where *w, char *err,
 			 size_t errlen)
 {
 	struct ifunc_impl impl;
-	char what[TRIGGER_SYM_MAX + 32];
+	char what[HITPOINT_SYM_MAX + 32];
 	int ret;
 
 	snprintf(what, sizeof(what), "--trigger-on %s", p->spec);
@@ -287,7 +286,7 @@ static int resolve_ifunc(struct trigger_point *p, const struct trigger_where *w,
 	return 0;
 }
 
-static int resolve_symbol(struct trigger_point *p, const struct trigger_where *w, char *err,
+static int resolve_symbol(struct hitpoint *p, const struct hitpoint_where *w, char *err,
 			  size_t errlen)
 {
 	struct elfsym_match m[ELFSYM_MAX_MATCHES];
@@ -314,8 +313,7 @@ static int resolve_symbol(struct trigger_point *p, const struct trigger_where *w
 	return 0;
 }
 
-int trigger_resolve(struct trigger_point *p, const struct trigger_where *w, char *err,
-		    size_t errlen)
+int hitpoint_resolve(struct hitpoint *p, const struct hitpoint_where *w, char *err, size_t errlen)
 {
 	int ret;
 
@@ -324,9 +322,9 @@ int trigger_resolve(struct trigger_point *p, const struct trigger_where *w, char
 	ret = find_object(p, w, err, errlen);
 	if (ret)
 		return ret;
-	if (p->kind == TRIGGER_ON_SYMBOL)
+	if (p->kind == HITPOINT_SYMBOL)
 		return resolve_symbol(p, w, err, errlen);
-	if (p->kind == TRIGGER_ON_OFFSET)
+	if (p->kind == HITPOINT_OFFSET)
 		return 0;
 	ret = elfsym_addr_offset(p->path, p->addr, &p->offset);
 	if (ret)

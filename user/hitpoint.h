@@ -14,8 +14,8 @@
  * libc.so.6); for a command not yet started, a file of that name in
  * LD_LIBRARY_PATH or the system's library directories.
  */
-#ifndef PTBPF_TRIGGER_H
-#define PTBPF_TRIGGER_H
+#ifndef PTBPF_HITPOINT_H
+#define PTBPF_HITPOINT_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -23,28 +23,28 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TRIGGER_SYM_MAX 256
+#define HITPOINT_SYM_MAX 256
 
-enum trigger_kind {
-	TRIGGER_ON_SYMBOL,
-	TRIGGER_ON_ADDR,
-	TRIGGER_ON_OFFSET,
+enum hitpoint_kind {
+	HITPOINT_SYMBOL,
+	HITPOINT_ADDR,
+	HITPOINT_OFFSET,
 };
 
-struct trigger_point {
+struct hitpoint {
 	const char *spec; /* as given (the argv string) */
-	enum trigger_kind kind;
-	char symbol[TRIGGER_SYM_MAX]; /* SYMBOL; "" for the others */
+	enum hitpoint_kind kind;
+	char symbol[HITPOINT_SYM_MAX]; /* SYMBOL; "" for the others */
 	char object[PATH_MAX]; /* OBJECT as given; "" for the executable */
 	uint64_t addr; /* 0xADDR, or the symbol's ELF address */
 	/* resolved */
 	char path[PATH_MAX]; /* the file the uprobe goes in */
 	uint64_t offset; /* file offset of the first instruction */
-	char note[TRIGGER_SYM_MAX + 256]; /* what resolving chose, to say; or "" */
+	char note[HITPOINT_SYM_MAX + 256]; /* what resolving chose, to say; or "" */
 };
 
 /* Where names are looked up. */
-struct trigger_where {
+struct hitpoint_where {
 	const char *proc; /* "/proc" */
 	pid_t pid; /* --pid: read its maps; 0: a command not yet started */
 	const char *exe; /* a command: its argv[0] (searched in PATH) */
@@ -55,7 +55,7 @@ struct trigger_where {
  * Parses @spec into @p (nothing resolved yet).
  * Returns 0, or -EINVAL with one line in @err.
  */
-int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t errlen);
+int hitpoint_parse(const char *spec, struct hitpoint *p, char *err, size_t errlen);
 
 /*
  * Resolves @p: finds its object and the file offset. A symbol that is not
@@ -67,13 +67,12 @@ int trigger_parse(const char *spec, struct trigger_point *p, char *err, size_t e
  * symbol), -EEXIST (more than one), -ERANGE (an address outside the
  * object's loaded segments), -ENOEXEC (not ELF, no symbols).
  */
-int trigger_resolve(struct trigger_point *p, const struct trigger_where *w, char *err,
-		    size_t errlen);
+int hitpoint_resolve(struct hitpoint *p, const struct hitpoint_where *w, char *err, size_t errlen);
 
 /*
  * The command @name as execvp() would find it in @path_env (PATH; NULL:
  * the default), into @out. Returns 0 or -ENOENT.
  */
-int trigger_find_exe(const char *name, const char *path_env, char *out, size_t len);
+int hitpoint_find_exe(const char *name, const char *path_env, char *out, size_t len);
 
-#endif /* PTBPF_TRIGGER_H */
+#endif /* PTBPF_HITPOINT_H */

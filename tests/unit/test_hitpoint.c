@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trigger.c, elfsym.c and snapcut.c: --trigger-on specs parsed and
+ * hitpoint.c, elfsym.c and snapcut.c: --trigger-on specs parsed and
  * resolved against this very binary and the libc it maps (file offsets
  * checked against /proc/self/maps: the uprobe's place is the function's
  * first byte), and a staged record stream cut at an instant.
@@ -20,7 +20,7 @@
 
 #include "elfsym.h"
 #include "snapcut.h"
-#include "trigger.h"
+#include "hitpoint.h"
 
 /* Functions of this binary with known names. */
 __attribute__((noinline)) int plan_probe_target(int x)
@@ -36,18 +36,18 @@ static __attribute__((noinline)) int plan_local_target(int x)
 struct parse_case {
 	const char *spec;
 	int ret;
-	enum trigger_kind kind;
+	enum hitpoint_kind kind;
 	const char *symbol, *object;
 	uint64_t addr, offset;
 };
 
 static const struct parse_case parse_cases[] = {
-	{ "leaf", 0, TRIGGER_ON_SYMBOL, "leaf", "", 0, 0 },
-	{ "malloc@libc.so.6", 0, TRIGGER_ON_SYMBOL, "malloc", "libc.so.6", 0, 0 },
-	{ "f@/opt/x/lib.so", 0, TRIGGER_ON_SYMBOL, "f", "/opt/x/lib.so", 0, 0 },
-	{ "0x401136", 0, TRIGGER_ON_ADDR, "", "", 0x401136, 0 },
-	{ "libx.so:0x1130", 0, TRIGGER_ON_OFFSET, "", "libx.so", 0, 0x1130 },
-	{ "/bin/ls:4096", 0, TRIGGER_ON_OFFSET, "", "/bin/ls", 0, 4096 },
+	{ "leaf", 0, HITPOINT_SYMBOL, "leaf", "", 0, 0 },
+	{ "malloc@libc.so.6", 0, HITPOINT_SYMBOL, "malloc", "libc.so.6", 0, 0 },
+	{ "f@/opt/x/lib.so", 0, HITPOINT_SYMBOL, "f", "/opt/x/lib.so", 0, 0 },
+	{ "0x401136", 0, HITPOINT_ADDR, "", "", 0x401136, 0 },
+	{ "libx.so:0x1130", 0, HITPOINT_OFFSET, "", "libx.so", 0, 0x1130 },
+	{ "/bin/ls:4096", 0, HITPOINT_OFFSET, "", "/bin/ls", 0, 4096 },
 	{ .spec = "", .ret = -EINVAL },
 	{ .spec = "@libc.so.6", .ret = -EINVAL },
 	{ .spec = "malloc@", .ret = -EINVAL },
@@ -60,7 +60,7 @@ static const struct parse_case parse_cases[] = {
 
 static void test_parse(void **state)
 {
-	struct trigger_point p;
+	struct hitpoint p;
 	char err[256];
 	size_t i;
 
@@ -71,7 +71,7 @@ static void test_parse(void **state)
 		memset(&p, 0xa5, sizeof(p));
 		memset(err, 'x', sizeof(err));
 		err[sizeof(err) - 1] = 0;
-		ret = trigger_parse(c->spec, &p, err, sizeof(err));
+		ret = hitpoint_parse(c->spec, &p, err, sizeof(err));
 		if (ret != c->ret)
 			fail_msg("'%s': %d, want %d", c->spec, ret, c->ret);
 		if (ret) {
@@ -85,7 +85,7 @@ static void test_parse(void **state)
 		assert_int_equal(p.addr, c->addr);
 		assert_int_equal(p.offset, c->offset);
 	}
-	assert_int_equal(trigger_parse(NULL, &p, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hitpoint_parse(NULL, &p, err, sizeof(err)), -EINVAL);
 }
 
 /*
@@ -114,11 +114,11 @@ static uint64_t maps_offset(uintptr_t addr, char *path, size_t len)
 	return off;
 }
 
-static const struct trigger_where self = { "/proc", 0, NULL, NULL };
+static const struct hitpoint_where self = { "/proc", 0, NULL, NULL };
 
-static struct trigger_where here(void)
+static struct hitpoint_where here(void)
 {
-	struct trigger_where w = self;
+	struct hitpoint_where w = self;
 
 	w.pid = getpid();
 	return w;
@@ -127,21 +127,21 @@ static struct trigger_where here(void)
 /* A symbol of the executable: the offset maps give its first byte. */
 static void test_resolve_symbols(void **state)
 {
-	struct trigger_where w = here();
-	struct trigger_point p;
+	struct hitpoint_where w = here();
+	struct hitpoint p;
 	char err[512], file[PATH_MAX];
 	uint64_t want;
 
 	assert_int_equal(plan_probe_target(1) + plan_local_target(8), 5);
-	assert_int_equal(trigger_parse("plan_probe_target", &p, err, sizeof(err)), 0);
-	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_parse("plan_probe_target", &p, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_resolve(&p, &w, err, sizeof(err)), 0);
 	want = maps_offset((uintptr_t)plan_probe_target, file, sizeof(file));
 	assert_int_equal(p.offset, want);
 	/* the executable by its own path, as the maps name it */
 	assert_string_equal(p.path, file);
 	/* a static function (.symtab only) too */
-	assert_int_equal(trigger_parse("plan_local_target", &p, err, sizeof(err)), 0);
-	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_parse("plan_local_target", &p, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_resolve(&p, &w, err, sizeof(err)), 0);
 	assert_int_equal(p.offset, maps_offset((uintptr_t)plan_local_target, file, sizeof(file)));
 	/* 0xADDR: the ELF address elfsym found, the same place */
 	{
@@ -149,8 +149,8 @@ static void test_resolve_symbols(void **state)
 		uint64_t off = p.offset;
 
 		snprintf(spec, sizeof(spec), "0x%llx", (unsigned long long)p.addr);
-		assert_int_equal(trigger_parse(spec, &p, err, sizeof(err)), 0);
-		assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
+		assert_int_equal(hitpoint_parse(spec, &p, err, sizeof(err)), 0);
+		assert_int_equal(hitpoint_resolve(&p, &w, err, sizeof(err)), 0);
 		assert_int_equal(p.offset, off);
 	}
 }
@@ -158,26 +158,26 @@ static void test_resolve_symbols(void **state)
 /* A library by its name, from the maps: libc's getpid. */
 static void test_resolve_library(void **state)
 {
-	struct trigger_where w = here();
-	struct trigger_point p;
+	struct hitpoint_where w = here();
+	struct hitpoint p;
 	char err[512], file[PATH_MAX];
 	uint64_t want;
 
 	want = maps_offset((uintptr_t)getpid, file, sizeof(file));
 	assert_int_not_equal(want, UINT64_MAX);
-	assert_int_equal(trigger_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
-	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_resolve(&p, &w, err, sizeof(err)), 0);
 	assert_string_equal(p.path, file);
 	assert_int_equal(p.offset, want);
 	/* "libc" names libc.so.6 too */
-	assert_int_equal(trigger_parse("getpid@libc", &p, err, sizeof(err)), 0);
-	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_parse("getpid@libc", &p, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_resolve(&p, &w, err, sizeof(err)), 0);
 	assert_int_equal(p.offset, want);
 	/* a command not yet started: found in the library directories */
 	w.pid = 0;
 	w.exe = "/proc/self/exe";
-	assert_int_equal(trigger_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
-	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_parse("getpid@libc.so.6", &p, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_resolve(&p, &w, err, sizeof(err)), 0);
 	assert_non_null(strstr(p.path, "libc.so.6"));
 	assert_int_equal(p.offset, want);
 }
@@ -200,26 +200,26 @@ static const struct bad_case bad_cases[] = {
 
 static void test_resolve_errors(void **state)
 {
-	struct trigger_where w = here();
-	struct trigger_point p;
+	struct hitpoint_where w = here();
+	struct hitpoint p;
 	char err[512];
 	size_t i;
 	int ret;
 
 	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		assert_int_equal(trigger_parse(bad_cases[i].spec, &p, err, sizeof(err)), 0);
+		assert_int_equal(hitpoint_parse(bad_cases[i].spec, &p, err, sizeof(err)), 0);
 		err[0] = 0;
-		ret = trigger_resolve(&p, &w, err, sizeof(err));
+		ret = hitpoint_resolve(&p, &w, err, sizeof(err));
 		if (ret != bad_cases[i].ret || !strstr(err, bad_cases[i].msg))
 			fail_msg("'%s': %d '%s', want %d '%s'", bad_cases[i].spec, ret, err,
 				 bad_cases[i].ret, bad_cases[i].msg);
 	}
 	w.pid = 0;
 	w.exe = "no-such-command-here";
-	assert_int_equal(trigger_parse("main", &p, err, sizeof(err)), 0);
-	assert_int_equal(trigger_resolve(&p, &w, err, sizeof(err)), -ENOENT);
+	assert_int_equal(hitpoint_parse("main", &p, err, sizeof(err)), 0);
+	assert_int_equal(hitpoint_resolve(&p, &w, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "can't find no-such-command-here"));
-	assert_int_equal(trigger_resolve(NULL, &w, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hitpoint_resolve(NULL, &w, err, sizeof(err)), -EINVAL);
 }
 
 static void test_elfsym(void **state)
