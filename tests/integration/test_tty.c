@@ -203,7 +203,7 @@ static pid_t launch_args(struct fx *f, const char *args)
 	if (f->shell <= 0) {
 		f->shell = start_shell(f);
 		assert_true(f->shell > 0);
-		must_see(f, PROMPT, 10);
+		must_see(f, PROMPT, 60);
 	}
 	snprintf(cmd, sizeof(cmd), "%s -b sample -o %s %s\n", PTBPF_BIN, f->out, args);
 	type(f, cmd);
@@ -211,7 +211,7 @@ static pid_t launch_args(struct fx *f, const char *args)
 		fail_msg("ptbpf did not start; the terminal shows:\n%s", f->buf);
 	target = (pid_t)event_field(f->out, "start", 0, "pid");
 	assert_true(target > 0);
-	must_see(f, "start ", 10);
+	must_see(f, "start ", 60);
 	return target;
 }
 
@@ -231,8 +231,8 @@ static pid_t suspend(struct fx *f, pid_t target)
 
 	msleep(300); /* let it run: the stop's snapshot has bytes */
 	type(f, "\x1a");
-	must_see(f, "Stopped", 10);
-	must_see(f, PROMPT, 10);
+	must_see(f, "Stopped", 60);
+	must_see(f, PROMPT, 60);
 	assert_true(wait_stopped(target, 1, 60));
 	assert_true(wait_events(f->out, "stop", 1, 60));
 	event_str(f->out, "stop", 0, "signal", sig, sizeof(sig));
@@ -249,9 +249,9 @@ static pid_t suspend(struct fx *f, pid_t target)
 
 static void exit_status_is(struct fx *f, const char *want)
 {
-	must_see(f, PROMPT, 20);
+	must_see(f, PROMPT, 60);
 	type(f, "echo status=$?\n");
-	must_see(f, want, 10);
+	must_see(f, want, 60);
 }
 
 static void test_ctrl_z_fg_ctrl_c(void **state)
@@ -263,14 +263,14 @@ static void test_ctrl_z_fg_ctrl_c(void **state)
 	target = launch(f, PROGS "ticker 1000000 5");
 	suspend(f, target);
 	/* written while the shell had the terminal: said on a line of its own */
-	must_see(f, "ptbpf: snapshot 1 (stop): ", 10);
+	must_see(f, "ptbpf: snapshot 1 (stop): ", 60);
 	type(f, "fg\n");
 	assert_true(wait_stopped(target, 0, 60));
 	assert_true(wait_events(f->out, "run", 1, 60));
 	msleep(200);
 	/* Ctrl-C reaches the command (no handler: it dies of SIGINT) */
 	type(f, "\x03");
-	must_see(f, "exit, by signal: exit status 130", 10);
+	must_see(f, "exit, by signal: exit status 130", 60);
 	exit_status_is(f, "status=130");
 	/* the command shares the terminal: never a status line */
 	assert_null(strstr(f->buf, "\033[K"));
@@ -324,7 +324,7 @@ static void test_chatty_command(void **state)
 		 "sleep 0.01; done; exit 3'",
 		 done);
 	target = launch_args(f, args);
-	must_see(f, "chatty-", 10);
+	must_see(f, "chatty-", 60);
 	for (i = 1; i <= 2; i++) {
 		msleep(200);
 		assert_int_equal(kill(target, SIGSTOP), 0);
@@ -334,7 +334,7 @@ static void test_chatty_command(void **state)
 	}
 	msleep(200);
 	assert_int_equal(close(open(done, O_CREAT | O_WRONLY, 0600)), 0);
-	must_see(f, "exit, by itself: exit status 3", 20);
+	must_see(f, "exit, by itself: exit status 3", 60);
 	exit_status_is(f, "status=3");
 	assert_null(strstr(f->buf, "\033[K"));
 	each_starts_a_line(f, "chatty-");
@@ -371,13 +371,13 @@ static void test_pid_ctrl_z(void **state)
 	snprintf(args, sizeof(args), "--pid %d", target);
 	launch_args(f, args);
 	snprintf(want, sizeof(want), "ptbpf: pid %d running | 0 stops | 0 snapshots", target);
-	must_see(f, want, 10);
+	must_see(f, want, 60);
 	ptbpf = ptbpf_pid(f);
 	assert_true(ptbpf > 0);
 	type(f, "\x1a");
 	must_see(f, "ptbpf: stopped (Ctrl-Z); fg or bg goes on recording", 10);
-	must_see(f, "Stopped", 10);
-	must_see(f, PROMPT, 10);
+	must_see(f, "Stopped", 60);
+	must_see(f, PROMPT, 60);
 	assert_true(wait_stopped(ptbpf, 1, 60));
 	msleep(300); /* ptbpf stays stopped */
 	assert_true(wait_stopped(ptbpf, 1, 60));
@@ -388,7 +388,7 @@ static void test_pid_ctrl_z(void **state)
 	assert_true(wait_stopped(target, 0, 60));
 	assert_int_equal(count_events(f->out, "stop"), 0);
 	type(f, "fg\n");
-	must_see(f, "ptbpf: continued after ", 10);
+	must_see(f, "ptbpf: continued after ", 60);
 	must_see(f, " stopped; meanwhile: 1 stop, 1 run (1 snapshot not taken: ptbpf was stopped)",
 		 5);
 	assert_true(wait_events(f->out, "suspended", 1, 60));
@@ -399,33 +399,33 @@ static void test_pid_ctrl_z(void **state)
 	assert_int_equal(count_events(f->out, "snapshot"), 0);
 	/* the status line is back */
 	snprintf(want, sizeof(want), "ptbpf: pid %d running | 1 stop | 0 snapshots", target);
-	must_see(f, want, 10);
+	must_see(f, want, 60);
 	/* and recording goes on: the next stop has its snapshot */
 	assert_int_equal(kill(target, SIGSTOP), 0);
 	assert_true(wait_events(f->out, "snapshot", 1, 60));
-	must_see(f, "| 2 stops | 1 snapshot,", 10);
+	must_see(f, "| 2 stops | 1 snapshot,", 60);
 	assert_int_equal(kill(target, SIGCONT), 0);
 	assert_true(wait_events(f->out, "run", 2, 60));
 	/* bg: it records in the background, the shell has the terminal */
 	type(f, "\x1a");
-	must_see(f, PROMPT, 10);
+	must_see(f, PROMPT, 60);
 	assert_true(wait_stopped(ptbpf, 1, 60));
 	mark = f->mark;
 	type(f, "bg\n");
-	must_see(f, "ptbpf: continued after ", 10);
-	must_see(f, "meanwhile the target's state did not change", 5);
+	must_see(f, "ptbpf: continued after ", 60);
+	must_see(f, "meanwhile the target's state did not change", 60);
 	/* the shell's prompt comes before or after that line */
 	f->mark = mark;
-	must_see(f, PROMPT, 10);
+	must_see(f, PROMPT, 60);
 	assert_true(wait_stopped(ptbpf, 0, 60));
 	/* a snapshot written meanwhile has a line of its own */
 	assert_int_equal(kill(target, SIGSTOP), 0);
 	assert_true(wait_events(f->out, "snapshot", 2, 60));
-	must_see(f, "ptbpf: snapshot 2 (stop): ", 10);
+	must_see(f, "ptbpf: snapshot 2 (stop): ", 60);
 	assert_int_equal(kill(target, SIGCONT), 0);
 	/* fg: the status line is drawn again */
 	type(f, "fg\n");
-	must_see(f, "| 3 stops | 2 snapshots,", 10);
+	must_see(f, "| 3 stops | 2 snapshots,", 60);
 	type(f, "\x03");
 	exit_status_is(f, "status=0");
 	event_str(f->out, "end", 0, "reason", reason, sizeof(reason));
@@ -446,7 +446,7 @@ static void test_pid_same_terminal(void **state)
 	need_root();
 	f->shell = start_shell(f);
 	assert_true(f->shell > 0);
-	must_see(f, PROMPT, 10);
+	must_see(f, PROMPT, 60);
 	snprintf(cmd, sizeof(cmd),
 		 "sh -c 'while :; do echo bg-li\"\"ne; sleep 0.05; done' & %s -b sample -o %s "
 		 "--duration 2s --pid $!; echo status=$?; kill %%1\n",
@@ -484,7 +484,7 @@ static void test_exit_statuses(void **state)
 	need_root();
 	f->shell = start_shell(f);
 	assert_true(f->shell > 0);
-	must_see(f, PROMPT, 10);
+	must_see(f, PROMPT, 60);
 	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		snprintf(out, sizeof(out), "%s/run-%u", f->dir, i);
 		snprintf(cmd, sizeof(cmd), "%s -q -b sample -o %s %s; echo status=$?\n", PTBPF_BIN,
@@ -495,7 +495,7 @@ static void test_exit_statuses(void **state)
 		event_str(out, "end", 0, "ended", ended, sizeof(ended));
 		if (strcmp(ended, runs[i].ended))
 			fail_msg("%s: ended %s, not %s", runs[i].args, ended, runs[i].ended);
-		must_see(f, PROMPT, 10);
+		must_see(f, PROMPT, 60);
 	}
 }
 
@@ -510,14 +510,14 @@ static void test_bg_continues(void **state)
 	type(f, "bg\n");
 	assert_true(wait_stopped(target, 0, 60));
 	assert_true(wait_events(f->out, "run", 1, 60));
-	must_see(f, PROMPT, 10);
+	must_see(f, PROMPT, 60);
 	type(f, "jobs\n");
-	must_see(f, "Running", 5);
+	must_see(f, "Running", 60);
 	/* back to the foreground, then a second Ctrl-Z is recorded too */
 	type(f, "fg\n");
 	msleep(300);
 	type(f, "\x1a");
-	must_see(f, "Stopped", 10);
+	must_see(f, "Stopped", 60);
 	assert_true(wait_events(f->out, "stop", 2, 60));
 	type(f, "fg\n");
 	assert_true(wait_stopped(target, 0, 60));
@@ -538,10 +538,10 @@ static void test_ctrl_c_handled(void **state)
 	launch(f, PROGS "sigint");
 	/* its own output may come before ptbpf's queued lines */
 	f->mark = 0;
-	must_see(f, "working", 10);
+	must_see(f, "working", 60);
 	msleep(300);
 	type(f, "\x03");
-	must_see(f, "Keyboard interrupt received, exiting.", 10);
+	must_see(f, "Keyboard interrupt received, exiting.", 60);
 	exit_status_is(f, "status=0");
 	assert_int_equal(event_field(f->out, "exit", 0, "exit_code"), 0);
 	assert_int_equal(event_field(f->out, "end", 0, "status"), 0);
