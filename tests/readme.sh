@@ -63,7 +63,13 @@ wait_pid() {
 		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -0 "$1" 2>/dev/null && { kill -KILL "$1"; wait "$1" 2>/dev/null; return 124; }
+	if kill -0 "$1" 2>/dev/null; then
+		# the command it launched too: a killed ptbpf leaves it running
+		pkill -KILL -P "$1"
+		kill -KILL "$1"
+		wait "$1" 2>/dev/null
+		return 124
+	fi
 	wait "$1"
 }
 
