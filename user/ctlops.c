@@ -60,6 +60,12 @@ int ctlops_event(void *ctx, const struct ptbpf_event *e)
 		follow_event(hands->follow, e, clock_now_ns());
 	else
 		control_event(hands->ctl, e, clock_now_ns());
+	/*
+	 * --trigger-limit reached: no more hits wanted, and a hot function's
+	 * would flood the ring faster than the run's end could drain it
+	 */
+	if (e->kind == PTBPF_EV_TRIGGER && control_end_reason(hands->ctl))
+		watch_triggers_off(hands->watch);
 	/* the loader maps the new image's libraries right after the exec */
 	if (e->kind == PTBPF_EV_EXEC)
 		snapstage_refresh_proc(hands->stage);

@@ -21,6 +21,7 @@
 #include "follow.h"
 #include "ptbpf_types.h"
 #include "snapstage.h"
+#include "watch.h"
 
 struct ctlops {
 	struct control *ctl; /* where events go */
@@ -28,6 +29,8 @@ struct ctlops {
 	struct snapstage *stage; /* NULL until the output is ready */
 	/* --follow: events go to the process's control there; NULL: none */
 	struct follow *follow;
+	/* the BPF side, for its --trigger-on uprobes; NULL until open */
+	struct watch *watch;
 };
 
 /* control_ops whose ctx is a struct ctlops. */

@@ -634,6 +634,7 @@ static int setup(struct app *app)
 				ctlops_event, &app->hands, app->err, sizeof(app->err));
 	if (!app->watch)
 		return -errno;
+	app->hands.watch = app->watch;
 	watch_crashes(app->watch, app->cfg.crash_stack, ctlops_crash);
 	ret = attach_points(app);
 	if (!ret)

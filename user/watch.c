@@ -508,7 +508,7 @@ unsigned long long watch_crash_lost(const struct watch *w)
 	return w ? __atomic_load_n(&w->skel->bss->crash_lost, __ATOMIC_RELAXED) : 0;
 }
 
-void watch_close(struct watch *w)
+void watch_triggers_off(struct watch *w)
 {
 	unsigned int i;
 
@@ -516,6 +516,14 @@ void watch_close(struct watch *w)
 		return;
 	for (i = 0; i < w->nr_triggers; i++)
 		bpf_link__destroy(w->triggers[i]);
+	w->nr_triggers = 0;
+}
+
+void watch_close(struct watch *w)
+{
+	if (!w)
+		return;
+	watch_triggers_off(w);
 	ring_buffer__free(w->rb);
 	ring_buffer__free(w->crash_rb);
 	/* destroying the skeleton detaches every link and closes every fd */

@@ -127,6 +127,14 @@ bool watch_cpu_take(struct watch *w, int cpu);
 int watch_trigger(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
 		  char *err, size_t errlen);
 
+/*
+ * Detaches every --trigger-on uprobe (the run needs no more hits: its
+ * limit is reached, or it ends): a hot function then stops trapping, in
+ * the target and elsewhere, and stops filling the event ring. Safe on
+ * NULL and when there are none.
+ */
+void watch_triggers_off(struct watch *w);
+
 /* Detaches and unloads everything; safe on NULL. */
 /*
  * Crash records: @stack bytes of the user stack each (at most

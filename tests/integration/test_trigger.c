@@ -407,6 +407,27 @@ static void test_trigger_limit(void **state)
 	assert_int_equal(event_field(out, "end", 0, "status"), 128 + SIGTERM);
 }
 
+/*
+ * --trigger-limit on a function the target calls without pause (demo's
+ * strlen, millions of times a second): the run still ends by itself at
+ * the limit. The uprobes are detached then; before, the hits past the
+ * limit filled the event ring faster than the end could drain it, and the
+ * run went on until something killed it.
+ */
+static void test_trigger_limit_hot(void **state)
+{
+	char err[4096], reason[32];
+
+	need_root();
+	assert_int_equal(run_ptbpf("--trigger-limit 3 --trigger-on strlen@libc.so.6 -- " PROGS
+				   "demo",
+				   err, sizeof(err), NULL),
+			 0);
+	assert_int_equal(snapshots_of("trigger"), 3);
+	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "trigger_limit");
+}
+
 /* --duration 2s: the run ends after 2 s, the command as on SIGINT. */
 static void test_duration(void **state)
 {
@@ -475,9 +496,10 @@ static void test_min_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_five_calls),  T(test_second_thread),	T(test_bad_symbols),
-		T(test_pid_library), T(test_trigger_limit),	T(test_duration),
-		T(test_min_history), T(test_min_interval_hits), T(test_ifunc),
+		T(test_five_calls),	   T(test_second_thread),     T(test_bad_symbols),
+		T(test_pid_library),	   T(test_trigger_limit),     T(test_duration),
+		T(test_min_history),	   T(test_min_interval_hits), T(test_ifunc),
+		T(test_trigger_limit_hot),
 	};
 
 	/* TEST_FILTER=test_x runs one (cmocka's glob) */
