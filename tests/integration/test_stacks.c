@@ -495,6 +495,9 @@ static void test_vdso_named(void **state)
 	assert_true(run_count(cmd) > 0);
 }
 
+/* The frames ptbpf-dump's "last" samples show at most (last.c). */
+#define LAST_FRAMES 8
+
 /* The line of @txt that starts with @want after its padding, or NULL. */
 static char *sample_line(char *txt, const char *want)
 {
@@ -576,7 +579,8 @@ static void test_dwarf_dump_matches_perf(void **state)
 		}
 		print_message("%llu: ptbpf-dump %zu frames, perf %zu: %s\n", t, no, nt,
 			      json_object_get_string(v));
-		assert_int_equal(no, nt);
+		/* as deep, up to the 8 frames a "last" stack shows */
+		assert_int_equal(no, nt < LAST_FRAMES ? nt : LAST_FRAMES);
 		frames = 0;
 		for (k = 0; k < no; k++) {
 			assert_string_equal(ours[k], theirs[k]);
