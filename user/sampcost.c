@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,9 @@
 #include "errbuf.h"
 #include "sampcost.h"
 
-#define REPS 5
+#define PAIRS 15 /* odd: the median is one pair's */
 #define RING_PAGES 16 /* overwritten backwards: any size holds the newest */
-#define FIRST_HZ 2000
+#define FIRST_HZ 4000
 #define LOUD_HZ 20000 /* the second phase's rate at most */
 
 struct calib {
@@ -77,32 +78,57 @@ static int timed_spin(int sfd, unsigned long n, __u64 *ns)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_s64(const void *a, const void *b)
 {
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+	long long x = *(const long long *)a, y = *(const long long *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static __u64 median(__u64 *v, unsigned int n)
+static long long median(long long *v, unsigned int n)
 {
-	qsort(v, n, sizeof(*v), cmp_u64);
+	qsort(v, n, sizeof(*v), cmp_s64);
 	return v[n / 2];
 }
 
-static __u64 least(const __u64 *v, unsigned int n)
+/*
+ * One spin of each kind, in the order @sampled_first says, @fd enabled for
+ * the sampled one: their times and the samples the timer took.
+ */
+static int one_pair(int sfd, int fd, unsigned long rounds, __u64 period, bool sampled_first,
+		    __u64 *plain, __u64 *sampled, __u64 *taken)
 {
-	__u64 m = v[0];
+	__u64 c0, c1;
+	int rc = 0;
 
-	while (n--)
-		m = v[n] < m ? v[n] : m;
-	return m;
+	if (!sampled_first)
+		rc = timed_spin(sfd, rounds, plain);
+	if (!rc && (read(fd, &c0, sizeof(c0)) != sizeof(c0) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)))
+		rc = -errno;
+	if (!rc)
+		rc = timed_spin(sfd, rounds, sampled);
+	if (!rc && (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) || read(fd, &c1, sizeof(c1)) != sizeof(c1)))
+		rc = -errno;
+	if (!rc && sampled_first)
+		rc = timed_spin(sfd, rounds, plain);
+	/* the timer fires once a period of the event's own time */
+	*taken = rc ? 0 : (c1 - c0) / period;
+	return rc;
 }
 
-/* One phase at @hz: medians of REPS plain and REPS sampled spins. */
+/*
+ * One phase at @hz: PAIRS pairs of a plain and a sampled spin, each pair
+ * side by side (in turn which first, so that a drift favours neither).
+ * Each pair gives a cost a sample; the median of those is the cost. A
+ * pair is its own baseline: a hypervisor's steal or a cold cache that
+ * lengthens one spin moves one pair's figure, not the median, where a
+ * floor taken over each kind apart came out at half the cost a long run
+ * pays.
+ */
 static int phase(struct calib *k, int sfd, unsigned long rounds, unsigned int hz)
 {
-	__u64 plain[REPS], sampled[REPS], taken[REPS], c0, c1, period = 1000000000ULL / hz;
+	__u64 plain[PAIRS], sampled[PAIRS], taken[PAIRS], period = 1000000000ULL / hz;
+	long long per[PAIRS], p[PAIRS], s[PAIRS], n[PAIRS], cost;
 	struct perf_event_attr a = k->attr;
 	size_t len = (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
 	unsigned int i;
@@ -125,36 +151,30 @@ static int phase(struct calib *k, int sfd, unsigned long rounds, unsigned int hz
 		close(fd);
 		return rc;
 	}
-	for (i = 0; i < REPS && !rc; i++) {
-		rc = timed_spin(sfd, rounds, &plain[i]);
-		if (!rc && (read(fd, &c0, sizeof(c0)) != sizeof(c0) ||
-			    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)))
-			rc = -errno;
-		if (!rc)
-			rc = timed_spin(sfd, rounds, &sampled[i]);
-		if (!rc && (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ||
-			    read(fd, &c1, sizeof(c1)) != sizeof(c1)))
-			rc = -errno;
-		/* the timer fires once a period of the event's own time */
-		taken[i] = rc ? 0 : (c1 - c0) / period;
-	}
+	for (i = 0; i < PAIRS && !rc; i++)
+		rc = one_pair(sfd, fd, rounds, period, i & 1, &plain[i], &sampled[i], &taken[i]);
 	munmap(ring, len);
 	close(fd);
 	if (rc)
 		return errbuf_set(k->err, sizeof(k->err), rc, "calibration spin: %s",
 				  strerror(-rc));
+	for (i = 0; i < PAIRS; i++) {
+		/* a pair with no sample says nothing of a sample's cost */
+		per[i] = taken[i] ? ((long long)sampled[i] - (long long)plain[i]) /
+					    (long long)taken[i] :
+				    0;
+		p[i] = (long long)plain[i];
+		s[i] = (long long)sampled[i];
+		n[i] = (long long)taken[i];
+	}
 	k->out.hz = hz;
-	k->out.reps = REPS;
-	/*
-	 * The least disturbed spin of each kind: what else the machine does
-	 * (a hypervisor's steal, cache misses after a switch) only adds
-	 */
-	k->out.plain_ns = least(plain, REPS);
-	k->out.sampled_ns = least(sampled, REPS);
-	k->out.samples = median(taken, REPS);
-	k->out.sample_ns = k->out.samples && k->out.sampled_ns > k->out.plain_ns ?
-				   (k->out.sampled_ns - k->out.plain_ns) / k->out.samples :
-				   0;
+	k->out.reps = PAIRS;
+	k->out.plain_ns = (__u64)median(p, PAIRS);
+	k->out.sampled_ns = (__u64)median(s, PAIRS);
+	k->out.samples = (__u64)median(n, PAIRS);
+	cost = median(per, PAIRS);
+	/* quicker with samples than without is noise: a sample costs no less than 0 */
+	k->out.sample_ns = cost > 0 ? (__u64)cost : 0;
 	return 0;
 }
 
@@ -206,10 +226,10 @@ static void *calib_main(void *arg)
 	hz = k->max_hz < FIRST_HZ ? k->max_hz : FIRST_HZ;
 	k->rc = phase(k, sfd, rounds, hz);
 	/*
-	 * Under 5 % at 2 kHz: sample faster, to about 10 %, so that a small
-	 * cost stands out of the spin's own variation.
+	 * Under 5 % at the first rate: sample faster, to about 10 %, so that
+	 * a small cost stands out of the spin's own variation.
 	 */
-	if (!k->rc && k->out.sampled_ns * 20 < k->out.plain_ns * 21 && hz < k->max_hz) {
+	if (!k->rc && k->out.sample_ns * k->out.samples * 20 < k->out.plain_ns && hz < k->max_hz) {
 		double per = k->out.sample_ns ? (double)k->out.sample_ns : 500.0;
 		double want = 0.10 * 1e9 / per;
 

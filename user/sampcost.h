@@ -4,17 +4,17 @@
  * rather than assumed: a thread pinned to one CPU spins a fixed amount of
  * work, alternately unsampled and sampled by an event with the run's own
  * data attr (call chains, stack copies: the sample the target will pay
- * for) at a known period; the difference in time, over the samples the
- * kernel took, is the cost of one. The time a spin waited for its CPU
- * (schedstat's run_delay) is taken out, so other load on the machine
- * lengthens the calibration, not the cost, and of each kind the shortest
- * spin counts (what else happens, a hypervisor's steal among it, only
- * adds).
+ * for) at a known period, in pairs side by side; a pair's difference in
+ * time, over the samples the kernel took, is the cost of one, and the
+ * median over the pairs is the figure (a hypervisor's steal or a cold
+ * cache moves one pair, not the median). The time a spin waited for its
+ * CPU (schedstat's run_delay) is taken out, so other load on the machine
+ * lengthens the calibration, not the cost.
  *
- * A first phase samples at 2 kHz (a fifth of a CPU where a sample costs
- * 100 µs); when
- * that costs the spin under 5 %, a second one samples at the rate that
- * should cost about 10 %, so that a cost of a microsecond still shows.
+ * A first phase samples at 4 kHz (two fifths of a CPU where a sample
+ * costs 100 µs); when that costs the spin under 5 %, a second one samples
+ * at the rate that should cost about 10 %, so that a cost of a
+ * microsecond still shows.
  *
  * Errors: -errno with one line in the caller's buffer.
  */
@@ -28,8 +28,8 @@
 struct sampcost {
 	__u64 sample_ns; /* the cost of one sample */
 	unsigned int hz; /* the rate of the phase it comes from */
-	unsigned int reps; /* spins of each kind in that phase */
-	__u64 plain_ns, sampled_ns; /* the shortest spin of each kind */
+	unsigned int reps; /* pairs of spins in that phase */
+	__u64 plain_ns, sampled_ns; /* the median spin of each kind */
 	__u64 samples; /* samples in a sampled spin (median) */
 	__u64 took_ns; /* the whole calibration, wall clock */
 };
