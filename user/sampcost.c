@@ -107,7 +107,8 @@ static int one_pair(int sfd, int fd, unsigned long rounds, __u64 period, bool sa
 		rc = -errno;
 	if (!rc)
 		rc = timed_spin(sfd, rounds, sampled);
-	if (!rc && (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) || read(fd, &c1, sizeof(c1)) != sizeof(c1)))
+	if (!rc &&
+	    (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) || read(fd, &c1, sizeof(c1)) != sizeof(c1)))
 		rc = -errno;
 	if (!rc && sampled_first)
 		rc = timed_spin(sfd, rounds, plain);
