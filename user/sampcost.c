@@ -19,7 +19,7 @@
 #include "errbuf.h"
 #include "sampcost.h"
 
-#define PAIRS 15 /* odd: the median is one pair's */
+#define PAIRS 15 /* odd: the median is one pair's; at most SAMPCOST_MAX_PAIRS */
 #define RING_PAGES 16 /* overwritten backwards: any size holds the newest */
 #define FIRST_HZ 4000
 #define LOUD_HZ 20000 /* the second phase's rate at most */
@@ -91,6 +91,38 @@ static long long median(long long *v, unsigned int n)
 	return v[n / 2];
 }
 
+void sampcost_from_pairs(const __u64 *plain, const __u64 *sampled, const __u64 *taken,
+			 unsigned int n, struct sampcost *out)
+{
+	long long per[SAMPCOST_MAX_PAIRS], p[SAMPCOST_MAX_PAIRS], s[SAMPCOST_MAX_PAIRS],
+		t[SAMPCOST_MAX_PAIRS], cost;
+	unsigned int i;
+
+	if (!out)
+		return;
+	n = n > SAMPCOST_MAX_PAIRS ? SAMPCOST_MAX_PAIRS : n;
+	out->reps = n;
+	if (!n || !plain || !sampled || !taken) {
+		out->plain_ns = out->sampled_ns = out->samples = out->sample_ns = 0;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		/* a pair with no sample says nothing of a sample's cost */
+		per[i] = taken[i] ? ((long long)sampled[i] - (long long)plain[i]) /
+					    (long long)taken[i] :
+				    0;
+		p[i] = (long long)plain[i];
+		s[i] = (long long)sampled[i];
+		t[i] = (long long)taken[i];
+	}
+	out->plain_ns = (__u64)median(p, n);
+	out->sampled_ns = (__u64)median(s, n);
+	out->samples = (__u64)median(t, n);
+	cost = median(per, n);
+	/* quicker with samples than without is noise: a sample costs no less than 0 */
+	out->sample_ns = cost > 0 ? (__u64)cost : 0;
+}
+
 /*
  * One spin of each kind, in the order @sampled_first says, @fd enabled for
  * the sampled one: their times and the samples the timer took.
@@ -129,7 +161,6 @@ static int one_pair(int sfd, int fd, unsigned long rounds, __u64 period, bool sa
 static int phase(struct calib *k, int sfd, unsigned long rounds, unsigned int hz)
 {
 	__u64 plain[PAIRS], sampled[PAIRS], taken[PAIRS], period = 1000000000ULL / hz;
-	long long per[PAIRS], p[PAIRS], s[PAIRS], n[PAIRS], cost;
 	struct perf_event_attr a = k->attr;
 	size_t len = (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
 	unsigned int i;
@@ -159,23 +190,8 @@ static int phase(struct calib *k, int sfd, unsigned long rounds, unsigned int hz
 	if (rc)
 		return errbuf_set(k->err, sizeof(k->err), rc, "calibration spin: %s",
 				  strerror(-rc));
-	for (i = 0; i < PAIRS; i++) {
-		/* a pair with no sample says nothing of a sample's cost */
-		per[i] = taken[i] ? ((long long)sampled[i] - (long long)plain[i]) /
-					    (long long)taken[i] :
-				    0;
-		p[i] = (long long)plain[i];
-		s[i] = (long long)sampled[i];
-		n[i] = (long long)taken[i];
-	}
+	sampcost_from_pairs(plain, sampled, taken, PAIRS, &k->out);
 	k->out.hz = hz;
-	k->out.reps = PAIRS;
-	k->out.plain_ns = (__u64)median(p, PAIRS);
-	k->out.sampled_ns = (__u64)median(s, PAIRS);
-	k->out.samples = (__u64)median(n, PAIRS);
-	cost = median(per, PAIRS);
-	/* quicker with samples than without is noise: a sample costs no less than 0 */
-	k->out.sample_ns = cost > 0 ? (__u64)cost : 0;
 	return 0;
 }
 

@@ -34,6 +34,18 @@ struct sampcost {
 	__u64 took_ns; /* the whole calibration, wall clock */
 };
 
+#define SAMPCOST_MAX_PAIRS 64
+
+/*
+ * The figures of @n pairs of spins (at most SAMPCOST_MAX_PAIRS): the time
+ * of each plain and each sampled spin and the samples the sampled one
+ * took. Sets @out's plain_ns, sampled_ns, samples (medians), reps (@n)
+ * and sample_ns: the median over the pairs of (sampled - plain) / taken,
+ * a pair with no sample counting 0, and 0 when that median is negative.
+ */
+void sampcost_from_pairs(const __u64 *plain, const __u64 *sampled, const __u64 *taken,
+			 unsigned int n, struct sampcost *out);
+
 /*
  * Measure on @cpu (-1: where the caller runs) with @attr (a sampling attr:
  * its period, inherit and enable bits are set here), sampling at most at
