@@ -159,8 +159,8 @@ static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg, siz
 		return errbuf_set(err, errlen, -EINVAL, "buffer size %zu is not usable", req);
 	if (plan->buf_size != req)
 		coreplan_report(cfg, "per-core buffer size %zu rounded up to %s (%zu pages)", req,
-		       human(plan->buf_size, buf_str, sizeof(buf_str)),
-		       plan->buf_size / plan->page_size);
+				human(plan->buf_size, buf_str, sizeof(buf_str)),
+				plan->buf_size / plan->page_size);
 	if (plan->buf_size < psb)
 		return errbuf_set(err, errlen, -EINVAL,
 				  "a per-core buffer of %s can't hold one PSB "

@@ -130,12 +130,12 @@ static void pick_actions(struct cores *c, const struct cores_config *cfg)
 		return;
 	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
 		coreplan_report(cfg, "--trigger-on: more than 8 points: snapshots are "
-			    "staged when the hit is seen, not cut by the kernel");
+				     "staged when the hit is seen, not cut by the kernel");
 		return;
 	}
 	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
 		coreplan_report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
-			    "are staged when the hit is seen");
+				     "are staged when the hit is seen");
 		return;
 	}
 	c->aux_pause = true;
@@ -713,8 +713,7 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 		/* the first failing core's message, as the serial path keeps */
 		for (i = 0; first && i < c->nr; i++)
 			if (c->core[i].toggle_rc) {
-				errbuf_set(c->err, sizeof(c->err), 0, "%s",
-					   c->core[i].toggle_err);
+				errbuf_set(c->err, sizeof(c->err), 0, "%s", c->core[i].toggle_err);
 				break;
 			}
 		if (done_ns)

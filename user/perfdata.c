@@ -452,7 +452,9 @@ static void event_name(const struct snapshot *s, int which, char *buf, size_t le
 {
 	const struct perf_event_attr *a = which == ATTR_DATA ? &s->run.data_attr : &s->run.sb_attr;
 	const struct backend_ops *be = backend_ops(s->run.backend);
-	const char *base = which == ATTR_CRASH ? "crash" : which == ATTR_SB ? "dummy" : be->perf_event;
+	const char *base = which == ATTR_CRASH ? "crash" :
+			   which == ATTR_SB    ? "dummy" :
+						 be->perf_event;
 	const char *mod = "";
 	bool pmu;
 

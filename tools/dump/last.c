@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dumpbe.h"
 #include "last.h"
 #include "perfread.h"
 #include "snapfmt.h"
@@ -468,7 +469,7 @@ int last_join_pid(FILE *out, const char *dir, uint64_t dur, uint32_t pid, struct
 	}
 	ret = load_snapshot(dir, &j.v[0], log);
 	j.n = 1;
-	if (!ret && j.v[0].backend == BACKEND_INTEL_PT) {
+	if (!ret && dump_backend(j.v[0].backend)->aux) {
 		snap_error(log, dir, -1,
 			   "--last reads sample snapshots; for intel-pt use "
 			   "--insn on each");

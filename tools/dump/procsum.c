@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "dumpbe.h"
 #include "last.h"
 #include "procsum.h"
 #include "symtab.h"
@@ -130,7 +131,7 @@ static int text_one(FILE *out, const struct dump_snap *s, uint32_t pid)
 		textesc_fputs(v->ranges[i].name, out);
 	}
 	fputc('\n', out);
-	if (s->backend != BACKEND_SAMPLE) {
+	if (!dump_backend(s->backend)->samples) {
 		view_close(&p);
 		return 0;
 	}
@@ -185,7 +186,7 @@ static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 	int ret, nh = 0;
 
 	ret = view_open(&p, s, pid);
-	if (!ret && s->backend == BACKEND_SAMPLE)
+	if (!ret && dump_backend(s->backend)->samples)
 		nh = last_hottest(v, &p.tab, hot, HOT_MAX, &total);
 	if (ret || nh < 0) {
 		view_close(&p);
@@ -218,7 +219,7 @@ static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	if (s->backend == BACKEND_SAMPLE) {
+	if (dump_backend(s->backend)->samples) {
 		json_u64(j, "samples", p.all.n);
 		json_arr_begin(j, "thread_samples");
 		for (i = 0; i < p.nr_tids; i++) {
