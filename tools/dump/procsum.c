@@ -25,16 +25,6 @@ struct proc_view {
 	} tids[TIDS_MAX];
 };
 
-/*
- * A stop, a fatal signal or a --trigger-on hit: the moments before them
- * are the question (as last.c's summary asks it).
- */
-static bool stops(const struct dump_snap *s)
-{
-	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal") ||
-	       !strcmp(s->trigger, "trigger");
-}
-
 static void count_tid(struct proc_view *p, uint32_t tid)
 {
 	unsigned int k;
@@ -149,13 +139,8 @@ static int text_one(FILE *out, const struct dump_snap *s, uint32_t pid)
 		fprintf(out, "    %5.1f%%  %-32s %s\n",
 			100.0 * (double)hot[i].samples / (double)total, hot[i].name, hot[i].module);
 	n = before_trigger(&p);
-	if (stops(s) && n) {
-		fputs("    last before the ", out);
-		textesc_fputs(!strcmp(s->trigger, "trigger") ? "hit" : s->trigger, out);
-		fputs(" (newest first):\n", out);
-		for (i = 0; i < n && i < DUMP_PROC_LAST; i++)
-			last_moment_print(out, v, &p.all.v[n - 1 - i], s->trigger_ts, &p.tab);
-	}
+	if (last_stops(s) && n)
+		last_before_text(out, v, p.all.v, n, DUMP_PROC_LAST, &p.tab, "    ");
 	view_close(&p);
 	return 0;
 }
@@ -177,7 +162,7 @@ int procsum_text(FILE *out, const struct dump_snap *s)
 
 static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 {
-	char hex[24], stack[1024];
+	char hex[24];
 	struct dump_hot hot[HOT_MAX];
 	struct proc_view p;
 	const struct dump_snap *v = &p.v;
@@ -238,22 +223,8 @@ static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 			json_obj_end(j);
 		}
 		json_arr_end(j);
-		n = stops(s) ? before_trigger(&p) : 0;
-		json_arr_begin(j, "last");
-		for (i = 0; i < n && i < DUMP_PROC_LAST; i++) {
-			const struct dump_moment *x = &p.all.v[n - 1 - i];
-
-			json_obj_begin(j, NULL);
-			json_u64(j, "time_ns", x->smp->time);
-			json_u64(j, "tid", x->smp->tid);
-			json_i64(j, "cpu", x->cpu);
-			snprintf(hex, sizeof(hex), "0x%" PRIx64, x->smp->ip);
-			json_str(j, "ip", hex);
-			json_str(j, "stack",
-				 last_stack_str(x->smp, &p.tab, 8, stack, sizeof(stack)));
-			json_obj_end(j);
-		}
-		json_arr_end(j);
+		n = last_stops(s) ? before_trigger(&p) : 0;
+		last_before_json(j, p.all.v, n, DUMP_PROC_LAST, &p.tab);
 	}
 	json_obj_end(j);
 	view_close(&p);
