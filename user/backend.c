@@ -74,7 +74,6 @@ static bool always(const char *sysfs_root)
 static const struct backend_ops table[] = {
 	{
 		.id = BACKEND_INTEL_PT,
-		.name = "intel-pt",
 		.perf_event = "intel_pt//",
 		.perf_pmu_event = true,
 		.aux = true,
@@ -88,7 +87,6 @@ static const struct backend_ops table[] = {
 	},
 	{
 		.id = BACKEND_SAMPLE,
-		.name = "sample",
 		.perf_event = "cpu-clock",
 		.samples = true,
 		.clockid = CLOCK_MONOTONIC,

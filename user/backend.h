@@ -25,8 +25,7 @@ struct coreplan;
 struct cores_config;
 
 struct backend_ops {
-	enum ptbpf_backend id;
-	const char *name; /* as --backend spells it */
+	enum ptbpf_backend id; /* its name: snapfmt_backend_name() */
 	/*
 	 * The data event in perf.data's EVENT_DESC, as perf record names it:
 	 * "intel_pt//" takes its modifiers as a PMU event does ("intel_pt//u"),

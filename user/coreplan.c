@@ -12,6 +12,7 @@
 #include "coreplan.h"
 #include "errbuf.h"
 #include "evattr.h"
+#include "snapfmt.h"
 
 void coreplan_report(const struct cores_config *cfg, const char *fmt, ...)
 {
@@ -112,7 +113,7 @@ static int pick_backend(struct coreplan *plan, const struct cores_config *cfg, s
 		next = backend_nth(i + 1);
 		if (rc != -ENOENT || !next)
 			return rc && why[0] ? errbuf_set(err, errlen, rc, "%s", why) : rc;
-		coreplan_report(cfg, "backend: %s (%s)", next->name, why);
+		coreplan_report(cfg, "backend: %s (%s)", snapfmt_backend_name(next->id), why);
 	}
 	return errbuf_set(err, errlen, -ENOENT, "no backend");
 }

@@ -6,7 +6,6 @@
 
 static const struct dump_backend table[] = {
 	[BACKEND_INTEL_PT] = {
-		.name = "intel-pt",
 		.aux = true,
 		.core_sum = summary_pt_core,
 		.core_text = summary_pt_text,
@@ -16,7 +15,6 @@ static const struct dump_backend table[] = {
 		.timeline = timeline_pt,
 	},
 	[BACKEND_SAMPLE] = {
-		.name = "sample",
 		.samples = true,
 		.core_sum = summary_sample_core,
 		.core_text = summary_sample_text,
@@ -32,7 +30,6 @@ static const struct dump_backend table[] = {
  * records shown as records (switches, and any sample the perf.data has).
  */
 static const struct dump_backend unknown = {
-	.name = "unknown",
 	.core_text = summary_sample_text,
 	.core_json = summary_sample_json,
 	.end_text = summary_sample_end_text,
@@ -42,7 +39,7 @@ static const struct dump_backend unknown = {
 
 const struct dump_backend *dump_backend(enum ptbpf_backend b)
 {
-	if ((unsigned int)b < sizeof(table) / sizeof(table[0]) && table[b].name)
+	if ((unsigned int)b < sizeof(table) / sizeof(table[0]) && table[b].core_sum)
 		return &table[b];
 	return &unknown;
 }

@@ -30,7 +30,6 @@ struct json;
 struct pt_image;
 
 struct dump_backend {
-	const char *name; /* in the timeline's facts */
 	/*
 	 * The trace is an AUX byte stream that libipt decodes: --insn and
 	 * --timeline need PT's image of the modules, --packets has packets,

@@ -456,6 +456,8 @@ static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const 
 {
 	uint32_t pid = ps->trigger_pid ? ps->trigger_pid : s->pid;
 	struct tl_track t = { s->trigger_tid ? TL_THREAD : TL_PROCESS, pid, s->trigger_tid };
+	/* what ptbpf.json named; its reading said when it was no backend */
+	const char *be = s->backend != BACKEND_AUTO ? snapfmt_backend_name(s->backend) : NULL;
 	struct tl_writer *w = &tl->w;
 	char name[64], ip[24], addr[24];
 	struct tl_arg a[12];
@@ -467,7 +469,7 @@ static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const 
 		 s->trigger[0] ? s->trigger : "?");
 	a[n++] = arg_str("dir", s->dir);
 	a[n++] = arg_str("trigger", s->trigger);
-	a[n++] = arg_str("backend", dump_backend(s->backend)->name);
+	a[n++] = arg_str("backend", be ? be : "unknown");
 	if (s->signal[0])
 		a[n++] = arg_str("signal", s->signal);
 	if (s->stop_kind[0])
