@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "backend.h"
 #include "bundle.h"
 #include "snapjson.h"
 #include "snapwrite.h"
@@ -120,7 +121,7 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 	const struct snap_cpu_info *ci;
 	unsigned int i;
 
-	if (!snap || !j || snap->run.backend != BACKEND_INTEL_PT ||
+	if (!snap || !j || !backend_ops(snap->run.backend)->lldb ||
 	    (snap->nr_cores && !snap->cores))
 		return -EINVAL;
 	ci = &snap->run.cpu_info;
@@ -187,7 +188,7 @@ static void cores_json(const struct snapshot *s, struct json *j)
 		json_u64(j, "copy_ns", c->copy_ns);
 		/* process scope: the target did not run there, nothing new */
 		json_bool(j, "read", !c->unchanged);
-		if (s->run.backend == BACKEND_INTEL_PT) {
+		if (backend_ops(s->run.backend)->aux) {
 			/* the thread the writer named at the window's start; 0: none */
 			json_u64(j, "window_start_tid", c->start_tid);
 			/* the kernel's AUX flags in the window: PT data lost there */
@@ -339,7 +340,7 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats, struct 
 	json_u64(j, "stepping", ci->stepping);
 	json_u64(j, "nr_cpus_online", ci->nr_cpus_online);
 	json_obj_end(j);
-	if (snap->run.backend == BACKEND_INTEL_PT)
+	if (backend_ops(snap->run.backend)->lldb)
 		ptxed_json(snap, j);
 	proc_json(&snap->proc, "process", j);
 	if (snap->nr_more) {

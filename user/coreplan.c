@@ -8,16 +8,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "coreplan.h"
 #include "errbuf.h"
 #include "evattr.h"
+#include "snapfmt.h"
 
-static void report(const struct cores_config *cfg, const char *fmt, ...)
+void coreplan_report(const struct cores_config *cfg, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
 
-	if (!cfg->report)
+	if (!cfg || !cfg->report)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -82,54 +84,38 @@ static int pick_scope(struct coreplan *plan, const struct cores_config *cfg, cha
 	}
 }
 
-/* The sample event: rate within the kernel's bound, call stacks. */
-static int sample_attr(struct coreplan *plan, const struct cores_config *cfg, char *err,
-		       size_t errlen)
-{
-	unsigned int freq;
-	int rc;
-
-	if (evattr_sample_freq(cfg->sample_freq, NULL, &freq) > 0)
-		report(cfg, "sampling at %u Hz, not %u: kernel.perf_event_max_sample_rate", freq,
-		       cfg->sample_freq ? cfg->sample_freq : EVATTR_SAMPLE_FREQ);
-	rc = evattr_sample(&plan->data_attr, cfg->kernel, !cfg->start_running, freq);
-	if (!rc)
-		rc = evattr_sample_callgraph(&plan->data_attr, cfg->call_graph, cfg->stack_size,
-					     cfg->kernel);
-	if (rc)
-		return errbuf_set(err, errlen, rc, "--call-graph: %s",
-				  rc == -EOPNOTSUPP ? "dwarf is not known on this architecture" :
-						      "invalid stack size");
-	return 0;
-}
-
-/* Choose the backend; for intel-pt, read the PMU and build the attr. */
+/*
+ * The backend asked for, or with --backend auto the first of the table
+ * that this machine has (saying why the others were passed over), and its
+ * data event.
+ */
 static int pick_backend(struct coreplan *plan, const struct cores_config *cfg, size_t *psb,
 			char *err, size_t errlen)
 {
+	const struct backend_ops *be, *next;
+	char why[256] = "";
+	unsigned int i;
 	int rc;
 
 	*psb = 0;
-	if (cfg->backend != BACKEND_SAMPLE) {
-		rc = pmu_intel_pt_probe(cfg->sysfs_root, &plan->pmu, err, errlen);
-		if (!rc) {
-			plan->backend = BACKEND_INTEL_PT;
-			report(cfg, "backend: intel-pt");
-			return pmu_intel_pt_attr(&plan->pmu, cfg->kernel, !cfg->start_running,
-						 &plan->data_attr, psb, err, errlen);
-		}
-		if (rc != -ENOENT || cfg->backend == BACKEND_INTEL_PT) {
-			if (rc == -ENOENT && err && errlen)
-				snprintf(err, errlen,
-					 "backend intel-pt: no Intel PT PMU: "
-					 "%s not found (use --backend sample)",
-					 plan->pmu.path);
-			return rc;
-		}
-		report(cfg, "backend: sample (no Intel PT PMU at %s)", plan->pmu.path);
+	if (cfg->backend != BACKEND_AUTO) {
+		if (!backend_known(cfg->backend))
+			return errbuf_set(err, errlen, -EINVAL, "unknown backend");
+		plan->backend = cfg->backend;
+		plan->ops = backend_ops(cfg->backend);
+		return plan->ops->data_attr(plan, cfg, psb, err, errlen);
 	}
-	plan->backend = BACKEND_SAMPLE;
-	return sample_attr(plan, cfg, err, errlen);
+	for (i = 0; (be = backend_nth(i)); i++) {
+		plan->backend = be->id;
+		plan->ops = be;
+		why[0] = '\0';
+		rc = be->data_attr(plan, cfg, psb, why, sizeof(why));
+		next = backend_nth(i + 1);
+		if (rc != -ENOENT || !next)
+			return rc && why[0] ? errbuf_set(err, errlen, rc, "%s", why) : rc;
+		coreplan_report(cfg, "backend: %s (%s)", snapfmt_backend_name(next->id), why);
+	}
+	return errbuf_set(err, errlen, -ENOENT, "no backend");
 }
 
 /*
@@ -173,17 +159,16 @@ static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg, siz
 				plan->page_size, &plan->sb_size))
 		return errbuf_set(err, errlen, -EINVAL, "buffer size %zu is not usable", req);
 	if (plan->buf_size != req)
-		report(cfg, "per-core buffer size %zu rounded up to %s (%zu pages)", req,
-		       human(plan->buf_size, buf_str, sizeof(buf_str)),
-		       plan->buf_size / plan->page_size);
+		coreplan_report(cfg, "per-core buffer size %zu rounded up to %s (%zu pages)", req,
+				human(plan->buf_size, buf_str, sizeof(buf_str)),
+				plan->buf_size / plan->page_size);
 	if (plan->buf_size < psb)
 		return errbuf_set(err, errlen, -EINVAL,
 				  "a per-core buffer of %s can't hold one PSB "
 				  "period (%s): raise --buffer-size to at least %s",
 				  human(plan->buf_size, buf_str, sizeof(buf_str)),
 				  human(psb, psb_str, sizeof(psb_str)), psb_str);
-	plan->rec_size =
-		plan->backend == BACKEND_INTEL_PT ? CORES_PT_RECORD_PAGES * plan->page_size : 0;
+	plan->rec_size = plan->ops->aux ? CORES_PT_RECORD_PAGES * plan->page_size : 0;
 	/* what each core maps: two rings' metadata pages and data, the AUX area */
 	total = (__u64)nr_cpus *
 		(plan->buf_size + plan->sb_size + plan->rec_size + 2 * plan->page_size);

@@ -19,6 +19,7 @@
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
+#include "backend.h"
 #include "cores.h"
 #include "pmu.h"
 
@@ -27,6 +28,7 @@ struct coreplan {
 	int pid; /* perf_event_open()'s pid: -1, the cgroup fd, the first tid */
 	unsigned long flags; /* PERF_FLAG_PID_CGROUP in cgroup scope */
 	enum ptbpf_backend backend; /* BACKEND_INTEL_PT or BACKEND_SAMPLE */
+	const struct backend_ops *ops; /* what differs with the backend */
 	struct pmu_intel_pt pmu; /* intel-pt only */
 	struct perf_event_attr data_attr, sb_attr;
 	size_t page_size, buf_size, sb_size;
@@ -77,5 +79,12 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int
  * exec on, without an ioctl of ours).
  */
 bool coreplan_starts_running(const struct coreplan *plan, const struct cores_config *cfg);
+
+/*
+ * One informational line (backend chosen, size rounded) to @cfg's report
+ * hook, printf-style; nothing without one.
+ */
+void coreplan_report(const struct cores_config *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif /* PTBPF_COREPLAN_H */

@@ -21,7 +21,6 @@
 #include "cpurun.h"
 #include "cyclic.h"
 #include "errbuf.h"
-#include "pmu.h"
 #include "ptrecs.h"
 
 /* Process scope: one more thread's events on a core, output redirected. */
@@ -88,7 +87,7 @@ void cores_config_init(struct cores_config *cfg)
 
 static int map_core(struct cores *c, struct core *core, char *err, size_t errlen)
 {
-	bool pt = c->plan.backend == BACKEND_INTEL_PT;
+	bool pt = c->plan.ops->aux;
 	size_t data = pt ? c->plan.rec_size : c->plan.buf_size;
 	int rc;
 
@@ -119,12 +118,6 @@ static int map_core(struct cores *c, struct core *core, char *err, size_t errlen
 				 false, &core->sb_page, err, errlen);
 }
 
-static void report(const struct cores_config *cfg, const char *msg)
-{
-	if (cfg && cfg->report)
-		cfg->report(cfg->report_ctx, msg);
-}
-
 /*
  * --trigger-on points cut by the kernel: intel-pt in process scope, where
  * the groups are the target's own (a CPU-wide uprobe event would pause
@@ -133,17 +126,16 @@ static void report(const struct cores_config *cfg, const char *msg)
 static void pick_actions(struct cores *c, const struct cores_config *cfg)
 {
 	c->aux_pause = false;
-	if (!cfg->nr_pause_points || c->plan.backend != BACKEND_INTEL_PT ||
-	    c->plan.scope != SCOPE_PROCESS)
+	if (!cfg->nr_pause_points || !c->plan.ops->aux || c->plan.scope != SCOPE_PROCESS)
 		return;
 	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
-		report(cfg, "--trigger-on: more than 8 points: snapshots are "
-			    "staged when the hit is seen, not cut by the kernel");
+		coreplan_report(cfg, "--trigger-on: more than 8 points: snapshots are "
+				     "staged when the hit is seen, not cut by the kernel");
 		return;
 	}
 	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
-		report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
-			    "are staged when the hit is seen");
+		coreplan_report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
+				     "are staged when the hit is seen");
 		return;
 	}
 	c->aux_pause = true;
@@ -159,7 +151,7 @@ static void pick_actions(struct cores *c, const struct cores_config *cfg)
 static int open_actions(struct cores *c, const struct cores_config *cfg, int cpu, pid_t pid,
 			int leader_fd, struct auxact_fds *f, bool first, char *err, size_t errlen)
 {
-	char why[160], msg[256];
+	char why[160];
 	int rc;
 
 	f->n = 0;
@@ -172,11 +164,10 @@ static int open_actions(struct cores *c, const struct cores_config *cfg, int cpu
 	if (!first)
 		return errbuf_set(err, errlen, rc, "%s", why);
 	c->aux_pause = false;
-	snprintf(msg, sizeof(msg),
-		 "--trigger-on: no aux-action here (%s): snapshots are staged "
-		 "when the hit is seen, not cut by the kernel",
-		 strerror(-rc));
-	report(cfg, msg);
+	coreplan_report(cfg,
+			"--trigger-on: no aux-action here (%s): snapshots are staged "
+			"when the hit is seen, not cut by the kernel",
+			strerror(-rc));
 	return 0;
 }
 
@@ -256,16 +247,6 @@ static struct core *new_core(struct cores *c, int cpu, bool running)
 	return core;
 }
 
-static void report_offline(const struct cores_config *cfg, int cpu)
-{
-	char msg[64];
-
-	if (!cfg->report)
-		return;
-	snprintf(msg, sizeof(msg), "cpu %d is offline: not traced", cpu);
-	cfg->report(cfg->report_ctx, msg);
-}
-
 static int open_all(struct cores *c, const struct cores_config *cfg, const int *cpus,
 		    unsigned int n, char *err, size_t errlen)
 {
@@ -281,7 +262,7 @@ static int open_all(struct cores *c, const struct cores_config *cfg, const int *
 			     open_core(c, cfg, core, err, errlen);
 		if (rc == 1) {
 			close_core(c, core);
-			report_offline(cfg, core->cpu);
+			coreplan_report(cfg, "cpu %d is offline: not traced", core->cpu);
 			continue;
 		}
 		c->nr++;
@@ -411,7 +392,7 @@ int cores_sample_ns(const struct cores *c, __u64 *ns)
 
 	if (!c || !ns)
 		return -EINVAL;
-	if (c->plan.backend != BACKEND_SAMPLE)
+	if (!c->plan.ops->samples)
 		return -ENOENT;
 	*ns = 0;
 	for (i = 0; i < c->nr; i++) {
@@ -436,7 +417,7 @@ int cores_set_rate(struct cores *c, unsigned int hz)
 
 	if (!c || !hz)
 		return -EINVAL;
-	if (c->plan.backend != BACKEND_SAMPLE)
+	if (!c->plan.ops->samples)
 		return -ENOENT;
 	for (i = 0; i < c->nr; i++) {
 		struct core *core = &c->core[i];
@@ -456,7 +437,7 @@ int cores_set_rate(struct cores *c, unsigned int hz)
 
 const char *cores_sampling(const struct cores *c)
 {
-	if (!c || c->plan.backend != BACKEND_SAMPLE)
+	if (!c || !c->plan.ops->samples)
 		return NULL;
 	switch (c->plan.scope) {
 	case SCOPE_PROCESS:
@@ -624,9 +605,9 @@ int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info)
 {
 	if (!c || !info)
 		return -EINVAL;
-	if (c->plan.backend != BACKEND_INTEL_PT)
+	if (!c->plan.ops->cpu_info)
 		return -ENOENT;
-	return pmu_cpu_info(&c->plan.pmu, &c->plan.data_attr, info);
+	return c->plan.ops->cpu_info(&c->plan, info);
 }
 
 int cores_describe(const struct cores *c, struct snap_run *run)
@@ -732,7 +713,7 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 		/* the first failing core's message, as the serial path keeps */
 		for (i = 0; first && i < c->nr; i++)
 			if (c->core[i].toggle_rc) {
-				snprintf(c->err, sizeof(c->err), "%s", c->core[i].toggle_err);
+				errbuf_set(c->err, sizeof(c->err), 0, "%s", c->core[i].toggle_err);
 				break;
 			}
 		if (done_ns)
@@ -764,8 +745,7 @@ int cores_resume_all(struct cores *c, __u64 *done_ns)
 static __u64 now_clock(const struct cores *c)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	/* intel_pt timestamps are TSC values. */
-	if (c->plan.backend == BACKEND_INTEL_PT)
+	if (c->plan.ops->tsc)
 		return __rdtsc();
 #endif
 	return clock_now_ns();
@@ -845,7 +825,7 @@ int cores_drain_records(struct cores *c)
 
 	if (!c)
 		return -EINVAL;
-	if (c->plan.backend != BACKEND_INTEL_PT)
+	if (!c->plan.ops->aux)
 		return 0;
 	for (i = 0; i < c->nr; i++)
 		drain_core(c, &c->core[i]);
@@ -880,7 +860,7 @@ static void read_rings(struct cores *c, struct core *core, bool full, struct sna
 	__u64 head;
 
 	/* The event is disabled: the kernel has written its last head. */
-	if (c->plan.backend == BACKEND_INTEL_PT) {
+	if (c->plan.ops->aux) {
 		head = __atomic_load_n(&core->data_page->aux_head, __ATOMIC_ACQUIRE);
 		cyclic_aux_read(&core->aux_state, core->aux, head, full, tbuf, tcap, &trace_res);
 	} else {
@@ -903,7 +883,7 @@ static void read_rings(struct cores *c, struct core *core, bool full, struct sna
 	out->sb_lost_bytes = sb_res.lost_bytes;
 	/* after the switch records' room: they are put in order in place */
 	out->ptrec = sbuf + c->plan.sb_size;
-	if (c->plan.backend == BACKEND_INTEL_PT && scap >= c->plan.sb_size)
+	if (c->plan.ops->aux && scap >= c->plan.sb_size)
 		out->ptrec_len = read_ptrec(c, core, out->ptrec, scap - c->plan.sb_size);
 }
 
@@ -969,7 +949,7 @@ static void order_rings(struct cores *c, struct snap_core *out)
 		.lost_bytes = out->sb_lost_bytes,
 	};
 
-	if (c->plan.backend != BACKEND_INTEL_PT) {
+	if (!c->plan.ops->aux) {
 		cyclic_backward_done(out->trace, &trace_res);
 		out->trace_len = trace_res.len;
 		out->lost_bytes = trace_res.lost_bytes;
@@ -1015,7 +995,7 @@ int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *o
 	rc = c->offcpu ? 0 : set_state(c, core, was, c->err, sizeof(c->err));
 	out->paused_ns = was == CORE_RUNNING ? clock_now_ns() - t0 : 0;
 	order_rings(c, out);
-	if (c->plan.backend == BACKEND_INTEL_PT)
+	if (c->plan.ops->aux)
 		follow_cpu(c, core, full, out);
 	return rc;
 }
@@ -1038,7 +1018,7 @@ int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *ou
 	out->sideband = sb_buf;
 	out->ptrec = sb_buf + c->plan.sb_size;
 	/* where the last read ended: the next one starts there */
-	out->head = c->plan.backend == BACKEND_INTEL_PT ? core->aux_state.end : core->data_prev;
+	out->head = c->plan.ops->aux ? core->aux_state.end : core->data_prev;
 	out->tsc = now_clock(c);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <asm/perf_regs.h>
 #endif
 
+#include "backend.h"
 #include "evattr.h"
 #include "smallfile.h"
 
@@ -98,7 +99,9 @@ int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got)
 
 int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bool disabled)
 {
-	if (!attr || (backend != BACKEND_INTEL_PT && backend != BACKEND_SAMPLE))
+	const struct backend_ops *be = backend_ops(backend);
+
+	if (!attr || !backend_known(backend))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -115,9 +118,9 @@ int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bo
 	attr->sample_id_all = 1;
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_CPU;
-	if (backend == BACKEND_SAMPLE) {
+	if (be->clockid >= 0) {
 		attr->use_clockid = 1;
-		attr->clockid = CLOCK_MONOTONIC;
+		attr->clockid = be->clockid;
 	}
 	attr->write_backward = 1;
 	attr->disabled = disabled;

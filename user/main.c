@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "backend.h"
 #include "buildcache.h"
 #include "bundle.h"
 #include "cgroup.h"
@@ -691,7 +692,7 @@ static int run(struct app *app)
 	enum runend_how how;
 	__u64 timer_ns;
 	int ret, status, sig;
-	bool pt;
+	__u64 drain_ns;
 
 	if (setup(app)) {
 		sig = loop_setup_interrupted(app->err, sizeof(app->err));
@@ -717,7 +718,7 @@ static int run(struct app *app)
 			 control_target_stopped(&app->ctl) ? "stopped" : "running");
 		status_target(state, false);
 	}
-	pt = cores_backend(app->cores) == BACKEND_INTEL_PT;
+	drain_ns = backend_ops(cores_backend(app->cores))->drain_ns;
 	ret = loop_run(
 		&(struct loop_args){
 			.ctl = &app->ctl,
@@ -729,9 +730,9 @@ static int run(struct app *app)
 			.end_ns = app->cfg.duration_ns ? app->start_ns + app->cfg.duration_ns : 0,
 			/* with a command, Ctrl-Z is the command's (jobctl.h) */
 			.suspend = !app->cfg.cmd,
-			.periodic = pt || app->rate.watcher ? periodic_tick : NULL,
+			.periodic = drain_ns || app->rate.watcher ? periodic_tick : NULL,
 			.periodic_ctx = app,
-			.periodic_ns = pt ? CORES_DRAIN_NS : 1000000000ULL,
+			.periodic_ns = drain_ns ? drain_ns : 1000000000ULL,
 		},
 		&res);
 	if (app->cfg.follow)

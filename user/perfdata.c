@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "backend.h"
 #include "buildid.h"
 #include "fileout.h"
 #include "hostinfo.h"
@@ -412,7 +413,7 @@ static int put_crash(struct writer *w)
 static int put_data(struct writer *w)
 {
 	const struct snapshot *s = w->snap;
-	bool pt = s->run.backend == BACKEND_INTEL_PT;
+	bool pt = backend_ops(s->run.backend)->aux;
 	unsigned int i;
 	ssize_t n;
 	int err;
@@ -450,10 +451,10 @@ static int put_data(struct writer *w)
 static void event_name(const struct snapshot *s, int which, char *buf, size_t len)
 {
 	const struct perf_event_attr *a = which == ATTR_DATA ? &s->run.data_attr : &s->run.sb_attr;
-	const char *base = which == ATTR_CRASH		      ? "crash" :
-			   which == ATTR_SB		      ? "dummy" :
-			   s->run.backend == BACKEND_INTEL_PT ? "intel_pt//" :
-								"cpu-clock";
+	const struct backend_ops *be = backend_ops(s->run.backend);
+	const char *base = which == ATTR_CRASH ? "crash" :
+			   which == ATTR_SB    ? "dummy" :
+						 be->perf_event;
 	const char *mod = "";
 	bool pmu;
 
@@ -462,7 +463,7 @@ static void event_name(const struct snapshot *s, int which, char *buf, size_t le
 		mod = "u";
 	else if (!a->exclude_kernel && a->exclude_user)
 		mod = "k";
-	pmu = which == ATTR_DATA && s->run.backend == BACKEND_INTEL_PT;
+	pmu = which == ATTR_DATA && be->perf_pmu_event;
 	if (which == ATTR_CRASH)
 		mod = "";
 	snprintf(buf, len, "%s%s%s", base, *mod && !pmu ? ":" : "", mod);
@@ -839,8 +840,7 @@ int perfdata_write(int fd, const struct snapshot *snap, const struct perfdata_ho
 	struct writer *w;
 	int err, a;
 
-	if (!snap || !snap->nr_cores || !snap->cores ||
-	    (snap->run.backend != BACKEND_INTEL_PT && snap->run.backend != BACKEND_SAMPLE))
+	if (!snap || !snap->nr_cores || !snap->cores || !backend_known(snap->run.backend))
 		return -EINVAL;
 	if (!host) {
 		hi = calloc(1, sizeof(*hi));

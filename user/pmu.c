@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "pmu.h"
 #include "smallfile.h"
 
@@ -33,9 +34,7 @@ static int parse_u64(const char *s, int base, __u64 *v)
 
 static int malformed(char *err, size_t errlen, const char *path, const char *text)
 {
-	if (err && errlen)
-		snprintf(err, errlen, "malformed %s: \"%s\"", path, text);
-	return -EINVAL;
+	return errbuf_set(err, errlen, -EINVAL, "malformed %s: \"%s\"", path, text);
 }
 
 int pmu_parse_format(const char *text, struct pmu_field *f)
@@ -178,8 +177,8 @@ static int probe_files(struct pmu_intel_pt *pmu, char *err, size_t errlen)
 	int rc;
 
 	rc = read_number(pmu->path, "type", &v, err, errlen);
-	if (rc == -ENOENT && err && errlen)
-		snprintf(err, errlen, "no Intel PT PMU: %s/type not found", pmu->path);
+	if (rc == -ENOENT)
+		return errbuf_set(err, errlen, rc, "no Intel PT PMU: %s/type not found", pmu->path);
 	if (rc)
 		return rc;
 	if (v > UINT32_MAX)
@@ -217,15 +216,12 @@ int pmu_intel_pt_probe(const char *sysfs_root, struct pmu_intel_pt *pmu, char *e
 	if ((size_t)snprintf(pmu->path, sizeof(pmu->path), "%s/%s",
 			     sysfs_root ? sysfs_root : "/sys", PT_DIR) >= sizeof(pmu->path))
 		return -ENAMETOOLONG;
-	if (access(pmu->path, F_OK)) {
-		rc = -errno;
-		if (err && errlen)
-			snprintf(err, errlen, "no Intel PT PMU: %s not found", pmu->path);
-		return rc;
-	}
+	if (access(pmu->path, F_OK))
+		return errbuf_set(err, errlen, -errno, "no Intel PT PMU: %s not found", pmu->path);
 	rc = probe_files(pmu, err, errlen);
-	if (rc == -E2BIG && err && errlen)
-		snprintf(err, errlen, "%s has more formats or caps than fit", pmu->path);
+	if (rc == -E2BIG)
+		return errbuf_set(err, errlen, rc, "%s has more formats or caps than fit",
+				  pmu->path);
 	return rc;
 }
 
@@ -329,14 +325,10 @@ int pmu_intel_pt_attr(const struct pmu_intel_pt *pmu, bool kernel, bool disabled
 	attr->type = pmu->type;
 	for (i = 0; i < 2 && !rc; i++) {
 		/* pt: use config as given; tsc: threads are split by time. */
-		if (!pmu_field(pmu, needed[i])) {
-			if (err && errlen)
-				snprintf(err, errlen,
-					 "%s/format/%s not found: this "
-					 "intel_pt PMU is not usable",
-					 pmu->path, needed[i]);
-			return -EINVAL;
-		}
+		if (!pmu_field(pmu, needed[i]))
+			return errbuf_set(err, errlen, -EINVAL,
+					  "%s/format/%s not found: this intel_pt PMU is not usable",
+					  pmu->path, needed[i]);
 		rc = set_opt(pmu, attr, needed[i], 1);
 	}
 	if (!rc)

@@ -9,21 +9,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "evattr.h"
 #include "json.h"
-#include "pmu.h"
 #include "sampling.h"
 
-/* intel-pt when asked, or when auto finds its PMU */
+/* the backend asked, or the one auto picks, records samples */
 static bool samples(const struct sampling_req *req)
 {
-	struct pmu_intel_pt pmu;
-
-	if (req->backend == BACKEND_SAMPLE)
-		return true;
-	if (req->backend == BACKEND_INTEL_PT)
-		return false;
-	return pmu_intel_pt_probe(req->sysfs_root, &pmu, NULL, 0) == -ENOENT;
+	return backend_ops(backend_pick(req->backend, req->sysfs_root))->samples;
 }
 
 static void read_limits(struct sampling *s)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "backend.h"
 #include "perfrec.h"
 #include "snapcut.h"
 
@@ -74,7 +75,7 @@ int snapcut_snapshot(struct snapshot *s)
 	unsigned int i;
 	int ret = 0, r;
 
-	if (!s || s->run.backend != BACKEND_SAMPLE)
+	if (!s || !backend_ops(s->run.backend)->samples)
 		return -EINVAL;
 	memset(&s->cut, 0, sizeof(s->cut));
 	s->cut.how = "time";

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "fmtnum.h"
 #include "snapjson.h"
 
@@ -121,7 +122,7 @@ void snapjson_line(struct json *j, const struct snapshot *s, const char *path, u
 	json_bool(j, "sideband_wrapped", sb_wrapped);
 	json_u64(j, "sideband_lost_bytes", sb_lost);
 	/* records of the PT events the kernel dropped: their AUX flags unknown */
-	if (s->run.backend == BACKEND_INTEL_PT)
+	if (backend_ops(s->run.backend)->aux)
 		json_u64(j, "pt_records_lost", pt_lost);
 	json_u64(j, "paused_max_ns", pmax);
 	json_u64(j, "paused_total_ns", psum);

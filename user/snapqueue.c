@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "backend.h"
 #include "clock.h"
 #include "budget.h"
 #include "eventlog.h"
@@ -315,7 +316,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	}
 	pthread_mutex_unlock(&q->lock);
 	/* a trigger's snapshot ends at the hit: what came after is left out */
-	if (buf->snap.why.spec && buf->snap.run.backend == BACKEND_SAMPLE)
+	if (buf->snap.why.spec && backend_ops(buf->snap.run.backend)->samples)
 		snapcut_snapshot(&buf->snap);
 	ret = 0;
 	if (q->limits && !make_room(q, &buf->snap, &rm)) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "clock.h"
 #include "snapstage.h"
 #include "status.h"
@@ -148,7 +149,7 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
 {
 	memset(&snap->cut, 0, sizeof(snap->cut));
-	if (!snap->why.spec || snap->run.backend == BACKEND_SAMPLE)
+	if (!snap->why.spec || backend_ops(snap->run.backend)->samples)
 		return;
 	snap->cut.how = cores_aux_pause(s->cores) ? "kernel" : "staged";
 	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
@@ -219,7 +220,7 @@ static __u64 perf_clock_of(const struct snap_run *run, __u64 mono)
 	const struct snap_tsc_conv *c = &run->conv;
 	__u64 tsc, quot, rem, perf_now, mono_now;
 
-	if (run->backend != BACKEND_INTEL_PT || run->data_attr.use_clockid || !c->valid)
+	if (!backend_ops(run->backend)->tsc || run->data_attr.use_clockid || !c->valid)
 		return mono;
 	tsc = __builtin_ia32_rdtsc();
 	mono_now = clock_now_ns();

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dumpbe.h"
 #include "last.h"
 #include "perfread.h"
 #include "snapfmt.h"
@@ -221,11 +222,7 @@ void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_m
 
 #define HOT_MAX 10
 
-/*
- * A stop, a fatal signal or a --trigger-on hit: the moments before them
- * are the question.
- */
-static bool stops(const struct dump_snap *s)
+bool last_stops(const struct dump_snap *s)
 {
 	return s->trigger_kind == SNAPTRIG_STOP || s->trigger_kind == SNAPTRIG_FATAL ||
 	       s->trigger_kind == SNAPTRIG_HIT;
@@ -236,7 +233,7 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 	uint64_t first = UINT64_MAX, last = 0, total;
 	struct dump_hot hot[HOT_MAX];
 	struct dump_moments m = { 0 };
-	char a[48], b[48], trig[TEXTESC_SIZE(sizeof(s->trigger))];
+	char a[48], b[48];
 	size_t i;
 	int nh;
 
@@ -256,19 +253,50 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 	for (i = 0; i < (size_t)nh; i++)
 		fprintf(out, "    %5.1f%%  %-32s %s\n",
 			100.0 * (double)hot[i].samples / (double)total, hot[i].name, hot[i].module);
-	if (!stops(s) || !n)
+	if (!last_stops(s) || !n)
 		return 0;
 	if (last_moments_add(&m, s, 0, s->trigger_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
-	fprintf(out, "  last before the %s (newest first):%s\n",
-		s->trigger_kind == SNAPTRIG_HIT ? "hit" :
-						  textesc_str(trig, sizeof(trig), s->trigger),
-		m.n ? "" : " no samples");
-	for (i = 0; i < m.n && i < n; i++)
-		last_moment_print(out, s, &m.v[m.n - 1 - i], s->trigger_ts, tab);
+	last_before_text(out, s, m.v, m.n, n, tab, "  ");
 	last_moments_free(&m);
 	return 0;
+}
+
+void last_before_text(FILE *out, const struct dump_snap *s, const struct dump_moment *v, size_t n,
+		      size_t max, const struct dump_symtab *tab, const char *indent)
+{
+	char trig[TEXTESC_SIZE(sizeof(s->trigger))];
+	size_t i;
+
+	fprintf(out, "%slast before the %s (newest first):%s\n", indent,
+		s->trigger_kind == SNAPTRIG_HIT ? "hit" :
+						  textesc_str(trig, sizeof(trig), s->trigger),
+		n ? "" : " no samples");
+	for (i = 0; i < n && i < max; i++)
+		last_moment_print(out, s, &v[n - 1 - i], s->trigger_ts, tab);
+}
+
+void last_before_json(struct json *j, const struct dump_moment *v, size_t n, size_t max,
+		      const struct dump_symtab *tab)
+{
+	char stack[1024], ip[24];
+	size_t i;
+
+	json_arr_begin(j, "last");
+	for (i = 0; i < n && i < max; i++) {
+		const struct dump_moment *x = &v[n - 1 - i];
+
+		json_obj_begin(j, NULL);
+		json_u64(j, "time_ns", x->smp->time);
+		json_u64(j, "tid", x->smp->tid);
+		json_i64(j, "cpu", x->cpu);
+		snprintf(ip, sizeof(ip), "0x%" PRIx64, x->smp->ip);
+		json_str(j, "ip", ip);
+		json_str(j, "stack", last_stack_str(x->smp, tab, 8, stack, sizeof(stack)));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 int last_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
@@ -277,7 +305,6 @@ int last_json(struct json *j, const struct dump_snap *s, const struct dump_symta
 	uint64_t first = UINT64_MAX, last = 0, total;
 	struct dump_hot hot[HOT_MAX];
 	struct dump_moments m = { 0 };
-	char stack[1024], ip[24];
 	size_t i;
 	int nh;
 
@@ -297,25 +324,12 @@ int last_json(struct json *j, const struct dump_snap *s, const struct dump_symta
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	if (!stops(s))
+	if (!last_stops(s))
 		return 0;
 	if (last_moments_add(&m, s, 0, s->trigger_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
-	json_arr_begin(j, "last");
-	for (i = 0; i < m.n && i < n; i++) {
-		const struct dump_moment *x = &m.v[m.n - 1 - i];
-
-		json_obj_begin(j, NULL);
-		json_u64(j, "time_ns", x->smp->time);
-		json_u64(j, "tid", x->smp->tid);
-		json_i64(j, "cpu", x->cpu);
-		snprintf(ip, sizeof(ip), "0x%" PRIx64, x->smp->ip);
-		json_str(j, "ip", ip);
-		json_str(j, "stack", last_stack_str(x->smp, tab, 8, stack, sizeof(stack)));
-		json_obj_end(j);
-	}
-	json_arr_end(j);
+	last_before_json(j, m.v, m.n, n, tab);
 	last_moments_free(&m);
 	return 0;
 }
@@ -468,7 +482,7 @@ int last_join_pid(FILE *out, const char *dir, uint64_t dur, uint32_t pid, struct
 	}
 	ret = load_snapshot(dir, &j.v[0], log);
 	j.n = 1;
-	if (!ret && j.v[0].backend == BACKEND_INTEL_PT) {
+	if (!ret && dump_backend(j.v[0].backend)->aux) {
 		snap_error(log, dir, -1,
 			   "--last reads sample snapshots; for intel-pt use "
 			   "--insn on each");

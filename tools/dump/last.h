@@ -99,6 +99,25 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 int last_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
 	      unsigned int n);
 
+/*
+ * A stop, a fatal signal or a --trigger-on hit: the moments before the
+ * trigger are the question.
+ */
+bool last_stops(const struct dump_snap *s);
+
+/*
+ * The last of the @n moments @v (in time order, none after @s's trigger),
+ * newest first, at most @max: as text under "last before the TRIGGER
+ * (newest first):" (" no samples" when @n is 0), that line indented by
+ * @indent and the moments by last_moment_print(); or as the "last" array
+ * of the JSON object @j has open. last_text(), last_json() and the
+ * followed processes' summaries (procsum.h) print them so.
+ */
+void last_before_text(FILE *out, const struct dump_snap *s, const struct dump_moment *v, size_t n,
+		      size_t max, const struct dump_symtab *tab, const char *indent);
+void last_before_json(struct json *j, const struct dump_moment *v, size_t n, size_t max,
+		      const struct dump_symtab *tab);
+
 /* Snapshots --last joins at most (older ones are not looked at). */
 #define DUMP_LAST_MAX_SNAPS 4096
 

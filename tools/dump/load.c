@@ -14,6 +14,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "dumpbe.h"
 #include "snapfmt.h"
 #include "snap.h"
 #include "perfread.h"
@@ -133,7 +134,7 @@ static void load_perf(struct load_ctx *x, struct dump_snap *s)
 	if (!join(x, s, SNAPFMT_PERF_DATA))
 		return;
 	ret = snap_map_file(x->path, SNAP_DATA_MAX, &buf, &len);
-	if (ret == -ENOENT && s->backend == BACKEND_INTEL_PT)
+	if (ret == -ENOENT && dump_backend(s->backend)->aux)
 		return; /* --format lldb: trace.json and cpus/ instead */
 	if (ret) {
 		snap_error(x->log, x->path, -1, "%s", snap_file_error(ret));
@@ -149,7 +150,7 @@ static void check_cores(struct load_ctx *x, struct dump_snap *s)
 	struct dump_core *c;
 	unsigned int i;
 
-	if (s->backend != BACKEND_INTEL_PT)
+	if (!dump_backend(s->backend)->aux)
 		return;
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
@@ -181,7 +182,7 @@ int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log)
 		return -ENOENT;
 	}
 	load_perf(x, s);
-	if (s->backend == BACKEND_INTEL_PT && !load_json(x, s, SNAPFMT_TRACE_JSON, true) &&
+	if (dump_backend(s->backend)->aux && !load_json(x, s, SNAPFMT_TRACE_JSON, true) &&
 	    !s->has_perf)
 		snap_error(log, dir, -1, "neither perf.data nor trace.json: no trace to read");
 	check_cores(x, s);

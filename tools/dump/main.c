@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dumpbe.h"
 #include "symtab.h"
 #include "insn.h"
 #include "last.h"
@@ -45,7 +46,7 @@ static bool want_core(const struct dump_run *r, const struct dump_core *c)
 /* --insn and --timeline: the modules as symbols, and as PT's image. */
 static int decode(struct dump_run *r, const struct dump_snap *s)
 {
-	bool pt = s->backend == BACKEND_INTEL_PT;
+	bool pt = dump_backend(s->backend)->aux;
 	struct pt_image *image = pt ? pt_image_alloc(NULL) : NULL;
 	struct dump_symtab tab;
 	unsigned int i;
@@ -85,7 +86,7 @@ static int summary(struct dump_run *r, const struct dump_snap *s)
 	struct dump_symtab tab = { 0 };
 	int ret = 0;
 
-	if (s->backend == BACKEND_SAMPLE)
+	if (dump_backend(s->backend)->samples)
 		ret = symtab_load(&tab, s, NULL, &quiet);
 	if (!ret && r->o.json)
 		ret = summary_json(&r->j, s, &tab, &r->log);
@@ -130,7 +131,7 @@ static int one_snapshot(struct dump_run *r, const char *dir)
 
 	ret = load_snapshot(dir, &s, &r->log);
 	ret_ok = !ret;
-	pt = s.backend == BACKEND_INTEL_PT;
+	pt = dump_backend(s.backend)->aux;
 	if (!ret_ok) {
 		/* not a snapshot: reported; the next DIR still goes */
 	} else if (r->o.mode == DUMP_SUMMARY) {

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "dumpbe.h"
 #include "last.h"
 #include "procsum.h"
 #include "symtab.h"
@@ -23,16 +24,6 @@ struct proc_view {
 		uint64_t samples;
 	} tids[TIDS_MAX];
 };
-
-/*
- * A stop, a fatal signal or a --trigger-on hit: the moments before them
- * are the question (as last.c's summary asks it).
- */
-static bool stops(const struct dump_snap *s)
-{
-	return !strcmp(s->trigger, "stop") || !strcmp(s->trigger, "fatal") ||
-	       !strcmp(s->trigger, "trigger");
-}
 
 static void count_tid(struct proc_view *p, uint32_t tid)
 {
@@ -130,7 +121,7 @@ static int text_one(FILE *out, const struct dump_snap *s, uint32_t pid)
 		textesc_fputs(v->ranges[i].name, out);
 	}
 	fputc('\n', out);
-	if (s->backend != BACKEND_SAMPLE) {
+	if (!dump_backend(s->backend)->samples) {
 		view_close(&p);
 		return 0;
 	}
@@ -148,13 +139,8 @@ static int text_one(FILE *out, const struct dump_snap *s, uint32_t pid)
 		fprintf(out, "    %5.1f%%  %-32s %s\n",
 			100.0 * (double)hot[i].samples / (double)total, hot[i].name, hot[i].module);
 	n = before_trigger(&p);
-	if (stops(s) && n) {
-		fputs("    last before the ", out);
-		textesc_fputs(!strcmp(s->trigger, "trigger") ? "hit" : s->trigger, out);
-		fputs(" (newest first):\n", out);
-		for (i = 0; i < n && i < DUMP_PROC_LAST; i++)
-			last_moment_print(out, v, &p.all.v[n - 1 - i], s->trigger_ts, &p.tab);
-	}
+	if (last_stops(s) && n)
+		last_before_text(out, v, p.all.v, n, DUMP_PROC_LAST, &p.tab, "    ");
 	view_close(&p);
 	return 0;
 }
@@ -176,7 +162,7 @@ int procsum_text(FILE *out, const struct dump_snap *s)
 
 static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 {
-	char hex[24], stack[1024];
+	char hex[24];
 	struct dump_hot hot[HOT_MAX];
 	struct proc_view p;
 	const struct dump_snap *v = &p.v;
@@ -185,7 +171,7 @@ static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 	int ret, nh = 0;
 
 	ret = view_open(&p, s, pid);
-	if (!ret && s->backend == BACKEND_SAMPLE)
+	if (!ret && dump_backend(s->backend)->samples)
 		nh = last_hottest(v, &p.tab, hot, HOT_MAX, &total);
 	if (ret || nh < 0) {
 		view_close(&p);
@@ -218,7 +204,7 @@ static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	if (s->backend == BACKEND_SAMPLE) {
+	if (dump_backend(s->backend)->samples) {
 		json_u64(j, "samples", p.all.n);
 		json_arr_begin(j, "thread_samples");
 		for (i = 0; i < p.nr_tids; i++) {
@@ -237,22 +223,8 @@ static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 			json_obj_end(j);
 		}
 		json_arr_end(j);
-		n = stops(s) ? before_trigger(&p) : 0;
-		json_arr_begin(j, "last");
-		for (i = 0; i < n && i < DUMP_PROC_LAST; i++) {
-			const struct dump_moment *x = &p.all.v[n - 1 - i];
-
-			json_obj_begin(j, NULL);
-			json_u64(j, "time_ns", x->smp->time);
-			json_u64(j, "tid", x->smp->tid);
-			json_i64(j, "cpu", x->cpu);
-			snprintf(hex, sizeof(hex), "0x%" PRIx64, x->smp->ip);
-			json_str(j, "ip", hex);
-			json_str(j, "stack",
-				 last_stack_str(x->smp, &p.tab, 8, stack, sizeof(stack)));
-			json_obj_end(j);
-		}
-		json_arr_end(j);
+		n = last_stops(s) ? before_trigger(&p) : 0;
+		last_before_json(j, p.all.v, n, DUMP_PROC_LAST, &p.tab);
 	}
 	json_obj_end(j);
 	view_close(&p);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "dumpbe.h"
 #include "snapfmt.h"
 #include "snap.h"
 #include "unwind.h"
@@ -480,7 +481,7 @@ static void meta_cpu(struct dump_snap *s, const struct json_object *root, const 
 	s->cpu.family = (unsigned int)need_u64(cpu, "family", file, "cpu.", log);
 	s->cpu.model = (unsigned int)need_u64(cpu, "model", file, "cpu.", log);
 	s->cpu.stepping = (unsigned int)need_u64(cpu, "stepping", file, "cpu.", log);
-	if (s->backend != BACKEND_INTEL_PT)
+	if (!dump_backend(s->backend)->aux)
 		return;
 	if (jsondoc_get_hex(jsondoc_get(root, "attr"), "config", &s->pt_config))
 		field_error(log, file, "attr.config", -EINVAL,

@@ -9,6 +9,7 @@
 #include "symtab.h"
 #include "last.h"
 #include "backtrace.h"
+#include "dumpbe.h"
 #include "fpcheck.h"
 #include "procsum.h"
 #include "summary.h"
@@ -34,8 +35,8 @@ static void count_proc(struct dump_core_sum *sum, uint32_t pid)
 	sum->procs[k].samples++;
 }
 
-static void count_samples(const struct dump_snap *s, const struct dump_core *c,
-			  struct dump_core_sum *sum)
+int summary_sample_core(const struct dump_snap *s, const struct dump_core *c,
+			struct dump_core_sum *sum, struct dump_log *log)
 {
 	const struct dump_sample *smp;
 	unsigned int k;
@@ -64,21 +65,25 @@ static void count_samples(const struct dump_snap *s, const struct dump_core *c,
 		}
 		sum->threads[k].samples++;
 	}
+	(void)log;
+	return 0;
 }
 
 int summary_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
 		 struct dump_log *log)
 {
+	const struct dump_backend *be = dump_backend(s->backend);
+
+	memset(sum, 0, sizeof(*sum));
+	return be->core_sum ? be->core_sum(s, c, sum, log) : 0;
+}
+
+int summary_pt_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
+		    struct dump_log *log)
+{
 	struct pt_config cfg;
 	int ret;
 
-	memset(sum, 0, sizeof(*sum));
-	if (s->backend == BACKEND_SAMPLE) {
-		count_samples(s, c, sum);
-		return 0;
-	}
-	if (s->backend != BACKEND_INTEL_PT)
-		return 0;
 	ptpkt_config(s, c->trace, c->trace_len, &cfg);
 	ret = ptpkt_scan(&cfg, &sum->pt, NULL, NULL, NULL);
 	if (ret)
@@ -100,12 +105,17 @@ static void print_time(FILE *out, uint64_t ns)
 	fprintf(out, "%" PRIu64 ".%09" PRIu64 " s", ns / 1000000000, ns % 1000000000);
 }
 
-static void text_pt(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum)
+static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum, uint64_t *first,
+		     uint64_t *last);
+
+void summary_pt_text(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
+		     uint64_t *first, uint64_t *last)
 {
 	const struct dump_pt_stats *st = &sum->pt;
 	const char *sep = "";
 	int k;
 
+	pt_range(s, sum, first, last);
 	fprintf(out, "    packets %" PRIu64 ":", st->packets);
 	for (k = 0; k < DUMP_PT_KINDS; k++) {
 		if (!st->kinds[k])
@@ -136,10 +146,14 @@ static void text_pt(FILE *out, const struct dump_snap *s, const struct dump_core
 			st->errors, st->first_error_off, st->first_error);
 }
 
-static void text_sample(FILE *out, const struct dump_core_sum *sum)
+void summary_sample_text(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
+			 uint64_t *first, uint64_t *last)
 {
 	unsigned int k;
 
+	(void)s;
+	(void)first;
+	(void)last;
 	fprintf(out, "    samples: target %" PRIu64, sum->target_samples);
 	for (k = 0; k < sum->nr_threads; k++)
 		fprintf(out, "%s %u: %" PRIu64, k ? ", tid" : " (tid", sum->threads[k].tid,
@@ -228,20 +242,23 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 }
 
 /* intel-pt: the span of switches and of each core's TSC range. */
-static void text_pt_span(FILE *out, const struct dump_snap *s, uint64_t first, uint64_t last)
+int summary_pt_end_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+			uint64_t first, uint64_t last)
 {
 	char a[48], b[48];
 
+	(void)tab;
 	last_snap_span(s, &first, &last);
 	if (first > last) {
 		fputs("  span: no timed records\n", out);
-		return;
+		return 0;
 	}
 	fprintf(out,
 		"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 		"trigger\n",
 		last_time_str(s, first, a, sizeof(a)), last_time_str(s, last, b, sizeof(b)),
 		(double)(last - first) / 1e6, ((double)last - (double)s->trigger_ts) / 1e6);
+	return 0;
 }
 
 static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum, uint64_t *first,
@@ -296,7 +313,8 @@ static void text_aux(FILE *out, const struct dump_core *c)
 int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
 		 struct dump_log *log)
 {
-	const char *be = snapfmt_backend_name(s->backend);
+	const struct dump_backend *be = dump_backend(s->backend);
+	const char *name = snapfmt_backend_name(s->backend);
 	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;
 	const struct dump_core *c;
@@ -305,7 +323,8 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 
 	/* what the snapshot says, the target's comm above all: shown, never sent */
 	textesc_fputs(s->dir, out);
-	fprintf(out, ": snapshot %" PRIu64 ", %s, trigger ", s->id, be ? be : "unknown backend");
+	fprintf(out, ": snapshot %" PRIu64 ", %s, trigger ", s->id,
+		name ? name : "unknown backend");
 	textesc_fputs(s->trigger[0] ? s->trigger : "?", out);
 	if (s->signal[0]) {
 		fputs(" (", out);
@@ -337,30 +356,22 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 			fprintf(out, " (switch records lost: %" PRIu64 " bytes)", c->sb_lost_bytes);
 		fputc('\n', out);
 		text_aux(out, c);
-		if (s->backend == BACKEND_INTEL_PT) {
-			text_pt(out, s, &sum);
-			pt_range(s, &sum, &first, &last);
-		} else {
-			text_sample(out, &sum);
-		}
+		be->core_text(out, s, &sum, &first, &last);
 	}
-	if (s->backend == BACKEND_INTEL_PT) {
-		text_pt_span(out, s, first, last);
-	} else {
-		ret = last_text(out, s, tab, DUMP_SUM_LAST);
-		if (ret)
-			return ret;
-		fpcheck_text(out, s, tab);
-	}
+	ret = be->end_text(out, s, tab, first, last);
+	if (ret)
+		return ret;
 	/* --follow: every other process of the run, each as its own */
 	return procsum_text(out, s);
 }
 
-static void json_pt(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum)
+void summary_pt_json(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum,
+		     uint64_t *first, uint64_t *last)
 {
 	const struct dump_pt_stats *st = &sum->pt;
 	int k;
 
+	pt_range(s, sum, first, last);
 	json_u64(j, "psb", st->psb);
 	json_u64(j, "ovf", st->ovf);
 	json_u64(j, "skipped_before_psb", st->head_skipped);
@@ -383,10 +394,14 @@ static void json_pt(struct json *j, const struct dump_snap *s, const struct dump
 	}
 }
 
-static void json_sample(struct json *j, const struct dump_core_sum *sum)
+void summary_sample_json(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum,
+			 uint64_t *first, uint64_t *last)
 {
 	unsigned int k;
 
+	(void)s;
+	(void)first;
+	(void)last;
 	json_obj_begin(j, "samples");
 	json_u64(j, "target", sum->target_samples);
 	json_u64(j, "others", sum->other_samples);
@@ -444,9 +459,43 @@ static void json_head(struct json *j, const struct dump_snap *s)
 	json_str(j, "comm", s->comm);
 }
 
+/* intel-pt: the span of switches and of each core's TSC range. */
+int summary_pt_end_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
+			uint64_t first, uint64_t last)
+{
+	(void)tab;
+	if (last_snap_span(s, &first, &last)) {
+		json_u64(j, "first_ns", first);
+		json_u64(j, "last_ns", last);
+	}
+	return 0;
+}
+
+/* sample: the target's last moments, and whether its frame pointers held */
+int summary_sample_end_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+			    uint64_t first, uint64_t last)
+{
+	int ret = last_text(out, s, tab, DUMP_SUM_LAST);
+
+	(void)first;
+	(void)last;
+	if (!ret)
+		fpcheck_text(out, s, tab);
+	return ret;
+}
+
+int summary_sample_end_json(struct json *j, const struct dump_snap *s,
+			    const struct dump_symtab *tab, uint64_t first, uint64_t last)
+{
+	(void)first;
+	(void)last;
+	return last_json(j, s, tab, DUMP_SUM_LAST) ? -ENOMEM : 0;
+}
+
 int summary_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
 		 struct dump_log *log)
 {
+	const struct dump_backend *be = dump_backend(s->backend);
 	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;
 	const struct dump_core *c;
@@ -476,23 +525,12 @@ int summary_json(struct json *j, const struct dump_snap *s, const struct dump_sy
 		json_u64(j, "aux_collision", c->aux_collision);
 		json_u64(j, "aux_partial", c->aux_partial);
 		json_u64(j, "aux_records_lost", c->aux_records_lost);
-		if (s->backend == BACKEND_INTEL_PT) {
-			json_pt(j, s, &sum);
-			pt_range(s, &sum, &first, &last);
-		} else {
-			json_sample(j, &sum);
-		}
+		be->core_json(j, s, &sum, &first, &last);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	if (s->backend == BACKEND_INTEL_PT) {
-		if (last_snap_span(s, &first, &last)) {
-			json_u64(j, "first_ns", first);
-			json_u64(j, "last_ns", last);
-		}
-	} else if (last_json(j, s, tab, DUMP_SUM_LAST)) {
+	if (be->end_json(j, s, tab, first, last))
 		return -ENOMEM;
-	}
 	if (procsum_json(j, s))
 		return -ENOMEM;
 	json_obj_end(j);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "dumpbe.h"
 #include "insn.h"
 #include "last.h"
 #include "perfread.h"
@@ -239,8 +240,8 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off, con
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
 }
 
-static int tl_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
-		 const struct dump_symtab *tab, struct dump_log *log)
+int timeline_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
+		const struct dump_symtab *tab, struct dump_log *log)
 {
 	static const struct dump_insn_ops ops = { tl_run, tl_error };
 	struct run *r = calloc(1, sizeof(*r));
@@ -359,7 +360,8 @@ static void flame_sample(struct flame *f, const struct dump_moment *m, bool join
  * switch, or one period, whichever comes first, so slices on a track never
  * overlap; with call stacks each sample is a stack of nested slices.
  */
-static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struct dump_symtab *tab)
+int timeline_samples(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
+		     const struct dump_symtab *tab, struct dump_log *log)
 {
 	uint64_t dur = sample_dur(s), end, prev_end = 0;
 	struct dump_moments m = { 0 };
@@ -367,6 +369,8 @@ static int tl_samples(struct dump_tl *tl, const struct dump_snap *s, const struc
 	struct flame *f;
 	size_t k;
 
+	(void)image;
+	(void)log;
 	f = calloc(1, sizeof(*f));
 	if (!f || last_moments_add(&m, s, 0, UINT64_MAX)) {
 		free(f);
@@ -452,6 +456,8 @@ static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const 
 {
 	uint32_t pid = ps->trigger_pid ? ps->trigger_pid : s->pid;
 	struct tl_track t = { s->trigger_tid ? TL_THREAD : TL_PROCESS, pid, s->trigger_tid };
+	/* what ptbpf.json named; its reading said when it was no backend */
+	const char *be = s->backend != BACKEND_AUTO ? snapfmt_backend_name(s->backend) : NULL;
 	struct tl_writer *w = &tl->w;
 	char name[64], ip[24], addr[24];
 	struct tl_arg a[12];
@@ -463,7 +469,7 @@ static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const 
 		 s->trigger[0] ? s->trigger : "?");
 	a[n++] = arg_str("dir", s->dir);
 	a[n++] = arg_str("trigger", s->trigger);
-	a[n++] = arg_str("backend", s->backend == BACKEND_INTEL_PT ? "intel-pt" : "sample");
+	a[n++] = arg_str("backend", be ? be : "unknown");
 	if (s->signal[0])
 		a[n++] = arg_str("signal", s->signal);
 	if (s->stop_kind[0])
@@ -508,7 +514,7 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_i
 	size_t i, k;
 	int ret;
 
-	if (!tl || !tl->begun || !s || !log || (s->backend == BACKEND_INTEL_PT && !image))
+	if (!tl || !tl->begun || !s || !log || (dump_backend(s->backend)->aux && !image))
 		return -EINVAL;
 	w = &tl->w;
 	ret = procs_load(&ps, s);
@@ -532,9 +538,7 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_i
 	for (i = 0; i < s->nr_cores; i++)
 		cpu_track(tl, s, (unsigned int)i, &ps);
 	procs_free(&ps);
-	if (s->backend == BACKEND_INTEL_PT)
-		return tl_pt(tl, s, image, tab, log);
-	return tl_samples(tl, s, tab);
+	return dump_backend(s->backend)->timeline(tl, s, image, tab, log);
 }
 
 /* One scalar member of an events.jsonl line as an arg of its event;
