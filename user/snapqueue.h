@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 #include "snapwrite.h"
 
 #define SNAPQUEUE_DEFAULT_LEN 3
