@@ -23,7 +23,7 @@
 
 #include "perfdata.h"
 #include "procinfo.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 __asm__(".text\n"
 	".globl ptgen_outer\n"

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "control.h"
-#include "snapdata.h"
+#include "snapshot.h"
 #include "snapfmt.h"
 
 #define ARGS_MAX_CPUS 4096

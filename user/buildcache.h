@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /*
  * The cache perf uses, $HOME/.debug (perf sets PERF_BUILDID_DIR from it for

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "bundle.h"
+#include "snapkeys.h"
 #include "snapjson.h"
 #include "snapwrite.h"
 #include "scope.h"
@@ -85,13 +86,13 @@ static void trace_process(const struct snap_process *p, struct json *j)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	json_arr_begin(j, "modules");
+	json_arr_begin(j, SNAPKEY_LLDB_MODULES);
 	for (i = 0; i < p->nr_maps; i++) {
 		if (!is_file(&p->maps[i]) || !first_of_module(p, i, &load))
 			continue;
 		json_obj_begin(j, NULL);
-		json_str(j, "systemPath", p->maps[i].path);
-		json_hex(j, "loadAddress", load);
+		json_str(j, SNAPKEY_LLDB_SYSTEM_PATH, p->maps[i].path);
+		json_hex(j, SNAPKEY_LLDB_LOAD_ADDRESS, load);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -103,14 +104,14 @@ static void trace_cpus(const struct snapshot *s, struct json *j)
 	char path[64];
 	unsigned int i;
 
-	json_arr_begin(j, "cpus");
+	json_arr_begin(j, SNAPKEY_LLDB_CPUS);
 	for (i = 0; i < s->nr_cores; i++) {
 		json_obj_begin(j, NULL);
-		json_i64(j, "id", s->cores[i].cpu);
+		json_i64(j, SNAPKEY_LLDB_CPU_ID, s->cores[i].cpu);
 		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu, SNAPFMT_IPT_SUFFIX);
-		json_str(j, "iptTrace", path);
+		json_str(j, SNAPKEY_LLDB_IPT_TRACE, path);
 		bundle_cpu_path(path, sizeof(path), s->cores[i].cpu, SNAPFMT_SWITCH_SUFFIX);
-		json_str(j, "contextSwitchTrace", path);
+		json_str(j, SNAPKEY_LLDB_SWITCH_TRACE, path);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -134,7 +135,7 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 	json_u64(j, "model", ci->model);
 	json_u64(j, "stepping", ci->stepping);
 	json_obj_end(j);
-	json_arr_begin(j, "processes");
+	json_arr_begin(j, SNAPKEY_LLDB_PROCESSES);
 	trace_process(&snap->proc, j);
 	/* --follow: one trace, every process its buffers hold */
 	for (i = 0; i < snap->nr_more; i++)
@@ -155,7 +156,7 @@ static void attr_json(struct json *j, const char *key, const struct perf_event_a
 {
 	json_obj_begin(j, key);
 	json_u64(j, "type", a->type);
-	json_hex(j, "config", a->config);
+	json_hex(j, SNAPKEY_ATTR_CONFIG, a->config);
 	json_hex(j, "config1", a->config1);
 	json_hex(j, "config2", a->config2);
 	json_hex(j, "sample_type", a->sample_type);
@@ -171,17 +172,17 @@ static void cores_json(const struct snapshot *s, struct json *j)
 	const struct snap_core *c;
 	unsigned int i;
 
-	json_arr_begin(j, "cores");
+	json_arr_begin(j, SNAPKEY_CORES);
 	for (i = 0; i < s->nr_cores; i++) {
 		c = &s->cores[i];
 		json_obj_begin(j, NULL);
-		json_i64(j, "cpu", c->cpu);
-		json_u64(j, "bytes", c->trace_len);
-		json_u64(j, "sideband_bytes", c->sideband_len);
-		json_bool(j, "wrapped", c->wrapped);
-		json_u64(j, "lost_bytes", c->lost_bytes);
-		json_bool(j, "sideband_wrapped", c->sb_wrapped);
-		json_u64(j, "sideband_lost_bytes", c->sb_lost_bytes);
+		json_i64(j, SNAPKEY_CORE_CPU, c->cpu);
+		json_u64(j, SNAPKEY_CORE_BYTES, c->trace_len);
+		json_u64(j, SNAPKEY_CORE_SIDEBAND_BYTES, c->sideband_len);
+		json_bool(j, SNAPKEY_CORE_WRAPPED, c->wrapped);
+		json_u64(j, SNAPKEY_CORE_LOST_BYTES, c->lost_bytes);
+		json_bool(j, SNAPKEY_CORE_SIDEBAND_WRAPPED, c->sb_wrapped);
+		json_u64(j, SNAPKEY_CORE_SIDEBAND_LOST_BYTES, c->sb_lost_bytes);
 		json_u64(j, "head", c->head);
 		json_u64(j, "tsc", c->tsc);
 		json_u64(j, "paused_ns", c->paused_ns);
@@ -192,11 +193,11 @@ static void cores_json(const struct snapshot *s, struct json *j)
 			/* the thread the writer named at the window's start; 0: none */
 			json_u64(j, "window_start_tid", c->start_tid);
 			/* the kernel's AUX flags in the window: PT data lost there */
-			json_obj_begin(j, "aux");
-			json_u64(j, "truncated", c->aux_truncated);
-			json_u64(j, "collision", c->aux_collision);
-			json_u64(j, "partial", c->aux_partial);
-			json_u64(j, "records_lost", c->ptrec_lost);
+			json_obj_begin(j, SNAPKEY_CORE_AUX);
+			json_u64(j, SNAPKEY_AUX_TRUNCATED, c->aux_truncated);
+			json_u64(j, SNAPKEY_AUX_COLLISION, c->aux_collision);
+			json_u64(j, SNAPKEY_AUX_PARTIAL, c->aux_partial);
+			json_u64(j, SNAPKEY_AUX_RECORDS_LOST, c->ptrec_lost);
 			json_obj_end(j);
 		}
 		json_obj_end(j);
@@ -212,13 +213,13 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 	int n;
 
 	snprintf(cpu, sizeof(cpu), "%u/%u/%u", ci->family, ci->model, ci->stepping);
-	json_obj_begin(j, "ptxed");
+	json_obj_begin(j, SNAPKEY_PTXED);
 	json_str(j, "cpu", cpu);
 	json_bool(j, "mtc", ci->mtc);
-	json_u64(j, "mtc_freq", ci->mtc_freq);
-	json_u64(j, "tsc_ctc_ratio_n", ci->tsc_ctc_ratio_n);
-	json_u64(j, "tsc_ctc_ratio_d", ci->tsc_ctc_ratio_d);
-	json_u64(j, "max_nonturbo_ratio", ci->max_nonturbo_ratio);
+	json_u64(j, SNAPKEY_PTXED_MTC_FREQ, ci->mtc_freq);
+	json_u64(j, SNAPKEY_PTXED_TSC_CTC_RATIO_N, ci->tsc_ctc_ratio_n);
+	json_u64(j, SNAPKEY_PTXED_TSC_CTC_RATIO_D, ci->tsc_ctc_ratio_d);
+	json_u64(j, SNAPKEY_PTXED_MAX_NONTURBO_RATIO, ci->max_nonturbo_ratio);
 	n = snprintf(args, sizeof(args), "--cpu %s", cpu);
 	if (ci->mtc)
 		n += snprintf(args + n, sizeof(args) - n, " --mtc-freq %u", ci->mtc_freq);
@@ -237,14 +238,14 @@ static void proc_json(const struct snap_process *p, const char *name, struct jso
 	unsigned int i;
 
 	json_obj_begin(j, name);
-	json_u64(j, "pid", p->pid);
-	json_str(j, "comm", p->comm);
+	json_u64(j, SNAPKEY_PROC_PID, p->pid);
+	json_str(j, SNAPKEY_PROC_COMM, p->comm);
 	json_str(j, "exe", p->exe);
-	json_arr_begin(j, "threads");
+	json_arr_begin(j, SNAPKEY_PROC_THREADS);
 	for (i = 0; i < p->nr_threads; i++) {
 		json_obj_begin(j, NULL);
-		json_u64(j, "tid", p->threads[i].tid);
-		json_str(j, "comm", p->threads[i].comm);
+		json_u64(j, SNAPKEY_THREAD_TID, p->threads[i].tid);
+		json_str(j, SNAPKEY_THREAD_COMM, p->threads[i].comm);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -260,18 +261,18 @@ static void crash_json(const struct snapshot *s, struct json *j)
 	const struct snap_crash *k = &s->crash;
 	char hex[24];
 
-	json_obj_begin(j, "crash");
+	json_obj_begin(j, SNAPKEY_CRASH);
 	json_u64(j, "pid", k->pid);
 	json_u64(j, "tid", k->tid);
 	json_u64(j, "ts", k->ts);
-	json_str(j, "at", k->at);
+	json_str(j, SNAPKEY_CRASH_AT, k->at);
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)k->regs[PERFDATA_REG_IP]);
 	json_str(j, "ip", hex);
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)k->sp);
 	json_str(j, "sp", hex);
 	json_u64(j, "stack_bytes", k->stack_len);
-	json_u64(j, "stack_asked", k->stack_want);
-	json_u64(j, "capture_ns", k->cost_ns);
+	json_u64(j, SNAPKEY_CRASH_STACK_ASKED, k->stack_want);
+	json_u64(j, SNAPKEY_CRASH_CAPTURE_NS, k->cost_ns);
 	json_obj_end(j);
 }
 
@@ -285,11 +286,11 @@ static void when_json(const struct snapshot *s, struct json *j)
 	if (s->crash.valid)
 		crash_json(s, j);
 	if (s->run.run_start_ns)
-		json_u64(j, "run_start_ns", s->run.run_start_ns);
+		json_u64(j, SNAPKEY_RUN_START_NS, s->run.run_start_ns);
 	if (s->realtime_ns) {
-		json_obj_begin(j, "clock");
-		json_u64(j, "realtime_ns", s->realtime_ns);
-		json_u64(j, "monotonic_ns", s->monotonic_ns);
+		json_obj_begin(j, SNAPKEY_CLOCK);
+		json_u64(j, SNAPKEY_CLOCK_REALTIME_NS, s->realtime_ns);
+		json_u64(j, SNAPKEY_CLOCK_MONOTONIC_NS, s->monotonic_ns);
 		json_obj_end(j);
 	}
 }
@@ -299,16 +300,16 @@ static void head_json(const struct snapshot *s, unsigned int formats, struct jso
 	unsigned int i;
 
 	json_str(j, "ptbpf_version", PTBPF_VERSION);
-	json_u64(j, "snapshot", s->id);
-	json_str(j, "backend", snapfmt_backend_name(s->run.backend));
+	json_u64(j, SNAPKEY_SNAPSHOT, s->id);
+	json_str(j, SNAPKEY_BACKEND, snapfmt_backend_name(s->run.backend));
 	json_str(j, "scope", scope_name(s->run.scope));
 	if (s->run.scope_why && *s->run.scope_why)
 		json_str(j, "scope_fallback", s->run.scope_why);
 	sampling_json(&s->run.sampling, j);
 	snapjson_trigger(j, s);
 	when_json(s, j);
-	json_u64(j, "pid", s->run.pid);
-	json_bool(j, "full", s->run.full);
+	json_u64(j, SNAPKEY_PID, s->run.pid);
+	json_bool(j, SNAPKEY_FULL, s->run.full);
 	json_obj_begin(j, "files");
 	for (i = 0; i < snapwrite_nr_formats; i++)
 		json_bool(j, snapwrite_formats[i].name, formats & snapwrite_formats[i].bit);
@@ -325,29 +326,29 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats, struct 
 	json_obj_begin(j, NULL);
 	head_json(snap, formats, j);
 	cores_json(snap, j);
-	attr_json(j, "attr", &snap->run.data_attr);
+	attr_json(j, SNAPKEY_ATTR, &snap->run.data_attr);
 	attr_json(j, "sideband_attr", &snap->run.sb_attr);
-	json_obj_begin(j, "time_conv");
-	json_bool(j, "valid", snap->run.conv.valid);
-	json_u64(j, "time_shift", snap->run.conv.time_shift);
-	json_u64(j, "time_mult", snap->run.conv.time_mult);
-	json_u64(j, "time_zero", snap->run.conv.time_zero);
+	json_obj_begin(j, SNAPKEY_TIME_CONV);
+	json_bool(j, SNAPKEY_TC_VALID, snap->run.conv.valid);
+	json_u64(j, SNAPKEY_TC_TIME_SHIFT, snap->run.conv.time_shift);
+	json_u64(j, SNAPKEY_TC_TIME_MULT, snap->run.conv.time_mult);
+	json_u64(j, SNAPKEY_TC_TIME_ZERO, snap->run.conv.time_zero);
 	json_obj_end(j);
-	json_obj_begin(j, "cpu");
-	json_str(j, "vendor", ci->vendor);
-	json_u64(j, "family", ci->family);
-	json_u64(j, "model", ci->model);
-	json_u64(j, "stepping", ci->stepping);
+	json_obj_begin(j, SNAPKEY_CPU);
+	json_str(j, SNAPKEY_CPU_VENDOR, ci->vendor);
+	json_u64(j, SNAPKEY_CPU_FAMILY, ci->family);
+	json_u64(j, SNAPKEY_CPU_MODEL, ci->model);
+	json_u64(j, SNAPKEY_CPU_STEPPING, ci->stepping);
 	json_u64(j, "nr_cpus_online", ci->nr_cpus_online);
 	json_obj_end(j);
 	if (backend_ops(snap->run.backend)->lldb)
 		ptxed_json(snap, j);
-	proc_json(&snap->proc, "process", j);
+	proc_json(&snap->proc, SNAPKEY_PROCESS, j);
 	if (snap->nr_more) {
 		unsigned int i;
 
 		/* --follow: the other processes, live or gone */
-		json_arr_begin(j, "followed");
+		json_arr_begin(j, SNAPKEY_FOLLOWED);
 		for (i = 0; i < snap->nr_more; i++)
 			proc_json(&snap->more[i], NULL, j);
 		json_arr_end(j);

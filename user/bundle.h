@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "json.h"
-#include "snapdata.h"
+#include "snapshot.h"
 #include "snapfmt.h"
 
 /*

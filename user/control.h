@@ -14,7 +14,7 @@
 #include "eventlog.h"
 #include "hitpoint.h"
 #include "ptbpf_types.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* What takes a snapshot (--trigger). */
 enum trigger_bits {

@@ -37,7 +37,7 @@
 
 #include "auxact.h"
 #include "perf_sys.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 #define CORES_DEFAULT_BUFFER (4UL << 20) /* per-core trace buffer */
 /*

@@ -68,11 +68,11 @@ int ctlops_event(void *ctx, const struct ptbpf_event *e)
 		watch_triggers_off(hands->watch);
 	/* the loader maps the new image's libraries right after the exec */
 	if (e->kind == PTBPF_EV_EXEC)
-		snapstage_refresh_proc(hands->stage);
+		snapqueue_refresh_proc(hands->queue);
 	/* the target's thread names; a followed process's come from /proc */
 	if ((e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_THREAD_START ||
 	     e->kind == PTBPF_EV_THREAD_EXIT) &&
 	    (!hands->follow || (pid_t)e->tgid == hands->follow->root.pid))
-		snapstage_note_thread(hands->stage, e->tid, e->comm);
+		proccache_note_thread(hands->procs, e->tid, e->comm);
 	return 0;
 }

@@ -4,12 +4,14 @@
  * per-core traces (cores.h) and the snapshot stager (snapstage.h), and the
  * one sink for the BPF program's events, which go to the policy
  * (control_event()) and tell the snapshots what they need: an exec maps
- * new libraries (the writer reads /proc again), and thread names are kept
- * for snapshots written after a thread exited.
+ * new libraries (the writer reads /proc again: snapqueue.h), and thread
+ * names are kept for snapshots written after a thread exited
+ * (proccache.h).
  *
  *	struct ctlops hands = { .ctl = &ctl };
  *	watch_open(pid, verbose, ctlops_event, &hands, ...);
  *	hands.cores = cores; hands.stage = stage;
+ *	hands.queue = queue; hands.procs = procs;
  *	control_init(&ctl, log, pid, triggers, no_pause, v, &ctlops_ops,
  *		     &hands);
  */
@@ -26,7 +28,11 @@
 struct ctlops {
 	struct control *ctl; /* where events go */
 	struct cores *cores; /* NULL until they are open */
-	struct snapstage *stage; /* NULL until the output is ready */
+	/* NULL until the output is ready: the stager, the writer's queue and
+	 * its readings of /proc */
+	struct snapstage *stage;
+	struct snapqueue *queue;
+	struct proccache *procs;
 	/* --follow: events go to the process's control there; NULL: none */
 	struct follow *follow;
 	/* the BPF side, for its --trigger-on uprobes; NULL until open */

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* Sampling frequency of the sample backend's cpu-clock events (Hz). */
 #define EVATTR_SAMPLE_FREQ 4000

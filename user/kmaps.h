@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /*
  * Adds mapping @m (its path copied) to @p's maps in address order, in

@@ -60,6 +60,9 @@ struct app {
 	struct watch *watch;
 	struct cores *cores;
 	struct snapstage *snaps;
+	struct snapqueue *queue; /* the snapshot writer */
+	struct snapwrite_opts write; /* how it writes each snapshot */
+	struct proccache procs; /* its readings of /proc */
 	int outfd, cgroup_fd;
 	int uid, gid;
 	enum ptbpf_scope scope;
@@ -85,8 +88,13 @@ struct app {
 static void stop_snapshots(struct app *app)
 {
 	snapstage_stop(app->snaps);
+	snapqueue_stop(app->queue);
 	app->snaps = NULL;
+	app->queue = NULL;
 	app->hands.stage = NULL;
+	app->hands.queue = NULL;
+	app->hands.procs = NULL;
+	proccache_free(&app->procs);
 }
 
 /* --follow: the BPF side's state of each process, the snapshots' list. */
@@ -115,7 +123,7 @@ static void probe_member(void *ctx, pid_t pid, bool gone)
 {
 	struct app *app = ctx;
 
-	snapstage_follow(app->snaps, (uint32_t)pid, gone);
+	snapqueue_follow(app->queue, (uint32_t)pid, gone);
 }
 
 static bool cpu_ran(void *ctx, int cpu)
@@ -432,27 +440,33 @@ static int open_output(struct app *app)
 		 * less at every switch): every core is read */
 		.cpu_ran = app->cfg.follow ? NULL : cpu_ran,
 		.cpu_ran_ctx = app,
-		.writer = {
-			.out_dir = app->cfg.output,
-			.uid = app->uid,
-			.gid = app->gid,
-			.formats = app->cfg.formats,
-			.max_snapshots = app->cfg.max_snapshots,
-			.max_size = app->cfg.max_size,
-			.verbosity = app->cfg.verbosity,
-			.run_id = app->run,
-			/* -N: as perf record's --no-buildid-cache */
-			.buildid_cache = app->cfg.no_buildid_cache ?
-						 NULL :
-						 buildcache_dir(app->cache_dir,
-								sizeof(app->cache_dir)),
-		},
+		.verbosity = app->cfg.verbosity,
+	};
+	struct snapqueue_config qc = {
+		.write = &app->write,
+		.procs = &app->procs,
+		.max_snapshots = app->cfg.max_snapshots,
+		.max_size = app->cfg.max_size,
+		.verbosity = app->cfg.verbosity,
+		.run_id = app->run,
+		.pid = app->target.pid,
 	};
 	int ret;
 
+	app->write = (struct snapwrite_opts){
+		.out_dir = app->cfg.output,
+		.uid = app->uid,
+		.gid = app->gid,
+		.formats = app->cfg.formats,
+		/* -N: as perf record's --no-buildid-cache */
+		.buildid_cache = app->cfg.no_buildid_cache ?
+					 NULL :
+					 buildcache_dir(app->cache_dir, sizeof(app->cache_dir)),
+	};
 	app->outfd = outdir_open(app->cfg.output, app->uid, app->gid, app->err, sizeof(app->err));
 	if (app->outfd < 0)
 		return app->outfd;
+	app->write.dirfd = app->outfd;
 	ret = eventlog_open(&app->log, app->outfd, app->uid, app->gid);
 	if (eventlog_refusal(ret)) {
 		snprintf(app->err, sizeof(app->err), "%s/events.jsonl %s: refusing to write there",
@@ -474,14 +488,25 @@ static int open_output(struct app *app)
 				 app->cfg.output, strerror(-ret));
 			return ret;
 		}
-		sc.writer.events_rot = &app->evrot;
+		qc.events_rot = &app->evrot;
 	}
 	cores_describe(app->cores, &run);
 	run.sampling = app->sampled;
-	sc.writer.dirfd = app->outfd;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
-	app->snaps = snapstage_start(&sc, app->cores, &app->log, app->err, sizeof(app->err));
+	snapstage_layout(app->cores, &qc);
+	proccache_init(&app->procs, NULL, app->target.pid);
+	app->queue = snapqueue_start(&qc);
+	if (!app->queue) {
+		ret = -errno;
+		snprintf(app->err, sizeof(app->err), "can't set up snapshot staging: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	app->snaps =
+		snapstage_start(&sc, app->cores, app->queue, &app->log, app->err, sizeof(app->err));
 	app->hands.stage = app->snaps;
+	app->hands.queue = app->queue;
+	app->hands.procs = &app->procs;
 	return app->snaps ? 0 : -errno;
 }
 
@@ -545,7 +570,7 @@ static int start_watching(struct app *app)
 		app->held = 0;
 		guardian_release(&app->guard);
 		/* as after an exec: the loader maps its libraries now */
-		snapstage_refresh_proc(app->snaps);
+		snapqueue_refresh_proc(app->queue);
 	}
 	if (app->cfg.verbosity >= 0 && app->notes[0])
 		say("%s", app->notes);

@@ -33,7 +33,7 @@
 #include <linux/perf_event.h>
 
 #include "perffile.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 /*
  * intel_pt config bits, as masks. The kernel's intel_pt PMU format is the

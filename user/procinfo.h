@@ -10,7 +10,7 @@
 
 #include <linux/types.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /*
  * Parses one line of /proc/PID/maps into @m (the path is malloc'd, NULL

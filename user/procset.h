@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* How many processes are kept; past it the oldest gone one makes room. */
 #define PROCSET_MAX 1024

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* The thread on one CPU as the records so far tell; tid 0: none known. */
 struct ptrecs_cpu {

@@ -15,7 +15,7 @@
 #define PTBPF_RECWRITE_H
 
 #include "perfrec.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* How recwrite_convert() re-encodes records of one event. */
 struct recwrite_conv {

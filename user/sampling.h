@@ -20,7 +20,7 @@
 
 #include "sampcost.h"
 #include "samprate.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* How often the cost is measured again while the run goes on. */
 #define SAMPLING_RECHECK_NS (30ULL * 1000000000ULL)

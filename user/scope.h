@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /*
  * Default cap on the perf events a process-scope --pid run may open

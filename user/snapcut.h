@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /*
  * Removes from the record stream @buf (*@len bytes, as perfrec_next()

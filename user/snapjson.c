@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "fmtnum.h"
+#include "snapkeys.h"
 #include "snapjson.h"
 
 uint64_t snapjson_staged(const struct snapshot *s, uint64_t *lost, uint64_t *pause_max,
@@ -59,31 +60,31 @@ void snapjson_trigger(struct json *j, const struct snapshot *s)
 	const char *abbrev = t->sig > 0 ? sigabbrev_np(t->sig) : NULL;
 	char hex[24], sig[32];
 
-	json_str(j, "trigger", snaptrig_name(t->kind));
+	json_str(j, SNAPKEY_TRIGGER, snaptrig_name(t->kind));
 	if (abbrev) {
 		snprintf(sig, sizeof(sig), "SIG%s", abbrev);
-		json_str(j, "signal", sig);
+		json_str(j, SNAPKEY_SIGNAL, sig);
 	} else {
-		json_null(j, "signal");
+		json_null(j, SNAPKEY_SIGNAL);
 	}
-	json_u64(j, "trigger_ts", t->ts);
+	json_u64(j, SNAPKEY_TRIGGER_TS, t->ts);
 	/* --follow: the process the stop or fault was in */
 	if (t->pid)
-		json_u64(j, "trigger_pid", t->pid);
+		json_u64(j, SNAPKEY_TRIGGER_PID, t->pid);
 	if (t->tid)
-		json_u64(j, "trigger_tid", t->tid);
+		json_u64(j, SNAPKEY_TRIGGER_TID, t->tid);
 	if (t->stop_kind)
-		json_str(j, "stop_kind", t->stop_kind);
+		json_str(j, SNAPKEY_STOP_KIND, t->stop_kind);
 	if (t->has_si_code)
-		json_i64(j, "si_code", t->si_code);
+		json_i64(j, SNAPKEY_SI_CODE, t->si_code);
 	if (t->ip)
-		json_str(j, "ip", fmt_addr(t->ip, hex, sizeof(hex)));
+		json_str(j, SNAPKEY_IP, fmt_addr(t->ip, hex, sizeof(hex)));
 	if (t->has_addr)
-		json_str(j, "addr", fmt_addr(t->addr, hex, sizeof(hex)));
+		json_str(j, SNAPKEY_ADDR, fmt_addr(t->addr, hex, sizeof(hex)));
 	if (t->folded)
-		json_u64(j, "folded_stops", t->folded);
+		json_u64(j, SNAPKEY_FOLDED_STOPS, t->folded);
 	if (t->folded_hits)
-		json_u64(j, "folded_hits", t->folded_hits);
+		json_u64(j, SNAPKEY_FOLDED_HITS, t->folded_hits);
 	if (t->spec)
 		hit_json(j, s);
 }
@@ -113,7 +114,7 @@ void snapjson_line(struct json *j, const struct snapshot *s, const char *path, u
 		sb_lost += s->cores[i].sb_lost_bytes;
 		pt_lost += s->cores[i].ptrec_lost;
 	}
-	json_u64(j, "snapshot", s->id);
+	json_u64(j, SNAPKEY_SNAPSHOT, s->id);
 	json_str(j, "path", path);
 	snapjson_trigger(j, s);
 	json_u64(j, "bytes", bytes);

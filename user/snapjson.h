@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "json.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 /*
  * The bytes staged on @s's cores (trace and sideband); *@lost, *@pause_max

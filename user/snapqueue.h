@@ -10,15 +10,10 @@
  * waiting snapshot is dropped (its id is handed back, for a snapshot_error
  * event): the control path never waits for the disk.
  *
- * With max_size or max_snapshots the writer keeps the directory within
- * them: before a snapshot is written, the oldest snapshots are removed
- * until a generous estimate of its size fits; once written, its real size
- * is counted. Each removal is a snapshot_removed event.
- *
- * The writer reads /proc/PID for the COMM and MMAP2 records and the LLDB
- * modules. A process that has exited (or is a zombie) has no maps left, so
- * the writer keeps the last good reading, refreshed when idle, and uses it
- * when the live one comes back empty.
+ * Before each snapshot is written the writer takes its processes from
+ * /proc (proccache.h) and makes room for it within the limits
+ * (snapkeep.h); once written, it is said (snaplog.h). When idle, it reads
+ * /proc again, soon after an exec or a fork.
  */
 #ifndef PTBPF_SNAPQUEUE_H
 #define PTBPF_SNAPQUEUE_H
@@ -27,29 +22,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapdata.h"
+#include "eventlog.h"
+#include "proccache.h"
+#include "snapshot.h"
 #include "snapwrite.h"
 
 #define SNAPQUEUE_DEFAULT_LEN 3
 
 struct snapqueue_config {
-	const char *out_dir;
-	int dirfd; /* of out_dir: everything is made relative to it */
+	/*
+	 * How each snapshot is written, and where (its dirfd: everything is
+	 * made relative to it): the caller's, for the queue's life.
+	 */
+	const struct snapwrite_opts *write;
+	/* the target's /proc readings: the caller's, for the queue's life */
+	struct proccache *procs;
 	const char *run_id; /* the run's id for events.jsonl, or NULL */
-	int uid, gid; /* owner of what is written; -1: as is */
-	unsigned int formats; /* SNAPWRITE_* */
 	unsigned int max_snapshots; /* 0: keep all */
-	unsigned long long max_size; /* bytes of snapshots in out_dir; 0: any */
+	unsigned long long max_size; /* bytes of snapshots in the directory; 0: any */
 	/* --max-size: events.jsonl's rotation, shared with the control's log */
 	struct eventlog_rot *events_rot;
 	unsigned int queue_len; /* 0: SNAPQUEUE_DEFAULT_LEN */
-	uint32_t pid; /* the target, for /proc and the events */
-	const char *proc_root; /* NULL: "/proc" */
-	const char *buildid_cache; /* perf's, to fill; NULL: none */
+	uint32_t pid; /* the target, for the events */
 	int verbosity; /* >= 0: a line on stderr per snapshot written */
-	/* the staging buffers: per core, trace_cap then sb_cap bytes */
+	/* the staging buffers: nr_cores of trace_cap then sb_cap bytes */
 	unsigned int nr_cores;
-	const int *cpus; /* each core's CPU number */
 	size_t trace_cap, sb_cap;
 };
 
@@ -67,10 +64,10 @@ struct snapqueue;
 
 /*
  * Allocates the staging buffers, opens the writer's own (appending) event
- * log in cfg->dirfd, counts the snapshots already there against the limits
- * and starts the writer thread. Returns NULL with errno set: EINVAL for a
- * NULL @cfg, ENOMEM, or the errno of scanning the directory, opening the
- * log or starting the thread.
+ * log in cfg->write->dirfd, counts the snapshots already there against the
+ * limits and starts the writer thread. Returns NULL with errno set: EINVAL
+ * for a NULL @cfg, cfg->write or cfg->procs, ENOMEM, or the errno of
+ * scanning the directory, opening the log or starting the thread.
  */
 struct snapqueue *snapqueue_start(const struct snapqueue_config *cfg);
 
@@ -94,20 +91,13 @@ void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf);
 __u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx);
 
 /*
- * Remembers that thread @tid of the target is (or was last) named @comm,
- * for snapshots written after it exited. A short critical section shared
- * with the writer. NULL @q or @comm: nothing.
- */
-void snapqueue_note_thread(struct snapqueue *q, uint32_t tid, const char *comm);
-
-/*
- * --follow: process @pid joined (@gone false) or exited: snapshots hold
- * its COMM and MMAP2 records as /proc last showed it with maps, read on
- * the writer thread. A short critical section, for the control path.
+ * --follow: process @pid joined (@gone false) or exited: told to the
+ * readings of /proc (proccache_follow()), and a new one is read soon,
+ * before it may be gone. For the control path. NULL @q: nothing.
  */
 void snapqueue_follow(struct snapqueue *q, uint32_t pid, bool gone);
 
-/* Asks the writer to read /proc/PID again soon (after an exec). */
+/* Asks the writer to read /proc/PID again soon (after an exec). NULL @q: nothing. */
 void snapqueue_refresh_proc(struct snapqueue *q);
 
 /*

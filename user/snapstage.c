@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "clock.h"
+#include "snaplog.h"
 #include "snapstage.h"
 #include "status.h"
 
@@ -25,65 +26,37 @@ struct snapstage {
 	__u8 *crash_stack;
 };
 
-static void log_error(struct snapstage *s, uint64_t id, const char *reason)
+void snapstage_layout(struct cores *cores, struct snapqueue_config *qc)
 {
-	struct json *j = eventlog_begin(s->log, "snapshot_error", clock_now_ns(), s->run.pid);
-
-	json_u64(j, "snapshot", id);
-	json_str(j, "reason", reason);
-	eventlog_end(s->log);
-}
-
-/* The writer's queue, with a staging buffer for each core of @cores. */
-static int start_queue(struct snapstage *s)
-{
-	struct snapqueue_config qc = s->cfg.writer;
-	unsigned int i;
-	int *cpus;
-
-	cpus = calloc(s->nr_cores ? s->nr_cores : 1, sizeof(*cpus));
-	if (!cpus)
-		return -ENOMEM;
-	for (i = 0; i < s->nr_cores; i++)
-		cores_info(s->cores, i, &cpus[i], NULL, NULL);
-	qc.nr_cores = s->nr_cores;
-	qc.cpus = cpus;
-	qc.trace_cap = s->trace_cap;
-	qc.sb_cap = s->sb_cap;
-	qc.pid = s->run.pid;
-	s->queue = snapqueue_start(&qc);
-	free(cpus);
-	return s->queue ? 0 : -errno;
+	qc->nr_cores = cores_count(cores);
+	qc->trace_cap = cores_buffer_size(cores);
+	qc->sb_cap = cores_sideband_size(cores);
 }
 
 struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cores *cores,
-				  struct eventlog *log, char *err, size_t errlen)
+				  struct snapqueue *queue, struct eventlog *log, char *err,
+				  size_t errlen)
 {
-	struct snapstage *s;
-	int ret = -EINVAL;
+	bool valid = cfg && cfg->run && cores && queue;
+	struct snapstage *s = valid ? calloc(1, sizeof(*s)) : NULL;
+	int ret = valid ? -ENOMEM : -EINVAL;
 
-	s = cfg && cfg->run && cores ? calloc(1, sizeof(*s)) : NULL;
 	if (!s) {
-		ret = cfg && cfg->run && cores ? -ENOMEM : -EINVAL;
-		goto fail;
+		snprintf(err, errlen, "can't set up snapshot staging: %s", strerror(-ret));
+		errno = -ret;
+		return NULL;
 	}
 	s->cfg = *cfg;
 	s->run = *cfg->run;
 	s->cfg.run = &s->run;
 	s->cores = cores;
+	s->queue = queue;
 	s->log = log;
 	s->nr_cores = cores_count(cores);
 	s->trace_cap = cores_buffer_size(cores);
 	s->sb_cap = cores_sideband_size(cores);
 	s->next_id = cfg->first_id ? cfg->first_id : 1;
-	ret = start_queue(s);
-	if (!ret)
-		return s;
-fail:
-	snprintf(err, errlen, "can't set up snapshot staging: %s", strerror(-ret));
-	free(s);
-	errno = -ret;
-	return NULL;
+	return s;
 }
 
 /* Every core's rings into @buf; -EIO when one could not be read. */
@@ -99,6 +72,7 @@ static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
 		int cpu = -1;
 
 		cores_info(s->cores, i, &cpu, NULL, NULL);
+		buf->cores[i].cpu = cpu; /* a core that can't be read still says which */
 		if (skip && !s->cfg.cpu_ran(s->cfg.cpu_ran_ctx, cpu))
 			cores_read_unchanged(s->cores, i, &buf->cores[i], trace, sideband);
 		else if (cores_read(s->cores, i, s->run.full, &buf->cores[i], trace, s->trace_cap,
@@ -131,7 +105,7 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 	json_u64(j, "trigger_ts", t->ts);
 	json_str(j, "reason", "no new bytes");
 	eventlog_end(s->log);
-	if (s->cfg.writer.verbosity > 0) {
+	if (s->cfg.verbosity > 0) {
 		char line[96];
 
 		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes",
@@ -273,14 +247,7 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 		snprintf(reason, sizeof(reason),
 			 "the writer fell behind: snapshot %llu dropped unwritten",
 			 (unsigned long long)dropped);
-		log_error(s, dropped, reason);
-		if (s->cfg.writer.verbosity >= 0) {
-			char line[160];
-
-			snprintf(line, sizeof(line), "ptbpf: snapshot %llu lost: %s",
-				 (unsigned long long)dropped, reason);
-			status_say_limited(line);
-		}
+		snaplog_lost(s->log, s->run.pid, dropped, reason, s->cfg.verbosity);
 	}
 	memset(&buf->snap, 0, sizeof(buf->snap));
 	ret = stage_cores(s, buf);
@@ -293,36 +260,14 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 	stage_crash(s, buf);
 	snapqueue_push(s->queue, buf);
 	if (ret)
-		log_error(s, buf->snap.id, cores_last_error(s->cores));
+		snaplog_error(s->log, s->run.pid, buf->snap.id, cores_last_error(s->cores));
 	return ret ? ret : (int64_t)buf->snap.id;
 }
 
-void snapstage_note_thread(struct snapstage *s, uint32_t tid, const char *comm)
+void snapstage_stop(struct snapstage *s)
 {
-	if (s)
-		snapqueue_note_thread(s->queue, tid, comm);
-}
-
-void snapstage_follow(struct snapstage *s, uint32_t pid, bool gone)
-{
-	if (s)
-		snapqueue_follow(s->queue, pid, gone);
-}
-
-void snapstage_refresh_proc(struct snapstage *s)
-{
-	if (s)
-		snapqueue_refresh_proc(s->queue);
-}
-
-unsigned long snapstage_stop(struct snapstage *s)
-{
-	unsigned long written;
-
 	if (!s)
-		return 0;
-	written = snapqueue_stop(s->queue);
+		return;
 	free(s->crash_stack);
 	free(s);
-	return written;
 }

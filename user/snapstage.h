@@ -7,6 +7,13 @@
  *
  * What every snapshot of the run shares (backend, scope, attrs, TSC
  * conversion, CPU info) is given once at start, as a struct snap_run.
+ *
+ *	snapstage_layout(cores, &qc);
+ *	q = snapqueue_start(&qc);
+ *	s = snapstage_start(&cfg, cores, q, log, err, sizeof(err));
+ *	...
+ *	snapstage_stop(s);
+ *	written = snapqueue_stop(q);
  */
 #ifndef PTBPF_SNAPSTAGE_H
 #define PTBPF_SNAPSTAGE_H
@@ -29,22 +36,28 @@ struct snapstage_config {
 	 */
 	bool (*cpu_ran)(void *ctx, int cpu);
 	void *cpu_ran_ctx;
-	/* the writer's; nr_cores, cpus, trace_cap, sb_cap and pid are set
-	 * from the cores and @run */
-	struct snapqueue_config writer;
+	/* >= 0: a lost snapshot is said on stderr; > 0: a skipped one too */
+	int verbosity;
 };
 
 struct snapstage;
 
 /*
- * Starts the writer's queue with a staging buffer per core of @cores for
- * each snapshot it can hold. @log is the control thread's event log, for
- * the drop notices; the writer opens its own. Returns NULL with errno set
- * (EINVAL for a NULL @cfg, @cfg->run or @cores; else snapqueue_start()'s)
- * and one line in @err.
+ * The staging buffers a queue needs for the cores of @cores: sets
+ * @qc->nr_cores, trace_cap and sb_cap.
+ */
+void snapstage_layout(struct cores *cores, struct snapqueue_config *qc);
+
+/*
+ * Stages the cores of @cores into the buffers of @queue, which was started
+ * with snapstage_layout() of @cores and outlives the stager. @log is the
+ * control thread's event log, for the drop notices; the writer has its
+ * own. Returns NULL with errno set (EINVAL for a NULL @cfg, @cfg->run,
+ * @cores or @queue; ENOMEM) and one line in @err.
  */
 struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cores *cores,
-				  struct eventlog *log, char *err, size_t errlen);
+				  struct snapqueue *queue, struct eventlog *log, char *err,
+				  size_t errlen);
 
 /*
  * Stages a snapshot of every core and queues it for the writer. Only
@@ -58,28 +71,15 @@ struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cor
 int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t);
 
 /*
- * Remembers that thread @tid of the target is (or was last) named @comm,
- * for snapshots written after it exited (from thread_start, exec and
- * thread_exit events). NULL @s: nothing.
- */
-/*
  * Keeps crash record @c (@len bytes of it) for the fatal snapshot of its
  * thread, staged next. Memory only: the control path.
  */
 void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t len);
 
-void snapstage_note_thread(struct snapstage *s, uint32_t tid, const char *comm);
-
-/* --follow: snapqueue_follow(). NULL @s: nothing. */
-void snapstage_follow(struct snapstage *s, uint32_t pid, bool gone);
-
-/* Asks the writer to refresh its reading of /proc/PID (after an exec). */
-void snapstage_refresh_proc(struct snapstage *s);
-
 /*
- * Writes what is queued, stops the writer thread and frees everything.
- * Returns the number of snapshots written in the run. NULL is fine.
+ * Frees the stager; what it staged stays queued (snapqueue_stop() writes
+ * it). NULL is fine.
  */
-unsigned long snapstage_stop(struct snapstage *s);
+void snapstage_stop(struct snapstage *s);
 
 #endif /* PTBPF_SNAPSTAGE_H */

@@ -23,7 +23,7 @@
 
 #include "bundle.h"
 #include "perfdata.h"
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* Which files a snapshot directory holds (--format): one bit per row of
  * snapwrite_formats[]. */

@@ -9,7 +9,7 @@
 #ifndef PTBPF_THREADNAMES_H
 #define PTBPF_THREADNAMES_H
 
-#include "snapdata.h"
+#include "snapshot.h"
 
 /* Threads remembered at most; the least recently noted go first. */
 #define THREADNAMES_MAX 65536

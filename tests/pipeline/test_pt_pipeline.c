@@ -61,7 +61,7 @@
 #include "ptgen.h"
 #include "scope.h"
 #include "sim_pmu.h"
-#include "snapstage.h"
+#include "snapwire.h"
 #include "testio.h"
 
 #define NCPU 2
@@ -78,7 +78,7 @@ struct fx {
 	char root[64], out[64];
 	struct sim_pmu *sim;
 	struct cores *cores;
-	struct snapstage *snaps;
+	struct snapwire w; /* the writer, as main.c wires it */
 	struct snap_run run;
 	struct eventlog log;
 	struct control ctl;
@@ -138,7 +138,7 @@ static int teardown(void **state)
 	char cmd[160];
 	int rc;
 
-	snapstage_stop(f->snaps);
+	snapwire_stop(&f->w);
 	cores_close(f->cores);
 	eventlog_close(&f->log);
 	/* every descriptor and mapping of the simulated kernel is gone */
@@ -181,17 +181,14 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope, int state
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
-	struct snapstage_config sc = {
-		.run = &f->run,
-		.first_id = 1,
-		.writer = {
-			.out_dir = f->out,
-			.uid = -1,
-			.gid = -1,
-			.formats = SNAPWRITE_ALL,
-			.verbosity = -1,
-		},
+	struct snapstage_config sc = { .run = &f->run, .first_id = 1, .verbosity = -1 };
+	struct snapwrite_opts wo = {
+		.out_dir = f->out,
+		.uid = -1,
+		.gid = -1,
+		.formats = SNAPWRITE_ALL,
 	};
+	struct snapqueue_config qc = { .verbosity = -1 };
 
 	cores_config_init(&cc);
 	cc.buffer_size = buf;
@@ -209,17 +206,18 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope, int state
 		fail_msg("cores_open: %s", f->err);
 	assert_int_equal(cores_count(f->cores), NCPU);
 	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
-	sc.writer.dirfd = f->outfd;
+	wo.dirfd = f->outfd;
 	assert_int_equal(cores_describe(f->cores, &f->run), 0);
 	f->run.pid = f->pid;
 	f->run.full = f->full;
-	f->snaps = snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
-	if (!f->snaps)
-		fail_msg("snapstage_start: %s", f->err);
+	if (!snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, NULL, f->err, sizeof(f->err)))
+		fail_msg("snapwire_start: %s", f->err);
 	f->hands = (struct ctlops){
 		.ctl = &f->ctl,
 		.cores = f->cores,
-		.stage = f->snaps,
+		.stage = f->w.stage,
+		.queue = f->w.queue,
+		.procs = &f->w.procs,
 	};
 	control_init(&f->ctl, &f->log, (int)f->pid, triggers, false, -1, &ctlops_ops, &f->hands);
 	/* as main.c: in process scope the kernel cuts at the switches */
@@ -299,9 +297,10 @@ static size_t run_path(struct fx *f, int cpu, __u32 tid, const struct ptgen_bran
 /* Writes everything queued and stops the writer: the files are final. */
 static void drain(struct fx *f, unsigned long written)
 {
-	assert_int_equal(snapstage_stop(f->snaps), written);
-	f->snaps = NULL;
 	f->hands.stage = NULL;
+	f->hands.queue = NULL;
+	f->hands.procs = NULL;
+	assert_int_equal(snapwire_stop(&f->w), written);
 }
 
 /* perf script prints exactly path @p then @p2 (may be NULL), by @tid. */
@@ -870,7 +869,7 @@ static size_t fork_runs(struct fx *f, pid_t child, __u8 *a, size_t *la, __u8 *b)
 	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
 	/* the fork event: its /proc is read for the snapshot's records */
 	if (f->follow)
-		snapstage_follow(f->snaps, (uint32_t)child, false);
+		snapqueue_follow(f->w.queue, (uint32_t)child, false);
 	*la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, 128);
 	assert_true(*la > 0);
 	lb = sched_path(f, 1, (__u32)child, &ptgen_branches_b, 2010000, b, 128);

@@ -63,7 +63,7 @@
 #include "ptgen.h"
 #include "scope.h"
 #include "sim_pmu.h"
-#include "snapstage.h"
+#include "snapwire.h"
 #include "testio.h"
 
 #define NCPU 2
@@ -78,7 +78,7 @@ struct fx {
 	char root[64], out[64];
 	struct sim_pmu *sim;
 	struct cores *cores;
-	struct snapstage *snaps;
+	struct snapwire w; /* the writer, as main.c wires it */
 	struct snap_run run;
 	struct eventlog log;
 	struct control ctl;
@@ -144,7 +144,7 @@ static int teardown(void **state)
 	char cmd[160];
 	int rc;
 
-	snapstage_stop(f->snaps);
+	snapwire_stop(&f->w);
 	cores_close(f->cores);
 	eventlog_close(&f->log);
 	rc = sim_pmu_open_fds(f->sim) || sim_pmu_mappings(f->sim);
@@ -179,17 +179,14 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 {
 	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
 	struct cores_config cc;
-	struct snapstage_config sc = {
-		.run = &f->run,
-		.first_id = 1,
-		.writer = {
-			.out_dir = f->out,
-			.uid = -1,
-			.gid = -1,
-			.formats = SNAPWRITE_ALL,
-			.verbosity = -1,
-		},
+	struct snapstage_config sc = { .run = &f->run, .first_id = 1, .verbosity = -1 };
+	struct snapwrite_opts wo = {
+		.out_dir = f->out,
+		.uid = -1,
+		.gid = -1,
+		.formats = SNAPWRITE_ALL,
 	};
+	struct snapqueue_config qc = { .verbosity = -1 };
 
 	/* the kernel's clock runs past the mmap page's time_zero, as on a host */
 	sim_pmu_set_time(f->sim, PERF_TIME(1000000));
@@ -210,14 +207,19 @@ static void start(struct fx *f, enum ptbpf_scope scope)
 	if (!f->cores)
 		fail_msg("cores_open: %s", f->err);
 	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
-	sc.writer.dirfd = f->outfd;
+	wo.dirfd = f->outfd;
 	assert_int_equal(cores_describe(f->cores, &f->run), 0);
 	f->run.pid = f->pid;
 	f->run.full = f->full;
-	f->snaps = snapstage_start(&sc, f->cores, &f->log, f->err, sizeof(f->err));
-	if (!f->snaps)
-		fail_msg("snapstage_start: %s", f->err);
-	f->hands = (struct ctlops){ .ctl = &f->ctl, .cores = f->cores, .stage = f->snaps };
+	if (!snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, NULL, f->err, sizeof(f->err)))
+		fail_msg("snapwire_start: %s", f->err);
+	f->hands = (struct ctlops){
+		.ctl = &f->ctl,
+		.cores = f->cores,
+		.stage = f->w.stage,
+		.queue = f->w.queue,
+		.procs = &f->w.procs,
+	};
 	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP | TRIGGER_EXIT | TRIGGER_FATAL,
 		     false, -1, &ctlops_ops, &f->hands);
 	control_set_scope(&f->ctl, scope_name(scope), "", scope == SCOPE_PROCESS);
@@ -288,11 +290,10 @@ static void wait_written(struct fx *f, unsigned int n)
 
 static void drain(struct fx *f, unsigned long written)
 {
-	struct snapstage *s = f->snaps;
-
-	f->snaps = NULL;
 	f->hands.stage = NULL;
-	assert_int_equal(snapstage_stop(s), written);
+	f->hands.queue = NULL;
+	f->hands.procs = NULL;
+	assert_int_equal(snapwire_stop(&f->w), written);
 }
 
 /*
@@ -767,7 +768,7 @@ static void test_follow_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_PROCESS);
 	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
-	snapstage_follow(f->snaps, (uint32_t)child, false);
+	snapqueue_follow(f->w.queue, (uint32_t)child, false);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 1, (__u32)child), 0);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);

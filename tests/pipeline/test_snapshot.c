@@ -26,7 +26,7 @@
 #include "cores.h"
 #include "eventlog.h"
 #include "sim_pmu.h"
-#include "snapstage.h"
+#include "snapwire.h"
 #include "testio.h"
 
 #define PID 4242
@@ -36,7 +36,7 @@ struct fx {
 	char root[64], out[64], proc[96], maps[128];
 	struct sim_pmu *sim;
 	struct cores *cores;
-	struct snapstage *snaps;
+	struct snapwire w; /* the writer, as main.c wires it */
 	struct snap_run run; /* what the stager is given */
 	struct eventlog log;
 	int outfd;
@@ -127,7 +127,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 
 	unblock(f);
-	snapstage_stop(f->snaps);
+	snapwire_stop(&f->w);
 	stop_feeder(f);
 	cores_close(f->cores);
 	eventlog_close(&f->log);
@@ -160,36 +160,34 @@ static const struct snap_run *describe(struct fx *f)
 
 static int64_t stage(struct fx *f, int i)
 {
-	return snapstage_stage(f->snaps, &(struct snap_trigger){
-						 .kind = SNAPTRIG_STOP,
-						 .ts = i,
-						 .sig = 19,
-					 });
+	return snapstage_stage(f->w.stage, &(struct snap_trigger){
+						   .kind = SNAPTRIG_STOP,
+						   .ts = i,
+						   .sig = 19,
+					   });
 }
 
 static void test_full_queue_drops_oldest(void **state)
 {
 	struct fx *f = *state;
-	struct snapstage_config sc = {
-		.run = describe(f),
-		.first_id = 1,
-		.writer = {
-			.out_dir = f->out,
-			.dirfd = f->outfd,
-			.uid = -1,
-			.gid = -1,
-			.formats = 1,
-			.queue_len = 1, /* one waiting, one being written */
-			.proc_root = f->proc,
-			.verbosity = -1,
-		},
+	struct snapstage_config sc = { .run = describe(f), .first_id = 1, .verbosity = -1 };
+	struct snapwrite_opts wo = {
+		.out_dir = f->out,
+		.dirfd = f->outfd,
+		.uid = -1,
+		.gid = -1,
+		.formats = 1,
+	};
+	struct snapqueue_config qc = {
+		.queue_len = 1, /* one waiting, one being written */
+		.verbosity = -1,
 	};
 	char err[256], path[160], *log;
 	size_t len;
 	int i, dirs = 0;
 
-	f->snaps = snapstage_start(&sc, f->cores, &f->log, err, sizeof(err));
-	assert_non_null(f->snaps);
+	assert_non_null(
+		snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, f->proc, err, sizeof(err)));
 	/* five stops in a row while the writer is stuck on the first */
 	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
 	for (i = 1; i <= 5; i++) {
@@ -197,8 +195,7 @@ static void test_full_queue_drops_oldest(void **state)
 		assert_int_equal(stage(f, i), i);
 	}
 	unblock(f);
-	assert_int_equal(snapstage_stop(f->snaps), 2);
-	f->snaps = NULL;
+	assert_int_equal(snapwire_stop(&f->w), 2);
 	snprintf(path, sizeof(path), "%s/events.jsonl", f->out);
 	log = read_whole(path, &len);
 	assert_non_null(log);
@@ -218,28 +215,26 @@ static void test_full_queue_drops_oldest(void **state)
 
 static struct snapstage *start_writer(struct fx *f, unsigned long long max, unsigned int keep)
 {
-	struct snapstage_config sc = {
-		.run = describe(f),
-		.first_id = 1,
-		.writer = {
-			.out_dir = f->out,
-			.dirfd = f->outfd,
-			.uid = -1,
-			.gid = -1,
-			.formats = 1,
-			.proc_root = f->proc,
-			.verbosity = -1,
-			.max_size = max,
-			.max_snapshots = keep,
-		},
+	struct snapstage_config sc = { .run = describe(f), .first_id = 1, .verbosity = -1 };
+	struct snapwrite_opts wo = {
+		.out_dir = f->out,
+		.dirfd = f->outfd,
+		.uid = -1,
+		.gid = -1,
+		.formats = 1,
+	};
+	struct snapqueue_config qc = {
+		.verbosity = -1,
+		.max_size = max,
+		.max_snapshots = keep,
 	};
 	char err[256];
 
 	unblock(f);
-	f->snaps = snapstage_start(&sc, f->cores, &f->log, err, sizeof(err));
-	assert_non_null(f->snaps);
+	assert_non_null(
+		snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, f->proc, err, sizeof(err)));
 	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
-	return f->snaps;
+	return f->w.stage;
 }
 
 static char *events(struct fx *f)
@@ -263,8 +258,7 @@ static void test_no_new_bytes_is_skipped(void **state)
 	assert_int_equal(stage(f, 2), -ENODATA); /* nothing since the first */
 	assert_int_equal(sim_pmu_sample(f->sim, 0, PID, PID, 0x400200), 1);
 	assert_int_equal(stage(f, 3), 2); /* the skipped one used no id */
-	assert_int_equal(snapstage_stop(f->snaps), 2);
-	f->snaps = NULL;
+	assert_int_equal(snapwire_stop(&f->w), 2);
 	log = events(f);
 	assert_non_null(log);
 	assert_int_equal(count(log, "\"event\":\"snapshot_skipped\""), 1);
@@ -338,8 +332,7 @@ static void test_max_size_removes_oldest(void **state)
 		snprintf(path, sizeof(path), "%s/snapshot-%06d", f->out, i);
 		assert_int_equal(access(path, F_OK), 0);
 	}
-	assert_int_equal(snapstage_stop(f->snaps), 12);
-	f->snaps = NULL;
+	assert_int_equal(snapwire_stop(&f->w), 12);
 	log = events(f);
 	assert_non_null(log);
 	/* about 50 KiB each on disk, 115 KiB estimated: two or three stay */
@@ -364,8 +357,7 @@ static void test_max_snapshots_reported(void **state)
 		assert_int_equal(stage(f, i), i);
 		wait_written(f, i);
 	}
-	assert_int_equal(snapstage_stop(f->snaps), 4);
-	f->snaps = NULL;
+	assert_int_equal(snapwire_stop(&f->w), 4);
 	log = events(f);
 	assert_non_null(log);
 	assert_int_equal(count(log, "\"reason\":\"max_snapshots\""), 2);
@@ -373,27 +365,43 @@ static void test_max_snapshots_reported(void **state)
 	free(log);
 }
 
-/* A stager needs its run's facts and cores; NULL is fine where it says. */
+/*
+ * A stager needs its run's facts, cores and queue, a queue how to write
+ * and its readings of /proc; NULL is fine where it says.
+ */
 static void test_start_invalid(void **state)
 {
 	struct fx *f = *state;
 	struct snapstage_config sc = { .first_id = 1 };
+	struct snapqueue_config qc = { 0 };
+	struct snapqueue *q = (struct snapqueue *)f; /* never used: refused before */
 	char err[256];
 
 	unblock(f);
 	memset(err, 'x', sizeof(err));
 	errno = 0;
-	assert_null(snapstage_start(&sc, f->cores, &f->log, err, sizeof(err)));
+	assert_null(snapstage_start(&sc, f->cores, q, &f->log, err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
 	assert_string_equal(err, "can't set up snapshot staging: Invalid argument");
 	sc.run = describe(f);
-	assert_null(snapstage_start(&sc, NULL, &f->log, err, sizeof(err)));
+	assert_null(snapstage_start(&sc, NULL, q, &f->log, err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
-	assert_null(snapstage_start(NULL, f->cores, &f->log, err, sizeof(err)));
+	assert_null(snapstage_start(&sc, f->cores, NULL, &f->log, err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
-	assert_int_equal(snapstage_stop(NULL), 0);
-	snapstage_note_thread(NULL, 1, "x");
-	snapstage_refresh_proc(NULL);
+	assert_null(snapstage_start(NULL, f->cores, q, &f->log, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(snapqueue_start(NULL));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(snapqueue_start(&qc)); /* no write options, no readings */
+	assert_int_equal(errno, EINVAL);
+	snapstage_stop(NULL);
+	assert_int_equal(snapqueue_stop(NULL), 0);
+	snapqueue_follow(NULL, 1, false);
+	snapqueue_refresh_proc(NULL);
+	proccache_note_thread(NULL, 1, "x");
+	assert_int_equal(proccache_follow(NULL, 1, false), -EINVAL);
 	assert_int_equal(cores_describe(NULL, &f->run), -EINVAL);
 	assert_int_equal(cores_describe(f->cores, NULL), -EINVAL);
 }

@@ -13,6 +13,7 @@
 
 #include "dumpbe.h"
 #include "snapfmt.h"
+#include "snapkeys.h"
 #include "snap.h"
 #include "unwind.h"
 #include "jsondoc.h"
@@ -246,15 +247,15 @@ static void meta_aux(struct dump_core *c, const struct json_object *aux, const c
 {
 	char where[48];
 
-	snprintf(where, sizeof(where), "%saux.", core_where);
+	snprintf(where, sizeof(where), "%s" SNAPKEY_CORE_AUX ".", core_where);
 	if (jsondoc_type(aux) != JSONDOC_OBJECT) {
 		field_error(log, file, where, -EINVAL, "is not an object");
 		return;
 	}
-	c->aux_truncated = need_u64(aux, "truncated", file, where, log);
-	c->aux_collision = need_u64(aux, "collision", file, where, log);
-	c->aux_partial = need_u64(aux, "partial", file, where, log);
-	c->aux_records_lost = need_u64(aux, "records_lost", file, where, log);
+	c->aux_truncated = need_u64(aux, SNAPKEY_AUX_TRUNCATED, file, where, log);
+	c->aux_collision = need_u64(aux, SNAPKEY_AUX_COLLISION, file, where, log);
+	c->aux_partial = need_u64(aux, SNAPKEY_AUX_PARTIAL, file, where, log);
+	c->aux_records_lost = need_u64(aux, SNAPKEY_AUX_RECORDS_LOST, file, where, log);
 }
 
 static void meta_cores(struct dump_snap *s, const struct json_object *root, const char *file,
@@ -266,28 +267,32 @@ static void meta_cores(struct dump_snap *s, const struct json_object *root, cons
 	int64_t cpu;
 	size_t i;
 
-	arr = need_type(root, "cores", JSONDOC_ARRAY, "cores", file, log);
+	arr = need_type(root, SNAPKEY_CORES, JSONDOC_ARRAY, SNAPKEY_CORES, file, log);
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
-		snprintf(where, sizeof(where), "cores[%zu].", i);
-		if (jsondoc_get_i64(o, "cpu", &cpu) || cpu < 0 || cpu > 1 << 20) {
-			snap_error(log, file, -1, "field \"%scpu\" is missing or not a CPU", where);
+		snprintf(where, sizeof(where), SNAPKEY_CORES "[%zu].", i);
+		if (jsondoc_get_i64(o, SNAPKEY_CORE_CPU, &cpu) || cpu < 0 || cpu > 1 << 20) {
+			snap_error(log, file, -1,
+				   "field \"%s" SNAPKEY_CORE_CPU "\" is missing or not a CPU",
+				   where);
 			continue;
 		}
 		c = snap_find_core(s, (int)cpu);
 		if (!c)
 			return;
 		c->in_meta = true;
-		c->bytes = need_u64(o, "bytes", file, where, log);
-		c->sideband_bytes = need_u64(o, "sideband_bytes", file, where, log);
-		c->wrapped = need_bool(o, "wrapped", file, where, log);
-		c->lost_bytes = need_u64(o, "lost_bytes", file, where, log);
+		c->bytes = need_u64(o, SNAPKEY_CORE_BYTES, file, where, log);
+		c->sideband_bytes = need_u64(o, SNAPKEY_CORE_SIDEBAND_BYTES, file, where, log);
+		c->wrapped = need_bool(o, SNAPKEY_CORE_WRAPPED, file, where, log);
+		c->lost_bytes = need_u64(o, SNAPKEY_CORE_LOST_BYTES, file, where, log);
 		/* newer fields: a snapshot without them lost no switch record */
-		if (jsondoc_has(o, "sideband_wrapped"))
-			c->sb_wrapped = need_bool(o, "sideband_wrapped", file, where, log);
-		if (jsondoc_has(o, "sideband_lost_bytes"))
-			c->sb_lost_bytes = need_u64(o, "sideband_lost_bytes", file, where, log);
-		if (jsondoc_has(o, "aux"))
-			meta_aux(c, jsondoc_get(o, "aux"), file, where, log);
+		if (jsondoc_has(o, SNAPKEY_CORE_SIDEBAND_WRAPPED))
+			c->sb_wrapped =
+				need_bool(o, SNAPKEY_CORE_SIDEBAND_WRAPPED, file, where, log);
+		if (jsondoc_has(o, SNAPKEY_CORE_SIDEBAND_LOST_BYTES))
+			c->sb_lost_bytes =
+				need_u64(o, SNAPKEY_CORE_SIDEBAND_LOST_BYTES, file, where, log);
+		if (jsondoc_has(o, SNAPKEY_CORE_AUX))
+			meta_aux(c, jsondoc_get(o, SNAPKEY_CORE_AUX), file, where, log);
 	}
 }
 
@@ -300,8 +305,8 @@ static void meta_threads(struct dump_proc *pr, const struct json_object *p, cons
 	char where[64];
 	size_t i, n;
 
-	snprintf(where, sizeof(where), "%sthreads", at);
-	arr = need_type(p, "threads", JSONDOC_ARRAY, where, file, log);
+	snprintf(where, sizeof(where), "%s" SNAPKEY_PROC_THREADS, at);
+	arr = need_type(p, SNAPKEY_PROC_THREADS, JSONDOC_ARRAY, where, file, log);
 	if (!arr)
 		return;
 	n = jsondoc_len(arr);
@@ -312,10 +317,10 @@ static void meta_threads(struct dump_proc *pr, const struct json_object *p, cons
 	pr->threads = t;
 	pr->nr_threads = 0;
 	for (i = 0; (o = jsondoc_at(arr, i)); i++) {
-		snprintf(where, sizeof(where), "%sthreads[%zu].", at, i);
-		t[pr->nr_threads].tid = (uint32_t)need_u64(o, "tid", file, where, log);
-		need_str(o, "comm", t[pr->nr_threads].comm, sizeof(t->comm), file, where, log,
-			 false);
+		snprintf(where, sizeof(where), "%s" SNAPKEY_PROC_THREADS "[%zu].", at, i);
+		t[pr->nr_threads].tid = (uint32_t)need_u64(o, SNAPKEY_THREAD_TID, file, where, log);
+		need_str(o, SNAPKEY_THREAD_COMM, t[pr->nr_threads].comm, sizeof(t->comm), file,
+			 where, log, false);
 		pr->nr_threads++;
 	}
 }
@@ -326,14 +331,15 @@ static void meta_process(struct dump_snap *s, const struct json_object *root, co
 	struct json_object *p;
 	struct dump_proc *pr;
 
-	p = need_type(root, "process", JSONDOC_OBJECT, "process", file, log);
+	p = need_type(root, SNAPKEY_PROCESS, JSONDOC_OBJECT, SNAPKEY_PROCESS, file, log);
 	if (!p)
 		return;
 	pr = snap_proc_get(s, s->pid);
 	if (!pr)
 		return;
-	need_str(p, "comm", pr->comm, sizeof(pr->comm), file, "process.", log, false);
-	meta_threads(pr, p, file, "process.", log);
+	need_str(p, SNAPKEY_PROC_COMM, pr->comm, sizeof(pr->comm), file, SNAPKEY_PROCESS ".", log,
+		 false);
+	meta_threads(pr, p, file, SNAPKEY_PROCESS ".", log);
 }
 
 /*
@@ -346,7 +352,7 @@ static void meta_process(struct dump_snap *s, const struct json_object *root, co
 static void meta_followed(struct dump_snap *s, const struct json_object *root, const char *file,
 			  struct dump_log *log)
 {
-	const struct json_object *arr = jsondoc_get(root, "followed"), *o;
+	const struct json_object *arr = jsondoc_get(root, SNAPKEY_FOLLOWED), *o;
 	uint64_t pid, trig = 0;
 	struct dump_proc *pr;
 	char at[40];
@@ -356,19 +362,21 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 	if (jsondoc_type(arr) == JSONDOC_ARRAY && jsondoc_len(arr)) {
 		s->followed = calloc(jsondoc_len(arr), sizeof(*s->followed));
 		for (i = 0; s->followed && (o = jsondoc_at(arr, i)); i++) {
-			if (jsondoc_get_u64(o, "pid", &pid) || !pid || pid > UINT32_MAX ||
-			    pid == s->run_pid || snap_proc_find(s, (uint32_t)pid))
+			if (jsondoc_get_u64(o, SNAPKEY_PROC_PID, &pid) || !pid ||
+			    pid > UINT32_MAX || pid == s->run_pid ||
+			    snap_proc_find(s, (uint32_t)pid))
 				continue;
 			pr = snap_proc_get(s, (uint32_t)pid);
 			if (!pr)
 				return;
 			s->followed[s->nr_followed++] = (uint32_t)pid;
-			snprintf(at, sizeof(at), "followed[pid %u].", pr->pid);
-			need_str(o, "comm", pr->comm, sizeof(pr->comm), file, at, log, false);
+			snprintf(at, sizeof(at), SNAPKEY_FOLLOWED "[pid %u].", pr->pid);
+			need_str(o, SNAPKEY_PROC_COMM, pr->comm, sizeof(pr->comm), file, at, log,
+				 false);
 			meta_threads(pr, o, file, at, log);
 		}
 	}
-	if (jsondoc_get_u64(root, "trigger_pid", &trig) || !trig || trig > UINT32_MAX)
+	if (jsondoc_get_u64(root, SNAPKEY_TRIGGER_PID, &trig) || !trig || trig > UINT32_MAX)
 		return;
 	s->trigger_pid = (uint32_t)trig;
 	if (trig == s->pid)
@@ -446,10 +454,10 @@ static void meta_crash(struct dump_snap *s, const struct json_object *c)
 
 	if (!c)
 		return;
-	if (!jsondoc_get_str(c, "at", &at))
+	if (!jsondoc_get_str(c, SNAPKEY_CRASH_AT, &at))
 		snprintf(s->crash_at, sizeof(s->crash_at), "%s", at);
-	jsondoc_get_u64(c, "capture_ns", &s->crash_capture_ns);
-	jsondoc_get_u64(c, "stack_asked", &s->crash_stack_asked);
+	jsondoc_get_u64(c, SNAPKEY_CRASH_CAPTURE_NS, &s->crash_capture_ns);
+	jsondoc_get_u64(c, SNAPKEY_CRASH_STACK_ASKED, &s->crash_stack_asked);
 }
 
 /* ptxed's options: optional, an older ptbpf.json may lack them. */
@@ -457,62 +465,66 @@ static void meta_ptxed(struct dump_snap *s, const struct json_object *ptx)
 {
 	uint64_t v;
 
-	if (!jsondoc_get_u64(ptx, "mtc_freq", &v))
+	if (!jsondoc_get_u64(ptx, SNAPKEY_PTXED_MTC_FREQ, &v))
 		s->cpu.mtc_freq = (uint32_t)v;
-	if (!jsondoc_get_u64(ptx, "tsc_ctc_ratio_n", &v))
+	if (!jsondoc_get_u64(ptx, SNAPKEY_PTXED_TSC_CTC_RATIO_N, &v))
 		s->cpu.tsc_ctc_ratio_n = (uint32_t)v;
-	if (!jsondoc_get_u64(ptx, "tsc_ctc_ratio_d", &v))
+	if (!jsondoc_get_u64(ptx, SNAPKEY_PTXED_TSC_CTC_RATIO_D, &v))
 		s->cpu.tsc_ctc_ratio_d = (uint32_t)v;
-	if (!jsondoc_get_u64(ptx, "max_nonturbo_ratio", &v))
+	if (!jsondoc_get_u64(ptx, SNAPKEY_PTXED_MAX_NONTURBO_RATIO, &v))
 		s->cpu.max_nonturbo_ratio = (uint32_t)v;
 }
 
 static void meta_cpu(struct dump_snap *s, const struct json_object *root, const char *file,
 		     struct dump_log *log)
 {
-	const struct json_object *tc = jsondoc_get(root, "time_conv");
-	const struct json_object *cpu = jsondoc_get(root, "cpu");
+	const struct json_object *tc = jsondoc_get(root, SNAPKEY_TIME_CONV);
+	const struct json_object *cpu = jsondoc_get(root, SNAPKEY_CPU);
 
-	s->conv.valid = need_bool(tc, "valid", file, "time_conv.", log);
-	s->conv.time_shift = (uint16_t)need_u64(tc, "time_shift", file, "time_conv.", log);
-	s->conv.time_mult = (uint32_t)need_u64(tc, "time_mult", file, "time_conv.", log);
-	s->conv.time_zero = need_u64(tc, "time_zero", file, "time_conv.", log);
-	need_str(cpu, "vendor", s->cpu.vendor, sizeof(s->cpu.vendor), file, "cpu.", log, false);
-	s->cpu.family = (unsigned int)need_u64(cpu, "family", file, "cpu.", log);
-	s->cpu.model = (unsigned int)need_u64(cpu, "model", file, "cpu.", log);
-	s->cpu.stepping = (unsigned int)need_u64(cpu, "stepping", file, "cpu.", log);
+	s->conv.valid = need_bool(tc, SNAPKEY_TC_VALID, file, SNAPKEY_TIME_CONV ".", log);
+	s->conv.time_shift =
+		(uint16_t)need_u64(tc, SNAPKEY_TC_TIME_SHIFT, file, SNAPKEY_TIME_CONV ".", log);
+	s->conv.time_mult =
+		(uint32_t)need_u64(tc, SNAPKEY_TC_TIME_MULT, file, SNAPKEY_TIME_CONV ".", log);
+	s->conv.time_zero = need_u64(tc, SNAPKEY_TC_TIME_ZERO, file, SNAPKEY_TIME_CONV ".", log);
+	need_str(cpu, SNAPKEY_CPU_VENDOR, s->cpu.vendor, sizeof(s->cpu.vendor), file,
+		 SNAPKEY_CPU ".", log, false);
+	s->cpu.family = (unsigned int)need_u64(cpu, SNAPKEY_CPU_FAMILY, file, SNAPKEY_CPU ".", log);
+	s->cpu.model = (unsigned int)need_u64(cpu, SNAPKEY_CPU_MODEL, file, SNAPKEY_CPU ".", log);
+	s->cpu.stepping =
+		(unsigned int)need_u64(cpu, SNAPKEY_CPU_STEPPING, file, SNAPKEY_CPU ".", log);
 	if (!dump_backend(s->backend)->aux)
 		return;
-	if (jsondoc_get_hex(jsondoc_get(root, "attr"), "config", &s->pt_config))
-		field_error(log, file, "attr.config", -EINVAL,
+	if (jsondoc_get_hex(jsondoc_get(root, SNAPKEY_ATTR), SNAPKEY_ATTR_CONFIG, &s->pt_config))
+		field_error(log, file, SNAPKEY_ATTR "." SNAPKEY_ATTR_CONFIG, -EINVAL,
 			    "is missing or not a \"0x...\" string");
-	meta_ptxed(s, jsondoc_get(root, "ptxed"));
+	meta_ptxed(s, jsondoc_get(root, SNAPKEY_PTXED));
 }
 
 /* The trigger's details and the clock pair: optional, newer ptbpf only. */
 static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 {
-	const struct json_object *clock = jsondoc_get(root, "clock");
+	const struct json_object *clock = jsondoc_get(root, SNAPKEY_CLOCK);
 	const char *str;
 	uint64_t v;
 	int64_t i;
 
-	if (!jsondoc_get_str(root, "stop_kind", &str))
+	if (!jsondoc_get_str(root, SNAPKEY_STOP_KIND, &str))
 		snprintf(s->stop_kind, sizeof(s->stop_kind), "%s", str);
-	if (!jsondoc_get_u64(root, "trigger_tid", &v))
+	if (!jsondoc_get_u64(root, SNAPKEY_TRIGGER_TID, &v))
 		s->trigger_tid = (uint32_t)v;
-	if (!jsondoc_get_i64(root, "si_code", &i)) {
+	if (!jsondoc_get_i64(root, SNAPKEY_SI_CODE, &i)) {
 		s->has_si_code = true;
 		s->si_code = (int)i;
 	}
-	jsondoc_get_hex(root, "ip", &s->ip);
-	s->has_addr = !jsondoc_get_hex(root, "addr", &s->addr);
-	meta_crash(s, jsondoc_get(root, "crash"));
-	jsondoc_get_u64(root, "folded_stops", &s->folded_stops);
-	jsondoc_get_u64(root, "folded_hits", &s->folded_hits);
-	jsondoc_get_u64(root, "run_start_ns", &s->run_start_ns);
-	if (clock && (jsondoc_get_u64(clock, "realtime_ns", &s->realtime_ns) ||
-		      jsondoc_get_u64(clock, "monotonic_ns", &s->monotonic_ns)))
+	jsondoc_get_hex(root, SNAPKEY_IP, &s->ip);
+	s->has_addr = !jsondoc_get_hex(root, SNAPKEY_ADDR, &s->addr);
+	meta_crash(s, jsondoc_get(root, SNAPKEY_CRASH));
+	jsondoc_get_u64(root, SNAPKEY_FOLDED_STOPS, &s->folded_stops);
+	jsondoc_get_u64(root, SNAPKEY_FOLDED_HITS, &s->folded_hits);
+	jsondoc_get_u64(root, SNAPKEY_RUN_START_NS, &s->run_start_ns);
+	if (clock && (jsondoc_get_u64(clock, SNAPKEY_CLOCK_REALTIME_NS, &s->realtime_ns) ||
+		      jsondoc_get_u64(clock, SNAPKEY_CLOCK_MONOTONIC_NS, &s->monotonic_ns)))
 		s->realtime_ns = s->monotonic_ns = 0;
 }
 
@@ -521,18 +533,18 @@ static void meta_head(struct dump_snap *s, const struct json_object *root, const
 {
 	char backend[16];
 
-	s->id = need_u64(root, "snapshot", file, "", log);
-	need_str(root, "backend", backend, sizeof(backend), file, "", log, false);
+	s->id = need_u64(root, SNAPKEY_SNAPSHOT, file, "", log);
+	need_str(root, SNAPKEY_BACKEND, backend, sizeof(backend), file, "", log, false);
 	if (snapfmt_backend_parse(backend, false, &s->backend) && backend[0])
 		snap_error(log, file, -1, "unknown backend \"%s\"", backend);
-	need_str(root, "trigger", s->trigger, sizeof(s->trigger), file, "", log, false);
+	need_str(root, SNAPKEY_TRIGGER, s->trigger, sizeof(s->trigger), file, "", log, false);
 	s->trigger_kind = snaptrig_parse(s->trigger);
-	need_str(root, "signal", s->signal, sizeof(s->signal), file, "", log, true);
-	s->trigger_ts = need_u64(root, "trigger_ts", file, "", log);
-	s->pid = (uint32_t)need_u64(root, "pid", file, "", log);
+	need_str(root, SNAPKEY_SIGNAL, s->signal, sizeof(s->signal), file, "", log, true);
+	s->trigger_ts = need_u64(root, SNAPKEY_TRIGGER_TS, file, "", log);
+	s->pid = (uint32_t)need_u64(root, SNAPKEY_PID, file, "", log);
 	meta_trigger(s, root);
 	/* older snapshots may lack it: a stream, as before --full existed */
-	if (jsondoc_get_bool(root, "full", &s->full))
+	if (jsondoc_get_bool(root, SNAPKEY_FULL, &s->full))
 		s->full = false;
 }
 
@@ -588,7 +600,8 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc, c
 	const char *path;
 	size_t i, n;
 
-	mods = need_type(proc, "modules", JSONDOC_ARRAY, "processes[0].modules", file, log);
+	mods = need_type(proc, SNAPKEY_LLDB_MODULES, JSONDOC_ARRAY,
+			 SNAPKEY_LLDB_PROCESSES "[0]." SNAPKEY_LLDB_MODULES, file, log);
 	pr = mods ? snap_proc_get(s, s->pid) : NULL;
 	if (!pr)
 		return;
@@ -602,11 +615,13 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc, c
 	pr->modules = out;
 	pr->nr_modules = 0;
 	for (i = 0; (m = jsondoc_at(mods, i)); i++) {
-		if (jsondoc_get_str(m, "systemPath", &path) ||
-		    jsondoc_get_hex(m, "loadAddress", &out[pr->nr_modules].load)) {
+		if (jsondoc_get_str(m, SNAPKEY_LLDB_SYSTEM_PATH, &path) ||
+		    jsondoc_get_hex(m, SNAPKEY_LLDB_LOAD_ADDRESS, &out[pr->nr_modules].load)) {
 			snap_error(log, file, -1,
-				   "processes[0].modules[%zu]: needs a string "
-				   "\"systemPath\" and a \"0x...\" loadAddress",
+				   SNAPKEY_LLDB_PROCESSES
+				   "[0]." SNAPKEY_LLDB_MODULES
+				   "[%zu]: needs a string \"" SNAPKEY_LLDB_SYSTEM_PATH
+				   "\" and a \"0x...\" " SNAPKEY_LLDB_LOAD_ADDRESS,
 				   i);
 			continue;
 		}
@@ -626,19 +641,20 @@ static int trace_cpus(const struct json_object *root, const char *file, struct d
 	int64_t id;
 	size_t i;
 
-	cpus = need_type(root, "cpus", JSONDOC_ARRAY, "cpus", file, log);
+	cpus = need_type(root, SNAPKEY_LLDB_CPUS, JSONDOC_ARRAY, SNAPKEY_LLDB_CPUS, file, log);
 	if (!cpus)
 		return 0;
 	out->cpu = calloc(jsondoc_len(cpus) + 1, sizeof(*t));
 	if (!out->cpu)
 		return -ENOMEM;
 	for (i = 0; (c = jsondoc_at(cpus, i)); i++) {
-		if (jsondoc_get_i64(c, "id", &id) || id < 0 || id > 1 << 20 ||
-		    jsondoc_get_str(c, "iptTrace", &ipt) ||
-		    jsondoc_get_str(c, "contextSwitchTrace", &sw)) {
+		if (jsondoc_get_i64(c, SNAPKEY_LLDB_CPU_ID, &id) || id < 0 || id > 1 << 20 ||
+		    jsondoc_get_str(c, SNAPKEY_LLDB_IPT_TRACE, &ipt) ||
+		    jsondoc_get_str(c, SNAPKEY_LLDB_SWITCH_TRACE, &sw)) {
 			snap_error(log, file, -1,
-				   "cpus[%zu]: needs \"id\", \"iptTrace\" and "
-				   "\"contextSwitchTrace\"",
+				   SNAPKEY_LLDB_CPUS "[%zu]: needs \"" SNAPKEY_LLDB_CPU_ID
+						     "\", \"" SNAPKEY_LLDB_IPT_TRACE
+						     "\" and \"" SNAPKEY_LLDB_SWITCH_TRACE "\"",
 				   i);
 			continue;
 		}
@@ -666,7 +682,7 @@ int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len, cons
 	ret = parse_object(buf, len, file, log, false, &root);
 	if (ret)
 		return ret;
-	trace_modules(s, jsondoc_at(jsondoc_get(root, "processes"), 0), file, log);
+	trace_modules(s, jsondoc_at(jsondoc_get(root, SNAPKEY_LLDB_PROCESSES), 0), file, log);
 	snap_read_as(s, s->pid);
 	ret = trace_cpus(root, file, log, cpus);
 	if (ret)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "snapdata.h"
+#include "snaptrig.h"
 
 struct dump_uwctx;
 
