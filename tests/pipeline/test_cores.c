@@ -1020,7 +1020,7 @@ static void test_process_enable_on_exec(void **state)
 	assert_int_equal(cores_state(f->c, 0, &st), 0);
 	assert_int_equal(st, CORE_RUNNING);
 	assert_int_equal(run_task(f, 0, TPID, 2000), 0);
-	assert_int_equal(sim_pmu_exec(f->sim, TPID), 0);
+	assert_int_equal(sim_pmu_exec(f->sim, TPID, "target"), 0);
 	assert_int_equal(run_task(f, 0, TPID, 500), 500);
 	assert_int_equal(sim_pmu_clone(f->sim, TPID, 520, true), 0);
 	assert_int_equal(run_task(f, 0, 520, 300), 300);
@@ -1103,7 +1103,6 @@ static void test_sim_rules(void **state)
 	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, true), -EEXIST);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, 600), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -EBUSY);
-	assert_int_equal(sim_pmu_exit(f->sim, 600), -EBUSY);
 	assert_int_equal(sim_pmu_on_cpu(f->sim, 0), 600);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), -ESRCH);

@@ -600,7 +600,7 @@ static void test_command_exec_on_cpu(void **state)
 	f->on_exec = true;
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	start(f, SCOPE_PROCESS);
-	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
+	assert_int_equal(sim_pmu_exec(f->sim, f->tid, "test_pt_windows"), 0);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
@@ -809,7 +809,7 @@ static void command_cpu_wide(struct fx *f, enum ptbpf_scope scope, const char *k
 	assert_true(sim_pmu_running(f->sim, 0));
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
+	assert_int_equal(sim_pmu_exec(f->sim, f->tid, "test_pt_windows"), 0);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	wait_written(f, 1);

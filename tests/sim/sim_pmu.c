@@ -4,6 +4,7 @@
  * See sim_pmu.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@ struct sim_fail {
 struct sim_task {
 	bool used;
 	__u32 pid, tid;
+	__u32 ppid; /* its real parent's pid (0: unknown, sim_pmu_task()) */
 	int cpu; /* the CPU it is on; -1 off-CPU */
 };
 
@@ -957,6 +959,234 @@ int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 t
 	return 1;
 }
 
+/*
+ * The side-band records of a task's life: perf_event_mmap(),
+ * perf_event_task() (FORK, EXIT) and perf_event_comm() write into what
+ * perf_iterate_sb() visits, for the task running on a CPU (current): the
+ * CPU-wide events of that CPU (SB_CPU), then the events of the task's
+ * own context (SB_TASK; inherited ones write into their parent's ring).
+ * Either kind is seen only by an event of that CPU (event_filter_match())
+ * and only in state >= INACTIVE: the event itself enabled, whatever its
+ * group leader's state. The record is the event's: its attr says whether
+ * it wants it at all, and its sample ID is appended.
+ */
+#define SB_CPU 1u
+#define SB_TASK 2u
+
+/* The events that see a side-band record of @t on @cpu, in order. */
+static unsigned int sb_events(const struct sim_pmu *sim, int cpu, const struct sim_task *t,
+			      unsigned int which, int *out)
+{
+	unsigned int n = 0;
+	int pass, i;
+
+	for (pass = 0; pass < 2; pass++) {
+		if (!(which & (pass ? SB_TASK : SB_CPU)))
+			continue;
+		for (i = 0; i < SIM_MAX_EVENTS; i++) {
+			const struct sim_event *e = &sim->ev[i];
+
+			if (!e->used || e->cpu != cpu || !e->enabled || e->exited ||
+			    e->task != (pass ? t->tid : 0))
+				continue;
+			out[n++] = i;
+		}
+	}
+	return n;
+}
+
+/* Room for the longest record below: MMAP2, a PATH_MAX name, sample ID. */
+#define SB_REC_MAX (8 + 64 + 4096 + 48)
+
+/*
+ * Stores record @rec of @e (@body bytes, its header's type and misc set)
+ * with @e's sample ID of current task @cur appended; a u64 time at
+ * @time_off (0: none) is the event's clock, read just after the sample
+ * ID's (perf_event_header__init_id() comes first). Returns whether it
+ * was stored: an event with no ring loses it (perf_output_begin() fails).
+ */
+static bool sb_put(struct sim_pmu *sim, struct sim_event *e, const struct sim_task *cur, __u8 *rec,
+		   size_t body, size_t time_off)
+{
+	const __u64 want = PERF_SAMPLE_TIME;
+	struct sim_event *rb = ring_of(sim, e);
+	size_t n;
+	__u64 t;
+
+	if (!rb)
+		return false;
+	n = body + put_id(sim, e, cur->pid, cur->tid, rec + body);
+	if (time_off) {
+		t = e->attr.sample_id_all && (e->attr.sample_type & want) ? sim->tsc
+									   : (sim->tsc += 100);
+		memcpy(rec + time_off, &t, sizeof(t));
+	}
+	((struct perf_event_header *)rec)->size = (__u16)n;
+	return put_record(sim, rb, e, cur->pid, cur->tid, rec, n);
+}
+
+/* perf_event_task_match(): who asked for FORK and EXIT records. */
+static bool wants_task(const struct perf_event_attr *a)
+{
+	return a->comm || a->mmap || a->mmap2 || a->mmap_data || a->task;
+}
+
+/*
+ * perf_event_task(): a FORK of @t by @cur (its parent, running on @cpu),
+ * or @t's EXIT (@cur is @t); pid/tid are @t's, ppid/ptid @cur's for a
+ * FORK, its real parent's pid for an EXIT (both: perf_event_pid()).
+ */
+static unsigned int task_records(struct sim_pmu *sim, int cpu, const struct sim_task *t,
+				 const struct sim_task *cur, bool fork, unsigned int which)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, ppid, tid, ptid;
+		__u64 time;
+		__u8 sid[48];
+	} r;
+	int idx[SIM_MAX_EVENTS];
+	unsigned int i, n = sb_events(sim, cpu, cur, which, idx), stored = 0;
+
+	for (i = 0; i < n; i++) {
+		struct sim_event *e = &sim->ev[idx[i]];
+
+		if (!wants_task(&e->attr))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.h.type = fork ? PERF_RECORD_FORK : PERF_RECORD_EXIT;
+		r.pid = t->pid;
+		r.tid = t->tid;
+		r.ppid = fork ? cur->pid : t->ppid;
+		r.ptid = fork ? cur->tid : t->ppid;
+		stored += sb_put(sim, e, cur, (__u8 *)&r, offsetof(typeof(r), sid),
+				 offsetof(typeof(r), time));
+	}
+	return stored;
+}
+
+/* perf_event_comm(): @cur on @cpu is named @comm (TASK_COMM_LEN). */
+static unsigned int comm_records(struct sim_pmu *sim, int cpu, const struct sim_task *cur,
+				 const char *comm, bool exec)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, tid;
+		char comm[16];
+		__u8 sid[48];
+	} r;
+	int idx[SIM_MAX_EVENTS];
+	unsigned int i, n = sb_events(sim, cpu, cur, SB_CPU | SB_TASK, idx), stored = 0;
+	size_t len = strnlen(comm, 15);
+
+	for (i = 0; i < n; i++) {
+		struct sim_event *e = &sim->ev[idx[i]];
+		__u8 *at;
+
+		if (!e->attr.comm)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.h.type = PERF_RECORD_COMM;
+		/* whatever attr.comm_exec says: that bit only tells tools */
+		r.h.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+		r.pid = cur->pid;
+		r.tid = cur->tid;
+		memcpy(r.comm, comm, len);
+		/* the name, NUL-terminated, zero-padded to a u64 boundary */
+		at = (__u8 *)r.comm + ((len + 1 + 7) & ~(size_t)7);
+		stored += sb_put(sim, e, cur, (__u8 *)&r, (size_t)(at - (__u8 *)&r), 0);
+	}
+	return stored;
+}
+
+/* perf_event_mmap_match(): executable mappings for mmap and mmap2,
+ * the others for mmap_data. */
+static bool wants_mmap(const struct perf_event_attr *a, bool exec)
+{
+	return exec ? a->mmap || a->mmap2 : a->mmap_data;
+}
+
+/* perf_event_mmap_output() for @e: an MMAP, or an MMAP2 for attr.mmap2. */
+static bool mmap_record(struct sim_pmu *sim, struct sim_event *e, const struct sim_task *cur,
+			const struct sim_mapping *m, size_t name_len)
+{
+	__u64 rec[SB_REC_MAX / 8];
+	__u8 *p = (__u8 *)rec;
+	struct perf_event_header *h = (void *)p;
+	bool exec = m->prot & PROT_EXEC;
+	bool bid = e->attr.build_id && m->build_id_size;
+	size_t n = 8;
+	__u32 v[2];
+
+	memset(rec, 0, sizeof(rec));
+	h->type = e->attr.mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP;
+	h->misc = PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA);
+	v[0] = cur->pid;
+	v[1] = cur->tid;
+	memcpy(p + n, v, 8);
+	memcpy(p + n + 8, &m->start, 8);
+	memcpy(p + n + 16, &m->len, 8);
+	memcpy(p + n + 24, &m->pgoff, 8);
+	n += 32;
+	if (e->attr.mmap2) {
+		if (bid) {
+			/* the build ID in place of maj, min, ino, ino_generation */
+			h->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+			p[n] = m->build_id_size;
+			memcpy(p + n + 4, m->build_id, m->build_id_size);
+		} else {
+			v[0] = m->maj;
+			v[1] = m->min;
+			memcpy(p + n, v, 8);
+			memcpy(p + n + 8, &m->ino, 8);
+			memcpy(p + n + 16, &m->ino_generation, 8);
+		}
+		v[0] = m->prot;
+		v[1] = m->flags;
+		memcpy(p + n + 24, v, 8);
+		n += 32;
+	}
+	/* the name, NUL-terminated, zero-padded to a u64 boundary */
+	memcpy(p + n, m->path, name_len);
+	n += (name_len + 1 + 7) & ~(size_t)7;
+	return sb_put(sim, e, cur, p, n, 0);
+}
+
+int sim_pmu_mmap(struct sim_pmu *sim, int cpu, const struct sim_mapping *m)
+{
+	int idx[SIM_MAX_EVENTS];
+	unsigned int i, n, stored = 0;
+	struct sim_task *cur;
+	size_t name_len;
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || !m || !m->path ||
+	    m->build_id_size > 20 || (m->build_id_size && !m->build_id))
+		return -EINVAL;
+	name_len = strlen(m->path);
+	if (name_len >= 4096)
+		return -ENAMETOOLONG;
+	cur = task_of(sim, sim->on_cpu[cpu]);
+	if (!cur)
+		return -ESRCH;
+	n = sb_events(sim, cpu, cur, SB_CPU | SB_TASK, idx);
+	for (i = 0; i < n; i++)
+		if (wants_mmap(&sim->ev[idx[i]].attr, m->prot & PROT_EXEC))
+			stored += mmap_record(sim, &sim->ev[idx[i]], cur, m, name_len);
+	return (int)stored;
+}
+
+int sim_pmu_comm(struct sim_pmu *sim, int cpu, const char *comm)
+{
+	struct sim_task *cur;
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || !comm)
+		return -EINVAL;
+	cur = task_of(sim, sim->on_cpu[cpu]);
+	if (!cur)
+		return -ESRCH;
+	return (int)comm_records(sim, cpu, cur, comm, false);
+}
+
 static struct sim_task *new_task(struct sim_pmu *sim, __u32 pid, __u32 tid, int *rc)
 {
 	int i;
@@ -968,7 +1198,7 @@ static struct sim_task *new_task(struct sim_pmu *sim, __u32 pid, __u32 tid, int 
 		*rc = -EEXIST;
 	for (i = 0; !*rc && i < SIM_MAX_TASKS; i++)
 		if (!sim->task[i].used) {
-			sim->task[i] = (struct sim_task){ true, pid, tid, -1 };
+			sim->task[i] = (struct sim_task){ true, pid, tid, 0, -1 };
 			return &sim->task[i];
 		}
 	if (!*rc)
@@ -1015,10 +1245,15 @@ int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid, bool t
 	struct sim_task *p = task_of(sim, parent_tid);
 	int map[SIM_MAX_EVENTS], pass, i, rc;
 
+	struct sim_task *c;
+
 	if (!p)
 		return -ESRCH;
-	if (!new_task(sim, thread ? p->pid : child_tid, child_tid, &rc))
+	c = new_task(sim, thread ? p->pid : child_tid, child_tid, &rc);
+	if (!c)
 		return rc;
+	/* copy_process(): a thread's real parent is its creator's */
+	c->ppid = thread ? p->ppid : p->pid;
 	for (i = 0; i < SIM_MAX_EVENTS; i++)
 		map[i] = -1;
 	/* leaders first, so that members find their group */
@@ -1034,18 +1269,42 @@ int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid, bool t
 			if (map[i] < 0)
 				return map[i];
 		}
+	/* perf_event_fork(), once the child has its events: the parent's */
+	if (p->cpu >= 0)
+		task_records(sim, p->cpu, task_of(sim, child_tid), p, true, SB_CPU | SB_TASK);
 	return 0;
+}
+
+/*
+ * do_exit() of @t on @cpu, as perf_event_exit_task() runs it: the task's
+ * context is scheduled out (its PT events stop: aux_head published, AUX
+ * records), its events get the EXIT record (state INACTIVE still sees
+ * it), they are detached (below), then the CPU-wide events get the EXIT
+ * too; the final schedule switches the CPU to idle.
+ */
+static void exit_running(struct sim_pmu *sim, struct sim_task *t)
+{
+	bool was[SIM_MAX_EVENTS];
+	int cpu = t->cpu;
+
+	note_counting(sim, was);
+	sim->on_cpu[cpu] = 0; /* task_ctx_sched_out() */
+	apply_counting(sim, was);
+	sim->on_cpu[cpu] = t->tid;
+	task_records(sim, cpu, t, t, false, SB_TASK);
 }
 
 int sim_pmu_exit(struct sim_pmu *sim, __u32 tid)
 {
 	struct sim_task *t = task_of(sim, tid);
+	bool running;
 	int i;
 
 	if (!t)
 		return -ESRCH;
-	if (t->cpu >= 0)
-		return -EBUSY;
+	running = t->cpu >= 0;
+	if (running)
+		exit_running(sim, t);
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i];
 
@@ -1058,17 +1317,24 @@ int sim_pmu_exit(struct sim_pmu *sim, __u32 tid)
 		else
 			e->exited = true;
 	}
+	if (running) {
+		task_records(sim, t->cpu, t, t, false, SB_CPU);
+		sim_pmu_sched_out(sim, t->cpu);
+	}
 	t->used = false;
 	return 0;
 }
 
-int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
+int sim_pmu_exec(struct sim_pmu *sim, __u32 tid, const char *comm)
 {
+	struct sim_task *t = task_of(sim, tid);
 	bool was[SIM_MAX_EVENTS];
 	int i;
 
-	if (!task_of(sim, tid))
+	if (!t)
 		return -ESRCH;
+	if (!comm)
+		return -EINVAL;
 	note_counting(sim, was);
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i];
@@ -1077,6 +1343,9 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
 			e->enabled = true;
 	}
 	apply_counting(sim, was);
+	/* begin_new_exec(): perf_event_exec(), then the exec's COMM */
+	if (t->cpu >= 0)
+		comm_records(sim, t->cpu, t, comm, true);
 	return 0;
 }
 
