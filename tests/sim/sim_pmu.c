@@ -1017,8 +1017,8 @@ static bool sb_put(struct sim_pmu *sim, struct sim_event *e, const struct sim_ta
 		return false;
 	n = body + put_id(sim, e, cur->pid, cur->tid, rec + body);
 	if (time_off) {
-		t = e->attr.sample_id_all && (e->attr.sample_type & want) ? sim->tsc
-									   : (sim->tsc += 100);
+		t = e->attr.sample_id_all && (e->attr.sample_type & want) ? sim->tsc :
+									    (sim->tsc += 100);
 		memcpy(rec + time_off, &t, sizeof(t));
 	}
 	((struct perf_event_header *)rec)->size = (__u16)n;
