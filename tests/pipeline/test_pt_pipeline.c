@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -56,6 +57,8 @@
 #include "ctlops.h"
 #include "eventlog.h"
 #include "lldb_schema.h"
+#include "perffile.h"
+#include "perfrec.h"
 #include "ptbpf.h"
 #include "ptbranches.h"
 #include "ptgen.h"
@@ -86,6 +89,7 @@ struct fx {
 	int outfd;
 	bool full;
 	bool follow; /* --follow: forks inherit the events */
+	const char *proc_root; /* the writer's /proc; NULL: the real one */
 	/* --trigger-on points for the PT groups; none when nr_points is 0 */
 	struct hitpoint points[1];
 	unsigned int nr_points;
@@ -190,6 +194,7 @@ static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope, int state
 			.gid = -1,
 			.formats = SNAPWRITE_ALL,
 			.verbosity = -1,
+			.proc_root = f->proc_root,
 		},
 	};
 
@@ -926,6 +931,132 @@ static void test_no_follow_fork_untraced(void **state)
 }
 
 /*
+ * This binary's code mapping, as /proc/self/maps shows it: the mapping
+ * that holds ptgen_branches, for the sim to say the target mapped it.
+ */
+static void code_mapping(struct sim_mapping *m, char *path, size_t cap)
+{
+	unsigned long long lo, hi, off, ino, at = (uintptr_t)ptgen_branches;
+	char line[PATH_MAX + 128], perms[8];
+	unsigned int maj, min;
+	int name = 0;
+	FILE *fp = fopen("/proc/self/maps", "re");
+
+	assert_non_null(fp);
+	memset(m, 0, sizeof(*m));
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perms, &off, &maj,
+			   &min, &ino, &name) < 7 ||
+		    at < lo || at >= hi)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		assert_true(strlen(line + name) < cap && perms[2] == 'x');
+		strcpy(path, line + name);
+		*m = (struct sim_mapping){ .start = lo,
+					   .len = hi - lo,
+					   .pgoff = off,
+					   .prot = PROT_READ | PROT_EXEC,
+					   .flags = MAP_PRIVATE,
+					   .maj = maj,
+					   .min = min,
+					   .ino = ino,
+					   .path = path };
+	}
+	fclose(fp);
+	assert_non_null(m->path);
+}
+
+/*
+ * The records of snapshot @id's perf.data: how many FORK and EXIT, and
+ * how many MMAP2 of @path.
+ */
+static void perf_data_records(struct fx *f, int id, const char *path, unsigned int *forks,
+			      unsigned int *exits, unsigned int *maps)
+{
+	const struct perf_event_header *h;
+	struct perffile_header fh;
+	char file[256];
+	size_t len, off = 0;
+	__u8 *buf;
+
+	snprintf(file, sizeof(file), "%s/snapshot-%06d/perf.data", f->out, id);
+	buf = read_whole(file, &len);
+	assert_true(len >= sizeof(fh));
+	memcpy(&fh, buf, sizeof(fh));
+	assert_true(fh.data_off + fh.data_size <= len);
+	*forks = *exits = *maps = 0;
+	while (perfrec_next(buf + fh.data_off, fh.data_size, &off, &h) == 1) {
+		struct perfrec_auxtrace at;
+
+		/* the trace bytes follow an AUXTRACE record */
+		if (h->type == PERFFILE_RECORD_AUXTRACE) {
+			memcpy(&at, h, sizeof(at));
+			off += at.size;
+		}
+		*forks += h->type == PERF_RECORD_FORK;
+		*exits += h->type == PERF_RECORD_EXIT;
+		*maps += h->type == PERF_RECORD_MMAP2 &&
+			 !strcmp((const char *)h + sizeof(struct perfrec_mmap2), path);
+	}
+	assert_int_equal(off, fh.data_size);
+	free(buf);
+}
+
+/*
+ * Code a process maps after its last /proc reading is named by the
+ * kernel's MMAP2 record alone (a library dlopen()ed just before a crash;
+ * a life too short for the writer to read): here /proc is of no use (an
+ * empty proc root: the target was gone before the writer looked) and this
+ * binary's code reaches the snapshot only through the MMAP2 the sim
+ * writes into the target's sideband ring when the target maps it, on
+ * CPU 0, with the FORK of a thread it makes there; the thread's EXIT
+ * follows on CPU 1. perf script names the instructions of the path,
+ * libipt decodes them over trace.json's modules; perf.data holds the
+ * mapping once (the readings' MMAP2, at the file's start) and none of the
+ * kernel's FORK and EXIT records.
+ * Tried with ptbpf's code made to ignore them: with kmaps_merge() skipping
+ * every record, perf script prints no instruction (no map: the snapshot
+ * has no module); with kmaps_strip() keeping them, perf.data holds the
+ * mapping twice, the FORK and the EXIT.
+ */
+static void test_kernel_maps_name_code(void **state)
+{
+	struct fx *f = *state;
+	const struct path_run runs[] = { { &ptgen_branches_a, f->tid } };
+	unsigned int forks, exits, maps;
+	char proc[64], path[PATH_MAX];
+	struct sim_mapping m;
+	__u8 a[128];
+
+	strcpy(proc, "/tmp/ptbpf-test-proc-XXXXXX");
+	assert_non_null(mkdtemp(proc));
+	f->proc_root = proc;
+	code_mapping(&m, path, sizeof(path));
+	add_tasks(f);
+	start_scope(f, BUF, SCOPE_PROCESS);
+	sim_pmu_set_time(f->sim, PERF_TIME(1990000));
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	/* the target's sideband event of CPU 0 asks for it, alone */
+	assert_int_equal(sim_pmu_mmap(f->sim, 0, &m), 1);
+	assert_int_equal(sim_pmu_clone(f->sim, f->tid, OTHER_PID + 1, true), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_true(sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a)) > 0);
+	sim_pmu_set_time(f->sim, PERF_TIME(2010000));
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, OTHER_PID + 1), 0);
+	assert_int_equal(sim_pmu_exit(f->sim, OTHER_PID + 1), 0);
+	target_event(f, PTBPF_EV_STOP);
+	drain(f, 1);
+
+	check_perf_runs(f, 1, runs, 1);
+	check_libipt(f, 1, 0, &ptgen_branches_a);
+	perf_data_records(f, 1, path, &forks, &exits, &maps);
+	assert_int_equal(maps, 1);
+	assert_int_equal(forks, 0);
+	assert_int_equal(exits, 0);
+	assert_int_equal(rmdir(proc), 0);
+}
+
+/*
  * The same schedule in cpu scope, as a control: the unrelated process's
  * path B is in the buffer after the target's A, and perf, told by the
  * switch records that pid OTHER_PID ran it, reports it as a decoder error
@@ -1155,11 +1286,17 @@ static void test_trigger_staged_without_aux_action(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_stop_snapshots_decode),	 T(test_full_holds_all),
-		T(test_wrap_reported),		 T(test_process_scope_target_only),
-		T(test_held_start_first_insns),	 T(test_follow_fork_traced),
-		T(test_no_follow_fork_untraced), T(test_cpu_scope_has_other),
-		T(test_trigger_cut_by_kernel),	 T(test_trigger_staged_without_aux_action),
+		T(test_stop_snapshots_decode),
+		T(test_full_holds_all),
+		T(test_wrap_reported),
+		T(test_process_scope_target_only),
+		T(test_held_start_first_insns),
+		T(test_follow_fork_traced),
+		T(test_no_follow_fork_untraced),
+		T(test_kernel_maps_name_code),
+		T(test_cpu_scope_has_other),
+		T(test_trigger_cut_by_kernel),
+		T(test_trigger_staged_without_aux_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
