@@ -408,13 +408,19 @@ static void test_sample_backend(void **state)
 	assert_int_equal(cores_pause_all(f->c, NULL), 0);
 	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 10, 0x3000), 0);
 	assert_int_equal(read_core(f, 1, false, &out), 0);
-	assert_int_equal(out.trace_len, 2 * 48);
+	/* IDENTIFIER, IP, TID, TIME, CPU; the chain: nr, the user marker, ip */
+	assert_int_equal(cores_data_attr(f->c)->sample_type & PERF_SAMPLE_CALLCHAIN,
+			 PERF_SAMPLE_CALLCHAIN);
+	assert_int_equal(out.trace_len, 2 * (48 + 24));
 	while (perfrec_next(out.trace, out.trace_len, &off, &h) == 1) {
 		const __u64 *v = (const __u64 *)(h + 1);
 
 		assert_int_equal(h->type, PERF_RECORD_SAMPLE);
 		assert_int_equal(v[0], out.data_id); /* IDENTIFIER */
 		assert_int_equal(v[1], n ? 0x2000 : 0x1000); /* IP */
+		assert_int_equal(v[5], 2);
+		assert_int_equal(v[6], (__u64)PERF_CONTEXT_USER);
+		assert_int_equal(v[7], v[1]);
 		n++;
 	}
 	assert_int_equal(n, 2);
@@ -1241,8 +1247,10 @@ static void test_sim_rules(void **state)
 	assert_int_equal(sim_pmu_on_cpu(f->sim, 0), 600);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), -ESRCH);
-	/* e0's own and e1's (sent there): a switch-in and -out each */
-	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head, (__u64) - (4 * 40));
+	/* e0's own and e1's (sent there): a switch-in and -out each, no
+	 * sample ID (no sample_id_all): the header alone, forward (e0 is
+	 * not write_backward) */
+	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head, 4 * 8);
 	e4 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
 	assert_int_equal(ops->mmap(ops->ctx, e4, 2 * 4096, PROT_READ, 0, &ring4), 0);
 	assert_int_equal(ops->ioctl(ops->ctx, e4, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e3),

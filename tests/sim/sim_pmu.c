@@ -888,24 +888,34 @@ void sim_pmu_set_time(struct sim_pmu *sim, __u64 t)
 	sim->tsc = t - 100;
 }
 
+/*
+ * The bits of a sample the sim writes, in the kernel's order
+ * (perf_output_sample()): IDENTIFIER, IP, TID, TIME, CPU, CALLCHAIN.
+ */
+#define SIM_SAMPLE_BITS                                                                 \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN)
+
 int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
 {
 	struct sim_event *e = find(sim, cpu, SIM_SAMPLE), *rb;
 	struct sim_task *t;
-	/* IDENTIFIER, IP, TID, TIME, CPU: the order the kernel writes. */
 	struct {
 		struct perf_event_header h;
-		__u64 id, ip;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-	} r = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) } };
+		__u64 v[8];
+	} r = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 } };
+	unsigned int n = 0;
+	__u64 type;
 
 	if (!e)
 		return -ENOENT;
 	e = writer(sim, cpu, SIM_SAMPLE, false);
 	if (!e)
 		return 0;
+	type = e->attr.sample_type;
+	/* no user registers or stack to give: no record of made-up ones */
+	if (type & ~(__u64)SIM_SAMPLE_BITS)
+		return -EOPNOTSUPP;
 	rb = ring_of(sim, e);
 	/* a task-bound event samples the task that runs */
 	t = e->task ? task_of(sim, e->task) : NULL;
@@ -913,13 +923,31 @@ int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
 		pid = t->pid;
 		tid = t->tid;
 	}
-	r.id = primary_id(sim, e);
-	r.ip = ip;
-	r.pid = pid;
-	r.tid = tid;
-	r.time = sim->tsc += 100;
-	r.cpu = (__u32)cpu;
-	put_backward(rb, &r, sizeof(r));
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		r.v[n++] = primary_id(sim, e);
+	if (type & PERF_SAMPLE_IP)
+		r.v[n++] = ip;
+	if (type & PERF_SAMPLE_TID)
+		r.v[n++] = pid | (__u64)tid << 32;
+	if (type & PERF_SAMPLE_TIME)
+		r.v[n++] = sim->tsc += 100;
+	if (type & PERF_SAMPLE_CPU)
+		r.v[n++] = (__u32)cpu;
+	/*
+	 * perf_callchain() of a sample taken in user mode: no kernel part;
+	 * the user part (unless exclude_callchain_user) is the context
+	 * marker, the ip, and the return addresses of the frame-pointer
+	 * chain, which ends at once in the sim's tasks.
+	 */
+	if ((type & PERF_SAMPLE_CALLCHAIN) && e->attr.exclude_callchain_user) {
+		r.v[n++] = 0;
+	} else if (type & PERF_SAMPLE_CALLCHAIN) {
+		r.v[n++] = 2;
+		r.v[n++] = (__u64)PERF_CONTEXT_USER;
+		r.v[n++] = ip;
+	}
+	r.h.size = (__u16)(8 + 8 * n);
+	put_record(sim, rb, e, pid, tid, &r, r.h.size);
 	return 1;
 }
 
@@ -928,34 +956,37 @@ int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid)
 	return sim_pmu_switch_np(sim, cpu, out, pid, tid, pid, tid);
 }
 
+/*
+ * A PERF_RECORD_SWITCH_CPU_WIDE of @e: @pid/@tid (current: the task going
+ * out, or coming in) switch out to (in from) @np_pid/@np_tid; with @e's
+ * sample ID, as perf_event_switch_output() writes it.
+ */
+static void switch_cpu_wide(struct sim_pmu *sim, struct sim_event *e, bool out, __u32 pid,
+			    __u32 tid, __u32 np_pid, __u32 np_tid)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 np_pid, np_tid;
+		__u8 sid[48];
+	} w = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, 0 } };
+
+	w.np_pid = np_pid;
+	w.np_tid = np_tid;
+	w.h.size = (__u16)(16 + put_id(sim, e, pid, tid, w.sid));
+	put_record(sim, ring_of(sim, e), e, pid, tid, &w, w.h.size);
+}
+
 int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid, __u32 np_pid,
 		      __u32 np_tid)
 {
 	struct sim_event *e = find(sim, cpu, SIM_DUMMY);
-	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
-	struct {
-		struct perf_event_header h;
-		__u32 np_pid, np_tid;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-		__u64 id;
-	} r = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
-		       sizeof(r) } };
 
 	if (!e)
 		return -ENOENT;
 	e = writer(sim, cpu, SIM_DUMMY, true);
 	if (!e)
 		return 0;
-	r.np_pid = np_pid;
-	r.np_tid = np_tid;
-	r.pid = pid;
-	r.tid = tid;
-	r.time = sim->tsc += 100;
-	r.cpu = (__u32)cpu;
-	r.id = primary_id(sim, e);
-	put_backward(ring_of(sim, e), &r, sizeof(r));
+	switch_cpu_wide(sim, e, out, pid, tid, np_pid, np_tid);
 	return 1;
 }
 
@@ -1357,22 +1388,10 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid, const char *comm)
  */
 static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *t, bool out)
 {
-	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
 	struct {
 		struct perf_event_header h;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-		__u64 id;
-	} r = { .h = { PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) } };
-	struct {
-		struct perf_event_header h;
-		__u32 np_pid, np_tid;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-		__u64 id;
-	} w = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, sizeof(w) } };
+		__u8 sid[48];
+	} r = { .h = { PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, 0 } };
 	int i;
 
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
@@ -1382,38 +1401,20 @@ static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *
 		    !(rb = ring_of(sim, e)))
 			continue;
 		if (e->task) {
-			r.pid = t->pid;
-			r.tid = t->tid;
-			r.time = sim->tsc += 100;
-			r.cpu = (__u32)cpu;
-			r.id = primary_id(sim, e);
-			put_backward(rb, &r, sizeof(r));
-		} else {
+			/* the header and the sample ID (none without sample_id_all) */
+			r.h.size = (__u16)(8 + put_id(sim, e, t->pid, t->tid, r.sid));
+			put_record(sim, rb, e, t->pid, t->tid, &r, r.h.size);
+		} else if (out) {
 			/*
-			 * The CPU switches from idle to @t (@t to idle): the
+			 * The CPU switches from @t to idle (idle to @t): the
 			 * switch-out of the task going, then the switch-in
 			 * of the one coming, each naming the other.
 			 */
-			w.cpu = (__u32)cpu;
-			w.id = primary_id(sim, e);
-			w.h.misc = PERF_RECORD_MISC_SWITCH_OUT;
-			w.pid = w.tid = 0;
-			w.np_pid = t->pid;
-			w.np_tid = t->tid;
-			if (out) {
-				w.pid = w.np_pid;
-				w.tid = w.np_tid;
-				w.np_pid = w.np_tid = 0;
-			}
-			w.time = sim->tsc += 100;
-			put_backward(rb, &w, sizeof(w));
-			w.h.misc = 0;
-			w.np_pid = w.pid;
-			w.np_tid = w.tid;
-			w.pid = out ? 0 : t->pid;
-			w.tid = out ? 0 : t->tid;
-			w.time = sim->tsc += 100;
-			put_backward(rb, &w, sizeof(w));
+			switch_cpu_wide(sim, e, true, t->pid, t->tid, 0, 0);
+			switch_cpu_wide(sim, e, false, 0, 0, t->pid, t->tid);
+		} else {
+			switch_cpu_wide(sim, e, true, 0, 0, t->pid, t->tid);
+			switch_cpu_wide(sim, e, false, t->pid, t->tid, 0, 0);
 		}
 	}
 }

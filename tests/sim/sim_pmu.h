@@ -245,8 +245,13 @@ int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path, __u64 off
 /*
  * Returns 1 when a record was written, 0 when disabled, -ENOENT. A sample
  * goes to an enabled CPU-wide cpu-clock event of @cpu with @pid/@tid, else
- * to the enabled event of the task on @cpu with that task's pid/tid.
- * sim_pmu_switch() and sim_pmu_switch_np() write to CPU-wide events only.
+ * to the enabled event of the task on @cpu with that task's pid/tid; its
+ * sample_type of IDENTIFIER, IP, TID, TIME, CPU, CALLCHAIN (a user-mode
+ * sample's chain: PERF_CONTEXT_USER and the ip; empty with
+ * exclude_callchain_user), else -EOPNOTSUPP: the sim has no user
+ * registers or stack to give (--call-graph dwarf). sim_pmu_switch() and sim_pmu_switch_np() write to CPU-wide
+ * events only. Switch records carry the sample ID the event's attr asks
+ * for (none without sample_id_all), as the kernel's do.
  */
 int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip);
 int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid);
