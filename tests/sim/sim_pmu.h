@@ -15,7 +15,9 @@
  * - dummy with context_switch: sim_pmu_switch() writes a
  *   PERF_RECORD_SWITCH_CPU_WIDE.
  * Records go into write_backward rings as the kernel writes them: data_head
- * counts down, each record is stored below the previous one.
+ * counts down, each record is stored below the previous one; other rings
+ * are written forward. Side-band records of tasks (MMAP, MMAP2, FORK,
+ * EXIT, COMM) are described with sim_pmu_mmap() below.
  *
  * Group ioctls (PERF_IOC_FLAG_GROUP) switch the leader and its members; a
  * member writes only while it and its leader are enabled. Any call can be
