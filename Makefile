@@ -186,6 +186,10 @@ $(OUTPUT)/tests/progs/callstack-nofp: tests/progs/callstack.c | $(OUTPUT)/tests/
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -o $@
 
+# The crash programs share their call path (tests/progs/crashchain.h).
+$(addprefix $(OUTPUT)/tests/progs/,crashpath crashpath-O0 crashpath-O2 crashlib crashdl): \
+	tests/progs/crashchain.h
+
 # The crash paths of test_crash.c at -O0 with frame pointers and at -O2
 # without them (crashpath itself: the default rule's -O1 with them).
 $(OUTPUT)/tests/progs/crashpath-O0: tests/progs/crashpath.c | $(OUTPUT)/tests/progs
