@@ -170,6 +170,10 @@ $(OUTPUT)/tests/%.o: tests/%.c $(OUTPUT)/ptbpf.skel.h
 # the integration tests share their helpers (tests/integ.c), compiled once
 $(INTEG_BINS): TEST_OBJS := $(OUTPUT)/tests/integ.o
 $(INTEG_BINS): $(OUTPUT)/tests/integ.o
+# the intel-pt pipeline tests share their fixture (tests/ptfix.c)
+PTFIX_BINS := $(addprefix $(OUTPUT)/tests/pipeline/,test_pt_pipeline test_pt_windows)
+$(PTFIX_BINS): TEST_OBJS := $(OUTPUT)/tests/ptfix.o
+$(PTFIX_BINS): $(OUTPUT)/tests/ptfix.o
 
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(SIM_OBJS) $(LIBTRACER) $(LIBDUMP) $(LIBFORMAT)
 	$(call msg,TEST,$@)
