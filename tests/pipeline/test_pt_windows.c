@@ -75,6 +75,13 @@ static void start(struct ptfix *f, enum ptbpf_scope scope)
 	ptfix_start(f, scope, PTBPF_PROC_RUNNING, TRIGGER_STOP | TRIGGER_EXIT | TRIGGER_FATAL);
 }
 
+/* The same with this thread on CPU 0 at the attach. */
+static void start_on_cpu(struct ptfix *f, enum ptbpf_scope scope)
+{
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, scope);
+}
+
 /*
  * Path @p through ptgen_branches, written by the hardware of @cpu at TSC
  * @tsc with no switch around it: the thread on the CPU goes on running.
@@ -157,9 +164,11 @@ static void check_window(struct ptfix *f, int id, const char *kind, unsigned int
  * records whose times only grow (it refuses the trace otherwise), the
  * first a switch-in of @pid/@tid: the thread that starts the window,
  * which the kernel's ITRACE_START names in the first window. Returns the
- * number of records (at least one).
+ * number of records (at least one); the first one's time into *@first
+ * (may be NULL).
  */
-static unsigned int check_lldb_first(struct ptfix *f, int id, int cpu, __u32 pid, __u32 tid)
+static unsigned int check_lldb_first(struct ptfix *f, int id, int cpu, __u32 pid, __u32 tid,
+				     __u64 *first)
 {
 	struct perf_event_header h;
 	unsigned int n = 0;
@@ -182,6 +191,8 @@ static unsigned int check_lldb_first(struct ptfix *f, int id, int cpu, __u32 pid
 		prev = t;
 		if (n)
 			continue;
+		if (first)
+			*first = t;
 		assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
 		assert_int_equal(v[2], pid);
 		assert_int_equal(v[3], tid);
@@ -201,8 +212,7 @@ static void test_attach_on_cpu_stop(void **state)
 {
 	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	assert_true(emit_path(f, 0, &ptgen_branches_a, 2000000) > 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	ptfix_event(f, PTBPF_EV_STOP);
@@ -210,7 +220,7 @@ static void test_attach_on_cpu_stop(void **state)
 	check_window(f, 1, "stop", ptgen_branches_a.n);
 	assert_int_equal(f->bad, 0);
 	/* LLDB: the kernel's ITRACE_START, then the switch-out */
-	assert_int_equal(check_lldb_first(f, 1, 0, f->pid, f->tid), 2);
+	assert_int_equal(check_lldb_first(f, 1, 0, f->pid, f->tid, NULL), 2);
 }
 
 /*
@@ -260,26 +270,46 @@ static void test_requested_then_stop(void **state)
  */
 static void check_lldb_start(struct ptfix *f, int id, int cpu, __u32 tid)
 {
-	struct perf_event_header h;
-	char path[256];
-	__u32 v[4];
-	__u64 t;
-	size_t len;
-	__u8 *buf;
+	__u64 t = 0;
 
-	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
-		 id, cpu);
-	buf = read_whole(path, &len);
-	assert_true(len >= sizeof(h) + sizeof(v) + sizeof(t));
-	memcpy(&h, buf, sizeof(h));
-	memcpy(v, buf + sizeof(h), sizeof(v));
-	memcpy(&t, buf + sizeof(h) + sizeof(v), sizeof(t));
-	assert_int_equal(h.type, PERF_RECORD_SWITCH_CPU_WIDE);
-	assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
-	assert_int_equal(v[2], f->pid);
-	assert_int_equal(v[3], tid);
+	check_lldb_first(f, id, cpu, f->pid, tid, &t);
 	assert_int_equal(t, 123456789);
-	free(buf);
+}
+
+/* How the run ends the second window of two_windows(). */
+enum win_end { END_STOP, END_FATAL, END_RUN };
+
+/*
+ * This thread, on CPU 0, runs path A; a SIGUSR2 read takes window 1 in
+ * the middle of its time there; it runs path B; then @end takes window
+ * 2: its stop (after its switch-out), a fatal signal or the run's end
+ * (both while it is on the CPU). The figures call the windows
+ * "requested" and "stop", "fatal" or "end", followed by @how (NULL: no
+ * more); both must decode whole.
+ */
+static void two_windows(struct ptfix *f, enum win_end end, const char *how)
+{
+	static const char *const ends[] = { "stop", "fatal", "end" };
+	char what[64];
+
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	ptfix_wait_written(f, 1);
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	if (end == END_STOP) {
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		ptfix_event(f, PTBPF_EV_STOP);
+	} else if (end == END_FATAL) {
+		ptfix_event(f, PTBPF_EV_FATAL);
+	} else {
+		control_finish(&f->ctl, true);
+	}
+	ptfix_drain(f, 2);
+	snprintf(what, sizeof(what), "requested%s%s", how ? ", " : "", how ? how : "");
+	check_window(f, 1, what, ptgen_branches_a.n);
+	snprintf(what, sizeof(what), "%s%s%s", ends[end], how ? ", " : "", how ? how : "");
+	check_window(f, 2, what, ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
 }
 
 /* The end of the run while the target runs: the end snapshot's window. */
@@ -287,17 +317,9 @@ static void test_end_while_running(void **state)
 {
 	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	control_finish(&f->ctl, true);
-	ptfix_drain(f, 2);
-	check_window(f, 1, "requested", ptgen_branches_a.n);
-	check_window(f, 2, "end", ptgen_branches_b.n);
+	start_on_cpu(f, SCOPE_PROCESS);
+	two_windows(f, END_RUN, NULL);
 	check_lldb_start(f, 2, 0, f->tid);
-	assert_int_equal(f->bad, 0);
 }
 
 /*
@@ -311,8 +333,7 @@ static void test_wrapped_window(void **state)
 	__u64 tsc = 2000000;
 	unsigned int i;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	for (i = 0; i * 100 < 2 * BUF; i++)
@@ -333,19 +354,10 @@ static void test_cpu_scope_windows(void **state)
 {
 	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_CPU);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	ptfix_event(f, PTBPF_EV_STOP);
-	ptfix_drain(f, 2);
-	check_window(f, 1, "requested, cpu scope", ptgen_branches_a.n);
-	check_window(f, 2, "stop, cpu scope", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
-	check_lldb_first(f, 1, 0, f->pid, f->tid);
-	check_lldb_first(f, 2, 0, f->pid, f->tid);
+	start_on_cpu(f, SCOPE_CPU);
+	two_windows(f, END_STOP, "cpu scope");
+	check_lldb_first(f, 1, 0, f->pid, f->tid, NULL);
+	check_lldb_first(f, 2, 0, f->pid, f->tid, NULL);
 }
 
 /* cgroup scope: CPU-wide events behind a cgroup, the same windows. */
@@ -354,17 +366,8 @@ static void test_cgroup_scope_windows(void **state)
 	struct ptfix *f = *state;
 
 	f->cgroup_fd = 7;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_CGROUP);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	ptfix_event(f, PTBPF_EV_STOP);
-	ptfix_drain(f, 2);
-	check_window(f, 1, "requested, cgroup scope", ptgen_branches_a.n);
-	check_window(f, 2, "stop, cgroup scope", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	start_on_cpu(f, SCOPE_CGROUP);
+	two_windows(f, END_STOP, "cgroup scope");
 }
 
 /*
@@ -375,16 +378,8 @@ static void test_fatal_while_on_cpu(void **state)
 {
 	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	ptfix_event(f, PTBPF_EV_FATAL);
-	ptfix_drain(f, 2);
-	check_window(f, 1, "requested", ptgen_branches_a.n);
-	check_window(f, 2, "fatal", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	start_on_cpu(f, SCOPE_PROCESS);
+	two_windows(f, END_FATAL, NULL);
 }
 
 /*
@@ -398,18 +393,9 @@ static void test_command_exec_on_cpu(void **state)
 	struct ptfix *f = *state;
 
 	f->on_exec = true;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	assert_int_equal(sim_pmu_exec(f->sim, f->tid, "test_pt_windows"), 0);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	ptfix_event(f, PTBPF_EV_STOP);
-	ptfix_drain(f, 2);
-	check_window(f, 1, "requested, -- COMMAND", ptgen_branches_a.n);
-	check_window(f, 2, "stop, -- COMMAND", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	two_windows(f, END_STOP, "-- COMMAND");
 }
 
 /*
@@ -429,8 +415,7 @@ static void test_full_windows(void **state)
 	unsigned int i;
 
 	f->full = true;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	ptfix_wait_written(f, 1);
@@ -564,8 +549,7 @@ static void test_follow_windows(void **state)
 
 	f->follow = true;
 	f->tid3 = (__u32)child;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
 	snapstage_follow(f->snaps, (uint32_t)child, false);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 1, (__u32)child), 0);
@@ -610,20 +594,10 @@ static void command_cpu_wide(struct ptfix *f, enum ptbpf_scope scope, const char
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	assert_int_equal(sim_pmu_exec(f->sim, f->tid, "test_pt_windows"), 0);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	ptfix_wait_written(f, 1);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	ptfix_event(f, PTBPF_EV_STOP);
-	ptfix_drain(f, 2);
-	snprintf(what, sizeof(what), "requested, -- COMMAND, %s", kind);
-	check_window(f, 1, what, ptgen_branches_a.n);
-	snprintf(what, sizeof(what), "stop, -- COMMAND, %s", kind);
-	check_window(f, 2, what, ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	snprintf(what, sizeof(what), "-- COMMAND, %s", kind);
+	two_windows(f, END_STOP, what);
 	/* LLDB: ptbpf on CPU 0 when PT started, then the command */
-	check_lldb_first(f, 1, 0, OTHER_PID, OTHER_PID);
+	check_lldb_first(f, 1, 0, OTHER_PID, OTHER_PID, NULL);
 }
 
 static void test_command_cpu_scope(void **state)
@@ -647,8 +621,7 @@ static void test_control_records_dropped(void **state)
 	unsigned int insns, errors, foreign;
 
 	sim_pmu_drop_records(f->sim, true);
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	ptfix_event(f, PTBPF_EV_STOP);
@@ -671,8 +644,7 @@ static void test_aux_flags_facts(void **state)
 	struct ptfix *f = *state;
 	char cmd[512], *out;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
 	sim_pmu_aux_flags(f->sim, 0, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
