@@ -164,6 +164,20 @@ void ptfix_event(struct ptfix *f, enum ptbpf_event_kind kind)
 	ctlops_event(&f->hands, &e);
 }
 
+void ptfix_trigger_hit(struct ptfix *f, __u64 ip)
+{
+	struct ptbpf_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ptfix_now();
+	e.kind = PTBPF_EV_TRIGGER;
+	e.tgid = f->pid;
+	e.tid = f->tid;
+	e.ip = ip;
+	e.nr_threads = 2;
+	control_event(&f->ctl, &e, ptfix_now());
+}
+
 void ptfix_wait_written(struct ptfix *f, unsigned int n)
 {
 	char path[128];

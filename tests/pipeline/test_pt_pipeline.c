@@ -988,7 +988,6 @@ static long trigger_run(struct ptfix *f, bool aux_action)
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_inner", .symbol = "ptgen_inner", .path = "/proc/self/exe" },
 	};
-	struct ptbpf_event e;
 	__u8 a[128], b[64];
 	size_t la, lb;
 	long after;
@@ -1014,14 +1013,7 @@ static long trigger_run(struct ptfix *f, bool aux_action)
 			 aux_action ? 1 : 0);
 	after = sim_pmu_emit(f->sim, 0, b, lb);
 	/* the trigger event, as the BPF uprobe sends it */
-	memset(&e, 0, sizeof(e));
-	e.ts = ptfix_now();
-	e.kind = PTBPF_EV_TRIGGER;
-	e.tgid = f->pid;
-	e.tid = f->tid;
-	e.ip = (__u64)(uintptr_t)ptgen_inner;
-	e.nr_threads = 2;
-	control_event(&f->ctl, &e, ptfix_now());
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_inner);
 	/* its next switch-out resumes PT: the next run is traced again */
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);

@@ -438,21 +438,6 @@ static void test_full_windows(void **state)
 	assert_int_equal(f->bad, 0);
 }
 
-/* A --trigger-on hit of this thread in ptgen_branches, as BPF sends it. */
-static void trigger_hit(struct ptfix *f)
-{
-	struct ptbpf_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.ts = ptfix_now();
-	e.kind = PTBPF_EV_TRIGGER;
-	e.tgid = f->pid;
-	e.tid = f->tid;
-	e.ip = (__u64)(uintptr_t)ptgen_branches;
-	e.nr_threads = 2;
-	control_event(&f->ctl, &e, ptfix_now());
-}
-
 /*
  * --trigger-on, staged (no aux-action on this kernel): each hit's
  * snapshot is read while both threads run on, so the next window starts
@@ -472,11 +457,11 @@ static void test_trigger_windows(void **state)
 	control_set_points(&f->ctl, specs, 1);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-	trigger_hit(f);
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
-	trigger_hit(f);
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 2);
 	emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -517,7 +502,7 @@ static void test_trigger_cut_windows(void **state)
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path, f->points[0].offset), 1);
-	trigger_hit(f);
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 1);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
