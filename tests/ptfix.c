@@ -148,18 +148,24 @@ void ptfix_start(struct ptfix *f, enum ptbpf_scope scope, int state, unsigned in
 	}
 }
 
+/* An event of @kind about this thread, of a process of two threads. */
+static void event_of(struct ptfix *f, enum ptbpf_event_kind kind, struct ptbpf_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ts = ptfix_now();
+	e->kind = kind;
+	e->tgid = f->pid;
+	e->tid = f->tid;
+	e->nr_threads = 2;
+}
+
 void ptfix_event(struct ptfix *f, enum ptbpf_event_kind kind)
 {
 	struct ptbpf_event e;
 
-	memset(&e, 0, sizeof(e));
-	e.ts = ptfix_now();
-	e.kind = kind;
-	e.tgid = f->pid;
-	e.tid = f->tid;
+	event_of(f, kind, &e);
 	e.sig = kind == PTBPF_EV_STOP ? SIGSTOP : kind == PTBPF_EV_FATAL ? SIGSEGV : SIGCONT;
 	e.cause = PTBPF_CAUSE_SIGNAL;
-	e.nr_threads = 2;
 	snprintf(e.comm, sizeof(e.comm), "%s", f->comm);
 	ctlops_event(&f->hands, &e);
 }
@@ -168,13 +174,8 @@ void ptfix_trigger_hit(struct ptfix *f, __u64 ip)
 {
 	struct ptbpf_event e;
 
-	memset(&e, 0, sizeof(e));
-	e.ts = ptfix_now();
-	e.kind = PTBPF_EV_TRIGGER;
-	e.tgid = f->pid;
-	e.tid = f->tid;
+	event_of(f, PTBPF_EV_TRIGGER, &e);
 	e.ip = ip;
-	e.nr_threads = 2;
 	control_event(&f->ctl, &e, ptfix_now());
 }
 
