@@ -170,6 +170,10 @@ $(OUTPUT)/tests/%.o: tests/%.c $(OUTPUT)/ptbpf.skel.h
 # the integration tests share their helpers (tests/integ.c), compiled once
 $(INTEG_BINS): TEST_OBJS := $(OUTPUT)/tests/integ.o
 $(INTEG_BINS): $(OUTPUT)/tests/integ.o
+# the intel-pt pipeline tests share their fixture (tests/ptfix.c)
+PTFIX_BINS := $(addprefix $(OUTPUT)/tests/pipeline/,test_pt_pipeline test_pt_windows)
+$(PTFIX_BINS): TEST_OBJS := $(OUTPUT)/tests/ptfix.o
+$(PTFIX_BINS): $(OUTPUT)/tests/ptfix.o
 
 $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(SIM_OBJS) $(LIBTRACER) $(LIBDUMP) $(LIBFORMAT)
 	$(call msg,TEST,$@)
@@ -185,6 +189,10 @@ $(OUTPUT)/tests/progs/%: tests/progs/%.c | $(OUTPUT)/tests/progs
 $(OUTPUT)/tests/progs/callstack-nofp: tests/progs/callstack.c | $(OUTPUT)/tests/progs
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fomit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< -o $@
+
+# The crash programs share their call path (tests/progs/crashchain.h).
+$(addprefix $(OUTPUT)/tests/progs/,crashpath crashpath-O0 crashpath-O2 crashlib crashdl): \
+	tests/progs/crashchain.h
 
 # The crash paths of test_crash.c at -O0 with frame pointers and at -O2
 # without them (crashpath itself: the default rule's -O1 with them).

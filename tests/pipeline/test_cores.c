@@ -27,7 +27,9 @@
 #include "coreplan.h"
 #include "cores.h"
 #include "cyclic.h"
+#include "kmaps.h"
 #include "perfrec.h"
+#include "procinfo.h"
 #include "sim_pmu.h"
 
 #define NCPU 4
@@ -406,13 +408,19 @@ static void test_sample_backend(void **state)
 	assert_int_equal(cores_pause_all(f->c, NULL), 0);
 	assert_int_equal(sim_pmu_sample(f->sim, 1, 7, 10, 0x3000), 0);
 	assert_int_equal(read_core(f, 1, false, &out), 0);
-	assert_int_equal(out.trace_len, 2 * 48);
+	/* IDENTIFIER, IP, TID, TIME, CPU; the chain: nr, the user marker, ip */
+	assert_int_equal(cores_data_attr(f->c)->sample_type & PERF_SAMPLE_CALLCHAIN,
+			 PERF_SAMPLE_CALLCHAIN);
+	assert_int_equal(out.trace_len, 2 * (48 + 24));
 	while (perfrec_next(out.trace, out.trace_len, &off, &h) == 1) {
 		const __u64 *v = (const __u64 *)(h + 1);
 
 		assert_int_equal(h->type, PERF_RECORD_SAMPLE);
 		assert_int_equal(v[0], out.data_id); /* IDENTIFIER */
 		assert_int_equal(v[1], n ? 0x2000 : 0x1000); /* IP */
+		assert_int_equal(v[5], 2);
+		assert_int_equal(v[6], (__u64)PERF_CONTEXT_USER);
+		assert_int_equal(v[7], v[1]);
 		n++;
 	}
 	assert_int_equal(n, 2);
@@ -1020,7 +1028,7 @@ static void test_process_enable_on_exec(void **state)
 	assert_int_equal(cores_state(f->c, 0, &st), 0);
 	assert_int_equal(st, CORE_RUNNING);
 	assert_int_equal(run_task(f, 0, TPID, 2000), 0);
-	assert_int_equal(sim_pmu_exec(f->sim, TPID), 0);
+	assert_int_equal(sim_pmu_exec(f->sim, TPID, "target"), 0);
 	assert_int_equal(run_task(f, 0, TPID, 500), 500);
 	assert_int_equal(sim_pmu_clone(f->sim, TPID, 520, true), 0);
 	assert_int_equal(run_task(f, 0, 520, 300), 300);
@@ -1056,6 +1064,139 @@ static void test_process_owner_exits(void **state)
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
 	/* a thread found now is gone: nothing is opened for it */
 	assert_int_equal(cores_add_thread(f->c, TPID), -ESRCH);
+}
+
+/* The fields of a FORK or EXIT record, and of its sample ID (TID first). */
+struct task_rec {
+	__u32 pid, ppid, tid, ptid;
+	__u64 time;
+	__u32 id_pid, id_tid;
+};
+
+/*
+ * The kernel's side-band records of the target's life in ptbpf's sideband
+ * ring, as evattr_sideband()'s mmap bits ask for them (process scope: the
+ * target's own events): the MMAP2 of a library it maps on CPU 1, the
+ * FORKs of a thread and a child it makes there, the thread's EXIT (its
+ * inherited event writes into the same ring), each with the sample ID of
+ * the task that acted. No data mapping (no mmap_data), no COMM (no comm),
+ * no EXIT of the child (it has no events: inherit_thread). Then ptbpf's
+ * kmaps_merge() puts the library into the target's reading and
+ * kmaps_strip() leaves only the switches.
+ */
+static void test_sideband_task_records(void **state)
+{
+	struct fixture *f = *state;
+	struct sim_mapping lib = {
+		.start = 0x7f0000001000ULL,
+		.len = 0x3000,
+		.pgoff = 0x1000,
+		.prot = PROT_READ | PROT_EXEC,
+		.flags = MAP_PRIVATE,
+		.maj = 8,
+		.min = 1,
+		.ino = 4242,
+		.ino_generation = 7,
+		.path = "/usr/lib/libptbpf-late.so",
+	}, data = lib;
+	const struct perf_event_header *h;
+	struct snap_process p = { .pid = TPID };
+	struct perfrec_mmap2 mm;
+	struct task_rec tr[3];
+	unsigned int nt = 0, nm = 0, nsw = 0;
+	struct snap_core out;
+	__u64 sb_id, id;
+	size_t off = 0;
+
+	proc_config(f, 1);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(cores_info(f->c, 1, NULL, NULL, &sb_id), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, TPID), 0);
+	assert_int_equal(sim_pmu_mmap(f->sim, 1, &lib), 1);
+	data.prot = PROT_READ | PROT_WRITE;
+	data.path = "/tmp/ptbpf-data";
+	assert_int_equal(sim_pmu_mmap(f->sim, 1, &data), 0);
+	assert_int_equal(sim_pmu_comm(f->sim, 1, "renamed"), 0);
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 510, true), 0);
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, false), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, 510), 0);
+	assert_int_equal(sim_pmu_exit(f->sim, 510), 0);
+	assert_int_equal(sim_pmu_on_cpu(f->sim, 1), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, 600), 0);
+	assert_int_equal(sim_pmu_exit(f->sim, 600), 0);
+	assert_int_equal(read_core(f, 1, false, &out), 0);
+
+	while (perfrec_next(out.sideband, out.sideband_len, &off, &h) == 1) {
+		memcpy(&id, (const __u8 *)h + h->size - 8, 8);
+		assert_int_equal(id, sb_id);
+		if (h->type == PERF_RECORD_SWITCH) {
+			nsw++;
+			continue;
+		}
+		if (h->type == PERF_RECORD_MMAP2) {
+			/* 72 bytes of fields, the name padded to 32, a 32-byte ID */
+			assert_int_equal(h->size, 72 + 32 + 32);
+			assert_int_equal(h->misc, PERF_RECORD_MISC_USER);
+			memcpy(&mm, h, sizeof(mm));
+			assert_int_equal(mm.pid, TPID);
+			assert_int_equal(mm.tid, TPID);
+			assert_int_equal(mm.addr, lib.start);
+			assert_int_equal(mm.len, lib.len);
+			assert_int_equal(mm.pgoff, lib.pgoff);
+			assert_int_equal(mm.maj, 8);
+			assert_int_equal(mm.min, 1);
+			assert_int_equal(mm.ino, 4242);
+			assert_int_equal(mm.ino_generation, 7);
+			assert_int_equal(mm.prot, PROT_READ | PROT_EXEC);
+			assert_int_equal(mm.flags, MAP_PRIVATE);
+			assert_string_equal((const char *)h + sizeof(mm), lib.path);
+			nm++;
+			continue;
+		}
+		assert_true(h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT);
+		assert_int_equal(h->type, nt < 2 ? PERF_RECORD_FORK : PERF_RECORD_EXIT);
+		assert_int_equal(h->misc, 0);
+		assert_int_equal(h->size, 8 + 24 + 32);
+		assert_true(nt < 3);
+		memcpy(&tr[nt], h + 1, sizeof(tr[nt]));
+		nt++;
+	}
+	assert_int_equal(nm, 1);
+	assert_int_equal(nt, 3);
+	/* in and out of TPID, in of 510: its exit took its events away */
+	assert_int_equal(nsw, 3);
+	/* a thread: TPID's pid; a child: its own; both made by TPID */
+	assert_int_equal(tr[0].pid, TPID);
+	assert_int_equal(tr[0].tid, 510);
+	assert_int_equal(tr[1].pid, 600);
+	assert_int_equal(tr[1].tid, 600);
+	assert_int_equal(tr[0].ppid, TPID);
+	assert_int_equal(tr[0].ptid, TPID);
+	assert_int_equal(tr[1].ppid, TPID);
+	assert_int_equal(tr[1].id_tid, TPID);
+	/* the thread's exit, by itself; its real parent: TPID's (unknown) */
+	assert_int_equal(tr[2].pid, TPID);
+	assert_int_equal(tr[2].tid, 510);
+	assert_int_equal(tr[2].ppid, 0);
+	assert_int_equal(tr[2].id_tid, 510);
+	assert_true(tr[2].time > tr[1].time);
+
+	assert_int_equal(kmaps_merge(out.sideband, out.sideband_len, &p, NULL, 0), 1);
+	assert_int_equal(p.nr_maps, 1);
+	assert_int_equal(p.maps[0].start, lib.start);
+	assert_int_equal(p.maps[0].pgoff, lib.pgoff);
+	assert_int_equal(p.maps[0].ino, lib.ino);
+	assert_string_equal(p.maps[0].path, lib.path);
+	procinfo_free(&p);
+	kmaps_strip(out.sideband, &out.sideband_len);
+	off = nsw = 0;
+	while (perfrec_next(out.sideband, out.sideband_len, &off, &h) == 1) {
+		assert_int_equal(h->type, PERF_RECORD_SWITCH);
+		nsw++;
+	}
+	assert_int_equal(nsw, 3);
 }
 
 /*
@@ -1103,12 +1244,13 @@ static void test_sim_rules(void **state)
 	assert_int_equal(sim_pmu_clone(f->sim, TPID, 600, true), -EEXIST);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, 600), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -EBUSY);
-	assert_int_equal(sim_pmu_exit(f->sim, 600), -EBUSY);
 	assert_int_equal(sim_pmu_on_cpu(f->sim, 0), 600);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), -ESRCH);
-	/* e0's own and e1's (sent there): a switch-in and -out each */
-	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head, (__u64) - (4 * 40));
+	/* e0's own and e1's (sent there): a switch-in and -out each, no
+	 * sample ID (no sample_id_all): the header alone, forward (e0 is
+	 * not write_backward) */
+	assert_int_equal(((struct perf_event_mmap_page *)ring)->data_head, 4 * 8);
 	e4 = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
 	assert_int_equal(ops->mmap(ops->ctx, e4, 2 * 4096, PROT_READ, 0, &ring4), 0);
 	assert_int_equal(ops->ioctl(ops->ctx, e4, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)e3),
@@ -1129,6 +1271,193 @@ static void test_sim_rules(void **state)
 	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
 }
 
+/* The records of forward ring @ring (2 pages) up to its data_head. */
+static unsigned int ring_recs(void *ring, const struct perf_event_header **recs, unsigned int max)
+{
+	struct perf_event_mmap_page *pg = ring;
+	const __u8 *data = (const __u8 *)ring + pg->data_offset;
+	const struct perf_event_header *h;
+	size_t off = 0;
+	unsigned int n = 0;
+
+	assert_true(pg->data_head <= pg->data_size);
+	while (perfrec_next(data, pg->data_head, &off, &h) == 1) {
+		assert_true(n < max);
+		recs[n++] = h;
+	}
+	assert_int_equal(off, pg->data_head);
+	return n;
+}
+
+/*
+ * The simulated kernel's side-band records, by the kernel's rules
+ * (kernel/events/core.c): each event gets what its attr asks for
+ * (perf_event_mmap_match(), perf_event_task_match(), comm), only on its
+ * own CPU, only while enabled, a task's events only for that task; the
+ * layouts, misc bits and sizes; no sample ID without sample_id_all; a
+ * writable ring that is full loses records and says how many in a
+ * PERF_RECORD_LOST before the next one that fits.
+ */
+static void test_sim_sideband_rules(void **state)
+{
+	enum { MMAP, MMAP2, DATA, COMM, BID, CPU1, OFF, TASK, NEV };
+	struct fixture *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	const struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER,
+	};
+	static const __u8 bid[20] = { 0xb1, 0xd0, 0x1d };
+	struct sim_mapping m = {
+		.start = 0x400000,
+		.len = 0x1000,
+		.prot = PROT_READ | PROT_EXEC,
+		.flags = MAP_PRIVATE,
+		.ino = 9,
+		.path = "/bin/x",
+		.build_id = bid,
+		.build_id_size = 20,
+	};
+	const struct perf_event_header *r[8];
+	static char longname[1000];
+	struct perf_event_mmap_page *pg;
+	void *ring[NEV + 1];
+	int fd[NEV + 1], i;
+	__u64 v[2];
+	__u32 w[2];
+
+	assert_int_equal(sim_pmu_task(f->sim, TPID, TPID), 0);
+	for (i = 0; i < NEV; i++) {
+		struct perf_event_attr b = a;
+
+		b.mmap = i == MMAP || i == TASK || i == CPU1 || i == OFF;
+		b.mmap2 = i == MMAP2 || i == BID;
+		b.mmap_data = i == DATA;
+		b.comm = b.comm_exec = i == COMM;
+		b.build_id = i == BID;
+		b.disabled = i == OFF;
+		b.inherit = i == TASK;
+		b.sample_id_all = i != TASK;
+		fd[i] = ops->open(ops->ctx, &b, i == TASK ? TPID : -1, i == CPU1, -1, 0);
+		assert_true(fd[i] >= SIM_FD_BASE);
+		assert_int_equal(ops->mmap(ops->ctx, fd[i], 2 * 4096, PROT_READ, 0, &ring[i]), 0);
+	}
+	/* only a task on a CPU maps */
+	assert_int_equal(sim_pmu_mmap(f->sim, 0, &m), -ESRCH);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+	/* code: mmap or mmap2, of CPU 0, enabled */
+	assert_int_equal(sim_pmu_mmap(f->sim, 0, &m), 4);
+	/* data: mmap_data */
+	m.prot = PROT_READ | PROT_WRITE;
+	assert_int_equal(sim_pmu_mmap(f->sim, 0, &m), 1);
+	assert_int_equal(sim_pmu_comm(f->sim, 0, "a-name-too-long-for-comm"), 1);
+	assert_int_equal(sim_pmu_exec(f->sim, TPID, "x"), 0);
+	/* FORK: the enabled events of CPU 0 with comm, mmap, mmap2 or mmap_data */
+	assert_int_equal(sim_pmu_clone(f->sim, TPID, 510, true), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	/* the thread exits on CPU 1: its inherited event is CPU 0's */
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, 510), 0);
+	assert_int_equal(sim_pmu_exit(f->sim, 510), 0);
+
+	/* MMAP: pid, tid, addr, len, pgoff, "/bin/x" in 8, ID of 24 */
+	assert_int_equal(ring_recs(ring[MMAP], r, 8), 2);
+	assert_int_equal(r[0]->type, PERF_RECORD_MMAP);
+	assert_int_equal(r[0]->misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(r[0]->size, 8 + 32 + 8 + 24);
+	assert_string_equal((const char *)r[0] + 40, "/bin/x");
+	memcpy(v, (const __u8 *)r[0] + 16, 16);
+	assert_int_equal(v[0], 0x400000);
+	assert_int_equal(v[1], 0x1000);
+	assert_int_equal(r[1]->type, PERF_RECORD_FORK);
+	assert_int_equal(r[1]->size, 8 + 24 + 24);
+	/* MMAP2 of no build ID: maj, min, ino, generation, prot, flags */
+	assert_int_equal(ring_recs(ring[MMAP2], r, 8), 2);
+	assert_int_equal(r[0]->type, PERF_RECORD_MMAP2);
+	assert_int_equal(r[0]->misc, PERF_RECORD_MISC_USER);
+	assert_int_equal(r[0]->size, 72 + 8 + 24);
+	memcpy(v, (const __u8 *)r[0] + 48, 8);
+	assert_int_equal(v[0], 9);
+	memcpy(w, (const __u8 *)r[0] + 64, 8);
+	assert_int_equal(w[0], PROT_READ | PROT_EXEC);
+	assert_int_equal(w[1], MAP_PRIVATE);
+	assert_int_equal(r[1]->type, PERF_RECORD_FORK);
+	/* the data mapping, as an MMAP with MMAP_DATA */
+	assert_int_equal(ring_recs(ring[DATA], r, 8), 2);
+	assert_int_equal(r[0]->type, PERF_RECORD_MMAP);
+	assert_int_equal(r[0]->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+	assert_int_equal(r[1]->type, PERF_RECORD_FORK);
+	/* COMM: the name cut to 15 and a NUL; the exec's, COMM_EXEC */
+	assert_int_equal(ring_recs(ring[COMM], r, 8), 3);
+	assert_int_equal(r[0]->type, PERF_RECORD_COMM);
+	assert_int_equal(r[0]->misc, 0);
+	assert_int_equal(r[0]->size, 8 + 8 + 16 + 24);
+	assert_string_equal((const char *)r[0] + 16, "a-name-too-long");
+	assert_int_equal(r[1]->type, PERF_RECORD_COMM);
+	assert_int_equal(r[1]->misc, PERF_RECORD_MISC_COMM_EXEC);
+	assert_int_equal(r[1]->size, 8 + 8 + 8 + 24);
+	assert_int_equal(r[2]->type, PERF_RECORD_FORK);
+	/* build_id: the ID's size, 3 bytes, the ID in place of maj..ino */
+	assert_int_equal(ring_recs(ring[BID], r, 8), 2);
+	assert_int_equal(r[0]->type, PERF_RECORD_MMAP2);
+	assert_int_equal(r[0]->misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	assert_int_equal(((const __u8 *)r[0])[40], 20);
+	assert_memory_equal((const __u8 *)r[0] + 44, bid, 20);
+	/* CPU 1's: the EXIT only, pid, tid of the thread and in its ID */
+	assert_int_equal(ring_recs(ring[CPU1], r, 8), 1);
+	assert_int_equal(r[0]->type, PERF_RECORD_EXIT);
+	memcpy(w, r[0] + 1, 8);
+	assert_int_equal(w[0], TPID);
+	memcpy(w, (const __u8 *)r[0] + 16, 8);
+	assert_int_equal(w[0], 510);
+	memcpy(w, (const __u8 *)r[0] + 32, 8);
+	assert_int_equal(w[1], 510);
+	/* disabled: nothing */
+	assert_int_equal(ring_recs(ring[OFF], r, 8), 0);
+	/* the task's own, no sample ID: the MMAP and the FORK */
+	assert_int_equal(ring_recs(ring[TASK], r, 8), 2);
+	assert_int_equal(r[0]->type, PERF_RECORD_MMAP);
+	assert_int_equal(r[0]->size, 8 + 32 + 8);
+	assert_int_equal(r[1]->type, PERF_RECORD_FORK);
+	assert_int_equal(r[1]->size, 8 + 24);
+
+	/* a writable ring of one page: 3 fit, 2 are lost, then LOST(2) */
+	fd[NEV] = ops->open(
+		ops->ctx,
+		(struct perf_event_attr *)&(struct perf_event_attr){ .size = sizeof(a),
+								     .type = PERF_TYPE_SOFTWARE,
+								     .config = PERF_COUNT_SW_DUMMY,
+								     .mmap2 = 1 },
+		-1, 0, -1, 0);
+	assert_true(fd[NEV] >= SIM_FD_BASE);
+	assert_int_equal(
+		ops->mmap(ops->ctx, fd[NEV], 2 * 4096, PROT_READ | PROT_WRITE, 0, &ring[NEV]), 0);
+	memset(longname, 'l', sizeof(longname) - 1);
+	longname[0] = '/';
+	m.path = longname;
+	m.prot = PROT_READ | PROT_EXEC;
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(sim_pmu_mmap(f->sim, 0, &m) > 0, 1);
+	pg = ring[NEV];
+	assert_int_equal(pg->data_head, 3 * (72 + 1000));
+	pg->data_tail = pg->data_head;
+	m.path = "/bin/y";
+	assert_int_equal(sim_pmu_mmap(f->sim, 0, &m) > 0, 1);
+	assert_int_equal(pg->data_head, 3 * (72 + 1000) + 24 + 80);
+	r[0] = (const void *)((const __u8 *)ring[NEV] + 4096 + 3 * (72 + 1000));
+	assert_int_equal(r[0]->type, PERF_RECORD_LOST);
+	memcpy(v, r[0] + 1, 16);
+	assert_int_equal(v[1], 2);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	for (i = 0; i <= NEV; i++) {
+		assert_int_equal(ops->munmap(ops->ctx, ring[i], 2 * 4096), 0);
+		assert_int_equal(ops->close(ops->ctx, fd[i]), 0);
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1143,6 +1472,8 @@ int main(void)
 		T(test_wraps),
 		T(test_sideband_pt),
 		T(test_sideband_wrap),
+		T(test_sideband_task_records),
+		T(test_sim_sideband_rules),
 		T(test_sample_backend),
 		T(test_offline_skipped),
 		T(test_half_open),

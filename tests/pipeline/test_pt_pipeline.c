@@ -33,7 +33,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -42,8 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,206 +55,26 @@
 #include "ctlops.h"
 #include "eventlog.h"
 #include "lldb_schema.h"
+#include "perffile.h"
+#include "perfrec.h"
 #include "ptbpf.h"
 #include "ptbranches.h"
+#include "ptfix.h"
 #include "ptgen.h"
 #include "scope.h"
 #include "sim_pmu.h"
-#include "snapwire.h"
+#include "snapstage.h"
 #include "testio.h"
 
-#define NCPU 2
-#define PT_TYPE 8
-#define BUF (64UL << 10)
-/*
- * sim_pmu's mmap page converts TSC to perf time as time_zero 123456789,
- * mult 1 << 20, shift 21: perf time = 123456789 + TSC / 2 (TSC < 2^21).
- * Each path runs inside its thread's switch-in and switch-out.
- */
-#define PERF_TIME(tsc) (123456789ULL + (tsc) / 2)
-
-struct fx {
-	char root[64], out[64];
-	struct sim_pmu *sim;
-	struct cores *cores;
-	struct snapwire w; /* the writer, as main.c wires it */
-	struct snap_run run;
-	struct eventlog log;
-	struct control ctl;
-	struct ctlops hands; /* as main.c wires them */
-	int outfd;
-	bool full;
-	bool follow; /* --follow: forks inherit the events */
-	/* --trigger-on points for the PT groups; none when nr_points is 0 */
-	struct hitpoint points[1];
-	unsigned int nr_points;
-	__u32 pid, tid, tid2;
-	pthread_t helper;
-	int helper_pipe[2];
-	char err[512];
-};
-
-/* A second thread of this process, with a name, that waits to be ended. */
-static void *helper_main(void *arg)
+/* The fixture's start with the stop trigger: running, in @scope. */
+static void start_scope(struct ptfix *f, enum ptbpf_scope scope)
 {
-	struct fx *f = arg;
-	char c;
-
-	f->tid2 = (__u32)syscall(SYS_gettid);
-	if (read(f->helper_pipe[0], &c, 1) < 0)
-		return NULL;
-	return NULL;
+	ptfix_start(f, scope, PTBPF_PROC_RUNNING, TRIGGER_STOP);
 }
 
-static int setup(void **state)
+static void start(struct ptfix *f)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	strcpy(f->root, "/tmp/ptbpf-test-pipe-XXXXXX");
-	strcpy(f->out, "/tmp/ptbpf-test-pout-XXXXXX");
-	if (!mkdtemp(f->root) || sim_sysfs_intel_pt(f->root, PT_TYPE) || !mkdtemp(f->out))
-		return -1;
-	f->sim = sim_pmu_new(NCPU, PT_TYPE);
-	f->outfd = open(f->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	f->log.fd = -1;
-	f->pid = (__u32)getpid();
-	f->tid = (__u32)syscall(SYS_gettid);
-	if (!f->sim || f->outfd < 0 || pipe(f->helper_pipe) ||
-	    pthread_create(&f->helper, NULL, helper_main, f))
-		return -1;
-	pthread_setname_np(f->helper, "pipe-helper");
-	while (!__atomic_load_n(&f->tid2, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	char cmd[160];
-	int rc;
-
-	snapwire_stop(&f->w);
-	cores_close(f->cores);
-	eventlog_close(&f->log);
-	/* every descriptor and mapping of the simulated kernel is gone */
-	rc = sim_pmu_open_fds(f->sim) || sim_pmu_mappings(f->sim);
-	sim_pmu_free(f->sim);
-	rc |= sim_sysfs_remove(f->root);
-	close(f->outfd);
-	if (write(f->helper_pipe[1], "x", 1) != 1)
-		rc = 1;
-	pthread_join(f->helper, NULL);
-	close(f->helper_pipe[0]);
-	close(f->helper_pipe[1]);
-	/* PTBPF_TEST_KEEP=1 keeps the snapshots, to look at them by hand */
-	if (getenv("PTBPF_TEST_KEEP"))
-		fprintf(stderr, "kept %s\n", f->out);
-	else {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->out);
-		rc |= system(cmd);
-	}
-	free(f);
-	return rc ? -1 : 0;
-}
-
-static __u64 now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/*
- * cores over the sim in @scope, the writer, the controller with
- * @triggers; the target in @state when the run starts (running, or held
- * stopped as --wait-for holds it). Process scope binds the events to this
- * thread and the helper.
- */
-static void start_as(struct fx *f, size_t buf, enum ptbpf_scope scope, int state,
-		     unsigned int triggers)
-{
-	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
-	struct cores_config cc;
-	struct snapstage_config sc = { .run = &f->run, .first_id = 1, .verbosity = -1 };
-	struct snapwrite_opts wo = {
-		.out_dir = f->out,
-		.uid = -1,
-		.gid = -1,
-		.formats = SNAPWRITE_ALL,
-	};
-	struct snapqueue_config qc = { .verbosity = -1 };
-
-	cores_config_init(&cc);
-	cc.buffer_size = buf;
-	cc.sideband_size = 16 << 10;
-	cc.sysfs_root = f->root;
-	cc.backend = BACKEND_INTEL_PT;
-	cc.scope = scope;
-	cc.tids = tids;
-	cc.nr_tids = 2;
-	cc.follow = f->follow;
-	cc.pause_points = f->points;
-	cc.nr_pause_points = f->nr_points;
-	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
-	if (!f->cores)
-		fail_msg("cores_open: %s", f->err);
-	assert_int_equal(cores_count(f->cores), NCPU);
-	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
-	wo.dirfd = f->outfd;
-	assert_int_equal(cores_describe(f->cores, &f->run), 0);
-	f->run.pid = f->pid;
-	f->run.full = f->full;
-	if (!snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, NULL, f->err, sizeof(f->err)))
-		fail_msg("snapwire_start: %s", f->err);
-	f->hands = (struct ctlops){
-		.ctl = &f->ctl,
-		.cores = f->cores,
-		.stage = f->w.stage,
-		.queue = f->w.queue,
-		.procs = &f->w.procs,
-	};
-	control_init(&f->ctl, &f->log, (int)f->pid, triggers, false, -1, &ctlops_ops, &f->hands);
-	/* as main.c: in process scope the kernel cuts at the switches */
-	if (scope != SCOPE_AUTO)
-		control_set_scope(&f->ctl, scope_name(scope), "", scope == SCOPE_PROCESS);
-	/* collection starts paused, resumed once the target runs */
-	assert_false(sim_pmu_running(f->sim, 0));
-	control_start(&f->ctl, state, "intel-pt", buf, NULL);
-	/* running, or held in process scope (the kernel cuts): on at once */
-	assert_true(sim_pmu_running(f->sim, 0));
-	assert_true(sim_pmu_running(f->sim, 1));
-}
-
-static void start_scope(struct fx *f, size_t buf, enum ptbpf_scope scope)
-{
-	start_as(f, buf, scope, PTBPF_PROC_RUNNING, TRIGGER_STOP);
-}
-
-static void start(struct fx *f, size_t buf)
-{
-	start_scope(f, buf, SCOPE_AUTO);
-}
-
-/* The BPF program's word: the target stopped (SIGSTOP) or runs again. */
-static void target_event(struct fx *f, enum ptbpf_event_kind kind)
-{
-	struct ptbpf_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.ts = now();
-	e.kind = kind;
-	e.tgid = f->pid;
-	e.tid = f->tid;
-	e.sig = kind == PTBPF_EV_STOP ? SIGSTOP : SIGCONT;
-	e.cause = PTBPF_CAUSE_SIGNAL;
-	e.nr_threads = 2;
-	strcpy(e.comm, "test_pt_pipelin");
-	ctlops_event(&f->hands, &e);
+	start_scope(f, SCOPE_AUTO);
 }
 
 /*
@@ -277,7 +96,7 @@ static size_t encode_path(__u8 *buf, size_t cap, const struct ptgen_branch_path 
  * just before, the PT bytes, switched out to idle just after. Returns the
  * PT bytes written (into @pt too), 0 when the core was paused.
  */
-static size_t run_path(struct fx *f, int cpu, __u32 tid, const struct ptgen_branch_path *p,
+static size_t run_path(struct ptfix *f, int cpu, __u32 tid, const struct ptgen_branch_path *p,
 		       __u64 tsc, __u8 *pt, size_t cap)
 {
 	size_t len = encode_path(pt, cap, p, tsc);
@@ -294,17 +113,8 @@ static size_t run_path(struct fx *f, int cpu, __u32 tid, const struct ptgen_bran
 	return (size_t)n;
 }
 
-/* Writes everything queued and stops the writer: the files are final. */
-static void drain(struct fx *f, unsigned long written)
-{
-	f->hands.stage = NULL;
-	f->hands.queue = NULL;
-	f->hands.procs = NULL;
-	assert_int_equal(snapwire_stop(&f->w), written);
-}
-
 /* perf script prints exactly path @p then @p2 (may be NULL), by @tid. */
-static void check_perf_script2(struct fx *f, int id, const struct ptgen_branch_path *p,
+static void check_perf_script2(struct ptfix *f, int id, const struct ptgen_branch_path *p,
 			       const struct ptgen_branch_path *p2, __u32 tid)
 {
 	__u64 base = (__u64)(uintptr_t)ptgen_branches;
@@ -332,13 +142,13 @@ static void check_perf_script2(struct fx *f, int id, const struct ptgen_branch_p
 	free(out);
 }
 
-static void check_perf_script(struct fx *f, int id, const struct ptgen_branch_path *p, __u32 tid)
+static void check_perf_script(struct ptfix *f, int id, const struct ptgen_branch_path *p, __u32 tid)
 {
 	check_perf_script2(f, id, p, NULL, tid);
 }
 
 /* The bytes of cpus/@cpu.intelpt_trace of snapshot @id equal @want. */
-static void check_cpu_file(struct fx *f, int id, int cpu, const __u8 *want, size_t len)
+static void check_cpu_file(struct ptfix *f, int id, int cpu, const __u8 *want, size_t len)
 {
 	char path[256];
 	size_t got;
@@ -353,7 +163,7 @@ static void check_cpu_file(struct fx *f, int id, int cpu, const __u8 *want, size
 }
 
 /* An image of trace.json's modules, each file at its loadAddress. */
-static struct pt_image *image_from_bundle(struct fx *f, int id)
+static struct pt_image *image_from_bundle(struct ptfix *f, int id)
 {
 	char cmd[512], *out, *line, *save = NULL, *path;
 	struct pt_image *img = pt_image_alloc("bundle");
@@ -420,7 +230,7 @@ static unsigned int insn_decode(const __u8 *buf, size_t len, struct pt_image *im
 	return n;
 }
 
-static void check_libipt(struct fx *f, int id, int cpu, const struct ptgen_branch_path *p)
+static void check_libipt(struct ptfix *f, int id, int cpu, const struct ptgen_branch_path *p)
 {
 	__u64 base = (__u64)(uintptr_t)ptgen_branches, ips[32];
 	struct pt_image *img = image_from_bundle(f, id);
@@ -440,7 +250,7 @@ static void check_libipt(struct fx *f, int id, int cpu, const struct ptgen_branc
 }
 
 /* trace.json against the schema lldb-19 prints. */
-static void check_schema(struct fx *f, int id)
+static void check_schema(struct ptfix *f, int id)
 {
 	char py[128], lldb[128], cmd[512], *out;
 
@@ -456,7 +266,7 @@ static void check_schema(struct fx *f, int id)
 }
 
 /* One value of ptbpf.json of snapshot @id, by a Python expression. */
-static char *ptbpf_json(struct fx *f, int id, const char *expr)
+static char *ptbpf_json(struct ptfix *f, int id, const char *expr)
 {
 	char cmd[512];
 
@@ -468,7 +278,7 @@ static char *ptbpf_json(struct fx *f, int id, const char *expr)
 }
 
 /* The snapshot lines of events.jsonl, as Python prints their @keys ("a.b": b in a). */
-static char *snapshot_events(struct fx *f, const char *keys)
+static char *snapshot_events(struct ptfix *f, const char *keys)
 {
 	char cmd[512];
 
@@ -491,16 +301,16 @@ static char *snapshot_events(struct fx *f, const char *keys)
  */
 static void test_stop_snapshots_decode(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u8 a[128], b[128], junk[128];
 	size_t la, lb;
 	__u64 w0, w1;
 	char *out;
 
-	start(f, BUF);
+	start(f);
 	la = run_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
 	assert_true(la > 0);
-	target_event(f, PTBPF_EV_STOP);
+	ptfix_event(f, PTBPF_EV_STOP);
 	/* paused: the hardware writes nothing, on any core */
 	assert_false(sim_pmu_running(f->sim, 0));
 	assert_false(sim_pmu_running(f->sim, 1));
@@ -510,13 +320,13 @@ static void test_stop_snapshots_decode(void **state)
 	assert_int_equal(sim_pmu_written(f->sim, 0), w0);
 	assert_int_equal(sim_pmu_written(f->sim, 1), w1);
 	/* running again: appended */
-	target_event(f, PTBPF_EV_RUN);
+	ptfix_event(f, PTBPF_EV_RUN);
 	assert_true(sim_pmu_running(f->sim, 0));
 	lb = run_path(f, 1, f->tid2, &ptgen_branches_b, 2050000, b, sizeof(b));
 	assert_int_equal(lb, encode_path(junk, sizeof(junk), &ptgen_branches_b, 2050000));
 	assert_int_equal(sim_pmu_written(f->sim, 1), w1 + lb);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 2);
 
 	check_cpu_file(f, 1, 0, a, la);
 	check_cpu_file(f, 1, 1, NULL, 0);
@@ -547,7 +357,7 @@ static void test_stop_snapshots_decode(void **state)
  * The whole buffer of @cpu in snapshot @id, oldest first: zeros (PAD
  * packets, the ring as mapped) then @want at its end.
  */
-static void check_whole_ring(struct fx *f, int id, int cpu, const __u8 *want, size_t len)
+static void check_whole_ring(struct ptfix *f, int id, int cpu, const __u8 *want, size_t len)
 {
 	char path[256];
 	size_t got, i;
@@ -566,18 +376,18 @@ static void check_whole_ring(struct fx *f, int id, int cpu, const __u8 *want, si
 /* --full: every snapshot holds whole buffers, old bytes included. */
 static void test_full_holds_all(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u8 a[128], b[128], ab[256];
 	size_t la, lb;
 
 	f->full = true;
-	start(f, BUF);
+	start(f);
 	la = run_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
-	target_event(f, PTBPF_EV_STOP);
-	target_event(f, PTBPF_EV_RUN);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_event(f, PTBPF_EV_RUN);
 	lb = run_path(f, 0, f->tid, &ptgen_branches_b, 2050000, b, sizeof(b));
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 2);
 	memcpy(ab, a, la);
 	memcpy(ab + la, b, lb);
 	check_whole_ring(f, 1, 0, a, la);
@@ -590,13 +400,13 @@ static void test_full_holds_all(void **state)
 /* More than the ring holds between two snapshots: wrapped, and said so. */
 static void test_wrap_reported(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	char *out, want[128];
 
-	start(f, BUF);
+	start(f);
 	assert_int_equal(sim_pmu_tick(f->sim, 0, 3 * BUF + 1000), 3 * BUF + 1000);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 1);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
 	/* the whole ring, newest last; how much was lost the head can't say
 	 * (in overwrite mode aux_head is a position, not a running total) */
 	out = ptbpf_json(f, 1,
@@ -612,12 +422,10 @@ static void test_wrap_reported(void **state)
 
 /*
  * Process scope: the sim's scheduler puts tasks on the CPUs and writes the
- * switch records itself; OTHER_PID is an unrelated process (above the
- * default pid_max: no real one).
+ * switch records itself; OTHER_PID is an unrelated process.
  */
-#define OTHER_PID 4190000u
 
-static void add_tasks(struct fx *f)
+static void add_tasks(struct ptfix *f)
 {
 	assert_int_equal(sim_pmu_task(f->sim, f->pid, f->tid), 0);
 	assert_int_equal(sim_pmu_task(f->sim, f->pid, f->tid2), 0);
@@ -629,7 +437,7 @@ static void add_tasks(struct fx *f)
  * before and its sched-out just after. Returns the PT bytes that reached
  * the buffer (into @pt too).
  */
-static size_t sched_path(struct fx *f, int cpu, __u32 tid, const struct ptgen_branch_path *p,
+static size_t sched_path(struct ptfix *f, int cpu, __u32 tid, const struct ptgen_branch_path *p,
 			 __u64 tsc, __u8 *pt, size_t cap)
 {
 	size_t len = encode_path(pt, cap, p, tsc);
@@ -650,7 +458,7 @@ struct path_run {
 };
 
 /* perf script prints exactly the paths of @runs, in order, each by its tid. */
-static void check_perf_runs(struct fx *f, int id, const struct path_run *runs, unsigned int nr)
+static void check_perf_runs(struct ptfix *f, int id, const struct path_run *runs, unsigned int nr)
 {
 	__u64 base = (__u64)(uintptr_t)ptgen_branches;
 	char cmd[512], sym[64], want[64], *out, *line, *save = NULL;
@@ -690,7 +498,7 @@ static void check_perf_runs(struct fx *f, int id, const struct path_run *runs, u
  * bytes perf can't follow, e.g. of a process it has no maps of. Returns
  * the number of error lines; their text into @text (@cap bytes).
  */
-static unsigned int perf_errors(struct fx *f, int id, char *text, size_t cap)
+static unsigned int perf_errors(struct ptfix *f, int id, char *text, size_t cap)
 {
 	char cmd[512], *out, *line, *save = NULL;
 	unsigned int n = 0;
@@ -715,7 +523,7 @@ static unsigned int perf_errors(struct fx *f, int id, char *text, size_t cap)
  * reads them, switch-in then switch-out of @tid, @nr_runs times, and
  * nothing else.
  */
-static void check_switch_trace(struct fx *f, int id, int cpu, __u32 tid, unsigned int nr_runs)
+static void check_switch_trace(struct ptfix *f, int id, int cpu, __u32 tid, unsigned int nr_runs)
 {
 	char path[256];
 	unsigned int n = 0;
@@ -762,7 +570,7 @@ static void check_switch_trace(struct fx *f, int id, int cpu, __u32 tid, unsigne
  */
 static void test_process_scope_target_only(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u8 a[128], a2[128], b[128], junk[128];
 	const struct path_run first[] = {
 		{ &ptgen_branches_a, f->tid },
@@ -774,7 +582,7 @@ static void test_process_scope_target_only(void **state)
 	char *out;
 
 	add_tasks(f);
-	start_scope(f, BUF, SCOPE_PROCESS);
+	start_scope(f, SCOPE_PROCESS);
 	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
 	assert_true(la > 0);
 	assert_int_equal(
@@ -786,18 +594,18 @@ static void test_process_scope_target_only(void **state)
 	assert_int_equal(sim_pmu_written(f->sim, 0), la);
 	assert_int_equal(sim_pmu_written(f->sim, 1), la2);
 	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
-	target_event(f, PTBPF_EV_STOP);
+	ptfix_event(f, PTBPF_EV_STOP);
 	/* no pause, and the snapshot read the stopped target's rings as is */
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
 	assert_true(sim_pmu_running(f->sim, 0));
-	target_event(f, PTBPF_EV_RUN);
+	ptfix_event(f, PTBPF_EV_RUN);
 	lb = sched_path(f, 0, f->tid, &ptgen_branches_b, 2050000, b, sizeof(b));
 	assert_true(lb > 0);
 	assert_int_equal(
 		sched_path(f, 0, OTHER_PID, &ptgen_branches_a, 2060000, junk, sizeof(junk)), 0);
-	target_event(f, PTBPF_EV_STOP);
+	ptfix_event(f, PTBPF_EV_STOP);
 	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
-	drain(f, 2);
+	ptfix_drain(f, 2);
 
 	check_cpu_file(f, 1, 0, a, la);
 	check_cpu_file(f, 1, 1, a2, la2);
@@ -833,21 +641,21 @@ static void test_process_scope_target_only(void **state)
  */
 static void test_held_start_first_insns(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u8 a[128], junk[128];
 	const struct path_run first[] = { { &ptgen_branches_a, f->tid } };
 	size_t la;
 
 	add_tasks(f);
-	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_STOPPED, TRIGGER_STOP | TRIGGER_EXIT);
+	ptfix_start(f, SCOPE_PROCESS, PTBPF_PROC_STOPPED, TRIGGER_STOP | TRIGGER_EXIT);
 	/* held: nothing of it can be in the buffers yet */
 	assert_int_equal(sim_pmu_written(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_written(f->sim, 1), 0);
-	target_event(f, PTBPF_EV_RUN); /* let go: SIGCONT */
+	ptfix_event(f, PTBPF_EV_RUN); /* let go: SIGCONT */
 	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
 	assert_true(la > 0);
-	target_event(f, PTBPF_EV_EXIT);
-	drain(f, 1);
+	ptfix_event(f, PTBPF_EV_EXIT);
+	ptfix_drain(f, 1);
 	check_cpu_file(f, 1, 0, a, la);
 	check_perf_runs(f, 1, first, 1);
 	assert_int_equal(perf_errors(f, 1, (char *)junk, sizeof(junk)), 0);
@@ -860,12 +668,12 @@ static void test_held_start_first_insns(void **state)
  * forked runs path B on CPU 1. Returns the PT bytes of B that reached a
  * buffer; the stop's snapshot is written.
  */
-static size_t fork_runs(struct fx *f, pid_t child, __u8 *a, size_t *la, __u8 *b)
+static size_t fork_runs(struct ptfix *f, pid_t child, __u8 *a, size_t *la, __u8 *b)
 {
 	size_t lb;
 
 	add_tasks(f);
-	start_as(f, BUF, SCOPE_PROCESS, PTBPF_PROC_RUNNING, TRIGGER_STOP);
+	ptfix_start(f, SCOPE_PROCESS, PTBPF_PROC_RUNNING, TRIGGER_STOP);
 	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
 	/* the fork event: its /proc is read for the snapshot's records */
 	if (f->follow)
@@ -873,8 +681,8 @@ static size_t fork_runs(struct fx *f, pid_t child, __u8 *a, size_t *la, __u8 *b)
 	*la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, 128);
 	assert_true(*la > 0);
 	lb = sched_path(f, 1, (__u32)child, &ptgen_branches_b, 2010000, b, 128);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 1);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
 	return lb;
 }
 
@@ -887,7 +695,7 @@ static size_t fork_runs(struct fx *f, pid_t child, __u8 *a, size_t *la, __u8 *b)
  */
 static void test_follow_fork_traced(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u8 a[128], b[128], junk[256];
 	pid_t child = paused_child();
 	const struct path_run runs[] = {
@@ -911,7 +719,7 @@ static void test_follow_fork_traced(void **state)
 /* Without --follow the same fork's PT reaches no buffer at all. */
 static void test_no_follow_fork_untraced(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u8 a[128], b[128];
 	pid_t child = paused_child();
 	const struct path_run runs[] = { { &ptgen_branches_a, f->tid } };
@@ -925,6 +733,134 @@ static void test_no_follow_fork_untraced(void **state)
 }
 
 /*
+ * This binary's code mapping, as /proc/self/maps shows it: the mapping
+ * that holds ptgen_branches, for the sim to say the target mapped it.
+ */
+static void code_mapping(struct sim_mapping *m, char *path, size_t cap)
+{
+	unsigned long long lo, hi, off, ino, at = (uintptr_t)ptgen_branches;
+	char line[PATH_MAX + 128], perms[8];
+	unsigned int maj, min;
+	int name = 0;
+	FILE *fp = fopen("/proc/self/maps", "re");
+
+	assert_non_null(fp);
+	memset(m, 0, sizeof(*m));
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perms, &off, &maj,
+			   &min, &ino, &name) < 7 ||
+		    at < lo || at >= hi)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		assert_true(strlen(line + name) < cap && perms[2] == 'x');
+		strcpy(path, line + name);
+		*m = (struct sim_mapping){ .start = lo,
+					   .len = hi - lo,
+					   .pgoff = off,
+					   .prot = PROT_READ | PROT_EXEC,
+					   .flags = MAP_PRIVATE,
+					   .maj = maj,
+					   .min = min,
+					   .ino = ino,
+					   .path = path };
+	}
+	fclose(fp);
+	assert_non_null(m->path);
+}
+
+/*
+ * The records of snapshot @id's perf.data: how many FORK and EXIT, and
+ * how many MMAP2 of @path.
+ */
+static void perf_data_records(struct ptfix *f, int id, const char *path, unsigned int *forks,
+			      unsigned int *exits, unsigned int *maps)
+{
+	const struct perf_event_header *h;
+	struct perffile_header fh;
+	char file[256];
+	size_t len, off = 0;
+	__u8 *buf;
+
+	snprintf(file, sizeof(file), "%s/snapshot-%06d/perf.data", f->out, id);
+	buf = read_whole(file, &len);
+	assert_true(len >= sizeof(fh));
+	memcpy(&fh, buf, sizeof(fh));
+	assert_true(fh.data_off + fh.data_size <= len);
+	*forks = *exits = *maps = 0;
+	while (perfrec_next(buf + fh.data_off, fh.data_size, &off, &h) == 1) {
+		struct perfrec_auxtrace at;
+
+		/* the trace bytes follow an AUXTRACE record */
+		if (h->type == PERFFILE_RECORD_AUXTRACE) {
+			memcpy(&at, h, sizeof(at));
+			off += at.size;
+		}
+		*forks += h->type == PERF_RECORD_FORK;
+		*exits += h->type == PERF_RECORD_EXIT;
+		*maps += h->type == PERF_RECORD_MMAP2 &&
+			 !strcmp((const char *)h + sizeof(struct perfrec_mmap2), path);
+	}
+	assert_int_equal(off, fh.data_size);
+	free(buf);
+}
+
+/*
+ * Code a process maps after its last /proc reading is named by the
+ * kernel's MMAP2 record alone (a library dlopen()ed just before a crash;
+ * a life too short for the writer to read): here /proc is of no use (an
+ * empty proc root: the target was gone before the writer looked) and this
+ * binary's code reaches the snapshot only through the MMAP2 the sim
+ * writes into the target's sideband ring when the target maps it, on
+ * CPU 0, with the FORK of a thread it makes there; the thread's EXIT
+ * follows on CPU 1. perf script names the instructions of the path,
+ * libipt decodes them over trace.json's modules; perf.data holds the
+ * mapping once (the readings' MMAP2, at the file's start) and none of the
+ * kernel's FORK and EXIT records.
+ * Tried with ptbpf's code made to ignore them: with kmaps_merge() skipping
+ * every record, perf script prints no instruction (no map: the snapshot
+ * has no module); with kmaps_strip() keeping them, perf.data holds the
+ * mapping twice, the FORK and the EXIT.
+ */
+static void test_kernel_maps_name_code(void **state)
+{
+	struct ptfix *f = *state;
+	const struct path_run runs[] = { { &ptgen_branches_a, f->tid } };
+	unsigned int forks, exits, maps;
+	char proc[96], path[PATH_MAX];
+	struct sim_mapping m;
+	__u8 a[128];
+
+	/* in the fake sysfs root: the teardown removes it, failed or not */
+	snprintf(proc, sizeof(proc), "%s/proc", f->root);
+	assert_int_equal(mkdir(proc, 0700), 0);
+	f->proc_root = proc;
+	code_mapping(&m, path, sizeof(path));
+	add_tasks(f);
+	start_scope(f, SCOPE_PROCESS);
+	sim_pmu_set_time(f->sim, PERF_TIME(1990000));
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	/* the target's sideband event of CPU 0 asks for it, alone */
+	assert_int_equal(sim_pmu_mmap(f->sim, 0, &m), 1);
+	assert_int_equal(sim_pmu_clone(f->sim, f->tid, OTHER_PID + 1, true), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_true(sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a)) > 0);
+	sim_pmu_set_time(f->sim, PERF_TIME(2010000));
+	assert_int_equal(sim_pmu_sched_in(f->sim, 1, OTHER_PID + 1), 0);
+	assert_int_equal(sim_pmu_exit(f->sim, OTHER_PID + 1), 0);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
+
+	check_perf_runs(f, 1, runs, 1);
+	check_libipt(f, 1, 0, &ptgen_branches_a);
+	perf_data_records(f, 1, path, &forks, &exits, &maps);
+	assert_int_equal(maps, 1);
+	assert_int_equal(forks, 0);
+	assert_int_equal(exits, 0);
+	/* nothing of it was ever there */
+	assert_int_equal(rmdir(proc), 0);
+}
+
+/*
  * The same schedule in cpu scope, as a control: the unrelated process's
  * path B is in the buffer after the target's A, and perf, told by the
  * switch records that pid OTHER_PID ran it, reports it as a decoder error
@@ -933,20 +869,20 @@ static void test_no_follow_fork_untraced(void **state)
  */
 static void test_cpu_scope_has_other(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u8 a[128], b[128], ab[256];
 	const struct path_run runs[] = { { &ptgen_branches_a, f->tid } };
 	char errs[512], want[64];
 	size_t la, lb;
 
 	add_tasks(f);
-	start_scope(f, BUF, SCOPE_CPU);
+	start_scope(f, SCOPE_CPU);
 	la = sched_path(f, 0, f->tid, &ptgen_branches_a, 2000000, a, sizeof(a));
 	lb = sched_path(f, 0, OTHER_PID, &ptgen_branches_b, 2010000, b, sizeof(b));
 	assert_true(la > 0 && lb > 0);
 	assert_int_equal(sim_pmu_written(f->sim, 0), la + lb);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 1);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
 	memcpy(ab, a, la);
 	memcpy(ab + la, b, lb);
 	check_cpu_file(f, 1, 0, ab, la + lb);
@@ -1005,7 +941,7 @@ static size_t encode_after_hit(__u8 *buf, size_t cap)
 }
 
 /* The last instruction perf script decodes in snapshot @id is @want. */
-static void check_last_perf(struct fx *f, int id, const char *want)
+static void check_last_perf(struct ptfix *f, int id, const char *want)
 {
 	char cmd[512], sym[64] = "", *out, *line, *save = NULL;
 	unsigned int n = 0;
@@ -1024,7 +960,7 @@ static void check_last_perf(struct fx *f, int id, const char *want)
 }
 
 /* libipt's instructions of cpus/@cpu of snapshot @id: the last one's IP. */
-static __u64 last_insn(struct fx *f, int id, int cpu, unsigned int *n)
+static __u64 last_insn(struct ptfix *f, int id, int cpu, unsigned int *n)
 {
 	struct pt_image *img = image_from_bundle(f, id);
 	__u64 ips[32];
@@ -1049,12 +985,11 @@ static __u64 last_insn(struct fx *f, int id, int cpu, unsigned int *n)
  * more. Returns the PT bytes the hardware wrote after the hit, before the
  * snapshot.
  */
-static long trigger_run(struct fx *f, bool aux_action)
+static long trigger_run(struct ptfix *f, bool aux_action)
 {
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_inner", .symbol = "ptgen_inner", .path = "/proc/self/exe" },
 	};
-	struct ptbpf_event e;
 	__u8 a[128], b[64];
 	size_t la, lb;
 	long after;
@@ -1066,7 +1001,7 @@ static long trigger_run(struct fx *f, bool aux_action)
 	f->points[0].offset = 0x1234; /* as the sim sees it: any place */
 	f->nr_points = 1;
 	add_tasks(f);
-	start_scope(f, BUF, SCOPE_PROCESS);
+	start_scope(f, SCOPE_PROCESS);
 	assert_int_equal(cores_aux_pause(f->cores), aux_action);
 	control_set_points(&f->ctl, specs, 1);
 
@@ -1080,20 +1015,13 @@ static long trigger_run(struct fx *f, bool aux_action)
 			 aux_action ? 1 : 0);
 	after = sim_pmu_emit(f->sim, 0, b, lb);
 	/* the trigger event, as the BPF uprobe sends it */
-	memset(&e, 0, sizeof(e));
-	e.ts = now();
-	e.kind = PTBPF_EV_TRIGGER;
-	e.tgid = f->pid;
-	e.tid = f->tid;
-	e.ip = (__u64)(uintptr_t)ptgen_inner;
-	e.nr_threads = 2;
-	control_event(&f->ctl, &e, now());
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_inner);
 	/* its next switch-out resumes PT: the next run is traced again */
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	assert_int_equal(sim_pmu_emit(f->sim, 0, b, lb), (long)lb);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	drain(f, 1);
+	ptfix_drain(f, 1);
 	return after;
 }
 
@@ -1104,7 +1032,7 @@ static long trigger_run(struct fx *f, bool aux_action)
  */
 static void test_trigger_cut_by_kernel(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	unsigned int n;
 	__u64 last;
 	char *out;
@@ -1134,7 +1062,7 @@ static void test_trigger_cut_by_kernel(void **state)
  */
 static void test_trigger_staged_without_aux_action(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	unsigned int n;
 	__u64 last;
 	char *out;
@@ -1149,16 +1077,27 @@ static void test_trigger_staged_without_aux_action(void **state)
 	free(out);
 }
 
-#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+static int setup(void **state)
+{
+	return ptfix_setup(state, "pipe", "test_pt_pipelin", false);
+}
+
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, ptfix_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_stop_snapshots_decode),	 T(test_full_holds_all),
-		T(test_wrap_reported),		 T(test_process_scope_target_only),
-		T(test_held_start_first_insns),	 T(test_follow_fork_traced),
-		T(test_no_follow_fork_untraced), T(test_cpu_scope_has_other),
-		T(test_trigger_cut_by_kernel),	 T(test_trigger_staged_without_aux_action),
+		T(test_stop_snapshots_decode),
+		T(test_full_holds_all),
+		T(test_wrap_reported),
+		T(test_process_scope_target_only),
+		T(test_held_start_first_insns),
+		T(test_follow_fork_traced),
+		T(test_no_follow_fork_untraced),
+		T(test_kernel_maps_name_code),
+		T(test_cpu_scope_has_other),
+		T(test_trigger_cut_by_kernel),
+		T(test_trigger_staged_without_aux_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

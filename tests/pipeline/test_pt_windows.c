@@ -36,7 +36,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -47,7 +46,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,188 +58,28 @@
 #include "eventlog.h"
 #include "ptbpf.h"
 #include "ptbranches.h"
+#include "ptfix.h"
 #include "ptgen.h"
 #include "scope.h"
 #include "sim_pmu.h"
-#include "snapwire.h"
+#include "snapstage.h"
 #include "testio.h"
 
-#define NCPU 2
-#define PT_TYPE 8
-/* an unrelated process (ptbpf itself, before a command is let go) */
-#define OTHER_PID 4190000u
-#define BUF (64UL << 10)
-/* sim_pmu's mmap page: perf time = 123456789 + TSC / 2 */
-#define PERF_TIME(tsc) (123456789ULL + (tsc) / 2)
-
-struct fx {
-	char root[64], out[64];
-	struct sim_pmu *sim;
-	struct cores *cores;
-	struct snapwire w; /* the writer, as main.c wires it */
-	struct snap_run run;
-	struct eventlog log;
-	struct control ctl;
-	struct ctlops hands;
-	int outfd;
-	__u32 pid, tid, tid2;
-	pthread_t helper;
-	int helper_pipe[2];
-	char err[512];
-	unsigned int bad; /* windows check_window() found wrong */
-	int cgroup_fd; /* cgroup scope: any descriptor (the sim takes it) */
-	bool on_exec; /* -- COMMAND: armed with enable_on_exec */
-	bool full; /* --full: whole buffers */
-	bool follow; /* --follow: forks inherit the events */
-	__u32 tid3; /* --follow: a forked process's thread; 0: none */
-	/* --trigger-on points the PT groups pause at; none when nr_points is 0 */
-	struct hitpoint points[1];
-	unsigned int nr_points;
-};
-
-static void *helper_main(void *arg)
+/*
+ * The cores, the writer and the controller (stop, fatal, exit), as main.c;
+ * the kernel's clock runs past the mmap page's time_zero, as on a host.
+ */
+static void start(struct ptfix *f, enum ptbpf_scope scope)
 {
-	struct fx *f = arg;
-	char c;
-
-	f->tid2 = (__u32)syscall(SYS_gettid);
-	if (read(f->helper_pipe[0], &c, 1) < 0)
-		return NULL;
-	return NULL;
-}
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	strcpy(f->root, "/tmp/ptbpf-test-win-XXXXXX");
-	strcpy(f->out, "/tmp/ptbpf-test-wout-XXXXXX");
-	if (!mkdtemp(f->root) || sim_sysfs_intel_pt(f->root, PT_TYPE) || !mkdtemp(f->out))
-		return -1;
-	f->sim = sim_pmu_new(NCPU, PT_TYPE);
-	f->outfd = open(f->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	f->log.fd = -1;
-	f->pid = (__u32)getpid();
-	f->tid = (__u32)syscall(SYS_gettid);
-	if (!f->sim || f->outfd < 0 || pipe(f->helper_pipe) ||
-	    pthread_create(&f->helper, NULL, helper_main, f))
-		return -1;
-	pthread_setname_np(f->helper, "win-helper");
-	while (!__atomic_load_n(&f->tid2, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	if (sim_pmu_task(f->sim, f->pid, f->tid) || sim_pmu_task(f->sim, f->pid, f->tid2))
-		return -1;
-	f->cgroup_fd = -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	char cmd[160];
-	int rc;
-
-	snapwire_stop(&f->w);
-	cores_close(f->cores);
-	eventlog_close(&f->log);
-	rc = sim_pmu_open_fds(f->sim) || sim_pmu_mappings(f->sim);
-	sim_pmu_free(f->sim);
-	rc |= sim_sysfs_remove(f->root);
-	close(f->outfd);
-	if (write(f->helper_pipe[1], "x", 1) != 1)
-		rc = 1;
-	pthread_join(f->helper, NULL);
-	close(f->helper_pipe[0]);
-	close(f->helper_pipe[1]);
-	if (getenv("PTBPF_TEST_KEEP"))
-		fprintf(stderr, "kept %s\n", f->out);
-	else {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->out);
-		rc |= system(cmd);
-	}
-	free(f);
-	return rc ? -1 : 0;
-}
-
-static __u64 now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* The cores, the writer and the controller (stop, fatal, exit), as main.c. */
-static void start(struct fx *f, enum ptbpf_scope scope)
-{
-	pid_t tids[2] = { (pid_t)f->tid, (pid_t)f->tid2 };
-	struct cores_config cc;
-	struct snapstage_config sc = { .run = &f->run, .first_id = 1, .verbosity = -1 };
-	struct snapwrite_opts wo = {
-		.out_dir = f->out,
-		.uid = -1,
-		.gid = -1,
-		.formats = SNAPWRITE_ALL,
-	};
-	struct snapqueue_config qc = { .verbosity = -1 };
-
-	/* the kernel's clock runs past the mmap page's time_zero, as on a host */
 	sim_pmu_set_time(f->sim, PERF_TIME(1000000));
-	cores_config_init(&cc);
-	cc.buffer_size = BUF;
-	cc.sideband_size = 16 << 10;
-	cc.sysfs_root = f->root;
-	cc.backend = BACKEND_INTEL_PT;
-	cc.scope = scope;
-	cc.tids = tids;
-	cc.nr_tids = 2;
-	cc.cgroup_fd = f->cgroup_fd;
-	cc.enable_on_exec = f->on_exec;
-	cc.follow = f->follow;
-	cc.pause_points = f->points;
-	cc.nr_pause_points = f->nr_points;
-	f->cores = cores_open(&cc, sim_pmu_ops(f->sim), f->err, sizeof(f->err));
-	if (!f->cores)
-		fail_msg("cores_open: %s", f->err);
-	assert_int_equal(eventlog_open(&f->log, f->outfd, -1, -1), 0);
-	wo.dirfd = f->outfd;
-	assert_int_equal(cores_describe(f->cores, &f->run), 0);
-	f->run.pid = f->pid;
-	f->run.full = f->full;
-	if (!snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, NULL, f->err, sizeof(f->err)))
-		fail_msg("snapwire_start: %s", f->err);
-	f->hands = (struct ctlops){
-		.ctl = &f->ctl,
-		.cores = f->cores,
-		.stage = f->w.stage,
-		.queue = f->w.queue,
-		.procs = &f->w.procs,
-	};
-	control_init(&f->ctl, &f->log, (int)f->pid, TRIGGER_STOP | TRIGGER_EXIT | TRIGGER_FATAL,
-		     false, -1, &ctlops_ops, &f->hands);
-	control_set_scope(&f->ctl, scope_name(scope), "", scope == SCOPE_PROCESS);
-	control_start(&f->ctl, PTBPF_PROC_RUNNING, "intel-pt", BUF, NULL);
-	/* armed on exec: enabled by the kernel at the exec */
-	assert_true(f->on_exec || sim_pmu_running(f->sim, 0));
+	ptfix_start(f, scope, PTBPF_PROC_RUNNING, TRIGGER_STOP | TRIGGER_EXIT | TRIGGER_FATAL);
 }
 
-static void target_event(struct fx *f, enum ptbpf_event_kind kind)
+/* The same with this thread on CPU 0 at the attach. */
+static void start_on_cpu(struct ptfix *f, enum ptbpf_scope scope)
 {
-	struct ptbpf_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.ts = now();
-	e.kind = kind;
-	e.tgid = f->pid;
-	e.tid = f->tid;
-	e.sig = kind == PTBPF_EV_STOP ? SIGSTOP : kind == PTBPF_EV_FATAL ? SIGSEGV : SIGCONT;
-	e.cause = PTBPF_CAUSE_SIGNAL;
-	e.nr_threads = 2;
-	strcpy(e.comm, "test_pt_windows");
-	ctlops_event(&f->hands, &e);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	start(f, scope);
 }
 
 /*
@@ -249,7 +87,7 @@ static void target_event(struct fx *f, enum ptbpf_event_kind kind)
  * @tsc with no switch around it: the thread on the CPU goes on running.
  * Returns the bytes that reached the ring.
  */
-static size_t emit_path(struct fx *f, int cpu, const struct ptgen_branch_path *p, __u64 tsc)
+static size_t emit_path(struct ptfix *f, int cpu, const struct ptgen_branch_path *p, __u64 tsc)
 {
 	__u8 buf[256];
 	size_t n = ptgen_encode(buf, sizeof(buf), 0, tsc, (__u64)(uintptr_t)ptgen_branches, p->tnt,
@@ -265,44 +103,12 @@ static size_t emit_path(struct fx *f, int cpu, const struct ptgen_branch_path *p
 }
 
 /*
- * The writer has written @n snapshots (events.jsonl says so): the queue
- * holds a few only, and these tests take many in a row.
- */
-static void wait_written(struct fx *f, unsigned int n)
-{
-	char path[128];
-	unsigned int i, got = 0;
-	size_t len;
-	char *buf, *p;
-
-	snprintf(path, sizeof(path), "%s/events.jsonl", f->out);
-	for (i = 0; i < 6000 && got < n; i++) {
-		buf = read_whole(path, &len);
-		got = 0;
-		for (p = buf; (p = strstr(p, "\"event\":\"snapshot\"")); p++)
-			got++;
-		free(buf);
-		if (got < n)
-			usleep(10000);
-	}
-	assert_true(got >= n);
-}
-
-static void drain(struct fx *f, unsigned long written)
-{
-	f->hands.stage = NULL;
-	f->hands.queue = NULL;
-	f->hands.procs = NULL;
-	assert_int_equal(snapwire_stop(&f->w), written);
-}
-
-/*
  * perf script --itrace=i0nse over snapshot @id: the instructions, the
  * decoder's errors (the first few go to stderr), and the instructions not
  * under a tid of the target (or of the process it forked, tid3); counted
  * by awk, the output can be long.
  */
-static void perf_counts(struct fx *f, int id, unsigned int *insns, unsigned int *errors,
+static void perf_counts(struct ptfix *f, int id, unsigned int *insns, unsigned int *errors,
 			unsigned int *foreign)
 {
 	char cmd[768], *out;
@@ -319,7 +125,7 @@ static void perf_counts(struct fx *f, int id, unsigned int *insns, unsigned int 
 }
 
 /* ptbpf-dump --insn over snapshot @id: runs of an unknown thread. */
-static unsigned int dump_unknown(struct fx *f, int id)
+static unsigned int dump_unknown(struct ptfix *f, int id)
 {
 	char cmd[512], *out;
 	unsigned int n;
@@ -339,7 +145,7 @@ static unsigned int dump_unknown(struct fx *f, int id)
  * instructions, no error, each under the target's threads, and
  * ptbpf-dump attributes them all.
  */
-static void check_window(struct fx *f, int id, const char *kind, unsigned int min)
+static void check_window(struct ptfix *f, int id, const char *kind, unsigned int min)
 {
 	unsigned int insns, errors, foreign, unknown;
 
@@ -358,9 +164,11 @@ static void check_window(struct fx *f, int id, const char *kind, unsigned int mi
  * records whose times only grow (it refuses the trace otherwise), the
  * first a switch-in of @pid/@tid: the thread that starts the window,
  * which the kernel's ITRACE_START names in the first window. Returns the
- * number of records (at least one).
+ * number of records (at least one); the first one's time into *@first
+ * (may be NULL).
  */
-static unsigned int check_lldb_first(struct fx *f, int id, int cpu, __u32 pid, __u32 tid)
+static unsigned int check_lldb_first(struct ptfix *f, int id, int cpu, __u32 pid, __u32 tid,
+				     __u64 *first)
 {
 	struct perf_event_header h;
 	unsigned int n = 0;
@@ -383,6 +191,8 @@ static unsigned int check_lldb_first(struct fx *f, int id, int cpu, __u32 pid, _
 		prev = t;
 		if (n)
 			continue;
+		if (first)
+			*first = t;
 		assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
 		assert_int_equal(v[2], pid);
 		assert_int_equal(v[3], tid);
@@ -400,18 +210,17 @@ static unsigned int check_lldb_first(struct fx *f, int id, int cpu, __u32 pid, _
  */
 static void test_attach_on_cpu_stop(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	assert_true(emit_path(f, 0, &ptgen_branches_a, 2000000) > 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 1);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
 	check_window(f, 1, "stop", ptgen_branches_a.n);
 	assert_int_equal(f->bad, 0);
 	/* LLDB: the kernel's ITRACE_START, then the switch-out */
-	assert_int_equal(check_lldb_first(f, 1, 0, f->pid, f->tid), 2);
+	assert_int_equal(check_lldb_first(f, 1, 0, f->pid, f->tid, NULL), 2);
 }
 
 /*
@@ -422,7 +231,7 @@ static void test_attach_on_cpu_stop(void **state)
  */
 static void test_requested_then_stop(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u64 tsc = 2000000;
 	int round, id = 1;
 
@@ -433,19 +242,19 @@ static void test_requested_then_stop(void **state)
 		emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 		control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-		wait_written(f, id++);
+		ptfix_wait_written(f, id++);
 		emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
 		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 		assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
-		target_event(f, PTBPF_EV_STOP);
-		wait_written(f, id++);
-		target_event(f, PTBPF_EV_RUN);
+		ptfix_event(f, PTBPF_EV_STOP);
+		ptfix_wait_written(f, id++);
+		ptfix_event(f, PTBPF_EV_RUN);
 		/* back on the CPUs before the next round's read */
 		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 		assert_int_equal(sim_pmu_sched_in(f->sim, 1, f->tid2), 0);
 	}
-	drain(f, 6);
+	ptfix_drain(f, 6);
 	id = 1;
 	for (round = 0; round < 3; round++) {
 		check_window(f, id++, "requested", ptgen_branches_a.n + ptgen_branches_b.n);
@@ -459,46 +268,58 @@ static void test_requested_then_stop(void **state)
  * window's start too: its switch trace begins with a switch-in of @tid at
  * TSC 0 (perf time time_zero).
  */
-static void check_lldb_start(struct fx *f, int id, int cpu, __u32 tid)
+static void check_lldb_start(struct ptfix *f, int id, int cpu, __u32 tid)
 {
-	struct perf_event_header h;
-	char path[256];
-	__u32 v[4];
-	__u64 t;
-	size_t len;
-	__u8 *buf;
+	__u64 t = 0;
 
-	snprintf(path, sizeof(path), "%s/snapshot-%06d/cpus/%d.perf_context_switch_trace", f->out,
-		 id, cpu);
-	buf = read_whole(path, &len);
-	assert_true(len >= sizeof(h) + sizeof(v) + sizeof(t));
-	memcpy(&h, buf, sizeof(h));
-	memcpy(v, buf + sizeof(h), sizeof(v));
-	memcpy(&t, buf + sizeof(h) + sizeof(v), sizeof(t));
-	assert_int_equal(h.type, PERF_RECORD_SWITCH_CPU_WIDE);
-	assert_int_equal(h.misc & PERF_RECORD_MISC_SWITCH_OUT, 0);
-	assert_int_equal(v[2], f->pid);
-	assert_int_equal(v[3], tid);
+	check_lldb_first(f, id, cpu, f->pid, tid, &t);
 	assert_int_equal(t, 123456789);
-	free(buf);
+}
+
+/* How the run ends the second window of two_windows(). */
+enum win_end { END_STOP, END_FATAL, END_RUN };
+
+/*
+ * This thread, on CPU 0, runs path A; a SIGUSR2 read takes window 1 in
+ * the middle of its time there; it runs path B; then @end takes window
+ * 2: its stop (after its switch-out), a fatal signal or the run's end
+ * (both while it is on the CPU). The figures call the windows
+ * "requested" and "stop", "fatal" or "end", followed by @how (NULL: no
+ * more); both must decode whole.
+ */
+static void two_windows(struct ptfix *f, enum win_end end, const char *how)
+{
+	static const char *const ends[] = { "stop", "fatal", "end" };
+	char what[64];
+
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	ptfix_wait_written(f, 1);
+	emit_path(f, 0, &ptgen_branches_b, 2100000);
+	if (end == END_STOP) {
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		ptfix_event(f, PTBPF_EV_STOP);
+	} else if (end == END_FATAL) {
+		ptfix_event(f, PTBPF_EV_FATAL);
+	} else {
+		control_finish(&f->ctl, true);
+	}
+	ptfix_drain(f, 2);
+	snprintf(what, sizeof(what), "requested%s%s", how ? ", " : "", how ? how : "");
+	check_window(f, 1, what, ptgen_branches_a.n);
+	snprintf(what, sizeof(what), "%s%s%s", ends[end], how ? ", " : "", how ? how : "");
+	check_window(f, 2, what, ptgen_branches_b.n);
+	assert_int_equal(f->bad, 0);
 }
 
 /* The end of the run while the target runs: the end snapshot's window. */
 static void test_end_while_running(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	control_finish(&f->ctl, true);
-	drain(f, 2);
-	check_window(f, 1, "requested", ptgen_branches_a.n);
-	check_window(f, 2, "end", ptgen_branches_b.n);
+	start_on_cpu(f, SCOPE_PROCESS);
+	two_windows(f, END_RUN, NULL);
 	check_lldb_start(f, 2, 0, f->tid);
-	assert_int_equal(f->bad, 0);
 }
 
 /*
@@ -508,19 +329,18 @@ static void test_end_while_running(void **state)
  */
 static void test_wrapped_window(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u64 tsc = 2000000;
 	unsigned int i;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
 	for (i = 0; i * 100 < 2 * BUF; i++)
 		emit_path(f, 0, i & 1 ? &ptgen_branches_a : &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 2);
 	check_window(f, 1, "requested", ptgen_branches_a.n);
 	check_window(f, 2, "stop, wrapped", 100);
 	assert_int_equal(f->bad, 0);
@@ -532,40 +352,22 @@ static void test_wrapped_window(void **state)
  */
 static void test_cpu_scope_windows(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_CPU);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
-	check_window(f, 1, "requested, cpu scope", ptgen_branches_a.n);
-	check_window(f, 2, "stop, cpu scope", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
-	check_lldb_first(f, 1, 0, f->pid, f->tid);
-	check_lldb_first(f, 2, 0, f->pid, f->tid);
+	start_on_cpu(f, SCOPE_CPU);
+	two_windows(f, END_STOP, "cpu scope");
+	check_lldb_first(f, 1, 0, f->pid, f->tid, NULL);
+	check_lldb_first(f, 2, 0, f->pid, f->tid, NULL);
 }
 
 /* cgroup scope: CPU-wide events behind a cgroup, the same windows. */
 static void test_cgroup_scope_windows(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 
 	f->cgroup_fd = 7;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_CGROUP);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
-	check_window(f, 1, "requested, cgroup scope", ptgen_branches_a.n);
-	check_window(f, 2, "stop, cgroup scope", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	start_on_cpu(f, SCOPE_CGROUP);
+	two_windows(f, END_STOP, "cgroup scope");
 }
 
 /*
@@ -574,18 +376,10 @@ static void test_cgroup_scope_windows(void **state)
  */
 static void test_fatal_while_on_cpu(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	target_event(f, PTBPF_EV_FATAL);
-	drain(f, 2);
-	check_window(f, 1, "requested", ptgen_branches_a.n);
-	check_window(f, 2, "fatal", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	start_on_cpu(f, SCOPE_PROCESS);
+	two_windows(f, END_FATAL, NULL);
 }
 
 /*
@@ -596,21 +390,12 @@ static void test_fatal_while_on_cpu(void **state)
  */
 static void test_command_exec_on_cpu(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 
 	f->on_exec = true;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
-	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
-	check_window(f, 1, "requested, -- COMMAND", ptgen_branches_a.n);
-	check_window(f, 2, "stop, -- COMMAND", ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	start_on_cpu(f, SCOPE_PROCESS);
+	assert_int_equal(sim_pmu_exec(f->sim, f->tid, "test_pt_windows"), 0);
+	two_windows(f, END_STOP, "-- COMMAND");
 }
 
 /*
@@ -625,19 +410,18 @@ static void test_command_exec_on_cpu(void **state)
  */
 static void test_full_windows(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u64 tsc = 2000000;
 	unsigned int i;
 
 	f->full = true;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 1);
+	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 2);
+	ptfix_wait_written(f, 2);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid2), 0);
 	for (i = 0; i * 100 < 2 * BUF; i++)
@@ -646,27 +430,12 @@ static void test_full_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 3);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 3);
 	check_window(f, 1, "requested, --full", ptgen_branches_a.n);
 	check_window(f, 2, "requested, --full", ptgen_branches_a.n + ptgen_branches_b.n);
 	check_window(f, 3, "stop, --full, wrapped", 100);
 	assert_int_equal(f->bad, 0);
-}
-
-/* A --trigger-on hit of this thread in ptgen_branches, as BPF sends it. */
-static void trigger_hit(struct fx *f)
-{
-	struct ptbpf_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.ts = now();
-	e.kind = PTBPF_EV_TRIGGER;
-	e.tgid = f->pid;
-	e.tid = f->tid;
-	e.ip = (__u64)(uintptr_t)ptgen_branches;
-	e.nr_threads = 2;
-	control_event(&f->ctl, &e, now());
 }
 
 /*
@@ -679,7 +448,7 @@ static void test_trigger_windows(void **state)
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
 	};
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u64 tsc = 2000000;
 
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
@@ -688,17 +457,17 @@ static void test_trigger_windows(void **state)
 	control_set_points(&f->ctl, specs, 1);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-	trigger_hit(f);
-	wait_written(f, 1);
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
-	trigger_hit(f);
-	wait_written(f, 2);
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_wait_written(f, 2);
 	emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 3);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 3);
 	check_window(f, 1, "--trigger-on", ptgen_branches_a.n + ptgen_branches_b.n);
 	check_window(f, 2, "--trigger-on", ptgen_branches_a.n + ptgen_branches_b.n);
 	check_window(f, 3, "stop after --trigger-on", ptgen_branches_a.n);
@@ -716,7 +485,7 @@ static void test_trigger_cut_windows(void **state)
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
 	};
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	__u64 tsc = 2000000;
 
 	assert_int_equal(sim_sysfs_write(f->root, "bus/event_source/devices/uprobe/type", "7\n"),
@@ -733,16 +502,16 @@ static void test_trigger_cut_windows(void **state)
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path, f->points[0].offset), 1);
-	trigger_hit(f);
-	wait_written(f, 1);
+	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_wait_written(f, 1);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 2);
 	check_window(f, 1, "--trigger-on, cut", ptgen_branches_a.n + ptgen_branches_b.n);
 	check_window(f, 2, "stop after a cut", ptgen_branches_a.n + ptgen_branches_b.n);
 	assert_int_equal(f->bad, 0);
@@ -759,30 +528,29 @@ static void test_trigger_cut_windows(void **state)
  */
 static void test_follow_windows(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	pid_t child = paused_child();
 	__u64 tsc = 2000000;
 
 	f->follow = true;
 	f->tid3 = (__u32)child;
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	assert_int_equal(sim_pmu_clone(f->sim, f->tid, (__u32)child, false), 0);
 	snapqueue_follow(f->w.queue, (uint32_t)child, false);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 1, (__u32)child), 0);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 1);
+	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 2);
+	ptfix_wait_written(f, 2);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 1), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 3);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 3);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	check_window(f, 1, "requested, --follow", ptgen_branches_a.n + ptgen_branches_b.n);
@@ -797,7 +565,7 @@ static void test_follow_windows(void **state)
  * 0 (OTHER_PID here), before the command is let go; the command's thread
  * then takes the CPU and execs, and runs through a read.
  */
-static void command_cpu_wide(struct fx *f, enum ptbpf_scope scope, const char *kind)
+static void command_cpu_wide(struct ptfix *f, enum ptbpf_scope scope, const char *kind)
 {
 	char what[64];
 
@@ -810,21 +578,11 @@ static void command_cpu_wide(struct fx *f, enum ptbpf_scope scope, const char *k
 	assert_true(sim_pmu_running(f->sim, 0));
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	assert_int_equal(sim_pmu_exec(f->sim, f->tid), 0);
-	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 1);
-	emit_path(f, 0, &ptgen_branches_b, 2100000);
-	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 2);
-	snprintf(what, sizeof(what), "requested, -- COMMAND, %s", kind);
-	check_window(f, 1, what, ptgen_branches_a.n);
-	snprintf(what, sizeof(what), "stop, -- COMMAND, %s", kind);
-	check_window(f, 2, what, ptgen_branches_b.n);
-	assert_int_equal(f->bad, 0);
+	assert_int_equal(sim_pmu_exec(f->sim, f->tid, "test_pt_windows"), 0);
+	snprintf(what, sizeof(what), "-- COMMAND, %s", kind);
+	two_windows(f, END_STOP, what);
 	/* LLDB: ptbpf on CPU 0 when PT started, then the command */
-	check_lldb_first(f, 1, 0, OTHER_PID, OTHER_PID);
+	check_lldb_first(f, 1, 0, OTHER_PID, OTHER_PID, NULL);
 }
 
 static void test_command_cpu_scope(void **state)
@@ -844,16 +602,15 @@ static void test_command_cgroup_scope(void **state)
  */
 static void test_control_records_dropped(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	unsigned int insns, errors, foreign;
 
 	sim_pmu_drop_records(f->sim, true);
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 1);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
 	perf_counts(f, 1, &insns, &errors, &foreign);
 	print_message("figures: snapshot 1 (stop, records dropped): %u instructions, %u decoder "
 		      "errors\n",
@@ -869,16 +626,15 @@ static void test_control_records_dropped(void **state)
  */
 static void test_aux_flags_facts(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	char cmd[512], *out;
 
-	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
-	start(f, SCOPE_PROCESS);
+	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
 	sim_pmu_aux_flags(f->sim, 0, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
-	target_event(f, PTBPF_EV_STOP);
-	drain(f, 1);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
 	snprintf(cmd, sizeof(cmd),
 		 "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
 		 "print([(c[\"cpu\"], c[\"aux\"]) for c in d[\"cores\"]])' "
@@ -899,7 +655,7 @@ static void test_aux_flags_facts(void **state)
 }
 
 /* ptbpf.json's "aux" facts of CPU 0 in snapshot @id, as Python prints them. */
-static char *aux_facts(struct fx *f, int id)
+static char *aux_facts(struct ptfix *f, int id)
 {
 	char cmd[512];
 
@@ -912,7 +668,7 @@ static char *aux_facts(struct fx *f, int id)
 }
 
 /* events.jsonl's pt_records_lost of snapshot @id. */
-static unsigned long events_pt_lost(struct fx *f, int id)
+static unsigned long events_pt_lost(struct ptfix *f, int id)
 {
 	char cmd[512], *out;
 	unsigned long n;
@@ -934,7 +690,7 @@ static unsigned long events_pt_lost(struct fx *f, int id)
  * TRUNCATED. @drain_every: the run's drain, every so many sessions (as
  * main.c's tick every CORES_DRAIN_NS); 0: none.
  */
-static void many_sessions(struct fx *f, unsigned int n, unsigned int flagged,
+static void many_sessions(struct ptfix *f, unsigned int n, unsigned int flagged,
 			  unsigned int drain_every)
 {
 	unsigned int i;
@@ -961,14 +717,14 @@ static void many_sessions(struct fx *f, unsigned int n, unsigned int flagged,
  */
 static void test_records_drained_between_reads(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	char *out;
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 100);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 1);
-	drain(f, 1);
+	ptfix_wait_written(f, 1);
+	ptfix_drain(f, 1);
 	out = aux_facts(f, 1);
 	print_message("figures: 1500 switch-outs, drained: %s", out);
 	assert_string_equal(out, "{'truncated': 1, 'collision': 0, 'partial': 0, "
@@ -979,17 +735,17 @@ static void test_records_drained_between_reads(void **state)
 
 static void test_control_records_not_drained(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	char *out;
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 0);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 1);
+	ptfix_wait_written(f, 1);
 	many_sessions(f, 1, 1, 0);
 	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
-	wait_written(f, 2);
-	drain(f, 2);
+	ptfix_wait_written(f, 2);
+	ptfix_drain(f, 2);
 	out = aux_facts(f, 1);
 	print_message("figures: 1500 switch-outs, not drained: %s", out);
 	assert_non_null(strstr(out, "'truncated': 0,"));
@@ -1008,7 +764,7 @@ static void test_control_records_not_drained(void **state)
  */
 static void test_plan_counts_records_ring(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	struct cores_config cc;
 	__u64 without = NCPU * (BUF + (16 << 10) + 2 * pg);
@@ -1061,7 +817,7 @@ static const struct perf_event_header *next_rec(const __u8 *ring, size_t size, _
  */
 static void test_sim_records_kernel_rules(void **state)
 {
-	struct fx *f = *state;
+	struct ptfix *f = *state;
 	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
 	size_t pg_size = (size_t)sysconf(_SC_PAGESIZE);
 	struct perf_event_attr a = {
@@ -1128,30 +884,36 @@ static void test_sim_records_kernel_rules(void **state)
 	assert_int_equal(ops->close(ops->ctx, fd), 0);
 }
 
+static int setup(void **state)
+{
+	return ptfix_setup(state, "win", "test_pt_windows", true);
+}
+
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, ptfix_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_attach_on_cpu_stop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_requested_then_stop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_while_running, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrapped_window, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_scope_windows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cgroup_scope_windows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fatal_while_on_cpu, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_command_exec_on_cpu, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_windows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trigger_windows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trigger_cut_windows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_follow_windows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_command_cpu_scope, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_command_cgroup_scope, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_control_records_dropped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_aux_flags_facts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sim_records_kernel_rules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_records_drained_between_reads, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_control_records_not_drained, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_plan_counts_records_ring, setup, teardown),
+		T(test_attach_on_cpu_stop),
+		T(test_requested_then_stop),
+		T(test_end_while_running),
+		T(test_wrapped_window),
+		T(test_cpu_scope_windows),
+		T(test_cgroup_scope_windows),
+		T(test_fatal_while_on_cpu),
+		T(test_command_exec_on_cpu),
+		T(test_full_windows),
+		T(test_trigger_windows),
+		T(test_trigger_cut_windows),
+		T(test_follow_windows),
+		T(test_command_cpu_scope),
+		T(test_command_cgroup_scope),
+		T(test_control_records_dropped),
+		T(test_aux_flags_facts),
+		T(test_sim_records_kernel_rules),
+		T(test_records_drained_between_reads),
+		T(test_control_records_not_drained),
+		T(test_plan_counts_records_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,9 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline, noclone))
-
-static volatile long sink;
+#include "crashchain.h"
 
 static NOINLINE long level3(long v)
 {
@@ -38,22 +36,6 @@ static NOINLINE long level3(long v)
 	r = entry((const void *)0xdead0000, v);
 	sink += r;
 	return r + v;
-}
-
-static NOINLINE long level2(long v)
-{
-	long r = level3(v + 1);
-
-	sink += r;
-	return r + 1;
-}
-
-static NOINLINE long level1(long v)
-{
-	long r = level2(v + 1);
-
-	sink += r;
-	return r + 1;
 }
 
 int main(void)

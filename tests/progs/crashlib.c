@@ -8,11 +8,10 @@
  */
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline, noclone))
+#include "crashchain.h"
 
 long lib_entry(const void *p, long k);
 
-static volatile long sink;
 static const void *volatile bad = (const void *)0xdead0000;
 
 static NOINLINE long level3(long v)
@@ -21,22 +20,6 @@ static NOINLINE long level3(long v)
 
 	sink += r;
 	return r + v;
-}
-
-static NOINLINE long level2(long v)
-{
-	long r = level3(v + 1);
-
-	sink += r;
-	return r + 1;
-}
-
-static NOINLINE long level1(long v)
-{
-	long r = level2(v + 1);
-
-	sink += r;
-	return r + 1;
 }
 
 int main(void)

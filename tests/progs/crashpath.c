@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline, noclone))
+#include "crashchain.h"
 
 struct node {
 	struct node *next;
@@ -29,7 +29,6 @@ struct node {
 };
 
 static const char *mode = "segv";
-static volatile long sink;
 /* volatile: the compiler may not prove what they hold */
 static const char *volatile null_str;
 static struct node *volatile bad_node = (struct node *)0xdead0000;
@@ -72,22 +71,6 @@ static NOINLINE long level3(long v)
 		r = walk_list(bad_node);
 	sink += r;
 	return r + v;
-}
-
-static NOINLINE long level2(long v)
-{
-	long r = level3(v + 1);
-
-	sink += r;
-	return r + 1;
-}
-
-static NOINLINE long level1(long v)
-{
-	long r = level2(v + 1);
-
-	sink += r;
-	return r + 1;
 }
 
 static void *worker(void *arg)

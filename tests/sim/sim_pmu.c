@@ -4,6 +4,7 @@
  * See sim_pmu.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@ struct sim_fail {
 struct sim_task {
 	bool used;
 	__u32 pid, tid;
+	__u32 ppid; /* its real parent's pid (0: unknown, sim_pmu_task()) */
 	int cpu; /* the CPU it is on; -1 off-CPU */
 };
 
@@ -886,24 +888,34 @@ void sim_pmu_set_time(struct sim_pmu *sim, __u64 t)
 	sim->tsc = t - 100;
 }
 
+/*
+ * The bits of a sample the sim writes, in the kernel's order
+ * (perf_output_sample()): IDENTIFIER, IP, TID, TIME, CPU, CALLCHAIN.
+ */
+#define SIM_SAMPLE_BITS                                                                 \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN)
+
 int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
 {
 	struct sim_event *e = find(sim, cpu, SIM_SAMPLE), *rb;
 	struct sim_task *t;
-	/* IDENTIFIER, IP, TID, TIME, CPU: the order the kernel writes. */
 	struct {
 		struct perf_event_header h;
-		__u64 id, ip;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-	} r = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) } };
+		__u64 v[8];
+	} r = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 } };
+	unsigned int n = 0;
+	__u64 type;
 
 	if (!e)
 		return -ENOENT;
 	e = writer(sim, cpu, SIM_SAMPLE, false);
 	if (!e)
 		return 0;
+	type = e->attr.sample_type;
+	/* no user registers or stack to give: no record of made-up ones */
+	if (type & ~(__u64)SIM_SAMPLE_BITS)
+		return -EOPNOTSUPP;
 	rb = ring_of(sim, e);
 	/* a task-bound event samples the task that runs */
 	t = e->task ? task_of(sim, e->task) : NULL;
@@ -911,13 +923,31 @@ int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip)
 		pid = t->pid;
 		tid = t->tid;
 	}
-	r.id = primary_id(sim, e);
-	r.ip = ip;
-	r.pid = pid;
-	r.tid = tid;
-	r.time = sim->tsc += 100;
-	r.cpu = (__u32)cpu;
-	put_backward(rb, &r, sizeof(r));
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		r.v[n++] = primary_id(sim, e);
+	if (type & PERF_SAMPLE_IP)
+		r.v[n++] = ip;
+	if (type & PERF_SAMPLE_TID)
+		r.v[n++] = pid | (__u64)tid << 32;
+	if (type & PERF_SAMPLE_TIME)
+		r.v[n++] = sim->tsc += 100;
+	if (type & PERF_SAMPLE_CPU)
+		r.v[n++] = (__u32)cpu;
+	/*
+	 * perf_callchain() of a sample taken in user mode: no kernel part;
+	 * the user part (unless exclude_callchain_user) is the context
+	 * marker, the ip, and the return addresses of the frame-pointer
+	 * chain, which ends at once in the sim's tasks.
+	 */
+	if ((type & PERF_SAMPLE_CALLCHAIN) && e->attr.exclude_callchain_user) {
+		r.v[n++] = 0;
+	} else if (type & PERF_SAMPLE_CALLCHAIN) {
+		r.v[n++] = 2;
+		r.v[n++] = (__u64)PERF_CONTEXT_USER;
+		r.v[n++] = ip;
+	}
+	r.h.size = (__u16)(8 + 8 * n);
+	put_record(sim, rb, e, pid, tid, &r, r.h.size);
 	return 1;
 }
 
@@ -926,35 +956,266 @@ int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid)
 	return sim_pmu_switch_np(sim, cpu, out, pid, tid, pid, tid);
 }
 
+/*
+ * A PERF_RECORD_SWITCH_CPU_WIDE of @e: @pid/@tid (current: the task going
+ * out, or coming in) switch out to (in from) @np_pid/@np_tid; with @e's
+ * sample ID, as perf_event_switch_output() writes it.
+ */
+static void switch_cpu_wide(struct sim_pmu *sim, struct sim_event *e, bool out, __u32 pid,
+			    __u32 tid, __u32 np_pid, __u32 np_tid)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 np_pid, np_tid;
+		__u8 sid[48];
+	} w = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, 0 } };
+
+	w.np_pid = np_pid;
+	w.np_tid = np_tid;
+	w.h.size = (__u16)(16 + put_id(sim, e, pid, tid, w.sid));
+	put_record(sim, ring_of(sim, e), e, pid, tid, &w, w.h.size);
+}
+
 int sim_pmu_switch_np(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid, __u32 np_pid,
 		      __u32 np_tid)
 {
 	struct sim_event *e = find(sim, cpu, SIM_DUMMY);
-	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
-	struct {
-		struct perf_event_header h;
-		__u32 np_pid, np_tid;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-		__u64 id;
-	} r = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
-		       sizeof(r) } };
 
 	if (!e)
 		return -ENOENT;
 	e = writer(sim, cpu, SIM_DUMMY, true);
 	if (!e)
 		return 0;
-	r.np_pid = np_pid;
-	r.np_tid = np_tid;
-	r.pid = pid;
-	r.tid = tid;
-	r.time = sim->tsc += 100;
-	r.cpu = (__u32)cpu;
-	r.id = primary_id(sim, e);
-	put_backward(ring_of(sim, e), &r, sizeof(r));
+	switch_cpu_wide(sim, e, out, pid, tid, np_pid, np_tid);
 	return 1;
+}
+
+/*
+ * The side-band records of a task's life: perf_event_mmap(),
+ * perf_event_task() (FORK, EXIT) and perf_event_comm() write into what
+ * perf_iterate_sb() visits, for the task running on a CPU (current): the
+ * CPU-wide events of that CPU (SB_CPU), then the events of the task's
+ * own context (SB_TASK; inherited ones write into their parent's ring).
+ * Either kind is seen only by an event of that CPU (event_filter_match())
+ * and only in state >= INACTIVE: the event itself enabled, whatever its
+ * group leader's state. The record is the event's: its attr says whether
+ * it wants it at all, and its sample ID is appended.
+ */
+#define SB_CPU 1u
+#define SB_TASK 2u
+
+/* The events that see a side-band record of @t on @cpu, in order. */
+static unsigned int sb_events(const struct sim_pmu *sim, int cpu, const struct sim_task *t,
+			      unsigned int which, int *out)
+{
+	unsigned int n = 0;
+	int pass, i;
+
+	for (pass = 0; pass < 2; pass++) {
+		if (!(which & (pass ? SB_TASK : SB_CPU)))
+			continue;
+		for (i = 0; i < SIM_MAX_EVENTS; i++) {
+			const struct sim_event *e = &sim->ev[i];
+
+			if (!e->used || e->cpu != cpu || !e->enabled || e->exited ||
+			    e->task != (pass ? t->tid : 0))
+				continue;
+			out[n++] = i;
+		}
+	}
+	return n;
+}
+
+/* Room for the longest record below: MMAP2, a PATH_MAX name, sample ID. */
+#define SB_REC_MAX (8 + 64 + 4096 + 48)
+
+/*
+ * Stores record @rec of @e (@body bytes, its header's type and misc set)
+ * with @e's sample ID of current task @cur appended; a u64 time at
+ * @time_off (0: none) is the event's clock, read just after the sample
+ * ID's (perf_event_header__init_id() comes first). Returns whether it
+ * was stored: an event with no ring loses it (perf_output_begin() fails).
+ */
+static bool sb_put(struct sim_pmu *sim, struct sim_event *e, const struct sim_task *cur, __u8 *rec,
+		   size_t body, size_t time_off)
+{
+	const __u64 want = PERF_SAMPLE_TIME;
+	struct sim_event *rb = ring_of(sim, e);
+	size_t n;
+	__u64 t;
+
+	if (!rb)
+		return false;
+	n = body + put_id(sim, e, cur->pid, cur->tid, rec + body);
+	if (time_off) {
+		t = e->attr.sample_id_all && (e->attr.sample_type & want) ? sim->tsc :
+									    (sim->tsc += 100);
+		memcpy(rec + time_off, &t, sizeof(t));
+	}
+	((struct perf_event_header *)rec)->size = (__u16)n;
+	return put_record(sim, rb, e, cur->pid, cur->tid, rec, n);
+}
+
+/* perf_event_task_match(): who asked for FORK and EXIT records. */
+static bool wants_task(const struct perf_event_attr *a)
+{
+	return a->comm || a->mmap || a->mmap2 || a->mmap_data || a->task;
+}
+
+/*
+ * perf_event_task(): a FORK of @t by @cur (its parent, running on @cpu),
+ * or @t's EXIT (@cur is @t); pid/tid are @t's, ppid/ptid @cur's for a
+ * FORK, its real parent's pid for an EXIT (both: perf_event_pid()).
+ */
+static unsigned int task_records(struct sim_pmu *sim, int cpu, const struct sim_task *t,
+				 const struct sim_task *cur, bool fork, unsigned int which)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, ppid, tid, ptid;
+		__u64 time;
+		__u8 sid[48];
+	} r;
+	int idx[SIM_MAX_EVENTS];
+	unsigned int i, n = sb_events(sim, cpu, cur, which, idx), stored = 0;
+
+	for (i = 0; i < n; i++) {
+		struct sim_event *e = &sim->ev[idx[i]];
+
+		if (!wants_task(&e->attr))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.h.type = fork ? PERF_RECORD_FORK : PERF_RECORD_EXIT;
+		r.pid = t->pid;
+		r.tid = t->tid;
+		r.ppid = fork ? cur->pid : t->ppid;
+		r.ptid = fork ? cur->tid : t->ppid;
+		stored += sb_put(sim, e, cur, (__u8 *)&r, offsetof(typeof(r), sid),
+				 offsetof(typeof(r), time));
+	}
+	return stored;
+}
+
+/* perf_event_comm(): @cur on @cpu is named @comm (TASK_COMM_LEN). */
+static unsigned int comm_records(struct sim_pmu *sim, int cpu, const struct sim_task *cur,
+				 const char *comm, bool exec)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, tid;
+		char comm[16];
+		__u8 sid[48];
+	} r;
+	int idx[SIM_MAX_EVENTS];
+	unsigned int i, n = sb_events(sim, cpu, cur, SB_CPU | SB_TASK, idx), stored = 0;
+	size_t len = strnlen(comm, 15);
+
+	for (i = 0; i < n; i++) {
+		struct sim_event *e = &sim->ev[idx[i]];
+		__u8 *at;
+
+		if (!e->attr.comm)
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.h.type = PERF_RECORD_COMM;
+		/* whatever attr.comm_exec says: that bit only tells tools */
+		r.h.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+		r.pid = cur->pid;
+		r.tid = cur->tid;
+		memcpy(r.comm, comm, len);
+		/* the name, NUL-terminated, zero-padded to a u64 boundary */
+		at = (__u8 *)r.comm + ((len + 1 + 7) & ~(size_t)7);
+		stored += sb_put(sim, e, cur, (__u8 *)&r, (size_t)(at - (__u8 *)&r), 0);
+	}
+	return stored;
+}
+
+/* perf_event_mmap_match(): executable mappings for mmap and mmap2,
+ * the others for mmap_data. */
+static bool wants_mmap(const struct perf_event_attr *a, bool exec)
+{
+	return exec ? a->mmap || a->mmap2 : a->mmap_data;
+}
+
+/* perf_event_mmap_output() for @e: an MMAP, or an MMAP2 for attr.mmap2. */
+static bool mmap_record(struct sim_pmu *sim, struct sim_event *e, const struct sim_task *cur,
+			const struct sim_mapping *m, size_t name_len)
+{
+	__u64 rec[SB_REC_MAX / 8];
+	__u8 *p = (__u8 *)rec;
+	struct perf_event_header *h = (void *)p;
+	bool exec = m->prot & PROT_EXEC;
+	bool bid = e->attr.build_id && m->build_id_size;
+	size_t n = 8;
+	__u32 v[2];
+
+	memset(rec, 0, sizeof(rec));
+	h->type = e->attr.mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP;
+	h->misc = PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA);
+	v[0] = cur->pid;
+	v[1] = cur->tid;
+	memcpy(p + n, v, 8);
+	memcpy(p + n + 8, &m->start, 8);
+	memcpy(p + n + 16, &m->len, 8);
+	memcpy(p + n + 24, &m->pgoff, 8);
+	n += 32;
+	if (e->attr.mmap2) {
+		if (bid) {
+			/* the build ID in place of maj, min, ino, ino_generation */
+			h->misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+			p[n] = m->build_id_size;
+			memcpy(p + n + 4, m->build_id, m->build_id_size);
+		} else {
+			v[0] = m->maj;
+			v[1] = m->min;
+			memcpy(p + n, v, 8);
+			memcpy(p + n + 8, &m->ino, 8);
+			memcpy(p + n + 16, &m->ino_generation, 8);
+		}
+		v[0] = m->prot;
+		v[1] = m->flags;
+		memcpy(p + n + 24, v, 8);
+		n += 32;
+	}
+	/* the name, NUL-terminated, zero-padded to a u64 boundary */
+	memcpy(p + n, m->path, name_len);
+	n += (name_len + 1 + 7) & ~(size_t)7;
+	return sb_put(sim, e, cur, p, n, 0);
+}
+
+int sim_pmu_mmap(struct sim_pmu *sim, int cpu, const struct sim_mapping *m)
+{
+	int idx[SIM_MAX_EVENTS];
+	unsigned int i, n, stored = 0;
+	struct sim_task *cur;
+	size_t name_len;
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || !m || !m->path ||
+	    m->build_id_size > 20 || (m->build_id_size && !m->build_id))
+		return -EINVAL;
+	name_len = strlen(m->path);
+	if (name_len >= 4096)
+		return -ENAMETOOLONG;
+	cur = task_of(sim, sim->on_cpu[cpu]);
+	if (!cur)
+		return -ESRCH;
+	n = sb_events(sim, cpu, cur, SB_CPU | SB_TASK, idx);
+	for (i = 0; i < n; i++)
+		if (wants_mmap(&sim->ev[idx[i]].attr, m->prot & PROT_EXEC))
+			stored += mmap_record(sim, &sim->ev[idx[i]], cur, m, name_len);
+	return (int)stored;
+}
+
+int sim_pmu_comm(struct sim_pmu *sim, int cpu, const char *comm)
+{
+	struct sim_task *cur;
+
+	if (cpu < 0 || (unsigned int)cpu >= sim->nr_cpus || !comm)
+		return -EINVAL;
+	cur = task_of(sim, sim->on_cpu[cpu]);
+	if (!cur)
+		return -ESRCH;
+	return (int)comm_records(sim, cpu, cur, comm, false);
 }
 
 static struct sim_task *new_task(struct sim_pmu *sim, __u32 pid, __u32 tid, int *rc)
@@ -968,7 +1229,7 @@ static struct sim_task *new_task(struct sim_pmu *sim, __u32 pid, __u32 tid, int 
 		*rc = -EEXIST;
 	for (i = 0; !*rc && i < SIM_MAX_TASKS; i++)
 		if (!sim->task[i].used) {
-			sim->task[i] = (struct sim_task){ true, pid, tid, -1 };
+			sim->task[i] = (struct sim_task){ true, pid, tid, 0, -1 };
 			return &sim->task[i];
 		}
 	if (!*rc)
@@ -1015,10 +1276,15 @@ int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid, bool t
 	struct sim_task *p = task_of(sim, parent_tid);
 	int map[SIM_MAX_EVENTS], pass, i, rc;
 
+	struct sim_task *c;
+
 	if (!p)
 		return -ESRCH;
-	if (!new_task(sim, thread ? p->pid : child_tid, child_tid, &rc))
+	c = new_task(sim, thread ? p->pid : child_tid, child_tid, &rc);
+	if (!c)
 		return rc;
+	/* copy_process(): a thread's real parent is its creator's */
+	c->ppid = thread ? p->ppid : p->pid;
 	for (i = 0; i < SIM_MAX_EVENTS; i++)
 		map[i] = -1;
 	/* leaders first, so that members find their group */
@@ -1034,18 +1300,42 @@ int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid, bool t
 			if (map[i] < 0)
 				return map[i];
 		}
+	/* perf_event_fork(), once the child has its events: the parent's */
+	if (p->cpu >= 0)
+		task_records(sim, p->cpu, task_of(sim, child_tid), p, true, SB_CPU | SB_TASK);
 	return 0;
+}
+
+/*
+ * do_exit() of @t on @cpu, as perf_event_exit_task() runs it: the task's
+ * context is scheduled out (its PT events stop: aux_head published, AUX
+ * records), its events get the EXIT record (state INACTIVE still sees
+ * it), they are detached (below), then the CPU-wide events get the EXIT
+ * too; the final schedule switches the CPU to idle.
+ */
+static void exit_running(struct sim_pmu *sim, struct sim_task *t)
+{
+	bool was[SIM_MAX_EVENTS];
+	int cpu = t->cpu;
+
+	note_counting(sim, was);
+	sim->on_cpu[cpu] = 0; /* task_ctx_sched_out() */
+	apply_counting(sim, was);
+	sim->on_cpu[cpu] = t->tid;
+	task_records(sim, cpu, t, t, false, SB_TASK);
 }
 
 int sim_pmu_exit(struct sim_pmu *sim, __u32 tid)
 {
 	struct sim_task *t = task_of(sim, tid);
+	bool running;
 	int i;
 
 	if (!t)
 		return -ESRCH;
-	if (t->cpu >= 0)
-		return -EBUSY;
+	running = t->cpu >= 0;
+	if (running)
+		exit_running(sim, t);
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i];
 
@@ -1058,17 +1348,24 @@ int sim_pmu_exit(struct sim_pmu *sim, __u32 tid)
 		else
 			e->exited = true;
 	}
+	if (running) {
+		task_records(sim, t->cpu, t, t, false, SB_CPU);
+		sim_pmu_sched_out(sim, t->cpu);
+	}
 	t->used = false;
 	return 0;
 }
 
-int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
+int sim_pmu_exec(struct sim_pmu *sim, __u32 tid, const char *comm)
 {
+	struct sim_task *t = task_of(sim, tid);
 	bool was[SIM_MAX_EVENTS];
 	int i;
 
-	if (!task_of(sim, tid))
+	if (!t)
 		return -ESRCH;
+	if (!comm)
+		return -EINVAL;
 	note_counting(sim, was);
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i];
@@ -1077,6 +1374,9 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
 			e->enabled = true;
 	}
 	apply_counting(sim, was);
+	/* begin_new_exec(): perf_event_exec(), then the exec's COMM */
+	if (t->cpu >= 0)
+		comm_records(sim, t->cpu, t, comm, true);
 	return 0;
 }
 
@@ -1088,22 +1388,10 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid)
  */
 static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *t, bool out)
 {
-	/* sample_id_all with TID, TIME, CPU, IDENTIFIER (always last). */
 	struct {
 		struct perf_event_header h;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-		__u64 id;
-	} r = { .h = { PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, sizeof(r) } };
-	struct {
-		struct perf_event_header h;
-		__u32 np_pid, np_tid;
-		__u32 pid, tid;
-		__u64 time;
-		__u32 cpu, res;
-		__u64 id;
-	} w = { .h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, sizeof(w) } };
+		__u8 sid[48];
+	} r = { .h = { PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, 0 } };
 	int i;
 
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
@@ -1113,38 +1401,20 @@ static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *
 		    !(rb = ring_of(sim, e)))
 			continue;
 		if (e->task) {
-			r.pid = t->pid;
-			r.tid = t->tid;
-			r.time = sim->tsc += 100;
-			r.cpu = (__u32)cpu;
-			r.id = primary_id(sim, e);
-			put_backward(rb, &r, sizeof(r));
-		} else {
+			/* the header and the sample ID (none without sample_id_all) */
+			r.h.size = (__u16)(8 + put_id(sim, e, t->pid, t->tid, r.sid));
+			put_record(sim, rb, e, t->pid, t->tid, &r, r.h.size);
+		} else if (out) {
 			/*
-			 * The CPU switches from idle to @t (@t to idle): the
+			 * The CPU switches from @t to idle (idle to @t): the
 			 * switch-out of the task going, then the switch-in
 			 * of the one coming, each naming the other.
 			 */
-			w.cpu = (__u32)cpu;
-			w.id = primary_id(sim, e);
-			w.h.misc = PERF_RECORD_MISC_SWITCH_OUT;
-			w.pid = w.tid = 0;
-			w.np_pid = t->pid;
-			w.np_tid = t->tid;
-			if (out) {
-				w.pid = w.np_pid;
-				w.tid = w.np_tid;
-				w.np_pid = w.np_tid = 0;
-			}
-			w.time = sim->tsc += 100;
-			put_backward(rb, &w, sizeof(w));
-			w.h.misc = 0;
-			w.np_pid = w.pid;
-			w.np_tid = w.tid;
-			w.pid = out ? 0 : t->pid;
-			w.tid = out ? 0 : t->tid;
-			w.time = sim->tsc += 100;
-			put_backward(rb, &w, sizeof(w));
+			switch_cpu_wide(sim, e, true, t->pid, t->tid, 0, 0);
+			switch_cpu_wide(sim, e, false, 0, 0, t->pid, t->tid);
+		} else {
+			switch_cpu_wide(sim, e, true, 0, 0, t->pid, t->tid);
+			switch_cpu_wide(sim, e, false, t->pid, t->tid, 0, 0);
 		}
 	}
 }

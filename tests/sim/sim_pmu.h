@@ -15,7 +15,9 @@
  * - dummy with context_switch: sim_pmu_switch() writes a
  *   PERF_RECORD_SWITCH_CPU_WIDE.
  * Records go into write_backward rings as the kernel writes them: data_head
- * counts down, each record is stored below the previous one.
+ * counts down, each record is stored below the previous one; other rings
+ * are written forward. Side-band records of tasks (MMAP, MMAP2, FORK,
+ * EXIT, COMM) are described with sim_pmu_mmap() below.
  *
  * Group ioctls (PERF_IOC_FLAG_GROUP) switch the leader and its members; a
  * member writes only while it and its leader are enabled. Any call can be
@@ -130,19 +132,66 @@ bool sim_pmu_running(const struct sim_pmu *sim, int cpu);
 
 /*
  * Simulated tasks. sim_pmu_task() makes thread @tid of process @pid (a
- * task that events can be bound to). sim_pmu_clone() makes @child_tid
- * from @parent_tid: a thread of the same process (@thread) or a forked
- * process of its own; inherit events are copied as described above.
- * sim_pmu_exit() ends a task that is off-CPU: its inherited events go,
- * events opened on it stay open but never count again. Return 0, -EEXIST
- * (tid in use), -ESRCH (no such task), -EBUSY (exit of a running task),
- * -ENOSPC (table full).
+ * task that events can be bound to; its parent is unknown: 0).
+ * sim_pmu_clone() makes @child_tid from @parent_tid: a thread of the same
+ * process (@thread) or a forked process of its own; inherit events are
+ * copied as described above. sim_pmu_exit() ends a task: its inherited
+ * events go, events opened on it stay open but never count again. Return
+ * 0, -EEXIST (tid in use), -ESRCH (no such task), -ENOSPC (table full).
+ *
+ * Side-band records. The kernel writes them for the task that acts, on
+ * the CPU it runs on (current): a clone, exit, exec, mmap or rename of a
+ * task on a CPU writes what perf_event_fork(), perf_event_exit_task(),
+ * perf_event_comm() and perf_event_mmap() write, into every event that
+ * perf_iterate_sb() visits and asks for it: the CPU-wide events of that
+ * CPU, then the events (inherited ones: into their parent's ring) of the
+ * task's own context opened on that CPU; each enabled (its leader's state
+ * does not matter), the record with that event's sample ID (of the task
+ * that acts) and lost, as any record, when its ring has no room:
+ * - FORK (a clone, the parent on a CPU) and EXIT (the task on a CPU:
+ *   its context is scheduled out first, its own events get the EXIT,
+ *   then the CPU-wide ones, then the CPU switches to idle) to events with
+ *   comm, mmap, mmap2, mmap_data or task: pid/tid of the child (of the
+ *   one that exits); ppid/ptid the parent's pid/tid for a FORK, the real
+ *   parent's pid twice for an EXIT; the event's time; misc 0;
+ * - COMM to events with comm: at an exec (misc COMM_EXEC, whatever
+ *   attr.comm_exec says, after the enable_on_exec events were enabled)
+ *   and at a rename (sim_pmu_comm()); the name cut at 15 bytes;
+ * - MMAP (MMAP2 for attr.mmap2) of an executable mapping to events with
+ *   mmap or mmap2, of another (misc MMAP_DATA) to events with mmap_data;
+ *   misc USER; MMAP2 gives maj, min, ino, ino_generation, or with
+ *   attr.build_id and a build ID, misc MMAP_BUILD_ID and the ID instead.
+ * A clone, exit or exec of a task that is off-CPU changes the tasks and
+ * events alone: it stands for one whose records fell before the rings
+ * were read, and writes none.
  */
 int sim_pmu_task(struct sim_pmu *sim, __u32 pid, __u32 tid);
 int sim_pmu_clone(struct sim_pmu *sim, __u32 parent_tid, __u32 child_tid, bool thread);
 int sim_pmu_exit(struct sim_pmu *sim, __u32 tid);
-/* Task @tid execs: its enable_on_exec events are enabled. 0 or -ESRCH. */
-int sim_pmu_exec(struct sim_pmu *sim, __u32 tid);
+/*
+ * Task @tid execs a file whose name is @comm: its enable_on_exec events
+ * are enabled, then the COMM. 0, -ESRCH, -EINVAL (NULL @comm).
+ */
+int sim_pmu_exec(struct sim_pmu *sim, __u32 tid, const char *comm);
+
+/* A mapping made by mmap() (or mprotect() adding PROT_EXEC). */
+struct sim_mapping {
+	__u64 start, len, pgoff; /* pgoff in bytes, as the record has it */
+	__u32 prot, flags; /* PROT_*; MAP_SHARED or MAP_PRIVATE, ... */
+	__u32 maj, min; /* the file's device */
+	__u64 ino, ino_generation;
+	const char *path; /* "//anon", "[heap]", ... for no file */
+	const __u8 *build_id; /* the file's, build_id_size (<= 20) bytes */
+	__u8 build_id_size;
+};
+/*
+ * The task on @cpu maps @m, or renames itself @comm (prctl PR_SET_NAME).
+ * Return how many records were stored, -EINVAL (bad @cpu or
+ * argument), -ENAMETOOLONG (a path of PATH_MAX or more), -ESRCH (@cpu is
+ * idle).
+ */
+int sim_pmu_mmap(struct sim_pmu *sim, int cpu, const struct sim_mapping *m);
+int sim_pmu_comm(struct sim_pmu *sim, int cpu, const char *comm);
 /*
  * The scheduler: put @tid on @cpu (the CPU was idle), take the task on
  * @cpu off it. Switch records are written with the current time, as
@@ -198,8 +247,13 @@ int sim_pmu_uprobe_hit(struct sim_pmu *sim, int cpu, const char *path, __u64 off
 /*
  * Returns 1 when a record was written, 0 when disabled, -ENOENT. A sample
  * goes to an enabled CPU-wide cpu-clock event of @cpu with @pid/@tid, else
- * to the enabled event of the task on @cpu with that task's pid/tid.
- * sim_pmu_switch() and sim_pmu_switch_np() write to CPU-wide events only.
+ * to the enabled event of the task on @cpu with that task's pid/tid; its
+ * sample_type of IDENTIFIER, IP, TID, TIME, CPU, CALLCHAIN (a user-mode
+ * sample's chain: PERF_CONTEXT_USER and the ip; empty with
+ * exclude_callchain_user), else -EOPNOTSUPP: the sim has no user
+ * registers or stack to give (--call-graph dwarf). sim_pmu_switch() and sim_pmu_switch_np() write to CPU-wide
+ * events only. Switch records carry the sample ID the event's attr asks
+ * for (none without sample_id_all), as the kernel's do.
  */
 int sim_pmu_sample(struct sim_pmu *sim, int cpu, __u32 pid, __u32 tid, __u64 ip);
 int sim_pmu_switch(struct sim_pmu *sim, int cpu, bool out, __u32 pid, __u32 tid);
