@@ -205,6 +205,46 @@ struct memo {
 	uint32_t next_id;
 };
 
+/* The masks that keep a key's first n bytes (n 0..16), low word and high. */
+static const uint64_t key_lo[17] = {
+	0,
+	0xff,
+	0xffff,
+	0xffffff,
+	0xffffffff,
+	0xffffffffffULL,
+	0xffffffffffffULL,
+	0xffffffffffffffULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+};
+static const uint64_t key_hi[17] = {
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0xff,
+	0xffff,
+	0xffffff,
+	0xffffffff,
+	0xffffffffffULL,
+	0xffffffffffffULL,
+	0xffffffffffffffULL,
+	~0ULL,
+};
+
 /* The @n bytes at @src (16 readable) as a key in @raw; its slot. */
 static inline __attribute__((always_inline)) struct memo_e *
 memo_slot(struct memo *m, const uint8_t *src, unsigned int n, uint64_t raw[2])
@@ -212,26 +252,25 @@ memo_slot(struct memo *m, const uint8_t *src, unsigned int n, uint64_t raw[2])
 	uint64_t h;
 
 	memcpy(raw, src, 16);
-	if (n < 8) {
-		raw[0] &= (1ULL << 8 * n) - 1;
-		raw[1] = 0;
-	} else if (n < 16) {
-		raw[1] &= n == 8 ? 0 : (1ULL << 8 * (n - 8)) - 1;
-	}
-	h = (raw[0] ^ raw[1] * 0x9e3779b97f4a7c15ULL ^ n) * 0xff51afd7ed558ccdULL;
+	raw[0] &= key_lo[n];
+	raw[1] &= key_hi[n];
+	h = (raw[0] ^ raw[1] * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
 	return &m->e[h >> (64 - MEMO_BITS)];
 }
 
-/* The packet at @src (16 bytes readable) if its bytes are kept. */
-static inline __attribute__((always_inline)) const struct memo_e *memo_find(struct memo *m,
-									    const uint8_t *src)
+/* The size the header at @src had last; 0: none seen. */
+static inline unsigned int memo_size(const struct memo *m, const uint8_t *src)
 {
-	unsigned int n = src[0] == 0x02 ? m->ext[src[1]] : m->head[src[0]];
+	return src[0] == 0x02 ? m->ext[src[1]] : m->head[src[0]];
+}
+
+/* The packet of @n bytes at @src (16 bytes readable) if they are kept. */
+static inline __attribute__((always_inline)) const struct memo_e *
+memo_find(struct memo *m, const uint8_t *src, unsigned int n)
+{
 	const struct memo_e *e;
 	uint64_t raw[2];
 
-	if (!n)
-		return NULL;
 	e = memo_slot(m, src, n, raw);
 	if (e->id && e->pkt.size == n && e->raw[0] == raw[0] && e->raw[1] == raw[1])
 		return e;
@@ -267,6 +306,7 @@ int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pk
 	const struct memo_e *e;
 	struct pt_packet pkt;
 	uint64_t off = 0, lib_off, len;
+	unsigned int n;
 	uint32_t id;
 	int ret;
 
@@ -295,26 +335,31 @@ int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pk
 	lib_off = off; /* where libipt decodes next */
 	while (off < len) {
 		/* the last 16 bytes always go to libipt: a key reads 16 */
-		e = off + 16 <= len ? memo_find(&m, cfg->begin + off) : NULL;
+		n = off + 16 <= len ? memo_size(&m, cfg->begin + off) : 0;
+		e = n ? memo_find(&m, cfg->begin + off, n) : NULL;
 		if (e) {
-			pkt = e->pkt;
-			id = e->id;
-		} else {
-			if (lib_off != off && pt_pkt_sync_set(d, off) < 0)
-				break;
-			ret = pt_pkt_next(d, &pkt, sizeof(pkt));
-			if (ret == -pte_eos)
-				break;
-			if (ret < 0) {
-				if (!resync(d, cfg, st, off, ret, err_fn, ctx))
-					break;
-				pt_pkt_get_offset(d, &off);
-				lib_off = off;
-				continue;
-			}
-			lib_off = off + pkt.size;
-			id = off + 16 <= len ? memo_keep(&m, cfg->begin + off, &pkt) : 0;
+			count(st, &e->pkt);
+			if (pkt_fn)
+				pkt_fn(ctx, off, &e->pkt, e->id);
+			/* by the header's size, not the entry's (the same):
+			 * the next packet need not wait for the entry */
+			off += n;
+			continue;
 		}
+		if (lib_off != off && pt_pkt_sync_set(d, off) < 0)
+			break;
+		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (ret == -pte_eos)
+			break;
+		if (ret < 0) {
+			if (!resync(d, cfg, st, off, ret, err_fn, ctx))
+				break;
+			pt_pkt_get_offset(d, &off);
+			lib_off = off;
+			continue;
+		}
+		lib_off = off + pkt.size;
+		id = off + 16 <= len ? memo_keep(&m, cfg->begin + off, &pkt) : 0;
 		count(st, &pkt);
 		if (pkt_fn)
 			pkt_fn(ctx, off, &pkt, id);
