@@ -400,8 +400,9 @@ struct print_ctx {
 	struct fmt_out *o; /* the packet lines */
 	struct ptext_e *texts;
 	uint64_t hex_hi; /* off >> 8 of hex_text; ~0: none */
-	char hex_text[32]; /* 16 bytes, then an offset's 16 digits: the last
-			    * with that hex_hi */
+	/* 16 bytes, an offset's 16 digits (the last with that hex_hi), 16
+	 * more: the width's last digits are copied as 16 bytes from it */
+	char hex_text[48];
 };
 
 /* strlen(ipc_name(@ipc)), known at compile time. */
