@@ -183,6 +183,34 @@ static void test_packets(void **state)
 	assert_int_equal(fx->log.nr_errors, 0);
 }
 
+/*
+ * A trace that starts inside a packet (a cyclic buffer's oldest bytes):
+ * the listing says how many bytes came before the first PSB, then goes on
+ * from there with the offsets of this trace.
+ */
+static void test_packets_head_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	struct dump_core c;
+	char want[256];
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	/* 3 bytes into the first PSB: the next whole one is run 2's */
+	c = fx->ds.cores[0];
+	c.trace += 3;
+	c.trace_len -= 3;
+	assert_int_equal(ptpkt_print(fx->fout, &fx->ds, &c, &fx->log), 0);
+	done(fx);
+	snprintf(want, sizeof(want),
+		 "00000000  skipped: %d bytes before the first PSB\n"
+		 "%08x  psb\n"
+		 "%08x  tsc      0xbb8\n",
+		 0x2b - 3, 0x2b - 3, 0x3b - 3);
+	assert_non_null(strstr(fx->out, want));
+	assert_string_equal(fx->err, "");
+}
+
 /* The expected --insn text for the two runs, with this run's addresses. */
 static void insn_text(struct fixture *fx, char *buf, size_t len, bool run1)
 {
@@ -822,6 +850,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets, setup, teardown),
 		cmocka_unit_test(test_packets_memo_agrees),
+		cmocka_unit_test_setup_teardown(test_packets_head_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn_matches_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),

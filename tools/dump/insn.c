@@ -589,8 +589,8 @@ static void make_text(struct print *p, const struct dump_insn_run *r, char *line
 	fmt_out_commit(p->o, e);
 }
 
-/* print_run() for a block not kept: made, and kept if it can be. Apart,
- * so that the common case saves no registers for it. */
+/* print_run() for a block not kept: made, and kept if it can be (the
+ * rare case, out of the common one's way). */
 static __attribute__((noinline)) void print_new(struct print *p, const struct dump_insn_run *r,
 						struct text_e *t)
 {

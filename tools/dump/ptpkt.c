@@ -497,8 +497,8 @@ static const struct kind_text *kind_text(int type)
 
 /*
  * print_pkt() for a packet whose text is not kept (or before the first):
- * @e is where the text goes, after the offset. Apart, so that the common
- * case saves no registers for it.
+ * @e is where the text goes, after the offset. The rare case, out of the
+ * common one's way.
  */
 static __attribute__((noinline)) void print_new(struct print_ctx *x, uint64_t off,
 						const struct pt_packet *pkt, struct ptext_e *t,
