@@ -47,6 +47,7 @@ once() {
 		echo "dump_throughput: $key failed: $(tail -n 1 "$tmp/err")" >&2
 		exit 1
 	fi
+	echo "$key $(stat -c %s "$tmp/out")" >>"$tmp/sizes"
 	rm -f "$tmp/out"
 	awk -v k="$key" -v t="$t" 'BEGIN { split(t, f, " ")
 		printf "%s %.3f %.3f %.3f %.3f\n", k, f[2] + f[3], f[2], f[3], f[1] }' >>"$tmp/runs"
@@ -90,15 +91,17 @@ median() {
 			printf "%.1f %.2f %.2f %.2f %.2f %d\n", b / c / 1e6, c, f[2], f[3], f[4], NR }'
 }
 
-# NAME KEY: the rate line
+# NAME KEY: the rate line (with the bytes it wrote, what the system time
+# pays for)
 line() {
-	local m
+	local m out
 	m=$(median "$2") || return 0
 	read -r mbs cpu usr sys wall n <<<"$m"
 	if [ "${2#bare-}" != "$2" ]; then
 		echo "$1 $mbs MB/s ($cpu s of CPU in the loop, median of $n)"
 	else
-		echo "$1 $mbs MB/s ($cpu s of CPU: $usr user + $sys system, $wall s wall, median of $n)"
+		out=$(awk -v k="$2" '$1 == k { s = $2 } END { printf "%.0f", s / 1e6 }' "$tmp/sizes")
+		echo "$1 $mbs MB/s ($cpu s of CPU: $usr user + $sys system, $wall s wall, median of $n; $out MB written)"
 	fi
 }
 rate_of() { median "$1" | cut -d' ' -f1; }

@@ -153,20 +153,20 @@ static void test_packets(void **state)
 {
 	static const char expect[] =
 		"cpu 0: %zu bytes of Intel PT from perf.data at offset 0x%llx\n"
-		"0000000000000000  psb\n"
-		"0000000000000010  tsc      0x3e8\n"
-		"0000000000000018  psbend\n"
-		"000000000000001a  mode     exec 64-bit\n"
-		"000000000000001c  tip.pge  0x%llx (sext48)\n"
-		"0000000000000023  tnt.8    !!\n"
-		"0000000000000024  tip.pgd  0x%llx (sext48)\n"
-		"000000000000002b  psb\n"
-		"000000000000003b  tsc      0xbb8\n"
-		"0000000000000043  psbend\n"
-		"0000000000000045  mode     exec 64-bit\n"
-		"0000000000000047  tip.pge  0x%llx (sext48)\n"
-		"000000000000004e  tnt.8    !!\n"
-		"000000000000004f  tip.pgd  0x%llx (sext48)\n";
+		"00000000  psb\n"
+		"00000010  tsc      0x3e8\n"
+		"00000018  psbend\n"
+		"0000001a  mode     exec 64-bit\n"
+		"0000001c  tip.pge  0x%llx (sext48)\n"
+		"00000023  tnt.8    !!\n"
+		"00000024  tip.pgd  0x%llx (sext48)\n"
+		"0000002b  psb\n"
+		"0000003b  tsc      0xbb8\n"
+		"00000043  psbend\n"
+		"00000045  mode     exec 64-bit\n"
+		"00000047  tip.pge  0x%llx (sext48)\n"
+		"0000004e  tnt.8    !!\n"
+		"0000004f  tip.pgd  0x%llx (sext48)\n";
 	struct fixture *fx = *state;
 	unsigned long long outer = (uintptr_t)ptgen_outer;
 	unsigned long long back = (uintptr_t)make_snapshot;
@@ -183,6 +183,34 @@ static void test_packets(void **state)
 	assert_int_equal(fx->log.nr_errors, 0);
 }
 
+/*
+ * A trace that starts inside a packet (a cyclic buffer's oldest bytes):
+ * the listing says how many bytes came before the first PSB, then goes on
+ * from there with the offsets of this trace.
+ */
+static void test_packets_head_skipped(void **state)
+{
+	struct fixture *fx = *state;
+	struct dump_core c;
+	char want[256];
+
+	make_snapshot(fx, NULL, 0);
+	load(fx);
+	/* 3 bytes into the first PSB: the next whole one is run 2's */
+	c = fx->ds.cores[0];
+	c.trace += 3;
+	c.trace_len -= 3;
+	assert_int_equal(ptpkt_print(fx->fout, &fx->ds, &c, &fx->log), 0);
+	done(fx);
+	snprintf(want, sizeof(want),
+		 "00000000  skipped: %d bytes before the first PSB\n"
+		 "%08x  psb\n"
+		 "%08x  tsc      0xbb8\n",
+		 0x2b - 3, 0x2b - 3, 0x3b - 3);
+	assert_non_null(strstr(fx->out, want));
+	assert_string_equal(fx->err, "");
+}
+
 /* The expected --insn text for the two runs, with this run's addresses. */
 static void insn_text(struct fixture *fx, char *buf, size_t len, bool run1)
 {
@@ -197,11 +225,16 @@ static void insn_text(struct fixture *fx, char *buf, size_t len, bool run1)
 			      r ? fx->tid_b : fx->tid_a, r ? "ptgen-b" : "test_dump_pt", r ? 3 : 1);
 		if (!r && fx->garbage_at)
 			continue;
+		/* a line names its function when the line above is in another
+		 * (the first after the thread's line always) */
 		for (i = 0; i < PTGEN_PATH_LEN; i++) {
-			snprintf(sym, sizeof(sym), "%s+0x%x",
-				 ptgen_path[i].inner ? "ptgen_inner" : "ptgen_outer",
-				 ptgen_path[i].off);
-			n += snprintf(buf + n, len - n, "  %016llx  %s\n",
+			if (i && ptgen_path[i].inner == ptgen_path[i - 1].inner)
+				sym[0] = '\0';
+			else
+				snprintf(sym, sizeof(sym), "  %s+0x%x",
+					 ptgen_path[i].inner ? "ptgen_inner" : "ptgen_outer",
+					 ptgen_path[i].off);
+			n += snprintf(buf + n, len - n, "  %llx%s\n",
 				      (unsigned long long)ptgen_ip(&ptgen_path[i]), sym);
 		}
 	}
@@ -238,20 +271,39 @@ static void test_insn(void **state)
 	assert_string_equal(fx->err, "");
 }
 
-/* "tid ip sym" lines of --insn output @out (modified) into @buf. */
+/*
+ * "tid ip sym" lines of --insn output @out (modified) into @buf: a line
+ * without a name is in the function named above it, at an offset as much
+ * further as its address.
+ */
 static void ours_as_lines(char *out, char *buf, size_t len)
 {
-	unsigned long tid, cur = 0, ip;
-	char sym[128], *p, *q;
+	unsigned long tid, cur = 0, ip, off, base = 0;
+	char sym[128], fn[128] = "", *p, *q, *plus;
 	size_t n = 0;
+	int got;
 
 	buf[0] = '\0';
 	for (p = out; (q = strchr(p, '\n')); p = q + 1) {
 		*q = '\0';
-		if (sscanf(p, "tid %lu", &tid) == 1)
+		if (sscanf(p, "tid %lu", &tid) == 1) {
 			cur = tid;
-		else if (!strncmp(p, "  ", 2) && sscanf(p, "%lx %127s", &ip, sym) == 2)
-			n += snprintf(buf + n, len - n, "%lu %lx %s\n", cur, ip, sym);
+			fn[0] = '\0';
+			continue;
+		}
+		if (strncmp(p, "  ", 2) || (got = sscanf(p, "%lx %127s", &ip, sym)) < 1)
+			continue;
+		if (got == 2) {
+			plus = strrchr(sym, '+');
+			assert_non_null(plus);
+			*plus = '\0';
+			assert_int_equal(sscanf(plus + 1, "0x%lx", &off), 1);
+			snprintf(fn, sizeof(fn), "%s", sym);
+			base = ip - off;
+		}
+		/* an unnamed line right after a thread's line would be a bug */
+		assert_true(fn[0]);
+		n += snprintf(buf + n, len - n, "%lu %lx %s+0x%lx\n", cur, ip, fn, ip - base);
 	}
 }
 
@@ -588,9 +640,9 @@ static void test_garbage_resyncs(void **state)
 	assert_int_equal(ptpkt_print(fx->fout, &fx->ds, &fx->ds.cores[0], &fx->log), 0);
 	done(fx);
 	snprintf(want, sizeof(want),
-		 "%016zx  error: unknown opcode\n"
-		 "%016zx  resync: next PSB, %zu bytes skipped\n"
-		 "%016zx  psb\n",
+		 "%08zx  error: unknown opcode\n"
+		 "%08zx  resync: next PSB, %zu bytes skipped\n"
+		 "%08zx  psb\n",
 		 fx->garbage_at, fx->garbage_at + sizeof(garbage), sizeof(garbage),
 		 fx->garbage_at + sizeof(garbage));
 	assert_non_null(strstr(fx->out, want));
@@ -609,7 +661,6 @@ static void test_garbage_resyncs(void **state)
 	snap_free(&fx->ds);
 	load(fx);
 	decode_insn(fx);
-	assert_non_null(strstr(fx->out, "ptgen_inner+0x3"));
 	snprintf(want, sizeof(want),
 		 "  error at trace offset 0x%zx: unknown opcode; resync at "
 		 "0x%zx\ntid %u (ptgen-b) at 0.000003000 s:\n",
@@ -621,7 +672,8 @@ static void test_garbage_resyncs(void **state)
 	 * instruction (where the return went is in the trace after it).
 	 */
 	n = strlen(fx->out);
-	snprintf(want, sizeof(want), "  %016llx  ptgen_inner+0x3\n  error at",
+	snprintf(want, sizeof(want), "  %llx  ptgen_inner+0x0\n  %llx\n  error at",
+		 (unsigned long long)ptgen_ip(&ptgen_path[4]),
 		 (unsigned long long)ptgen_ip(&ptgen_path[5]));
 	assert_non_null(strstr(fx->out, want));
 	assert_non_null(strstr(fx->out, "cpu 0: 13 instructions of the "
@@ -630,10 +682,175 @@ static void test_garbage_resyncs(void **state)
 	assert_string_equal(fx->err, msg);
 }
 
+/* One packet as a line: offset, size, kind and payload text. */
+static size_t pkt_line(char *buf, size_t len, uint64_t off, const struct pt_packet *pkt)
+{
+	char pl[160];
+
+	return (size_t)snprintf(buf, len, "%llx %u %s %s\n", (unsigned long long)off, pkt->size,
+				ptpkt_kind_name(pkt->type), ptpkt_payload(pkt, pl, sizeof(pl)));
+}
+
+struct pkt_list {
+	char *buf;
+	size_t len, cap;
+};
+
+static void list_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt, uint32_t id)
+{
+	struct pkt_list *l = ctx;
+
+	(void)id;
+	l->len += pkt_line(l->buf + l->len, l->cap - l->len, off, pkt);
+	assert_true(l->len < l->cap);
+}
+
+static void list_err(void *ctx, uint64_t off, const char *why, uint64_t resync)
+{
+	struct pkt_list *l = ctx;
+
+	l->len += (size_t)snprintf(l->buf + l->len, l->cap - l->len, "%llx error %s, on at %llx\n",
+				   (unsigned long long)off, why, (unsigned long long)resync);
+	assert_true(l->len < l->cap);
+}
+
+static void enc_pkt(struct pt_encoder *e, enum pt_packet_type type, uint64_t v, int x)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	switch (type) {
+	case ppt_tnt_8:
+		p.payload.tnt.bit_size = (uint8_t)(1 + x % 6);
+		p.payload.tnt.payload = v & ((1u << p.payload.tnt.bit_size) - 1);
+		break;
+	case ppt_tip:
+	case ppt_fup:
+		p.payload.ip.ipc = x ? pt_ipc_update_16 : pt_ipc_sext_48;
+		p.payload.ip.ip = v;
+		break;
+	case ppt_mtc:
+		p.payload.mtc.ctc = (uint8_t)v;
+		break;
+	case ppt_cyc:
+		p.payload.cyc.value = v;
+		break;
+	case ppt_tsc:
+		p.payload.tsc.tsc = v;
+		break;
+	case ppt_ptw:
+		p.payload.ptw.plc = 1; /* 8 bytes: a 10-byte packet */
+		p.payload.ptw.payload = v;
+		break;
+	default:
+		break;
+	}
+	assert_true(pt_enc_next(e, &p) > 0);
+}
+
+/*
+ * ptpkt_scan() takes packets whose bytes it met before from its memo, not
+ * from libipt: what it gives must be what libipt's own loop gives, packet
+ * for packet, errors and resyncs included, on a stream of repeating and
+ * varying packets (CYC of every length, TIPs with many payloads, PTWs
+ * that differ only past their eighth byte), garbage
+ * in places and a packet cut at the end.
+ */
+static void test_packets_memo_agrees(void **state)
+{
+	static const uint8_t garbage[] = { 0x02, 0xff, 0x02, 0xff };
+	size_t cap = 8 << 20, blen = 1 << 20, len = 0;
+	struct pkt_list ours = { malloc(cap), 0, cap }, libs = { malloc(cap), 0, cap };
+	uint8_t *buf = malloc(blen);
+	struct pt_packet_decoder *d;
+	struct dump_pt_stats st;
+	struct pt_packet pkt;
+	struct pt_encoder *e;
+	struct pt_config cfg;
+	uint64_t off, end;
+	const char *why;
+	unsigned int i;
+	int ret;
+
+	(void)state;
+	assert_non_null(ours.buf);
+	assert_non_null(libs.buf);
+	assert_non_null(buf);
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + blen;
+	for (i = 0; i < 20000; i++) {
+		e = pt_alloc_encoder(&cfg);
+		assert_non_null(e);
+		assert_int_equal(pt_enc_sync_set(e, len), 0);
+		if (i % 500 == 0) {
+			enc_pkt(e, ppt_psb, 0, 0);
+			enc_pkt(e, ppt_tsc, 1000 + i, 0);
+			enc_pkt(e, ppt_fup, 0x7f0000001000ULL + i, 0);
+			enc_pkt(e, ppt_psbend, 0, 0);
+		}
+		enc_pkt(e, ppt_tnt_8, i * 7, (int)i);
+		enc_pkt(e, ppt_tip, 0x7f0000001000ULL + (i * 37) % 700, 1);
+		enc_pkt(e, ppt_mtc, i % 256, 0);
+		enc_pkt(e, ppt_cyc, (i * 7919ULL) % (1ULL << (1 + i % 30)), 0);
+		/* past 8 bytes, a payload that differs only there */
+		if (i % 3 == 0)
+			enc_pkt(e, ppt_ptw, (uint64_t)(i % 7) << 56 | 0x1234, 0);
+		pt_enc_get_offset(e, &off);
+		pt_free_encoder(e);
+		len = off;
+		/* garbage now and then: an error, then on at the next PSB */
+		if (i % 1700 == 1699) {
+			memcpy(buf + len, garbage, sizeof(garbage));
+			len += sizeof(garbage);
+		}
+	}
+	/* a TSC cut short at the end */
+	buf[len++] = 0x19;
+	buf[len++] = 0x01;
+	cfg.end = buf + len;
+
+	assert_int_equal(ptpkt_scan(&cfg, &st, list_pkt, list_err, &ours), 0);
+	assert_true(st.errors > 10);
+
+	/* libipt alone, every packet decoded */
+	d = pt_pkt_alloc_decoder(&cfg);
+	assert_non_null(d);
+	assert_int_equal(pt_pkt_sync_forward(d), 0);
+	for (;;) {
+		pt_pkt_get_offset(d, &off);
+		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
+		if (ret == -pte_eos)
+			break;
+		if (ret >= 0) {
+			libs.len += pkt_line(libs.buf + libs.len, libs.cap - libs.len, off, &pkt);
+			continue;
+		}
+		why = pt_errstr(pt_errcode(ret));
+		ret = pt_pkt_sync_forward(d);
+		end = len;
+		if (ret >= 0)
+			pt_pkt_get_sync_offset(d, &end);
+		list_err(&libs, off, why, end);
+		if (ret < 0)
+			break;
+	}
+	pt_pkt_free_decoder(d);
+	assert_true(libs.len > 100000);
+	assert_int_equal(ours.len, libs.len);
+	assert_memory_equal(ours.buf, libs.buf, libs.len);
+	free(ours.buf);
+	free(libs.buf);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_packets, setup, teardown),
+		cmocka_unit_test(test_packets_memo_agrees),
+		cmocka_unit_test_setup_teardown(test_packets_head_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn_matches_perf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),

@@ -51,7 +51,7 @@ struct walk {
 	struct dump_insn_stats *st;
 	struct dump_insn_at at;
 	uint64_t len;
-	uint64_t last_off, same_off; /* see stuck() */
+	uint64_t last_off, same_off, unchecked; /* see stuck() */
 	uint64_t tsc; /* of the last locate(); ~0 before the first */
 	csh cs[3]; /* capstone, per mode: 16, 32, 64-bit; 0 until used */
 	cs_insn *ci[3];
@@ -134,19 +134,28 @@ static int events(struct walk *w, int status)
 /*
  * Direct jumps and calls need no trace, so code that loops through them
  * only (a "jmp ." or a wrong image) would give blocks for ever without the
- * decoder moving in the trace. Counted, and cut off.
+ * decoder moving in the trace. Counted, and cut off. The decoder is asked
+ * where it is once per STUCK_EVERY instructions, not at each block (the
+ * question cost as much as the rest of a block's own work here).
  */
+#define STUCK_EVERY 4096
+
 static bool stuck(struct walk *w, unsigned int ninsn)
 {
 	uint64_t off = 0;
 
+	w->unchecked += ninsn;
+	if (w->unchecked < STUCK_EVERY)
+		return false;
 	pt_blk_get_offset(w->d, &off);
 	if (off != w->last_off) {
 		w->last_off = off;
 		w->same_off = 0;
+		w->unchecked = 0;
 		return false;
 	}
-	w->same_off += ninsn;
+	w->same_off += w->unchecked;
+	w->unchecked = 0;
 	return w->same_off > DUMP_INSN_MAX_UNTRACED;
 }
 
@@ -351,6 +360,7 @@ static void loop(struct walk *w, int status)
 			status = -pte_bad_insn;
 		if (status < 0) {
 			w->same_off = 0;
+			w->unchecked = 0;
 			status = recover(w, status);
 			if (status < 0)
 				return;
@@ -415,11 +425,37 @@ int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_im
 #define TEXT_MAX 2048
 /* the longest line: "  ", 16 digits, "  ", func+off, "\n" */
 #define LINE_ROOM (2 + 16 + 2 + 320 + 1)
+/* a block of at most this many instructions is made in one piece */
+#define BLOCK_LINES (FMT_OUT_SIZE / LINE_ROOM)
+
+/*
+ * A function as the lines name it: its name (NULL for a bare address,
+ * never the same as the line above) and where its offsets count from.
+ */
+struct fn_id {
+	const char *name;
+	uint64_t lo;
+};
+
+static bool same_fn(struct fn_id a, struct fn_id b)
+{
+	return a.name && a.name == b.name && a.lo == b.lo;
+}
+
+/*
+ * A block's lines, kept twice: @text with its first line's name (when the
+ * line above it is in another function), @cont without it (when the
+ * function goes on: "  func+0xoff" cut out of the first line); and the
+ * functions of its first and last lines. Each is followed by COPY_PAD
+ * bytes of room, so that it is copied in whole chunks.
+ */
+#define COPY_PAD 32
 
 struct text_e {
 	uint64_t id; /* 0: empty */
-	size_t len;
-	char *text;
+	uint32_t len, cont_len;
+	struct fn_id first, last;
+	char *text, *cont; /* one allocation */
 };
 
 struct print {
@@ -430,6 +466,7 @@ struct print {
 	int32_t tid; /* of the last line printed; -2 before the first */
 	uint64_t hidden; /* instructions of others since */
 	struct dump_sym_cache sym;
+	struct fn_id fn; /* of the last instruction line; name NULL: none */
 	struct fmt_out *o; /* the instruction lines */
 	struct text_e *texts;
 };
@@ -439,6 +476,7 @@ static void thread_line(struct print *p, const struct dump_insn_at *at)
 	char comm[TEXTESC_SIZE(16)];
 
 	fmt_out_flush(p->o);
+	p->fn.name = NULL; /* the first line after it names its function */
 	if (p->hidden)
 		fprintf(p->out, "  (%" PRIu64 " instructions of other tasks)\n", p->hidden);
 	p->hidden = 0;
@@ -452,28 +490,134 @@ static void thread_line(struct print *p, const struct dump_insn_at *at)
 	p->tid = at->tid;
 }
 
-/* "  %016" PRIx64 "  func+0xoff\n" at @line, without printf; its end. */
+/*
+ * "  %" PRIx64 "\n" at @line, without printf, and "  func+0xoff" before
+ * the newline when the function is not the line above's (p->fn, which it
+ * sets): a line without a name is in the same function as the line above,
+ * at an offset as much further as its address. Returns the line's end.
+ */
 static char *format_line(struct print *p, uint64_t ip, char *line)
 {
-	char *e;
+	struct fn_id was = p->fn;
+	char *e, *n;
 
 	line[0] = line[1] = ' ';
-	e = fmt_hex16(line + 2, ip);
-	*e++ = ' ';
-	*e++ = ' ';
-	e = symtab_format_fast(p->tab, &p->sym, ip, e);
+	e = fmt_hex(line + 2, ip);
+	n = symtab_format_fast(p->tab, &p->sym, ip, e + 2);
+	p->fn = (struct fn_id){ p->sym.fn, p->sym.fn_lo };
+	if (!same_fn(p->fn, was)) {
+		e[0] = e[1] = ' ';
+		e = n;
+	}
 	*e++ = '\n';
 	return e;
+}
+
+/* @n bytes from @src to @dst in COPY_PAD chunks (both have room past @n):
+ * no call, no length dispatch, for the few dozen bytes of a block. */
+static void copy_chunks(char *dst, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i += COPY_PAD)
+		memcpy(dst + i, src + i, COPY_PAD);
+}
+
+/* Puts the lines of kept block @t after the line above's. */
+static void put_text(struct print *p, const struct text_e *t)
+{
+	bool cont = same_fn(p->fn, t->first);
+	size_t n = cont ? t->cont_len : t->len;
+	char *line = fmt_out_reserve(p->o, n + COPY_PAD);
+
+	copy_chunks(line, cont ? t->cont : t->text, n);
+	fmt_out_commit(p->o, line + n);
+	p->fn = t->last;
+}
+
+/* The digits of @ip in hex, no leading zeros. */
+static size_t hex_len(uint64_t ip)
+{
+	return (size_t)(64 - __builtin_clzll(ip | 1) + 3) / 4;
+}
+
+/*
+ * Writes the lines of @r (at most BLOCK_LINES) at @line (room for them
+ * all) as put_text() would from a kept text, and keeps that text in @t
+ * when @t is not NULL and it is short enough.
+ */
+static void make_text(struct print *p, const struct dump_insn_run *r, char *line, struct text_e *t)
+{
+	struct fn_id was = p->fn, first;
+	size_t skip_at, skip_len, len;
+	char *e;
+	unsigned int i;
+
+	/* the first line with its name, as kept */
+	p->fn.name = NULL;
+	e = format_line(p, r->v[0].ip, line);
+	first = p->fn;
+	skip_at = 2 + hex_len(r->v[0].ip);
+	skip_len = (size_t)(e - line) - 1 - skip_at;
+	for (i = 1; i < r->n; i++)
+		e = format_line(p, r->v[i].ip, e);
+	len = (size_t)(e - line);
+	if (t && len <= TEXT_MAX) {
+		size_t cont_len = len - skip_len;
+		char *text = realloc(t->text, len + cont_len + 2 * COPY_PAD);
+
+		t->id = 0;
+		if (text) {
+			*t = (struct text_e){ .id = r->id,
+					      .len = (uint32_t)len,
+					      .cont_len = (uint32_t)cont_len,
+					      .first = first,
+					      .last = p->fn,
+					      .text = text,
+					      .cont = text + len + COPY_PAD };
+			memcpy(t->text, line, len);
+			memcpy(t->cont, line, skip_at);
+			memcpy(t->cont + skip_at, line + skip_at + skip_len,
+			       len - skip_at - skip_len);
+		}
+	}
+	/* the name cut out when the function goes on from the line above */
+	if (same_fn(was, first)) {
+		memmove(line + skip_at, line + skip_at + skip_len, len - skip_at - skip_len);
+		e -= skip_len;
+	}
+	fmt_out_commit(p->o, e);
+}
+
+/* print_run() for a block not kept: made, and kept if it can be (the
+ * rare case, out of the common one's way). */
+static __attribute__((noinline)) void print_new(struct print *p, const struct dump_insn_run *r,
+						struct text_e *t)
+{
+	unsigned int i;
+	char *line, *e;
+
+	if (r->n <= BLOCK_LINES) {
+		line = fmt_out_reserve(p->o, r->n * LINE_ROOM);
+		make_text(p, r, line, r->id ? t : NULL);
+		return;
+	}
+	/* a long block: its lines in place, a buffer's worth at a time */
+	for (i = 0; i < r->n;) {
+		line = fmt_out_reserve(p->o, LINE_ROOM);
+		e = line;
+		for (; i < r->n && (size_t)(e - p->o->buf) + LINE_ROOM <= FMT_OUT_SIZE; i++)
+			e = format_line(p, r->v[i].ip, e);
+		fmt_out_commit(p->o, e);
+		if (i < r->n)
+			fmt_out_flush(p->o);
+	}
 }
 
 static void print_run(void *ctx, const struct dump_insn_at *at, const struct dump_insn_run *r)
 {
 	struct print *p = ctx;
 	struct text_e *t = &p->texts[r->id & ((1u << TEXTS_BITS) - 1)];
-	unsigned int i = 0;
-	bool whole = true;
-	char *line, *e;
-	size_t len;
 
 	if (!at->target) {
 		p->hidden += r->n;
@@ -481,36 +625,10 @@ static void print_run(void *ctx, const struct dump_insn_at *at, const struct dum
 	}
 	if (at->tid != p->tid || p->hidden)
 		thread_line(p, at);
-	if (r->id && t->id == r->id) {
-		line = fmt_out_reserve(p->o, t->len);
-		memcpy(line, t->text, t->len);
-		fmt_out_commit(p->o, line + t->len);
-		return;
-	}
-	/* the lines in place, a buffer's worth at a time */
-	while (i < r->n) {
-		line = fmt_out_reserve(p->o, LINE_ROOM);
-		e = line;
-		for (; i < r->n && (size_t)(e - p->o->buf) + LINE_ROOM <= FMT_OUT_SIZE; i++)
-			e = format_line(p, r->v[i].ip, e);
-		fmt_out_commit(p->o, e);
-		if (i < r->n) {
-			fmt_out_flush(p->o);
-			whole = false;
-		}
-	}
-	/* kept when it was made in one piece */
-	len = (size_t)(e - line);
-	if (r->id && r->n && whole && len <= TEXT_MAX) {
-		char *text = realloc(t->text, len);
-
-		if (text) {
-			memcpy(text, line, len);
-			t->text = text;
-			t->len = len;
-			t->id = r->id;
-		}
-	}
+	if (r->id && t->id == r->id)
+		put_text(p, t);
+	else if (r->n)
+		print_new(p, r, t);
 }
 
 static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off, const char *why,
@@ -520,6 +638,7 @@ static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off, 
 	const struct dump_core *c = at->core;
 
 	fmt_out_flush(p->o);
+	p->fn.name = NULL; /* the line after it names its function */
 	fprintf(p->out, "  error at trace offset 0x%" PRIx64 ": %s; ", off, why);
 	if (resync < c->trace_len)
 		fprintf(p->out, "resync at 0x%" PRIx64 "\n", resync);

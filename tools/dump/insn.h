@@ -68,8 +68,8 @@ struct dump_insn_ops {
 };
 
 /*
- * At most this many instructions in a row (checked at each block) without the
- * decoder moving on in the trace: more is a loop of direct branches (a
+ * At most this many instructions in a row (checked every few thousand) without
+ * the decoder moving on in the trace: more is a loop of direct branches (a
  * wrong image, or a "jmp ."), reported as an error at that offset.
  */
 #define DUMP_INSN_MAX_UNTRACED (1 << 16)
@@ -95,9 +95,14 @@ int insn_walk(const struct dump_snap *s, const struct dump_core *c, struct pt_im
 	      struct dump_insn_stats *st);
 
 /*
- * Prints the target's instructions on core @c, one "ADDRESS  func+0xoff"
- * line each, under a "tid N (comm) at T s" line at each change of
- * thread; errors in place, and reported to @log with file and offset.
+ * Prints the target's instructions on core @c, one "  ADDRESS" line each
+ * (hex, no leading zeros), under a "tid N (comm) at T s" line at each
+ * change of thread; errors in place, and reported to @log with file and
+ * offset. A line names its function, "  ADDRESS  func+0xoff", when the
+ * line above is not an instruction of the same function: an unnamed
+ * line's offset is the named line's plus the difference of their
+ * addresses. Half the bytes of naming every line (4 GB of text for 64 MiB
+ * of trace, the kernel's copy of it cost more than the decoding).
  *
  * Returns 0, or -ENOMEM.
  */

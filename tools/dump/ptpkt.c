@@ -185,12 +185,129 @@ static bool resync(struct pt_packet_decoder *d, const struct pt_config *cfg,
 	return ret >= 0;
 }
 
+/*
+ * Packets libipt decoded, kept by their bytes (see ptpkt_scan() in
+ * ptpkt.h): the packet, and an id that names those bytes for the caller.
+ * The size a header byte (or an extended opcode's second byte) had last
+ * says how many bytes to look up; a wrong guess is only a miss.
+ */
+#define MEMO_BITS 12
+
+struct memo_e {
+	uint64_t raw[2]; /* the packet's bytes, zero past its size */
+	uint32_t id; /* 0: empty */
+	struct pt_packet pkt;
+};
+
+struct memo {
+	struct memo_e *e;
+	uint8_t head[256], ext[256]; /* a header's size; 0: not seen */
+	uint32_t next_id;
+};
+
+/* The masks that keep a key's first n bytes (n 0..16), low word and high. */
+static const uint64_t key_lo[17] = {
+	0,
+	0xff,
+	0xffff,
+	0xffffff,
+	0xffffffff,
+	0xffffffffffULL,
+	0xffffffffffffULL,
+	0xffffffffffffffULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+	~0ULL,
+};
+static const uint64_t key_hi[17] = {
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0xff,
+	0xffff,
+	0xffffff,
+	0xffffffff,
+	0xffffffffffULL,
+	0xffffffffffffULL,
+	0xffffffffffffffULL,
+	~0ULL,
+};
+
+/* The @n bytes at @src (16 readable) as a key in @raw; its slot. */
+static inline __attribute__((always_inline)) struct memo_e *
+memo_slot(struct memo *m, const uint8_t *src, unsigned int n, uint64_t raw[2])
+{
+	uint64_t h;
+
+	memcpy(raw, src, 16);
+	raw[0] &= key_lo[n];
+	raw[1] &= key_hi[n];
+	h = (raw[0] ^ raw[1] * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	return &m->e[h >> (64 - MEMO_BITS)];
+}
+
+/* The size the header at @src had last; 0: none seen. */
+static inline unsigned int memo_size(const struct memo *m, const uint8_t *src)
+{
+	return src[0] == 0x02 ? m->ext[src[1]] : m->head[src[0]];
+}
+
+/* The packet of @n bytes at @src (16 bytes readable) if they are kept. */
+static inline __attribute__((always_inline)) const struct memo_e *
+memo_find(struct memo *m, const uint8_t *src, unsigned int n)
+{
+	const struct memo_e *e;
+	uint64_t raw[2];
+
+	e = memo_slot(m, src, n, raw);
+	if (e->id && e->pkt.size == n && e->raw[0] == raw[0] && e->raw[1] == raw[1])
+		return e;
+	return NULL;
+}
+
+/* Keeps @pkt, which libipt decoded from @src (16 bytes readable); its id,
+ * or 0. */
+static uint32_t memo_keep(struct memo *m, const uint8_t *src, const struct pt_packet *pkt)
+{
+	struct memo_e *e;
+	uint64_t raw[2];
+
+	if (!pkt->size || pkt->size > 16)
+		return 0;
+	if (src[0] == 0x02)
+		m->ext[src[1]] = pkt->size;
+	else
+		m->head[src[0]] = pkt->size;
+	e = memo_slot(m, src, pkt->size, raw);
+	e->raw[0] = raw[0];
+	e->raw[1] = raw[1];
+	e->pkt = *pkt;
+	e->id = ++m->next_id ? m->next_id : ++m->next_id;
+	return e->id;
+}
+
 int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pkt_fn pkt_fn,
 	       dump_pt_err_fn err_fn, void *ctx)
 {
+	struct memo m = { 0 };
 	struct pt_packet_decoder *d;
+	const struct memo_e *e;
 	struct pt_packet pkt;
-	uint64_t off = 0;
+	uint64_t off = 0, lib_off, len;
+	unsigned int n;
+	uint32_t id;
 	int ret;
 
 	if (!cfg || !st)
@@ -198,19 +315,39 @@ int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pk
 	memset(st, 0, sizeof(*st));
 	if (cfg->end == cfg->begin)
 		return 0;
-	d = pt_pkt_alloc_decoder(cfg);
-	if (!d)
+	len = (uint64_t)(cfg->end - cfg->begin);
+	m.e = calloc(1u << MEMO_BITS, sizeof(*m.e));
+	d = m.e ? pt_pkt_alloc_decoder(cfg) : NULL;
+	if (!d) {
+		free(m.e);
 		return -ENOMEM;
+	}
 	if (pt_pkt_sync_forward(d) < 0) {
 		/* not one PSB: nothing in here can be decoded */
-		st->head_skipped = (uint64_t)(cfg->end - cfg->begin);
+		st->head_skipped = len;
 		pt_pkt_free_decoder(d);
+		free(m.e);
 		return 0;
 	}
 	st->has_psb = true;
 	pt_pkt_get_sync_offset(d, &st->head_skipped);
 	pt_pkt_get_offset(d, &off);
-	for (;;) {
+	lib_off = off; /* where libipt decodes next */
+	while (off < len) {
+		/* the last 16 bytes always go to libipt: a key reads 16 */
+		n = off + 16 <= len ? memo_size(&m, cfg->begin + off) : 0;
+		e = n ? memo_find(&m, cfg->begin + off, n) : NULL;
+		if (e) {
+			count(st, &e->pkt);
+			if (pkt_fn)
+				pkt_fn(ctx, off, &e->pkt, e->id);
+			/* by the header's size, not the entry's (the same):
+			 * the next packet need not wait for the entry */
+			off += n;
+			continue;
+		}
+		if (lib_off != off && pt_pkt_sync_set(d, off) < 0)
+			break;
 		ret = pt_pkt_next(d, &pkt, sizeof(pkt));
 		if (ret == -pte_eos)
 			break;
@@ -218,42 +355,54 @@ int ptpkt_scan(const struct pt_config *cfg, struct dump_pt_stats *st, dump_pt_pk
 			if (!resync(d, cfg, st, off, ret, err_fn, ctx))
 				break;
 			pt_pkt_get_offset(d, &off);
+			lib_off = off;
 			continue;
 		}
+		lib_off = off + pkt.size;
+		id = off + 16 <= len ? memo_keep(&m, cfg->begin + off, &pkt) : 0;
 		count(st, &pkt);
 		if (pkt_fn)
-			pkt_fn(ctx, off, &pkt);
+			pkt_fn(ctx, off, &pkt, id);
 		/* the decoder moved on by the packet: no call to ask where */
 		off += pkt.size;
 	}
 	pt_pkt_free_decoder(d);
+	free(m.e);
 	return 0;
 }
 
 /*
- * Each packet's text after its offset, kept by its bytes: a trace repeats
- * the same few packets (TNTs, compressed TIPs, MTCs) over and over, and
- * the text is made from the bytes alone.
+ * Each packet's text after its offset, kept by the id of its bytes
+ * (ptpkt_scan()): the text is made from the bytes alone.
  */
 #define PTEXT_BITS 12
-#define PTEXT_MAX 46
+#define PTEXT_MAX 48
 
 struct ptext_e {
-	uint64_t raw[2];
-	uint8_t size; /* of the packet; 0: empty */
+	uint32_t id; /* 0: empty */
 	uint8_t len;
 	char text[PTEXT_MAX];
 };
+
+/*
+ * Offsets are written in as many hex digits as the trace's length needs,
+ * at least OFF_DIGITS (8 for up to 4 GiB): every line of a core the same
+ * width, and half the 16 of a u64 that no AUX buffer comes near.
+ */
+#define OFF_DIGITS 8
 
 struct print_ctx {
 	FILE *out;
 	const struct dump_core *c;
 	struct dump_log *log;
 	bool started;
+	unsigned int width; /* of an offset, in hex digits */
 	struct fmt_out *o; /* the packet lines */
 	struct ptext_e *texts;
 	uint64_t hex_hi; /* off >> 8 of hex_text; ~0: none */
-	char hex_text[16]; /* an offset in hex: the last with that hex_hi */
+	/* 16 bytes, an offset's 16 digits (the last with that hex_hi), 16
+	 * more: the width's last digits are copied as 16 bytes from it */
+	char hex_text[48];
 };
 
 /* strlen(ipc_name(@ipc)), known at compile time. */
@@ -346,66 +495,35 @@ static const struct kind_text *kind_text(int type)
 	return &t[type >= 0 && type < DUMP_PT_KINDS ? type : DUMP_PT_KINDS];
 }
 
-/* The packet's bytes at @off as a key (zero past its end); its slot. */
-static struct ptext_e *ptext_slot(struct print_ctx *x, uint64_t off, const struct pt_packet *pkt,
-				  uint64_t raw[2])
+/*
+ * print_pkt() for a packet whose text is not kept (or before the first):
+ * @e is where the text goes, after the offset. The rare case, out of the
+ * common one's way.
+ */
+static __attribute__((noinline)) void print_new(struct print_ctx *x, uint64_t off,
+						const struct pt_packet *pkt, struct ptext_e *t,
+						uint32_t id, char *e)
 {
-	const uint8_t *src = x->c->trace + off;
-	unsigned int n = pkt->size;
-	uint64_t h;
-
-	if (n > 16 || off + n > x->c->trace_len)
-		return NULL;
-	if (off + 16 <= x->c->trace_len) {
-		/* a whole 16 bytes, what is past the packet masked off */
-		memcpy(raw, src, 16);
-		if (n < 8) {
-			raw[0] &= (1ULL << 8 * n) - 1;
-			raw[1] = 0;
-		} else if (n < 16) {
-			raw[1] &= n == 8 ? 0 : (1ULL << 8 * (n - 8)) - 1;
-		}
-	} else {
-		raw[0] = raw[1] = 0;
-		memcpy(raw, src, n);
-	}
-	h = (raw[0] ^ raw[1] * 0x9e3779b97f4a7c15ULL ^ n) * 0xff51afd7ed558ccdULL;
-	return &x->texts[h >> (64 - PTEXT_BITS)];
-}
-
-static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
-{
-	struct print_ctx *x = ctx;
-	const struct kind_text *k;
-	struct ptext_e *t;
-	char *line, *e, *pl, *pe;
-	uint64_t raw[2];
+	const struct kind_text *k = kind_text(pkt->type);
+	char *text = e, *pl, *pe;
 
 	/* a cyclic buffer's oldest bytes are usually the tail of a packet */
-	if (!x->started && off) {
-		fmt_out_flush(x->o);
-		fprintf(x->out, "%016x  skipped: %" PRIu64 " bytes before the first PSB\n", 0, off);
+	if (!x->started) {
+		x->started = true;
+		if (off) {
+			char head[16];
+
+			memcpy(head, e - x->width, x->width);
+			x->o->len = (size_t)(e - x->width - x->o->buf);
+			fmt_out_flush(x->o);
+			fprintf(x->out, "%0*x  skipped: %" PRIu64 " bytes before the first PSB\n",
+				(int)x->width, 0, off);
+			e = fmt_out_reserve(x->o, 16 + 2 + 24 + 128 + 1);
+			memcpy(e, head, x->width);
+			e += x->width;
+			text = e;
+		}
 	}
-	x->started = true;
-	/* "%016" PRIx64 "  %-8s %s\n", or "%016" PRIx64 "  %s\n" */
-	line = fmt_out_reserve(x->o, 16 + 2 + 24 + 128 + 1);
-	/* offsets go up a few bytes a packet: the first 14 digits rarely
-	 * change, the last two are a byte's pair */
-	if (off >> 8 != x->hex_hi) {
-		x->hex_hi = off >> 8;
-		fmt_hex16(x->hex_text, off);
-	}
-	memcpy(line, x->hex_text, 14);
-	memcpy(line + 14, fmtnum_pairs + 2 * (off & 0xff), 2);
-	e = line + 16;
-	t = ptext_slot(x, off, pkt, raw);
-	if (t && t->size == pkt->size && t->raw[0] == raw[0] && t->raw[1] == raw[1]) {
-		/* constant-size copy (the line has room): no rep movs */
-		memcpy(e, t->text, PTEXT_MAX);
-		fmt_out_commit(x->o, e + t->len);
-		return;
-	}
-	k = kind_text(pkt->type);
 	*e++ = ' ';
 	*e++ = ' ';
 	memcpy(e, k->padded, 16);
@@ -421,14 +539,37 @@ static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt)
 	}
 	*pe++ = '\n';
 	fmt_out_commit(x->o, pe);
-	e = line + 16;
-	if (t && pkt->size && (size_t)(pe - e) <= PTEXT_MAX) {
-		t->size = (uint8_t)pkt->size;
-		t->len = (uint8_t)(pe - e);
-		t->raw[0] = raw[0];
-		t->raw[1] = raw[1];
-		memcpy(t->text, e, t->len);
+	if (id && (size_t)(pe - text) <= PTEXT_MAX) {
+		t->id = id;
+		t->len = (uint8_t)(pe - text);
+		memcpy(t->text, text, t->len);
 	}
+}
+
+static void print_pkt(void *ctx, uint64_t off, const struct pt_packet *pkt, uint32_t id)
+{
+	struct print_ctx *x = ctx;
+	struct ptext_e *t = &x->texts[id & ((1u << PTEXT_BITS) - 1)];
+	char *line, *e;
+
+	/* "OFFSET  %-8s %s\n", or "OFFSET  %s\n" */
+	line = fmt_out_reserve(x->o, 16 + 2 + 24 + 128 + 1);
+	/* offsets go up a few bytes a packet: the first 14 digits rarely
+	 * change, the last two are a byte's pair (16 copied, the width kept) */
+	if (off >> 8 != x->hex_hi) {
+		x->hex_hi = off >> 8;
+		fmt_hex16(x->hex_text + 16, off);
+	}
+	memcpy(line, x->hex_text + 32 - x->width, 16);
+	e = line + x->width;
+	memcpy(e - 2, fmtnum_pairs + 2 * (off & 0xff), 2);
+	if (id && t->id == id && x->started) {
+		/* constant-size copy (the line has room): no rep movs */
+		memcpy(e, t->text, PTEXT_MAX);
+		fmt_out_commit(x->o, e + t->len);
+		return;
+	}
+	print_new(x, off, pkt, t, id, e);
 }
 
 static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
@@ -437,15 +578,15 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 	uint64_t end = x->c->trace_len;
 
 	fmt_out_flush(x->o);
-	fprintf(x->out, "%016" PRIx64 "  error: %s\n", off, why);
+	fprintf(x->out, "%0*" PRIx64 "  error: %s\n", (int)x->width, off, why);
 	if (next < end)
-		fprintf(x->out, "%016" PRIx64 "  resync: next PSB, %" PRIu64 " bytes skipped\n",
-			next, next - off);
+		fprintf(x->out, "%0*" PRIx64 "  resync: next PSB, %" PRIu64 " bytes skipped\n",
+			(int)x->width, next, next - off);
 	else
 		fprintf(x->out,
-			"%016" PRIx64 "  end: no PSB after the error, "
+			"%0*" PRIx64 "  end: no PSB after the error, "
 			"%" PRIu64 " bytes skipped\n",
-			end, end - off);
+			(int)x->width, end, end - off);
 	snap_error(x->log, x->c->trace_file, (long long)(x->c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", x->c->cpu, off, why);
 }
@@ -453,7 +594,7 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 		struct dump_log *log)
 {
-	struct print_ctx x = { out, c, log, false, NULL, NULL, ~0ULL, { 0 } };
+	struct print_ctx x = { .out = out, .c = c, .log = log, .hex_hi = ~0ULL };
 	struct dump_pt_stats st;
 	struct pt_config cfg;
 	int ret;
@@ -467,6 +608,9 @@ int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 	}
 	x.o->f = out;
 	x.o->len = 0;
+	x.width = OFF_DIGITS;
+	while (x.width < 16 && c->trace_len > 1ULL << 4 * x.width)
+		x.width++;
 	fprintf(out, "cpu %d: %zu bytes of Intel PT from %s at offset 0x%" PRIx64 "\n", c->cpu,
 		c->trace_len, c->trace_file[0] ? c->trace_file : "-", c->trace_off);
 	ptpkt_config(s, c->trace, c->trace_len, &cfg);
@@ -478,9 +622,9 @@ int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 		return ret;
 	if (!st.has_psb && c->trace_len) {
 		fprintf(out,
-			"%016x  error: no PSB in %zu bytes: nothing "
+			"%0*x  error: no PSB in %zu bytes: nothing "
 			"decodes\n",
-			0, c->trace_len);
+			(int)x.width, 0, c->trace_len);
 		snap_error(log, c->trace_file, (long long)c->trace_off,
 			   "cpu %d: no PSB in %zu bytes of trace", c->cpu, c->trace_len);
 	}

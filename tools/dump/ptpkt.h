@@ -37,8 +37,12 @@ struct dump_pt_stats {
 	uint64_t first_tsc, last_tsc;
 };
 
-/* Called for each packet at @off (relative to the trace) with @ctx. */
-typedef void (*dump_pt_pkt_fn)(void *ctx, uint64_t off, const struct pt_packet *pkt);
+/*
+ * Called for each packet at @off (relative to the trace) with @ctx; @id is
+ * the same non-zero number each time the same bytes are the packet (what
+ * a caller made of them it can keep by it), 0 when not known.
+ */
+typedef void (*dump_pt_pkt_fn)(void *ctx, uint64_t off, const struct pt_packet *pkt, uint32_t id);
 /*
  * Called for each error at @off, with libipt's reason @why; @resync is the
  * offset of the next PSB, or the end of the trace when there is none.
@@ -56,6 +60,13 @@ void ptpkt_config(const struct dump_snap *s, const uint8_t *buf, size_t len, str
  * Walks every packet of the trace @cfg describes, from its first PSB to its
  * end, counting into @st (zeroed first) and calling @pkt_fn and @err_fn
  * (either may be NULL) with @ctx.
+ *
+ * A packet is decoded by what its bytes are alone (its header says how
+ * many there are), and a trace repeats the same few over and over (TNTs,
+ * compressed TIPs, MTCs): each packet libipt decoded is kept by its bytes,
+ * and the same bytes met again are that packet, without libipt; libipt is
+ * set to the next offset it has not seen when it is needed again. Only
+ * bytes libipt decoded without an error are kept, so errors are its own.
  *
  * Returns 0, also when the trace had errors (@st->errors).
  * Returns -EINVAL if @cfg or @st is NULL.

@@ -450,6 +450,8 @@ char *symtab_format_fast(const struct dump_symtab *tab, struct dump_sym_cache *c
 
 	for (i = 0; i < DUMP_SYM_CACHE; i++) {
 		if (c->e[i].name && ip >= c->e[i].lo && ip < c->e[i].hi) {
+			c->fn = c->e[i].name;
+			c->fn_lo = c->e[i].lo;
 			memcpy(p, c->e[i].name, c->e[i].len);
 			p += c->e[i].len;
 			*p++ = '+';
@@ -464,11 +466,15 @@ char *symtab_format_fast(const struct dump_symtab *tab, struct dump_sym_cache *c
 		c->e[i].hi = hi;
 		c->e[i].name = s->name;
 		c->e[i].len = strnlen(s->name, 256);
+		c->fn = s->name;
+		c->fn_lo = lo;
 		memcpy(p, s->name, c->e[i].len);
 		p += c->e[i].len;
 		*p++ = '+';
 		return fmt_0x(p, ip - s->addr);
 	}
+	c->fn = m ? m->shown : NULL;
+	c->fn_lo = m ? m->lo : 0;
 	if (!m)
 		return fmt_0x(p, ip);
 	p = fmt_str(p, m->shown, 256);

@@ -79,14 +79,22 @@ struct dump_sym_cache {
 		size_t len;
 	} e[DUMP_SYM_CACHE];
 	unsigned int next; /* the entry replaced next */
+	/*
+	 * What the last call named: the function's (or module's) name and
+	 * the address its offset counts from; NULL for a bare address. Two
+	 * addresses with the same are in one function, at offsets that differ
+	 * as the addresses do.
+	 */
+	const char *fn;
+	uint64_t fn_lo;
 };
 
 /*
  * Writes @ip as symtab_format() does into @buf (at least 300 bytes),
  * without printf, and looks it up only when it is outside the functions
  * @c remembers (zero it before the first call): consecutive instructions
- * are mostly in a few functions. Returns the end of what was written (no
- * NUL).
+ * are mostly in a few functions. Sets @c->fn and @c->fn_lo. Returns the
+ * end of what was written (no NUL).
  */
 char *symtab_format_fast(const struct dump_symtab *tab, struct dump_sym_cache *c, uint64_t ip,
 			 char *buf);
