@@ -463,10 +463,26 @@ static void test_follow_pid(void **state)
 		assert_true(samples_with(f->out, f->workers[i], "worker_spin") > 0);
 }
 
+/* Waits until process @pid is stopped ('T' in its stat). */
+static bool wait_stopped(pid_t pid, double secs)
+{
+	double end = mono_s() + secs;
+
+	do {
+		if (task_state(pid, pid) == 'T')
+			return true;
+		msleep(20);
+	} while (mono_s() < end);
+	return false;
+}
+
 /*
  * --pid --follow on a server whose workers run already: they are followed
  * from the start (found by their parent in /proc), their work recorded,
- * their exits seen; no fork is told, none happened in the run.
+ * their exits seen; no fork is told, none happened in the run. The
+ * workers wait stopped until ptbpf has started: a worker done before
+ * ptbpf's start (its calibration and attach take long on a loaded
+ * machine) would have no exit in the run to see.
  */
 static void test_follow_pid_existing(void **state)
 {
@@ -481,12 +497,18 @@ static void test_follow_pid_existing(void **state)
 	f->target = spawn(targv, f->tlog);
 	assert_true(f->target > 0);
 	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(kill(f->workers[i], SIGSTOP), 0);
+		assert_true(wait_stopped(f->workers[i], 60));
+	}
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
 	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
-	assert_int_equal(wait_exit(f->target, 30), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(kill(f->workers[i], SIGCONT), 0);
+	assert_int_equal(wait_exit(f->target, 60), 0);
 	f->target = -f->target; /* reaped: teardown must not kill its pid */
 	assert_int_equal(finish(f, 30), 0);
 	assert_int_equal(count_events(f->out, "fork"), 0);
