@@ -463,19 +463,6 @@ static void test_follow_pid(void **state)
 		assert_true(samples_with(f->out, f->workers[i], "worker_spin") > 0);
 }
 
-/* Waits until process @pid is stopped ('T' in its stat). */
-static bool wait_stopped(pid_t pid, double secs)
-{
-	double end = mono_s() + secs;
-
-	do {
-		if (task_state(pid, pid) == 'T')
-			return true;
-		msleep(20);
-	} while (mono_s() < end);
-	return false;
-}
-
 /*
  * --pid --follow on a server whose workers run already: they are followed
  * from the start (found by their parent in /proc), their work recorded,
@@ -499,7 +486,7 @@ static void test_follow_pid_existing(void **state)
 	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(kill(f->workers[i], SIGSTOP), 0);
-		assert_true(wait_stopped(f->workers[i], 60));
+		assert_true(wait_stopped(f->workers[i], 1, 60));
 	}
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	f->ptbpf = spawn(argv, f->log);
