@@ -113,9 +113,14 @@ struct {
 __u32 watch_cgroup = 0;
 __u32 cgroup_left = 0;
 
+/*
+ * About 4,400 events: a target that starts and ends a thread every
+ * millisecond (two events each) fills it in two seconds in which the
+ * control path does not run, as on a host loaded far beyond its CPUs.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 1024 * 1024);
 } events SEC(".maps");
 
 /*

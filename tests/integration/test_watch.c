@@ -149,9 +149,13 @@ static void test_group_stop_with_churn(void **state)
 	assert_true(count_events(f->dir, "thread_start") > 0);
 	assert_true(count_events(f->dir, "thread_exit") > 0);
 	end_target(f);
-	seq = event_sequence(
-		f->dir,
-		"thread_start thread_exit pause resume snapshot snapshot_error snapshot_skipped");
+	/*
+	 * On a host loaded far beyond its CPUs the churn's thread events can
+	 * outrun the control path (lost_events says so); the stops and runs
+	 * must all be there, told or found again by the resync.
+	 */
+	seq = event_sequence(f->dir, "thread_start thread_exit lost_events pause resume snapshot "
+				     "snapshot_error snapshot_skipped");
 	assert_string_equal(seq, "start stop run stop run stop run stop run stop run "
 				 "stop run stop run stop run stop run stop run exit end");
 	free(seq);
