@@ -241,6 +241,29 @@ static pid_t spawn_in(const char *cg, char *const argv[])
 	return pid;
 }
 
+/* The first child of process @pid, once it has one; 0 at the deadline. */
+static pid_t first_child(pid_t pid, double secs)
+{
+	double end = mono_s() + secs;
+	char path[64], buf[64];
+	FILE *f;
+	int child;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	do {
+		f = fopen(path, "r");
+		child = 0;
+		if (f && fgets(buf, sizeof(buf), f))
+			child = atoi(buf);
+		if (f)
+			fclose(f);
+		if (child > 0)
+			return child;
+		msleep(10);
+	} while (mono_s() < end);
+	return 0;
+}
+
 /*
  * --unit over a cgroup the test makes: two unrelated processes in it
  * (one forks a worker), a third that execs in it once the run began.
@@ -278,12 +301,29 @@ static void test_unit_cgroup(void **state)
 
 	f->procs[0] = spawn_in(f->unit, a);
 	f->procs[1] = spawn_in(f->unit, b);
-	msleep(100);
+	/*
+	 * a, b and b's worker wait stopped (each spawn is its own process
+	 * group) until ptbpf has started: one done before ptbpf's start (its
+	 * calibration and attach take long on a loaded machine) would have no
+	 * exit in the run to see.
+	 */
+	worker = first_child(f->procs[1], 60);
+	assert_true(worker > 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(kill(-f->procs[i], SIGSTOP), 0);
+	assert_true(wait_stopped(f->procs[0], 1, 60));
+	assert_true(wait_stopped(f->procs[1], 1, 60));
+	assert_true(wait_stopped(worker, 1, 60));
+	f->procs[3] = worker; /* not left stopped if the test fails */
+	worker = 0;
 	snprintf(opt, sizeof(opt), "fake-%d.service", getpid());
 	start_ptbpf(f, "--unit", opt);
 	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("no start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(kill(-f->procs[i], SIGCONT), 0);
+	f->procs[3] = 0; /* b's: b reaps it */
 	f->procs[2] = spawn_in(f->unit, c);
 	for (i = 0; i < 3; i++) {
 		pids[i] = f->procs[i];
