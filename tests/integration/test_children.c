@@ -436,7 +436,12 @@ static void test_follow_pid(void **state)
 	need_root();
 	f->target = spawn(targv, f->tlog);
 	assert_true(f->target > 0);
-	msleep(50);
+	/*
+	 * Held stopped until ptbpf has started, so that its forks come
+	 * after, however long the start takes on a loaded machine.
+	 */
+	assert_int_equal(kill(f->target, SIGSTOP), 0);
+	assert_true(wait_stopped(f->target, 1, 60));
 	snprintf(pid, sizeof(pid), "%d", f->target);
 	argv[n++] = PTBPF_BIN;
 	argv[n++] = "-q";
@@ -454,8 +459,9 @@ static void test_follow_pid(void **state)
 	if (!wait_events(f->out, "start", 1, 60))
 		fail_msg("ptbpf did not start: %s", slurp(f->log));
 	assert_true(held_add(&f->held, f->ptbpf) > 0);
-	assert_int_equal(read_workers(f, f->tlog, 2, 10), 2);
-	assert_int_equal(wait_exit(f->target, 30), 0);
+	assert_int_equal(kill(f->target, SIGCONT), 0);
+	assert_int_equal(read_workers(f, f->tlog, 2, 60), 2);
+	assert_int_equal(wait_exit(f->target, 60), 0);
 	f->target = -f->target; /* reaped: teardown must not kill its pid */
 	assert_int_equal(finish(f, 30), 0);
 	assert_int_equal(count_events(f->out, "fork"), 2);
