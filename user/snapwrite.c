@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Atomic snapshot directories and rotation: see snapwrite.h. */
+/* Atomic snapshot directories: see snapwrite.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
