@@ -69,11 +69,10 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, 
 	int fd, ret;
 
 	if (!mnt) {
-		if (cgroup_mount(found, sizeof(found))) {
-			snprintf(err, errlen,
-				 "--cgroup needs cgroup v2, and no cgroup2 file system is mounted");
-			return -ENOENT;
-		}
+		if (cgroup_mount(found, sizeof(found)))
+			return errbuf_set(
+				err, errlen, -ENOENT,
+				"--cgroup needs cgroup v2, and no cgroup2 file system is mounted");
 		mnt = found;
 	}
 	if (statfs(mnt, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
@@ -98,9 +97,8 @@ int cgroup_open(const char *mnt, const char *proc, pid_t pid, const char *path, 
 				  strerror(-ret));
 	}
 	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		snprintf(err, errlen, "%s is not a cgroup v2 directory", full);
 		close(fd);
-		return -EINVAL;
+		return errbuf_set(err, errlen, -EINVAL, "%s is not a cgroup v2 directory", full);
 	}
 	return fd;
 }
@@ -189,12 +187,10 @@ int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char
 	char mnt[4096], own[4096];
 	int fd, ret;
 
-	if (cgroup_mount(mnt, sizeof(mnt))) {
-		snprintf(err, errlen,
-			 "--scope cgroup needs cgroup v2, and no cgroup2 file "
-			 "system is mounted");
-		return -ENOENT;
-	}
+	if (cgroup_mount(mnt, sizeof(mnt)))
+		return errbuf_set(err, errlen, -ENOENT,
+				  "--scope cgroup needs cgroup v2, and no cgroup2 file "
+				  "system is mounted");
 	ret = cgroup_of(proc, getpid(), own, sizeof(own));
 	if (ret)
 		return errbuf_set(err, errlen, ret, "can't find ptbpf's own cgroup v2: %s",
@@ -216,10 +212,9 @@ int cgroup_make_leaf(const char *proc, pid_t child, char *path, size_t len, char
 	}
 	ret = move_to(path, child);
 	if (ret) {
-		snprintf(err, errlen, "can't move the command into cgroup %s: %s", path,
-			 strerror(-ret));
 		rmdir(path);
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't move the command into cgroup %s: %s",
+				  path, strerror(-ret));
 	}
 	fd = cgroup_open(mnt, proc, child, path, err, errlen);
 	if (fd < 0)

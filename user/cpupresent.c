@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cpupresent.h"
+#include "errbuf.h"
 #include "smallfile.h"
 
 bool cpupresent_offline(const char *sysfs_root, int cpu)
@@ -35,9 +36,8 @@ bool cpupresent_missing(const char *sysfs_root, int cpu, char *err, size_t errle
 		 sysfs_root ? sysfs_root : "/sys", cpu);
 	if (access(path, F_OK) == 0)
 		return false;
-	if (err && errlen)
-		snprintf(err, errlen,
-			 "cpu %d does not exist (--cpus; this machine has %ld configured)", cpu,
-			 sysconf(_SC_NPROCESSORS_CONF));
+	errbuf_set(err, errlen, 0,
+		   "cpu %d does not exist (--cpus; this machine has %ld configured)", cpu,
+		   sysconf(_SC_NPROCESSORS_CONF));
 	return true;
 }

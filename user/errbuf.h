@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The error convention of the modules that explain a failure in their
- * caller's buffer (cores, coreplan, cpurun): return -errno, and one line
- * without the "ptbpf: " prefix in @err, which main.c prints once.
+ * caller's buffer (cores, target, outdir, hitpoint, ...): return -errno, and
+ * one line without the "ptbpf: " prefix in @err, which main.c prints once.
  */
 #ifndef PTBPF_ERRBUF_H
 #define PTBPF_ERRBUF_H

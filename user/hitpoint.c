@@ -75,11 +75,10 @@ int hitpoint_parse(const char *spec, struct hitpoint *p, char *err, size_t errle
 	}
 	return 0;
 bad:
-	snprintf(err, errlen,
-		 "invalid --trigger-on '%s': use SYMBOL[@OBJECT], 0xADDR or "
-		 "OBJECT:OFFSET",
-		 spec);
-	return -EINVAL;
+	return errbuf_set(err, errlen, -EINVAL,
+			  "invalid --trigger-on '%s': use SYMBOL[@OBJECT], 0xADDR or "
+			  "OBJECT:OFFSET",
+			  spec);
 }
 
 int hitpoint_find_exe(const char *name, const char *path_env, char *out, size_t len)
@@ -223,26 +222,30 @@ static int find_object(struct hitpoint *p, const struct hitpoint_where *w, char 
 	} else {
 		ret = object_in_dirs(w, p->object, p->path, sizeof(p->path));
 	}
-	if (ret && strchr(p->object, '/'))
-		snprintf(err, errlen, "--trigger-on %s: no file %s", p->spec, p->object);
-	else if (ret && w->pid)
-		snprintf(err, errlen, "--trigger-on %s: process %d maps no file named %s", p->spec,
-			 w->pid, p->object);
-	else if (ret)
-		snprintf(err, errlen,
-			 "--trigger-on %s: no library %s in LD_LIBRARY_PATH "
-			 "or the system's library directories",
-			 p->spec, p->object);
-	return ret ? -ENOENT : 0;
+	if (!ret)
+		return 0;
+	if (strchr(p->object, '/'))
+		return errbuf_set(err, errlen, -ENOENT, "--trigger-on %s: no file %s", p->spec,
+				  p->object);
+	if (w->pid)
+		return errbuf_set(err, errlen, -ENOENT,
+				  "--trigger-on %s: process %d maps no file named %s", p->spec,
+				  w->pid, p->object);
+	return errbuf_set(err, errlen, -ENOENT,
+			  "--trigger-on %s: no library %s in LD_LIBRARY_PATH "
+			  "or the system's library directories",
+			  p->spec, p->object);
 }
 
-static void missing(const struct hitpoint *p, char *err, size_t errlen)
+/* Returns -ENOENT with the line, and the names like it as a hint. */
+static int missing(const struct hitpoint *p, char *err, size_t errlen)
 {
 	char similar[512];
 	int n = elfsym_similar(p->path, p->symbol, 6, similar, sizeof(similar));
 
-	snprintf(err, errlen, "--trigger-on %s: no function %s in %s (.symtab, .dynsym)%s%s",
-		 p->spec, p->symbol, p->path, n > 0 ? "; similar: " : "", n > 0 ? similar : "");
+	return errbuf_set(err, errlen, -ENOENT,
+			  "--trigger-on %s: no function %s in %s (.symtab, .dynsym)%s%s", p->spec,
+			  p->symbol, p->path, n > 0 ? "; similar: " : "", n > 0 ? similar : "");
 }
 
 static void ambiguous(const struct hitpoint *p, const struct elfsym_match *m, unsigned int nr,
@@ -298,10 +301,8 @@ static int resolve_symbol(struct hitpoint *p, const struct hitpoint_where *w, ch
 		return errbuf_set(
 			err, errlen, ret, "--trigger-on %s: can't read %s: %s", p->spec, p->path,
 			ret == -ENOEXEC ? "not an ELF file with symbols" : strerror(-ret));
-	if (!nr) {
-		missing(p, err, errlen);
-		return -ENOENT;
-	}
+	if (!nr)
+		return missing(p, err, errlen);
 	if (nr > 1) {
 		ambiguous(p, m, nr, err, errlen);
 		return -EEXIST;
@@ -328,9 +329,9 @@ int hitpoint_resolve(struct hitpoint *p, const struct hitpoint_where *w, char *e
 		return 0;
 	ret = elfsym_addr_offset(p->path, p->addr, &p->offset);
 	if (ret)
-		snprintf(err, errlen, "--trigger-on %s: %s", p->spec,
-			 ret == -ERANGE ? "no loaded segment of the "
-					  "executable holds that address" :
-					  strerror(-ret));
-	return ret;
+		return errbuf_set(err, errlen, ret, "--trigger-on %s: %s", p->spec,
+				  ret == -ERANGE ? "no loaded segment of the "
+						   "executable holds that address" :
+						   strerror(-ret));
+	return 0;
 }

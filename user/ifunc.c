@@ -104,16 +104,18 @@ static const char *other_choice(const char *proc, pid_t pid)
 	return same ? NULL : "its GLIBC_TUNABLES differs from ptbpf's and may choose another";
 }
 
-static void refuse(const char *path, const char *symbol, const char *why, const char *what,
-		   char *err, size_t errlen)
+/* Returns -ENOENT with the line: the symbol's implementation is not known. */
+static int refuse(const char *path, const char *symbol, const char *why, const char *what,
+		  char *err, size_t errlen)
 {
 	char similar[512];
 	int n = elfsym_similar(path, symbol, 8, similar, sizeof(similar));
 
-	snprintf(err, errlen,
-		 "%s: %s in %s is an IFUNC: its address is its resolver's, which runs once, at "
-		 "load; %s; candidates: %s (name one, or give OBJECT:OFFSET)",
-		 what, symbol, path, why, n > 0 ? similar : "none named in its symbol tables");
+	return errbuf_set(err, errlen, -ENOENT,
+			  "%s: %s in %s is an IFUNC: its address is its resolver's, which runs "
+			  "once, at load; %s; candidates: %s (name one, or give OBJECT:OFFSET)",
+			  what, symbol, path, why,
+			  n > 0 ? similar : "none named in its symbol tables");
 }
 
 int ifunc_resolve(const char *path, const char *symbol, const char *proc, pid_t pid,
@@ -132,34 +134,26 @@ int ifunc_resolve(const char *path, const char *symbol, const char *proc, pid_t 
 	m.dev = st.st_dev;
 	m.ino = st.st_ino;
 	dl_iterate_phdr(find_mapped, &m);
-	if (!m.found) {
-		refuse(path, symbol,
-		       "ptbpf does not map that file, so the choice its resolver "
-		       "made in the target can't be asked",
-		       what, err, errlen);
-		return -ENOENT;
-	}
+	if (!m.found)
+		return refuse(path, symbol,
+			      "ptbpf does not map that file, so the choice its resolver "
+			      "made in the target can't be asked",
+			      what, err, errlen);
 	why = other_choice(proc, pid);
-	if (why) {
-		refuse(path, symbol, why, what, err, errlen);
-		return -ENOENT;
-	}
+	if (why)
+		return refuse(path, symbol, why, what, err, errlen);
 	/* already loaded: RTLD_NOLOAD maps and runs nothing new */
 	h = dlopen(m.name, RTLD_LAZY | RTLD_NOLOAD);
 	impl = h ? dlsym(h, symbol) : NULL;
 	if (h)
 		dlclose(h);
-	if (!impl || !dladdr(impl, &info) || !same_file(info.dli_fname, m.dev, m.ino)) {
-		refuse(path, symbol, "its resolver's choice is not in that file", what, err,
-		       errlen);
-		return -ENOENT;
-	}
+	if (!impl || !dladdr(impl, &info) || !same_file(info.dli_fname, m.dev, m.ino))
+		return refuse(path, symbol, "its resolver's choice is not in that file", what, err,
+			      errlen);
 	addr = (uint64_t)((uintptr_t)impl - m.bias);
-	if (elfsym_addr_offset(path, addr, &out->offset)) {
-		refuse(path, symbol, "its resolver's choice is in no loaded segment", what, err,
-		       errlen);
-		return -ENOENT;
-	}
+	if (elfsym_addr_offset(path, addr, &out->offset))
+		return refuse(path, symbol, "its resolver's choice is in no loaded segment", what,
+			      err, errlen);
 	out->addr = addr;
 	elfsym_name_at(path, addr, out->name, sizeof(out->name));
 	return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "errbuf.h"
 #include "eventlog.h"
 #include "follow.h"
 #include "jobctl.h"
@@ -81,8 +82,9 @@ int loop_setup_interrupted(char *err, size_t errlen)
 	if (!sig)
 		return 0;
 	if (strncmp(err, "interrupted", 11))
-		snprintf(err, errlen, "interrupted by %s during setup: nothing was traced",
-			 signals_name(sig, name, sizeof(name)));
+		return errbuf_set(err, errlen, sig,
+				  "interrupted by %s during setup: nothing was traced",
+				  signals_name(sig, name, sizeof(name)));
 	return sig;
 }
 

@@ -75,17 +75,15 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 				  "/");
 		/* a parent that is there refuses it (/proc, /sys): no mkdir -p helps */
 		if (!stat(parent, &st))
-			snprintf(
-				err, errlen,
-				"can't create output directory %s: %s does not take new directories "
-				"(%s)",
-				path, parent, strerror(ENOENT));
-		else
-			snprintf(err, errlen,
-				 "can't create output directory %s: %s does not exist (mkdir -p %s "
-				 "first)",
-				 path, parent, parent);
-		return -ENOENT;
+			return errbuf_set(err, errlen, -ENOENT,
+					  "can't create output directory %s: %s does not take new "
+					  "directories (%s)",
+					  path, parent, strerror(ENOENT));
+		return errbuf_set(
+			err, errlen, -ENOENT,
+			"can't create output directory %s: %s does not exist (mkdir -p %s "
+			"first)",
+			path, parent, parent);
 	} else if (errno != EEXIST) {
 		ret = -errno;
 		return errbuf_set(err, errlen, ret, "can't create output directory %s: %s", path,
@@ -96,36 +94,31 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ELOOP || ret == -ENOTDIR)
-			snprintf(
-				err, errlen,
+			return errbuf_set(
+				err, errlen, ret,
 				"output path %s is not a directory (or is a symlink): refusing to write there",
 				path);
-		else
-			snprintf(err, errlen, "can't open output directory %s: %s", path,
-				 strerror(-ret));
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open output directory %s: %s", path,
+				  strerror(-ret));
 	}
 	ret = made && uid != -1 ? give_new_dir(fd, uid, gid) : 0;
 	if (ret) {
-		snprintf(err, errlen, "can't give output directory %s to uid %d: %s", path, uid,
-			 strerror(-ret));
 		close(fd);
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't give output directory %s to uid %d: %s",
+				  path, uid, strerror(-ret));
 	}
 	if (fstat(fd, &st) || (st.st_uid != geteuid() && (uid == -1 || st.st_uid != (uid_t)uid))) {
-		snprintf(
-			err, errlen,
+		close(fd);
+		return errbuf_set(
+			err, errlen, -EPERM,
 			"output directory %s is owned by uid %u, not by you: refusing to write there",
 			path, (unsigned int)st.st_uid);
-		close(fd);
-		return -EPERM;
 	}
 	if (faccessat(fd, ".", W_OK, AT_EACCESS)) {
 		ret = -errno;
-		snprintf(err, errlen, "output directory %s is not writable: %s", path,
-			 strerror(-ret));
 		close(fd);
-		return ret;
+		return errbuf_set(err, errlen, ret, "output directory %s is not writable: %s", path,
+				  strerror(-ret));
 	}
 	/*
 	 * One run per directory: two would take the same snapshot numbers
@@ -135,16 +128,14 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 	 */
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		ret = -errno;
+		close(fd);
 		if (ret == -EWOULDBLOCK)
-			snprintf(
-				err, errlen,
+			return errbuf_set(
+				err, errlen, ret,
 				"output directory %s is in use by another ptbpf run: give each run its own -o",
 				path);
-		else
-			snprintf(err, errlen, "can't lock output directory %s: %s", path,
-				 strerror(-ret));
-		close(fd);
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't lock output directory %s: %s", path,
+				  strerror(-ret));
 	}
 	return fd;
 }

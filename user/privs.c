@@ -35,8 +35,7 @@ int privs_check(char *err, size_t errlen)
 	if (has_cap(data, CAP_SYS_ADMIN) ||
 	    (has_cap(data, CAP_BPF_) && has_cap(data, CAP_PERFMON_)))
 		return 0;
-	snprintf(
-		err, errlen,
+	return errbuf_set(
+		err, errlen, -EPERM,
 		"not enough privileges: ptbpf needs CAP_BPF and CAP_PERFMON (run it as root, e.g. with sudo)");
-	return -EPERM;
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "errbuf.h"
 #include "evattr.h"
 #include "json.h"
 #include "sampling.h"
@@ -66,13 +67,10 @@ int sampling_begin(struct sampling *s, const struct sampling_req *req, char *err
 	if (!rc)
 		rc = evattr_sample_callgraph(&s->attr, req->call_graph, req->stack_size,
 					     req->kernel);
-	if (rc) {
-		if (err && errlen)
-			snprintf(err, errlen, "--call-graph: %s",
-				 rc == -EOPNOTSUPP ? "dwarf is not known on this architecture" :
-						     "invalid stack size");
-		return rc;
-	}
+	if (rc)
+		return errbuf_set(err, errlen, rc, "--call-graph: %s",
+				  rc == -EOPNOTSUPP ? "dwarf is not known on this architecture" :
+						      "invalid stack size");
 	read_limits(s);
 	s->in.fixed_hz = req->fixed_hz;
 	s->in.budget_pct = req->budget_pct > 0 ? req->budget_pct : SAMPRATE_DEFAULT_PCT;

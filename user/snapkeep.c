@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "clock.h"
+#include "errbuf.h"
 #include "snapjson.h"
 #include "snapkeep.h"
 #include "snaplog.h"
@@ -112,12 +113,11 @@ int snapkeep_make_room(struct snapkeep *k, const struct snapshot *snap, struct s
 	if (!k->limits)
 		return 0;
 	est = k->max_size ? estimate(k, snap) : 0;
-	if (k->budget.max_bytes && est > k->budget.max_bytes) {
-		/* removing the others would not make it fit */
-		snprintf(err, errlen, "snapshot %llu: about %llu bytes, more than --max-size",
-			 (unsigned long long)snap->id, (unsigned long long)est);
-		return -EFBIG;
-	}
+	/* removing the others would not make it fit */
+	if (k->budget.max_bytes && est > k->budget.max_bytes)
+		return errbuf_set(err, errlen, -EFBIG,
+				  "snapshot %llu: about %llu bytes, more than --max-size",
+				  (unsigned long long)snap->id, (unsigned long long)est);
 	excess = budget_excess(&k->budget, est, 0, UINT64_MAX, &why_size);
 	evict(k, excess, why_size, rm);
 	return 0;

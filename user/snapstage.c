@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "clock.h"
+#include "errbuf.h"
 #include "snaplog.h"
 #include "snapstage.h"
 #include "status.h"
@@ -42,7 +43,7 @@ struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cor
 	int ret = valid ? -ENOMEM : -EINVAL;
 
 	if (!s) {
-		snprintf(err, errlen, "can't set up snapshot staging: %s", strerror(-ret));
+		errbuf_set(err, errlen, ret, "can't set up snapshot staging: %s", strerror(-ret));
 		errno = -ret;
 		return NULL;
 	}

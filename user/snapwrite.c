@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Atomic snapshot directories and rotation: see snapwrite.h. */
+/* Atomic snapshot directories: see snapwrite.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "errbuf.h"
 #include "fileout.h"
 #include "json.h"
 #include "perfdata.h"
@@ -311,15 +312,15 @@ int snapwrite_formats_check(unsigned int bits, enum ptbpf_backend b, char *err, 
 	/* the backend the first asked format needs, to name one */
 	for (i = 0; i < snapwrite_nr_formats && !(bits & snapwrite_formats[i].bit); i++)
 		;
-	snprintf(err, errlen,
-		 "--format %s needs the %s backend: the %s backend writes %s (use --format %s)",
-		 asked,
-		 snapfmt_backend_name(i < snapwrite_nr_formats && (snapwrite_formats[i].backends &
-								   BACKEND_BIT(BACKEND_INTEL_PT)) ?
-					      BACKEND_INTEL_PT :
-					      BACKEND_SAMPLE),
-		 snapfmt_backend_name(b), has, has);
-	return -EINVAL;
+	return errbuf_set(
+		err, errlen, -EINVAL,
+		"--format %s needs the %s backend: the %s backend writes %s (use --format %s)",
+		asked,
+		snapfmt_backend_name(i < snapwrite_nr_formats && (snapwrite_formats[i].backends &
+								  BACKEND_BIT(BACKEND_INTEL_PT)) ?
+					     BACKEND_INTEL_PT :
+					     BACKEND_SAMPLE),
+		snapfmt_backend_name(b), has, has);
 }
 
 /*

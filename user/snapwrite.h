@@ -13,7 +13,7 @@
  * (a full disk, an I/O error, the directory removed under us) removes the
  * temporary directory: nothing half-written stays behind.
  *
- * Also rotation: keep only the newest N snapshot directories.
+ * Which snapshots stay (--max-size, --max-snapshots) is snapkeep.h's.
  */
 #ifndef PTBPF_SNAPWRITE_H
 #define PTBPF_SNAPWRITE_H

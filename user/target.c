@@ -125,20 +125,17 @@ static int check_pid(pid_t pid, const char *proc, char *err, size_t errlen)
 	ret = read_stat(proc, pid, &state, &flags);
 	if (ret)
 		return errbuf_set(err, errlen, -ESRCH, "no such process: %d", pid);
-	if (flags & PF_KTHREAD) {
-		snprintf(err, errlen,
-			 "pid %d is a kernel thread: ptbpf traces user-space processes", pid);
-		return -EPERM;
-	}
+	if (flags & PF_KTHREAD)
+		return errbuf_set(err, errlen, -EPERM,
+				  "pid %d is a kernel thread: ptbpf traces user-space processes",
+				  pid);
 	if ((state == 'Z' || state == 'X') && !other_threads_live(proc, pid))
 		return errbuf_set(err, errlen, -ESRCH, "process %d has already exited", pid);
 	tgid = read_tgid(proc, pid);
-	if (tgid > 0 && tgid != pid) {
-		snprintf(err, errlen,
-			 "%d is a thread of process %d: give the process id (--pid %d)", pid, tgid,
-			 tgid);
-		return -EINVAL;
-	}
+	if (tgid > 0 && tgid != pid)
+		return errbuf_set(err, errlen, -EINVAL,
+				  "%d is a thread of process %d: give the process id (--pid %d)",
+				  pid, tgid, tgid);
 	return 0;
 }
 
@@ -340,9 +337,9 @@ int target_spawn(struct target *t, char **argv, int uid, int gid, char *err, siz
 	t->pidfd = pidfd_open_(pid);
 	if (t->pidfd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open pidfd for %d: %s", pid, strerror(-ret));
 		target_abort(t);
-		return ret;
+		return errbuf_set(err, errlen, ret, "can't open pidfd for %d: %s", pid,
+				  strerror(-ret));
 	}
 	return 0;
 

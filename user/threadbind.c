@@ -28,10 +28,9 @@ int threadbind_start(struct threadbind *tb, const char *proc, pid_t pid, bool la
 		return 0;
 	}
 	n = target_threads(proc, pid, &tb->tids);
-	if (n <= 0) {
-		snprintf(err, errlen, "process %d has no live thread to trace", pid);
-		return n < 0 ? n : -ESRCH;
-	}
+	if (n <= 0)
+		return errbuf_set(err, errlen, n < 0 ? n : -ESRCH,
+				  "process %d has no live thread to trace", pid);
 	tb->nr_tids = (unsigned int)n;
 	return 0;
 }
@@ -111,7 +110,7 @@ int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid, cha
 			if (ret == -ESRCH)
 				ret = 0; /* gone: nothing to record */
 			else if (ret)
-				snprintf(err, errlen, "%s", cores_last_error(cores));
+				errbuf_set(err, errlen, ret, "%s", cores_last_error(cores));
 		}
 		free(tids);
 	}

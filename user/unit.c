@@ -85,26 +85,22 @@ int unit_resolve(const char *unit, const char *mnt, char *cg, size_t len, pid_t 
 		return -EINVAL;
 	if (!prog || !*prog) {
 		prog = "systemctl";
-		if (stat(UNIT_SYSTEMD_RUNTIME, &st) || !S_ISDIR(st.st_mode)) {
-			snprintf(
-				err, errlen,
+		if (stat(UNIT_SYSTEMD_RUNTIME, &st) || !S_ISDIR(st.st_mode))
+			return errbuf_set(
+				err, errlen, -ENOSYS,
 				"--unit needs systemd, and it is not running here (no %s): name the cgroup with --cgroup=PATH instead",
 				UNIT_SYSTEMD_RUNTIME);
-			return -ENOSYS;
-		}
 	}
 	ret = run_show(prog, unit, out, sizeof(out));
 	if (ret)
 		return errbuf_set(err, errlen, ret, "--unit %s: %s show failed: %s", unit, prog,
 				  ret == -ENOENT ? "no such program" : "it said no");
 	*main_pid = value_of(out, "MainPID", val, sizeof(val)) ? (pid_t)strtol(val, NULL, 10) : 0;
-	if (!value_of(out, "ControlGroup", val, sizeof(val)) || val[0] != '/') {
-		snprintf(err, errlen,
-			 "unit %s has no cgroup: it is not running (systemctl "
-			 "start %s)",
-			 unit, unit);
-		return -ESRCH;
-	}
+	if (!value_of(out, "ControlGroup", val, sizeof(val)) || val[0] != '/')
+		return errbuf_set(err, errlen, -ESRCH,
+				  "unit %s has no cgroup: it is not running (systemctl "
+				  "start %s)",
+				  unit, unit);
 	snprintf(cg, len, "%s%s", mnt, val);
 	return 0;
 }

@@ -79,10 +79,11 @@ static int load(struct ptbpf_bpf **skelp, const char *name, bool verbose, char *
 		return ret;
 	ret = ptbpf_bpf__load(skel);
 	if (ret)
-		snprintf(err, errlen,
-			 "can't load the BPF program: %s (run with -v for the verifier's log)",
-			 strerror(-ret));
-	return ret;
+		return errbuf_set(
+			err, errlen, ret,
+			"can't load the BPF program: %s (run with -v for the verifier's log)",
+			strerror(-ret));
+	return 0;
 }
 
 /* Polls until the hook names a pid or a terminating signal comes. */
@@ -140,13 +141,13 @@ pid_t waitfor_exec(const char *name, int verbosity, char *err, size_t errlen)
 	link = bpf_program__attach(skel->progs.handle_waitfor);
 	if (!link) {
 		ret = -errno;
-		snprintf(err, errlen, "can't attach the BPF program: %s", strerror(-ret));
+		errbuf_set(err, errlen, ret, "can't attach the BPF program: %s", strerror(-ret));
 		goto out;
 	}
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &pid, NULL);
 	if (!rb) {
 		ret = -errno;
-		snprintf(err, errlen, "can't open the BPF ring buffer: %s", strerror(-ret));
+		errbuf_set(err, errlen, ret, "can't open the BPF ring buffer: %s", strerror(-ret));
 		goto out;
 	}
 	if (verbosity >= 0)

@@ -73,11 +73,10 @@ static int check_kernel(const char *path, char *err, size_t errlen)
 	size_t i;
 
 	if (access(path, R_OK)) {
-		snprintf(
-			err, errlen,
+		return errbuf_set(
+			err, errlen, -ENOENT,
 			"this kernel has no BTF (%s: %s): ptbpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
 			path, strerror(errno));
-		return -ENOENT;
 	}
 	btf = btf__parse(path, NULL);
 	if (!btf)
@@ -86,11 +85,10 @@ static int check_kernel(const char *path, char *err, size_t errlen)
 	for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
 		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i]);
 		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0) {
-			snprintf(err, errlen,
-				 "this kernel has no %s tracepoint (BTF type %s missing)",
-				 tracepoints[i], name);
 			btf__free(btf);
-			return -ENOENT;
+			return errbuf_set(err, errlen, -ENOENT,
+					  "this kernel has no %s tracepoint (BTF type %s missing)",
+					  tracepoints[i], name);
 		}
 	}
 	btf__free(btf);
@@ -142,10 +140,10 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	bpf_program__set_autoload(w->skel->progs.handle_waitfor, false);
 	ret = ptbpf_bpf__load(w->skel);
 	if (ret) {
-		snprintf(err, errlen,
-			 "can't load the BPF program: %s (run with -v for the verifier's log)",
-			 strerror(-ret));
-		return ret;
+		return errbuf_set(
+			err, errlen, ret,
+			"can't load the BPF program: %s (run with -v for the verifier's log)",
+			strerror(-ret));
 	}
 	/* a thread may be on any CPU since before the attach: look at all */
 	memset(w->skel->bss->cpu_ran, 1, sizeof(w->skel->bss->cpu_ran));
@@ -199,7 +197,7 @@ struct watch *watch_open(pid_t tgid, bool follow, bool verbose, watch_cb cb, voi
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		snprintf(err, errlen, "out of memory");
+		errbuf_set(err, errlen, 0, "out of memory");
 		return NULL;
 	}
 	w->tgid = tgid;
