@@ -341,6 +341,26 @@ static int write_line(struct eventlog *log)
 	return 0;
 }
 
+bool eventlog_waiting(const struct eventlog *log)
+{
+	return log && log->fd >= 0 && log->pending_len;
+}
+
+int eventlog_flush(struct eventlog *log)
+{
+	int ret;
+
+	if (!eventlog_waiting(log))
+		return 0;
+	if (!log->rot)
+		return flush_pending(log);
+	pthread_mutex_lock(&log->rot->lock);
+	rot_follow(log);
+	ret = flush_pending(log);
+	pthread_mutex_unlock(&log->rot->lock);
+	return ret;
+}
+
 void eventlog_close(struct eventlog *log)
 {
 	if (log->fd >= 0) {

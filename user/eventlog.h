@@ -11,6 +11,7 @@
 #define PTBPF_EVENTLOG_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,6 +107,15 @@ struct json *eventlog_begin(struct eventlog *log, const char *event, uint64_t ts
  * written waits (up to EVENTLOG_PENDING_MAX bytes) for the next call.
  */
 int eventlog_end(struct eventlog *log);
+/* Lines wait from a failed write (a full disk, a stalled pipe). */
+bool eventlog_waiting(const struct eventlog *log);
+/*
+ * Writes the lines that wait, if it can now: a full disk that freed room
+ * (a failed snapshot removed) must not hold a stop line until the next
+ * event, which a stopped target may never cause. Returns 0 when none is
+ * left waiting, or -errno.
+ */
+int eventlog_flush(struct eventlog *log);
 /* Writes what waits, if it can, and closes the file. */
 void eventlog_close(struct eventlog *log);
 

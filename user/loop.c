@@ -30,6 +30,9 @@
 
 enum { TAG_RING = 1, TAG_PIDFD, TAG_SIGNAL, TAG_TIMER };
 
+/* How often lines that a full disk held back are tried again */
+#define LOG_RETRY_MS 200
+
 static void signal_set(sigset_t *set)
 {
 	sigemptyset(set);
@@ -184,6 +187,9 @@ static int wait_ms(const struct loop_args *a)
 	/* --follow: forks past the limit send no event; looked at each second */
 	if (a->follow && (ms < 0 || ms > 1000))
 		ms = 1000;
+	/* lines wait from a full disk: tried again, not only at the next event */
+	if (eventlog_waiting(a->ctl->log) && (ms < 0 || ms > LOG_RETRY_MS))
+		ms = LOG_RETRY_MS;
 	return ms;
 }
 
@@ -547,6 +553,7 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 				break;
 			}
 		}
+		eventlog_flush(a->ctl->log);
 		/* a fork --follow had no room for: said, not dropped in silence */
 		if (a->follow)
 			control_follow_full(a->ctl, watch_follow_full(a->watch));

@@ -116,6 +116,38 @@ static void test_close_writes_pending(void **state)
 	free(log);
 }
 
+/*
+ * Room again, and no new line: eventlog_flush() writes what waits (the
+ * loop calls it while lines wait; a stopped target sends no next event).
+ */
+static void test_flush_without_new_line(void **state)
+{
+	static char buf[1 << 20];
+	struct eventlog *log;
+	int p[2];
+	size_t len;
+
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	log = new_log(p[1]);
+	assert_false(eventlog_waiting(log));
+	assert_int_equal(eventlog_flush(log), 0);
+	fill(p[1]);
+	assert_int_equal(line(log, "stop", 5), -EAGAIN);
+	assert_true(eventlog_waiting(log));
+	/* still no room: it keeps waiting, whole */
+	assert_int_equal(eventlog_flush(log), -EAGAIN);
+	assert_true(eventlog_waiting(log));
+	drain(p[0], buf, sizeof(buf));
+	assert_int_equal(eventlog_flush(log), 0);
+	assert_false(eventlog_waiting(log));
+	len = drain(p[0], buf, sizeof(buf) - 1);
+	buf[len] = '\0';
+	assert_non_null(strstr(buf, "\"event\":\"stop\",\"ts\":5,"));
+	close(p[0]);
+	close(p[1]);
+	free(log);
+}
+
 /* More than EVENTLOG_PENDING_MAX waiting: later lines are counted lost. */
 static void test_pending_bounded(void **state)
 {
@@ -277,6 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_then_free),
 		cmocka_unit_test(test_close_writes_pending),
+		cmocka_unit_test(test_flush_without_new_line),
 		cmocka_unit_test(test_pending_bounded),
 		cmocka_unit_test(test_hard_link_refused),
 		cmocka_unit_test(test_create_then_adopt),
