@@ -112,7 +112,9 @@ for ex in "${examples[@]}"; do
 		txt=$(eval "$cmd" 2>"log.$n")
 		st=$?
 		[ "$st" = 0 ] || bad "example $n exited $st: $ex: $(head -c 400 "log.$n")"
-		[ -n "$txt" ] || bad "example $n printed nothing: $ex"
+		# what the newest snapshot holds, to tell why
+		[ -n "$txt" ] || bad "example $n printed nothing: $ex; the newest snapshot: $(
+			"$DUMP" "$(ls -d out/snapshot-* 2>/dev/null | tail -n 1)" 2>&1 | head -c 800)"
 		;;
 	esac
 done
