@@ -167,9 +167,9 @@ static int64_t stage(struct fx *f, int i)
 					   });
 }
 
-static void test_full_queue_drops_oldest(void **state)
+/* The writer as main.c wires it, with @qc's queue and limits; resumed. */
+static struct snapstage *wire(struct fx *f, struct snapqueue_config *qc)
 {
-	struct fx *f = *state;
 	struct snapstage_config sc = { .run = describe(f), .first_id = 1, .verbosity = -1 };
 	struct snapwrite_opts wo = {
 		.out_dir = f->out,
@@ -178,18 +178,27 @@ static void test_full_queue_drops_oldest(void **state)
 		.gid = -1,
 		.formats = 1,
 	};
+	char err[256];
+
+	assert_non_null(
+		snapwire_start(&f->w, &wo, &sc, qc, f->cores, &f->log, f->proc, err, sizeof(err)));
+	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
+	return f->w.stage;
+}
+
+static void test_full_queue_drops_oldest(void **state)
+{
+	struct fx *f = *state;
 	struct snapqueue_config qc = {
 		.queue_len = 1, /* one waiting, one being written */
 		.verbosity = -1,
 	};
-	char err[256], path[160], *log;
+	char path[160], *log;
 	size_t len;
 	int i, dirs = 0;
 
-	assert_non_null(
-		snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, f->proc, err, sizeof(err)));
+	wire(f, &qc);
 	/* five stops in a row while the writer is stuck on the first */
-	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
 	for (i = 1; i <= 5; i++) {
 		assert_int_equal(sim_pmu_sample(f->sim, 0, PID, PID, 0x400100), 1);
 		assert_int_equal(stage(f, i), i);
@@ -215,26 +224,14 @@ static void test_full_queue_drops_oldest(void **state)
 
 static struct snapstage *start_writer(struct fx *f, unsigned long long max, unsigned int keep)
 {
-	struct snapstage_config sc = { .run = describe(f), .first_id = 1, .verbosity = -1 };
-	struct snapwrite_opts wo = {
-		.out_dir = f->out,
-		.dirfd = f->outfd,
-		.uid = -1,
-		.gid = -1,
-		.formats = 1,
-	};
 	struct snapqueue_config qc = {
 		.verbosity = -1,
 		.max_size = max,
 		.max_snapshots = keep,
 	};
-	char err[256];
 
 	unblock(f);
-	assert_non_null(
-		snapwire_start(&f->w, &wo, &sc, &qc, f->cores, &f->log, f->proc, err, sizeof(err)));
-	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
-	return f->w.stage;
+	return wire(f, &qc);
 }
 
 static char *events(struct fx *f)

@@ -205,45 +205,11 @@ struct memo {
 	uint32_t next_id;
 };
 
-/* The masks that keep a key's first n bytes (n 0..16), low word and high. */
-static const uint64_t key_lo[17] = {
-	0,
-	0xff,
-	0xffff,
-	0xffffff,
-	0xffffffff,
-	0xffffffffffULL,
-	0xffffffffffffULL,
-	0xffffffffffffffULL,
-	~0ULL,
-	~0ULL,
-	~0ULL,
-	~0ULL,
-	~0ULL,
-	~0ULL,
-	~0ULL,
-	~0ULL,
-	~0ULL,
-};
-static const uint64_t key_hi[17] = {
-	0,
-	0,
-	0,
-	0,
-	0,
-	0,
-	0,
-	0,
-	0,
-	0xff,
-	0xffff,
-	0xffffff,
-	0xffffffff,
-	0xffffffffffULL,
-	0xffffffffffffULL,
-	0xffffffffffffffULL,
-	~0ULL,
-};
+/* The mask that keeps the first @n bytes (0..8) of a little-endian word. */
+static inline uint64_t first_bytes(unsigned int n)
+{
+	return n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+}
 
 /* The @n bytes at @src (16 readable) as a key in @raw; its slot. */
 static inline __attribute__((always_inline)) struct memo_e *
@@ -252,8 +218,8 @@ memo_slot(struct memo *m, const uint8_t *src, unsigned int n, uint64_t raw[2])
 	uint64_t h;
 
 	memcpy(raw, src, 16);
-	raw[0] &= key_lo[n];
-	raw[1] &= key_hi[n];
+	raw[0] &= first_bytes(n);
+	raw[1] &= n > 8 ? first_bytes(n - 8) : 0;
 	h = (raw[0] ^ raw[1] * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
 	return &m->e[h >> (64 - MEMO_BITS)];
 }
