@@ -68,6 +68,13 @@ const volatile bool follow = false;
  * existed before the attach, then arms process-level reporting.
  */
 struct ptbpf_proc root = {};
+/*
+ * Set by user space once every program is attached. The skeleton attaches
+ * them one by one: a thread created after handle_fork's attach but gone
+ * before handle_exit's would keep a live slot for good, and its process
+ * would never be seen stopped again. Until then none of them acts.
+ */
+bool armed = false;
 __u64 lost_events = 0;
 /* --follow: processes in the children map, and forks it had no room for */
 __s32 nr_children = 0;
@@ -161,7 +168,7 @@ static __always_inline unsigned int task_state(struct task_struct *t)
 static __always_inline struct ptbpf_proc *proc_by_tgid(__u32 tgid)
 {
 	if (tgid == targ_tgid)
-		return &root;
+		return armed ? &root : NULL;
 	/* the common case of a follow run with no child yet: no look-up */
 	if (!follow || !nr_children)
 		return NULL;

@@ -151,6 +151,8 @@ static int load(struct watch *w, const char *path, char *err, size_t errlen)
 	if (ret)
 		return errbuf_set(err, errlen, ret, "can't attach the BPF program: %s",
 				  strerror(-ret));
+	/* all attached: from here the programs act (before the thread scan) */
+	__atomic_store_n(&w->skel->bss->armed, true, __ATOMIC_SEQ_CST);
 	w->rb = ring_buffer__new(bpf_map__fd(w->skel->maps.events), on_event, w, NULL);
 	if (!w->rb) {
 		ret = -errno;

@@ -5,6 +5,8 @@
  *   churn        one more thread keeps creating short-lived threads, so
  *                threads start and exit while the process is stopped and
  *                continued
+ *   storm        as churn, without the pause between threads: events
+ *                faster than any host's load slows them, to fill a ring
  *   block-abrt   SIGABRT is blocked (sigprocmask) in every thread
  *   ignore-abrt  SIGABRT is ignored (SIG_IGN)
  *   zombie       the main thread calls pthread_exit() once the others run:
@@ -37,12 +39,14 @@ static void *short_lived(void *arg)
 
 static void *churn(void *arg)
 {
+	int pause_us = (int)(long)arg;
 	pthread_t t;
 
 	for (;;) {
 		if (pthread_create(&t, NULL, short_lived, NULL) == 0)
 			pthread_join(t, NULL);
-		usleep(2000);
+		if (pause_us)
+			usleep(pause_us);
 	}
 	return NULL;
 }
@@ -64,7 +68,9 @@ int main(int argc, char **argv)
 	for (i = 1; i < n; i++)
 		pthread_create(&t, NULL, spin, NULL);
 	if (!strcmp(mode, "churn"))
-		pthread_create(&t, NULL, churn, NULL);
+		pthread_create(&t, NULL, churn, (void *)2000L);
+	if (!strcmp(mode, "storm"))
+		pthread_create(&t, NULL, churn, (void *)0L);
 	if (!strcmp(mode, "zombie") && n > 1)
 		pthread_exit(NULL);
 	spin(NULL);
