@@ -446,6 +446,13 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_
 		/* never creates a slot: a dead thread's last switch lands here */
 		__u32 tid = BPF_CORE_READ(prev, pid);
 
+		/*
+		 * A thread marked stopped counted itself in nr_stopped when it
+		 * switched out, before it could run again: none counted, none
+		 * marked, and a switch-heavy target pays no look-up.
+		 */
+		if (!p->nr_stopped)
+			return 0;
 		st = bpf_map_lookup_elem(&threads, &tid);
 		if (!st)
 			return 0;
@@ -482,6 +489,14 @@ int BPF_PROG(handle_waking, struct task_struct *p)
 	__s32 sig = 0;
 
 	if (!pr)
+		return 0;
+	/*
+	 * A thread marked stopped switched out in a stopped or traced state
+	 * and has not run since (a switch in any other state unmarks it), so
+	 * it still is in that state here: any other wakeup (a pipe, a futex)
+	 * is not ours, and pays no look-up.
+	 */
+	if (!(task_state(p) & (TASK_STOPPED_BIT | TASK_TRACED_BIT)))
 		return 0;
 	tid = BPF_CORE_READ(p, pid);
 	st = bpf_map_lookup_elem(&threads, &tid);
