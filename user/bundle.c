@@ -257,12 +257,16 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 	json_obj_end(j);
 }
 
-/* What backs @p's [vdso]: the saved image, or why none does. */
+/*
+ * What backs @p's [vdso]: the saved image, or why none does (another
+ * ABI's); NULL when there is nothing to say (no [vdso], or ptbpf has no
+ * image of its own: a kernel booted with vdso=0 maps none anywhere).
+ */
 static const char *vdso_backing(const struct snapshot *s, const struct snap_process *p)
 {
 	if (p->vdso == SNAP_VDSO_OTHER)
 		return "not saved: not a 64-bit x86-64 program, its vDSO is not ptbpf's";
-	return snapwrite_vdso_saved(s) ? SNAPFMT_VDSO : "not saved: ptbpf has no vDSO to save";
+	return p->vdso == SNAP_VDSO_NATIVE && snapwrite_vdso_saved(s) ? SNAPFMT_VDSO : NULL;
 }
 
 static void proc_json(const struct snapshot *s, const struct snap_process *p, const char *name,
@@ -274,7 +278,7 @@ static void proc_json(const struct snapshot *s, const struct snap_process *p, co
 	json_u64(j, SNAPKEY_PROC_PID, p->pid);
 	json_str(j, SNAPKEY_PROC_COMM, p->comm);
 	json_str(j, "exe", p->exe);
-	if (p->vdso != SNAP_VDSO_NONE)
+	if (vdso_backing(s, p))
 		json_str(j, SNAPKEY_PROC_VDSO, vdso_backing(s, p));
 	json_arr_begin(j, SNAPKEY_PROC_THREADS);
 	for (i = 0; i < p->nr_threads; i++) {

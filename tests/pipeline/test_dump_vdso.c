@@ -19,10 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <capstone/capstone.h>
 #include <cmocka.h>
 
 #include "insn.h"
+#include "summary.h"
 #include "ptgen.h"
 #include "snapwrite.h"
 #include "testio.h"
@@ -35,6 +37,7 @@ struct fixture {
 	struct vdso_image img;
 	uint64_t func; /* __vdso_clock_gettime, run-time address */
 	unsigned int first; /* its first instruction's length */
+	bool foreign; /* the target is taken for a 32-bit one */
 	uint8_t pt[256], sb[256];
 	char *out, *err;
 	size_t out_len, err_len;
@@ -139,6 +142,8 @@ static void make_snapshot(struct fixture *fx, bool image, unsigned int formats)
 	assert_int_equal(ptgen_snapshot(&fx->snap, &fx->core), 0);
 	/* this test is a 64-bit program with a [vdso], as ptbpf reads it */
 	assert_int_equal(fx->snap.proc.vdso, SNAP_VDSO_NATIVE);
+	if (fx->foreign)
+		fx->snap.proc.vdso = SNAP_VDSO_OTHER;
 	fx->snap.run.vdso = image ? &fx->img : NULL;
 	memset(pk, 0, sizeof(pk));
 	ptgen_psb(pk, 1000);
@@ -228,12 +233,45 @@ static void test_insn_without_image(void **state)
 	assert_non_null(strstr(fx->out, "  error at trace offset 0x"));
 }
 
+/*
+ * A 32-bit target's [vdso] is another image: none is saved, and the
+ * summary says why under the trigger; its code is not decoded with ours.
+ */
+static void test_foreign_not_saved(void **state)
+{
+	struct fixture *fx = *state;
+	struct dump_log log = { NULL, 0 };
+	struct stat st;
+	struct dump_snap ds;
+	char path[256];
+	FILE *out;
+
+	fx->foreign = true;
+	make_snapshot(fx, true, 0);
+	snprintf(path, sizeof(path), "%s/vdso.so", fx->snap_dir);
+	assert_int_equal(stat(path, &st), -1);
+	assert_true(decode(fx) > 0);
+	assert_null(strstr(fx->out, "__vdso_clock_gettime"));
+	free(fx->out);
+	free(fx->err);
+	log.err = open_memstream(&fx->err, &fx->err_len);
+	out = open_memstream(&fx->out, &fx->out_len);
+	assert_int_equal(load_snapshot(fx->snap_dir, &ds, &log), 0);
+	assert_int_equal(summary_text(out, &ds, NULL, &log), 0);
+	snap_free(&ds);
+	fclose(out);
+	fclose(log.err);
+	assert_non_null(strstr(fx->out, "\n  [vdso]: not saved: not a 64-bit x86-64 program"));
+	assert_int_equal(log.nr_errors, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_insn_in_vdso, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn_in_vdso_lldb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insn_without_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_not_saved, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
