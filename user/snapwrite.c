@@ -144,6 +144,8 @@ static int write_perf(struct snapwrite_job *job)
 		buildcache_add_process(job->opts->buildid_cache, &job->snap->proc);
 		for (i = 0; i < job->snap->nr_more; i++)
 			buildcache_add_process(job->opts->buildid_cache, &job->snap->more[i]);
+		if (snapwrite_vdso_saved(job->snap))
+			buildcache_add_vdso(job->opts->buildid_cache, job->snap->run.vdso);
 	}
 	return finish(job, fd, perfdata_write(fd, job->snap, job->opts->host), SNAPFMT_PERF_DATA);
 }

@@ -111,5 +111,7 @@ int vdso_image_read(const char *maps, struct vdso_image *img)
 	img->data = (const void *)addr;
 	img->len = len;
 	img->addr = addr;
+	if (buildid_mem(img->data, img->len, img->build_id, &img->build_id_len))
+		img->build_id_len = 0;
 	return 0;
 }

@@ -16,11 +16,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
+
+#include "buildid.h"
 
 struct vdso_image {
 	const void *data; /* in ptbpf's own [vdso] mapping */
 	size_t len; /* the ELF file's bytes: headers, segments, section table */
 	uint64_t addr; /* where it is mapped in ptbpf */
+	/* its GNU build-id, perf's name for it (BUILD_ID, the cache); 0: none */
+	__u8 build_id[BUILDID_MAX];
+	size_t build_id_len;
 };
 
 /*
@@ -41,7 +47,7 @@ int vdso_elf_size(const void *buf, size_t avail, size_t *len);
  * [vdso] line of @maps ("/proc/self/maps" when NULL; tests pass another)
  * that starts there bounds what may be read, vdso_elf_size() its size.
  *
- * Returns 0 with @img filled.
+ * Returns 0 with @img filled (its build-id when it has one).
  * Returns -EINVAL if @img is NULL.
  * Returns -ENOENT if the kernel gave ptbpf no vDSO (vdso=0), or @maps has
  * no [vdso] mapping at its address.
