@@ -38,7 +38,9 @@ struct fixture {
 	uint64_t func; /* __vdso_clock_gettime, run-time address */
 	unsigned int first; /* its first instruction's length */
 	bool foreign; /* the target is taken for a 32-bit one */
-	uint8_t pt[256], sb[256];
+	/* records are read in place: aligned as the kernel's ring is */
+	uint8_t pt[256] __attribute__((aligned(8)));
+	uint8_t sb[256] __attribute__((aligned(8)));
 	char *out, *err;
 	size_t out_len, err_len;
 };
