@@ -280,6 +280,11 @@ static enum snap_vdso vdso_of(const struct snap_process *p, const char *base)
 		return SNAP_VDSO_NONE;
 	snprintf(path, sizeof(path), "%s/exe", base);
 	f = fopen(path, "re");
+	/* a zombie leader has none: its live threads' is the process's */
+	for (i = 0; !f && i < p->nr_threads; i++) {
+		snprintf(path, sizeof(path), "%s/task/%u/exe", base, p->threads[i].tid);
+		f = fopen(path, "re");
+	}
 	if (!f)
 		return SNAP_VDSO_OTHER;
 	n = (ssize_t)fread(hdr, 1, sizeof(hdr), f);

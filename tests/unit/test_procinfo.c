@@ -249,6 +249,16 @@ static void test_vdso_abi(void **state)
 	assert_int_equal(pr.vdso, SNAP_VDSO_OTHER);
 	procinfo_free(&pr);
 
+	/* a zombie leader has no exe: a live thread's tells */
+	mk(root, "77/task/78");
+	put(root, "77/task/78/comm", "worker\n");
+	snprintf(p, sizeof(p), "%s/77/task/78/exe", root);
+	snprintf(cmd, sizeof(cmd), "%s/prog64", root);
+	assert_int_equal(symlink(cmd, p), 0);
+	assert_int_equal(procinfo_read(root, 77, &pr), 0);
+	assert_int_equal(pr.vdso, SNAP_VDSO_NATIVE);
+	procinfo_free(&pr);
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 }
