@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buildcache.h"
+#include "vdso.h"
 #include "buildid.h"
 
 const char *buildcache_dir(char *buf, size_t len)
@@ -75,30 +76,76 @@ static int copy_file(const char *from, const char *to)
 	return rc;
 }
 
-int buildcache_add(const char *dir, const char *path, const char *hexid)
+/* Writes @len bytes at @buf as @to, whole or not at all (as copy_file). */
+static int write_file(const void *buf, size_t len, const char *to)
 {
-	char obj[PATH_MAX], elf[PATH_MAX + 8], link_dir[PATH_MAX], target[PATH_MAX], name[PATH_MAX];
+	char tmp[PATH_MAX + 8];
+	int out, rc = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", to) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out < 0)
+		return -errno;
+	if (write(out, buf, len) != (ssize_t)len)
+		rc = -EIO;
+	if (close(out) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, to))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+/*
+ * Makes DIR/@name/@hexid/@base (from @path's file, or @buf's @len bytes
+ * when @path is NULL) and its .build-id link, as perf lays them out.
+ */
+static int add_object(const char *dir, const char *name, const char *hexid, const char *base,
+		      const char *path, const void *buf, size_t len)
+{
+	char obj[PATH_MAX], file[PATH_MAX + 8], link_dir[PATH_MAX], target[PATH_MAX],
+		lname[PATH_MAX];
 	int rc;
 
-	if (!dir || !path || !hexid || path[0] != '/' || strlen(hexid) < 3)
-		return -EINVAL;
-	if ((size_t)snprintf(obj, sizeof(obj), "%s%s/%s", dir, path, hexid) >= sizeof(obj) ||
+	if ((size_t)snprintf(obj, sizeof(obj), "%s%s/%s", dir, name, hexid) >= sizeof(obj) ||
 	    (size_t)snprintf(link_dir, sizeof(link_dir), "%s/.build-id/%.2s", dir, hexid) >=
 		    sizeof(link_dir) ||
-	    (size_t)snprintf(target, sizeof(target), "../..%s/%s", path, hexid) >= sizeof(target) ||
-	    (size_t)snprintf(name, sizeof(name), "%s/%s", link_dir, hexid + 2) >= sizeof(name))
+	    (size_t)snprintf(target, sizeof(target), "../..%s/%s", name, hexid) >= sizeof(target) ||
+	    (size_t)snprintf(lname, sizeof(lname), "%s/%s", link_dir, hexid + 2) >= sizeof(lname))
 		return -ENAMETOOLONG;
-	snprintf(elf, sizeof(elf), "%s/elf", obj);
-	if (access(elf, F_OK) == 0)
+	snprintf(file, sizeof(file), "%s/%s", obj, base);
+	if (access(file, F_OK) == 0)
 		return 0;
 	rc = mkdir_p(obj);
-	if (!rc && link(path, elf)) /* EXDEV and friends: a copy */
-		rc = errno == EEXIST ? 0 : copy_file(path, elf);
+	if (!rc && !path)
+		rc = write_file(buf, len, file);
+	else if (!rc && link(path, file)) /* EXDEV and friends: a copy */
+		rc = errno == EEXIST ? 0 : copy_file(path, file);
 	if (!rc)
 		rc = mkdir_p(link_dir);
-	if (!rc && symlink(target, name) && errno != EEXIST)
+	if (!rc && symlink(target, lname) && errno != EEXIST)
 		rc = -errno;
 	return rc;
+}
+
+int buildcache_add_vdso(const char *dir, const struct vdso_image *v)
+{
+	char hex[2 * BUILDID_MAX + 1];
+
+	if (!dir || !v || !v->data || v->build_id_len < 2)
+		return -EINVAL;
+	buildid_hex(v->build_id, v->build_id_len, hex);
+	/* perf's own names: the directory "[vdso]", the file "vdso" */
+	return add_object(dir, "/[vdso]", hex, "vdso", NULL, v->data, v->len);
+}
+
+int buildcache_add(const char *dir, const char *path, const char *hexid)
+{
+	if (!dir || !path || !hexid || path[0] != '/' || strlen(hexid) < 3)
+		return -EINVAL;
+	return add_object(dir, path, hexid, "elf", path, NULL, 0);
 }
 
 int buildcache_add_process(const char *dir, const struct snap_process *p)

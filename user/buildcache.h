@@ -40,4 +40,17 @@ int buildcache_add(const char *dir, const char *path, const char *hexid);
  */
 int buildcache_add_process(const char *dir, const struct snap_process *p);
 
+struct vdso_image;
+
+/*
+ * Adds the vDSO image @v (with its build-id) to the cache @dir as perf
+ * record adds its own: DIR/[vdso]/<build-id>/vdso, and the .build-id link
+ * to it. An image already there is left alone.
+ *
+ * Returns 0.
+ * Returns -EINVAL if an argument is NULL or @v has no build-id.
+ * Returns the -errno of the failed mkdir, write or symlink.
+ */
+int buildcache_add_vdso(const char *dir, const struct vdso_image *v);
+
 #endif /* PTBPF_BUILDCACHE_H */

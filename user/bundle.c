@@ -17,6 +17,7 @@
 #include "perfdata.h"
 #include "recwrite.h"
 #include "sampling.h"
+#include "vdso.h"
 
 #ifndef PTBPF_VERSION
 #define PTBPF_VERSION "unknown"
@@ -71,7 +72,29 @@ static bool first_of_module(const struct snap_process *p, unsigned int i, __u64 
 	return code;
 }
 
-static void trace_process(const struct snap_process *p, struct json *j)
+/*
+ * The [vdso] of @p as a module whose file is the saved image (the
+ * schema's "file": the module's copy in the bundle), when it is ours.
+ */
+static void trace_vdso(const struct snapshot *s, const struct snap_process *p, struct json *j)
+{
+	unsigned int i;
+
+	if (p->vdso != SNAP_VDSO_NATIVE || !snapwrite_vdso_saved(s))
+		return;
+	for (i = 0; i < p->nr_maps; i++) {
+		if (!p->maps[i].path || strcmp(p->maps[i].path, "[vdso]"))
+			continue;
+		json_obj_begin(j, NULL);
+		json_str(j, SNAPKEY_LLDB_SYSTEM_PATH, "[vdso]");
+		json_str(j, SNAPKEY_LLDB_FILE, SNAPFMT_VDSO);
+		json_hex(j, SNAPKEY_LLDB_LOAD_ADDRESS, p->maps[i].start);
+		json_obj_end(j);
+		return;
+	}
+}
+
+static void trace_process(const struct snapshot *s, const struct snap_process *p, struct json *j)
 {
 	unsigned int i;
 	__u64 load;
@@ -95,6 +118,7 @@ static void trace_process(const struct snap_process *p, struct json *j)
 		json_hex(j, SNAPKEY_LLDB_LOAD_ADDRESS, load);
 		json_obj_end(j);
 	}
+	trace_vdso(s, p, j);
 	json_arr_end(j);
 	json_obj_end(j);
 }
@@ -136,10 +160,10 @@ int bundle_trace_json(const struct snapshot *snap, struct json *j)
 	json_u64(j, "stepping", ci->stepping);
 	json_obj_end(j);
 	json_arr_begin(j, SNAPKEY_LLDB_PROCESSES);
-	trace_process(&snap->proc, j);
+	trace_process(snap, &snap->proc, j);
 	/* --follow: one trace, every process its buffers hold */
 	for (i = 0; i < snap->nr_more; i++)
-		trace_process(&snap->more[i], j);
+		trace_process(snap, &snap->more[i], j);
 	json_arr_end(j);
 	trace_cpus(snap, j);
 	/* required whenever "cpus" is given */
@@ -233,7 +257,20 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 	json_obj_end(j);
 }
 
-static void proc_json(const struct snap_process *p, const char *name, struct json *j)
+/*
+ * What backs @p's [vdso]: the saved image, or why none does (another
+ * ABI's); NULL when there is nothing to say (no [vdso], or ptbpf has no
+ * image of its own: a kernel booted with vdso=0 maps none anywhere).
+ */
+static const char *vdso_backing(const struct snapshot *s, const struct snap_process *p)
+{
+	if (p->vdso == SNAP_VDSO_OTHER)
+		return "not saved: not a 64-bit x86-64 program, its vDSO is not ptbpf's";
+	return p->vdso == SNAP_VDSO_NATIVE && snapwrite_vdso_saved(s) ? SNAPFMT_VDSO : NULL;
+}
+
+static void proc_json(const struct snapshot *s, const struct snap_process *p, const char *name,
+		      struct json *j)
 {
 	unsigned int i;
 
@@ -241,6 +278,8 @@ static void proc_json(const struct snap_process *p, const char *name, struct jso
 	json_u64(j, SNAPKEY_PROC_PID, p->pid);
 	json_str(j, SNAPKEY_PROC_COMM, p->comm);
 	json_str(j, "exe", p->exe);
+	if (vdso_backing(s, p))
+		json_str(j, SNAPKEY_PROC_VDSO, vdso_backing(s, p));
 	json_arr_begin(j, SNAPKEY_PROC_THREADS);
 	for (i = 0; i < p->nr_threads; i++) {
 		json_obj_begin(j, NULL);
@@ -314,6 +353,12 @@ static void head_json(const struct snapshot *s, unsigned int formats, struct jso
 	for (i = 0; i < snapwrite_nr_formats; i++)
 		json_bool(j, snapwrite_formats[i].name, formats & snapwrite_formats[i].bit);
 	json_obj_end(j);
+	if (snapwrite_vdso_saved(s)) {
+		json_obj_begin(j, SNAPKEY_VDSO);
+		json_str(j, SNAPKEY_VDSO_FILE, SNAPFMT_VDSO);
+		json_u64(j, SNAPKEY_VDSO_BYTES, s->run.vdso->len);
+		json_obj_end(j);
+	}
 }
 
 int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats, struct json *j)
@@ -343,14 +388,14 @@ int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats, struct 
 	json_obj_end(j);
 	if (backend_ops(snap->run.backend)->lldb)
 		ptxed_json(snap, j);
-	proc_json(&snap->proc, SNAPKEY_PROCESS, j);
+	proc_json(snap, &snap->proc, SNAPKEY_PROCESS, j);
 	if (snap->nr_more) {
 		unsigned int i;
 
 		/* --follow: the other processes, live or gone */
 		json_arr_begin(j, SNAPKEY_FOLLOWED);
 		for (i = 0; i < snap->nr_more; i++)
-			proc_json(&snap->more[i], NULL, j);
+			proc_json(snap, &snap->more[i], NULL, j);
 		json_arr_end(j);
 	}
 	json_obj_end(j);

@@ -30,7 +30,8 @@ int bundle_cpu_path(char *buf, size_t len, int cpu, const char *suffix);
  * Builds trace.json for @snap in @j (one top-level object): type,
  * cpuInfo, processes (pid, threads with tid, modules with systemPath and
  * loadAddress = start - file offset of the module's executable mapping,
- * pseudo files like [vdso] left out), cpus with iptTrace and
+ * pseudo files like [uprobes] left out; a [vdso] ptbpf saved the image of
+ * is one, its "file" SNAPFMT_VDSO), cpus with iptTrace and
  * contextSwitchTrace paths, tscPerfZeroConversion.
  *
  * Returns 0 or the json error (json_finish() semantics: -ENOSPC, -ENOMEM).

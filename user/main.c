@@ -43,6 +43,7 @@
 #include "hitpoint.h"
 #include "watch.h"
 #include "clock.h"
+#include "vdso.h"
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
@@ -82,6 +83,7 @@ struct app {
 	char err[PATH_MAX + 512];
 	char notes[1024]; /* cores' remarks, shown once the run has started */
 	char cache_dir[512]; /* perf's build-id cache */
+	struct vdso_image vdso; /* ptbpf's own, saved with the snapshots */
 };
 
 /* Writes what is queued; later events find no stager to tell. */
@@ -492,6 +494,9 @@ static int open_output(struct app *app)
 	}
 	cores_describe(app->cores, &run);
 	run.sampling = app->sampled;
+	/* none (vdso=0): ptbpf.json says so of each target's [vdso] */
+	if (!vdso_image_read(NULL, &app->vdso))
+		run.vdso = &app->vdso;
 	sc.first_id = outdir_last_snapshot(app->outfd) + 1;
 	snapstage_layout(app->cores, &qc);
 	proccache_init(&app->procs, NULL, app->target.pid);

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "backend.h"
+#include "vdso.h"
 #include "buildid.h"
 #include "fileout.h"
 #include "hostinfo.h"
@@ -588,13 +589,30 @@ static bool seen_in_earlier(const struct snapshot *s, unsigned int k, const char
  * (perf's host machine), 20 bytes of id, its size, padding, then the name
  * NUL-padded to NAME_ALIGN. Here: those of process @k not listed before.
  */
+static void put_build_id(struct blob *b, const __u8 *id, size_t len, const char *name)
+{
+	struct perffile_build_id rec;
+	size_t name_len = strlen(name) + 1;
+	size_t padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+
+	memset(&rec, 0, sizeof(rec));
+	memcpy(rec.build_id, id, len);
+	rec.build_id[BUILDID_MAX] = (__u8)len;
+	rec.pid = -1;
+	rec.header.misc = PERF_RECORD_MISC_USER | PERFFILE_MISC_BUILD_ID_SIZE;
+	rec.header.size = (__u16)(sizeof(rec) + padded);
+	blob_put(b, &rec, sizeof(rec));
+	blob_put(b, name, name_len);
+	blob_put(b, NULL, padded - name_len);
+}
+
 static void build_ids_of(const struct snapshot *s, unsigned int k,
 			 int (*get)(const char *, __u8 *, size_t *), struct blob *b)
 {
 	const struct snap_process *p = nth_process(s, k);
-	struct perffile_build_id rec;
-	size_t len, name_len, padded;
+	__u8 id[BUILDID_MAX];
 	unsigned int i;
+	size_t len;
 
 	for (i = 0; i < p->nr_maps; i++) {
 		const struct snap_map *m = &p->maps[i];
@@ -602,19 +620,28 @@ static void build_ids_of(const struct snapshot *s, unsigned int k,
 		if (!(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' || seen_before(p, i) ||
 		    seen_in_earlier(s, k, m->path))
 			continue;
-		memset(&rec, 0, sizeof(rec));
-		if (get(m->path, rec.build_id, &len) || !len || len > BUILDID_MAX)
+		if (get(m->path, id, &len) || !len || len > BUILDID_MAX)
 			continue;
-		rec.build_id[BUILDID_MAX] = (__u8)len;
-		rec.pid = -1;
-		name_len = strlen(m->path) + 1;
-		padded = (name_len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		rec.header.misc = PERF_RECORD_MISC_USER | PERFFILE_MISC_BUILD_ID_SIZE;
-		rec.header.size = (__u16)(sizeof(rec) + padded);
-		blob_put(b, &rec, sizeof(rec));
-		blob_put(b, m->path, name_len);
-		blob_put(b, NULL, padded - name_len);
+		put_build_id(b, id, len, m->path);
 	}
+}
+
+/*
+ * The vDSO saved with the snapshot, once, named "[vdso]" as perf record
+ * names it: perf finds its copy in the build-id cache by that id.
+ */
+static void build_id_vdso(const struct snapshot *s, struct blob *b)
+{
+	const struct vdso_image *v = s->run.vdso;
+	unsigned int k;
+
+	if (!v || !v->len || !v->build_id_len)
+		return;
+	for (k = 0; k <= s->nr_more; k++)
+		if (nth_process(s, k)->vdso == SNAP_VDSO_NATIVE) {
+			put_build_id(b, v->build_id, v->build_id_len, "[vdso]");
+			return;
+		}
 }
 
 static bool feat_build_id(const struct snapshot *s, const struct perfdata_host *h, struct blob *b)
@@ -624,6 +651,7 @@ static bool feat_build_id(const struct snapshot *s, const struct perfdata_host *
 
 	for (k = 0; k <= s->nr_more; k++)
 		build_ids_of(s, k, get, b);
+	build_id_vdso(s, b);
 	return b->len > 0;
 }
 

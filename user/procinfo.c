@@ -11,6 +11,10 @@
 #include <unistd.h>
 
 #include "procinfo.h"
+#include "vdso.h"
+
+/* e_ident and e_type, e_machine: what tells an ELF file's ABI */
+#define ELF_ABI_BYTES 20
 
 /* Room for "/task/<tid>/comm" after the process directory. */
 #define BASE_MAX (PATH_MAX - 64)
@@ -256,6 +260,39 @@ static int read_from_thread(struct snap_process *p, const char *base)
 	return ret;
 }
 
+/*
+ * Whose [vdso] @p maps: ptbpf's own image only when its executable is a
+ * 64-bit x86-64 ELF file (read through /proc: the file may be gone from
+ * its path); a 32-bit or x32 program maps another one.
+ */
+static enum snap_vdso vdso_of(const struct snap_process *p, const char *base)
+{
+	unsigned char hdr[ELF_ABI_BYTES];
+	char path[PATH_MAX];
+	unsigned int i;
+	ssize_t n;
+	FILE *f;
+
+	for (i = 0; i < p->nr_maps; i++)
+		if (p->maps[i].path && !strcmp(p->maps[i].path, "[vdso]"))
+			break;
+	if (i == p->nr_maps)
+		return SNAP_VDSO_NONE;
+	snprintf(path, sizeof(path), "%s/exe", base);
+	f = fopen(path, "re");
+	/* a zombie leader has none: its live threads' is the process's */
+	for (i = 0; !f && i < p->nr_threads; i++) {
+		snprintf(path, sizeof(path), "%s/task/%u/exe", base, p->threads[i].tid);
+		f = fopen(path, "re");
+	}
+	if (!f)
+		return SNAP_VDSO_OTHER;
+	n = (ssize_t)fread(hdr, 1, sizeof(hdr), f);
+	fclose(f);
+	return n == (ssize_t)sizeof(hdr) && vdso_abi_native(hdr, sizeof(hdr)) ? SNAP_VDSO_NATIVE :
+										SNAP_VDSO_OTHER;
+}
+
 int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
 {
 	char base[BASE_MAX], path[PATH_MAX];
@@ -286,6 +323,8 @@ int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
 		ret = read_threads(p, base);
 	if (!ret && !p->nr_maps)
 		ret = read_from_thread(p, base);
+	if (!ret)
+		p->vdso = vdso_of(p, base);
 	if (ret) {
 		procinfo_free(p);
 		p->pid = pid;

@@ -18,6 +18,8 @@
 #include "snapdata.h"
 #include "snaptrig.h"
 
+struct vdso_image;
+
 /*
  * How the sample backend records call stacks. The zero value is the
  * default: user call chains walked by the kernel through frame pointers.
@@ -107,6 +109,17 @@ struct snap_map {
 	char *path; /* NULL for anonymous mappings */
 };
 
+/*
+ * What a process's [vdso] mapping is: none, the image ptbpf saves with a
+ * snapshot (a 64-bit x86-64 program: vdso.h), or another ABI's (a 32-bit
+ * or x32 program, or one whose ELF header could not be read), not saved.
+ */
+enum snap_vdso {
+	SNAP_VDSO_NONE = 0,
+	SNAP_VDSO_NATIVE,
+	SNAP_VDSO_OTHER,
+};
+
 /* The target as /proc showed it at snapshot time. */
 struct snap_process {
 	__u32 pid;
@@ -116,6 +129,7 @@ struct snap_process {
 	struct snap_thread *threads;
 	unsigned int nr_maps;
 	struct snap_map *maps; /* executable file mappings */
+	enum snap_vdso vdso;
 };
 
 /*
@@ -215,6 +229,9 @@ struct snap_run {
 	struct perf_event_attr sb_attr; /* dummy, context_switch=1 */
 	struct snap_tsc_conv conv;
 	struct snap_cpu_info cpu_info;
+	/* ptbpf's own vDSO (vdso.h), written with every snapshot of a
+	 * process whose [vdso] it is; NULL: none could be read */
+	const struct vdso_image *vdso;
 };
 
 struct snapshot {

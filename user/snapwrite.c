@@ -20,6 +20,7 @@
 #include "buildcache.h"
 #include "snapfmt.h"
 #include "snapwrite.h"
+#include "vdso.h"
 
 #define TMP_FMT "." SNAPFMT_PREFIX "%06llu.tmp"
 #define FINAL_FMT SNAPFMT_NAME_FMT
@@ -143,6 +144,8 @@ static int write_perf(struct snapwrite_job *job)
 		buildcache_add_process(job->opts->buildid_cache, &job->snap->proc);
 		for (i = 0; i < job->snap->nr_more; i++)
 			buildcache_add_process(job->opts->buildid_cache, &job->snap->more[i]);
+		if (snapwrite_vdso_saved(job->snap))
+			buildcache_add_vdso(job->opts->buildid_cache, job->snap->run.vdso);
 	}
 	return finish(job, fd, perfdata_write(fd, job->snap, job->opts->host), SNAPFMT_PERF_DATA);
 }
@@ -345,7 +348,35 @@ uint64_t snapwrite_estimate(const struct snapshot *snap, unsigned int bits, uint
 	for (i = 0; i < snapwrite_nr_formats; i++)
 		if (written & snapwrite_formats[i].bit)
 			bytes += snapwrite_formats[i].estimate(snap, staged, block);
+	/* the vDSO image: its bytes, in whole blocks */
+	if (snapwrite_vdso_saved(snap) && block)
+		bytes += (snap->run.vdso->len + block - 1) / block * block;
 	return bytes;
+}
+
+bool snapwrite_vdso_saved(const struct snapshot *snap)
+{
+	unsigned int i;
+
+	if (!snap->run.vdso || !snap->run.vdso->len)
+		return false;
+	if (snap->proc.vdso == SNAP_VDSO_NATIVE)
+		return true;
+	for (i = 0; i < snap->nr_more; i++)
+		if (snap->more[i].vdso == SNAP_VDSO_NATIVE)
+			return true;
+	return false;
+}
+
+/* The vDSO image, for every format: perf.data and trace.json alike. */
+static int write_vdso(struct snapwrite_job *job)
+{
+	const struct vdso_image *v = job->snap->run.vdso;
+	int fd = create(job, SNAPFMT_VDSO);
+
+	if (fd < 0)
+		return fd;
+	return finish(job, fd, fileout_write_all(fd, v->data, v->len, NULL), SNAPFMT_VDSO);
 }
 
 static int write_all(struct snapwrite_job *job, unsigned int formats)
@@ -356,6 +387,8 @@ static int write_all(struct snapwrite_job *job, unsigned int formats)
 	for (i = 0; i < snapwrite_nr_formats && !ret; i++)
 		if (written & snapwrite_formats[i].bit)
 			ret = snapwrite_formats[i].write(job);
+	if (!ret && snapwrite_vdso_saved(job->snap))
+		ret = write_vdso(job);
 	/* ptbpf.json's "files" says what is there, not what was asked */
 	if (!ret)
 		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json, written);

@@ -5,7 +5,8 @@
  *     OUT/.snapshot-NNNNNN.tmp/   built here, then renamed to
  *     OUT/snapshot-NNNNNN/        perf.data, ptbpf.json,
  *                                 trace.json, cpus/<id>.intelpt_trace,
- *                                 cpus/<id>.perf_context_switch_trace
+ *                                 cpus/<id>.perf_context_switch_trace,
+ *                                 vdso.so (the target's [vdso] image)
  *
  * A reader sees a snapshot directory only once it is complete. Files are
  * created with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, directories 0700, and
@@ -145,6 +146,13 @@ int snapwrite_list(int outfd, unsigned long long **ids, size_t *n);
  * Returns 0, or -errno (-ENOENT: no such snapshot).
  */
 int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes);
+
+/*
+ * Whether @snap is written with the vDSO image (SNAPFMT_VDSO): ptbpf has
+ * one (snap_run.vdso) and a process of the snapshot maps it (a 64-bit
+ * x86-64 one: snap_process.vdso); ptbpf.json says so then.
+ */
+bool snapwrite_vdso_saved(const struct snapshot *snap);
 
 /* Removes snapshot @id from @outfd. Returns 0 or -errno. */
 int snapwrite_remove(int outfd, unsigned long long id);

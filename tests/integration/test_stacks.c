@@ -313,11 +313,14 @@ static void readelf_id(const char *path, char *id, size_t len)
 	free(txt);
 }
 
-/* perf buildid-list: the program and libc, each with readelf's id. */
+/*
+ * perf buildid-list: the program, libc and the [vdso], each with readelf's
+ * id (the vDSO's of the vdso.so the snapshot holds).
+ */
 static void test_build_ids(void **state)
 {
 	char snap[300], cmd[500], id[64], want[64], path[400], *txt, *line, *save;
-	bool prog = false, libc = false;
+	bool prog = false, libc = false, vdso = false;
 	int st, n = 0;
 
 	need_root();
@@ -328,6 +331,11 @@ static void test_build_ids(void **state)
 	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%63s %399s", id, path) != 2)
 			continue;
+		/* the vDSO: the image the snapshot holds */
+		if (!strcmp(path, "[vdso]")) {
+			vdso = true;
+			snprintf(path, sizeof(path), "%s/vdso.so", snap);
+		}
 		readelf_id(path, want, sizeof(want));
 		if (strcmp(id, want))
 			fail_msg("%s: perf says %s, readelf %s", path, id, want);
@@ -336,7 +344,7 @@ static void test_build_ids(void **state)
 		n++;
 	}
 	print_message("%d build-ids, each as readelf -n has it\n", n);
-	assert_true(prog && libc);
+	assert_true(prog && libc && vdso);
 	free(txt);
 }
 

@@ -23,6 +23,7 @@
 #include "bundle.h"
 #include "snapwrite.h"
 #include "lldb_schema.h"
+#include "vdso.h"
 #include "perfrec.h"
 #include "testio.h"
 
@@ -171,6 +172,38 @@ static void test_trace_json_schema(void **state)
 	}
 }
 
+/*
+ * A [vdso] ptbpf saved the image of: a module of the schema's, its
+ * "file" the image in the bundle, loaded at the mapping's start.
+ */
+static void test_trace_json_vdso(void **state)
+{
+	struct fixture *fx = *state;
+	char py[128], js[128], lldb[128], cmd[512], want[64], *out;
+	struct vdso_image img = { .data = fx->sb, .len = sizeof(fx->sb) };
+	struct json j;
+
+	fx->snap.run.vdso = &img;
+	fx->snap.proc.vdso = SNAP_VDSO_NATIVE;
+	json_init_dyn(&j);
+	assert_int_equal(bundle_trace_json(&fx->snap, &j), 0);
+	snprintf(want, sizeof(want), "\"loadAddress\":\"0x%llx\"",
+		 (unsigned long long)fx->maps[NR_ODD - 1].start);
+	if (!strstr(j.buf, "{\"systemPath\":\"[vdso]\",\"file\":\"vdso.so\",") ||
+	    !strstr(j.buf, want))
+		fail_msg("no [vdso] module of vdso.so at %s in %s", want, j.buf);
+	snprintf(js, sizeof(js), "%s/trace.json", fx->dir);
+	save(js, j.buf, j.len);
+	json_free(&j);
+	assert_int_equal(lldb_schema_write(fx->dir, py, sizeof(py), lldb, sizeof(lldb)), 0);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s %s", py, js, lldb);
+	out = run_cmd(cmd);
+	snprintf(want, sizeof(want), ", \"[vdso]\"]\n");
+	assert_memory_equal(out, odd_expected, strlen(odd_expected) - 2);
+	assert_string_equal(out + strlen(odd_expected) - 2, want);
+	free(out);
+}
+
 static void test_trace_json_values(void **state)
 {
 	struct fixture *fx = *state;
@@ -290,8 +323,8 @@ static void test_invalid_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_trace_json_schema), T(test_trace_json_values), T(test_ptbpf_json),
-		T(test_switch_trace),	   T(test_invalid_args),
+		T(test_trace_json_schema), T(test_trace_json_vdso), T(test_trace_json_values),
+		T(test_ptbpf_json),	   T(test_switch_trace),    T(test_invalid_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
+#include "vdso.h"
 #include "perfdata.h"
 #include "recwrite.h"
 #include "procinfo.h"
@@ -451,10 +452,15 @@ static void test_all_features(void **state)
 		.build_id = fake_build_id,
 	};
 	struct fixture *fx = *state;
-	char cmd[512], *out;
+	char cmd[512], hex[2 * BUILDID_MAX + 1], *out;
+	struct vdso_image vdso;
 	int fd;
 
 	fill_sample(fx);
+	/* this process maps a [vdso]: its image is saved, and named */
+	assert_int_equal(fx->snap.proc.vdso, SNAP_VDSO_NATIVE);
+	assert_int_equal(vdso_image_read(NULL, &vdso), 0);
+	fx->snap.run.vdso = &vdso;
 	fx->snap.run.data_attr.use_clockid = 1;
 	fx->snap.run.data_attr.clockid = CLOCK_MONOTONIC;
 	fx->snap.run.sb_attr.use_clockid = 1;
@@ -486,6 +492,11 @@ static void test_all_features(void **state)
 	snprintf(cmd, sizeof(cmd), "perf buildid-list -i %s 2>/dev/null", fx->path);
 	out = run_cmd(cmd);
 	assert_non_null(strstr(out, "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 /"));
+	/* the vDSO once, by its own id, under perf's name for it */
+	buildid_hex(vdso.build_id, vdso.build_id_len, hex);
+	snprintf(cmd, sizeof(cmd), "%s [vdso]\n", hex);
+	if (!strstr(out, cmd))
+		fail_msg("no \"%s\" in:\n%s", cmd, out);
 	free(out);
 }
 

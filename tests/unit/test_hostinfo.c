@@ -4,6 +4,7 @@
  * made-up /proc and sysfs, and ELF build-ids (buildid.c) against readelf.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "buildcache.h"
+#include "vdso.h"
 #include "buildid.h"
 #include "hostinfo.h"
 
@@ -196,6 +198,41 @@ static void test_buildcache(void **state)
 	assert_int_equal(buildcache_add(dir, p, hex), -ENOENT);
 }
 
+/* The vDSO as perf record caches it: DIR/[vdso]/ID/vdso, its bytes. */
+static void test_buildcache_vdso(void **state)
+{
+	char dir[128], p[700], link[700], hex[41];
+	static char buf[65536];
+	struct vdso_image v;
+	ssize_t n;
+	int fd;
+
+	assert_int_equal(vdso_image_read(NULL, &v), 0);
+	/* the kernel links its vDSO with a SHA-1 build-id */
+	assert_int_equal(v.build_id_len, 20);
+	buildid_hex(v.build_id, v.build_id_len, hex);
+	snprintf(dir, sizeof(dir), "%s/cache", root);
+	assert_int_equal(buildcache_add_vdso(dir, &v), 0);
+	snprintf(p, sizeof(p), "%s/[vdso]/%s/vdso", dir, hex);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	assert_int_equal(n, v.len);
+	assert_memory_equal(buf, v.data, v.len);
+	snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	n = readlink(p, link, sizeof(link) - 1);
+	assert_true(n > 0);
+	link[n] = 0;
+	snprintf(p, sizeof(p), "../../[vdso]/%s", hex);
+	assert_string_equal(link, p);
+	/* again: already there, left alone */
+	assert_int_equal(buildcache_add_vdso(dir, &v), 0);
+	v.build_id_len = 0;
+	assert_int_equal(buildcache_add_vdso(dir, &v), -EINVAL);
+	assert_int_equal(buildcache_add_vdso(NULL, &v), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +241,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_build_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_build_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buildcache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buildcache_vdso, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

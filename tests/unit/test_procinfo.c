@@ -156,6 +156,7 @@ static void test_fake_tree(void **state)
 	assert_string_equal(pr.maps[1].path, "/usr/bin/fake prog");
 	assert_int_equal(pr.maps[1].pgoff, 0x1000);
 	assert_string_equal(pr.maps[2].path, "/lib/l\"q\".so");
+	assert_int_equal(pr.vdso, SNAP_VDSO_NONE); /* it maps none */
 	procinfo_free(&pr);
 	assert_int_equal(pr.nr_maps, 0);
 	assert_null(pr.maps);
@@ -183,6 +184,80 @@ static void test_fake_tree(void **state)
 	put(root, "123/maps", "this is not a mapping\n");
 	assert_int_equal(procinfo_read(root, 123, &pr), -EBADMSG);
 	assert_null(pr.maps);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* An ELF header of class @cls and machine @machine at @root/@rel. */
+static void put_elf(const char *root, const char *rel, unsigned char cls, __u16 machine)
+{
+	unsigned char h[64] = { 0x7f, 'E', 'L', 'F', 0, 1, 1 };
+	char p[PATH_MAX];
+	FILE *f;
+
+	h[4] = cls;
+	memcpy(h + 18, &machine, sizeof(machine));
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(h, 1, sizeof(h), f), sizeof(h));
+	fclose(f);
+}
+
+/*
+ * Whose [vdso] a process maps, by its executable's ELF header: a 64-bit
+ * x86-64 program's is ptbpf's own image, a 32-bit one's (or one whose
+ * executable can't be read) is not.
+ */
+static void test_vdso_abi(void **state)
+{
+	char root[] = "/tmp/ptbpf-procinfo-XXXXXX", p[PATH_MAX], cmd[PATH_MAX + 16];
+	struct snap_process pr;
+
+	assert_non_null(mkdtemp(root));
+	mk(root, "77");
+	mk(root, "77/task");
+	mk(root, "77/task/77");
+	put(root, "77/task/77/comm", "prog\n");
+	put(root, "77/comm", "prog\n");
+	put(root, "77/statm", "1234 200 100 2 0 300 0\n");
+	put(root, "77/maps",
+	    "400000-401000 r-xp 00000000 fd:01 1 /usr/bin/prog\n"
+	    "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n");
+	put_elf(root, "prog64", 2 /* ELFCLASS64 */, 62 /* EM_X86_64 */);
+	put_elf(root, "prog32", 1 /* ELFCLASS32 */, 3 /* EM_386 */);
+	snprintf(p, sizeof(p), "%s/77/exe", root);
+
+	snprintf(cmd, sizeof(cmd), "%s/prog64", root);
+	assert_int_equal(symlink(cmd, p), 0);
+	assert_int_equal(procinfo_read(root, 77, &pr), 0);
+	assert_int_equal(pr.vdso, SNAP_VDSO_NATIVE);
+	procinfo_free(&pr);
+
+	assert_int_equal(unlink(p), 0);
+	snprintf(cmd, sizeof(cmd), "%s/prog32", root);
+	assert_int_equal(symlink(cmd, p), 0);
+	assert_int_equal(procinfo_read(root, 77, &pr), 0);
+	assert_int_equal(pr.vdso, SNAP_VDSO_OTHER);
+	procinfo_free(&pr);
+
+	/* an executable that can't be read: not known to be ours */
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("/nonexistent/prog", p), 0);
+	assert_int_equal(procinfo_read(root, 77, &pr), 0);
+	assert_int_equal(pr.vdso, SNAP_VDSO_OTHER);
+	procinfo_free(&pr);
+
+	/* a zombie leader has no exe: a live thread's tells */
+	mk(root, "77/task/78");
+	put(root, "77/task/78/comm", "worker\n");
+	snprintf(p, sizeof(p), "%s/77/task/78/exe", root);
+	snprintf(cmd, sizeof(cmd), "%s/prog64", root);
+	assert_int_equal(symlink(cmd, p), 0);
+	assert_int_equal(procinfo_read(root, 77, &pr), 0);
+	assert_int_equal(pr.vdso, SNAP_VDSO_NATIVE);
+	procinfo_free(&pr);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
@@ -217,6 +292,8 @@ static void test_proc_self(void **state)
 		}
 	}
 	assert_true(code);
+	/* this test is a 64-bit x86-64 program: its [vdso] is ptbpf's */
+	assert_int_equal(pr.vdso, SNAP_VDSO_NATIVE);
 	procinfo_free(&pr);
 }
 
@@ -236,9 +313,8 @@ static void test_invalid_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_map),
-		cmocka_unit_test(test_fake_tree),
-		cmocka_unit_test(test_proc_self),
+		cmocka_unit_test(test_parse_map),    cmocka_unit_test(test_fake_tree),
+		cmocka_unit_test(test_vdso_abi),     cmocka_unit_test(test_proc_self),
 		cmocka_unit_test(test_invalid_args),
 	};
 

@@ -20,13 +20,16 @@
 
 #include "bundle.h"
 #include "snap.h"
+#include "snapfmt.h"
 #include "snapwrite.h"
+#include "vdso.h"
 
 struct fixture {
 	struct snapshot s;
 	struct snap_core cores[2];
 	struct snap_thread threads[2], more_threads[1];
-	struct snap_map maps[2];
+	struct snap_map maps[3];
+	struct vdso_image vdso;
 	struct snap_process more[1];
 	__u8 stack[8];
 };
@@ -114,13 +117,21 @@ static void fill(struct fixture *fx)
 					 .pgoff = 0x1000,
 					 .prot = PROT_READ | PROT_EXEC,
 					 .path = "/usr/lib/libc.so.6" };
+	fx->maps[2] = (struct snap_map){
+		.start = 0x7ffd1000, .len = 0x2000, .prot = PROT_READ | PROT_EXEC, .path = "[vdso]"
+	};
 	s->proc.maps = fx->maps;
-	s->proc.nr_maps = 2;
+	s->proc.nr_maps = 3;
+	/* the target's [vdso] is the image saved; the child's is not */
+	fx->vdso = (struct vdso_image){ .data = fx->stack, .len = 6752, .addr = 0x7ffd1000 };
+	s->run.vdso = &fx->vdso;
+	s->proc.vdso = SNAP_VDSO_NATIVE;
 	fx->more[0].pid = 2000;
 	strcpy(fx->more[0].comm, "child");
 	fx->more_threads[0] = (struct snap_thread){ 1003, "child-t" };
 	fx->more[0].threads = fx->more_threads;
 	fx->more[0].nr_threads = 1;
+	fx->more[0].vdso = SNAP_VDSO_OTHER;
 	s->more = fx->more;
 	s->nr_more = 1;
 }
@@ -206,6 +217,11 @@ static void test_ptbpf_json_round_trip(void **state)
 	assert_int_equal(pr->nr_threads, 2);
 	assert_int_equal(pr->threads[1].tid, 1001);
 	assert_string_equal(pr->threads[1].comm, "worker");
+	assert_true(d.vdso_saved);
+	assert_int_equal(d.vdso_bytes, 6752);
+	assert_string_equal(pr->vdso, SNAPFMT_VDSO);
+	/* read as the child, whose [vdso] is another ABI's: why, not the file */
+	assert_true(d.vdso[0] && strcmp(d.vdso, SNAPFMT_VDSO));
 	assert_int_equal(d.nr_followed, 1);
 	assert_int_equal(d.followed[0], 2000);
 	assert_string_equal(d.comm, "child");
@@ -237,6 +253,10 @@ static void test_trace_json_round_trip(void **state)
 	assert_int_equal(d.modules[0].load, 0x400000);
 	assert_string_equal(d.modules[1].path, "/usr/lib/libc.so.6");
 	assert_int_equal(d.modules[1].load, 0x7f0000000000);
+	/* the saved [vdso]: a range of the reader's, the image's to fill */
+	assert_int_equal(d.nr_ranges, 1);
+	assert_string_equal(d.ranges[0].name, "[vdso]");
+	assert_int_equal(d.ranges[0].start, 0x7ffd1000);
 	assert_int_equal(cpus.nr, 2);
 	assert_int_equal(cpus.cpu[1].cpu, 3);
 	assert_string_equal(cpus.cpu[1].ipt, "cpus/3.intelpt_trace");

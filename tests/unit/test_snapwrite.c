@@ -23,6 +23,7 @@
 #include "fileout.h"
 #include "snapwrite.h"
 #include "testio.h"
+#include "vdso.h"
 
 struct fixture {
 	char dir[64];
@@ -232,6 +233,62 @@ static void test_ipt_bytes_and_owner(void **state)
 	assert_int_equal(read(fd, buf, sizeof(buf)), sizeof(fx->pt));
 	assert_memory_equal(buf, fx->pt, sizeof(fx->pt));
 	close(fd);
+}
+
+/*
+ * The vDSO image: written as vdso.so (0600, new, its bytes) and named in
+ * ptbpf.json when a 64-bit target maps it, counted in the estimate; not
+ * for a 32-bit target, whose [vdso] ptbpf.json says is not saved.
+ */
+static void test_vdso_file(void **state)
+{
+	struct fixture *fx = *state;
+	char path[256], p[300], got[256], *json;
+	struct vdso_image img;
+	__u8 buf[16384];
+	size_t len;
+	uint64_t plain, with;
+	int fd;
+
+	assert_int_equal(vdso_image_read(NULL, &img), 0);
+	assert_true(img.len <= sizeof(buf));
+	fx->snap.run.backend = BACKEND_SAMPLE;
+	fx->core[0].trace_len = fx->core[1].trace_len = 0; /* no records */
+	fx->o.formats = SNAPWRITE_PERF;
+	plain = snapwrite_estimate(&fx->snap, fx->o.formats, 0, 4096);
+	fx->snap.run.vdso = &img;
+	fx->snap.proc.vdso = SNAP_VDSO_NATIVE;
+	with = snapwrite_estimate(&fx->snap, fx->o.formats, 0, 4096);
+	assert_int_equal(with - plain, (img.len + 4095) / 4096 * 4096);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path, sizeof(path), NULL, 0), 0);
+	listing(path, got, sizeof(got));
+	assert_string_equal(got, "perf.data ptbpf.json vdso.so");
+	assert_mode(path, "vdso.so", 0600, getuid());
+	snprintf(p, sizeof(p), "%s/vdso.so", path);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf)), img.len);
+	assert_memory_equal(buf, img.data, img.len);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/ptbpf.json", path);
+	json = read_whole(p, &len);
+	snprintf(got, sizeof(got), "\"vdso\":{\"file\":\"vdso.so\",\"bytes\":%zu}", img.len);
+	if (!strstr(json, got) || !strstr(json, "\"vdso\":\"vdso.so\""))
+		fail_msg("no %s in %s", got, json);
+	free(json);
+
+	/* a 32-bit target: its vDSO is not ptbpf's, none is written */
+	fx->snap.id++;
+	fx->snap.proc.vdso = SNAP_VDSO_OTHER;
+	assert_int_equal(snapwrite_estimate(&fx->snap, fx->o.formats, 0, 4096), plain);
+	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, path, sizeof(path), NULL, 0), 0);
+	listing(path, got, sizeof(got));
+	assert_string_equal(got, "perf.data ptbpf.json");
+	snprintf(p, sizeof(p), "%s/ptbpf.json", path);
+	json = read_whole(p, &len);
+	assert_null(strstr(json, "\"file\":\"vdso.so\""));
+	assert_non_null(strstr(json, "\"vdso\":\"not saved: "));
+	free(json);
 }
 
 /* An existing snapshot or temp dir is never overwritten or removed. */
@@ -524,6 +581,7 @@ int main(void)
 		T(test_vanished_dir),	  T(test_list_remove),
 		T(test_swapped_dir),	  T(test_invalid_args),
 		T(test_short_writes),	  T(test_folded_counts),
+		T(test_vdso_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

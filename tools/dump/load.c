@@ -144,6 +144,32 @@ static void load_perf(struct load_ctx *x, struct dump_snap *s)
 	s->perf_mapped = true; /* perf_buf is buf now */
 }
 
+/*
+ * The vDSO image ptbpf.json says the snapshot holds: a regular file of the
+ * size it says, else reported, and the [vdso] stays a bare range.
+ */
+static void find_vdso(struct load_ctx *x, struct dump_snap *s)
+{
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	if (!s->vdso_saved || !join(x, s, SNAPFMT_VDSO))
+		return;
+	ret = snap_map_file(x->path, SNAP_JSON_MAX, &buf, &len);
+	if (ret) {
+		snap_error(x->log, x->path, -1, "%s", snap_file_error(ret));
+		return;
+	}
+	snap_unmap_file(buf, len);
+	if (len != s->vdso_bytes) {
+		snap_error(x->log, x->path, -1, "ptbpf.json says %llu bytes, found %zu",
+			   (unsigned long long)s->vdso_bytes, len);
+		return;
+	}
+	s->vdso_path = strdup(x->path);
+}
+
 /* What ptbpf.json promised and the trace files did not deliver. */
 static void check_cores(struct load_ctx *x, struct dump_snap *s)
 {
@@ -181,6 +207,7 @@ int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log)
 		free(x);
 		return -ENOENT;
 	}
+	find_vdso(x, s);
 	load_perf(x, s);
 	if (dump_backend(s->backend)->aux && !load_json(x, s, SNAPFMT_TRACE_JSON, true) &&
 	    !s->has_perf)

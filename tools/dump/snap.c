@@ -339,7 +339,33 @@ static void meta_process(struct dump_snap *s, const struct json_object *root, co
 		return;
 	need_str(p, SNAPKEY_PROC_COMM, pr->comm, sizeof(pr->comm), file, SNAPKEY_PROCESS ".", log,
 		 false);
+	if (jsondoc_has(p, SNAPKEY_PROC_VDSO))
+		need_str(p, SNAPKEY_PROC_VDSO, pr->vdso, sizeof(pr->vdso), file,
+			 SNAPKEY_PROCESS ".", log, false);
 	meta_threads(pr, p, file, SNAPKEY_PROCESS ".", log);
+}
+
+/*
+ * "vdso": the snapshot holds the image, always under its one name (no
+ * path from the file is opened); load.c finds it and checks its size.
+ */
+static void meta_vdso(struct dump_snap *s, const struct json_object *root, const char *file,
+		      struct dump_log *log)
+{
+	const struct json_object *v = jsondoc_get(root, SNAPKEY_VDSO);
+	const char *name;
+
+	if (!jsondoc_has(root, SNAPKEY_VDSO))
+		return;
+	if (jsondoc_type(v) != JSONDOC_OBJECT || jsondoc_get_str(v, SNAPKEY_VDSO_FILE, &name) ||
+	    strcmp(name, SNAPFMT_VDSO) || jsondoc_get_u64(v, SNAPKEY_VDSO_BYTES, &s->vdso_bytes)) {
+		snap_error(log, file, -1,
+			   SNAPKEY_VDSO ": needs \"" SNAPKEY_VDSO_FILE "\": \"" SNAPFMT_VDSO
+					"\" and a number \"" SNAPKEY_VDSO_BYTES "\"");
+		s->vdso_bytes = 0;
+		return;
+	}
+	s->vdso_saved = true;
 }
 
 /*
@@ -373,6 +399,9 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 			snprintf(at, sizeof(at), SNAPKEY_FOLLOWED "[pid %u].", pr->pid);
 			need_str(o, SNAPKEY_PROC_COMM, pr->comm, sizeof(pr->comm), file, at, log,
 				 false);
+			if (jsondoc_has(o, SNAPKEY_PROC_VDSO))
+				need_str(o, SNAPKEY_PROC_VDSO, pr->vdso, sizeof(pr->vdso), file, at,
+					 log, false);
 			meta_threads(pr, o, file, at, log);
 		}
 	}
@@ -423,9 +452,11 @@ void snap_read_as(struct dump_snap *s, uint32_t pid)
 	s->threads = NULL;
 	s->modules = NULL;
 	s->ranges = NULL;
+	s->vdso = "";
 	s->nr_threads = s->nr_modules = s->nr_ranges = 0;
 	if (!pr)
 		return;
+	s->vdso = pr->vdso;
 	memcpy(s->comm, pr->comm, sizeof(s->comm));
 	s->threads = pr->threads;
 	s->nr_threads = pr->nr_threads;
@@ -586,9 +617,28 @@ int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len, const char
 	meta_cpu(s, root, file, log);
 	meta_process(s, root, file, log);
 	meta_followed(s, root, file, log);
+	meta_vdso(s, root, file, log);
 	snap_read_as(s, s->pid);
 	jsondoc_free(root);
 	return 0;
+}
+
+/* A "[name]" module of trace.json: a range of @pr, unless it has one so named. */
+static void trace_range(struct dump_proc *pr, const char *name, uint64_t start)
+{
+	struct dump_range *rg;
+	unsigned int i;
+
+	for (i = 0; i < pr->nr_ranges; i++)
+		if (!strcmp(pr->ranges[i].name, name))
+			return;
+	rg = reallocarray(pr->ranges, pr->nr_ranges + 1, sizeof(*rg));
+	if (!rg)
+		return;
+	pr->ranges = rg;
+	rg = &pr->ranges[pr->nr_ranges++];
+	rg->start = rg->end = start;
+	snprintf(rg->name, sizeof(rg->name), "%s", name);
 }
 
 static void trace_modules(struct dump_snap *s, const struct json_object *proc, const char *file,
@@ -623,6 +673,12 @@ static void trace_modules(struct dump_snap *s, const struct json_object *proc, c
 				   "[%zu]: needs a string \"" SNAPKEY_LLDB_SYSTEM_PATH
 				   "\" and a \"0x...\" " SNAPKEY_LLDB_LOAD_ADDRESS,
 				   i);
+			continue;
+		}
+		/* [vdso]: no file of the system; the range perf.data has, or
+		 * one the image the snapshot holds gives the length of */
+		if (path[0] == '[') {
+			trace_range(pr, path, out[pr->nr_modules].load);
 			continue;
 		}
 		out[pr->nr_modules].path = strdup(path);
@@ -774,6 +830,7 @@ void snap_free(struct dump_snap *s)
 	free(s->procs);
 	free(s->cores);
 	free(s->followed);
+	free(s->vdso_path);
 	if (s->perf_mapped)
 		snap_unmap_file(s->perf_buf, s->perf_len);
 	else

@@ -125,6 +125,12 @@ struct dump_proc {
 	unsigned int nr_modules;
 	struct dump_range *ranges;
 	unsigned int nr_ranges;
+	/*
+	 * ptbpf.json's word on its [vdso]: SNAPFMT_VDSO when the snapshot's
+	 * image is it, else why none is (a 32-bit program's); "": nothing said
+	 * (no [vdso], or an older ptbpf).
+	 */
+	char vdso[96];
 };
 
 struct dump_snap {
@@ -183,6 +189,16 @@ struct dump_snap {
 	struct dump_module *modules;
 	unsigned int nr_ranges;
 	struct dump_range *ranges;
+	const char *vdso; /* its dump_proc's vdso; "" when none */
+	/*
+	 * The vDSO image the snapshot holds (SNAPFMT_VDSO), for the [vdso] of
+	 * each process whose it is: ptbpf.json's "vdso" says it is there and
+	 * its size (vdso_saved); vdso_path is set once the file was found so
+	 * (NULL: none, as in older snapshots).
+	 */
+	bool vdso_saved;
+	uint64_t vdso_bytes;
+	char *vdso_path;
 	/*
 	 * A fatal snapshot's crash record: perf.data's sample of the crash
 	 * event (registers and stack at the fault), and ptbpf.json's facts

@@ -337,6 +337,12 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 	textesc_fputs(s->comm, out);
 	fputs(")\n", out);
 	text_trigger(out, s);
+	/* a [vdso] the snapshot has no image of: frames there stay unnamed */
+	if (s->vdso && s->vdso[0] && strcmp(s->vdso, SNAPFMT_VDSO)) {
+		fputs("  [vdso]: ", out);
+		textesc_fputs(s->vdso, out);
+		fputc('\n', out);
+	}
 	/* what a crash is read for first: how it got there */
 	ret = backtrace_text(out, s, tab);
 	if (ret)

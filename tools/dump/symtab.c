@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "snapfmt.h"
 #include "symtab.h"
 #include "textesc.h"
 #include "fmtnum.h"
@@ -302,11 +303,51 @@ static void free_one(struct dump_elf *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* [vdso] and [uprobes]: modules without a file or a symbol */
-static int add_ranges(struct dump_symtab *tab, const struct dump_snap *s)
+/*
+ * A [vdso] whose image the snapshot holds: a module of that file loaded
+ * at the range's start (the image's addresses count from its load
+ * address), shown as "[vdso]". Returns 1 when it is not one (or the file
+ * does not load: reported, the range stays a range), 0 or -ENOMEM.
+ */
+static int vdso_module(struct dump_elf *m, const struct dump_snap *s, const struct dump_range *rg,
+		       struct pt_image *image, struct pt_image_section_cache *iscache,
+		       struct dump_log *log)
+{
+	struct dump_module mod;
+	int ret;
+
+	if (!s->vdso_path || !s->vdso || strcmp(s->vdso, SNAPFMT_VDSO) ||
+	    strcmp(rg->name, "[vdso]"))
+		return 1;
+	mod.path = s->vdso_path;
+	mod.load = rg->start;
+	ret = load_one(m, &mod, image, iscache, log);
+	if (!ret && m->lo != rg->start) {
+		snap_error(log, s->vdso_path, -1, "module: not loaded at its start, 0x%" PRIx64,
+			   rg->start);
+		ret = -EBADMSG;
+	}
+	if (!ret) {
+		free(m->shown);
+		m->shown = strdup(rg->name);
+		if (!m->shown)
+			ret = -ENOMEM;
+		/* a range read from trace.json has no length: the image's */
+		if (rg->end > m->hi)
+			m->hi = rg->end;
+	}
+	if (ret)
+		free_one(m);
+	return ret == -ENOMEM ? ret : ret ? 1 : 0;
+}
+
+/* [vdso] and [uprobes]: modules without a file or a symbol, but a saved [vdso] */
+static int add_ranges(struct dump_symtab *tab, const struct dump_snap *s, struct pt_image *image,
+		      struct dump_log *log)
 {
 	struct dump_elf *m;
 	unsigned int i;
+	int ret;
 
 	if (!s->nr_ranges)
 		return 0;
@@ -317,6 +358,13 @@ static int add_ranges(struct dump_symtab *tab, const struct dump_snap *s)
 	for (i = 0; i < s->nr_ranges; i++) {
 		m = &tab->mods[tab->nr];
 		memset(m, 0, sizeof(*m));
+		ret = vdso_module(m, s, &s->ranges[i], image, tab->iscache, log);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			tab->nr++;
+			continue;
+		}
 		m->path = strdup(s->ranges[i].name);
 		/* shown as it is: the reader made the name, "[...]" */
 		m->shown = strdup(s->ranges[i].name);
@@ -362,7 +410,7 @@ int symtab_load(struct dump_symtab *tab, const struct dump_snap *s, struct pt_im
 		else
 			tab->nr++;
 	}
-	return add_ranges(tab, s);
+	return add_ranges(tab, s, image, log);
 }
 
 void symtab_free(struct dump_symtab *tab)

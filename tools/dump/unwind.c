@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "snapfmt.h"
 #include "unwind.h"
 
 /* perf_event_x86_regs numbers (asm/perf_regs.h) */
@@ -117,6 +118,26 @@ static bool is_exec(const char *path)
 	return ret;
 }
 
+/*
+ * The [vdso] of @pr's process when the snapshot's image backs it: a module
+ * of that file at the range's start, so its CFI unwinds out of it.
+ */
+static bool vdso_of(const struct dump_snap *s, const char *word, const struct dump_range *ranges,
+		    unsigned int nr, struct dump_module *out)
+{
+	unsigned int i;
+
+	if (!s->vdso_path || !word || strcmp(word, SNAPFMT_VDSO))
+		return false;
+	for (i = 0; i < nr; i++)
+		if (!strcmp(ranges[i].name, "[vdso]")) {
+			out->path = s->vdso_path;
+			out->load = ranges[i].start;
+			return true;
+		}
+	return false;
+}
+
 static int open_modules(struct dump_unwind **up, const struct dump_module *mods,
 			unsigned int nr_mods, uint32_t pid, const struct dump_symtab *tab)
 {
@@ -154,7 +175,20 @@ static int open_modules(struct dump_unwind **up, const struct dump_module *mods,
 
 int unwind_open(struct dump_unwind **up, const struct dump_snap *s, const struct dump_symtab *tab)
 {
-	return open_modules(up, s->modules, s->nr_modules, s->pid, tab);
+	struct dump_module *mods;
+	int ret;
+
+	mods = calloc(s->nr_modules + 1, sizeof(*mods));
+	if (!mods)
+		return -ENOMEM;
+	if (s->nr_modules)
+		memcpy(mods, s->modules, s->nr_modules * sizeof(*mods));
+	ret = open_modules(up, mods,
+			   s->nr_modules + vdso_of(s, s->vdso, s->ranges, s->nr_ranges,
+						   &mods[s->nr_modules]),
+			   s->pid, tab);
+	free(mods);
+	return ret;
 }
 
 /* One process's modules, and its unwinder once opened. */
@@ -177,18 +211,26 @@ struct dump_uwctx *unwind_ctx_new(void)
 	return calloc(1, sizeof(struct dump_uwctx));
 }
 
-static int copy_proc(struct uwproc *p, const struct dump_proc *pr)
+static int copy_proc(struct uwproc *p, const struct dump_snap *s, const struct dump_proc *pr)
 {
+	struct dump_module vdso;
 	unsigned int i;
 
 	p->pid = pr->pid;
-	p->mods = calloc(pr->nr_modules ? pr->nr_modules : 1, sizeof(*p->mods));
+	p->mods = calloc(pr->nr_modules + 1, sizeof(*p->mods));
 	if (!p->mods)
 		return -ENOMEM;
 	for (i = 0; i < pr->nr_modules; i++) {
 		p->mods[i].load = pr->modules[i].load;
 		p->mods[i].path = strdup(pr->modules[i].path);
 		if (!p->mods[i].path)
+			return -ENOMEM;
+		p->nr++;
+	}
+	if (vdso_of(s, pr->vdso, pr->ranges, pr->nr_ranges, &vdso)) {
+		p->mods[p->nr].load = vdso.load;
+		p->mods[p->nr].path = strdup(vdso.path);
+		if (!p->mods[p->nr].path)
 			return -ENOMEM;
 		p->nr++;
 	}
@@ -208,7 +250,7 @@ int unwind_ctx_modules(struct dump_uwctx *c, const struct dump_snap *s)
 		return -ENOMEM;
 	/* each process's samples unwind through its own modules */
 	for (i = 0; i < s->nr_procs; i++) {
-		ret = copy_proc(&c->procs[c->nr++], &s->procs[i]);
+		ret = copy_proc(&c->procs[c->nr++], s, &s->procs[i]);
 		if (ret)
 			return ret;
 	}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,6 +71,27 @@ int buildid_read(const char *path, __u8 *id, size_t *len)
 	rc = e && elf_kind(e) == ELF_K_ELF ? scan(e, id, len) : -ENOEXEC;
 	elf_end(e);
 	close(fd);
+	return rc;
+}
+
+int buildid_mem(const void *buf, size_t size, __u8 *id, size_t *len)
+{
+	char *copy;
+	int rc;
+	Elf *e;
+
+	if (!buf || !id || !len)
+		return -EINVAL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, size);
+	e = elf_memory(copy, size);
+	rc = e && elf_kind(e) == ELF_K_ELF ? scan(e, id, len) : -ENOEXEC;
+	elf_end(e);
+	free(copy);
 	return rc;
 }
 

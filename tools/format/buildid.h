@@ -25,6 +25,13 @@
  */
 int buildid_read(const char *path, __u8 *id, size_t *len);
 
+/*
+ * As buildid_read(), of the ELF image of @size bytes at @buf (read only:
+ * a copy is parsed, so @buf may be read-only memory).
+ * Returns -ENOMEM when the copy can't be made.
+ */
+int buildid_mem(const void *buf, size_t size, __u8 *id, size_t *len);
+
 /* Writes @id (@len bytes) as lower-case hex into @buf (2 * @len + 1). */
 void buildid_hex(const __u8 *id, size_t len, char *buf);
 

@@ -23,6 +23,8 @@
 #define SNAPFMT_CPUS_DIR "cpus"
 #define SNAPFMT_IPT_SUFFIX "intelpt_trace"
 #define SNAPFMT_SWITCH_SUFFIX "perf_context_switch_trace"
+/* the image of the target's [vdso] (an ELF shared object), when saved */
+#define SNAPFMT_VDSO "vdso.so"
 
 /*
  * Returns the id of the snapshot directory named @name: SNAPFMT_PREFIX and

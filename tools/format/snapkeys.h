@@ -82,12 +82,19 @@
 #define SNAPKEY_AUX_PARTIAL "partial"
 #define SNAPKEY_AUX_RECORDS_LOST "records_lost"
 
+/* "vdso": the vDSO image saved as SNAPFMT_VDSO; absent when none was */
+#define SNAPKEY_VDSO "vdso"
+#define SNAPKEY_VDSO_FILE "file"
+#define SNAPKEY_VDSO_BYTES "bytes"
+
 /* "process" (the target) and "followed" (--follow): process objects */
 #define SNAPKEY_PROCESS "process"
 #define SNAPKEY_FOLLOWED "followed"
 #define SNAPKEY_PROC_PID "pid"
 #define SNAPKEY_PROC_COMM "comm"
 #define SNAPKEY_PROC_THREADS "threads"
+/* what backs its [vdso]: SNAPFMT_VDSO, or why nothing does; absent: none */
+#define SNAPKEY_PROC_VDSO "vdso"
 #define SNAPKEY_THREAD_TID "tid"
 #define SNAPKEY_THREAD_COMM "comm"
 
@@ -95,6 +102,7 @@
 #define SNAPKEY_LLDB_PROCESSES "processes"
 #define SNAPKEY_LLDB_MODULES "modules"
 #define SNAPKEY_LLDB_SYSTEM_PATH "systemPath"
+#define SNAPKEY_LLDB_FILE "file" /* a module's copy in the bundle */
 #define SNAPKEY_LLDB_LOAD_ADDRESS "loadAddress"
 #define SNAPKEY_LLDB_CPUS "cpus"
 #define SNAPKEY_LLDB_CPU_ID "id"
