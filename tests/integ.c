@@ -285,14 +285,37 @@ char *slurp(const char *path)
 	return buf;
 }
 
-int count_events(const char *dir, const char *name)
+void whole_lines(char *buf)
 {
-	char path[PATH_MAX + 32], pat[64], *buf, *p;
-	int n = 0;
+	char *nl = buf ? strrchr(buf, '\n') : NULL;
+
+	if (nl)
+		nl[1] = '\0';
+	else if (buf)
+		buf[0] = '\0';
+}
+
+/*
+ * events.jsonl's whole lines: a line ptbpf is writing may be seen in part
+ * (the kernel grows the file a page at a time within one write).
+ */
+static char *slurp_events(const char *dir)
+{
+	char path[PATH_MAX + 32], *buf;
 
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
-	snprintf(pat, sizeof(pat), "{\"event\":\"%s\"", name);
 	buf = slurp(path);
+	whole_lines(buf);
+	return buf;
+}
+
+int count_events(const char *dir, const char *name)
+{
+	char pat[64], *buf, *p;
+	int n = 0;
+
+	snprintf(pat, sizeof(pat), "{\"event\":\"%s\"", name);
+	buf = slurp_events(dir);
 	if (!buf)
 		return 0;
 	for (p = buf; (p = strstr(p, pat)); p++)
@@ -315,11 +338,10 @@ int wait_events(const char *dir, const char *name, int n, double timeout_s)
 
 char *event_sequence(const char *dir, const char *skip)
 {
-	char path[PATH_MAX + 32], *buf, *line, *save, *out;
+	char *buf, *line, *save, *out;
 	size_t len = 0;
 
-	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
-	buf = slurp(path);
+	buf = slurp_events(dir);
 	if (!buf)
 		return strdup("");
 	out = calloc(1, strlen(buf) + 1);
@@ -344,13 +366,12 @@ char *event_sequence(const char *dir, const char *skip)
 
 long long event_field(const char *dir, const char *name, int nth, const char *key)
 {
-	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q;
+	char pat[64], kpat[64], *buf, *p, *q;
 	long long v = -1;
 
-	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
 	snprintf(pat, sizeof(pat), "{\"event\":\"%s\"", name);
 	snprintf(kpat, sizeof(kpat), "\"%s\":", key);
-	buf = slurp(path);
+	buf = slurp_events(dir);
 	if (!buf)
 		return -1;
 	for (p = buf; (p = strstr(p, pat)); p++) {
@@ -367,13 +388,12 @@ long long event_field(const char *dir, const char *name, int nth, const char *ke
 
 int event_str(const char *dir, const char *name, int nth, const char *key, char *out, size_t len)
 {
-	char path[PATH_MAX + 32], pat[64], kpat[64], *buf, *p, *q, *nl;
+	char pat[64], kpat[64], *buf, *p, *q, *nl;
 	int ret = -1;
 
-	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
 	snprintf(pat, sizeof(pat), "{\"event\":\"%s\"", name);
 	snprintf(kpat, sizeof(kpat), "\"%s\":\"", key);
-	buf = slurp(path);
+	buf = slurp_events(dir);
 	if (!buf)
 		return -1;
 	out[0] = 0;

@@ -98,6 +98,9 @@ long samples_with(const char *out, pid_t pid, const char *text);
 /* The whole of a file, NUL-terminated (malloc'd), or NULL. */
 char *slurp(const char *path);
 
+/* Cuts @buf after its last whole line (a line being written is not one yet). */
+void whole_lines(char *buf);
+
 /* Number of lines of @dir/events.jsonl whose "event" is @name. */
 int count_events(const char *dir, const char *name);
 

@@ -119,6 +119,7 @@ static char *event_line(const char *dir, const char *name, const char *with, int
 	buf = slurp(path);
 	if (!buf)
 		return NULL;
+	whole_lines(buf);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (!strncmp(line, pat, strlen(pat)) && (!with || strstr(line, with)) &&
 		    nth-- == 0) {
@@ -323,6 +324,8 @@ static char *recent_events(const char *dir)
 	old = slurp(path);
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
 	cur = slurp(path);
+	whole_lines(old);
+	whole_lines(cur);
 	if (asprintf(&both, "%s%s", old ? old : "", cur ? cur : "") < 0)
 		both = NULL;
 	free(old);

@@ -260,7 +260,7 @@ static void test_stops_give_snapshots(void **state)
 	long long *stop_ts, *pause_ts, *res_ts, *res_lat, *snap_id, *trig_ts;
 	char dir[700], path[700], cmd[800], *seq, *rep;
 	const int N = 5;
-	int i, funcs = 0, calls = 0;
+	int i, funcs = 0, calls = 0, hashes = 0;
 
 	need_root();
 	start(f, opts, targv, true);
@@ -339,14 +339,20 @@ static void test_stops_give_snapshots(void **state)
 		free(rep);
 		rep = run_out(cmd, NULL);
 		/*
-		 * hash is most of demo's time: in every snapshot; serve and
-		 * parse_request a few % each, so counted over all of them (a
-		 * budget-lowered rate takes few samples a snapshot)
+		 * hash is most of demo's time: in every snapshot with a fair
+		 * number of the target's samples, and in one at least; serve
+		 * and parse_request a few % each, so counted over all of them
+		 * (a rate the budget lowered on a loaded machine takes few
+		 * samples a snapshot)
 		 */
-		assert_non_null(strstr(rep, "[.] hash"));
+		if (mine >= 20 && !strstr(rep, "[.] hash"))
+			fail_msg("snapshot %d: %zu samples of the target, none in hash:\n%s", i + 1,
+				 mine, rep);
+		hashes += !!strstr(rep, "[.] hash");
 		funcs += !!strstr(rep, "[.] serve");
 		calls += !!strstr(rep, "[.] parse_request");
 	}
+	assert_true(hashes > 0);
 	assert_true(funcs > 0);
 	assert_true(calls > 0);
 	print_message("perf report of snapshot %d, the target's lines:\n%s", N, rep);
