@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buildcache.h"
+#include "fileout.h"
 #include "vdso.h"
 #include "buildid.h"
 
@@ -45,30 +46,25 @@ static int mkdir_p(char *path)
 	return 0;
 }
 
-static int copy_file(const char *from, const char *to)
+/* Opens @to's temporary name (its path into @tmp), for tmp_publish(). */
+static int tmp_open(const char *to, char *tmp, size_t len)
 {
-	char tmp[PATH_MAX + 8], buf[65536];
-	int in, out, rc = 0;
-	ssize_t n;
+	int fd;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", to) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, len, "%s.tmp", to) >= len)
 		return -ENAMETOOLONG;
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (out < 0) {
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Closes @fd and, when @rc is 0, renames @tmp to @to: renamed only when
+ * whole, a reader never sees half an object. Returns @rc or the -errno.
+ */
+static int tmp_publish(int fd, const char *tmp, const char *to, int rc)
+{
+	if (close(fd) && !rc)
 		rc = -errno;
-		close(in);
-		return rc;
-	}
-	while (!rc && (n = read(in, buf, sizeof(buf))) != 0)
-		if (n < 0 || write(out, buf, (size_t)n) != n)
-			rc = n < 0 ? -errno : -EIO;
-	if (close(out) && !rc)
-		rc = -errno;
-	close(in);
-	/* renamed only when whole: a reader never sees half an object */
 	if (!rc && rename(tmp, to))
 		rc = -errno;
 	if (rc)
@@ -76,26 +72,35 @@ static int copy_file(const char *from, const char *to)
 	return rc;
 }
 
+static int copy_file(const char *from, const char *to)
+{
+	char tmp[PATH_MAX + 8], buf[65536];
+	int in, out, rc = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = tmp_open(to, tmp, sizeof(tmp));
+	if (out < 0) {
+		close(in);
+		return out;
+	}
+	while (!rc && (n = read(in, buf, sizeof(buf))) != 0)
+		rc = n < 0 ? -errno : fileout_write_all(out, buf, (size_t)n, NULL);
+	close(in);
+	return tmp_publish(out, tmp, to, rc);
+}
+
 /* Writes @len bytes at @buf as @to, whole or not at all (as copy_file). */
 static int write_file(const void *buf, size_t len, const char *to)
 {
 	char tmp[PATH_MAX + 8];
-	int out, rc = 0;
+	int out = tmp_open(to, tmp, sizeof(tmp));
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", to) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out < 0)
-		return -errno;
-	if (write(out, buf, len) != (ssize_t)len)
-		rc = -EIO;
-	if (close(out) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, to))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
+		return out;
+	return tmp_publish(out, tmp, to, fileout_write_all(out, buf, len, NULL));
 }
 
 /*

@@ -325,6 +325,16 @@ static void meta_threads(struct dump_proc *pr, const struct json_object *p, cons
 	}
 }
 
+/* A process object's name, its [vdso]'s word (when said) and its threads; @at names it. */
+static void meta_proc(struct dump_proc *pr, const struct json_object *o, const char *file,
+		      const char *at, struct dump_log *log)
+{
+	need_str(o, SNAPKEY_PROC_COMM, pr->comm, sizeof(pr->comm), file, at, log, false);
+	if (jsondoc_has(o, SNAPKEY_PROC_VDSO))
+		need_str(o, SNAPKEY_PROC_VDSO, pr->vdso, sizeof(pr->vdso), file, at, log, false);
+	meta_threads(pr, o, file, at, log);
+}
+
 static void meta_process(struct dump_snap *s, const struct json_object *root, const char *file,
 			 struct dump_log *log)
 {
@@ -337,12 +347,7 @@ static void meta_process(struct dump_snap *s, const struct json_object *root, co
 	pr = snap_proc_get(s, s->pid);
 	if (!pr)
 		return;
-	need_str(p, SNAPKEY_PROC_COMM, pr->comm, sizeof(pr->comm), file, SNAPKEY_PROCESS ".", log,
-		 false);
-	if (jsondoc_has(p, SNAPKEY_PROC_VDSO))
-		need_str(p, SNAPKEY_PROC_VDSO, pr->vdso, sizeof(pr->vdso), file,
-			 SNAPKEY_PROCESS ".", log, false);
-	meta_threads(pr, p, file, SNAPKEY_PROCESS ".", log);
+	meta_proc(pr, p, file, SNAPKEY_PROCESS ".", log);
 }
 
 /*
@@ -397,12 +402,7 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 				return;
 			s->followed[s->nr_followed++] = (uint32_t)pid;
 			snprintf(at, sizeof(at), SNAPKEY_FOLLOWED "[pid %u].", pr->pid);
-			need_str(o, SNAPKEY_PROC_COMM, pr->comm, sizeof(pr->comm), file, at, log,
-				 false);
-			if (jsondoc_has(o, SNAPKEY_PROC_VDSO))
-				need_str(o, SNAPKEY_PROC_VDSO, pr->vdso, sizeof(pr->vdso), file, at,
-					 log, false);
-			meta_threads(pr, o, file, at, log);
+			meta_proc(pr, o, file, at, log);
 		}
 	}
 	if (jsondoc_get_u64(root, SNAPKEY_TRIGGER_PID, &trig) || !trig || trig > UINT32_MAX)
