@@ -622,6 +622,49 @@ static void test_timeline_perfetto(void **state)
 }
 
 /*
+ * A call's name is known by its address while the snapshot's table lives:
+ * the next snapshot's table may hold another name at the same address
+ * (the last one freed), and that slice is named by its own text.
+ */
+static void test_timeline_call_names(void **state)
+{
+	struct fixture *fx = *state;
+	struct tl_track t = { TL_THREAD, 4242, 4243 };
+	char name[16], pf[160], cmd[1024], *o;
+	struct tl_writer w;
+	FILE *f;
+
+	snprintf(pf, sizeof(pf), "%s/calls.pftrace", fx->dir);
+	f = fopen(pf, "w");
+	assert_non_null(f);
+	assert_int_equal(tlpf_open(&w, f), 0);
+	w.ops->thread(&w, 4242, 4243, "worker");
+	w.ops->sequence(&w, 1);
+	strcpy(name, "alpha");
+	w.ops->begin_call(&w, &t, 1000, name);
+	w.ops->end_slice(&w, &t, 2000, NULL);
+	w.ops->begin_call(&w, &t, 3000, name);
+	w.ops->end_slice(&w, &t, 4000, NULL);
+	w.names_epoch++; /* a new snapshot: its table's names */
+	strcpy(name, "beta");
+	w.ops->begin_call(&w, &t, 5000, name);
+	w.ops->end_slice(&w, &t, 6000, NULL);
+	assert_int_equal(w.ops->end(&w), 0);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --decode=perfetto.protos.Trace -Itests tests/perfetto_trace.proto "
+		 "<%s >%s.txt && python3 tests/pf_check.py %s.txt --json %s.json && "
+		 "python3 -c 'import json,sys; print(\" \".join(e[\"name\"] for e in "
+		 "json.load(open(sys.argv[1]))[\"traceEvents\"] if e[\"ph\"] == \"B\"))' "
+		 "%s.json 2>&1",
+		 pf, pf, pf, pf, pf);
+	o = run_cmd(cmd);
+	assert_string_equal(o, "packets 9 tracks 2 slices 3 maxdepth 1 instants 0 counters 0 "
+			       "clocks 0\nalpha alpha beta\n");
+	free(o);
+}
+
+/*
  * Garbage between the runs: the packet listing says where and why, and
  * picks up at the second PSB; --insn shows the error in place and still
  * decodes the second run; both name the file and offset on stderr.
@@ -858,6 +901,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summary_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_perfetto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_call_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_resyncs, setup, teardown),
 	};
 

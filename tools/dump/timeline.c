@@ -215,8 +215,13 @@ static void tl_run(void *ctx, const struct dump_insn_at *at, const struct dump_i
 		/* each call opens a slice, in the order of the flow: calls
 		 * within one timing packet share a timestamp and still nest */
 		if (!r->depth || r->after_call) {
-			r->w->ops->begin_slice(r->w, &r->t, at->time,
-					       callee(r, in->ip, buf, sizeof(buf)), NULL, 0);
+			const char *name = callee(r, in->ip, buf, sizeof(buf));
+
+			/* the table's names stay while this snapshot is drawn */
+			if (name != buf)
+				r->w->ops->begin_call(r->w, &r->t, at->time, name);
+			else
+				r->w->ops->begin_slice(r->w, &r->t, at->time, name, NULL, 0);
 			r->depth++;
 		}
 		r->after_call = in->iclass == ptic_call || in->iclass == ptic_far_call;
@@ -517,6 +522,8 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_i
 	if (!tl || !tl->begun || !s || !log || (dump_backend(s->backend)->aux && !image))
 		return -EINVAL;
 	w = &tl->w;
+	/* the names of the last snapshot's table are gone */
+	w->names_epoch++;
 	ret = procs_load(&ps, s);
 	if (ret) {
 		procs_free(&ps);

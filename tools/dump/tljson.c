@@ -267,6 +267,12 @@ static void jbegin_slice(struct tl_writer *w, const struct tl_track *t, uint64_t
 		fast_event(w, 'B', t, ns, name ? name : "");
 }
 
+static void jbegin_call(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
+			const char *name)
+{
+	fast_event(w, 'B', t, ns, name);
+}
+
 static void jend_slice(struct tl_writer *w, const struct tl_track *t, uint64_t ns, const char *name)
 {
 	fast_event(w, 'E', t, ns, name ? name : "");
@@ -287,8 +293,17 @@ static void jcounter(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
 }
 
 static const struct tl_writer_ops tljson_ops = {
-	jbegin,	   jend,	 jprocess,   jthread,  jclock,
-	jsequence, jbegin_slice, jend_slice, jinstant, jcounter,
+	.begin = jbegin,
+	.end = jend,
+	.process = jprocess,
+	.thread = jthread,
+	.clock = jclock,
+	.sequence = jsequence,
+	.begin_slice = jbegin_slice,
+	.begin_call = jbegin_call,
+	.end_slice = jend_slice,
+	.instant = jinstant,
+	.counter = jcounter,
 };
 
 int tljson_open(struct tl_writer *w, FILE *out)

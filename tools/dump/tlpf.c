@@ -119,6 +119,7 @@ struct seq {
 		const char *at; /* the caller's pointer */
 		const char *str; /* the interned copy (names' own) */
 		uint64_t iid;
+		uint64_t epoch; /* names_epoch + 1 of a begin_call's name, else 0 */
 	} cache[NAME_CACHE];
 };
 
@@ -447,16 +448,23 @@ static void need_track(struct tl_writer *w, const struct tl_track *t)
  * The iid of @name on sequence @q, *@added when it is new there (to be
  * interned in this packet); 0 when out of memory. Names come again and
  * again from the same few places (a symbol table's strings): by the
- * caller's pointer first, the string compared to be sure, before the hash.
+ * caller's pointer first, before the hash. @epoch is names_epoch + 1 for a
+ * begin_call's name, whose address alone says it while the epoch lasts;
+ * 0 for any other, whose text is compared to be sure (a caller's buffer
+ * holds another name at the next call).
  */
-static uint64_t name_iid(struct tlpf *s, struct seq *q, const char *name, bool *added)
+static uint64_t name_iid(struct tlpf *s, struct seq *q, const char *name, uint64_t epoch,
+			 bool *added)
 {
 	unsigned int h = (unsigned int)((uintptr_t)name >> 3 ^ (uintptr_t)name >> 9) % NAME_CACHE;
 	struct hent *e;
 
 	*added = false;
-	if (q->cache[h].at == name && !strcmp(q->cache[h].str, name))
+	if (q->cache[h].at == name &&
+	    ((epoch && q->cache[h].epoch == epoch) || !strcmp(q->cache[h].str, name))) {
+		q->cache[h].epoch = epoch;
 		return q->cache[h].iid;
+	}
 	e = hset_get(&q->names, hash_str(name), name, q->next_iid, added);
 	if (!e) {
 		s->failed = true;
@@ -465,6 +473,7 @@ static uint64_t name_iid(struct tlpf *s, struct seq *q, const char *name, bool *
 	q->cache[h].at = name;
 	q->cache[h].str = e->str;
 	q->cache[h].iid = e->val;
+	q->cache[h].epoch = epoch;
 	return e->val;
 }
 
@@ -472,9 +481,10 @@ static uint64_t name_iid(struct tlpf *s, struct seq *q, const char *name, bool *
 #define EVENT_HEAD 64
 
 /* Starts an event packet on the current sequence: its name's iid, the
- * name interned in this packet when new there; 0 for no name. */
+ * name interned in this packet when new there; 0 for no name. @epoch: see
+ * name_iid(). */
 static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
-			  const char *name, unsigned int type)
+			  const char *name, uint64_t epoch, unsigned int type)
 {
 	struct tlpf *s = st(w);
 	bool added = false;
@@ -494,7 +504,7 @@ static size_t event_start(struct tl_writer *w, const struct tl_track *t, uint64_
 	if (!q)
 		return 0;
 	if (name) {
-		iid = name_iid(s, q, name, &added);
+		iid = name_iid(s, q, name, epoch, &added);
 		if (!iid)
 			return 0;
 	}
@@ -642,23 +652,29 @@ static void psequence(struct tl_writer *w, unsigned int seq)
 static void pbegin_slice(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
 			 const char *name, const struct tl_arg *a, size_t n)
 {
-	size_t at = event_start(w, t, ns, name, TYPE_SLICE_BEGIN);
+	size_t at = event_start(w, t, ns, name, 0, TYPE_SLICE_BEGIN);
 
 	if (at)
 		annotations(&st(w)->p, a, n);
 	event_end(w, at);
 }
 
+static void pbegin_call(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
+			const char *name)
+{
+	event_end(w, event_start(w, t, ns, name, w->names_epoch + 1, TYPE_SLICE_BEGIN));
+}
+
 static void pend_slice(struct tl_writer *w, const struct tl_track *t, uint64_t ns, const char *name)
 {
 	(void)name; /* an end closes the innermost open slice of its track */
-	event_end(w, event_start(w, t, ns, NULL, TYPE_SLICE_END));
+	event_end(w, event_start(w, t, ns, NULL, 0, TYPE_SLICE_END));
 }
 
 static void pinstant(struct tl_writer *w, const struct tl_track *t, uint64_t ns, const char *name,
 		     const struct tl_arg *a, size_t n)
 {
-	size_t at = event_start(w, t, ns, name, TYPE_INSTANT);
+	size_t at = event_start(w, t, ns, name, 0, TYPE_INSTANT);
 
 	if (at)
 		annotations(&st(w)->p, a, n);
@@ -668,7 +684,7 @@ static void pinstant(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
 static void pcounter(struct tl_writer *w, const struct tl_track *t, uint64_t ns, const char *name,
 		     uint64_t v)
 {
-	size_t at = event_start(w, t, ns, NULL, TYPE_COUNTER);
+	size_t at = event_start(w, t, ns, NULL, 0, TYPE_COUNTER);
 
 	(void)name; /* the track's name says what it counts */
 	if (at)
@@ -677,8 +693,17 @@ static void pcounter(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
 }
 
 static const struct tl_writer_ops tlpf_ops = {
-	pbegin,	   pend,	 pprocess,   pthread,  pclock,
-	psequence, pbegin_slice, pend_slice, pinstant, pcounter,
+	.begin = pbegin,
+	.end = pend,
+	.process = pprocess,
+	.thread = pthread,
+	.clock = pclock,
+	.sequence = psequence,
+	.begin_slice = pbegin_slice,
+	.begin_call = pbegin_call,
+	.end_slice = pend_slice,
+	.instant = pinstant,
+	.counter = pcounter,
 };
 
 int tlpf_open(struct tl_writer *w, FILE *out)
