@@ -75,8 +75,9 @@ struct tl_writer_ops {
 	/*
 	 * A call's slice, without args: @name is a symbol table's string,
 	 * unchanged until names_epoch moves on, so a writer may know it by
-	 * its address alone (one a call: a string compare was a tenth of
-	 * the Perfetto timeline's time).
+	 * its address alone: a call is the most common event, and comparing
+	 * its name with the interned copy read memory far from the rest
+	 * (2 % of the Perfetto timeline's user time here).
 	 */
 	void (*begin_call)(struct tl_writer *w, const struct tl_track *t, uint64_t ns,
 			   const char *name);
