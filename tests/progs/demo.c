@@ -2,6 +2,7 @@
 /*
  * The demo target: a small "server" that hashes requests in a loop, and
  * crashes (a NULL dereference in parse_request) when it gets SIGUSR1.
+ * It sleeps 100 us every 4096 requests; "demo busy" never sleeps.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -45,10 +46,11 @@ static __attribute__((noinline)) void serve(const char *req)
 	served += hash(path, strlen(path));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const char *reqs[] = { "GET /index.html", "GET /style.css", "POST /api/v1/items",
 				      "GET /favicon.ico" };
+	int busy = argc > 1 && !strcmp(argv[1], "busy");
 	unsigned long i;
 
 	signal(SIGUSR1, on_usr1);
@@ -56,7 +58,7 @@ int main(void)
 	fflush(stdout);
 	for (i = 0;; i++) {
 		serve(reqs[i % 4]);
-		if (i % 4096 == 0)
+		if (!busy && i % 4096 == 0)
 			usleep(100);
 	}
 	return 0;
