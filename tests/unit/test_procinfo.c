@@ -206,14 +206,34 @@ static void put_elf(const char *root, const char *rel, unsigned char cls, __u16 
 }
 
 /*
+ * @root/@exe (replaced) points at @target (under @root when it has no
+ * leading '/'); process 77's [vdso] must then be @want.
+ */
+static void vdso_with_exe(const char *root, const char *exe, const char *target, int want)
+{
+	char link[PATH_MAX], to[PATH_MAX];
+	struct snap_process pr;
+
+	snprintf(link, sizeof(link), "%s/%s", root, exe);
+	if (target[0] == '/')
+		snprintf(to, sizeof(to), "%s", target);
+	else
+		snprintf(to, sizeof(to), "%s/%s", root, target);
+	unlink(link);
+	assert_int_equal(symlink(to, link), 0);
+	assert_int_equal(procinfo_read(root, 77, &pr), 0);
+	assert_int_equal(pr.vdso, want);
+	procinfo_free(&pr);
+}
+
+/*
  * Whose [vdso] a process maps, by its executable's ELF header: a 64-bit
  * x86-64 program's is ptbpf's own image, a 32-bit one's (or one whose
  * executable can't be read) is not.
  */
 static void test_vdso_abi(void **state)
 {
-	char root[] = "/tmp/ptbpf-procinfo-XXXXXX", p[PATH_MAX], cmd[PATH_MAX + 16];
-	struct snap_process pr;
+	char root[] = "/tmp/ptbpf-procinfo-XXXXXX", cmd[PATH_MAX + 16];
 
 	assert_non_null(mkdtemp(root));
 	mk(root, "77");
@@ -227,37 +247,14 @@ static void test_vdso_abi(void **state)
 	    "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n");
 	put_elf(root, "prog64", 2 /* ELFCLASS64 */, 62 /* EM_X86_64 */);
 	put_elf(root, "prog32", 1 /* ELFCLASS32 */, 3 /* EM_386 */);
-	snprintf(p, sizeof(p), "%s/77/exe", root);
-
-	snprintf(cmd, sizeof(cmd), "%s/prog64", root);
-	assert_int_equal(symlink(cmd, p), 0);
-	assert_int_equal(procinfo_read(root, 77, &pr), 0);
-	assert_int_equal(pr.vdso, SNAP_VDSO_NATIVE);
-	procinfo_free(&pr);
-
-	assert_int_equal(unlink(p), 0);
-	snprintf(cmd, sizeof(cmd), "%s/prog32", root);
-	assert_int_equal(symlink(cmd, p), 0);
-	assert_int_equal(procinfo_read(root, 77, &pr), 0);
-	assert_int_equal(pr.vdso, SNAP_VDSO_OTHER);
-	procinfo_free(&pr);
-
+	vdso_with_exe(root, "77/exe", "prog64", SNAP_VDSO_NATIVE);
+	vdso_with_exe(root, "77/exe", "prog32", SNAP_VDSO_OTHER);
 	/* an executable that can't be read: not known to be ours */
-	assert_int_equal(unlink(p), 0);
-	assert_int_equal(symlink("/nonexistent/prog", p), 0);
-	assert_int_equal(procinfo_read(root, 77, &pr), 0);
-	assert_int_equal(pr.vdso, SNAP_VDSO_OTHER);
-	procinfo_free(&pr);
-
+	vdso_with_exe(root, "77/exe", "/nonexistent/prog", SNAP_VDSO_OTHER);
 	/* a zombie leader has no exe: a live thread's tells */
 	mk(root, "77/task/78");
 	put(root, "77/task/78/comm", "worker\n");
-	snprintf(p, sizeof(p), "%s/77/task/78/exe", root);
-	snprintf(cmd, sizeof(cmd), "%s/prog64", root);
-	assert_int_equal(symlink(cmd, p), 0);
-	assert_int_equal(procinfo_read(root, 77, &pr), 0);
-	assert_int_equal(pr.vdso, SNAP_VDSO_NATIVE);
-	procinfo_free(&pr);
+	vdso_with_exe(root, "77/task/78/exe", "prog64", SNAP_VDSO_NATIVE);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
