@@ -288,6 +288,11 @@ void control_start(struct control *c, int state, const char *backend,
 	}
 }
 
+uint64_t control_started_ns(const struct control *c)
+{
+	return c->history_from;
+}
+
 void control_announce(struct control *c)
 {
 	uint64_t real = c->real0 + c->t0 - c->mono0;

@@ -126,6 +126,9 @@ void control_init(struct control *c, struct eventlog *log, int pid, unsigned int
 /* The run's start (CLOCK_MONOTONIC ns): human lines count from it. */
 void control_set_t0(struct control *c, uint64_t t0);
 
+/* When collection started: the start event's ts (control_start()). */
+uint64_t control_started_ns(const struct control *c);
+
 /* --min-interval (see min_interval_ns); call after control_init(). */
 void control_set_min_interval(struct control *c, uint64_t ns);
 

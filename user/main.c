@@ -757,7 +757,13 @@ static int run(struct app *app)
 			.jc = &app->jc,
 			.grace_ms = app->cfg.grace_ms,
 			.follow = app->cfg.follow ? &app->follow : NULL,
-			.end_ns = app->cfg.duration_ns ? app->start_ns + app->cfg.duration_ns : 0,
+			/*
+			 * TIME of collection: ptbpf's own start-up (BPF, the
+			 * cost's calibration) takes seconds on a loaded host
+			 */
+			.end_ns = app->cfg.duration_ns ?
+					  control_started_ns(&app->ctl) + app->cfg.duration_ns :
+					  0,
 			/* with a command, Ctrl-Z is the command's (jobctl.h) */
 			.suspend = !app->cfg.cmd,
 			.periodic = drain_ns || app->rate.watcher ? periodic_tick : NULL,
