@@ -166,6 +166,7 @@ static void rot_follow(struct eventlog *log)
 	close(log->fd);
 	log->fd = fd;
 	log->gen = rot->gen;
+	log->reserved_to = 0;
 }
 
 /*
@@ -198,6 +199,7 @@ static void rot_rotate(struct eventlog *log)
 	}
 	close(log->fd);
 	log->fd = fd;
+	log->reserved_to = 0;
 	rot->gen++;
 	log->gen = rot->gen;
 	rot->lost_bytes += lost;
@@ -262,6 +264,35 @@ static void keep(struct eventlog *log, const char *buf, size_t len)
 }
 
 /*
+ * Keeps EVENTLOG_RESERVE bytes allocated past the file's end, renewed once
+ * half of it is used. A failure (the disk full already) leaves what was
+ * reserved; a filesystem without fallocate(2) is not asked again.
+ */
+static void reserve(struct eventlog *log)
+{
+	uint64_t want;
+	off_t end;
+
+	if (log->no_reserve || log->fd < 0)
+		return;
+	/* O_APPEND writes go there, whoever wrote last */
+	end = lseek(log->fd, 0, SEEK_END);
+	if (end < 0)
+		return;
+	want = (uint64_t)end + EVENTLOG_RESERVE;
+	/* with --max-size the file rotates there: its share holds no more */
+	if (log->rot && want > log->rot->cap / 2)
+		want = log->rot->cap / 2;
+	if (want <= (uint64_t)end || want <= log->reserved_to ||
+	    log->reserved_to >= (uint64_t)end + EVENTLOG_RESERVE / 2)
+		return;
+	if (!fallocate(log->fd, FALLOC_FL_KEEP_SIZE, end, (off_t)(want - (uint64_t)end)))
+		log->reserved_to = want;
+	else if (errno == EOPNOTSUPP || errno == ENOSYS)
+		log->no_reserve = true;
+}
+
+/*
  * Writes what waits. Returns 0 when nothing is left waiting, or -errno.
  * Only a write that put nothing down leaves a line whole: the rest of a
  * short write stays to finish the line it began.
@@ -279,6 +310,7 @@ static int flush_pending(struct eventlog *log)
 	}
 	if (log->pending_len)
 		return n < 0 ? -errno : -ENOSPC;
+	reserve(log);
 	return 0;
 }
 
@@ -338,6 +370,7 @@ static int write_line(struct eventlog *log)
 		keep(log, j->buf + (n > 0 ? n : 0), j->len - (n > 0 ? n : 0));
 		return fail(log, ret);
 	}
+	reserve(log);
 	return 0;
 }
 
@@ -359,6 +392,17 @@ int eventlog_flush(struct eventlog *log)
 	ret = flush_pending(log);
 	pthread_mutex_unlock(&log->rot->lock);
 	return ret;
+}
+
+void eventlog_trim(struct eventlog *log)
+{
+	struct stat st;
+
+	if (log->fd < 0 || !log->reserved_to)
+		return;
+	/* to the same size: the blocks past the end go back */
+	if (!fstat(log->fd, &st) && ftruncate(log->fd, st.st_size) == 0)
+		log->reserved_to = 0;
 }
 
 void eventlog_close(struct eventlog *log)

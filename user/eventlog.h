@@ -25,6 +25,14 @@
  * removes a snapshot it could not finish.
  */
 #define EVENTLOG_PENDING_MAX (64 * 1024)
+/*
+ * Room kept allocated past the end of events.jsonl (fallocate(2),
+ * FALLOC_FL_KEEP_SIZE): when snapshots fill the disk, the lines that say
+ * so (snapshot_error, the stops after it) still have blocks of their own.
+ * Renewed once half of it is used; with --max-size never past the point
+ * of rotation, so the share holds it; given back by eventlog_trim().
+ */
+#define EVENTLOG_RESERVE (64 * 1024)
 /* "run": 16 hex digits, new for every run of ptbpf */
 #define EVENTLOG_RUN_LEN 16
 
@@ -56,6 +64,8 @@ struct eventlog {
 	unsigned int gen;
 	int fd;
 	int err; /* first write error, 0 or -errno */
+	uint64_t reserved_to; /* the file's blocks are allocated up to here */
+	bool no_reserve; /* the filesystem has no fallocate(2) */
 	char run[EVENTLOG_RUN_LEN + 1]; /* "" until eventlog_set_run() */
 	struct json j;
 	char line[EVENTLOG_LINE_MAX];
@@ -116,6 +126,12 @@ bool eventlog_waiting(const struct eventlog *log);
  * left waiting, or -errno.
  */
 int eventlog_flush(struct eventlog *log);
+/*
+ * Gives back the room reserved past the file's end (EVENTLOG_RESERVE).
+ * Only when no other writer of the file is left (the output directory is
+ * locked to one run): a line appended meanwhile would be cut.
+ */
+void eventlog_trim(struct eventlog *log);
 /* Writes what waits, if it can, and closes the file. */
 void eventlog_close(struct eventlog *log);
 

@@ -814,6 +814,8 @@ static void cleanup(struct app *app)
 		kill(app->held, SIGCONT);
 	follow_free(&app->follow);
 	target_close(&app->target);
+	/* the snapshot writer's log is closed: this one is the file's last */
+	eventlog_trim(&app->log);
 	eventlog_close(&app->log);
 	if (app->cgroup_fd >= 0)
 		close(app->cgroup_fd);

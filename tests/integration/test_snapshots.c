@@ -569,10 +569,28 @@ static int check_complete(const char *out)
 	return complete;
 }
 
+/* Takes every byte left on the filesystem of @dir, with file @dir/filler. */
+static void fill_disk(const char *dir)
+{
+	char path[700], page[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/filler", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	memset(page, 'x', sizeof(page));
+	while (write(fd, page, sizeof(page)) > 0)
+		;
+	while (write(fd, page, 1) > 0)
+		;
+	close(fd);
+}
+
 /*
  * Output on a 1 MiB tmpfs: snapshots that don't fit are lost with a
  * snapshot_error, nothing half written stays, the run goes on and exits
- * with the target's status, 0.
+ * with the target's status, 0. Halfway, the disk is filled to the last
+ * byte: the lines go on, in the room events.jsonl keeps for them.
  */
 static void test_full_disk(void **state)
 {
@@ -597,6 +615,8 @@ static void test_full_disk(void **state)
 	f->other = spawn(spin, NULL);
 	start(f, opts, targv, false);
 	for (i = 0; i < 10; i++) {
+		if (i == 5)
+			fill_disk(f->mnt);
 		msleep(300);
 		stop_cont(f, i, false, 50);
 	}

@@ -282,10 +282,12 @@ static void test_rotation_bounded(void **state)
 	for (i = 0; i < 2000; i++) {
 		assert_int_equal(line(i % 2 ? a : b, "stop", (uint64_t)i), 0);
 		assert_int_equal(stat(name, &s1), 0);
-		s2.st_size = 0;
+		memset(&s2, 0, sizeof(s2));
 		stat(old, &s2);
 		/* the share, and the line that went past half of it */
 		assert_true(s1.st_size + s2.st_size <= 8192 + 256);
+		/* what is reserved past the ends too: a block each at most */
+		assert_true((uint64_t)(s1.st_blocks + s2.st_blocks) * 512 <= 8192 + 2 * 4096);
 	}
 	assert_true(rot.gen > 10);
 	assert_true(rot.lost_bytes > 2000 * 30 - 8192);
@@ -304,6 +306,52 @@ static void test_rotation_bounded(void **state)
 	free(b);
 }
 
+/* Bytes the file @fd has allocated on disk. */
+static uint64_t allocated(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (uint64_t)st.st_blocks * 512;
+}
+
+/*
+ * Room past the end stays allocated as lines come (a disk the snapshots
+ * fill still takes the lines that say so), and eventlog_trim() gives it
+ * back.
+ */
+static void test_reserve(void **state)
+{
+	struct eventlog *log = calloc(1, sizeof(*log));
+	char dir[64];
+	struct stat st;
+	int dfd, i;
+
+	assert_non_null(log);
+	dfd = tmp_dir(dir, sizeof(dir));
+	assert_true(dfd >= 0);
+	assert_int_equal(eventlog_open(log, dfd, -1, -1), 0);
+	assert_int_equal(line(log, "first", 1), 0);
+	if (log->no_reserve)
+		skip(); /* a filesystem without fallocate(2) */
+	assert_true(allocated(log->fd) >= EVENTLOG_RESERVE);
+	/* past half of it: renewed */
+	for (i = 0; i < 2000; i++)
+		assert_int_equal(line(log, "stop", (uint64_t)i), 0);
+	assert_int_equal(fstat(log->fd, &st), 0);
+	assert_true(st.st_size > EVENTLOG_RESERVE);
+	assert_true(allocated(log->fd) >= (uint64_t)st.st_size + EVENTLOG_RESERVE / 2);
+	eventlog_trim(log);
+	assert_true(allocated(log->fd) < (uint64_t)st.st_size + 4096 * 2);
+	/* the lines are all there */
+	assert_int_equal(fstat(log->fd, &st), 0);
+	assert_true(st.st_size > 2000 * 30);
+	eventlog_close(log);
+	close(dfd);
+	rm_dir(dir);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_hard_link_refused),
 		cmocka_unit_test(test_create_then_adopt),
 		cmocka_unit_test(test_rotation_bounded),
+		cmocka_unit_test(test_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
