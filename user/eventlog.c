@@ -45,6 +45,7 @@ int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
 	int ret;
 
 	memset(log, 0, sizeof(*log));
+	log->unreserved = EVENTLOG_RESERVE; /* reserved at the first line */
 	/* a file made now is ours: the only kind that is given to @uid */
 	log->fd = openat(dirfd, SNAPFMT_EVENTS, flags | O_CREAT | O_EXCL, 0600);
 	if (log->fd >= 0) {
@@ -167,6 +168,7 @@ static void rot_follow(struct eventlog *log)
 	log->fd = fd;
 	log->gen = rot->gen;
 	log->reserved_to = 0;
+	log->unreserved = EVENTLOG_RESERVE; /* reserved at the next line */
 }
 
 /*
@@ -200,6 +202,7 @@ static void rot_rotate(struct eventlog *log)
 	close(log->fd);
 	log->fd = fd;
 	log->reserved_to = 0;
+	log->unreserved = EVENTLOG_RESERVE; /* reserved at the next line */
 	rot->gen++;
 	log->gen = rot->gen;
 	rot->lost_bytes += lost;
@@ -264,17 +267,21 @@ static void keep(struct eventlog *log, const char *buf, size_t len)
 }
 
 /*
- * Keeps EVENTLOG_RESERVE bytes allocated past the file's end, renewed once
- * half of it is used. A failure (the disk full already) leaves what was
- * reserved; a filesystem without fallocate(2) is not asked again.
+ * Keeps EVENTLOG_RESERVE bytes allocated past the file's end, renewed
+ * after each quarter of it that @log wrote (@wrote bytes now): a system
+ * call or two each 16 KiB, not each line. With the other writer's lines,
+ * half of it is left at least. A failure (the disk full already) leaves
+ * what was reserved; a filesystem without fallocate(2) is not asked again.
  */
-static void reserve(struct eventlog *log)
+static void reserve(struct eventlog *log, size_t wrote)
 {
 	uint64_t want;
 	off_t end;
 
-	if (log->no_reserve || log->fd < 0)
+	log->unreserved += wrote;
+	if (log->no_reserve || log->fd < 0 || log->unreserved < EVENTLOG_RESERVE / 4)
 		return;
+	log->unreserved = 0;
 	/* O_APPEND writes go there, whoever wrote last */
 	end = lseek(log->fd, 0, SEEK_END);
 	if (end < 0)
@@ -283,8 +290,7 @@ static void reserve(struct eventlog *log)
 	/* with --max-size the file rotates there: its share holds no more */
 	if (log->rot && want > log->rot->cap / 2)
 		want = log->rot->cap / 2;
-	if (want <= (uint64_t)end || want <= log->reserved_to ||
-	    log->reserved_to >= (uint64_t)end + EVENTLOG_RESERVE / 2)
+	if (want <= (uint64_t)end)
 		return;
 	if (!fallocate(log->fd, FALLOC_FL_KEEP_SIZE, end, (off_t)(want - (uint64_t)end)))
 		log->reserved_to = want;
@@ -310,7 +316,7 @@ static int flush_pending(struct eventlog *log)
 	}
 	if (log->pending_len)
 		return n < 0 ? -errno : -ENOSPC;
-	reserve(log);
+	reserve(log, (size_t)n);
 	return 0;
 }
 
@@ -370,7 +376,7 @@ static int write_line(struct eventlog *log)
 		keep(log, j->buf + (n > 0 ? n : 0), j->len - (n > 0 ? n : 0));
 		return fail(log, ret);
 	}
-	reserve(log);
+	reserve(log, j->len);
 	return 0;
 }
 

@@ -29,7 +29,8 @@
  * Room kept allocated past the end of events.jsonl (fallocate(2),
  * FALLOC_FL_KEEP_SIZE): when snapshots fill the disk, the lines that say
  * so (snapshot_error, the stops after it) still have blocks of their own.
- * Renewed once half of it is used; with --max-size never past the point
+ * Renewed after each quarter of it a writer wrote (half of it is left at
+ * least with both writers); with --max-size never past the point
  * of rotation, so the share holds it; given back by eventlog_trim().
  */
 #define EVENTLOG_RESERVE (64 * 1024)
@@ -65,6 +66,7 @@ struct eventlog {
 	int fd;
 	int err; /* first write error, 0 or -errno */
 	uint64_t reserved_to; /* the file's blocks are allocated up to here */
+	uint64_t unreserved; /* bytes written since the reserve was renewed */
 	bool no_reserve; /* the filesystem has no fallocate(2) */
 	char run[EVENTLOG_RUN_LEN + 1]; /* "" until eventlog_set_run() */
 	struct json j;
