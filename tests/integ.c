@@ -758,3 +758,11 @@ int run_capture(const char *cmd, char *err, size_t len)
 	st = pclose(f);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+void integ_filter(void)
+{
+	const char *filter = getenv("TEST_FILTER");
+
+	if (filter)
+		cmocka_set_test_filter(filter);
+}

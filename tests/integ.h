@@ -39,6 +39,9 @@
 /* The integration tests load BPF and open per-CPU events: root only. */
 void need_root(void);
 
+/* TEST_FILTER=test_x runs only the tests it names (cmocka's glob). */
+void integ_filter(void);
+
 double mono_s(void);
 
 void msleep(int ms);

@@ -117,5 +117,6 @@ int main(void)
 		cmocka_unit_test(test_refused_outside_aux_group),
 	};
 
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -603,7 +603,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_pid_sigint_leaves, setup, teardown),
 	};
 
-	if (getenv("TEST_FILTER"))
-		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 
 #include "cores.h"
 #include "cyclic.h"
+#include "integ.h"
 #include "perfrec.h"
 
 #define BUF (256UL << 10)
@@ -223,5 +224,6 @@ int main(void)
 		cmocka_unit_test(test_real_bad_fd_message),
 	};
 
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

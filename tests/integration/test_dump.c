@@ -321,5 +321,6 @@ int main(void)
 		cmocka_unit_test(test_bad_args),
 	};
 
+	integ_filter();
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);
 }

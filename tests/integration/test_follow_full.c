@@ -117,5 +117,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_full, setup, teardown),
 	};
 
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2017,8 +2017,6 @@ int main(void)
 		T(test_scope_reads_only_its_cpus),
 	};
 
-	/* TEST_FILTER=test_cgroup runs one (cmocka's glob) */
-	if (getenv("TEST_FILTER"))
-		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -867,7 +867,6 @@ int main(void)
 		cmocka_unit_test(test_last_joins_stream),
 	};
 
-	if (getenv("TEST_FILTER"))
-		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	integ_filter();
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);
 }

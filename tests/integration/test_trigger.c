@@ -519,8 +519,6 @@ int main(void)
 		T(test_trigger_limit_hot),
 	};
 
-	/* TEST_FILTER=test_x runs one (cmocka's glob) */
-	if (getenv("TEST_FILTER"))
-		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -582,5 +582,6 @@ int main(void)
 		T(test_pid_same_terminal), T(test_exit_statuses),
 	};
 
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

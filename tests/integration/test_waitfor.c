@@ -442,7 +442,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unit_unresolved, setup, teardown),
 	};
 
-	if (getenv("TEST_FILTER"))
-		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

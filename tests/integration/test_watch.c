@@ -641,8 +641,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost_events_resync, setup, teardown),
 	};
 
-	/* TEST_FILTER=test_sigint runs one (cmocka's glob) */
-	if (getenv("TEST_FILTER"))
-		cmocka_set_test_filter(getenv("TEST_FILTER"));
+	integ_filter();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
