@@ -142,6 +142,15 @@ void eventlog_rot_join(struct eventlog *log, struct eventlog_rot *rot)
 		pthread_mutex_unlock(&rot->lock);
 }
 
+/* @log writes to @fd from now on, a file with nothing reserved yet. */
+static void use_fd(struct eventlog *log, int fd)
+{
+	close(log->fd);
+	log->fd = fd;
+	log->reserved = false;
+	log->unreserved = EVENTLOG_RESERVE; /* reserved at the next line */
+}
+
 /*
  * Another writer rotated the file: this one's fd is on events.jsonl.1 now,
  * the new events.jsonl is the one to append to. Under rot->lock.
@@ -164,11 +173,8 @@ static void rot_follow(struct eventlog *log)
 		close(fd);
 		return;
 	}
-	close(log->fd);
-	log->fd = fd;
+	use_fd(log, fd);
 	log->gen = rot->gen;
-	log->reserved_to = 0;
-	log->unreserved = EVENTLOG_RESERVE; /* reserved at the next line */
 }
 
 /*
@@ -199,10 +205,7 @@ static void rot_rotate(struct eventlog *log)
 		close(fd);
 		return;
 	}
-	close(log->fd);
-	log->fd = fd;
-	log->reserved_to = 0;
-	log->unreserved = EVENTLOG_RESERVE; /* reserved at the next line */
+	use_fd(log, fd);
 	rot->gen++;
 	log->gen = rot->gen;
 	rot->lost_bytes += lost;
@@ -293,7 +296,7 @@ static void reserve(struct eventlog *log, size_t wrote)
 	if (want <= (uint64_t)end)
 		return;
 	if (!fallocate(log->fd, FALLOC_FL_KEEP_SIZE, end, (off_t)(want - (uint64_t)end)))
-		log->reserved_to = want;
+		log->reserved = true;
 	else if (errno == EOPNOTSUPP || errno == ENOSYS)
 		log->no_reserve = true;
 }
@@ -404,11 +407,11 @@ void eventlog_trim(struct eventlog *log)
 {
 	struct stat st;
 
-	if (log->fd < 0 || !log->reserved_to)
+	if (log->fd < 0 || !log->reserved)
 		return;
 	/* to the same size: the blocks past the end go back */
 	if (!fstat(log->fd, &st) && ftruncate(log->fd, st.st_size) == 0)
-		log->reserved_to = 0;
+		log->reserved = false;
 }
 
 void eventlog_close(struct eventlog *log)

@@ -65,7 +65,7 @@ struct eventlog {
 	unsigned int gen;
 	int fd;
 	int err; /* first write error, 0 or -errno */
-	uint64_t reserved_to; /* the file's blocks are allocated up to here */
+	bool reserved; /* blocks past the file's end are ours to give back */
 	uint64_t unreserved; /* bytes written since the reserve was renewed */
 	bool no_reserve; /* the filesystem has no fallocate(2) */
 	char run[EVENTLOG_RUN_LEN + 1]; /* "" until eventlog_set_run() */
