@@ -72,12 +72,13 @@ MAKEFLAGS += --no-print-directory
 endif
 
 FORMAT_OBJS := $(patsubst tools/format/%.c,$(OUTPUT)/format/%.o,$(wildcard tools/format/*.c))
-TRACER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/ is grouped by subsystem, one folder each (user/README.md)
+TRACER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c user/*/*.c))
 TRACER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(TRACER_SRCS))
 DUMP_SRCS := $(filter-out tools/dump/main.c,$(wildcard tools/dump/*.c))
 DUMP_OBJS := $(patsubst tools/dump/%.c,$(OUTPUT)/dump/%.o,$(DUMP_SRCS))
 # only what includes the skeleton waits for clang and bpftool
-SKEL_USERS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(shell grep -l 'ptbpf\.skel\.h' user/*.c))
+SKEL_USERS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(shell grep -l 'ptbpf\.skel\.h' user/*.c user/*/*.c))
 
 LIBFORMAT := $(OUTPUT)/libptbpf-format.a
 LIBTRACER := $(OUTPUT)/libptbpf.a
@@ -133,6 +134,7 @@ $(OUTPUT)/format/%.o: tools/format/%.c | $(OUTPUT)/format
 
 $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(TRACER_INC) $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/dump/%.o: tools/dump/%.c | $(OUTPUT)/dump
@@ -306,4 +308,4 @@ clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT) ptbpf ptbpf-dump
 
--include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/tests/*/*.d)
+-include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*/*.d)

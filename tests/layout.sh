@@ -32,8 +32,49 @@ check_tree() {
 check_tree bpf vmlinux/*/
 check_tree tools/format
 check_tree tools/dump tools/format
-# ptbpf.skel.h is generated into .output by the tracer's build
-check_tree user tools/format bpf .output
+# user/ is grouped by subsystem (user/README.md), the folders in this order
+# from the top down: a folder includes its own headers bare and another's as
+# "folder/x.h", and only from a folder below it; main.c and args.c, at the
+# top, include from any folder. Everything may use the shared format, the
+# BPF header and the skeleton the tracer's build generates into .output.
+layers=(control snapshot output collect watch target proc base)
+rank() {
+	local i
+	for i in "${!layers[@]}"; do
+		[ "${layers[$i]}" = "$1" ] && echo "$i" && return
+	done
+	echo -1
+}
+for d in user/*/; do
+	d=${d#user/}
+	d=${d%/}
+	[ "$(rank "$d")" -ge 0 ] || bad "user/$d/ is not in layout.sh's order of folders"
+	[ -e "user/$d/README.md" ] || bad "user/$d/ has no README.md saying what it holds and may use"
+done
+for f in user/*.[ch] user/*/*.[ch]; do
+	own=${f#user/}
+	own=${own%/*}
+	[ "$own" = "${f#user/}" ] && own=
+	while read -r inc; do
+		case $inc in
+		*/*)
+			to=${inc%%/*}
+			if [ ! -e "user/$inc" ]; then
+				bad "$f includes \"$inc\", which is not in user/"
+			elif [ "$to" = "$own" ]; then
+				bad "$f includes \"$inc\" from its own folder: include it as \"${inc#*/}\""
+			elif [ -n "$own" ] && [ "$(rank "$to")" -le "$(rank "$own")" ]; then
+				bad "$f includes \"$inc\": user/$to/ is not below user/$own/"
+			fi
+			;;
+		*)
+			[ -e "user/${own:+$own/}$inc" ] || [ -e "tools/format/$inc" ] ||
+				[ -e "bpf/$inc" ] || [ "$inc" = ptbpf.skel.h ] ||
+				bad "$f includes \"$inc\", which is neither in its folder nor shared"
+			;;
+		esac
+	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+done
 
 # the shared format: no libbpf, no libipt, no threads
 if grep -nE '#include <(bpf/|intel-pt|pthread)' tools/format/*.[ch]; then

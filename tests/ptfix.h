@@ -14,12 +14,12 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#include "control.h"
-#include "cores.h"
-#include "ctlops.h"
-#include "eventlog.h"
+#include "control/control.h"
+#include "collect/cores.h"
+#include "control/ctlops.h"
+#include "output/eventlog.h"
 #include "ptbpf.h"
-#include "scope.h"
+#include "collect/scope.h"
 #include "sim_pmu.h"
 #include "snapwire.h"
 

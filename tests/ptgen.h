@@ -21,9 +21,9 @@
 #include <intel-pt.h>
 #include <linux/perf_event.h>
 
-#include "perfdata.h"
-#include "procinfo.h"
-#include "snapshot.h"
+#include "output/perfdata.h"
+#include "proc/procinfo.h"
+#include "base/snapshot.h"
 
 __asm__(".text\n"
 	".globl ptgen_outer\n"

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proccache.h"
-#include "snapqueue.h"
-#include "snapstage.h"
+#include "proc/proccache.h"
+#include "snapshot/snapqueue.h"
+#include "snapshot/snapstage.h"
 
 struct snapwire {
 	struct snapwrite_opts write;

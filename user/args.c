@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "args.h"
-#include "errbuf.h"
-#include "scope.h"
-#include "snapwrite.h"
+#include "base/errbuf.h"
+#include "collect/scope.h"
+#include "output/snapwrite.h"
 
 enum long_only {
 	OPT_FULL = 256,

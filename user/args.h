@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "control.h"
-#include "snapshot.h"
+#include "control/control.h"
+#include "base/snapshot.h"
 #include "snapfmt.h"
 
 #define ARGS_MAX_CPUS 4096

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "ptgen.h"
-#include "snapwrite.h"
+#include "output/snapwrite.h"
 
 /*
  * CPU time, not wall time: on a shared machine a loop waits for a CPU as

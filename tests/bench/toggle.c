@@ -43,8 +43,8 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-#include "cores.h"
-#include "cpurun.h"
+#include "collect/cores.h"
+#include "collect/cpurun.h"
 
 static int rounds = 2000;
 static long gap_ns = 200000;

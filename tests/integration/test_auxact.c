@@ -15,9 +15,9 @@
 
 #include "integ.h"
 
-#include "auxact.h"
-#include "elfsym.h"
-#include "perf_sys.h"
+#include "collect/auxact.h"
+#include "target/elfsym.h"
+#include "collect/perf_sys.h"
 
 #define TRIGGER PROGS "trigger"
 

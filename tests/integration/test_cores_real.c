@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cores.h"
-#include "cyclic.h"
+#include "collect/cores.h"
+#include "collect/cyclic.h"
 #include "integ.h"
 #include "perfrec.h"
 

@@ -20,10 +20,10 @@
 #include <cmocka.h>
 #include <sys/mman.h>
 
-#include "bundle.h"
-#include "snapwrite.h"
+#include "output/bundle.h"
+#include "output/snapwrite.h"
 #include "lldb_schema.h"
-#include "vdso.h"
+#include "proc/vdso.h"
 #include "perfrec.h"
 #include "testio.h"
 

@@ -24,12 +24,12 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "coreplan.h"
-#include "cores.h"
-#include "cyclic.h"
-#include "kmaps.h"
+#include "collect/coreplan.h"
+#include "collect/cores.h"
+#include "collect/cyclic.h"
+#include "proc/kmaps.h"
 #include "perfrec.h"
-#include "procinfo.h"
+#include "proc/procinfo.h"
 #include "sim_pmu.h"
 
 #define NCPU 4

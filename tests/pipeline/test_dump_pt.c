@@ -24,7 +24,7 @@
 #include "json.h"
 #include "jsondoc.h"
 #include "ptgen.h"
-#include "snapwrite.h"
+#include "output/snapwrite.h"
 #include "testio.h"
 
 #define T_RUN1 1000

@@ -26,9 +26,9 @@
 #include "insn.h"
 #include "summary.h"
 #include "ptgen.h"
-#include "snapwrite.h"
+#include "output/snapwrite.h"
 #include "testio.h"
-#include "vdso.h"
+#include "proc/vdso.h"
 
 struct fixture {
 	char dir[64], snap_dir[128];

@@ -20,10 +20,10 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
-#include "vdso.h"
-#include "perfdata.h"
-#include "recwrite.h"
-#include "procinfo.h"
+#include "proc/vdso.h"
+#include "output/perfdata.h"
+#include "output/recwrite.h"
+#include "proc/procinfo.h"
 #include "ptbranches.h"
 #include "ptgen.h"
 #include "testio.h"

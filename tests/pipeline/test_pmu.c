@@ -16,7 +16,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "pmu.h"
+#include "collect/pmu.h"
 #include "sim_pmu.h"
 
 #define PT "bus/event_source/devices/intel_pt/"

@@ -49,11 +49,11 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "auxact.h"
-#include "control.h"
-#include "cores.h"
-#include "ctlops.h"
-#include "eventlog.h"
+#include "collect/auxact.h"
+#include "control/control.h"
+#include "collect/cores.h"
+#include "control/ctlops.h"
+#include "output/eventlog.h"
 #include "lldb_schema.h"
 #include "perffile.h"
 #include "perfrec.h"
@@ -61,9 +61,9 @@
 #include "ptbranches.h"
 #include "ptfix.h"
 #include "ptgen.h"
-#include "scope.h"
+#include "collect/scope.h"
 #include "sim_pmu.h"
-#include "snapstage.h"
+#include "snapshot/snapstage.h"
 #include "testio.h"
 
 /* The fixture's start with the stop trigger: running, in @scope. */

@@ -52,17 +52,17 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
-#include "control.h"
-#include "cores.h"
-#include "ctlops.h"
-#include "eventlog.h"
+#include "control/control.h"
+#include "collect/cores.h"
+#include "control/ctlops.h"
+#include "output/eventlog.h"
 #include "ptbpf.h"
 #include "ptbranches.h"
 #include "ptfix.h"
 #include "ptgen.h"
-#include "scope.h"
+#include "collect/scope.h"
 #include "sim_pmu.h"
-#include "snapstage.h"
+#include "snapshot/snapstage.h"
 #include "testio.h"
 
 /*

@@ -23,8 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cores.h"
-#include "eventlog.h"
+#include "collect/cores.h"
+#include "output/eventlog.h"
 #include "sim_pmu.h"
 #include "snapwire.h"
 #include "testio.h"

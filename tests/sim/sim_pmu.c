@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <intel-pt.h>
 
-#include "auxact.h"
+#include "collect/auxact.h"
 #include "sim_pmu.h"
 
 enum sim_kind { SIM_PT, SIM_SAMPLE, SIM_DUMMY, SIM_UPROBE, SIM_SWITCHES };

@@ -79,7 +79,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "perf_sys.h"
+#include "collect/perf_sys.h"
 
 #define SIM_FD_BASE 1000
 #define SIM_MAX_CPUS 64

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "args.h"
-#include "snapwrite.h"
+#include "output/snapwrite.h"
 
 #define MAX_ARGV 40
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The backends' rows: every backend the tracer records with (user/backend.c)
+ * The backends' rows: every backend the tracer records with (user/collect/backend.c)
  * has its name, its data event and a row in the reader's table
  * (tools/dump/dumpbe.c); a backend not resolved (auto, or a value out of
  * range) answers "no" to every question in both; --backend auto takes
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "backend.h"
+#include "collect/backend.h"
 #include "dumpbe.h"
 #include "snapfmt.h"
 #include "../testio.h"

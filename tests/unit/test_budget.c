@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "budget.h"
+#include "snapshot/budget.h"
 
 static void test_add_keeps_order(void **state)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "control.h"
+#include "control/control.h"
 
 struct fake {
 	char calls[256]; /* "P R S(stop) ..." in order */

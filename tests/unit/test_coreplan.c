@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "coreplan.h"
+#include "collect/coreplan.h"
 
 #define PAGE 4096
 #define GARBAGE 0xa5

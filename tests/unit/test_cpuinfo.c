@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpuinfo.h"
+#include "collect/cpuinfo.h"
 
 #define GARBAGE 0xa5
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cpupresent.h"
+#include "collect/cpupresent.h"
 
 struct fixture {
 	char root[64];

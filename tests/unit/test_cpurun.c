@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "cpurun.h"
+#include "collect/cpurun.h"
 
 #define MAX_CPUS 1024
 #define GARBAGE 0x5a

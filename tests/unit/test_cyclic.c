@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cyclic.h"
+#include "collect/cyclic.h"
 #include "perfrec.h"
 
 #define RING 256

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "descend.h"
+#include "target/descend.h"
 
 /* The index of @pid in @v, or -1. */
 static int index_of(const pid_t *v, int n, pid_t pid)

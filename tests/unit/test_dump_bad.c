@@ -22,7 +22,7 @@
 #include "insn.h"
 #include "summary.h"
 #include "ptgen.h"
-#include "snapwrite.h"
+#include "output/snapwrite.h"
 #include "testio.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "evattr.h"
+#include "collect/evattr.h"
 
 #define GARBAGE 0xa5
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "eventlog.h"
+#include "output/eventlog.h"
 
 static struct eventlog *new_log(int fd)
 {

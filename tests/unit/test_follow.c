@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "follow.h"
+#include "control/follow.h"
 
 #define ROOT 100
 

@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "elfsym.h"
-#include "snapcut.h"
-#include "hitpoint.h"
+#include "target/elfsym.h"
+#include "snapshot/snapcut.h"
+#include "target/hitpoint.h"
 
 /* Functions of this binary with known names. */
 __attribute__((noinline)) int plan_probe_target(int x)

@@ -16,10 +16,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buildcache.h"
-#include "vdso.h"
+#include "output/buildcache.h"
+#include "proc/vdso.h"
 #include "buildid.h"
-#include "hostinfo.h"
+#include "output/hostinfo.h"
 
 static char root[64];
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "elfsym.h"
-#include "ifunc.h"
+#include "target/elfsym.h"
+#include "target/ifunc.h"
 
 static size_t (*volatile strlen_ptr)(const char *) = strlen;
 

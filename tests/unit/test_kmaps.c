@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's MMAP2 records merged into /proc readings (user/kmaps.c):
+ * The kernel's MMAP2 records merged into /proc readings (user/proc/kmaps.c):
  * a mapping added in address order, over older ones (trimmed, split,
  * replaced), a stream of records as a staged sideband holds them, each
  * merged into the process it names, and taken out of the stream.
@@ -16,9 +16,9 @@
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
-#include "kmaps.h"
+#include "proc/kmaps.h"
 #include "perfrec.h"
-#include "procinfo.h"
+#include "proc/procinfo.h"
 
 static void add(struct snap_process *p, __u64 start, __u64 len, __u64 pgoff, const char *path)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "outdir.h"
+#include "snapshot/outdir.h"
 
 /* Missing parents: the user is told to make them. */
 static void test_missing_parent(void **state)

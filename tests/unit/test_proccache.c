@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proccache.h"
+#include "proc/proccache.h"
 #include "testio.h"
 
 /* A snapshot with no cores: nothing of the kernel's to merge. */

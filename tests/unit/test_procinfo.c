@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "procinfo.h"
+#include "proc/procinfo.h"
 
 struct map_case {
 	const char *line;

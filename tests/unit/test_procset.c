@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procset.h"
+#include "proc/procset.h"
 #include "testio.h"
 
 static void test_reading_outlives_process(void **state)

@@ -14,7 +14,7 @@
 #include <linux/perf_event.h>
 
 #include "perfrec.h"
-#include "ptrecs.h"
+#include "collect/ptrecs.h"
 
 #define TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 

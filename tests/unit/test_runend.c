@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "runend.h"
+#include "control/runend.h"
 
 struct end_case {
 	struct run_end e;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sampcost.h"
+#include "collect/sampcost.h"
 
 /*
  * Pairs side by side: each pair's difference over its samples, the median

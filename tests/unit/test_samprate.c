@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "samprate.h"
+#include "collect/samprate.h"
 
 /* 2 % at 50 us a sample: 400 Hz, within the budget, nothing said. */
 static void test_budget_picks(void **state)

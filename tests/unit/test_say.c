@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "say.h"
+#include "base/say.h"
 
 /* 10,000 lines into a pipe nobody reads: all return, most are dropped. */
 static void test_stalled_reader(void **state)

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
-#include "scope.h"
+#include "collect/scope.h"
 
 struct plan_case {
 	struct scope_request req;

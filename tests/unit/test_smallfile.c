@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "smallfile.h"
+#include "base/smallfile.h"
 #include "../testio.h"
 
 static char dir[64], path[128];

@@ -18,11 +18,11 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
-#include "bundle.h"
+#include "output/bundle.h"
 #include "snap.h"
 #include "snapfmt.h"
-#include "snapwrite.h"
-#include "vdso.h"
+#include "output/snapwrite.h"
+#include "proc/vdso.h"
 
 struct fixture {
 	struct snapshot s;

@@ -20,10 +20,10 @@
 #include <cmocka.h>
 #include <sys/mman.h>
 
-#include "fileout.h"
-#include "snapwrite.h"
+#include "output/fileout.h"
+#include "output/snapwrite.h"
 #include "testio.h"
-#include "vdso.h"
+#include "proc/vdso.h"
 
 struct fixture {
 	char dir[64];

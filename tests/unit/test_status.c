@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "say.h"
-#include "status.h"
+#include "base/say.h"
+#include "base/status.h"
 
 /* What the master side of the pty shows now. */
 static size_t drain(int fd, char *buf, size_t len)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "target.h"
+#include "target/target.h"
 #include "../testio.h"
 
 #define PID 4242

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "say.h"
-#include "status.h"
+#include "base/say.h"
+#include "base/status.h"
 #include "textesc.h"
 
 /* The comm of the issue: retitle the terminal, clear it, split the line. */

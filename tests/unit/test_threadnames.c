@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "threadnames.h"
+#include "proc/threadnames.h"
 
 static void test_note_and_merge(void **state)
 {

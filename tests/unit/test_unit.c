@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "unit.h"
+#include "target/unit.h"
 
 static char dir[64];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptbpf's own vDSO image (user/vdso.h): the one this test process maps is
+ * ptbpf's own vDSO image (user/proc/vdso.h): the one this test process maps is
  * found, is an ELF shared object whose size covers its headers, code and
  * section table and stays inside its [vdso] mapping, and holds the
  * functions a reader names (__vdso_clock_gettime); images that are not a
@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "vdso.h"
+#include "proc/vdso.h"
 
 /* The [vdso] line of /proc/self/maps: its start and length. */
 static void own_mapping(uint64_t *start, uint64_t *len)

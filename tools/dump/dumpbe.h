@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What differs between the backends for the reader, in one structure per
- * backend (as the tracer's user/backend.h, and perf's struct auxtrace): the
+ * backend (as the tracer's user/collect/backend.h, and perf's struct auxtrace): the
  * facts the loader and the modes ask ("does the trace decode with libipt?",
  * "are the records samples?"), and the backend's own parts of the summary
  * and of the timeline. A new backend is one more row in dumpbe.c's table

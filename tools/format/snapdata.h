@@ -2,7 +2,7 @@
 /*
  * The facts of a run that both programs read the same way: the backend,
  * the TSC conversion of the perf mmap page and what a PT decoder needs of
- * the CPU. The tracer fills them (user/snapshot.h holds them in each
+ * the CPU. The tracer fills them (user/base/snapshot.h holds them in each
  * snapshot) and writes them to ptbpf.json; the reader loads them back into
  * the same structs (tools/dump/snap.h).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The JSON keys of a snapshot that ptbpf writes and ptbpf-dump reads back:
- * ptbpf.json's (user/bundle.c, user/snapjson.c; tools/dump/snap.c) and
+ * ptbpf.json's (user/output/bundle.c, user/output/snapjson.c; tools/dump/snap.c) and
  * those of LLDB's trace.json schema the reader follows. Each is spelled
  * here only, so the two programs can't drift apart on a rename. Keys only
  * one side uses (for people, or for LLDB alone) stay where they are

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What one snapshot holds once it is staged: the bytes each core recorded,
+ * and everything a writer needs to turn them into perf.data, trace.json and
+ * ptbpf.json. Filled by the collection side (cores.c, procinfo.c) with memory
+ * copies only; read by the writers (perfdata.c, bundle.c) on the writer
+ * thread. No pointer in here points into a live perf mmap. The tracer's
+ * own: the reader has its view of a snapshot in tools/dump/snap.h.
+ */
+#ifndef PTBPF_SNAPSHOT_H
+#define PTBPF_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+
+#include "snapdata.h"
+#include "snaptrig.h"
+
+struct vdso_image;
+
+/*
+ * How the sample backend records call stacks. The zero value is the
+ * default: user call chains walked by the kernel through frame pointers.
+ */
+enum ptbpf_callgraph {
+	CALLGRAPH_FP = 0, /* PERF_SAMPLE_CALLCHAIN, user space only */
+	CALLGRAPH_DWARF, /* PERF_SAMPLE_REGS_USER|STACK_USER: unwound later */
+	CALLGRAPH_NONE, /* the IP alone */
+};
+
+/*
+ * Which tasks the per-core events count (scope.h): the target's own
+ * threads (task-bound events), a cgroup v2, or everything on the CPU.
+ */
+enum ptbpf_scope {
+	SCOPE_AUTO = 0,
+	SCOPE_PROCESS,
+	SCOPE_CGROUP,
+	SCOPE_CPU,
+};
+
+/* One traced core's staged bytes. */
+struct snap_core {
+	int cpu;
+	/*
+	 * intel-pt: raw PT packets from the AUX area, oldest first.
+	 * sample: perf records (PERF_RECORD_SAMPLE ...) from the data ring,
+	 * oldest first, as the kernel wrote them.
+	 */
+	__u8 *trace;
+	size_t trace_len;
+	/* perf records of the context-switch sideband event, oldest first */
+	__u8 *sideband;
+	size_t sideband_len;
+	bool wrapped; /* the ring overwrote data not yet snapshotted */
+	__u64 lost_bytes; /* bytes known to be lost since the last snapshot */
+	__u64 head; /* aux_head (intel-pt) or data_head at the read */
+	__u64 tsc; /* TSC (or perf clock) at the read: AUXTRACE reference */
+	__u64 data_id; /* PERF_EVENT_IOC_ID of the data event */
+	__u64 sb_id; /* PERF_EVENT_IOC_ID of the sideband event */
+	/*
+	 * Process scope, --pid: other threads' events write here too
+	 * (SET_OUTPUT), each record with its own event's id; a writer must
+	 * put data_id/sb_id in every record.
+	 */
+	bool mixed_ids;
+	__u64 paused_ns; /* how long the core was paused for this copy */
+	__u64 copy_ns; /* how long the copy of its rings took */
+	/* not read: the target did not run on this CPU since the last read */
+	bool unchanged;
+	/* the sideband ring overwrote switch records not yet snapshotted */
+	bool sb_wrapped;
+	__u64 sb_lost_bytes;
+	/*
+	 * intel-pt: the PT event's own records since the last read
+	 * (ITRACE_START, AUX, LOST), oldest first, in the caller's sideband
+	 * buffer after the switch records.
+	 */
+	__u8 *ptrec;
+	size_t ptrec_len;
+	/*
+	 * The thread on this CPU when the window began, as the records read
+	 * before it tell (ptrecs.h): the writer names it at the window's
+	 * start. start_tid 0: none of interest, or not known.
+	 */
+	__u32 start_pid, start_tid;
+	/*
+	 * What the window's AUX records say: PT sessions the kernel marked
+	 * truncated (data lost), collided (another user of the AUX area) or
+	 * partial (cut short, e.g. by VMX); and records of the PT event the
+	 * kernel dropped for want of room (their facts are unknown).
+	 */
+	__u32 aux_truncated, aux_collision, aux_partial;
+	__u64 ptrec_lost;
+};
+
+struct snap_thread {
+	__u32 tid;
+	char comm[16];
+};
+
+struct snap_map {
+	__u64 start, len, pgoff;
+	__u32 prot; /* PROT_* */
+	__u32 maj, min;
+	__u64 ino;
+	char *path; /* NULL for anonymous mappings */
+};
+
+/*
+ * What a process's [vdso] mapping is: none, the image ptbpf saves with a
+ * snapshot (a 64-bit x86-64 program: vdso.h), or another ABI's (a 32-bit
+ * or x32 program, or one whose ELF header could not be read), not saved.
+ */
+enum snap_vdso {
+	SNAP_VDSO_NONE = 0,
+	SNAP_VDSO_NATIVE,
+	SNAP_VDSO_OTHER,
+};
+
+/* The target as /proc showed it at snapshot time. */
+struct snap_process {
+	__u32 pid;
+	char comm[16];
+	char *exe; /* /proc/PID/exe, NULL when gone */
+	unsigned int nr_threads;
+	struct snap_thread *threads;
+	unsigned int nr_maps;
+	struct snap_map *maps; /* executable file mappings */
+	enum snap_vdso vdso;
+};
+
+/*
+ * What asked for a snapshot: a transition, as the BPF program reported it,
+ * or a request. Strings are static.
+ */
+struct snap_trigger {
+	enum snaptrig kind;
+	__u64 ts; /* CLOCK_MONOTONIC ns of the transition */
+	int sig; /* 0 when none */
+	__u32 tid; /* the thread that stopped last or faulted; 0: none */
+	const char *stop_kind; /* "breakpoint", "group_stop"...; NULL: none */
+	bool has_si_code;
+	int si_code;
+	__u64 ip; /* user-space IP at the stop, or the faulting one; 0: none */
+	bool has_addr;
+	__u64 addr; /* the fault address (SIGSEGV, SIGBUS), when has_addr */
+	unsigned int folded; /* earlier stops whose bytes this one holds */
+	unsigned int folded_hits; /* earlier --trigger-on hits, the same way */
+	/* --follow: the process it happened in; 0: the target */
+	__u32 pid;
+	/*
+	 * --trigger-on: the point as given (NULL for other triggers) and its
+	 * index. @ts is the hit's kernel time: the data is cut there.
+	 */
+	const char *spec;
+	const char *symbol; /* the function's name; NULL for an address */
+	const char *object; /* the file the point is in */
+	unsigned int point;
+};
+
+/*
+ * How a --trigger-on snapshot's data was made to end at the hit. "time":
+ * the records stamped after it were left out when it was written (sample
+ * backend); "kernel": the hardware trace of the hit's CPU was paused by the
+ * kernel at the hit (intel-pt with aux-action); "staged": taken as soon as
+ * the event arrived, so the data goes on past the hit (by at most
+ * after_hit_ns).
+ */
+struct snap_cut {
+	const char *how; /* NULL: not a --trigger-on snapshot */
+	__u64 after_hit_ns; /* how far past the hit the data went, before the cut */
+	__u64 records; /* records left out ("time") */
+	__u64 bytes; /* their bytes */
+};
+
+/*
+ * The crash record of a fatal snapshot: the registers and the top of the
+ * user stack of the thread that faulted (or took the signal), captured by
+ * the BPF program at the fault. perf.data holds it as one sample with
+ * PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER, which perf unwinds.
+ */
+#define SNAP_CRASH_NR_REGS 24 /* perf_event_x86_regs: AX .. R15 */
+
+struct snap_crash {
+	bool valid;
+	__u32 pid, tid;
+	int sig;
+	const char *at; /* "fault" (in the thread itself) or "delivery" */
+	/* ns of the capture: CLOCK_MONOTONIC, or for intel-pt the perf clock */
+	__u64 ts;
+	__u64 regs[SNAP_CRASH_NR_REGS]; /* by perf register number */
+	__u64 sp; /* where the stack copy starts */
+	__u32 stack_len, stack_want; /* bytes copied, bytes asked for */
+	__u64 cost_ns; /* what the capture cost at the fault (BPF) */
+	__u8 *stack; /* stack_len bytes; owned by the staging buffer */
+};
+
+/*
+ * The sample backend's sampling, as the run chose it (user/collect/sampling.h):
+ * the kernel's mechanism, the rate, and what one sample costs here.
+ */
+struct snap_sampling {
+	/* "per-thread", "cgroup", "per-cpu"; NULL: none */
+	const char *how;
+	unsigned int hz;
+	const char *why; /* "budget", "fixed", "lowered" */
+	__u64 sample_ns; /* one sample's cost, measured at start; 0: unknown */
+	double cost_pct; /* the target's estimated cost at hz; < 0: unknown */
+	double budget_pct; /* --overhead; 0 with -F */
+};
+
+/*
+ * What every snapshot of a run shares, known once the per-core events are
+ * open: given to the stager at setup (snapstage.h), copied into each
+ * snapshot it stages.
+ */
+struct snap_run {
+	enum ptbpf_backend backend;
+	enum ptbpf_scope scope;
+	const char *scope_why; /* why auto fell back; NULL or "" when not */
+	struct snap_sampling sampling; /* sample backend */
+	__u32 pid;
+	bool full; /* --full: whole buffers, not only new data */
+	__u64 run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: unknown */
+	struct perf_event_attr data_attr; /* intel_pt or cpu-clock */
+	struct perf_event_attr sb_attr; /* dummy, context_switch=1 */
+	struct snap_tsc_conv conv;
+	struct snap_cpu_info cpu_info;
+	/* ptbpf's own vDSO (vdso.h), written with every snapshot of a
+	 * process whose [vdso] it is; NULL: none could be read */
+	const struct vdso_image *vdso;
+};
+
+struct snapshot {
+	__u64 id; /* 1, 2, ... in the order taken */
+	struct snap_run run; /* the run's facts */
+	struct snap_trigger why; /* what asked for it */
+	struct snap_cut cut;
+	/* CLOCK_REALTIME and CLOCK_MONOTONIC ns, read together at staging */
+	__u64 realtime_ns, monotonic_ns;
+
+	/* this snapshot's bytes, core by core, and /proc at writing time */
+	unsigned int nr_cores;
+	struct snap_core *cores;
+	struct snap_process proc;
+	/* --follow: the other processes followed, live or gone, as last read */
+	unsigned int nr_more;
+	struct snap_process *more;
+	/* a fatal snapshot's crash record; valid false when none */
+	struct snap_crash crash;
+};
+
+#endif /* PTBPF_SNAPSHOT_H */

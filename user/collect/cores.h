@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-core traces: for each traced CPU a data event (intel_pt with a
+ * read-only AUX area and a small ring for its own ITRACE_START, AUX and
+ * LOST records, or cpu-clock sampling into a write_backward data ring)
+ * and a context-switch sideband event in the same group, so one
+ * PERF_IOC_FLAG_GROUP ioctl pauses or resumes both.
+ *
+ * The scope (scope.h) says what the events count. cpu: every task on the
+ * CPU (pid -1); cgroup: a cgroup v2 (PERF_FLAG_PID_CGROUP); process: the
+ * target's threads, one group per thread and CPU bound to that thread with
+ * inherit=1 and inherit_thread=1, so threads it creates later are counted
+ * and forked children are not. The first thread's group on each CPU owns
+ * that CPU's rings; the others send their records there with
+ * PERF_EVENT_IOC_SET_OUTPUT. In process scope the kernel itself switches the
+ * events in and out with the target's threads.
+ *
+ * Each core has a collection state, Running or Paused, set at open time
+ * through attr.disabled. Changing a core to the state it has is a no-op
+ * with no system call; a failed ioctl leaves the recorded state as it was.
+ * Reads pause the core for the memory copy only, so that the kernel does
+ * not write what is being copied, and put the previous state back.
+ *
+ * Errors: functions return 0 or -errno; cores_open() returns NULL with
+ * errno set. A message naming the call and the CPU goes to the caller's
+ * buffer at open time, and to cores_last_error() afterwards. Informational
+ * lines (backend chosen, size rounded, CPU skipped) go to the config's
+ * report hook; this module prints nothing itself.
+ */
+#ifndef PTBPF_CORES_H
+#define PTBPF_CORES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+
+#include "auxact.h"
+#include "perf_sys.h"
+#include "base/snapshot.h"
+
+#define CORES_DEFAULT_BUFFER (4UL << 20) /* per-core trace buffer */
+/*
+ * Per-core switch records: 48 bytes each; a core that switches 5,000 times
+ * a second (a target that sleeps often) fills 1 MiB in about 4 s.
+ */
+#define CORES_DEFAULT_SIDEBAND (1UL << 20)
+/* Across all cores; LLDB's default process trace size limit is 500 MiB. */
+#define CORES_DEFAULT_TOTAL_LIMIT (512ULL << 20)
+
+enum core_state {
+	CORE_PAUSED = 0,
+	CORE_RUNNING = 1,
+};
+
+typedef void (*cores_report_fn)(void *ctx, const char *msg);
+
+struct cores_config {
+	enum ptbpf_backend backend; /* AUTO picks intel-pt when it exists */
+	const int *cpus; /* CPUs to trace; NULL: every configured CPU */
+	unsigned int nr_cpus;
+	size_t buffer_size; /* per-core trace bytes requested; 0: default */
+	size_t sideband_size; /* per-core sideband bytes; 0: default */
+	__u64 total_limit; /* all buffers of all cores; 0: default */
+	bool start_running; /* initial state; false: paused */
+	bool kernel; /* trace kernel space too */
+	int cgroup_fd; /* cgroup v2 directory fd, or -1 */
+	/* PROCESS needs @tids; AUTO: CGROUP with a cgroup_fd, else CPU */
+	enum ptbpf_scope scope;
+	const pid_t *tids; /* process scope: the threads to bind to */
+	unsigned int nr_tids;
+	/*
+	 * Process scope, a command held before its exec: the events are armed
+	 * with enable_on_exec, so its first instruction is the first recorded
+	 * and none of the pre-exec code is; the core counts as running.
+	 */
+	bool enable_on_exec;
+	/*
+	 * Process scope, --follow: the events are inherited by the processes
+	 * the target forks too (inherit without inherit_thread), and write
+	 * into the same rings.
+	 */
+	bool follow;
+	/*
+	 * cpu and cgroup scope: pause and resume every core at once, each
+	 * from a thread pinned to its CPU (cpurun.h), at SCHED_FIFO
+	 * @parallel_rt_prio when > 0. false: serial, from the caller (the
+	 * simulated PMU of the tests is single-threaded).
+	 */
+	bool parallel;
+	int parallel_rt_prio;
+	/* sample backend, Hz; 0: EVATTR_SAMPLE_FREQ */
+	unsigned int sample_freq;
+	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
+	/* CALLGRAPH_DWARF bytes; 0: EVATTR_STACK_USER_DEFAULT */
+	__u32 stack_size;
+	/*
+	 * intel-pt, process scope: --trigger-on points that the kernel cuts
+	 * PT at (auxact.h), in every group. Where the kernel or the PMU has
+	 * no aux-action there are none (reported, not an error). The points
+	 * must outlive the cores.
+	 */
+	const struct hitpoint *pause_points;
+	unsigned int nr_pause_points;
+	const char *sysfs_root; /* NULL: "/sys" */
+	cores_report_fn report; /* may be NULL */
+	void *report_ctx;
+};
+
+struct cores;
+
+/* Defaults: backend auto, all CPUs, paused, no cgroup (cgroup_fd -1). */
+void cores_config_init(struct cores_config *cfg);
+
+/*
+ * Open one group of events per CPU of @cfg through @sys (NULL: the real
+ * kernel), as coreplan_make() plans them (scope, backend, attrs, sizes).
+ * CPUs that are offline (cpupresent.h, or perf_event_open fails with
+ * ENODEV or ENOENT) are skipped and reported.
+ *
+ * Returns NULL with errno set, and a message in @err: EINVAL for a bad
+ * argument or a buffer that can't hold one PSB period; ENOENT when
+ * intel-pt was asked for and its PMU is missing (names the sysfs path);
+ * E2BIG when all buffers together exceed the total limit (says what to
+ * lower); ENODEV when no CPU could be traced; ENOMEM; else the errno of
+ * the failing call. Everything opened so far is closed again.
+ */
+struct cores *cores_open(const struct cores_config *cfg, const struct perf_sys_ops *sys, char *err,
+			 size_t errlen);
+
+/* Close every descriptor and unmap every ring; NULL is fine. */
+void cores_close(struct cores *c);
+
+/* Number of traced cores (0 for NULL). */
+unsigned int cores_count(const struct cores *c);
+/* The backend in use: BACKEND_INTEL_PT or BACKEND_SAMPLE. */
+enum ptbpf_backend cores_backend(const struct cores *c);
+/*
+ * Per-core trace and sideband sizes as chosen (0 for NULL). The sideband
+ * size is what a read may return besides the trace: the switch ring, and
+ * for intel-pt the ring of the PT event's own records after it.
+ */
+size_t cores_buffer_size(const struct cores *c);
+size_t cores_sideband_size(const struct cores *c);
+/* The attrs the events were opened with (NULL for NULL). */
+const struct perf_event_attr *cores_data_attr(const struct cores *c);
+const struct perf_event_attr *cores_sideband_attr(const struct cores *c);
+/* The scope the events were opened in (SCOPE_CPU for NULL). */
+enum ptbpf_scope cores_scope(const struct cores *c);
+/*
+ * Whether every PT group holds the --trigger-on points with aux_pause: a
+ * hit stops its CPU's PT in the kernel, at the hit.
+ */
+bool cores_aux_pause(const struct cores *c);
+
+/* Perf events open (descriptors held), over all cores. */
+unsigned long cores_event_count(const struct cores *c);
+
+/*
+ * Process scope: bind one more thread @tid (one found after the first scan)
+ * on every core, its records going into that core's rings, in the core's
+ * current state. Returns 0; -ESRCH when the thread is gone (nothing is
+ * kept); -EINVAL outside process scope; else -errno (cores_last_error()
+ * says which call).
+ */
+int cores_add_thread(struct cores *c, pid_t tid);
+
+/*
+ * Process scope: the target has no thread that can run (every one stopped,
+ * or all exited). The kernel switched the events out with the threads, so
+ * reads need no pause: head, barrier, copy. @off false undoes it. Without
+ * effect in other scopes, where other tasks write.
+ */
+void cores_set_offcpu(struct cores *c, bool off);
+
+/*
+ * Sample backend: how long the sampling timers ran, in ns summed over every
+ * data event ptbpf holds (the kernel's count of each cpu-clock event, its
+ * inherited ones included), into *@ns: a timer runs only while its event is
+ * scheduled in, so this is what the collection cost the machine in
+ * interrupts, period by period. Returns -ENOENT for intel-pt, -EINVAL for
+ * NULL arguments, else the first read's -errno.
+ */
+int cores_sample_ns(const struct cores *c, __u64 *ns);
+
+/*
+ * Sample backend: sample at @hz from now on, on every data event ptbpf
+ * holds (PERF_EVENT_IOC_PERIOD). Events the kernel copied into threads that
+ * already exist (inherit) keep their period; threads created later copy
+ * the new one. Returns -ENOENT for intel-pt, -EINVAL for a zero @hz, else
+ * the first ioctl's -errno (cores_last_error() says which).
+ */
+int cores_set_rate(struct cores *c, unsigned int hz);
+
+/*
+ * How the sample backend's events sample, for the start event and
+ * ptbpf.json: "per-thread" (task-bound, process scope), "cgroup",
+ * "per-cpu"; NULL for intel-pt.
+ */
+const char *cores_sampling(const struct cores *c);
+
+/* The last error message of a pause, resume or read; "" when none. */
+const char *cores_last_error(const struct cores *c);
+
+/*
+ * The CPU number and the PERF_EVENT_IOC_ID ids of core @idx; @data_id and
+ * @sb_id may be NULL. Returns -EINVAL for a NULL @c or @idx out of range.
+ */
+int cores_info(const struct cores *c, unsigned int idx, int *cpu, __u64 *data_id, __u64 *sb_id);
+
+/*
+ * The TSC <-> perf time conversion of the first core's mmap page
+ * (cap_user_time_zero: time_zero, time_mult, time_shift), read under the
+ * page's seqlock. @conv->valid is false when the kernel does not offer it.
+ * Returns -EINVAL for NULL arguments or a set of no core.
+ */
+int cores_tsc_conv(const struct cores *c, struct snap_tsc_conv *conv);
+
+/*
+ * The intel_pt parts of @info (pmu_cpu_info()); -ENOENT for the sample
+ * backend, -EINVAL for NULL arguments.
+ */
+int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info);
+
+/*
+ * What every snapshot of the run shares, as these cores decide it, into
+ * @run: backend, scope, both attrs, the TSC conversion, and the CPU info
+ * (the intel_pt parts, /proc/cpuinfo's processor, the CPU counts). The
+ * caller's fields (pid, full, run_start_ns, scope_why) are left alone.
+ * Returns -EINVAL for NULL arguments or a set of no core.
+ */
+int cores_describe(const struct cores *c, struct snap_run *run);
+
+/* The recorded state of core @idx. Returns -EINVAL for bad arguments. */
+int cores_state(const struct cores *c, unsigned int idx, enum core_state *state);
+
+/*
+ * Set core @idx to @state: one group ioctl, none when it already is.
+ * Returns -EINVAL for bad arguments, else -errno of the ioctl (the state
+ * is then unchanged and cores_last_error() says why).
+ */
+int cores_set_state(struct cores *c, unsigned int idx, enum core_state state);
+
+/*
+ * Pause (resume) every core: with @parallel, every core at once from its
+ * own CPU, else one after the other. For the control path: no allocation,
+ * no file I/O, no logging. Tries every core even when one fails. Stores in
+ * *@done_ns (may be NULL) the CLOCK_MONOTONIC time after the last ioctl
+ * returned. Returns 0, -EINVAL for a NULL @c, or the first ioctl's -errno
+ * (cores_last_error() names its CPU).
+ */
+int cores_pause_all(struct cores *c, __u64 *done_ns);
+int cores_resume_all(struct cores *c, __u64 *done_ns);
+
+/*
+ * Stage core @idx: remember its state, pause it, copy what was recorded
+ * since the last read (everything with @full) into @trace_buf (@trace_cap
+ * bytes; cores_buffer_size() always suffices) and the sideband records into
+ * @sb_buf (@sb_cap bytes; cores_sideband_size() suffices), for intel-pt the
+ * PT event's own records (ITRACE_START, AUX, LOST) after them, put the
+ * state back. Fills every field of @out: trace, sideband and ptrec point
+ * into the caller's buffers; head, wrapped, lost_bytes describe the trace
+ * ring; start_pid/start_tid name the thread the CPU ran when the window
+ * began (ptrecs.h), the aux_* counts what the PT records say of it;
+ * tsc is "now" in the data event's clock (TSC for intel-pt, CLOCK_MONOTONIC
+ * ns for sample); paused_ns is an upper bound of the pause (0 when the core
+ * was paused already).
+ *
+ * Returns -EINVAL for NULL arguments or @idx out of range; -errno when the
+ * pause failed (nothing read), or when the restore failed (@out is filled
+ * all the same and the core stays paused).
+ */
+int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *out, __u8 *trace_buf,
+	       size_t trace_cap, __u8 *sb_buf, size_t sb_cap);
+
+/*
+ * Fill @out for core @idx as a read that found nothing new, without
+ * touching the rings: for a process-scope core the target did not run on
+ * since the last read (nothing else writes there). The next cores_read()
+ * starts where the last one ended. Returns -EINVAL for bad arguments.
+ */
+int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out, __u8 *trace_buf,
+			 __u8 *sb_buf);
+
+/* How often the run drains the PT events' records rings: 100 ms. */
+#define CORES_DRAIN_NS 100000000ULL
+
+/*
+ * intel-pt: move the records the kernel wrote into each PT event's ring
+ * since the last drain into the core's store, which the next cores_read()
+ * returns (ITRACE_START, LOST, AUX records with flags; plain AUX records
+ * are passed over). The ring keeps the oldest records and drops what does
+ * not fit, so between reads it is drained every CORES_DRAIN_NS; from the
+ * thread that reads the cores. Nothing to do for sample. Returns -EINVAL
+ * for NULL.
+ */
+int cores_drain_records(struct cores *c);
+
+#endif /* PTBPF_CORES_H */

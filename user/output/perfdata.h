@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf.data writer: turns a staged snapshot into a file that `perf script`
+ * and `perf report` open (tools/perf/Documentation/perf.data-file-format.txt
+ * in the kernel tree).
+ *
+ * Layout: file header, the attrs' ID arrays, the attrs section, the data
+ * section, then the feature section table and the features perf record
+ * writes for the same events: BUILD_ID (every code-mapped file of the
+ * target), HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
+ * TOTAL_MEM, CMDLINE, EVENT_DESC, CPU_TOPOLOGY, and CLOCKID/CLOCK_DATA
+ * when the data event has its own clock (sample backend).
+ *
+ * Two attrs per file: the data event (intel_pt or cpu-clock) and the
+ * context-switch sideband (dummy). Each core's events contribute one ID to
+ * each attr. Every record in the data section carries a sample ID with
+ * PERF_SAMPLE_IDENTIFIER, TID, TIME and CPU: perf needs IDENTIFIER to find
+ * a record's attr once a file has two, and CPU to give per-CPU AUX data its
+ * thread from the context switches.
+ *
+ * intel-pt data section: PERF_RECORD_AUXTRACE_INFO, TIME_CONV, COMM and
+ * MMAP2 of the target, the context switches, one PERF_RECORD_AUXTRACE per
+ * core with that core's PT bytes.
+ * sample data section: TIME_CONV, COMM, MMAP2, the context switches and the
+ * samples (and any other record the data ring held).
+ */
+#ifndef PTBPF_PERFDATA_H
+#define PTBPF_PERFDATA_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include <linux/perf_event.h>
+
+#include "perffile.h"
+#include "base/snapshot.h"
+
+/*
+ * intel_pt config bits, as masks. The kernel's intel_pt PMU format is the
+ * RTIT_CTL MSR layout (arch/x86/events/intel/pt.c), the same on every CPU.
+ */
+#define PERFDATA_PT_CYC (1ULL << 1)
+#define PERFDATA_PT_MTC (1ULL << 9)
+#define PERFDATA_PT_TSC (1ULL << 10)
+#define PERFDATA_PT_NORETCOMP (1ULL << 11)
+#define PERFDATA_PT_MTC_PERIOD (0xfULL << 14)
+
+/* One CPU's place in the machine (CPU_TOPOLOGY); -1 when unknown. */
+struct perfdata_cpu_topo {
+	__s32 core_id, socket_id, die_id;
+};
+
+/*
+ * CPU_TOPOLOGY as perf reads it: the distinct sibling lists ("0-3") of
+ * cores, threads and dies, then every CPU's ids up to NRCPUS' "available".
+ */
+struct perfdata_topology {
+	unsigned int nr_cores, nr_threads, nr_dies;
+	const char *const *core_siblings, *const *thread_siblings, *const *die_siblings;
+	unsigned int nr_cpus;
+	const struct perfdata_cpu_topo *cpus;
+};
+
+/* Where perf's header features come from; NULL/0 members are left out. */
+struct perfdata_host {
+	const char *hostname, *osrelease, *version, *arch;
+	const char *cpudesc; /* /proc/cpuinfo "model name" */
+	__u64 total_mem_kb;
+	unsigned int argc; /* CMDLINE: ptbpf's own command line */
+	const char *const *argv;
+	const struct perfdata_topology *topo;
+	/* CLOCKID/CLOCK_DATA (when the data event has use_clockid): the
+	 * clock's resolution, and one reading of it next to CLOCK_REALTIME */
+	__u64 clock_res_ns, clock_tod_ns, clock_ns;
+	/* BUILD_ID: reads the GNU build-id of @path; NULL: buildid_read() */
+	int (*build_id)(const char *path, __u8 *id, size_t *len);
+};
+
+/*
+ * Fills @attr with the attr the file declares for @in: @in's fields,
+ * size PERFFILE_ATTR_SIZE, sample_id_all set, and PERFFILE_ID_BITS and
+ * PERF_SAMPLE_IP added to sample_type.
+ *
+ * Returns 0, or -EINVAL if an argument is NULL.
+ */
+int perfdata_file_attr(const struct perf_event_attr *in, struct perf_event_attr *attr);
+
+/*
+ * The IDs the file gives core @idx's data and sideband events: the
+ * PERF_EVENT_IOC_ID values staged in @snap, or unique made-up ones where
+ * the collection left them 0.
+ *
+ * Returns 0, or -EINVAL if an argument is NULL or @idx is out of range.
+ */
+int perfdata_core_ids(const struct snapshot *snap, unsigned int idx, __u64 *data_id, __u64 *sb_id);
+
+/*
+ * Writes the Intel PT PERF_RECORD_AUXTRACE_INFO for @snap into @dst of
+ * @cap bytes: PMU type, time conversion, config bit masks, how context
+ * switches are recorded (have_sched_switch 3: CPU-wide records; 2 in
+ * process scope: PERF_RECORD_SWITCH of task-bound events), per-CPU AUX
+ * buffers, MTC
+ * and TSC/CTC ratios, max non-turbo ratio, no address filter.
+ *
+ * Returns the record size.
+ * Returns -EINVAL if @snap or @dst is NULL.
+ * Returns -ENOSPC if @cap is too small.
+ */
+ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t cap);
+
+/*
+ * Writes the whole perf.data for @snap to @fd, which must be a new, empty
+ * regular file open for writing (the header is filled in last with
+ * pwrite). @host may be NULL: features then come from hostinfo_read().
+ *
+ * Returns 0 on success.
+ * Returns -EINVAL if @snap is NULL, its backend is neither intel-pt nor
+ * sample, or it has no cores (the IDs of synthesized records are those of
+ * the first core's sideband event).
+ * Returns -EBADMSG if a core's staged records are malformed.
+ * Returns -ENOMEM if memory runs out.
+ * Returns the -errno of a failed write (-ENOSPC, -EIO, -EBADF ...).
+ */
+int perfdata_write(int fd, const struct snapshot *snap, const struct perfdata_host *host);
+
+/*
+ * The crash record's registers in perf.data (its attr's sample_regs_user):
+ * perf's x86-64 set for DWARF unwinding, every general-purpose register but
+ * DS, ES, FS and GS (perf_event_x86_regs numbering, as snap_crash.regs).
+ */
+#define PERFDATA_CRASH_REGS (((1ULL << 24) - 1) & ~(0xfULL << 12))
+#define PERFDATA_REG_IP 8
+
+/*
+ * @snap's crash record as a PERF_RECORD_SAMPLE of the crash attr, with
+ * sample ID @id, into @dst (@cap bytes): returns its size, -EINVAL when
+ * @snap has no crash record or no core, -E2BIG when it does not fit.
+ */
+ssize_t perfdata_crash_record(const struct snapshot *snap, __u64 id, void *dst, size_t cap);
+
+#endif /* PTBPF_PERFDATA_H */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What is said of each snapshot (snaplog.h). */
+#include <limits.h>
+#include <stdio.h>
+
+#include "base/clock.h"
+#include "output/snapjson.h"
+#include "snapkeep.h"
+#include "snaplog.h"
+#include "base/status.h"
+
+void snaplog_error(struct eventlog *log, uint32_t pid, uint64_t id, const char *reason)
+{
+	struct json *j = eventlog_begin(log, "snapshot_error", clock_now_ns(), pid);
+
+	json_u64(j, "snapshot", id);
+	json_str(j, "reason", reason);
+	eventlog_end(log);
+}
+
+void snaplog_lost(struct eventlog *log, uint32_t pid, uint64_t id, const char *reason,
+		  int verbosity)
+{
+	char line[PATH_MAX + 512];
+
+	snaplog_error(log, pid, id, reason);
+	if (verbosity < 0)
+		return;
+	snprintf(line, sizeof(line), "ptbpf: snapshot %llu lost: %s", (unsigned long long)id,
+		 reason);
+	status_say_limited(line);
+}
+
+void snaplog_written(struct eventlog *log, const struct snapshot *snap, const char *path,
+		     uint64_t write_ns, const struct snapkeep *keep,
+		     const struct snapkeep_removed *rm, int verbosity)
+{
+	uint64_t lost, pmax, psum, bytes;
+	char line[PATH_MAX + 256];
+	bool wrapped = false;
+	struct json *j;
+	unsigned int i;
+	size_t n;
+
+	bytes = snapjson_staged(snap, &lost, &pmax, &psum);
+	for (i = 0; i < snap->nr_cores; i++)
+		wrapped |= snap->cores[i].wrapped;
+	/* --follow: the line names the process the trigger was in */
+	j = eventlog_begin(log, "snapshot", clock_now_ns(),
+			   snap->why.pid ? snap->why.pid : snap->run.pid);
+	snapjson_line(j, snap, path, write_ns);
+	if (keep->limits)
+		json_u64(j, "dir_bytes", keep->budget.used);
+	eventlog_end(log);
+	if (verbosity < 0)
+		return;
+	/* the status line counts it, when it is drawn (not after Ctrl-Z) */
+	if (status_snapshot(bytes, keep->budget.used, keep->max_size) && verbosity == 0 && !rm->n)
+		return;
+	/* one write: the control thread prints lines of its own meanwhile */
+	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
+		     (unsigned long long)snap->id, snaptrig_name(snap->why.kind), path,
+		     bytes / 1024.0, wrapped ? ", wrapped" : "");
+	if (snap->why.folded)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      ", %u earlier stop%s folded in", snap->why.folded,
+			      snap->why.folded == 1 ? "" : "s");
+	if (snap->why.folded_hits)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      ", %u earlier hit%s folded in", snap->why.folded_hits,
+			      snap->why.folded_hits == 1 ? "" : "s");
+	if (rm->n)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; removed %u oldest (%.1f KiB) for %s", rm->n, rm->bytes / 1024.0,
+			      rm->size ? "--max-size" : "--max-snapshots");
+	if (keep->max_size)
+		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
+			      "; %.1f of %.1f MiB used", keep->budget.used / 1048576.0,
+			      keep->max_size / 1048576.0);
+	status_say_limited(line);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What is said of each snapshot, in events.jsonl and on stderr: the
+ * "snapshot" line once it is written (its body: snapjson.h), and
+ * "snapshot_error" for one that was lost (dropped by the queue, refused by
+ * --max-size, failed to write) or had a core that could not be read.
+ */
+#ifndef PTBPF_SNAPLOG_H
+#define PTBPF_SNAPLOG_H
+
+#include <stdint.h>
+
+#include "output/eventlog.h"
+#include "base/snapshot.h"
+
+struct snapkeep;
+struct snapkeep_removed;
+
+/* A "snapshot_error" event about snapshot @id of process @pid. */
+void snaplog_error(struct eventlog *log, uint32_t pid, uint64_t id, const char *reason);
+
+/*
+ * Snapshot @id is lost for @reason: a "snapshot_error" event, and a line
+ * on stderr unless @verbosity < 0.
+ */
+void snaplog_lost(struct eventlog *log, uint32_t pid, uint64_t id, const char *reason,
+		  int verbosity);
+
+/*
+ * Snapshot @snap was written at @path in @write_ns: its "snapshot" event,
+ * with the directory's bytes when @keep has limits, and on stderr a line
+ * with what @rm says was removed for it (unless @verbosity < 0, or the
+ * status line counts it and there is nothing more to say).
+ */
+void snaplog_written(struct eventlog *log, const struct snapshot *snap, const char *path,
+		     uint64_t write_ns, const struct snapkeep *keep,
+		     const struct snapkeep_removed *rm, int verbosity);
+
+#endif /* PTBPF_SNAPLOG_H */

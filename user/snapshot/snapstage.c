@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Snapshots staged on the control path (snapstage.h). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/backend.h"
+#include "base/clock.h"
+#include "base/errbuf.h"
+#include "snaplog.h"
+#include "snapstage.h"
+#include "base/status.h"
+
+struct snapstage {
+	struct snapstage_config cfg;
+	struct snap_run run; /* cfg.run points here */
+	struct cores *cores;
+	struct eventlog *log; /* control thread's */
+	struct snapqueue *queue;
+	unsigned int nr_cores;
+	size_t trace_cap, sb_cap;
+	uint64_t next_id;
+	/* the newest crash record, until a fatal snapshot takes it */
+	struct snap_crash crash;
+	__u8 *crash_stack;
+};
+
+void snapstage_layout(struct cores *cores, struct snapqueue_config *qc)
+{
+	qc->nr_cores = cores_count(cores);
+	qc->trace_cap = cores_buffer_size(cores);
+	qc->sb_cap = cores_sideband_size(cores);
+}
+
+struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cores *cores,
+				  struct snapqueue *queue, struct eventlog *log, char *err,
+				  size_t errlen)
+{
+	bool valid = cfg && cfg->run && cores && queue;
+	struct snapstage *s = valid ? calloc(1, sizeof(*s)) : NULL;
+	int ret = valid ? -ENOMEM : -EINVAL;
+
+	if (!s) {
+		errbuf_set(err, errlen, ret, "can't set up snapshot staging: %s", strerror(-ret));
+		errno = -ret;
+		return NULL;
+	}
+	s->cfg = *cfg;
+	s->run = *cfg->run;
+	s->cfg.run = &s->run;
+	s->cores = cores;
+	s->queue = queue;
+	s->log = log;
+	s->nr_cores = cores_count(cores);
+	s->trace_cap = cores_buffer_size(cores);
+	s->sb_cap = cores_sideband_size(cores);
+	s->next_id = cfg->first_id ? cfg->first_id : 1;
+	return s;
+}
+
+/* Every core's rings into @buf; -EIO when one could not be read. */
+static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
+{
+	bool skip = s->cfg.cpu_ran && !s->run.full && cores_scope(s->cores) == SCOPE_PROCESS;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < s->nr_cores; i++) {
+		__u8 *trace = snapqueue_core_mem(s->queue, buf, i);
+		__u8 *sideband = trace + s->trace_cap;
+		int cpu = -1;
+
+		cores_info(s->cores, i, &cpu, NULL, NULL);
+		buf->cores[i].cpu = cpu; /* a core that can't be read still says which */
+		if (skip && !s->cfg.cpu_ran(s->cfg.cpu_ran_ctx, cpu))
+			cores_read_unchanged(s->cores, i, &buf->cores[i], trace, sideband);
+		else if (cores_read(s->cores, i, s->run.full, &buf->cores[i], trace, s->trace_cap,
+				    sideband, s->sb_cap))
+			ret = -EIO;
+	}
+	return ret;
+}
+
+/* Nothing new on any core: no snapshot (bytes lost are news, though). */
+static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		const struct snap_core *core = &buf->cores[i];
+
+		if (core->trace_len || core->sideband_len || core->wrapped || core->lost_bytes ||
+		    core->sb_wrapped || core->sb_lost_bytes)
+			return false;
+	}
+	return true;
+}
+
+static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
+{
+	struct json *j = eventlog_begin(s->log, "snapshot_skipped", clock_now_ns(), s->run.pid);
+
+	json_str(j, "trigger", snaptrig_name(t->kind));
+	json_u64(j, "trigger_ts", t->ts);
+	json_str(j, "reason", "no new bytes");
+	eventlog_end(s->log);
+	if (s->cfg.verbosity > 0) {
+		char line[96];
+
+		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes",
+			 snaptrig_name(t->kind));
+		status_say_limited(line);
+	}
+}
+
+/*
+ * A --trigger-on snapshot of the intel-pt backend: PT can't be cut by time
+ * here. With aux-action the kernel stopped the hit's CPU at the hit;
+ * otherwise, and on the other CPUs, the data goes on up to the staging at
+ * most. Sample snapshots are cut by time when written (snapcut.h).
+ */
+static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
+{
+	memset(&snap->cut, 0, sizeof(snap->cut));
+	if (!snap->why.spec || backend_ops(snap->run.backend)->samples)
+		return;
+	snap->cut.how = cores_aux_pause(s->cores) ? "kernel" : "staged";
+	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
+}
+
+/* The staged bytes become snapshot @id of the run, triggered by @t. */
+static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
+			  const struct snap_trigger *t)
+{
+	struct snapshot *snap = &buf->snap;
+	uint64_t real, mono;
+
+	snap->id = s->next_id++;
+	snap->run = s->run;
+	snap->why = *t;
+	if (!snap->why.pid)
+		snap->why.pid = s->run.pid;
+	clock_pair(&real, &mono);
+	snap->realtime_ns = real;
+	snap->monotonic_ns = mono;
+	stage_cut(s, snap, mono);
+	snap->nr_cores = s->nr_cores;
+	snap->cores = buf->cores;
+}
+
+void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t len)
+{
+	struct snap_crash *k;
+	size_t n;
+
+	if (!s || !c || len < offsetof(struct ptbpf_crash, stack))
+		return;
+	n = len - offsetof(struct ptbpf_crash, stack);
+	if (n > c->stack_len)
+		n = c->stack_len;
+	if (!s->crash_stack) {
+		s->crash_stack = malloc(PTBPF_CRASH_STACK_MAX);
+		if (!s->crash_stack)
+			return;
+	}
+	k = &s->crash;
+	memset(k, 0, sizeof(*k));
+	k->valid = true;
+	k->pid = c->tgid;
+	k->tid = c->tid;
+	k->sig = c->sig;
+	k->at = c->at == PTBPF_CRASH_AT_DELIVERY ? "delivery" : "fault";
+	k->ts = c->ts;
+	_Static_assert(SNAP_CRASH_NR_REGS == PTBPF_CRASH_NR_REGS, "one register layout");
+	memcpy(k->regs, c->regs, sizeof(k->regs));
+	k->sp = c->sp;
+	k->stack_len = (__u32)n;
+	k->stack_want = c->stack_want;
+	k->cost_ns = c->cost_ns;
+	memcpy(s->crash_stack, c->stack, n);
+	k->stack = s->crash_stack;
+}
+
+/*
+ * CLOCK_MONOTONIC @mono on the perf clock of an intel-pt run, whose
+ * records are stamped by the kernel's perf clock (no use_clockid): the
+ * offset of that clock, the TSC through the mmap page's conversion, from
+ * CLOCK_MONOTONIC now. Unchanged where there is no conversion.
+ */
+static __u64 perf_clock_of(const struct snap_run *run, __u64 mono)
+{
+#if defined(__x86_64__)
+	const struct snap_tsc_conv *c = &run->conv;
+	__u64 tsc, quot, rem, perf_now, mono_now;
+
+	if (!backend_ops(run->backend)->tsc || run->data_attr.use_clockid || !c->valid)
+		return mono;
+	tsc = __builtin_ia32_rdtsc();
+	mono_now = clock_now_ns();
+	quot = tsc >> c->time_shift;
+	rem = tsc & ((1ULL << c->time_shift) - 1);
+	perf_now = c->time_zero + quot * c->time_mult + ((rem * c->time_mult) >> c->time_shift);
+	return mono + perf_now - mono_now;
+#else
+	(void)run;
+	return mono;
+#endif
+}
+
+/*
+ * A fatal snapshot takes the crash record of its thread, made just before
+ * the fatal event; one of another process or thread stays for its own.
+ */
+static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
+{
+	struct snapshot *snap = &buf->snap;
+	struct snap_crash *k = &s->crash;
+
+	if (!k->valid || snap->why.kind != SNAPTRIG_FATAL || k->pid != snap->why.pid ||
+	    (snap->why.tid && k->tid != snap->why.tid))
+		return;
+	if (!buf->crash_mem) {
+		buf->crash_mem = malloc(PTBPF_CRASH_STACK_MAX);
+		if (!buf->crash_mem)
+			return;
+	}
+	memcpy(buf->crash_mem, k->stack, k->stack_len);
+	snap->crash = *k;
+	snap->crash.stack = buf->crash_mem;
+	/* the perf.data sample's time, on the data's clock */
+	snap->crash.ts = perf_clock_of(&snap->run, k->ts);
+	k->valid = false;
+}
+
+int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
+{
+	struct snapqueue_buf *buf;
+	uint64_t dropped;
+	char reason[96];
+	int ret;
+
+	buf = snapqueue_take(s->queue, &dropped);
+	if (!buf)
+		return -EBUSY;
+	if (dropped) {
+		snprintf(reason, sizeof(reason),
+			 "the writer fell behind: snapshot %llu dropped unwritten",
+			 (unsigned long long)dropped);
+		snaplog_lost(s->log, s->run.pid, dropped, reason, s->cfg.verbosity);
+	}
+	memset(&buf->snap, 0, sizeof(buf->snap));
+	ret = stage_cores(s, buf);
+	if (!ret && !s->run.full && nothing_new(buf, s->nr_cores)) {
+		snapqueue_put_back(s->queue, buf);
+		log_skipped(s, t);
+		return -ENODATA;
+	}
+	fill_snapshot(s, buf, t);
+	stage_crash(s, buf);
+	snapqueue_push(s->queue, buf);
+	if (ret)
+		snaplog_error(s->log, s->run.pid, buf->snap.id, cores_last_error(s->cores));
+	return ret ? ret : (int64_t)buf->snap.id;
+}
+
+void snapstage_stop(struct snapstage *s)
+{
+	if (!s)
+		return;
+	free(s->crash_stack);
+	free(s);
+}
