@@ -298,6 +298,10 @@ install: all
 		> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ptbpf@.service
 	$(Q)chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ptbpf@.service
 
+# the layout alone: the trees' includes, user/'s folders in order, the map
+layout:
+	$(Q)tests/layout.sh
+
 vmlinux:
 	$(Q)vmlinux/gen.sh
 

@@ -106,6 +106,19 @@ if [ -x "$tmp/ptbpf-dump" ]; then
 	fi
 fi
 
+# design.md's map names every module, as `x.c` (or `x.h` for a header alone)
+for f in bpf/*.[ch] user/*.[ch] user/*/*.[ch] tools/dump/*.[ch] tools/format/*.[ch]; do
+	case $f in
+	*.h) [ -e "${f%.h}.c" ] && continue ;;
+	esac
+	grep -q "^- \`$f\`: " tools/doc/design.md ||
+		bad "tools/doc/design.md's map has no line \"- \`$f\`: ...\""
+done
+# and no module that is gone
+while read -r f; do
+	[ -e "$f" ] || bad "tools/doc/design.md's map names $f, which does not exist"
+done < <(sed -n 's/^- `\([^`]*\.[ch]\)`: .*/\1/p' tools/doc/design.md)
+
 # the repository describes itself: nothing points at ../shared/
 if git grep -n '\.\./shared' -- . ':!tests/layout.sh'; then
 	bad "the repository points outside itself"

@@ -9,11 +9,12 @@
  * (proccache.h).
  *
  *	struct ctlops hands = { .ctl = &ctl };
- *	watch_open(pid, verbose, ctlops_event, &hands, ...);
- *	hands.cores = cores; hands.stage = stage;
+ *	watch = watch_open(pid, follow, verbose, ctlops_event, &hands,
+ *			   err, sizeof(err));
+ *	hands.watch = watch; hands.cores = cores; hands.stage = stage;
  *	hands.queue = queue; hands.procs = procs;
- *	control_init(&ctl, log, pid, triggers, no_pause, v, &ctlops_ops,
- *		     &hands);
+ *	control_init(&ctl, log, pid, triggers, no_pause, verbosity,
+ *		     &ctlops_ops, &hands);
  */
 #ifndef PTBPF_CTLOPS_H
 #define PTBPF_CTLOPS_H
