@@ -53,7 +53,16 @@ for t in "$@"; do
 	[ "$f" -gt 0 ] && status=FAIL
 	printf '%-28s %3d passed %3d failed %3d skipped  %s\n' "$name" "$p" "$f" "$s" "$status"
 	if [ "$f" -gt 0 ] || [ "$s" -gt 0 ]; then
-		grep -E '^\[  (FAILED|SKIPPED|  ERROR ) \]|error:|Skipped|Failure|failed' "$log" | head -n 20 | sed 's/^/    /'
+		# each failed or skipped test with what it said last: what was
+		# expected and what was seen, not only its file and line
+		awk '/^\[ RUN      \]/ { n = 0; running = 1 }
+			running { b[n++ % 16] = $0 }
+			running && /^\[  (FAILED|SKIPPED) *\] [A-Za-z_0-9]+$/ {
+				for (i = (n > 16 ? n - 16 : 0); i < n; i++) print b[i % 16]
+				running = 0
+			}
+			/^\[       OK \]/ { running = 0 }' "$log" | head -n 80 | sed 's/^/    /'
+		grep -qE '^\[==========\] [0-9]+ test\(s\) run' "$log" || tail -n 20 "$log" | sed 's/^/    /'
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
