@@ -1,33 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What differs between the backends for the reader, in one structure per
- * backend (as the tracer's user/collect/backend.h, and perf's struct auxtrace): the
- * facts the loader and the modes ask ("does the trace decode with libipt?",
- * "are the records samples?"), and the backend's own parts of the summary
- * and of the timeline. A new backend is one more row in dumpbe.c's table
- * and the functions it names.
+ * What the reader asks of a snapshot's backend, in one structure per
+ * backend (as the tracer's user/collect/backend.h, and perf's struct auxtrace):
+ * the facts the loader and the modes ask ("does the trace decode with
+ * libipt?", "are the records samples?"). A new backend is one more row in
+ * dumpbe.c's table, and one in each table of the backends' parts of the
+ * outputs: summary.c's and timeline.c's. Those parts are not in these
+ * rows: rows that named them made this module depend on the outputs, which
+ * ask it, as do the modules under them (snap.c, last.c): a circle.
  *
  * dump_backend() never returns NULL: a snapshot whose backend this reader
- * does not know (reported when ptbpf.json is read) gets a row that shows
- * what its records say and decodes nothing.
+ * does not know (reported when ptbpf.json is read) gets a row whose facts
+ * are all false.
  */
 #ifndef PTBPF_DUMP_DUMPBE_H
 #define PTBPF_DUMP_DUMPBE_H
 
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 
 #include "snapdata.h"
-
-struct dump_snap;
-struct dump_core;
-struct dump_core_sum;
-struct dump_log;
-struct dump_symtab;
-struct dump_tl;
-struct json;
-struct pt_image;
 
 struct dump_backend {
 	/*
@@ -44,25 +35,6 @@ struct dump_backend {
 	 * followed processes' summaries count them.
 	 */
 	bool samples;
-	/* Core @c's summary into @sum (zeroed); NULL: nothing to count */
-	int (*core_sum)(const struct dump_snap *s, const struct dump_core *c,
-			struct dump_core_sum *sum, struct dump_log *log);
-	/*
-	 * The summary's lines (members) of one core from @sum, widening the
-	 * snapshot's span [*@first, *@last] where the trace has times.
-	 */
-	void (*core_text)(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
-			  uint64_t *first, uint64_t *last);
-	void (*core_json)(struct json *j, const struct dump_snap *s,
-			  const struct dump_core_sum *sum, uint64_t *first, uint64_t *last);
-	/* After the cores, with their span; 0 or -ENOMEM */
-	int (*end_text)(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
-			uint64_t first, uint64_t last);
-	int (*end_json)(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
-			uint64_t first, uint64_t last);
-	/* The trace's events in the timeline (@image: when aux) */
-	int (*timeline)(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
-			const struct dump_symtab *tab, struct dump_log *log);
 };
 
 /* The row of @b; the unknown backend's for BACKEND_AUTO and others. */

@@ -298,8 +298,10 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 	if (sample_regs_stack(h, a, off, &smp))
 		return -EBADMSG;
 	if (smp.regs && smp.stack) {
-		if (!x->s->uw)
+		if (!x->s->uw) {
 			x->s->uw = unwind_ctx_new();
+			x->s->uw_free = unwind_ctx_free;
+		}
 		if (!x->s->uw)
 			return -ENOMEM;
 		smp.uw = x->s->uw;

@@ -15,7 +15,6 @@
 #include "snapfmt.h"
 #include "snapkeys.h"
 #include "snap.h"
-#include "unwind.h"
 #include "jsondoc.h"
 #include "textesc.h"
 
@@ -816,7 +815,8 @@ void snap_free(struct dump_snap *s)
 		free(s->cores[i].sw);
 		free(s->cores[i].samples);
 	}
-	unwind_ctx_free(s->uw);
+	if (s->uw)
+		s->uw_free(s->uw);
 	for (i = 0; i < s->nr_procs; i++) {
 		struct dump_proc *pr = &s->procs[i];
 		unsigned int k;

@@ -205,7 +205,14 @@ struct dump_snap {
 	 * about it. has_crash false when there is none.
 	 */
 	bool has_crash;
-	struct dump_uwctx *uw; /* unwind.h: for samples with registers */
+	/*
+	 * The unwinder of the samples with registers (unwind.h), made by
+	 * perfread.c at the first one, and the function that releases it:
+	 * snap_free() calls that, so the snapshot owns its unwinder without
+	 * depending on unwind.c, which depends on it.
+	 */
+	struct dump_uwctx *uw;
+	void (*uw_free)(struct dump_uwctx *uw);
 	struct dump_sample crash;
 	char crash_at[16]; /* "fault" or "delivery" */
 	uint64_t crash_capture_ns, crash_stack_asked;

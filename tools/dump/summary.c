@@ -9,7 +9,6 @@
 #include "symtab.h"
 #include "last.h"
 #include "backtrace.h"
-#include "dumpbe.h"
 #include "fpcheck.h"
 #include "procsum.h"
 #include "summary.h"
@@ -35,8 +34,8 @@ static void count_proc(struct dump_core_sum *sum, uint32_t pid)
 	sum->procs[k].samples++;
 }
 
-int summary_sample_core(const struct dump_snap *s, const struct dump_core *c,
-			struct dump_core_sum *sum, struct dump_log *log)
+static int summary_sample_core(const struct dump_snap *s, const struct dump_core *c,
+			       struct dump_core_sum *sum, struct dump_log *log)
 {
 	const struct dump_sample *smp;
 	unsigned int k;
@@ -69,17 +68,8 @@ int summary_sample_core(const struct dump_snap *s, const struct dump_core *c,
 	return 0;
 }
 
-int summary_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
-		 struct dump_log *log)
-{
-	const struct dump_backend *be = dump_backend(s->backend);
-
-	memset(sum, 0, sizeof(*sum));
-	return be->core_sum ? be->core_sum(s, c, sum, log) : 0;
-}
-
-int summary_pt_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
-		    struct dump_log *log)
+static int summary_pt_core(const struct dump_snap *s, const struct dump_core *c,
+			   struct dump_core_sum *sum, struct dump_log *log)
 {
 	struct pt_config cfg;
 	int ret;
@@ -108,8 +98,8 @@ static void print_time(FILE *out, uint64_t ns)
 static void pt_range(const struct dump_snap *s, const struct dump_core_sum *sum, uint64_t *first,
 		     uint64_t *last);
 
-void summary_pt_text(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
-		     uint64_t *first, uint64_t *last)
+static void summary_pt_text(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
+			    uint64_t *first, uint64_t *last)
 {
 	const struct dump_pt_stats *st = &sum->pt;
 	const char *sep = "";
@@ -146,8 +136,8 @@ void summary_pt_text(FILE *out, const struct dump_snap *s, const struct dump_cor
 			st->errors, st->first_error_off, st->first_error);
 }
 
-void summary_sample_text(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
-			 uint64_t *first, uint64_t *last)
+static void summary_sample_text(FILE *out, const struct dump_snap *s,
+				const struct dump_core_sum *sum, uint64_t *first, uint64_t *last)
 {
 	unsigned int k;
 
@@ -242,8 +232,8 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 }
 
 /* intel-pt: the span of switches and of each core's TSC range. */
-int summary_pt_end_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
-			uint64_t first, uint64_t last)
+static int summary_pt_end_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+			       uint64_t first, uint64_t last)
 {
 	char a[48], b[48];
 
@@ -310,69 +300,8 @@ static void text_aux(FILE *out, const struct dump_core *c)
 	fputc('\n', out);
 }
 
-int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
-		 struct dump_log *log)
-{
-	const struct dump_backend *be = dump_backend(s->backend);
-	const char *name = snapfmt_backend_name(s->backend);
-	uint64_t first = UINT64_MAX, last = 0;
-	struct dump_core_sum sum;
-	const struct dump_core *c;
-	unsigned int i;
-	int ret;
-
-	/* what the snapshot says, the target's comm above all: shown, never sent */
-	textesc_fputs(s->dir, out);
-	fprintf(out, ": snapshot %" PRIu64 ", %s, trigger ", s->id,
-		name ? name : "unknown backend");
-	textesc_fputs(s->trigger[0] ? s->trigger : "?", out);
-	if (s->signal[0]) {
-		fputs(" (", out);
-		textesc_fputs(s->signal, out);
-		fputc(')', out);
-	}
-	fputs(" at ", out);
-	print_when(out, s, s->trigger_ts);
-	fprintf(out, ", pid %u (", s->pid);
-	textesc_fputs(s->comm, out);
-	fputs(")\n", out);
-	text_trigger(out, s);
-	/* a [vdso] the snapshot has no image of: frames there stay unnamed */
-	if (s->vdso && s->vdso[0] && strcmp(s->vdso, SNAPFMT_VDSO)) {
-		fputs("  [vdso]: ", out);
-		textesc_fputs(s->vdso, out);
-		fputc('\n', out);
-	}
-	/* what a crash is read for first: how it got there */
-	ret = backtrace_text(out, s, tab);
-	if (ret)
-		return ret;
-	for (i = 0; i < s->nr_cores; i++) {
-		c = &s->cores[i];
-		ret = summary_core(s, c, &sum, log);
-		if (ret)
-			return ret;
-		fprintf(out,
-			"  cpu %d: %" PRIu64 " bytes, sideband %" PRIu64
-			" bytes, wrapped %s, lost %" PRIu64 " bytes, "
-			"%zu context switches",
-			c->cpu, c->bytes, c->sideband_bytes, c->wrapped ? "yes" : "no",
-			c->lost_bytes, c->nr_sw - c->nr_starts);
-		if (c->sb_wrapped)
-			fprintf(out, " (switch records lost: %" PRIu64 " bytes)", c->sb_lost_bytes);
-		fputc('\n', out);
-		text_aux(out, c);
-		be->core_text(out, s, &sum, &first, &last);
-	}
-	ret = be->end_text(out, s, tab, first, last);
-	if (ret)
-		return ret;
-	/* --follow: every other process of the run, each as its own */
-	return procsum_text(out, s);
-}
-
-void summary_pt_json(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum,
-		     uint64_t *first, uint64_t *last)
+static void summary_pt_json(struct json *j, const struct dump_snap *s,
+			    const struct dump_core_sum *sum, uint64_t *first, uint64_t *last)
 {
 	const struct dump_pt_stats *st = &sum->pt;
 	int k;
@@ -400,8 +329,8 @@ void summary_pt_json(struct json *j, const struct dump_snap *s, const struct dum
 	}
 }
 
-void summary_sample_json(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum,
-			 uint64_t *first, uint64_t *last)
+static void summary_sample_json(struct json *j, const struct dump_snap *s,
+				const struct dump_core_sum *sum, uint64_t *first, uint64_t *last)
 {
 	unsigned int k;
 
@@ -466,8 +395,8 @@ static void json_head(struct json *j, const struct dump_snap *s)
 }
 
 /* intel-pt: the span of switches and of each core's TSC range. */
-int summary_pt_end_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
-			uint64_t first, uint64_t last)
+static int summary_pt_end_json(struct json *j, const struct dump_snap *s,
+			       const struct dump_symtab *tab, uint64_t first, uint64_t last)
 {
 	(void)tab;
 	if (last_snap_span(s, &first, &last)) {
@@ -478,8 +407,8 @@ int summary_pt_end_json(struct json *j, const struct dump_snap *s, const struct 
 }
 
 /* sample: the target's last moments, and whether its frame pointers held */
-int summary_sample_end_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
-			    uint64_t first, uint64_t last)
+static int summary_sample_end_text(FILE *out, const struct dump_snap *s,
+				   const struct dump_symtab *tab, uint64_t first, uint64_t last)
 {
 	int ret = last_text(out, s, tab, DUMP_SUM_LAST);
 
@@ -490,18 +419,152 @@ int summary_sample_end_text(FILE *out, const struct dump_snap *s, const struct d
 	return ret;
 }
 
-int summary_sample_end_json(struct json *j, const struct dump_snap *s,
-			    const struct dump_symtab *tab, uint64_t first, uint64_t last)
+static int summary_sample_end_json(struct json *j, const struct dump_snap *s,
+				   const struct dump_symtab *tab, uint64_t first, uint64_t last)
 {
 	(void)first;
 	(void)last;
 	return last_json(j, s, tab, DUMP_SUM_LAST) ? -ENOMEM : 0;
 }
 
+/*
+ * The backends' parts of the summary, one row each (their facts are
+ * dumpbe.c's rows): intel-pt scans the packets and widens the span by
+ * their TSC range, sample counts each thread's samples and ends with the
+ * target's last moments (last.h) and its frame-pointer check (fpcheck.h).
+ * They are here, not in dumpbe.c's rows: rows that named them made
+ * dumpbe.c depend on the summary, and so on the modules it uses, some of
+ * which (last.c, procsum.c) ask dumpbe.c's facts. A new backend is one more
+ * row.
+ */
+struct summary_part {
+	/* Core @c's summary into @sum (zeroed); NULL: nothing to count */
+	int (*core_sum)(const struct dump_snap *s, const struct dump_core *c,
+			struct dump_core_sum *sum, struct dump_log *log);
+	/*
+	 * The summary's lines (members) of one core from @sum, widening the
+	 * snapshot's span [*@first, *@last] where the trace has times.
+	 */
+	void (*core_text)(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
+			  uint64_t *first, uint64_t *last);
+	void (*core_json)(struct json *j, const struct dump_snap *s,
+			  const struct dump_core_sum *sum, uint64_t *first, uint64_t *last);
+	/* After the cores, with their span; 0 or -ENOMEM */
+	int (*end_text)(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+			uint64_t first, uint64_t last);
+	int (*end_json)(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
+			uint64_t first, uint64_t last);
+};
+
+static const struct summary_part parts[] = {
+	[BACKEND_INTEL_PT] = {
+		.core_sum = summary_pt_core,
+		.core_text = summary_pt_text,
+		.core_json = summary_pt_json,
+		.end_text = summary_pt_end_text,
+		.end_json = summary_pt_end_json,
+	},
+	[BACKEND_SAMPLE] = {
+		.core_sum = summary_sample_core,
+		.core_text = summary_sample_text,
+		.core_json = summary_sample_json,
+		.end_text = summary_sample_end_text,
+		.end_json = summary_sample_end_json,
+	},
+};
+
+/*
+ * A backend this reader does not know: nothing counted, the records shown
+ * as records (switches, and any sample the perf.data has).
+ */
+static const struct summary_part unknown = {
+	.core_text = summary_sample_text,
+	.core_json = summary_sample_json,
+	.end_text = summary_sample_end_text,
+	.end_json = summary_sample_end_json,
+};
+
+static const struct summary_part *part_of(enum ptbpf_backend b)
+{
+	if ((unsigned int)b < sizeof(parts) / sizeof(parts[0]) && parts[b].core_sum)
+		return &parts[b];
+	return &unknown;
+}
+
+int summary_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
+		 struct dump_log *log)
+{
+	const struct summary_part *part = part_of(s->backend);
+
+	memset(sum, 0, sizeof(*sum));
+	return part->core_sum ? part->core_sum(s, c, sum, log) : 0;
+}
+
+int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+		 struct dump_log *log)
+{
+	const struct summary_part *part = part_of(s->backend);
+	const char *name = snapfmt_backend_name(s->backend);
+	uint64_t first = UINT64_MAX, last = 0;
+	struct dump_core_sum sum;
+	const struct dump_core *c;
+	unsigned int i;
+	int ret;
+
+	/* what the snapshot says, the target's comm above all: shown, never sent */
+	textesc_fputs(s->dir, out);
+	fprintf(out, ": snapshot %" PRIu64 ", %s, trigger ", s->id,
+		name ? name : "unknown backend");
+	textesc_fputs(s->trigger[0] ? s->trigger : "?", out);
+	if (s->signal[0]) {
+		fputs(" (", out);
+		textesc_fputs(s->signal, out);
+		fputc(')', out);
+	}
+	fputs(" at ", out);
+	print_when(out, s, s->trigger_ts);
+	fprintf(out, ", pid %u (", s->pid);
+	textesc_fputs(s->comm, out);
+	fputs(")\n", out);
+	text_trigger(out, s);
+	/* a [vdso] the snapshot has no image of: frames there stay unnamed */
+	if (s->vdso && s->vdso[0] && strcmp(s->vdso, SNAPFMT_VDSO)) {
+		fputs("  [vdso]: ", out);
+		textesc_fputs(s->vdso, out);
+		fputc('\n', out);
+	}
+	/* what a crash is read for first: how it got there */
+	ret = backtrace_text(out, s, tab);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->nr_cores; i++) {
+		c = &s->cores[i];
+		ret = summary_core(s, c, &sum, log);
+		if (ret)
+			return ret;
+		fprintf(out,
+			"  cpu %d: %" PRIu64 " bytes, sideband %" PRIu64
+			" bytes, wrapped %s, lost %" PRIu64 " bytes, "
+			"%zu context switches",
+			c->cpu, c->bytes, c->sideband_bytes, c->wrapped ? "yes" : "no",
+			c->lost_bytes, c->nr_sw - c->nr_starts);
+		if (c->sb_wrapped)
+			fprintf(out, " (switch records lost: %" PRIu64 " bytes)", c->sb_lost_bytes);
+		fputc('\n', out);
+		text_aux(out, c);
+		part->core_text(out, s, &sum, &first, &last);
+	}
+	ret = part->end_text(out, s, tab, first, last);
+	if (ret)
+		return ret;
+	/* --follow: every other process of the run, each as its own */
+	return procsum_text(out, s);
+}
+
 int summary_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
 		 struct dump_log *log)
 {
-	const struct dump_backend *be = dump_backend(s->backend);
+	const struct summary_part *part = part_of(s->backend);
 	uint64_t first = UINT64_MAX, last = 0;
 	struct dump_core_sum sum;
 	const struct dump_core *c;
@@ -531,11 +594,11 @@ int summary_json(struct json *j, const struct dump_snap *s, const struct dump_sy
 		json_u64(j, "aux_collision", c->aux_collision);
 		json_u64(j, "aux_partial", c->aux_partial);
 		json_u64(j, "aux_records_lost", c->aux_records_lost);
-		be->core_json(j, s, &sum, &first, &last);
+		part->core_json(j, s, &sum, &first, &last);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	if (be->end_json(j, s, tab, first, last))
+	if (part->end_json(j, s, tab, first, last))
 		return -ENOMEM;
 	if (procsum_json(j, s))
 		return -ENOMEM;

@@ -69,31 +69,4 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 int summary_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
 		 struct dump_log *log);
 
-/*
- * The backends' parts of the summary, as dumpbe.h's rows name them: the
- * intel-pt ones scan the packets and widen the span by their TSC range,
- * the sample ones count each thread's samples and end with the target's
- * last moments (last.h) and its frame-pointer check (fpcheck.h).
- */
-int summary_pt_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
-		    struct dump_log *log);
-int summary_sample_core(const struct dump_snap *s, const struct dump_core *c,
-			struct dump_core_sum *sum, struct dump_log *log);
-void summary_pt_text(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
-		     uint64_t *first, uint64_t *last);
-void summary_sample_text(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
-			 uint64_t *first, uint64_t *last);
-void summary_pt_json(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum,
-		     uint64_t *first, uint64_t *last);
-void summary_sample_json(struct json *j, const struct dump_snap *s, const struct dump_core_sum *sum,
-			 uint64_t *first, uint64_t *last);
-int summary_pt_end_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
-			uint64_t first, uint64_t last);
-int summary_sample_end_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
-			    uint64_t first, uint64_t last);
-int summary_pt_end_json(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
-			uint64_t first, uint64_t last);
-int summary_sample_end_json(struct json *j, const struct dump_snap *s,
-			    const struct dump_symtab *tab, uint64_t first, uint64_t last);
-
 #endif /* PTBPF_DUMP_SUMMARY_H */

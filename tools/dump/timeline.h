@@ -79,15 +79,4 @@ int timeline_snapshot(struct dump_tl *tl, const struct dump_snap *s, struct pt_i
 int timeline_events(struct dump_tl *tl, const char *buf, size_t len, const char *file,
 		    struct dump_log *log);
 
-/*
- * The backends' parts of timeline_snapshot(), as dumpbe.h's rows name
- * them: intel-pt decodes each core's trace in @image into calls and
- * returns; sample draws each of the target's samples with its stack.
- * Return 0 or -errno; decoding errors go to @log.
- */
-int timeline_pt(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
-		const struct dump_symtab *tab, struct dump_log *log);
-int timeline_samples(struct dump_tl *tl, const struct dump_snap *s, struct pt_image *image,
-		     const struct dump_symtab *tab, struct dump_log *log);
-
 #endif /* PTBPF_DUMP_TIMELINE_H */

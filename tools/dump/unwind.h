@@ -49,7 +49,8 @@ int unwind_open(struct dump_unwind **u, const struct dump_snap *s, const struct 
  * (dump_sample.uw): each process's modules as perf.data maps them, copied
  * when the file has been read, and an unwinder per process opened at its
  * first use: a sample unwinds through its own process's modules. Owned by
- * the snapshot (snap_free()); it does not move with it.
+ * the snapshot, whose snap_free() calls the unwind_ctx_free() it was given
+ * with it (dump_snap.uw_free); it does not move with it.
  */
 struct dump_uwctx;
 
