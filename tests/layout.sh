@@ -98,7 +98,7 @@ fi
 if [ -x "$tmp/ptbpf-dump" ]; then
 	n=$(nm "$tmp/ptbpf-dump" | grep -c 'bundle_')
 	[ "$n" = 0 ] || bad "ptbpf-dump has $n bundle_ symbols"
-	if nm "$tmp/ptbpf-dump" | grep -E ' [TtDdBb] (bundle|fileout|recwrite|perfdata|snapwrite|cores|watch|control)_'; then
+	if nm "$tmp/ptbpf-dump" | grep -E ' [TtDdBb] (bundle|ptbpfjson|fileout|recwrite|perfdata|snapwrite|cores|watch|control)_'; then
 		bad "ptbpf-dump links tracer code"
 	fi
 	if ldd "$tmp/ptbpf-dump" | grep -q libbpf; then
