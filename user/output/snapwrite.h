@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perfdata.h"
+#include "perfhost.h"
 #include "ptbpfjson.h"
 #include "base/snapshot.h"
 
@@ -93,7 +93,7 @@ struct snapwrite_opts {
 	int dirfd;
 	int uid, gid; /* owner of what is created; -1 leaves it as is */
 	unsigned int formats; /* SNAPWRITE_*; 0 means all */
-	const struct perfdata_host *host; /* NULL: from uname(2) */
+	const struct perfhost *host; /* NULL: from uname(2) */
 	/* perf's build-id cache to add the target's objects to with each
 	 * perf.data (perf archive reads it); NULL: none */
 	const char *buildid_cache;
