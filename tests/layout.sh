@@ -76,6 +76,23 @@ for f in user/*.[ch] user/*/*.[ch]; do
 	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
 done
 
+# no circle of includes between modules (x.c and x.h), across the folders
+# of user/ (the order above sees none within a folder) and across the
+# reader and the shared format: each line one circle, the includes it is
+# made of
+no_circles() {
+	local what=$1 out rc line
+	shift
+	out=$(python3 tests/modcycles.py "$@")
+	rc=$?
+	while read -r line; do
+		[ -n "$line" ] && bad "module circle in $what: $line"
+	done <<<"$out"
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || bad "tests/modcycles.py failed on $what ($rc)"
+}
+no_circles user/ --base user -I user -I tools/format -I bpf user
+no_circles tools/ --base tools -I tools/dump -I tools/format tools/dump tools/format
+
 # the shared format: no libbpf, no libipt, no threads
 if grep -nE '#include <(bpf/|intel-pt|pthread)' tools/format/*.[ch]; then
 	bad "tools/format includes libbpf, libipt or pthread"
@@ -98,7 +115,7 @@ fi
 if [ -x "$tmp/ptbpf-dump" ]; then
 	n=$(nm "$tmp/ptbpf-dump" | grep -c 'bundle_')
 	[ "$n" = 0 ] || bad "ptbpf-dump has $n bundle_ symbols"
-	if nm "$tmp/ptbpf-dump" | grep -E ' [TtDdBb] (bundle|fileout|recwrite|perfdata|snapwrite|cores|watch|control)_'; then
+	if nm "$tmp/ptbpf-dump" | grep -E ' [TtDdBb] (bundle|ptbpfjson|fileout|recwrite|perfdata|snapwrite|cores|watch|control)_'; then
 		bad "ptbpf-dump links tracer code"
 	fi
 	if ldd "$tmp/ptbpf-dump" | grep -q libbpf; then

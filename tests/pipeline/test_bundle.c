@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace.json and ptbpf.json tests. trace.json is checked against the
- * intel-pt bundle schema that `lldb-19 -b -o "trace schema intel-pt"`
- * prints: the field list below is hard-coded from that output (LLDB 19.1.7)
- * and, when lldb-19 is installed, the test checks that every field name is
- * still in what it prints. Every file must parse with Python's json module;
- * odd paths from /proc/PID/maps must come back byte for byte.
+ * trace.json (bundle.c) and ptbpf.json (ptbpfjson.c) tests. trace.json is
+ * checked against the intel-pt bundle schema that `lldb-19 -b -o "trace
+ * schema intel-pt"` prints: the field list below is hard-coded from that
+ * output (LLDB 19.1.7) and, when lldb-19 is installed, the test checks that
+ * every field name is still in what it prints. Every file must parse with
+ * Python's json module; odd paths from /proc/PID/maps must come back byte
+ * for byte.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "output/bundle.h"
+#include "output/ptbpfjson.h"
 #include "output/snapwrite.h"
 #include "lldb_schema.h"
 #include "proc/vdso.h"
@@ -155,7 +157,7 @@ static void test_trace_json_schema(void **state)
 
 	memset(&j, 0xa5, sizeof(j));
 	json_init_dyn(&j);
-	assert_int_equal(bundle_trace_json(&fx->snap, &j), 0);
+	assert_int_equal(bundle_trace_json(&fx->snap, snapwrite_vdso_saved(&fx->snap), &j), 0);
 	snprintf(js, sizeof(js), "%s/trace.json", fx->dir);
 	save(js, j.buf, j.len);
 	json_free(&j);
@@ -186,7 +188,7 @@ static void test_trace_json_vdso(void **state)
 	fx->snap.run.vdso = &img;
 	fx->snap.proc.vdso = SNAP_VDSO_NATIVE;
 	json_init_dyn(&j);
-	assert_int_equal(bundle_trace_json(&fx->snap, &j), 0);
+	assert_int_equal(bundle_trace_json(&fx->snap, snapwrite_vdso_saved(&fx->snap), &j), 0);
 	snprintf(want, sizeof(want), "\"loadAddress\":\"0x%llx\"",
 		 (unsigned long long)fx->maps[NR_ODD - 1].start);
 	if (!strstr(j.buf, "{\"systemPath\":\"[vdso]\",\"file\":\"vdso.so\",") ||
@@ -210,7 +212,7 @@ static void test_trace_json_values(void **state)
 	struct json j;
 
 	json_init_dyn(&j);
-	assert_int_equal(bundle_trace_json(&fx->snap, &j), 0);
+	assert_int_equal(bundle_trace_json(&fx->snap, snapwrite_vdso_saved(&fx->snap), &j), 0);
 	/* paths relative to the bundle, the load address of the lowest map */
 	assert_non_null(strstr(j.buf, "{\"id\":5,\"iptTrace\":\"cpus/"
 				      "5.intelpt_trace\",\"contextSwitchTrace\""
@@ -222,7 +224,7 @@ static void test_trace_json_values(void **state)
 	/* not GenuineIntel: the schema's "unknown" */
 	strcpy(fx->snap.run.cpu_info.vendor, "AuthenticAMD");
 	json_init_dyn(&j);
-	assert_int_equal(bundle_trace_json(&fx->snap, &j), 0);
+	assert_int_equal(bundle_trace_json(&fx->snap, snapwrite_vdso_saved(&fx->snap), &j), 0);
 	assert_non_null(strstr(j.buf, "\"vendor\":\"unknown\""));
 	json_free(&j);
 }
@@ -230,11 +232,15 @@ static void test_trace_json_values(void **state)
 static void test_ptbpf_json(void **state)
 {
 	struct fixture *fx = *state;
+	struct ptbpfjson_file files[2];
+	struct ptbpfjson_dir dir;
 	char js[128], cmd[512], *out;
 	struct json j;
 
+	assert_int_equal(snapwrite_nr_formats, 2);
+	snapwrite_contents(&fx->snap, SNAPWRITE_PERF, files, &dir);
 	json_init_dyn(&j);
-	assert_int_equal(bundle_ptbpf_json(&fx->snap, SNAPWRITE_PERF, &j), 0);
+	assert_int_equal(ptbpfjson_build(&fx->snap, &dir, &j), 0);
 	snprintf(js, sizeof(js), "%s/ptbpf.json", fx->dir);
 	save(js, j.buf, j.len);
 	json_free(&j);
@@ -295,14 +301,23 @@ static void test_switch_trace(void **state)
 static void test_invalid_args(void **state)
 {
 	struct fixture *fx = *state;
+	struct ptbpfjson_dir dir = { NULL, 0, false };
 	char buf[16];
 	struct json j;
 
 	json_init_dyn(&j);
-	assert_int_equal(bundle_trace_json(NULL, &j), -EINVAL);
-	assert_int_equal(bundle_ptbpf_json(NULL, 0, &j), -EINVAL);
+	assert_int_equal(bundle_trace_json(NULL, false, &j), -EINVAL);
+	assert_int_equal(ptbpfjson_build(NULL, &dir, &j), -EINVAL);
+	assert_int_equal(ptbpfjson_build(&fx->snap, NULL, &j), -EINVAL);
+	dir.nr_files = 1;
+	assert_int_equal(ptbpfjson_build(&fx->snap, &dir, &j), -EINVAL);
+	/* a vdso.so said to be there with no image to say the size of */
+	dir.nr_files = 0;
+	dir.vdso = true;
+	assert_int_equal(ptbpfjson_build(&fx->snap, &dir, &j), -EINVAL);
 	fx->snap.run.backend = BACKEND_SAMPLE;
-	assert_int_equal(bundle_trace_json(&fx->snap, &j), -EINVAL);
+	assert_int_equal(bundle_trace_json(&fx->snap, snapwrite_vdso_saved(&fx->snap), &j),
+			 -EINVAL);
 	json_free(&j);
 	assert_int_equal(bundle_write_switch_trace(1, NULL, 0), -EINVAL);
 	assert_int_equal(bundle_cpu_path(buf, sizeof(buf), 12, SNAPFMT_SWITCH_SUFFIX),
@@ -315,7 +330,8 @@ static void test_invalid_args(void **state)
 	/* a fixed buffer too small for the document */
 	json_init(&j, buf, sizeof(buf));
 	fx->snap.run.backend = BACKEND_INTEL_PT;
-	assert_int_equal(bundle_trace_json(&fx->snap, &j), -ENOSPC);
+	assert_int_equal(bundle_trace_json(&fx->snap, snapwrite_vdso_saved(&fx->snap), &j),
+			 -ENOSPC);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)

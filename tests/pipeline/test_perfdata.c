@@ -423,10 +423,10 @@ static void test_all_features(void **state)
 	static const char *const cores[] = { "0-3" }, *const threads[] = { "0-1", "2-3" },
 				 *const dies[] = { "0-3" };
 	static const char *const argv[] = { "ptbpf", "-o", "out" };
-	static const struct perfdata_cpu_topo cpus[] = {
+	static const struct perfhost_cpu_topo cpus[] = {
 		{ 0, 0, 0 }, { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 0 }
 	};
-	struct perfdata_topology topo = {
+	struct perfhost_topology topo = {
 		.nr_cores = 1,
 		.nr_threads = 2,
 		.nr_dies = 1,
@@ -436,7 +436,7 @@ static void test_all_features(void **state)
 		.nr_cpus = 4,
 		.cpus = cpus,
 	};
-	struct perfdata_host host = {
+	struct perfhost host = {
 		.hostname = "testhost",
 		.osrelease = "9.9",
 		.version = "v",

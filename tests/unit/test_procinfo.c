@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc reader tests: a fake /proc tree, then the real /proc/self. */
+/*
+ * /proc reader tests: a maps line (mapline.c), a fake /proc tree, then the
+ * real /proc/self.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "proc/mapline.h"
 #include "proc/procinfo.h"
 
 struct map_case {
@@ -63,7 +67,7 @@ static void test_parse_map(void **state)
 		const struct map_case *c = &map_cases[i];
 
 		m = garbage;
-		ret = procinfo_parse_map(c->line, &m);
+		ret = mapline_parse(c->line, &m);
 		assert_int_equal(ret, c->ret);
 		if (ret != 1) {
 			/* nothing written for a skipped or bad line */
@@ -83,8 +87,8 @@ static void test_parse_map(void **state)
 			assert_null(m.path);
 		free(m.path);
 	}
-	assert_int_equal(procinfo_parse_map(NULL, &m), -EINVAL);
-	assert_int_equal(procinfo_parse_map("1-2 r-xp 0 0:0 0\n", NULL), -EINVAL);
+	assert_int_equal(mapline_parse(NULL, &m), -EINVAL);
+	assert_int_equal(mapline_parse("1-2 r-xp 0 0:0 0\n", NULL), -EINVAL);
 }
 
 static void put(const char *root, const char *rel, const char *text)

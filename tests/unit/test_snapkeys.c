@@ -2,9 +2,9 @@
 /*
  * The keys the two programs share (tools/format/snapkeys.h), end to end:
  * a snapshot with every shared fact set to a value of its own is written
- * as ptbpf.json and trace.json by the tracer's writer (bundle.c,
- * snapjson.c) and read back by the reader's parser (tools/dump/snap.c),
- * without a complaint, each fact where it started. A key one side spells
+ * as ptbpf.json and trace.json by the tracer's writers (ptbpfjson.c,
+ * bundle.c, snapjson.c) and read back by the reader's parser
+ * (tools/dump/snap.c), without a complaint, each fact where it started. A key one side spells
  * differently reads back as missing or 0.
  */
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "output/bundle.h"
+#include "output/ptbpfjson.h"
 #include "snap.h"
 #include "snapfmt.h"
 #include "output/snapwrite.h"
@@ -139,6 +140,8 @@ static void fill(struct fixture *fx)
 static void test_ptbpf_json_round_trip(void **state)
 {
 	struct dump_log log = { stderr, 0 };
+	struct ptbpfjson_file files[2];
+	struct ptbpfjson_dir dir;
 	struct dump_snap d;
 	struct fixture fx;
 	struct json j;
@@ -146,8 +149,10 @@ static void test_ptbpf_json_round_trip(void **state)
 	const struct dump_core *c;
 
 	fill(&fx);
+	assert_int_equal(snapwrite_nr_formats, 2);
+	snapwrite_contents(&fx.s, SNAPWRITE_ALL, files, &dir);
 	json_init_dyn(&j);
-	assert_int_equal(bundle_ptbpf_json(&fx.s, SNAPWRITE_ALL, &j), 0);
+	assert_int_equal(ptbpfjson_build(&fx.s, &dir, &j), 0);
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(snap_parse_meta(&d, j.buf, j.len, "ptbpf.json", &log), 0);
 	json_free(&j);
@@ -241,7 +246,7 @@ static void test_trace_json_round_trip(void **state)
 
 	fill(&fx);
 	json_init_dyn(&j);
-	assert_int_equal(bundle_trace_json(&fx.s, &j), 0);
+	assert_int_equal(bundle_trace_json(&fx.s, snapwrite_vdso_saved(&fx.s), &j), 0);
 	memset(&d, 0, sizeof(d));
 	d.pid = 1000;
 	assert_int_equal(snap_parse_trace_json(&d, j.buf, j.len, "trace.json", &log, &cpus), 0);

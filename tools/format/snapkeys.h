@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The JSON keys of a snapshot that ptbpf writes and ptbpf-dump reads back:
- * ptbpf.json's (user/output/bundle.c, user/output/snapjson.c; tools/dump/snap.c) and
- * those of LLDB's trace.json schema the reader follows. Each is spelled
- * here only, so the two programs can't drift apart on a rename. Keys only
- * one side uses (for people, or for LLDB alone) stay where they are
- * written. Macros: the reader's messages join them ("time_conv." "valid").
+ * ptbpf.json's (user/output/ptbpfjson.c, user/output/snapjson.c;
+ * tools/dump/snap.c) and those of LLDB's trace.json schema the reader
+ * follows (user/output/bundle.c). Each is spelled here only, so the two
+ * programs can't drift apart on a rename. Keys only one side uses (for
+ * people, or for LLDB alone) stay where they are written. Macros: the reader's messages join them ("time_conv." "valid").
  */
 #ifndef PTBPF_SNAPKEYS_H
 #define PTBPF_SNAPKEYS_H

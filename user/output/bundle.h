@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The JSON of a snapshot directory: trace.json, the description of an LLDB
- * intel-pt per-core trace bundle (the schema `lldb -b -o "trace schema
- * intel-pt"` prints), and ptbpf.json, ptbpf's own metadata for every
- * backend; plus the per-core context-switch files the bundle names.
+ * The LLDB intel-pt per-core trace bundle of a snapshot directory:
+ * trace.json, its description (the schema `lldb -b -o "trace schema
+ * intel-pt"` prints), the per-core file names it gives, and the per-core
+ * context-switch files. ptbpf.json, the metadata every backend writes, is
+ * ptbpfjson.h's.
  *
- * The JSON builders write into a caller's struct json (json.h) so the
- * caller decides where the bytes go; the file writer lives in snapwrite.
+ * The JSON builder writes into a caller's struct json (json.h) so the
+ * caller decides where the bytes go; what the directory holds besides is
+ * the caller's to say, as data: the files are written by snapwrite.
  */
 #ifndef PTBPF_BUNDLE_H
 #define PTBPF_BUNDLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "json.h"
@@ -30,28 +33,16 @@ int bundle_cpu_path(char *buf, size_t len, int cpu, const char *suffix);
  * Builds trace.json for @snap in @j (one top-level object): type,
  * cpuInfo, processes (pid, threads with tid, modules with systemPath and
  * loadAddress = start - file offset of the module's executable mapping,
- * pseudo files like [uprobes] left out; a [vdso] ptbpf saved the image of
- * is one, its "file" SNAPFMT_VDSO), cpus with iptTrace and
- * contextSwitchTrace paths, tscPerfZeroConversion.
+ * pseudo files like [uprobes] left out), cpus with iptTrace and
+ * contextSwitchTrace paths, tscPerfZeroConversion. @vdso_saved: the
+ * directory holds the vDSO image (SNAPFMT_VDSO), and the [vdso] of each
+ * process marked SNAP_VDSO_NATIVE is a module, its "file" that image.
  *
  * Returns 0 or the json error (json_finish() semantics: -ENOSPC, -ENOMEM).
  * Returns -EINVAL if an argument is NULL, the backend is not intel-pt, or
  * @snap has cores but no core array.
  */
-int bundle_trace_json(const struct snapshot *snap, struct json *j);
-
-/*
- * Builds ptbpf.json for @snap in @j: version, snapshot id, backend,
- * trigger, signal, timestamp, pid and threads, per-core bytes, wrapped,
- * lost_bytes, head and pause time, the attrs (PMU type, config,
- * sample_type), time conversion, and the CPU identification with the
- * options ptxed needs (--cpu, --mtc-freq, --nom-freq, --cpuid-0x15.*).
- * @formats (SNAPWRITE_*) records which files were written.
- *
- * Returns 0 or the json error; -EINVAL if an argument is NULL or @snap has
- * cores but no core array.
- */
-int bundle_ptbpf_json(const struct snapshot *snap, unsigned int formats, struct json *j);
+int bundle_trace_json(const struct snapshot *snap, bool vdso_saved, struct json *j);
 
 /*
  * Writes core @idx's context switches to @fd as LLDB reads them: the

@@ -12,19 +12,19 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "perfdata.h"
+#include "perfhost.h"
 
 #define HOSTINFO_MAX_CPUS 4096
 
 struct hostinfo {
-	struct perfdata_host host; /* points into the members below */
+	struct perfhost host; /* points into the members below */
 	struct utsname uts;
 	char cpudesc[128];
 	char *cmdline; /* /proc/self/cmdline, NULs between the args */
 	const char **argv;
-	struct perfdata_topology topo;
+	struct perfhost_topology topo;
 	char **lists; /* every sibling list the topology names */
-	struct perfdata_cpu_topo *cpus;
+	struct perfhost_cpu_topo *cpus;
 };
 
 /*

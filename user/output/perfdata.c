@@ -525,12 +525,12 @@ static void blob_strs(struct blob *b, unsigned int n, const char *const *v)
  * id for as many CPUs as NRCPUS calls available (perf reads exactly that
  * many), then the die lists and ids.
  */
-static void feat_topology(const struct snapshot *s, const struct perfdata_topology *t,
+static void feat_topology(const struct snapshot *s, const struct perfhost_topology *t,
 			  struct blob *b)
 {
 	__u32 i, avail = nr_avail(s);
-	const struct perfdata_cpu_topo none = { -1, -1, -1 };
-	const struct perfdata_cpu_topo *c;
+	const struct perfhost_cpu_topo none = { -1, -1, -1 };
+	const struct perfhost_cpu_topo *c;
 
 	blob_strs(b, t->nr_cores, t->core_siblings);
 	blob_strs(b, t->nr_threads, t->thread_siblings);
@@ -644,7 +644,7 @@ static void build_id_vdso(const struct snapshot *s, struct blob *b)
 		}
 }
 
-static bool feat_build_id(const struct snapshot *s, const struct perfdata_host *h, struct blob *b)
+static bool feat_build_id(const struct snapshot *s, const struct perfhost *h, struct blob *b)
 {
 	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id : buildid_read;
 	unsigned int k;
@@ -656,7 +656,7 @@ static bool feat_build_id(const struct snapshot *s, const struct perfdata_host *
 }
 
 /* CLOCK_DATA: version 1, the clockid, time of day and that clock's ns. */
-static void feat_clock_data(const struct snapshot *s, const struct perfdata_host *h, struct blob *b)
+static void feat_clock_data(const struct snapshot *s, const struct perfhost *h, struct blob *b)
 {
 	struct perffile_clock_data cd = {
 		.version = 1,
@@ -669,7 +669,7 @@ static void feat_clock_data(const struct snapshot *s, const struct perfdata_host
 }
 
 /* Builds feature @f into @b; returns false when the file leaves it out. */
-static bool feat_build(struct writer *w, const struct perfdata_host *h, int f, struct blob *b)
+static bool feat_build(struct writer *w, const struct perfhost *h, int f, struct blob *b)
 {
 	const struct snap_cpu_info *ci = &w->snap->run.cpu_info;
 	char cpuid[64];
@@ -760,8 +760,7 @@ static const int feats[] = {
  * The feature section: a table of {offset, size}, one per bit set in
  * increasing bit order, at the end of the data section, then the contents.
  */
-static int put_features(struct writer *w, const struct perfdata_host *h,
-			struct perffile_header *hdr)
+static int put_features(struct writer *w, const struct perfhost *h, struct perffile_header *hdr)
 {
 	struct blob b[NR_FEATS] = { 0 };
 	struct perffile_section sec;
@@ -841,7 +840,7 @@ static int writer_init(struct writer *w, const struct snapshot *snap)
 	return 0;
 }
 
-static int write_file(struct writer *w, const struct perfdata_host *host)
+static int write_file(struct writer *w, const struct perfhost *host)
 {
 	struct perffile_header hdr;
 	int err;
@@ -862,7 +861,7 @@ static int write_file(struct writer *w, const struct perfdata_host *host)
 	return fileout_pwrite(&w->out, &hdr, sizeof(hdr), 0);
 }
 
-int perfdata_write(int fd, const struct snapshot *snap, const struct perfdata_host *host)
+int perfdata_write(int fd, const struct snapshot *snap, const struct perfhost *host)
 {
 	struct hostinfo *hi = NULL;
 	struct writer *w;

@@ -33,6 +33,7 @@
 #include <linux/perf_event.h>
 
 #include "perffile.h"
+#include "perfhost.h"
 #include "base/snapshot.h"
 
 /*
@@ -44,37 +45,6 @@
 #define PERFDATA_PT_TSC (1ULL << 10)
 #define PERFDATA_PT_NORETCOMP (1ULL << 11)
 #define PERFDATA_PT_MTC_PERIOD (0xfULL << 14)
-
-/* One CPU's place in the machine (CPU_TOPOLOGY); -1 when unknown. */
-struct perfdata_cpu_topo {
-	__s32 core_id, socket_id, die_id;
-};
-
-/*
- * CPU_TOPOLOGY as perf reads it: the distinct sibling lists ("0-3") of
- * cores, threads and dies, then every CPU's ids up to NRCPUS' "available".
- */
-struct perfdata_topology {
-	unsigned int nr_cores, nr_threads, nr_dies;
-	const char *const *core_siblings, *const *thread_siblings, *const *die_siblings;
-	unsigned int nr_cpus;
-	const struct perfdata_cpu_topo *cpus;
-};
-
-/* Where perf's header features come from; NULL/0 members are left out. */
-struct perfdata_host {
-	const char *hostname, *osrelease, *version, *arch;
-	const char *cpudesc; /* /proc/cpuinfo "model name" */
-	__u64 total_mem_kb;
-	unsigned int argc; /* CMDLINE: ptbpf's own command line */
-	const char *const *argv;
-	const struct perfdata_topology *topo;
-	/* CLOCKID/CLOCK_DATA (when the data event has use_clockid): the
-	 * clock's resolution, and one reading of it next to CLOCK_REALTIME */
-	__u64 clock_res_ns, clock_tod_ns, clock_ns;
-	/* BUILD_ID: reads the GNU build-id of @path; NULL: buildid_read() */
-	int (*build_id)(const char *path, __u8 *id, size_t *len);
-};
 
 /*
  * Fills @attr with the attr the file declares for @in: @in's fields,
@@ -121,7 +91,7 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t ca
  * Returns -ENOMEM if memory runs out.
  * Returns the -errno of a failed write (-ENOSPC, -EIO, -EBADF ...).
  */
-int perfdata_write(int fd, const struct snapshot *snap, const struct perfdata_host *host);
+int perfdata_write(int fd, const struct snapshot *snap, const struct perfhost *host);
 
 /*
  * The crash record's registers in perf.data (its attr's sample_regs_user):

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A snapshot's facts as JSON, for the two places they go: the "snapshot"
- * line of events.jsonl (snapqueue.c) and ptbpf.json (bundle.c). A key
+ * line of events.jsonl (snapqueue.c) and ptbpf.json (ptbpfjson.c). A key
  * means the same fact under the same rule in both; what only one holds is
  * said at its function.
  */

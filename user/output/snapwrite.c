@@ -18,6 +18,7 @@
 #include "json.h"
 #include "perfdata.h"
 #include "buildcache.h"
+#include "ptbpfjson.h"
 #include "snapfmt.h"
 #include "snapwrite.h"
 #include "proc/vdso.h"
@@ -150,31 +151,25 @@ static int write_perf(struct snapwrite_job *job)
 	return finish(job, fd, perfdata_write(fd, job->snap, job->opts->host), SNAPFMT_PERF_DATA);
 }
 
-typedef int (*json_fn)(const struct snapshot *, unsigned int, struct json *);
-
-static int trace_json(const struct snapshot *s, unsigned int f, struct json *j)
+/*
+ * Writes @name from the document @j, which its builder returned @built
+ * for (0: complete); frees @j.
+ */
+static int write_json(struct snapwrite_job *job, const char *name, struct json *j, int built)
 {
-	return bundle_trace_json(s, j);
-}
-
-static int write_json(struct snapwrite_job *job, const char *name, json_fn fn, unsigned int formats)
-{
-	struct json j;
 	int fd, ret;
 
-	json_init_dyn(&j);
-	ret = fn(job->snap, formats, &j);
-	if (ret) {
-		json_free(&j);
-		return fail(job, ret, "%s", name);
+	if (built) {
+		json_free(j);
+		return fail(job, built, "%s", name);
 	}
 	fd = create(job, name);
 	if (fd < 0) {
-		json_free(&j);
+		json_free(j);
 		return fd;
 	}
-	ret = fileout_write_all(fd, j.buf, j.len, NULL);
-	json_free(&j);
+	ret = fileout_write_all(fd, j->buf, j->len, NULL);
+	json_free(j);
 	return finish(job, fd, ret, name);
 }
 
@@ -205,6 +200,7 @@ static int write_switches(struct snapwrite_job *job, unsigned int idx)
 static int write_lldb(struct snapwrite_job *job)
 {
 	unsigned int i;
+	struct json j;
 	int fd, ret;
 
 	if (mkdirat(job->dirfd, SNAPFMT_CPUS_DIR, 0700))
@@ -221,9 +217,11 @@ static int write_lldb(struct snapwrite_job *job)
 		if (!ret)
 			ret = write_switches(job, i);
 	}
-	if (!ret)
-		ret = write_json(job, SNAPFMT_TRACE_JSON, trace_json, 0);
-	return ret;
+	if (ret)
+		return ret;
+	json_init_dyn(&j);
+	ret = bundle_trace_json(job->snap, snapwrite_vdso_saved(job->snap), &j);
+	return write_json(job, SNAPFMT_TRACE_JSON, &j, ret);
 }
 
 /* perf.data: every record once, and perf's headers and features */
@@ -253,7 +251,9 @@ const struct snapwrite_format snapwrite_formats[] = {
 	{ SNAPWRITE_LLDB, "lldb", BACKEND_BIT(BACKEND_INTEL_PT), lldb_estimate, write_lldb },
 };
 
-const unsigned int snapwrite_nr_formats = sizeof(snapwrite_formats) / sizeof(snapwrite_formats[0]);
+#define NR_FORMATS (sizeof(snapwrite_formats) / sizeof(snapwrite_formats[0]))
+
+const unsigned int snapwrite_nr_formats = NR_FORMATS;
 
 int snapwrite_format_parse(const char *list, unsigned int *bits)
 {
@@ -368,6 +368,32 @@ bool snapwrite_vdso_saved(const struct snapshot *snap)
 	return false;
 }
 
+void snapwrite_contents(const struct snapshot *snap, unsigned int written,
+			struct ptbpfjson_file *files, struct ptbpfjson_dir *dir)
+{
+	unsigned int i;
+
+	for (i = 0; i < snapwrite_nr_formats; i++) {
+		files[i].name = snapwrite_formats[i].name;
+		files[i].written = written & snapwrite_formats[i].bit;
+	}
+	dir->files = files;
+	dir->nr_files = snapwrite_nr_formats;
+	dir->vdso = snapwrite_vdso_saved(snap);
+}
+
+/* ptbpf.json, last: its "files" says what is there, not what was asked. */
+static int write_ptbpf_json(struct snapwrite_job *job, unsigned int written)
+{
+	struct ptbpfjson_file files[NR_FORMATS];
+	struct ptbpfjson_dir dir;
+	struct json j;
+
+	snapwrite_contents(job->snap, written, files, &dir);
+	json_init_dyn(&j);
+	return write_json(job, SNAPFMT_PTBPF_JSON, &j, ptbpfjson_build(job->snap, &dir, &j));
+}
+
 /* The vDSO image, for every format: perf.data and trace.json alike. */
 static int write_vdso(struct snapwrite_job *job)
 {
@@ -389,9 +415,8 @@ static int write_all(struct snapwrite_job *job, unsigned int formats)
 			ret = snapwrite_formats[i].write(job);
 	if (!ret && snapwrite_vdso_saved(job->snap))
 		ret = write_vdso(job);
-	/* ptbpf.json's "files" says what is there, not what was asked */
 	if (!ret)
-		ret = write_json(job, SNAPFMT_PTBPF_JSON, bundle_ptbpf_json, written);
+		ret = write_ptbpf_json(job, written);
 	return ret;
 }
 

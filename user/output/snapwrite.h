@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bundle.h"
-#include "perfdata.h"
+#include "perfhost.h"
+#include "ptbpfjson.h"
 #include "base/snapshot.h"
 
 /* Which files a snapshot directory holds (--format): one bit per row of
@@ -93,7 +93,7 @@ struct snapwrite_opts {
 	int dirfd;
 	int uid, gid; /* owner of what is created; -1 leaves it as is */
 	unsigned int formats; /* SNAPWRITE_*; 0 means all */
-	const struct perfdata_host *host; /* NULL: from uname(2) */
+	const struct perfhost *host; /* NULL: from uname(2) */
 	/* perf's build-id cache to add the target's objects to with each
 	 * perf.data (perf archive reads it); NULL: none */
 	const char *buildid_cache;
@@ -150,9 +150,18 @@ int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes);
 /*
  * Whether @snap is written with the vDSO image (SNAPFMT_VDSO): ptbpf has
  * one (snap_run.vdso) and a process of the snapshot maps it (a 64-bit
- * x86-64 one: snap_process.vdso); ptbpf.json says so then.
+ * x86-64 one: snap_process.vdso); ptbpf.json and trace.json say so then.
  */
 bool snapwrite_vdso_saved(const struct snapshot *snap);
+
+/*
+ * What the directory of @snap holds when the formats @written (SNAPWRITE_*)
+ * are written, as ptbpf.json says it: @files (snapwrite_nr_formats rows)
+ * gets one row per format in snapwrite_formats[]' order, and @dir points
+ * at them and says whether vdso.so is there (snapwrite_vdso_saved).
+ */
+void snapwrite_contents(const struct snapshot *snap, unsigned int written,
+			struct ptbpfjson_file *files, struct ptbpfjson_dir *dir);
 
 /* Removes snapshot @id from @outfd. Returns 0 or -errno. */
 int snapwrite_remove(int outfd, unsigned long long id);

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "mapline.h"
 #include "procinfo.h"
 #include "vdso.h"
 
@@ -18,79 +18,6 @@
 
 /* Room for "/task/<tid>/comm" after the process directory. */
 #define BASE_MAX (PATH_MAX - 64)
-
-/* Parses a hex number ending at @end's char; advances *@s. */
-static int hex(const char **s, char end, __u64 *v)
-{
-	char *e;
-
-	errno = 0;
-	*v = strtoull(*s, &e, 16);
-	if (errno || e == *s || *e != end)
-		return -EBADMSG;
-	*s = e + 1;
-	return 0;
-}
-
-/* "start-end perms offset maj:min inode" */
-static int parse_fields(const char **s, struct snap_map *m, char perms[5])
-{
-	__u64 start, end, maj, min;
-	char *e;
-
-	if (hex(s, '-', &start) || hex(s, ' ', &end) || end < start)
-		return -EBADMSG;
-	if (strlen(*s) < 5 || (*s)[4] != ' ')
-		return -EBADMSG;
-	memcpy(perms, *s, 4);
-	perms[4] = '\0';
-	*s += 5;
-	if (hex(s, ' ', &m->pgoff) || hex(s, ':', &maj) || hex(s, ' ', &min))
-		return -EBADMSG;
-	errno = 0;
-	m->ino = strtoull(*s, &e, 10);
-	if (errno || e == *s || (*e != ' ' && *e != '\n' && *e != '\0'))
-		return -EBADMSG;
-	*s = e;
-	m->start = start;
-	m->len = end - start;
-	m->maj = (__u32)maj;
-	m->min = (__u32)min;
-	return 0;
-}
-
-int procinfo_parse_map(const char *line, struct snap_map *m)
-{
-	struct snap_map tmp = { 0 };
-	const char *s = line;
-	char perms[5];
-	size_t len;
-
-	if (!line || !m)
-		return -EINVAL;
-	if (parse_fields(&s, &tmp, perms))
-		return -EBADMSG;
-	tmp.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-		   (perms[2] == 'x' ? PROT_EXEC : 0);
-	/* the path starts after the padding; it may itself hold spaces */
-	while (*s == ' ')
-		s++;
-	len = strcspn(s, "\n");
-	/*
-	 * Unwinding a user stack from a copy of it (perf's --call-graph
-	 * dwarf) reads .eh_frame_hdr through the read-only mapping that
-	 * holds it: file-backed mappings count too, executable or not.
-	 */
-	if (perms[2] != 'x' && !len)
-		return 0;
-	if (len) {
-		tmp.path = strndup(s, len);
-		if (!tmp.path)
-			return -ENOMEM;
-	}
-	*m = tmp;
-	return 1;
-}
 
 /* Keeps the executable file mappings, in the kernel's address order. */
 static int read_maps(FILE *f, struct snap_process *p)
@@ -101,7 +28,7 @@ static int read_maps(FILE *f, struct snap_process *p)
 	int ret = 0;
 
 	while (getline(&line, &cap, f) > 0) {
-		ret = procinfo_parse_map(line, &m);
+		ret = mapline_parse(line, &m);
 		if (ret < 0)
 			break;
 		if (ret == 0 || !m.path) {

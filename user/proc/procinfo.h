@@ -13,19 +13,6 @@
 #include "base/snapshot.h"
 
 /*
- * Parses one line of /proc/PID/maps into @m (the path is malloc'd, NULL
- * for an anonymous mapping; a path may hold spaces and any byte but '\n',
- * which the kernel writes as "\012").
- *
- * Returns 1 if the mapping is executable or backed by a file (or a
- * [name]) and @m was filled, 0 for other anonymous memory (@m untouched).
- * Returns -EINVAL if @line or @m is NULL.
- * Returns -EBADMSG if @line is not a maps line.
- * Returns -ENOMEM if copying the path fails.
- */
-int procinfo_parse_map(const char *line, struct snap_map *m);
-
-/*
  * Fills @p for process @pid from @proc_root ("/proc" when NULL; tests pass
  * a fake tree): comm, the exe link (NULL if it can't be read, as for a
  * zombie), every thread under task/ with its comm (sorted by tid), and the

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "procinfo.h"
+#include "mapline.h"
 #include "vdso.h"
 
 bool vdso_abi_native(const unsigned char *hdr, size_t len)
@@ -79,7 +79,7 @@ static int mapping_len(const char *maps, uint64_t addr, size_t *len)
 	if (!f)
 		return -errno;
 	while (!*len && getline(&line, &cap, f) > 0) {
-		if (procinfo_parse_map(line, &m) != 1)
+		if (mapline_parse(line, &m) != 1)
 			continue;
 		if (m.path && !strcmp(m.path, "[vdso]") && m.start == addr)
 			*len = m.len;

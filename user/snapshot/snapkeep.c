@@ -137,6 +137,19 @@ void snapkeep_account(struct snapkeep *k, const struct snapshot *snap, struct sn
 	evict(k, excess, why_size, rm);
 }
 
+void snapkeep_books(const struct snapkeep *k, const struct snapkeep_removed *rm,
+		    struct snaplog_books *books)
+{
+	*books = (struct snaplog_books){
+		.limits = k->limits,
+		.used = k->budget.used,
+		.max_size = k->max_size,
+		.removed = rm->n,
+		.removed_bytes = rm->bytes,
+		.removed_for_size = rm->size,
+	};
+}
+
 void snapkeep_free(struct snapkeep *k)
 {
 	budget_free(&k->budget);

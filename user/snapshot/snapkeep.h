@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "budget.h"
+#include "snaplog.h"
 #include "output/eventlog.h"
 #include "base/snapshot.h"
 #include "output/snapwrite.h"
@@ -65,6 +66,13 @@ int snapkeep_make_room(struct snapkeep *k, const struct snapshot *snap, struct s
 
 /* Counts @snap just written, then trims to the limits again into @rm. */
 void snapkeep_account(struct snapkeep *k, const struct snapshot *snap, struct snapkeep_removed *rm);
+
+/*
+ * The books of @k once a snapshot is written, with @rm, what was removed
+ * for it, into @books: what its line says (snaplog_written()).
+ */
+void snapkeep_books(const struct snapkeep *k, const struct snapkeep_removed *rm,
+		    struct snaplog_books *books);
 
 void snapkeep_free(struct snapkeep *k);
 

@@ -5,7 +5,6 @@
 
 #include "base/clock.h"
 #include "output/snapjson.h"
-#include "snapkeep.h"
 #include "snaplog.h"
 #include "base/status.h"
 
@@ -32,8 +31,7 @@ void snaplog_lost(struct eventlog *log, uint32_t pid, uint64_t id, const char *r
 }
 
 void snaplog_written(struct eventlog *log, const struct snapshot *snap, const char *path,
-		     uint64_t write_ns, const struct snapkeep *keep,
-		     const struct snapkeep_removed *rm, int verbosity)
+		     uint64_t write_ns, const struct snaplog_books *books, int verbosity)
 {
 	uint64_t lost, pmax, psum, bytes;
 	char line[PATH_MAX + 256];
@@ -49,13 +47,14 @@ void snaplog_written(struct eventlog *log, const struct snapshot *snap, const ch
 	j = eventlog_begin(log, "snapshot", clock_now_ns(),
 			   snap->why.pid ? snap->why.pid : snap->run.pid);
 	snapjson_line(j, snap, path, write_ns);
-	if (keep->limits)
-		json_u64(j, "dir_bytes", keep->budget.used);
+	if (books->limits)
+		json_u64(j, "dir_bytes", books->used);
 	eventlog_end(log);
 	if (verbosity < 0)
 		return;
 	/* the status line counts it, when it is drawn (not after Ctrl-Z) */
-	if (status_snapshot(bytes, keep->budget.used, keep->max_size) && verbosity == 0 && !rm->n)
+	if (status_snapshot(bytes, books->used, books->max_size) && verbosity == 0 &&
+	    !books->removed)
 		return;
 	/* one write: the control thread prints lines of its own meanwhile */
 	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
@@ -69,13 +68,14 @@ void snaplog_written(struct eventlog *log, const struct snapshot *snap, const ch
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      ", %u earlier hit%s folded in", snap->why.folded_hits,
 			      snap->why.folded_hits == 1 ? "" : "s");
-	if (rm->n)
+	if (books->removed)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
-			      "; removed %u oldest (%.1f KiB) for %s", rm->n, rm->bytes / 1024.0,
-			      rm->size ? "--max-size" : "--max-snapshots");
-	if (keep->max_size)
+			      "; removed %u oldest (%.1f KiB) for %s", books->removed,
+			      books->removed_bytes / 1024.0,
+			      books->removed_for_size ? "--max-size" : "--max-snapshots");
+	if (books->max_size)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
-			      "; %.1f of %.1f MiB used", keep->budget.used / 1048576.0,
-			      keep->max_size / 1048576.0);
+			      "; %.1f of %.1f MiB used", books->used / 1048576.0,
+			      books->max_size / 1048576.0);
 	status_say_limited(line);
 }

@@ -72,6 +72,7 @@ static void buf_free(struct snapqueue_buf *buf)
 static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 {
 	struct snapkeep_removed rm = { 0 };
+	struct snaplog_books books;
 	char path[PATH_MAX + 32], err[PATH_MAX + 256];
 	struct snap_thread *threads;
 	uint64_t t0 = clock_now_ns();
@@ -93,8 +94,8 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	}
 	q->written++;
 	snapkeep_account(&q->keep, &buf->snap, &rm);
-	snaplog_written(&q->wlog, &buf->snap, path, clock_now_ns() - t0, &q->keep, &rm,
-			q->cfg.verbosity);
+	snapkeep_books(&q->keep, &rm, &books);
+	snaplog_written(&q->wlog, &buf->snap, path, clock_now_ns() - t0, &books, q->cfg.verbosity);
 }
 
 static void *writer_main(void *arg)
