@@ -252,7 +252,7 @@ static bool any_backend(const struct backend_ops *be)
 	return true;
 }
 
-/* the LLDB bundle is Intel PT's: samples have only perf.data */
+/* the LLDB bundle, of a trace LLDB reads (Intel PT's); the others have only perf.data */
 static bool lldb_backend(const struct backend_ops *be)
 {
 	return be->lldb;
@@ -337,7 +337,8 @@ int snapwrite_formats_check(unsigned int bits, enum ptbpf_backend b, char *err, 
 		return 0;
 	snapwrite_format_names(bits, asked, sizeof(asked));
 	snapwrite_format_names(snapwrite_formats_for(0, b), has, sizeof(has));
-	/* the backend the first asked format needs, to name one */
+	/* the backend the first asked format needs, to name one (a format no
+	 * backend writes would have none) */
 	for (i = 0; i < snapwrite_nr_formats && !need; i++)
 		if (bits & snapwrite_formats[i].bit)
 			need = writer_of(&snapwrite_formats[i]);
