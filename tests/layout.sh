@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The layout holds: each tree includes only itself and the shared format
-# (tools/format/), the shared format uses no libbpf, libipt or threads, the
+# (tools/format/), no folder's modules include each other in a circle, the
+# backends' kinds are named only in their tables and their own modules,
+# the shared format uses no libbpf, libipt or threads, the
 # reader links none of the tracer and not libbpf, building the reader from
 # nothing runs neither clang for BPF nor bpftool, and nothing in the
 # repository points outside it.
@@ -92,6 +94,47 @@ no_circles() {
 }
 no_circles user/ --base user -I user -I tools/format -I bpf user
 no_circles tools/ --base tools -I tools/dump -I tools/format tools/dump tools/format
+
+# The backends' kinds (enum ptbpf_backend's values but AUTO, and their
+# quoted names) are named only in the tables and in each backend's own
+# modules: everywhere else the tracer and the reader ask a backend's row
+# (user/collect/backend.h, tools/dump/dumpbe.h), so a new backend needs no
+# edit in the code that asks. A file is allowed by its path, a module by
+# its path without .c/.h.
+kinds_allowed=(
+	tools/format/snapdata.h # enum ptbpf_backend: the shared format's values
+	tools/format/snapfmt.c  # their names: the shared format's table
+	user/collect/backend.c  # the tracer's table, one row per backend
+	tools/dump/dumpbe.c     # the reader's table, one row per backend
+	user/collect/ptbe       # intel-pt's own: the steps its row names
+	user/collect/pmu        # intel-pt's own: the intel_pt PMU
+	user/collect/ptrecs     # intel-pt's own: its data event's records
+	user/collect/auxact     # intel-pt's own: the aux-action events
+	user/output/bundle      # the LLDB bundle: trace.json is Intel PT's format
+	user/collect/samplebe   # sample's own: the steps its row names
+	user/collect/evattr     # sample's own: the cpu-clock attr
+	user/collect/sampling   # sample's own: the rate of a run
+	user/collect/sampcost   # sample's own: a sample's cost
+	user/collect/samprate   # sample's own: the rate picked
+)
+kinds=$(sed -n '/^enum ptbpf_backend {/,/^};/p' tools/format/snapdata.h |
+	grep -oE 'BACKEND_[A-Z0-9_]+' | grep -vx BACKEND_AUTO)
+names=$(sed -n 's/^[[:space:]]*\[BACKEND_[A-Z0-9_]*\] = \("[^"]*"\),.*/\1/p' tools/format/snapfmt.c |
+	grep -vx '"auto"')
+if [ -z "$kinds" ] || [ -z "$names" ]; then
+	bad "no backend kinds read from snapdata.h's enum and snapfmt.c's names"
+else
+	re=$(printf '%s\n' $kinds $names | paste -sd '|')
+	for f in $(grep -lE "$re" user/*.[ch] user/*/*.[ch] tools/*/*.[ch] bpf/*.[ch]); do
+		ok=
+		for a in "${kinds_allowed[@]}"; do
+			[ "$f" = "$a" ] || [ "${f%.[ch]}" = "$a" ] && ok=1
+		done
+		[ -n "$ok" ] && continue
+		grep -nE "$re" "$f" | sed "s|^|$f:|"
+		bad "$f names a backend kind: ask its row (backend.h, dumpbe.h), or list it in layout.sh's kinds_allowed"
+	done
+fi
 
 # the shared format: no libbpf, no libipt, no threads
 if grep -nE '#include <(bpf/|intel-pt|pthread)' tools/format/*.[ch]; then

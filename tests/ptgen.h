@@ -21,6 +21,7 @@
 #include <intel-pt.h>
 #include <linux/perf_event.h>
 
+#include "collect/ptbe.h"
 #include "output/perfdata.h"
 #include "proc/procinfo.h"
 #include "base/snapshot.h"
@@ -168,7 +169,7 @@ static inline size_t ptgen_switch(uint8_t *p, bool out, uint32_t np_pid, uint32_
 static inline void ptgen_pt_attr(struct perf_event_attr *a)
 {
 	a->type = 8;
-	a->config = PERFDATA_PT_TSC;
+	a->config = PTBE_TSC;
 	a->exclude_kernel = 1;
 	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 }

@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "base/errbuf.h"
+#include "collect/backend.h"
 #include "collect/scope.h"
 #include "output/snapwrite.h"
 
@@ -72,8 +73,29 @@ static const struct option long_opts[] = {
 	{},
 };
 
+/*
+ * "auto" and every backend's name, in the table's order (backend.h), after
+ * each other with @sep, the last one after @last: the one list --help and
+ * the error of an unknown --backend both name, so a backend added to the
+ * table is named in both.
+ */
+static void backend_names(char *buf, size_t len, const char *sep, const char *last)
+{
+	const struct backend_ops *be;
+	unsigned int i;
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "%s", snapfmt_backend_name(BACKEND_AUTO));
+	for (i = 0; (be = backend_nth(i)) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", backend_nth(i + 1) ? sep : last,
+				      snapfmt_backend_name(be->id));
+}
+
 void args_usage(FILE *f)
 {
+	char names[128];
+
+	backend_names(names, sizeof(names), " | ", " | ");
 	fputs("usage: ptbpf [options] --pid PID\n"
 	      "       ptbpf [options] -- COMMAND [ARG...]\n"
 	      "       ptbpf [options] --wait-for NAME\n"
@@ -87,8 +109,10 @@ void args_usage(FILE *f)
 	      "      --follow             the processes the target forks, and theirs, are\n"
 	      "                           traced too; the run ends when the last one exits\n"
 	      "  -o, --output DIR         where snapshots go (default ./ptbpf-out)\n"
-	      "  -b, --backend NAME       auto | intel-pt | sample\n"
-	      "  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
+	      "  -b, --backend NAME       ",
+	      f);
+	fprintf(f, "%s\n", names);
+	fputs("  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
 	      "  -C, --cpus LIST          CPUs to trace, e.g. 0-3,8 (default: all online)\n"
 	      "  -t, --trigger LIST       stop,fatal,exit,step,none (default stop,fatal,exit;\n"
 	      "                           step: a debugger's single-steps get snapshots too)\n"
@@ -433,10 +457,13 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		cfg->output = arg;
 		return 0;
 	case 'b':
-		if (snapfmt_backend_parse(arg, true, &cfg->backend))
-			return errbuf_set(err, errlen, -EINVAL,
-					  "unknown backend '%s': use auto, intel-pt or sample",
-					  arg);
+		if (snapfmt_backend_parse(arg, true, &cfg->backend)) {
+			char names[128];
+
+			backend_names(names, sizeof(names), ", ", " or ");
+			return errbuf_set(err, errlen, -EINVAL, "unknown backend '%s': use %s", arg,
+					  names);
+		}
 		return 0;
 	case 's':
 		if (args_parse_size(arg, &v) || v == 0 || v > (1ULL << 40))

@@ -232,6 +232,151 @@ static void test_sample_end_to_end(void **state)
 	free(out);
 }
 
+/*
+ * A sample that carries, besides registers and a stack, the fields the
+ * kernel writes before them (perf_output_sample()): the period, a READ
+ * group, a call chain, RAW bytes and a branch stack, each of the size its
+ * attr says (read_format, branch_sample_type). The reader steps over each
+ * one and still finds the registers and the stack.
+ */
+struct rich_case {
+	const char *what;
+	__u64 extra; /* sample_type bits besides IP|TID|TIME|CPU|regs|stack */
+	__u64 read_format, branch_type;
+};
+
+#define RICH_REGS ((1ULL << 6) | (1ULL << 7) | (1ULL << 8)) /* BP, SP, IP */
+#define RICH_STACK 64
+#define RICH_DYN 40
+
+static __u64 get_u64(const uint8_t *p)
+{
+	__u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static size_t u64s(__u8 *p, size_t n, const __u64 *v)
+{
+	memcpy(p, v, n * 8);
+	return n * 8;
+}
+
+/* One sample of @rc's layout at @ip; the stack bytes are 0xa0, 0xa1, ... */
+static size_t put_rich_sample(__u8 *p, const struct rich_case *rc, __u64 ip, __u32 pid, __u32 tid)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	__u64 v[8];
+	__u32 raw = 12;
+	size_t n = sizeof(h), i;
+
+	v[0] = ip;
+	v[1] = (__u64)tid << 32 | pid;
+	v[2] = 1000; /* time */
+	v[3] = 0; /* cpu 0, res */
+	n += u64s(p + n, 4, v);
+	if (rc->extra & PERF_SAMPLE_PERIOD)
+		n += u64s(p + n, 1, (__u64[]){ 100000 });
+	/* a group of two: nr, time_enabled, {value, id} x 2 */
+	if (rc->extra & PERF_SAMPLE_READ)
+		n += u64s(p + n, 6, (__u64[]){ 2, 5000, 11, 101, 22, 102 });
+	if (rc->extra & PERF_SAMPLE_CALLCHAIN)
+		n += u64s(p + n, 3, (__u64[]){ 2, (__u64)PERF_CONTEXT_USER, ip });
+	if (rc->extra & PERF_SAMPLE_RAW) {
+		/* 4 + 12 bytes: ends 8-aligned, as the kernel pads it */
+		memcpy(p + n, &raw, sizeof(raw));
+		memset(p + n + sizeof(raw), 0xee, raw);
+		n += sizeof(raw) + raw;
+	}
+	if (rc->extra & PERF_SAMPLE_BRANCH_STACK) {
+		n += u64s(p + n, 1, (__u64[]){ 2 });
+		if (rc->branch_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			n += u64s(p + n, 1, (__u64[]){ 7 });
+		/* {from, to, flags} x 2 */
+		n += u64s(p + n, 6, (__u64[]){ ip - 0x10, ip, 0, ip - 0x30, ip - 0x20, 0 });
+	}
+	/* REGS_USER: abi 64, then BP, SP, IP in bit order */
+	n += u64s(p + n, 4, (__u64[]){ PERF_SAMPLE_REGS_ABI_64, 0xb0b0, 0x5050, ip });
+	n += u64s(p + n, 1, (__u64[]){ RICH_STACK });
+	for (i = 0; i < RICH_STACK; i++)
+		p[n + i] = (__u8)(0xa0 + i);
+	n += RICH_STACK;
+	n += u64s(p + n, 1, (__u64[]){ RICH_DYN });
+	h.size = (__u16)n;
+	memcpy(p, &h, sizeof(h));
+	return n;
+}
+
+static void rich_sample(struct fixture *fx, const struct rich_case *rc)
+{
+	__u64 ip = (__u64)(uintptr_t)ptgen_branches + 0x2;
+	__u32 pid = (__u32)getpid(), tid = (__u32)gettid();
+	struct dump_log log = { stderr, 0 };
+	struct perf_event_attr *a = &fx->snap.run.data_attr;
+	const struct dump_sample *smp;
+	struct dump_snap ds;
+	uint8_t *buf;
+	size_t len, i;
+
+	print_message("%s\n", rc->what);
+	fill_sample(fx);
+	a->sample_type |= rc->extra | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->read_format = rc->read_format;
+	a->branch_sample_type = rc->branch_type;
+	a->sample_regs_user = RICH_REGS;
+	a->sample_stack_user = RICH_STACK;
+	fx->core.trace_len = fx->core.head = put_rich_sample(fx->trace, rc, ip, pid, tid);
+	write_file(fx);
+
+	memset(&ds, 0, sizeof(ds));
+	ds.pid = pid;
+	assert_int_equal(snap_read_file(fx->path, SNAP_DATA_MAX, &buf, &len), 0);
+	assert_int_equal(perfread_parse(&ds, buf, len, "perf.data", &log), 0);
+	assert_int_equal(log.nr_errors, 0);
+	assert_int_equal(ds.nr_cores, 1);
+	assert_int_equal(ds.cores[0].nr_samples, 1);
+	smp = &ds.cores[0].samples[0];
+	assert_int_equal(smp->ip, ip);
+	assert_int_equal(smp->tid, tid);
+	if (rc->extra & PERF_SAMPLE_CALLCHAIN)
+		assert_int_equal(smp->nr_chain, 2);
+	/* the registers and the stack, whatever came before them */
+	assert_non_null(smp->regs);
+	assert_int_equal(smp->regs_mask, RICH_REGS);
+	assert_int_equal(get_u64(smp->regs), 0xb0b0);
+	assert_int_equal(get_u64(smp->regs + 8), 0x5050);
+	assert_int_equal(get_u64(smp->regs + 16), ip);
+	assert_non_null(smp->stack);
+	assert_int_equal(smp->stack_len, RICH_DYN);
+	for (i = 0; i < RICH_DYN; i++)
+		assert_int_equal(smp->stack[i], 0xa0 + i);
+	ds.perf_mapped = false; /* snap_read_file()'s: freed by snap_free() */
+	snap_free(&ds);
+}
+
+static void test_sample_branch_regs_stack(void **state)
+{
+	static const struct rich_case cases[] = {
+		{ "branch stack with hw_idx, call chain",
+		  PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_CALLCHAIN, 0,
+		  PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX },
+		{ "period, READ group, call chain, raw, branch stack",
+		  PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			  PERF_SAMPLE_BRANCH_STACK,
+		  PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_ID,
+		  PERF_SAMPLE_BRANCH_ANY },
+	};
+	struct fixture *fx = *state;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		rich_sample(fx, &cases[i]);
+		assert_int_equal(unlink(fx->path), 0);
+		procinfo_free(&fx->snap.proc);
+	}
+}
+
 /* Where the made-up [uprobes] mapping is: the kernel's XOL area's page */
 #define UPROBES_AT 0x7fffffffe000ULL
 
@@ -866,6 +1011,7 @@ int main(void)
 		T(test_invalid_args),
 		T(test_pt_end_to_end),
 		T(test_sample_end_to_end),
+		T(test_sample_branch_regs_stack),
 		T(test_pseudo_mappings),
 		T(test_crash_record_sample),
 		T(test_crash_record_pt),

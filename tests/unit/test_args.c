@@ -66,7 +66,8 @@ static const struct bad_case bad_cases[] = {
 	{ "--unit a.service --cgroup=/x", "no --cgroup=PATH" },
 	{ "--bogus", "unknown option '--bogus'" },
 	{ "-Z -- ls", "unknown option '-Z'" },
-	{ "-b foo -p 1", "unknown backend 'foo'" },
+	/* the backends of the table, in its order */
+	{ "-b foo -p 1", "unknown backend 'foo': use auto, intel-pt or sample" },
 	{ "-s 0 -p 1", "invalid buffer size" },
 	{ "-s 4X -p 1", "invalid buffer size" },
 	{ "-s M -p 1", "invalid buffer size" },
@@ -228,6 +229,11 @@ static void test_help_text(void **state)
 	assert_non_null(strstr(block, "(0, the default, keeps them all)"));
 	option_block(help, "--min-interval", block, sizeof(block));
 	assert_null(strstr(block, "keeps them all"));
+	/* the backends of the table, in its order, as one line */
+	assert_non_null(strstr(help,
+			       "\n  -o, --output DIR         where snapshots go (default "
+			       "./ptbpf-out)\n  -b, --backend NAME       auto | intel-pt | "
+			       "sample\n  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"));
 	option_block(help, "-N, --no-buildid-cache", block, sizeof(block));
 	assert_non_null(strstr(block, "$HOME/.debug"));
 	/* one table of exit statuses */

@@ -39,6 +39,10 @@ static void test_rows(void **state)
 		assert_non_null(be->present);
 		/* an AUX area comes with a records ring to drain */
 		assert_int_equal(be->aux, be->drain_ns != 0);
+		assert_int_equal(be->aux, be->rec_pages != 0);
+		/* and with what perf.data's AUXTRACE_INFO says of it */
+		assert_int_equal(be->aux, be->auxtrace_priv != NULL);
+		assert_int_equal(be->aux, be->auxtrace_type != 0);
 		/* the data event's times: TSC, or a clock of its own */
 		assert_true(be->tsc != (be->clockid >= 0));
 	}
@@ -59,10 +63,11 @@ static void test_unresolved(void **state)
 		be = backend_ops(v[i]);
 		assert_non_null(be);
 		assert_false(backend_known(v[i]));
-		assert_false(be->aux || be->samples || be->tsc || be->lldb);
+		assert_false(be->aux || be->samples || be->tsc || be->lldb || be->cpu_info);
 		assert_int_equal(be->drain_ns, 0);
+		assert_int_equal(be->rec_pages, 0);
 		assert_null(be->data_attr);
-		assert_null(be->cpu_info);
+		assert_null(be->auxtrace_priv);
 		assert_int_equal(be->clockid, -1);
 	}
 }

@@ -111,13 +111,14 @@ static void test_sample_freq(void **state)
 
 static void test_sideband_attr(void **state)
 {
-	static const enum ptbpf_backend be[] = { BACKEND_SAMPLE, BACKEND_INTEL_PT };
+	/* the data event's clock: its own (a clockid), or perf's default (-1) */
+	static const int clocks[] = { CLOCK_MONOTONIC, -1, CLOCK_MONOTONIC_RAW };
 	struct perf_event_attr a;
 	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		memset(&a, GARBAGE, sizeof(a));
-		assert_int_equal(evattr_sideband(&a, be[i], true), 0);
+		assert_int_equal(evattr_sideband(&a, clocks[i], true), 0);
 		assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
 		assert_int_equal(a.config, PERF_COUNT_SW_DUMMY);
 		assert_true(a.context_switch);
@@ -129,14 +130,12 @@ static void test_sideband_attr(void **state)
 							PERF_SAMPLE_TIME | PERF_SAMPLE_CPU);
 		assert_true(a.disabled);
 		/* Same clock as the data event of the backend. */
-		assert_int_equal(a.use_clockid, be[i] == BACKEND_SAMPLE);
-		if (be[i] == BACKEND_SAMPLE)
-			assert_int_equal(a.clockid, CLOCK_MONOTONIC);
-		else
-			assert_int_equal(a.clockid, 0);
+		assert_int_equal(a.use_clockid, clocks[i] >= 0);
+		assert_int_equal(a.clockid, clocks[i] >= 0 ? clocks[i] : 0);
 	}
-	assert_int_equal(evattr_sideband(&a, BACKEND_AUTO, false), -EINVAL);
-	assert_int_equal(evattr_sideband(NULL, BACKEND_SAMPLE, false), -EINVAL);
+	assert_int_equal(evattr_sideband(&a, -1, false), 0);
+	assert_false(a.disabled);
+	assert_int_equal(evattr_sideband(NULL, CLOCK_MONOTONIC, false), -EINVAL);
 }
 
 int main(void)

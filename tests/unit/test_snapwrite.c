@@ -570,6 +570,30 @@ static void test_short_writes(void **state)
 	close(fd);
 }
 
+/*
+ * Which formats a backend writes comes from a fact of its row: perf.data
+ * for every backend, the LLDB bundle where LLDB reads the trace; none for
+ * a backend not resolved. A refused --format names the first backend of
+ * the table that writes it.
+ */
+static void test_formats_by_row(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(snapwrite_formats_for(0, BACKEND_INTEL_PT), SNAPWRITE_ALL);
+	assert_int_equal(snapwrite_formats_for(0, BACKEND_SAMPLE), SNAPWRITE_PERF);
+	assert_int_equal(snapwrite_formats_for(SNAPWRITE_LLDB, BACKEND_SAMPLE), 0);
+	assert_int_equal(snapwrite_formats_for(0, BACKEND_AUTO), 0);
+	assert_int_equal(snapwrite_formats_for(0, (enum ptbpf_backend)99), 0);
+	assert_int_equal(snapwrite_formats_check(SNAPWRITE_ALL, BACKEND_SAMPLE, err, sizeof(err)),
+			 0);
+	assert_int_equal(snapwrite_formats_check(SNAPWRITE_LLDB, BACKEND_SAMPLE, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "--format lldb needs the intel-pt backend: the sample backend "
+				 "writes perf (use --format perf)");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -581,7 +605,7 @@ int main(void)
 		T(test_vanished_dir),	  T(test_list_remove),
 		T(test_swapped_dir),	  T(test_invalid_args),
 		T(test_short_writes),	  T(test_folded_counts),
-		T(test_vdso_file),
+		T(test_vdso_file),	  cmocka_unit_test(test_formats_by_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,8 +16,19 @@
 #include "perffile.h"
 #include "perfrec.h"
 
+/*
+ * PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8): a counter per branch after the
+ * entries. Not in older uapi headers.
+ */
+#ifdef PERF_SAMPLE_BRANCH_COUNTERS
+#define PERFREAD_BRANCH_COUNTERS PERF_SAMPLE_BRANCH_COUNTERS
+#else
+#define PERFREAD_BRANCH_COUNTERS (1ULL << 19)
+#endif
+
 struct attr_info {
 	uint64_t sample_type, sample_period, regs_user;
+	uint64_t read_format, branch_type; /* how READ and BRANCH_STACK are laid out */
 	bool id_all, freq;
 	uint32_t type;
 	/* ptbpf's crash event: a software dummy with user registers */
@@ -165,6 +176,8 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 		x->attrs[i].id_all = attr.sample_id_all;
 		x->attrs[i].freq = attr.freq;
 		x->attrs[i].regs_user = attr.sample_regs_user;
+		x->attrs[i].read_format = attr.read_format;
+		x->attrs[i].branch_type = attr.branch_sample_type;
 		x->attrs[i].crash = attr.type == PERF_TYPE_SOFTWARE &&
 				    attr.config == PERF_COUNT_SW_DUMMY &&
 				    (attr.sample_type & PERF_SAMPLE_REGS_USER);
@@ -214,64 +227,164 @@ static const struct attr_info *attr_of(const struct perf_ctx *x, const struct pe
 }
 
 /*
- * What follows the callchain, in the kernel's order: RAW and BRANCH_STACK
- * (ptbpf writes neither: a sample with them keeps no registers), then
- * REGS_USER (abi, the registers of the mask) and STACK_USER (size, the
- * bytes, the size really copied).
+ * The fields of a sample after its fixed leading ones, read in the order
+ * the kernel writes them (perf_output_sample(), the layout in
+ * linux/perf_event.h): PERIOD, READ, CALLCHAIN, RAW, BRANCH_STACK,
+ * REGS_USER, STACK_USER, then what ptbpf-dump does not read. Each field is
+ * stepped over whether it is wanted or not, so the registers and the stack
+ * are found whatever else the sample carries.
  */
-static int sample_regs_stack(const struct perf_event_header *h, const struct attr_info *a,
-			     size_t off, struct dump_sample *smp)
-{
-	const uint8_t *r = (const uint8_t *)h;
-	uint64_t abi, n, size, dyn;
+struct sample_cur {
+	const uint8_t *r;
+	size_t off, end;
+};
 
-	if (a->sample_type & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_READ))
-		return 0;
-	if (a->sample_type & PERF_SAMPLE_REGS_USER) {
-		if (off + 8 > h->size)
-			return -EBADMSG;
-		abi = get64(r + off);
-		off += 8;
-		if (abi) {
-			n = (uint64_t)__builtin_popcountll(a->regs_user);
-			if (n > (h->size - off) / 8)
-				return -EBADMSG;
-			smp->regs = r + off;
-			smp->regs_mask = a->regs_user;
-			off += n * 8;
-		}
-	}
-	if (a->sample_type & PERF_SAMPLE_STACK_USER) {
-		if (off + 8 > h->size)
-			return -EBADMSG;
-		size = get64(r + off);
-		off += 8;
-		if (!size)
-			return 0;
-		if (size > h->size - off || h->size - off - size < 8)
-			return -EBADMSG;
-		dyn = get64(r + off + size);
-		smp->stack = r + off;
-		smp->stack_len = dyn < size ? dyn : size;
-	}
+/* Take @n bytes (*@p: where they are; may be NULL), or -EBADMSG. */
+static int cur_take(struct sample_cur *c, uint64_t n, const uint8_t **p)
+{
+	if (n > c->end - c->off)
+		return -EBADMSG;
+	if (p)
+		*p = c->r + c->off;
+	c->off += (size_t)n;
 	return 0;
 }
 
-/* The fixed leading fields of a sample, in the kernel's order. */
+static int cur_u64(struct sample_cur *c, uint64_t *v)
+{
+	const uint8_t *p;
+
+	if (cur_take(c, 8, &p))
+		return -EBADMSG;
+	*v = get64(p);
+	return 0;
+}
+
+/* Take @nr items of @size bytes, checked for overflow, or -EBADMSG. */
+static int cur_items(struct sample_cur *c, uint64_t nr, uint64_t size, const uint8_t **p)
+{
+	if (nr > (c->end - c->off) / size)
+		return -EBADMSG;
+	return cur_take(c, nr * size, p);
+}
+
+/*
+ * PERF_SAMPLE_READ as read_format @fmt lays it out (perf_output_read()):
+ * one event's value, [time_enabled], [time_running], [id], [lost]; or of a
+ * group, nr, [time_enabled], [time_running], then nr of {value, [id],
+ * [lost]}.
+ */
+static int skip_read(struct sample_cur *c, uint64_t fmt)
+{
+	uint64_t times =
+		!!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	uint64_t each = 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST), nr;
+
+	if (!(fmt & PERF_FORMAT_GROUP))
+		return cur_items(c, times + each, 8, NULL);
+	if (cur_u64(c, &nr) || cur_items(c, times, 8, NULL))
+		return -EBADMSG;
+	return cur_items(c, nr, each * 8, NULL);
+}
+
+/*
+ * PERF_SAMPLE_BRANCH_STACK: nr, [hw_idx] (PERF_SAMPLE_BRANCH_HW_INDEX),
+ * nr entries of {from, to, flags}, then nr counters
+ * (PERF_SAMPLE_BRANCH_COUNTERS, Linux 6.8). perf reads them the same way.
+ */
+static int skip_branches(struct sample_cur *c, uint64_t branch_type)
+{
+	uint64_t nr;
+
+	if (cur_u64(c, &nr))
+		return -EBADMSG;
+	if ((branch_type & PERF_SAMPLE_BRANCH_HW_INDEX) && cur_take(c, 8, NULL))
+		return -EBADMSG;
+	if (cur_items(c, nr, 3 * 8, NULL))
+		return -EBADMSG;
+	if (branch_type & PERFREAD_BRANCH_COUNTERS)
+		return cur_items(c, nr, 8, NULL);
+	return 0;
+}
+
+/* REGS_USER: abi, then the registers of the mask unless abi is NONE. */
+static int take_regs(struct sample_cur *c, const struct attr_info *a, struct dump_sample *smp)
+{
+	uint64_t abi;
+
+	if (cur_u64(c, &abi))
+		return -EBADMSG;
+	if (!abi)
+		return 0;
+	smp->regs_mask = a->regs_user;
+	return cur_items(c, (uint64_t)__builtin_popcountll(a->regs_user), 8, &smp->regs);
+}
+
+/* STACK_USER: size, the bytes, and the size really copied (when size > 0). */
+static int take_stack(struct sample_cur *c, struct dump_sample *smp)
+{
+	const uint8_t *bytes;
+	uint64_t size, dyn;
+
+	if (cur_u64(c, &size))
+		return -EBADMSG;
+	if (!size)
+		return 0;
+	if (cur_take(c, size, &bytes) || cur_u64(c, &dyn))
+		return -EBADMSG;
+	smp->stack = bytes;
+	smp->stack_len = dyn < size ? dyn : size;
+	return 0;
+}
+
+static int sample_fields(struct sample_cur *c, const struct attr_info *a, struct dump_sample *smp)
+{
+	uint64_t type = a->sample_type, nr;
+	const uint8_t *p;
+
+	if ((type & PERF_SAMPLE_PERIOD) && cur_take(c, 8, NULL))
+		return -EBADMSG;
+	if ((type & PERF_SAMPLE_READ) && skip_read(c, a->read_format))
+		return -EBADMSG;
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		if (cur_u64(c, &nr) || cur_items(c, nr, 8, &p))
+			return -EBADMSG;
+		smp->chain = p;
+		smp->nr_chain = (uint32_t)nr;
+	}
+	if (type & PERF_SAMPLE_RAW) {
+		uint32_t size;
+
+		/* the kernel pads data[] so that size and data end 8-aligned */
+		if (cur_take(c, sizeof(size), &p))
+			return -EBADMSG;
+		memcpy(&size, p, sizeof(size));
+		if (cur_take(c, size, NULL))
+			return -EBADMSG;
+	}
+	if ((type & PERF_SAMPLE_BRANCH_STACK) && skip_branches(c, a->branch_type))
+		return -EBADMSG;
+	if ((type & PERF_SAMPLE_REGS_USER) && take_regs(c, a, smp))
+		return -EBADMSG;
+	if ((type & PERF_SAMPLE_STACK_USER) && take_stack(c, smp))
+		return -EBADMSG;
+	return 0;
+}
+
+/* One sample: the fixed leading fields, then the others (sample_fields()). */
 static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		      const struct attr_info *a)
 {
-	const uint8_t *r = (const uint8_t *)h;
-	size_t off = sizeof(*h) + perfrec_sample_size(a->sample_type);
+	struct sample_cur cur = { (const uint8_t *)h, sizeof(*h), h->size };
 	struct dump_sample smp = { 0 };
 	struct perfrec_id id;
 	struct dump_core *c;
 	uint32_t cpu = 0;
 	void *n;
 
-	if (off > h->size)
+	if (cur_take(&cur, perfrec_sample_size(a->sample_type), NULL))
 		return -EBADMSG;
-	perfrec_sample_get(r + sizeof(*h), a->sample_type, &id);
+	perfrec_sample_get(cur.r + sizeof(*h), a->sample_type, &id);
 	smp.ip = id.ip;
 	smp.time = id.time;
 	if (a->sample_type & PERF_SAMPLE_TID) {
@@ -282,20 +395,7 @@ static int one_sample(struct perf_ctx *x, const struct perf_event_header *h,
 		cpu = id.cpu;
 	if (cpu > 1 << 20)
 		return -EBADMSG;
-	if (a->sample_type & PERF_SAMPLE_PERIOD)
-		off += 8;
-	/* a READ group's size depends on read_format: no chain then */
-	if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && !(a->sample_type & PERF_SAMPLE_READ) &&
-	    off + 8 <= h->size) {
-		uint64_t nr = get64(r + off);
-
-		if (nr > (h->size - off - 8) / 8)
-			return -EBADMSG;
-		smp.chain = r + off + 8;
-		smp.nr_chain = (uint32_t)nr;
-		off += 8 + nr * 8;
-	}
-	if (sample_regs_stack(h, a, off, &smp))
+	if (sample_fields(&cur, a, &smp))
 		return -EBADMSG;
 	if (smp.regs && smp.stack) {
 		if (!x->s->uw) {

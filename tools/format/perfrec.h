@@ -88,11 +88,15 @@ enum perfrec_pt_priv {
 	PERFREC_PT_PRIV_NR,
 };
 
-/* perf's PERF_RECORD_AUXTRACE_INFO for Intel PT */
+/*
+ * perf's PERF_RECORD_AUXTRACE_INFO: the AUX format's type (perf's enum
+ * auxtrace_type, PERFFILE_AUXTRACE_*), then that format's private words
+ * (Intel PT's: PERFREC_PT_PRIV_NR of them, enum perfrec_pt_priv).
+ */
 struct perfrec_auxtrace_info {
 	struct perf_event_header header;
-	__u32 type, reserved; /* type: PERFFILE_AUXTRACE_INTEL_PT */
-	__u64 priv[PERFREC_PT_PRIV_NR];
+	__u32 type, reserved;
+	__u64 priv[];
 };
 
 /* The values of a sample ID, and the fixed leading fields of a sample. */

@@ -33,12 +33,15 @@
  */
 unsigned long long snapfmt_parse_name(const char *name);
 
-/* "intel-pt", "sample", or "auto" for BACKEND_AUTO; NULL if unknown. */
+/*
+ * The name of backend @b (snapfmt.c's table, one name per value of enum
+ * ptbpf_backend), or "auto" for BACKEND_AUTO; NULL if unknown.
+ */
 const char *snapfmt_backend_name(enum ptbpf_backend b);
 
 /*
- * Sets *@b to the backend named @name ("intel-pt", "sample", and "auto"
- * when @allow_auto).
+ * Sets *@b to the backend named @name (a name snapfmt_backend_name()
+ * gives, and "auto" when @allow_auto).
  *
  * Returns 0, or -EINVAL for any other name.
  */

@@ -4,7 +4,6 @@
  * coreplan.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,19 +12,6 @@
 #include "base/errbuf.h"
 #include "evattr.h"
 #include "snapfmt.h"
-
-void coreplan_report(const struct cores_config *cfg, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (!cfg || !cfg->report)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cfg->report(cfg->report_ctx, msg);
-}
 
 int coreplan_round_size(size_t request, size_t page_size, size_t *size)
 {
@@ -103,17 +89,18 @@ static int pick_backend(struct coreplan *plan, const struct cores_config *cfg, s
 			return errbuf_set(err, errlen, -EINVAL, "unknown backend");
 		plan->backend = cfg->backend;
 		plan->ops = backend_ops(cfg->backend);
-		return plan->ops->data_attr(plan, cfg, psb, err, errlen);
+		return plan->ops->data_attr(cfg, &plan->data_attr, psb, &plan->cpu_info, err,
+					    errlen);
 	}
 	for (i = 0; (be = backend_nth(i)); i++) {
 		plan->backend = be->id;
 		plan->ops = be;
 		why[0] = '\0';
-		rc = be->data_attr(plan, cfg, psb, why, sizeof(why));
+		rc = be->data_attr(cfg, &plan->data_attr, psb, &plan->cpu_info, why, sizeof(why));
 		next = backend_nth(i + 1);
 		if (rc != -ENOENT || !next)
 			return rc && why[0] ? errbuf_set(err, errlen, rc, "%s", why) : rc;
-		coreplan_report(cfg, "backend: %s (%s)", snapfmt_backend_name(next->id), why);
+		corecfg_report(cfg, "backend: %s (%s)", snapfmt_backend_name(next->id), why);
 	}
 	return errbuf_set(err, errlen, -ENOENT, "no backend");
 }
@@ -159,16 +146,16 @@ static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg, siz
 				plan->page_size, &plan->sb_size))
 		return errbuf_set(err, errlen, -EINVAL, "buffer size %zu is not usable", req);
 	if (plan->buf_size != req)
-		coreplan_report(cfg, "per-core buffer size %zu rounded up to %s (%zu pages)", req,
-				human(plan->buf_size, buf_str, sizeof(buf_str)),
-				plan->buf_size / plan->page_size);
+		corecfg_report(cfg, "per-core buffer size %zu rounded up to %s (%zu pages)", req,
+			       human(plan->buf_size, buf_str, sizeof(buf_str)),
+			       plan->buf_size / plan->page_size);
 	if (plan->buf_size < psb)
 		return errbuf_set(err, errlen, -EINVAL,
 				  "a per-core buffer of %s can't hold one PSB "
 				  "period (%s): raise --buffer-size to at least %s",
 				  human(plan->buf_size, buf_str, sizeof(buf_str)),
 				  human(psb, psb_str, sizeof(psb_str)), psb_str);
-	plan->rec_size = plan->ops->aux ? CORES_PT_RECORD_PAGES * plan->page_size : 0;
+	plan->rec_size = plan->ops->rec_pages * plan->page_size;
 	/* what each core maps: two rings' metadata pages and data, the AUX area */
 	total = (__u64)nr_cpus *
 		(plan->buf_size + plan->sb_size + plan->rec_size + 2 * plan->page_size);
@@ -197,7 +184,7 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int
 	if (!rc)
 		rc = pick_backend(plan, cfg, &psb, err, errlen);
 	if (!rc)
-		rc = evattr_sideband(&plan->sb_attr, plan->backend, !cfg->start_running);
+		rc = evattr_sideband(&plan->sb_attr, plan->ops->clockid, !cfg->start_running);
 	if (!rc)
 		scope_attrs(plan, cfg);
 	if (!rc)

@@ -2,10 +2,11 @@
 /*
  * The plan of a per-core trace, made before any event is opened: which
  * scope the events count in (what pid and flags perf_event_open() gets),
- * which backend records (intel-pt when its PMU exists, else cpu-clock
- * sampling), the data and sideband attrs, and the ring sizes, checked
- * against one PSB period and the limit on all buffers together. cores.c
- * opens what the plan says; nothing here makes a perf system call.
+ * which backend records (the one asked for, or with --backend auto the
+ * first of backend.c's table this machine has), the data and sideband
+ * attrs, and the ring sizes, checked against the backend's least buffer
+ * (one PSB period) and the limit on all buffers together. cores.c opens
+ * what the plan says; nothing here makes a perf system call.
  *
  * Errors: functions return 0 or -errno, with a message in the caller's
  * buffer that says what to change. Informational lines (backend chosen,
@@ -20,35 +21,26 @@
 #include <linux/perf_event.h>
 
 #include "backend.h"
-#include "cores.h"
-#include "pmu.h"
+#include "corecfg.h"
+#include "base/snapshot.h"
 
 struct coreplan {
 	enum ptbpf_scope scope; /* never SCOPE_AUTO */
 	int pid; /* perf_event_open()'s pid: -1, the cgroup fd, the first tid */
 	unsigned long flags; /* PERF_FLAG_PID_CGROUP in cgroup scope */
-	enum ptbpf_backend backend; /* BACKEND_INTEL_PT or BACKEND_SAMPLE */
+	enum ptbpf_backend backend; /* resolved: never BACKEND_AUTO */
 	const struct backend_ops *ops; /* what differs with the backend */
-	struct pmu_intel_pt pmu; /* intel-pt only */
 	struct perf_event_attr data_attr, sb_attr;
+	/* with ops->cpu_info: the backend's part, read when it was planned */
+	struct snap_cpu_info cpu_info;
 	size_t page_size, buf_size, sb_size;
 	/*
-	 * intel-pt: the data pages of the PT event's own ring (its
+	 * An AUX backend's records ring (ops->rec_pages: the data event's
 	 * ITRACE_START, AUX and LOST records), mapped beside the AUX area and
-	 * counted in the memory the run maps; 0 for sample.
+	 * counted in the memory the run maps; 0 without one.
 	 */
 	size_t rec_size;
 };
-
-/*
- * intel-pt: the PT event's records ring, in pages. The kernel writes an
- * AUX record (64 bytes with the sample IDs ptbpf asks) at each stop of PT
- * that had bytes: each switch-out of a target thread in process scope.
- * 16 pages hold about 1,000 of them; ptbpf drains the ring every
- * CORES_DRAIN_NS (cores_drain_records()), so a CPU loses records only past
- * some 10,000 switch-outs a second.
- */
-#define CORES_PT_RECORD_PAGES 16
 
 /*
  * Round @request bytes up to a power-of-two number of pages of @page_size
@@ -65,10 +57,11 @@ int coreplan_round_size(size_t request, size_t page_size, size_t *size);
  * Returns -EINVAL for NULL arguments, a scope without what it needs
  * (process: threads; cgroup: a cgroup fd), an unknown scope, a bad
  * --call-graph setting, a buffer size that can't be rounded or that can't
- * hold one PSB period; -ENOENT when intel-pt was asked for and its PMU is
- * missing (names the sysfs path); -E2BIG when all buffers together exceed
- * the total limit (says what to lower); else the error of reading the
- * intel_pt PMU (pmu_intel_pt_probe()).
+ * hold the backend's least buffer (one PSB period); -ENOENT when the
+ * backend asked for is missing here (its step's line: intel-pt names the
+ * sysfs path); -E2BIG when all buffers together exceed the total limit
+ * (says what to lower); else the error of the backend's step
+ * (backend_ops.data_attr: reading the intel_pt PMU, pmu_intel_pt_probe()).
  */
 int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int nr_online,
 		  struct coreplan *plan, char *err, size_t errlen);
@@ -79,12 +72,5 @@ int coreplan_make(const struct cores_config *cfg, size_t page_size, unsigned int
  * exec on, without an ioctl of ours).
  */
 bool coreplan_starts_running(const struct coreplan *plan, const struct cores_config *cfg);
-
-/*
- * One informational line (backend chosen, size rounded) to @cfg's report
- * hook, printf-style; nothing without one.
- */
-void coreplan_report(const struct cores_config *cfg, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 #endif /* PTBPF_COREPLAN_H */

@@ -76,15 +76,6 @@ struct cores {
 	char err[256];
 };
 
-void cores_config_init(struct cores_config *cfg)
-{
-	if (!cfg)
-		return;
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->backend = BACKEND_AUTO;
-	cfg->cgroup_fd = -1;
-}
-
 static int map_core(struct cores *c, struct core *core, char *err, size_t errlen)
 {
 	bool pt = c->plan.ops->aux;
@@ -129,13 +120,13 @@ static void pick_actions(struct cores *c, const struct cores_config *cfg)
 	if (!cfg->nr_pause_points || !c->plan.ops->aux || c->plan.scope != SCOPE_PROCESS)
 		return;
 	if (cfg->nr_pause_points > AUXACT_MAX_POINTS) {
-		coreplan_report(cfg, "--trigger-on: more than 8 points: snapshots are "
-				     "staged when the hit is seen, not cut by the kernel");
+		corecfg_report(cfg, "--trigger-on: more than 8 points: snapshots are "
+				    "staged when the hit is seen, not cut by the kernel");
 		return;
 	}
 	if (auxact_uprobe_type(cfg->sysfs_root, &c->uprobe_type)) {
-		coreplan_report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
-				     "are staged when the hit is seen");
+		corecfg_report(cfg, "--trigger-on: no uprobe PMU in sysfs: snapshots "
+				    "are staged when the hit is seen");
 		return;
 	}
 	c->aux_pause = true;
@@ -164,10 +155,10 @@ static int open_actions(struct cores *c, const struct cores_config *cfg, int cpu
 	if (!first)
 		return errbuf_set(err, errlen, rc, "%s", why);
 	c->aux_pause = false;
-	coreplan_report(cfg,
-			"--trigger-on: no aux-action here (%s): snapshots are staged "
-			"when the hit is seen, not cut by the kernel",
-			strerror(-rc));
+	corecfg_report(cfg,
+		       "--trigger-on: no aux-action here (%s): snapshots are staged "
+		       "when the hit is seen, not cut by the kernel",
+		       strerror(-rc));
 	return 0;
 }
 
@@ -262,7 +253,7 @@ static int open_all(struct cores *c, const struct cores_config *cfg, const int *
 			     open_core(c, cfg, core, err, errlen);
 		if (rc == 1) {
 			close_core(c, core);
-			coreplan_report(cfg, "cpu %d is offline: not traced", core->cpu);
+			corecfg_report(cfg, "cpu %d is offline: not traced", core->cpu);
 			continue;
 		}
 		c->nr++;
@@ -607,7 +598,8 @@ int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info)
 		return -EINVAL;
 	if (!c->plan.ops->cpu_info)
 		return -ENOENT;
-	return c->plan.ops->cpu_info(&c->plan, info);
+	*info = c->plan.cpu_info;
+	return 0;
 }
 
 int cores_describe(const struct cores *c, struct snap_run *run)
@@ -620,7 +612,7 @@ int cores_describe(const struct cores *c, struct snap_run *run)
 	run->sb_attr = c->plan.sb_attr;
 	cores_tsc_conv(c, &run->conv);
 	memset(&run->cpu_info, 0, sizeof(run->cpu_info));
-	cores_cpu_info(c, &run->cpu_info); /* -ENOENT for sample: fine */
+	cores_cpu_info(c, &run->cpu_info); /* -ENOENT: no part of the backend's */
 	cpuinfo_read(NULL, &run->cpu_info); /* left empty if unreadable */
 	run->cpu_info.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
 	run->cpu_info.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);

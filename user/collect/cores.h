@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-core traces: for each traced CPU a data event (intel_pt with a
- * read-only AUX area and a small ring for its own ITRACE_START, AUX and
- * LOST records, or cpu-clock sampling into a write_backward data ring)
- * and a context-switch sideband event in the same group, so one
- * PERF_IOC_FLAG_GROUP ioctl pauses or resumes both.
+ * Per-core traces: for each traced CPU a data event (the backend's, as
+ * its row in backend.h says: a read-only AUX area and a small ring for
+ * the event's own ITRACE_START, AUX and LOST records, or samples in a
+ * write_backward data ring) and a context-switch sideband event in the
+ * same group, so one PERF_IOC_FLAG_GROUP ioctl pauses or resumes both.
  *
  * The scope (scope.h) says what the events count. cpu: every task on the
  * CPU (pid -1); cgroup: a cgroup v2 (PERF_FLAG_PID_CGROUP); process: the
@@ -36,81 +36,16 @@
 #include <linux/perf_event.h>
 
 #include "auxact.h"
+#include "corecfg.h"
 #include "perf_sys.h"
 #include "base/snapshot.h"
-
-#define CORES_DEFAULT_BUFFER (4UL << 20) /* per-core trace buffer */
-/*
- * Per-core switch records: 48 bytes each; a core that switches 5,000 times
- * a second (a target that sleeps often) fills 1 MiB in about 4 s.
- */
-#define CORES_DEFAULT_SIDEBAND (1UL << 20)
-/* Across all cores; LLDB's default process trace size limit is 500 MiB. */
-#define CORES_DEFAULT_TOTAL_LIMIT (512ULL << 20)
 
 enum core_state {
 	CORE_PAUSED = 0,
 	CORE_RUNNING = 1,
 };
 
-typedef void (*cores_report_fn)(void *ctx, const char *msg);
-
-struct cores_config {
-	enum ptbpf_backend backend; /* AUTO picks intel-pt when it exists */
-	const int *cpus; /* CPUs to trace; NULL: every configured CPU */
-	unsigned int nr_cpus;
-	size_t buffer_size; /* per-core trace bytes requested; 0: default */
-	size_t sideband_size; /* per-core sideband bytes; 0: default */
-	__u64 total_limit; /* all buffers of all cores; 0: default */
-	bool start_running; /* initial state; false: paused */
-	bool kernel; /* trace kernel space too */
-	int cgroup_fd; /* cgroup v2 directory fd, or -1 */
-	/* PROCESS needs @tids; AUTO: CGROUP with a cgroup_fd, else CPU */
-	enum ptbpf_scope scope;
-	const pid_t *tids; /* process scope: the threads to bind to */
-	unsigned int nr_tids;
-	/*
-	 * Process scope, a command held before its exec: the events are armed
-	 * with enable_on_exec, so its first instruction is the first recorded
-	 * and none of the pre-exec code is; the core counts as running.
-	 */
-	bool enable_on_exec;
-	/*
-	 * Process scope, --follow: the events are inherited by the processes
-	 * the target forks too (inherit without inherit_thread), and write
-	 * into the same rings.
-	 */
-	bool follow;
-	/*
-	 * cpu and cgroup scope: pause and resume every core at once, each
-	 * from a thread pinned to its CPU (cpurun.h), at SCHED_FIFO
-	 * @parallel_rt_prio when > 0. false: serial, from the caller (the
-	 * simulated PMU of the tests is single-threaded).
-	 */
-	bool parallel;
-	int parallel_rt_prio;
-	/* sample backend, Hz; 0: EVATTR_SAMPLE_FREQ */
-	unsigned int sample_freq;
-	enum ptbpf_callgraph call_graph; /* sample backend; default FP */
-	/* CALLGRAPH_DWARF bytes; 0: EVATTR_STACK_USER_DEFAULT */
-	__u32 stack_size;
-	/*
-	 * intel-pt, process scope: --trigger-on points that the kernel cuts
-	 * PT at (auxact.h), in every group. Where the kernel or the PMU has
-	 * no aux-action there are none (reported, not an error). The points
-	 * must outlive the cores.
-	 */
-	const struct hitpoint *pause_points;
-	unsigned int nr_pause_points;
-	const char *sysfs_root; /* NULL: "/sys" */
-	cores_report_fn report; /* may be NULL */
-	void *report_ctx;
-};
-
 struct cores;
-
-/* Defaults: backend auto, all CPUs, paused, no cgroup (cgroup_fd -1). */
-void cores_config_init(struct cores_config *cfg);
 
 /*
  * Open one group of events per CPU of @cfg through @sys (NULL: the real
@@ -119,8 +54,8 @@ void cores_config_init(struct cores_config *cfg);
  * ENODEV or ENOENT) are skipped and reported.
  *
  * Returns NULL with errno set, and a message in @err: EINVAL for a bad
- * argument or a buffer that can't hold one PSB period; ENOENT when
- * intel-pt was asked for and its PMU is missing (names the sysfs path);
+ * argument or a buffer below the backend's least (one PSB period); ENOENT
+ * when the backend asked for is missing here (its step's line says why);
  * E2BIG when all buffers together exceed the total limit (says what to
  * lower); ENODEV when no CPU could be traced; ENOMEM; else the errno of
  * the failing call. Everything opened so far is closed again.
@@ -133,12 +68,12 @@ void cores_close(struct cores *c);
 
 /* Number of traced cores (0 for NULL). */
 unsigned int cores_count(const struct cores *c);
-/* The backend in use: BACKEND_INTEL_PT or BACKEND_SAMPLE. */
+/* The backend in use, resolved (never BACKEND_AUTO); AUTO for NULL. */
 enum ptbpf_backend cores_backend(const struct cores *c);
 /*
  * Per-core trace and sideband sizes as chosen (0 for NULL). The sideband
  * size is what a read may return besides the trace: the switch ring, and
- * for intel-pt the ring of the PT event's own records after it.
+ * for an AUX backend the ring of the data event's own records after it.
  */
 size_t cores_buffer_size(const struct cores *c);
 size_t cores_sideband_size(const struct cores *c);
@@ -148,8 +83,8 @@ const struct perf_event_attr *cores_sideband_attr(const struct cores *c);
 /* The scope the events were opened in (SCOPE_CPU for NULL). */
 enum ptbpf_scope cores_scope(const struct cores *c);
 /*
- * Whether every PT group holds the --trigger-on points with aux_pause: a
- * hit stops its CPU's PT in the kernel, at the hit.
+ * Whether every AUX group holds the --trigger-on points with aux_pause: a
+ * hit stops its CPU's trace in the kernel, at the hit.
  */
 bool cores_aux_pause(const struct cores *c);
 
@@ -174,28 +109,30 @@ int cores_add_thread(struct cores *c, pid_t tid);
 void cores_set_offcpu(struct cores *c, bool off);
 
 /*
- * Sample backend: how long the sampling timers ran, in ns summed over every
- * data event ptbpf holds (the kernel's count of each cpu-clock event, its
- * inherited ones included), into *@ns: a timer runs only while its event is
- * scheduled in, so this is what the collection cost the machine in
- * interrupts, period by period. Returns -ENOENT for intel-pt, -EINVAL for
- * NULL arguments, else the first read's -errno.
+ * A backend whose records are samples: how long the sampling timers ran,
+ * in ns summed over every data event ptbpf holds (the kernel's count of
+ * each cpu-clock event, its inherited ones included), into *@ns: a timer
+ * runs only while its event is scheduled in, so this is what the
+ * collection cost the machine in interrupts, period by period. Returns
+ * -ENOENT for a backend without samples, -EINVAL for NULL arguments, else
+ * the first read's -errno.
  */
 int cores_sample_ns(const struct cores *c, __u64 *ns);
 
 /*
- * Sample backend: sample at @hz from now on, on every data event ptbpf
- * holds (PERF_EVENT_IOC_PERIOD). Events the kernel copied into threads that
- * already exist (inherit) keep their period; threads created later copy
- * the new one. Returns -ENOENT for intel-pt, -EINVAL for a zero @hz, else
- * the first ioctl's -errno (cores_last_error() says which).
+ * A backend whose records are samples: sample at @hz from now on, on every
+ * data event ptbpf holds (PERF_EVENT_IOC_PERIOD). Events the kernel copied
+ * into threads that already exist (inherit) keep their period; threads
+ * created later copy the new one. Returns -ENOENT for a backend without
+ * samples, -EINVAL for a zero @hz, else the first ioctl's -errno
+ * (cores_last_error() says which).
  */
 int cores_set_rate(struct cores *c, unsigned int hz);
 
 /*
- * How the sample backend's events sample, for the start event and
+ * How a sampling backend's events sample, for the start event and
  * ptbpf.json: "per-thread" (task-bound, process scope), "cgroup",
- * "per-cpu"; NULL for intel-pt.
+ * "per-cpu"; NULL for a backend without samples.
  */
 const char *cores_sampling(const struct cores *c);
 
@@ -217,15 +154,17 @@ int cores_info(const struct cores *c, unsigned int idx, int *cpu, __u64 *data_id
 int cores_tsc_conv(const struct cores *c, struct snap_tsc_conv *conv);
 
 /*
- * The intel_pt parts of @info (pmu_cpu_info()); -ENOENT for the sample
- * backend, -EINVAL for NULL arguments.
+ * The backend's parts of the CPU info into @info, as its step read them
+ * when the cores were planned (backend_ops.cpu_info: the intel_pt PMU's,
+ * pmu_cpu_info()), the other fields 0. Returns -ENOENT for a backend
+ * without any (@info untouched), -EINVAL for NULL arguments.
  */
 int cores_cpu_info(const struct cores *c, struct snap_cpu_info *info);
 
 /*
  * What every snapshot of the run shares, as these cores decide it, into
  * @run: backend, scope, both attrs, the TSC conversion, and the CPU info
- * (the intel_pt parts, /proc/cpuinfo's processor, the CPU counts). The
+ * (the backend's parts, /proc/cpuinfo's processor, the CPU counts). The
  * caller's fields (pid, full, run_start_ns, scope_why) are left alone.
  * Returns -EINVAL for NULL arguments or a set of no core.
  */
@@ -256,15 +195,15 @@ int cores_resume_all(struct cores *c, __u64 *done_ns);
  * Stage core @idx: remember its state, pause it, copy what was recorded
  * since the last read (everything with @full) into @trace_buf (@trace_cap
  * bytes; cores_buffer_size() always suffices) and the sideband records into
- * @sb_buf (@sb_cap bytes; cores_sideband_size() suffices), for intel-pt the
- * PT event's own records (ITRACE_START, AUX, LOST) after them, put the
- * state back. Fills every field of @out: trace, sideband and ptrec point
- * into the caller's buffers; head, wrapped, lost_bytes describe the trace
- * ring; start_pid/start_tid name the thread the CPU ran when the window
- * began (ptrecs.h), the aux_* counts what the PT records say of it;
- * tsc is "now" in the data event's clock (TSC for intel-pt, CLOCK_MONOTONIC
- * ns for sample); paused_ns is an upper bound of the pause (0 when the core
- * was paused already).
+ * @sb_buf (@sb_cap bytes; cores_sideband_size() suffices), for an AUX
+ * backend the data event's own records (ITRACE_START, AUX, LOST) after
+ * them, put the state back. Fills every field of @out: trace, sideband and
+ * ptrec point into the caller's buffers; head, wrapped, lost_bytes
+ * describe the trace ring; start_pid/start_tid name the thread the CPU ran
+ * when the window began (ptrecs.h), the aux_* counts what the records say
+ * of it; tsc is "now" in the data event's clock (TSC where backend_ops.tsc,
+ * else ns of its clockid); paused_ns is an upper bound of the pause (0 when
+ * the core was paused already).
  *
  * Returns -EINVAL for NULL arguments or @idx out of range; -errno when the
  * pause failed (nothing read), or when the restore failed (@out is filled
@@ -282,17 +221,14 @@ int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *o
 int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out, __u8 *trace_buf,
 			 __u8 *sb_buf);
 
-/* How often the run drains the PT events' records rings: 100 ms. */
-#define CORES_DRAIN_NS 100000000ULL
-
 /*
- * intel-pt: move the records the kernel wrote into each PT event's ring
- * since the last drain into the core's store, which the next cores_read()
- * returns (ITRACE_START, LOST, AUX records with flags; plain AUX records
- * are passed over). The ring keeps the oldest records and drops what does
- * not fit, so between reads it is drained every CORES_DRAIN_NS; from the
- * thread that reads the cores. Nothing to do for sample. Returns -EINVAL
- * for NULL.
+ * An AUX backend: move the records the kernel wrote into each data event's
+ * ring since the last drain into the core's store, which the next
+ * cores_read() returns (ITRACE_START, LOST, AUX records with flags; plain
+ * AUX records are passed over). The ring keeps the oldest records and
+ * drops what does not fit, so between reads it is drained every
+ * backend_ops.drain_ns; from the thread that reads the cores. Nothing to
+ * do for a backend without a records ring. Returns -EINVAL for NULL.
  */
 int cores_drain_records(struct cores *c);
 

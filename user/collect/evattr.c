@@ -13,7 +13,6 @@
 #include <asm/perf_regs.h>
 #endif
 
-#include "backend.h"
 #include "evattr.h"
 #include "base/smallfile.h"
 
@@ -97,11 +96,9 @@ int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got)
 	return 1;
 }
 
-int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bool disabled)
+int evattr_sideband(struct perf_event_attr *attr, int clockid, bool disabled)
 {
-	const struct backend_ops *be = backend_ops(backend);
-
-	if (!attr || !backend_known(backend))
+	if (!attr)
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -118,9 +115,9 @@ int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bo
 	attr->sample_id_all = 1;
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_CPU;
-	if (be->clockid >= 0) {
+	if (clockid >= 0) {
 		attr->use_clockid = 1;
-		attr->clockid = be->clockid;
+		attr->clockid = clockid;
 	}
 	attr->write_backward = 1;
 	attr->disabled = disabled;

@@ -2,7 +2,7 @@
 /*
  * The perf_event_attr recipes that need no PMU discovery: the sample
  * backend's cpu-clock data event (rate, call stacks) and the
- * context-switch sideband event of either backend. The intel_pt data event
+ * context-switch sideband event of every backend. The intel_pt data event
  * is built from what sysfs says of that PMU (pmu.h).
  */
 #ifndef PTBPF_EVATTR_H
@@ -62,13 +62,15 @@ int evattr_sample_callgraph(struct perf_event_attr *attr, enum ptbpf_callgraph m
 int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got);
 
 /*
- * The context-switch sideband event for @backend: software dummy,
- * context_switch=1, mmap2=1 (executable mappings), sample_id_all=1, IDENTIFIER|TID|TIME|CPU (perf needs the
- * identifier and cpu in every record when a perf.data has two attrs), the
- * same clock as that backend's data event (the kernel refuses a group whose
- * members use another clock), written backward.
- * Returns -EINVAL for a NULL @attr or an unknown @backend.
+ * The context-switch sideband event: software dummy, context_switch=1,
+ * mmap2=1 (executable mappings), sample_id_all=1,
+ * IDENTIFIER|TID|TIME|CPU (perf needs the identifier and cpu in every
+ * record when a perf.data has two attrs), written backward, on @clockid
+ * (use_clockid) when it is >= 0, else the perf default clock: the data
+ * event's clock (backend_ops.clockid), since the kernel refuses a group
+ * whose members use another.
+ * Returns -EINVAL for a NULL @attr.
  */
-int evattr_sideband(struct perf_event_attr *attr, enum ptbpf_backend backend, bool disabled);
+int evattr_sideband(struct perf_event_attr *attr, int clockid, bool disabled);
 
 #endif /* PTBPF_EVATTR_H */

@@ -109,47 +109,29 @@ int perfdata_core_ids(const struct snapshot *snap, unsigned int idx, __u64 *data
 ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t cap)
 {
 	struct perfrec_auxtrace_info r = {
-		.header = { .type = PERFFILE_RECORD_AUXTRACE_INFO, .size = sizeof(r) },
-		.type = PERFFILE_AUXTRACE_INTEL_PT,
+		.header = { .type = PERFFILE_RECORD_AUXTRACE_INFO },
 	};
-	const struct snap_cpu_info *ci;
-	__u64 *priv = r.priv;
+	__u64 priv[PERFDATA_AUXTRACE_PRIV_MAX];
+	const struct backend_ops *be;
+	size_t size;
+	int n;
 
 	if (!snap || !dst)
 		return -EINVAL;
-	if (cap < sizeof(r))
+	be = backend_ops(snap->run.backend);
+	if (!be->auxtrace_priv)
+		return -EINVAL;
+	n = be->auxtrace_priv(&snap->run, priv, PERFDATA_AUXTRACE_PRIV_MAX);
+	if (n < 0)
+		return n;
+	size = sizeof(r) + (size_t)n * sizeof(priv[0]);
+	if (cap < size)
 		return -ENOSPC;
-	ci = &snap->run.cpu_info;
-	priv[PERFREC_PT_PMU_TYPE] = snap->run.data_attr.type;
-	priv[PERFREC_PT_TIME_SHIFT] = snap->run.conv.time_shift;
-	priv[PERFREC_PT_TIME_MULT] = snap->run.conv.time_mult;
-	priv[PERFREC_PT_TIME_ZERO] = snap->run.conv.time_zero;
-	priv[PERFREC_PT_CAP_USER_TIME_ZERO] = snap->run.conv.valid;
-	/* the PMU's own format bits; the RTIT_CTL layout when not known */
-	priv[PERFREC_PT_TSC_BIT] = ci->pt_tsc_mask ? ci->pt_tsc_mask : PERFDATA_PT_TSC;
-	priv[PERFREC_PT_NORETCOMP_BIT] = ci->pt_noretcomp_mask ? ci->pt_noretcomp_mask :
-								 PERFDATA_PT_NORETCOMP;
-	/*
-	 * have_sched_switch. 3: PERF_RECORD_SWITCH_CPU_WIDE from a CPU-wide
-	 * context_switch event (perf takes the tid from a switch-out's next
-	 * task, and fails on any other record). 2: PERF_RECORD_SWITCH of
-	 * task-bound events (process scope), the tid from a switch-in.
-	 */
-	priv[PERFREC_PT_HAVE_SCHED_SWITCH] = snap->run.scope == SCOPE_PROCESS ? 2 : 3;
-	/* not perf's snapshot mode: one buffer per core */
-	priv[PERFREC_PT_SNAPSHOT_MODE] = 0;
-	priv[PERFREC_PT_PER_CPU_MMAPS] = 1;
-	priv[PERFREC_PT_MTC_BIT] = ci->pt_mtc_mask ? ci->pt_mtc_mask : PERFDATA_PT_MTC;
-	priv[PERFREC_PT_MTC_FREQ_BITS] = ci->pt_mtc_period_mask ? ci->pt_mtc_period_mask :
-								  PERFDATA_PT_MTC_PERIOD;
-	priv[PERFREC_PT_TSC_CTC_N] = ci->tsc_ctc_ratio_n;
-	priv[PERFREC_PT_TSC_CTC_D] = ci->tsc_ctc_ratio_d;
-	priv[PERFREC_PT_CYC_BIT] = ci->pt_cyc_mask ? ci->pt_cyc_mask : PERFDATA_PT_CYC;
-	priv[PERFREC_PT_MAX_NONTURBO_RATIO] = ci->max_nonturbo_ratio;
-	/* no address filter string follows */
-	priv[PERFREC_PT_FILTER_STR_LEN] = 0;
+	r.header.size = (__u16)size;
+	r.type = be->auxtrace_type;
 	memcpy(dst, &r, sizeof(r));
-	return (ssize_t)sizeof(r);
+	memcpy((__u8 *)dst + sizeof(r), priv, (size_t)n * sizeof(priv[0]));
+	return (ssize_t)size;
 }
 
 static void put_time_conv(struct writer *w)
@@ -414,12 +396,12 @@ static int put_crash(struct writer *w)
 static int put_data(struct writer *w)
 {
 	const struct snapshot *s = w->snap;
-	bool pt = backend_ops(s->run.backend)->aux;
+	bool aux = backend_ops(s->run.backend)->aux;
 	unsigned int i;
 	ssize_t n;
 	int err;
 
-	if (pt) {
+	if (aux) {
 		n = perfdata_auxtrace_info(s, w->rec, sizeof(w->rec));
 		if (n < 0)
 			return (int)n;
@@ -429,21 +411,21 @@ static int put_data(struct writer *w)
 		put_time_conv(w);
 	err = put_process(w);
 	for (i = 0; i < s->nr_cores && !err; i++) {
-		if (pt)
+		if (aux)
 			put_window_start(w, i);
 		err = put_stream(w, s->cores[i].sideband, s->cores[i].sideband_len, &s->run.sb_attr,
 				 ATTR_SB, i);
-		/* the PT event's ITRACE_START, AUX (flags) and LOST, as perf keeps them */
-		if (!err && pt)
+		/* the data event's ITRACE_START, AUX (flags) and LOST, as perf keeps them */
+		if (!err && aux)
 			err = put_stream(w, s->cores[i].ptrec, s->cores[i].ptrec_len,
 					 &s->run.data_attr, ATTR_DATA, i);
-		if (!err && !pt)
+		if (!err && !aux)
 			err = put_stream(w, s->cores[i].trace, s->cores[i].trace_len,
 					 &s->run.data_attr, ATTR_DATA, i);
 	}
 	if (!err)
 		err = put_crash(w);
-	for (i = 0; i < s->nr_cores && pt && !err; i++)
+	for (i = 0; i < s->nr_cores && aux && !err; i++)
 		if (s->cores[i].trace_len)
 			put_auxtrace(w, i);
 	return err;

@@ -9,20 +9,23 @@
  * writes for the same events: BUILD_ID (every code-mapped file of the
  * target), HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
  * TOTAL_MEM, CMDLINE, EVENT_DESC, CPU_TOPOLOGY, and CLOCKID/CLOCK_DATA
- * when the data event has its own clock (sample backend).
+ * when the data event has its own clock (backend_ops.clockid).
  *
- * Two attrs per file: the data event (intel_pt or cpu-clock) and the
+ * Two attrs per file: the data event (the backend's: intel_pt, cpu-clock)
+ * and the
  * context-switch sideband (dummy). Each core's events contribute one ID to
  * each attr. Every record in the data section carries a sample ID with
  * PERF_SAMPLE_IDENTIFIER, TID, TIME and CPU: perf needs IDENTIFIER to find
  * a record's attr once a file has two, and CPU to give per-CPU AUX data its
  * thread from the context switches.
  *
- * intel-pt data section: PERF_RECORD_AUXTRACE_INFO, TIME_CONV, COMM and
- * MMAP2 of the target, the context switches, one PERF_RECORD_AUXTRACE per
- * core with that core's PT bytes.
- * sample data section: TIME_CONV, COMM, MMAP2, the context switches and the
- * samples (and any other record the data ring held).
+ * The data section of a backend with an AUX area (intel-pt):
+ * PERF_RECORD_AUXTRACE_INFO (its type and words from the backend's row),
+ * TIME_CONV, COMM and MMAP2 of the target, the context switches and the
+ * data event's own records, one PERF_RECORD_AUXTRACE per core with that
+ * core's trace bytes. Of one whose data ring is the trace (sample):
+ * TIME_CONV, COMM, MMAP2, the context switches and the samples (and any
+ * other record the data ring held).
  */
 #ifndef PTBPF_PERFDATA_H
 #define PTBPF_PERFDATA_H
@@ -36,15 +39,8 @@
 #include "perfhost.h"
 #include "base/snapshot.h"
 
-/*
- * intel_pt config bits, as masks. The kernel's intel_pt PMU format is the
- * RTIT_CTL MSR layout (arch/x86/events/intel/pt.c), the same on every CPU.
- */
-#define PERFDATA_PT_CYC (1ULL << 1)
-#define PERFDATA_PT_MTC (1ULL << 9)
-#define PERFDATA_PT_TSC (1ULL << 10)
-#define PERFDATA_PT_NORETCOMP (1ULL << 11)
-#define PERFDATA_PT_MTC_PERIOD (0xfULL << 14)
+/* The most private words an AUXTRACE_INFO takes (Intel PT's: 17). */
+#define PERFDATA_AUXTRACE_PRIV_MAX 64
 
 /*
  * Fills @attr with the attr the file declares for @in: @in's fields,
@@ -65,15 +61,14 @@ int perfdata_file_attr(const struct perf_event_attr *in, struct perf_event_attr 
 int perfdata_core_ids(const struct snapshot *snap, unsigned int idx, __u64 *data_id, __u64 *sb_id);
 
 /*
- * Writes the Intel PT PERF_RECORD_AUXTRACE_INFO for @snap into @dst of
- * @cap bytes: PMU type, time conversion, config bit masks, how context
- * switches are recorded (have_sched_switch 3: CPU-wide records; 2 in
- * process scope: PERF_RECORD_SWITCH of task-bound events), per-CPU AUX
- * buffers, MTC
- * and TSC/CTC ratios, max non-turbo ratio, no address filter.
+ * Writes the PERF_RECORD_AUXTRACE_INFO of @snap's backend into @dst of
+ * @cap bytes: the AUX format's type and its private words, both from the
+ * backend's row (backend_ops.auxtrace_type and auxtrace_priv: for Intel
+ * PT, ptbe_auxtrace_priv()).
  *
  * Returns the record size.
- * Returns -EINVAL if @snap or @dst is NULL.
+ * Returns -EINVAL if @snap or @dst is NULL, or the backend has no AUX
+ * area (no auxtrace_priv).
  * Returns -ENOSPC if @cap is too small.
  */
 ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t cap);
@@ -84,8 +79,8 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t ca
  * pwrite). @host may be NULL: features then come from hostinfo_read().
  *
  * Returns 0 on success.
- * Returns -EINVAL if @snap is NULL, its backend is neither intel-pt nor
- * sample, or it has no cores (the IDs of synthesized records are those of
+ * Returns -EINVAL if @snap is NULL, its backend is not known
+ * (backend_known()), or it has no cores (the IDs of synthesized records are those of
  * the first core's sideband event).
  * Returns -EBADMSG if a core's staged records are malformed.
  * Returns -ENOMEM if memory runs out.

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "collect/backend.h"
 #include "base/errbuf.h"
 #include "fileout.h"
 #include "json.h"
@@ -242,13 +243,22 @@ static uint64_t lldb_estimate(const struct snapshot *s, uint64_t staged, uint64_
 	return staged + (2 + 2ULL * s->nr_cores) * block;
 }
 
-#define BACKEND_BIT(b) (1U << (b))
+/* perf.data holds what every backend records */
+static bool any_backend(const struct backend_ops *be)
+{
+	(void)be;
+	return true;
+}
+
+/* the LLDB bundle, of a trace LLDB reads (Intel PT's); the others have only perf.data */
+static bool lldb_backend(const struct backend_ops *be)
+{
+	return be->lldb;
+}
 
 const struct snapwrite_format snapwrite_formats[] = {
-	{ SNAPWRITE_PERF, "perf", BACKEND_BIT(BACKEND_INTEL_PT) | BACKEND_BIT(BACKEND_SAMPLE),
-	  perf_estimate, write_perf },
-	/* the LLDB bundle is Intel PT's: samples have only perf.data */
-	{ SNAPWRITE_LLDB, "lldb", BACKEND_BIT(BACKEND_INTEL_PT), lldb_estimate, write_lldb },
+	{ SNAPWRITE_PERF, "perf", any_backend, perf_estimate, write_perf },
+	{ SNAPWRITE_LLDB, "lldb", lldb_backend, lldb_estimate, write_lldb },
 };
 
 #define NR_FORMATS (sizeof(snapwrite_formats) / sizeof(snapwrite_formats[0]))
@@ -280,11 +290,13 @@ int snapwrite_format_parse(const char *list, unsigned int *bits)
 
 unsigned int snapwrite_formats_for(unsigned int bits, enum ptbpf_backend b)
 {
+	const struct backend_ops *be = backend_ops(b);
 	unsigned int i, v = 0;
 
+	if (!backend_known(b))
+		return 0;
 	for (i = 0; i < snapwrite_nr_formats; i++)
-		if ((!bits || (bits & snapwrite_formats[i].bit)) &&
-		    (snapwrite_formats[i].backends & BACKEND_BIT(b)))
+		if ((!bits || (bits & snapwrite_formats[i].bit)) && snapwrite_formats[i].writes(be))
 			v |= snapwrite_formats[i].bit;
 	return v;
 }
@@ -303,8 +315,21 @@ void snapwrite_format_names(unsigned int bits, char *buf, size_t len)
 				      snapwrite_formats[i].name);
 }
 
+/* The first backend of the table that writes format @f; NULL: none. */
+static const struct backend_ops *writer_of(const struct snapwrite_format *f)
+{
+	const struct backend_ops *be;
+	unsigned int i;
+
+	for (i = 0; (be = backend_nth(i)); i++)
+		if (f->writes(be))
+			return be;
+	return NULL;
+}
+
 int snapwrite_formats_check(unsigned int bits, enum ptbpf_backend b, char *err, size_t errlen)
 {
+	const struct backend_ops *need = NULL;
 	char asked[64], has[64];
 	unsigned int i;
 
@@ -312,18 +337,16 @@ int snapwrite_formats_check(unsigned int bits, enum ptbpf_backend b, char *err, 
 		return 0;
 	snapwrite_format_names(bits, asked, sizeof(asked));
 	snapwrite_format_names(snapwrite_formats_for(0, b), has, sizeof(has));
-	/* the backend the first asked format needs, to name one */
-	for (i = 0; i < snapwrite_nr_formats && !(bits & snapwrite_formats[i].bit); i++)
-		;
+	/* the backend the first asked format needs, to name one (a format no
+	 * backend writes would have none) */
+	for (i = 0; i < snapwrite_nr_formats && !need; i++)
+		if (bits & snapwrite_formats[i].bit)
+			need = writer_of(&snapwrite_formats[i]);
 	return errbuf_set(
 		err, errlen, -EINVAL,
 		"--format %s needs the %s backend: the %s backend writes %s (use --format %s)",
-		asked,
-		snapfmt_backend_name(i < snapwrite_nr_formats && (snapwrite_formats[i].backends &
-								  BACKEND_BIT(BACKEND_INTEL_PT)) ?
-					     BACKEND_INTEL_PT :
-					     BACKEND_SAMPLE),
-		snapfmt_backend_name(b), has, has);
+		asked, need ? snapfmt_backend_name(need->id) : "another", snapfmt_backend_name(b),
+		has, has);
 }
 
 /*

@@ -19,6 +19,7 @@
 #ifndef PTBPF_SNAPWRITE_H
 #define PTBPF_SNAPWRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,11 +31,12 @@
  * snapwrite_formats[]. */
 enum snapwrite_format_bits {
 	SNAPWRITE_PERF = 1 << 0, /* perf.data */
-	SNAPWRITE_LLDB = 1 << 1, /* trace.json and cpus/ (intel-pt only) */
+	SNAPWRITE_LLDB = 1 << 1, /* trace.json and cpus/ (backend_ops.lldb) */
 	SNAPWRITE_ALL = SNAPWRITE_PERF | SNAPWRITE_LLDB,
 };
 
 struct snapwrite_job;
+struct backend_ops;
 
 /*
  * One output format: the one place --format's parser, the backend check,
@@ -44,7 +46,8 @@ struct snapwrite_job;
 struct snapwrite_format {
 	unsigned int bit; /* SNAPWRITE_* */
 	const char *name; /* --format's word and ptbpf.json's "files" key */
-	unsigned int backends; /* 1 << BACKEND_* that can write it */
+	/* whether a snapshot of backend @be can be written in it (a fact of its row) */
+	bool (*writes)(const struct backend_ops *be);
 	/* bytes on disk for a snapshot whose trace is @staged bytes; @block:
 	 * the filesystem's block, in which each file ends */
 	uint64_t (*estimate)(const struct snapshot *s, uint64_t staged, uint64_t block);
