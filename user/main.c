@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,7 +16,6 @@
 #include "collect/backend.h"
 #include "output/buildcache.h"
 #include "output/bundle.h"
-#include "target/cgroup.h"
 #include "control/control.h"
 #include "collect/cores.h"
 #include "control/ctlops.h"
@@ -30,14 +28,14 @@
 #include "watch/privs.h"
 #include "target/guardian.h"
 #include "control/runend.h"
-#include "collect/sampling.h"
+#include "collect/runrate.h"
+#include "collect/runscope.h"
 #include "base/say.h"
 #include "collect/scope.h"
 #include "snapshot/snapstage.h"
 #include "output/snapwrite.h"
 #include "base/status.h"
 #include "target/target.h"
-#include "collect/threadbind.h"
 #include "target/unit.h"
 #include "control/waitfor.h"
 #include "target/hitpoint.h"
@@ -64,15 +62,11 @@ struct app {
 	struct snapqueue *queue; /* the snapshot writer */
 	struct snapwrite_opts write; /* how it writes each snapshot */
 	struct proccache procs; /* its readings of /proc */
-	int outfd, cgroup_fd;
+	int outfd;
 	int uid, gid;
-	enum ptbpf_scope scope;
-	char scope_why[256]; /* why auto fell back, "" when it did not */
-	char leaf[4096]; /* the cgroup made for the command, "" when none */
+	struct runscope scope; /* which tasks are recorded, its cgroup */
 	struct hitpoint *points; /* --trigger-on, resolved */
-	struct threadbind threads; /* process scope: the threads bound */
-	struct sampling rate; /* sample backend: the rate and its cost */
-	struct snap_sampling sampled; /* what the run says of it */
+	struct runrate rate; /* sample backend: the rate and its cost */
 	bool exec_failed;
 	pid_t held; /* --wait-for: the process held stopped, until let go */
 	struct guardian guard; /* lets them go if ptbpf is killed */
@@ -153,39 +147,6 @@ static void report(void *ctx, const char *msg)
 	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n", msg);
 }
 
-/*
- * --unit: the unit's cgroup is the scope (--cgroup=PATH); the run is
- * rooted at its main process, the others are adopted once the BPF side
- * watches (adopt_unit()).
- */
-static pid_t unit_target(struct app *app)
-{
-	char mnt[4096];
-	pid_t main_pid, *pids, pid;
-	int n;
-
-	if (cgroup_mount(mnt, sizeof(mnt))) {
-		snprintf(app->err, sizeof(app->err), "--unit needs cgroup v2, and none is mounted");
-		return -ENOENT;
-	}
-	n = unit_resolve(app->cfg.unit, mnt, app->unit_cg, sizeof(app->unit_cg), &main_pid,
-			 app->err, sizeof(app->err));
-	if (n)
-		return n;
-	n = unit_procs(app->unit_cg, &pids);
-	pid = n > 0 ? unit_pick(pids, n, main_pid) : 0;
-	free(pids);
-	if (!pid) {
-		snprintf(app->err, sizeof(app->err), "unit %s has no process in %s: is it running?",
-			 app->cfg.unit, app->unit_cg);
-		return -ESRCH;
-	}
-	app->cfg.cgroup = true;
-	app->cfg.cgroup_path = app->unit_cg;
-	app->cfg.scope = SCOPE_CGROUP;
-	return pid;
-}
-
 /* Processes there before the run are followed from now on. */
 static void adopt(struct app *app, const pid_t *pids, int n)
 {
@@ -229,9 +190,15 @@ static int setup_target(struct app *app)
 		return target_spawn(&app->target, app->cfg.cmd, app->uid, app->gid, app->err,
 				    sizeof(app->err));
 	if (app->cfg.unit) {
-		pid = unit_target(app);
+		/* the others in its cgroup are adopted once the BPF side watches */
+		pid = unit_target(app->cfg.unit, app->unit_cg, sizeof(app->unit_cg), app->err,
+				  sizeof(app->err));
 		if (pid < 0)
 			return pid;
+		/* its cgroup is the scope, as --cgroup=PATH */
+		app->cfg.cgroup = true;
+		app->cfg.cgroup_path = app->unit_cg;
+		app->cfg.scope = SCOPE_CGROUP;
 	}
 	if (app->cfg.wait_for) {
 		guardian_start(&app->guard); /* -errno: as before, none */
@@ -249,140 +216,35 @@ static int setup_target(struct app *app)
 	return target_attach(&app->target, pid, "/proc", app->err, sizeof(app->err));
 }
 
-static int plan_scope(struct app *app)
-{
-	struct scope_request req = {
-		.scope = app->cfg.scope,
-		.launch = app->cfg.cmd != NULL,
-		.no_pause = app->cfg.no_pause,
-		.nr_cpus = app->cfg.cpus ? app->cfg.nr_cpus :
-					   (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
-		.max_events = app->cfg.max_events ? app->cfg.max_events : SCOPE_DEFAULT_MAX_EVENTS,
-		.nofile = threadbind_nofile(),
-	};
-	int ret;
-
-	ret = threadbind_start(&app->threads, "/proc", app->target.pid, app->cfg.cmd != NULL,
-			       app->err, sizeof(app->err));
-	if (ret)
-		return ret;
-	if (!app->cfg.cmd)
-		req.nr_threads = app->threads.nr_tids;
-	ret = scope_plan(&req, &app->scope, app->scope_why, sizeof(app->scope_why));
-	if (ret)
-		snprintf(app->err, sizeof(app->err), "%s", app->scope_why);
-	return ret;
-}
-
-static int open_cgroup(struct app *app)
-{
-	if (app->cfg.cmd && !app->cfg.cgroup_path) {
-		guardian_start(&app->guard);
-		app->cgroup_fd = cgroup_make_leaf("/proc", app->target.pid, app->leaf,
-						  sizeof(app->leaf), app->err, sizeof(app->err));
-		if (app->cgroup_fd < 0)
-			app->leaf[0] = '\0';
-		else
-			guardian_leaf(&app->guard, app->leaf);
-	} else {
-		app->cgroup_fd = cgroup_open(NULL, "/proc", app->target.pid, app->cfg.cgroup_path,
-					     app->err, sizeof(app->err));
-	}
-	return app->cgroup_fd < 0 ? app->cgroup_fd : 0;
-}
-
-static void report_scope(struct app *app)
-{
-	char msg[4200];
-
-	if (app->scope == SCOPE_PROCESS)
-		snprintf(msg, sizeof(msg),
-			 "scope: process (%lu perf events on the target's "
-			 "threads; the kernel switches them with it)",
-			 cores_event_count(app->cores));
-	else if (app->scope == SCOPE_CGROUP)
-		snprintf(msg, sizeof(msg), "scope: cgroup %s",
-			 app->leaf[0]	      ? app->leaf :
-			 app->cfg.cgroup_path ? app->cfg.cgroup_path :
-						"(the target's)");
-	else
-		snprintf(msg, sizeof(msg), "scope: cpu (every task on each traced CPU)");
-	report(app, msg);
-	if (app->scope_why[0]) {
-		snprintf(msg, sizeof(msg), "scope fell back to %s", app->scope_why);
-		report(app, msg);
-	}
-}
-
-/* PTBPF_RATE_RECHECK_MS: the re-check's period (the tests shorten it). */
-static unsigned long long rate_period(void)
-{
-	const char *v = getenv("PTBPF_RATE_RECHECK_MS");
-
-	return v && atoll(v) > 0 ? (unsigned long long)atoll(v) * 1000000ULL : 0;
-}
-
-/* What the sample rate is picked from: the options, a traced CPU. */
-static void rate_req(const struct app *app, struct sampling_req *req)
-{
-	*req = (struct sampling_req){
-		.backend = app->cfg.backend,
-		.kernel = app->cfg.kernel,
-		.call_graph = app->cfg.call_graph,
-		.stack_size = app->cfg.stack_size,
-		.fixed_hz = app->cfg.freq,
-		.budget_pct = app->cfg.overhead_pct,
-		.cpu = app->cfg.cpus ? app->cfg.cpus[0] : sched_getcpu(),
-	};
-}
-
-/*
- * Sample backend: a sample's cost measured here, on a traced CPU (started
- * at setup, in the background), and the rate picked from it (--overhead,
- * or -F and what it costs).
- */
-static int pick_rate(struct app *app)
-{
-	struct sampling_req req;
-	char line[320];
-	int ret;
-
-	rate_req(app, &req);
-	ret = sampling_start(&app->rate, &req, app->err, sizeof(app->err));
-	if (ret)
-		return ret;
-	sampling_remark(&app->rate, line, sizeof(line));
-	if (line[0])
-		report(app, line);
-	return 0;
-}
-
 static int open_cores(struct app *app)
 {
 	struct cores_config cc;
 	int ret;
 
-	ret = plan_scope(app);
+	ret = runscope_plan(&app->scope,
+			    &(struct runscope_req){
+				    .scope = app->cfg.scope,
+				    .pid = app->target.pid,
+				    .launch = app->cfg.cmd != NULL,
+				    .no_pause = app->cfg.no_pause,
+				    .descendants = app->cfg.follow && app->cfg.pid,
+				    .cpus = app->cfg.cpus,
+				    .nr_cpus = app->cfg.nr_cpus,
+				    .max_events = app->cfg.max_events,
+				    .cgroup_path = app->cfg.cgroup_path,
+				    .guard = &app->guard,
+				    .watch = app->watch,
+			    },
+			    app->err, sizeof(app->err));
 	if (ret)
 		return ret;
-	if (app->scope == SCOPE_CGROUP) {
-		ret = open_cgroup(app);
-		if (ret)
-			return ret;
-		ret = watch_cgroup(app->watch, app->cgroup_fd);
-		if (ret) {
-			snprintf(app->err, sizeof(app->err), "can't watch the target's cgroup: %s",
-				 strerror(-ret));
-			return ret;
-		}
-	}
-	ret = pick_rate(app);
+	ret = runrate_pick(&app->rate, report, app, app->err, sizeof(app->err));
 	if (ret)
 		return ret;
 	cores_config_init(&cc);
-	cc.scope = app->scope;
-	cc.tids = app->threads.tids;
-	cc.nr_tids = app->threads.nr_tids;
+	cc.scope = app->scope.kind;
+	cc.tids = app->scope.threads.tids;
+	cc.nr_tids = app->scope.threads.nr_tids;
 	/* a held command: armed for its exec, none of ptbpf's code before */
 	cc.enable_on_exec = app->cfg.cmd != NULL;
 	cc.follow = app->cfg.follow;
@@ -394,10 +256,10 @@ static int open_cores(struct app *app)
 	cc.nr_cpus = app->cfg.nr_cpus;
 	cc.buffer_size = app->cfg.buffer_size;
 	cc.kernel = app->cfg.kernel;
-	cc.sample_freq = app->rate.on ? app->rate.pick.hz : app->cfg.freq;
+	cc.sample_freq = runrate_hz(&app->rate);
 	cc.call_graph = app->cfg.call_graph;
 	cc.stack_size = app->cfg.stack_size;
-	cc.cgroup_fd = app->cgroup_fd;
+	cc.cgroup_fd = app->scope.cgroup_fd;
 	cc.pause_points = app->points;
 	cc.nr_pause_points = app->points ? app->cfg.nr_trigger_on : 0;
 	cc.report = report;
@@ -410,20 +272,11 @@ static int open_cores(struct app *app)
 				      sizeof(app->err));
 	if (ret)
 		return ret;
-	if (app->scope == SCOPE_PROCESS && !app->cfg.cmd) {
-		ret = threadbind_late(&app->threads, app->cores, "/proc", app->target.pid, app->err,
-				      sizeof(app->err));
-		if (!ret && app->cfg.follow && app->cfg.pid)
-			ret = threadbind_descendants(app->cores, "/proc", app->target.pid, app->err,
-						     sizeof(app->err));
-		if (ret)
-			return ret;
-	}
-	report_scope(app);
-	sampling_describe(&app->rate, cores_sampling(app->cores), &app->sampled);
-	/* what the kernel took for the rate after all (its bound may drop) */
-	if (app->rate.on)
-		app->sampled.hz = cores_data_attr(app->cores)->sample_freq;
+	ret = runscope_bind(&app->scope, app->cores, app->err, sizeof(app->err));
+	if (ret)
+		return ret;
+	runscope_report(&app->scope, app->cores, report, app);
+	runrate_opened(&app->rate, app->cores);
 	return 0;
 }
 
@@ -434,7 +287,7 @@ static int open_output(struct app *app)
 		.pid = app->target.pid,
 		.full = app->cfg.full,
 		.run_start_ns = app->start_ns,
-		.scope_why = app->scope_why,
+		.scope_why = app->scope.why,
 	};
 	struct snapstage_config sc = {
 		.run = &run,
@@ -493,7 +346,7 @@ static int open_output(struct app *app)
 		qc.events_rot = &app->evrot;
 	}
 	cores_describe(app->cores, &run);
-	run.sampling = app->sampled;
+	run.sampling = app->rate.said;
 	/* none (vdso=0): ptbpf.json says so of each target's [vdso] */
 	if (!vdso_image_read(NULL, &app->vdso))
 		run.vdso = &app->vdso;
@@ -518,6 +371,7 @@ static int open_output(struct app *app)
 /* BPF attached; learn the threads' states, then let a held command go. */
 static int start_watching(struct app *app)
 {
+	char line[160];
 	int state;
 
 	state = watch_scan(app->watch, "/proc");
@@ -549,14 +403,10 @@ static int start_watching(struct app *app)
 	control_set_t0(&app->ctl, app->start_ns);
 	control_set_points(&app->ctl, app->points, app->points ? app->cfg.nr_trigger_on : 0);
 	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
-	control_set_scope(&app->ctl, scope_name(app->scope), app->scope_why,
-			  app->scope == SCOPE_PROCESS);
-	if (app->rate.on) {
-		char line[160];
-
-		sampling_summary(&app->rate, line, sizeof(line));
-		control_set_sampling(&app->ctl, &app->sampled, line);
-	}
+	control_set_scope(&app->ctl, scope_name(app->scope.kind), app->scope.why,
+			  app->scope.kind == SCOPE_PROCESS);
+	if (runrate_summary(&app->rate, line, sizeof(line)))
+		control_set_sampling(&app->ctl, &app->rate.said, line);
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
 	adopt_existing(app);
@@ -580,12 +430,8 @@ static int start_watching(struct app *app)
 	if (app->cfg.verbosity >= 0 && app->notes[0])
 		say("%s", app->notes);
 	control_announce(&app->ctl);
-	/*
-	 * --overhead: the cost is measured again while the run goes on, where
-	 * ptbpf's own spin is not recorded (not in cpu scope)
-	 */
-	if (app->scope != SCOPE_CPU)
-		sampling_watch(&app->rate, rate_period());
+	/* --overhead: the cost is measured again while the run goes on */
+	runrate_watch(&app->rate, app->scope.kind);
 	return 0;
 }
 
@@ -639,7 +485,16 @@ static int attach_points(struct app *app)
 /* Returns 0 or the -errno of the step that failed, with app->err set. */
 static int setup(struct app *app)
 {
-	struct sampling_req req;
+	struct runrate_opts rate = {
+		.backend = app->cfg.backend,
+		.kernel = app->cfg.kernel,
+		.call_graph = app->cfg.call_graph,
+		.stack_size = app->cfg.stack_size,
+		.freq = app->cfg.freq,
+		.overhead_pct = app->cfg.overhead_pct,
+		.cpus = app->cfg.cpus,
+		.verbosity = app->cfg.verbosity,
+	};
 	int ret;
 
 	app->start_ns = clock_now_ns();
@@ -653,8 +508,7 @@ static int setup(struct app *app)
 	if (ret)
 		return ret;
 	/* a sample's cost is measured while the BPF side loads */
-	rate_req(app, &req);
-	ret = sampling_begin(&app->rate, &req, app->err, sizeof(app->err));
+	ret = runrate_begin(&app->rate, &rate, app->err, sizeof(app->err));
 	if (ret)
 		return ret;
 	app->hands.ctl = &app->ctl;
@@ -680,26 +534,14 @@ static int setup(struct app *app)
 
 /*
  * The sample rate's re-check came back with another rate: every data
- * event takes it, and the log says so.
+ * event took it, and the log says so.
  */
-static void rate_tick(void *ctx)
+static void rate_tick(struct app *app)
 {
-	struct app *app = ctx;
 	unsigned int old;
-	int ret;
 
-	ret = sampling_poll(&app->rate, &old);
-	if (ret == 2 && app->cfg.verbosity > 0)
-		say("ptbpf: rate: a sample costs %.1f us now: %u Hz kept\n",
-		    app->rate.in.sample_ns / 1e3, app->rate.pick.hz);
-	if (ret != 1)
-		return;
-	if (cores_set_rate(app->cores, app->rate.pick.hz)) {
-		say("ptbpf: can't change the sample rate: %s\n", cores_last_error(app->cores));
-		return;
-	}
-	sampling_describe(&app->rate, cores_sampling(app->cores), &app->sampled);
-	control_rate(&app->ctl, old, &app->sampled);
+	if (runrate_tick(&app->rate, app->cores, &old))
+		control_rate(&app->ctl, old, &app->rate.said);
 }
 
 /*
@@ -711,7 +553,7 @@ static void periodic_tick(void *ctx)
 	struct app *app = ctx;
 
 	cores_drain_records(app->cores);
-	if (app->rate.watcher)
+	if (runrate_watching(&app->rate))
 		rate_tick(app);
 }
 
@@ -766,7 +608,7 @@ static int run(struct app *app)
 					  0,
 			/* with a command, Ctrl-Z is the command's (jobctl.h) */
 			.suspend = !app->cfg.cmd,
-			.periodic = drain_ns || app->rate.watcher ? periodic_tick : NULL,
+			.periodic = drain_ns || runrate_watching(&app->rate) ? periodic_tick : NULL,
 			.periodic_ctx = app,
 			.periodic_ns = drain_ns ? drain_ns : 1000000000ULL,
 		},
@@ -804,7 +646,7 @@ static int run(struct app *app)
 /* Every path out: no BPF program attached, no perf event open. */
 static void cleanup(struct app *app)
 {
-	sampling_stop(&app->rate);
+	runrate_stop(&app->rate);
 	stop_snapshots(app);
 	app->hands.cores = NULL;
 	cores_close(app->cores);
@@ -817,12 +659,9 @@ static void cleanup(struct app *app)
 	/* the snapshot writer's log is closed: this one is the file's last */
 	eventlog_trim(&app->log);
 	eventlog_close(&app->log);
-	if (app->cgroup_fd >= 0)
-		close(app->cgroup_fd);
-	if (app->leaf[0])
-		cgroup_remove_leaf(app->leaf);
+	/* the command's leaf is removed before the guardian goes */
+	runscope_close(&app->scope);
 	guardian_stop(&app->guard); /* all let go: nothing left for it */
-	threadbind_free(&app->threads);
 	free(app->points);
 	if (app->outfd >= 0)
 		close(app->outfd);
@@ -831,10 +670,11 @@ static void cleanup(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .outfd = -1, .cgroup_fd = -1 };
+	struct app app = { .outfd = -1 };
 	int ret;
 
 	target_init(&app.target);
+	runscope_init(&app.scope);
 	guardian_init(&app.guard);
 	eventlog_init(&app.log);
 	if (args_parse(&app.cfg, argc, argv, app.err, sizeof(app.err))) {

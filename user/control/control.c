@@ -1,58 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Policy: see control.h. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "control.h"
-#include "base/say.h"
-#include "base/status.h"
-#include "signals.h"
 #include "base/clock.h"
-#include "fmtnum.h"
-#include "collect/sampling.h"
-
-static const char *const kind_names[PTBPF_EV_MAX] = {
-	[PTBPF_EV_RUN] = "run",
-	[PTBPF_EV_STOP] = "stop",
-	[PTBPF_EV_FATAL] = "fatal",
-	[PTBPF_EV_EXEC] = "exec",
-	[PTBPF_EV_THREAD_START] = "thread_start",
-	[PTBPF_EV_THREAD_EXIT] = "thread_exit",
-	[PTBPF_EV_EXIT] = "exit",
-	[PTBPF_EV_CGROUP_LEFT] = "warning",
-	[PTBPF_EV_FORK] = "fork",
-	[PTBPF_EV_JOIN] = "join",
-	[PTBPF_EV_TRIGGER] = "trigger",
-};
-
-static const char *const cause_names[] = {
-	[PTBPF_CAUSE_NONE] = NULL,
-	[PTBPF_CAUSE_SIGNAL] = "signal",
-	[PTBPF_CAUSE_PTRACE] = "ptrace",
-	[PTBPF_CAUSE_EXIT] = "thread_exit",
-};
 
 void control_init(struct control *c, struct eventlog *log, int pid, unsigned int triggers,
 		  bool no_pause, int verbosity, const struct control_ops *ops, void *ops_ctx)
 {
 	memset(c, 0, sizeof(*c));
-	c->log = log;
+	ctllog_init(&c->log, log, pid, verbosity);
 	c->pid = pid;
 	c->triggers = triggers;
 	c->no_pause = no_pause;
-	c->verbosity = verbosity;
 	c->ops = ops;
 	c->ops_ctx = ops_ctx;
 	c->target = PTBPF_PROC_UNKNOWN;
-	c->t0 = clock_now_ns();
 	c->sample_timer_ns = -1;
 }
 
 void control_set_t0(struct control *c, uint64_t t0)
 {
-	c->t0 = t0;
+	c->log.t0 = t0;
 }
 
 void control_set_min_interval(struct control *c, uint64_t ns)
@@ -80,7 +50,7 @@ const char *control_end_reason(const struct control *c)
 
 void control_set_verbosity(struct control *c, int verbosity)
 {
-	c->verbosity = verbosity;
+	c->log.verbosity = verbosity;
 }
 
 bool control_target_stopped(const struct control *c)
@@ -88,45 +58,13 @@ bool control_target_stopped(const struct control *c)
 	return c->target == PTBPF_PROC_STOPPED;
 }
 
-/* A human line: queued, never waited for (see say.h). */
-static void human_line(struct control *c, uint64_t ts, const char *what, const char *detail,
-		       bool limited)
-{
-	double rel = ts > c->t0 ? (ts - c->t0) / 1e9 : 0;
-	bool stop = !strcmp(what, "stop"), run = !strcmp(what, "run");
-	char line[320];
-
-	if (c->verbosity < 0)
-		return;
-	if ((stop || run) && status_on()) {
-		/* on a terminal the status line tells the stops, not a flood */
-		snprintf(line, sizeof(line), "pid %d %s%s%s", c->pid, stop ? "stopped" : "running",
-			 stop && detail ? " " : "", stop && detail ? detail : "");
-		/* while the shell has the terminal, plain lines say them */
-		if (status_target(line, stop) && c->verbosity == 0)
-			return;
-	}
-	snprintf(line, sizeof(line), "ptbpf: %+10.6fs %-12s pid %d%s%s", rel, what, c->pid,
-		 detail && *detail ? " " : "", detail ? detail : "");
-	if (limited)
-		status_say_limited(line);
-	else
-		status_say(line);
-}
-
-static void human(struct control *c, uint64_t ts, const char *what, const char *detail)
-{
-	/* a debugger or a hot --trigger-on makes thousands: rate-limited */
-	human_line(c, ts, what, detail, strcmp(what, "start") && strcmp(what, "end"));
-}
-
-/* One pause or resume: what happened, to log once the cause is logged. */
+/* One pause or resume: what happened, to say once the cause is said. */
 struct toggle {
 	bool tried; /* false: no ops, or already in that state */
 	bool run;
 	int ret;
 	uint64_t done_ns, cause_ts;
-	const char *reason; /* logged when not NULL */
+	const char *reason; /* said when not NULL */
 };
 
 /*
@@ -159,32 +97,24 @@ static void toggle_do(struct control *c, bool run, uint64_t cause_ts, struct tog
 		c->running = run;
 }
 
-static void toggle_log(struct control *c, const struct toggle *t)
+/* Says @t (@at_start: the first resume, whose line follows the start line). */
+static void toggle_say(struct control *c, const struct toggle *t, bool at_start)
 {
-	const char *name = t->run ? "resume" : "pause";
-	uint64_t lat = t->done_ns > t->cause_ts ? t->done_ns - t->cause_ts : 0;
-	struct json *j;
-	char msg[64];
+	struct ctllog_toggle said = {
+		.run = t->run,
+		.done_ns = t->done_ns,
+		/* from its cause (a transition's own timestamp) to the ioctls' end */
+		.latency_ns = t->done_ns > t->cause_ts ? t->done_ns - t->cause_ts : 0,
+		.reason = t->reason,
+		.at_start = at_start,
+	};
 
 	if (!t->tried)
 		return;
-	if (t->ret) {
-		snprintf(msg, sizeof(msg), "failed: %s", strerror(-t->ret));
-		human(c, clock_now_ns(), name, msg);
-		j = eventlog_begin(c->log, name, clock_now_ns(), c->pid);
-		json_str(j, "error", strerror(-t->ret));
-		eventlog_end(c->log);
-		return;
-	}
-	j = eventlog_begin(c->log, name, t->done_ns, c->pid);
-	json_u64(j, "latency_ns", lat);
-	if (t->reason)
-		json_str(j, "reason", t->reason);
-	eventlog_end(c->log);
-	if (c->verbosity > 0) {
-		snprintf(msg, sizeof(msg), "latency %.1f us", lat / 1e3);
-		human(c, t->done_ns, name, msg);
-	}
+	if (t->ret)
+		ctllog_toggle_failed(&c->log, t->run, t->ret);
+	else
+		ctllog_toggled(&c->log, &said);
 }
 
 static void toggle(struct control *c, bool run, uint64_t cause_ts)
@@ -192,7 +122,7 @@ static void toggle(struct control *c, bool run, uint64_t cause_ts)
 	struct toggle t;
 
 	toggle_do(c, run, cause_ts, &t);
-	toggle_log(c, &t);
+	toggle_say(c, &t, false);
 }
 
 void control_set_scope(struct control *c, const char *name, const char *why, bool kernel_cut)
@@ -211,18 +141,8 @@ void control_set_sampling(struct control *c, const struct snap_sampling *sp, con
 
 void control_rate(struct control *c, unsigned int old_hz, const struct snap_sampling *sp)
 {
-	uint64_t now = clock_now_ns();
-	struct json *j;
-	char msg[160];
-
 	c->sampling = *sp;
-	j = eventlog_begin(c->log, "rate", now, c->pid);
-	json_u64(j, "old_rate_hz", old_hz);
-	sampling_json(sp, j);
-	eventlog_end(c->log);
-	snprintf(msg, sizeof(msg), "%u Hz -> %u Hz (a sample now costs %.1f us)", old_hz, sp->hz,
-		 sp->sample_ns / 1e3);
-	human(c, now, "rate", msg);
+	ctllog_rate(&c->log, old_hz, sp);
 }
 
 void control_set_sample_timer(struct control *c, unsigned long long ns)
@@ -248,43 +168,25 @@ void control_start(struct control *c, int state, const char *backend,
 		   unsigned long long buffer_size, const char *command)
 {
 	uint64_t ts = clock_now_ns();
-	struct json *j;
 
 	c->target = state;
 	c->history_from = ts;
-	clock_pair(&c->real0, &c->mono0);
-	j = eventlog_begin(c->log, "start", ts, c->pid);
-	/* read together: any ts converts to a time of day */
-	json_u64(j, "realtime_ns", c->real0);
-	json_u64(j, "monotonic_ns", c->mono0);
-	json_str(j, "state", state == PTBPF_PROC_STOPPED ? "stopped" : "running");
-	if (backend)
-		json_str(j, "backend", backend);
-	if (buffer_size)
-		json_u64(j, "buffer_size", buffer_size);
-	if (c->scope)
-		json_str(j, "scope", c->scope);
-	if (c->scope_why && *c->scope_why)
-		json_str(j, "scope_fallback", c->scope_why);
-	sampling_json(&c->sampling, j);
-	if (command)
-		json_str(j, "command", command);
-	json_str(j, "version", PTBPF_VERSION);
-	eventlog_end(c->log);
+	ctllog_started(&c->log, &(struct ctllog_start){
+					.ts = ts,
+					.stopped = state == PTBPF_PROC_STOPPED,
+					.backend = backend,
+					.buffer_size = buffer_size,
+					.scope = c->scope,
+					.scope_why = c->scope_why,
+					.sampling = &c->sampling,
+					.command = command,
+				});
 	offcpu(c, state != PTBPF_PROC_RUNNING);
 	if (c->no_pause || state == PTBPF_PROC_RUNNING || c->kernel_cut) {
 		struct toggle t;
-		int v = c->verbosity;
 
 		toggle_do(c, true, ts, &t);
-		/* its line comes after the start line (control_announce) */
-		c->verbosity = v > 0 ? 0 : v;
-		toggle_log(c, &t);
-		c->verbosity = v;
-		if (t.tried && !t.ret) {
-			c->start_resume_ns = t.done_ns;
-			c->start_resume_lat = t.done_ns > ts ? t.done_ns - ts : 0;
-		}
+		toggle_say(c, &t, true);
 	}
 }
 
@@ -295,76 +197,7 @@ uint64_t control_started_ns(const struct control *c)
 
 void control_announce(struct control *c)
 {
-	uint64_t real = c->real0 + c->t0 - c->mono0;
-	time_t secs = (time_t)(real / 1000000000ULL);
-	const char *state = c->target == PTBPF_PROC_STOPPED ? "stopped" : "running";
-	char when[64], detail[288];
-	struct tm tm;
-
-	/* the one line that ties the +seconds to a time of day */
-	if (c->real0 && localtime_r(&secs, &tm) &&
-	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu%s%s", state, when,
-			 (unsigned long long)(real % 1000000000ULL) / 1000,
-			 c->sampling_line[0] ? ", " : "", c->sampling_line);
-	else
-		snprintf(detail, sizeof(detail), "(%s)%s%s", state, c->sampling_line[0] ? ", " : "",
-			 c->sampling_line);
-	human(c, c->t0, "start", detail);
-	if (c->verbosity > 0 && c->start_resume_ns) {
-		snprintf(detail, sizeof(detail), "latency %.1f us", c->start_resume_lat / 1e3);
-		human(c, c->start_resume_ns, "resume", detail);
-	}
-}
-
-/* The event's fields that say what it was: signal, kind, addresses. */
-static void log_details(struct json *j, const struct ptbpf_event *e)
-{
-	const char *kind = eventlog_stop_kind(e->stop_kind),
-		   *code = signals_code_name(e->sig, e->si_code);
-	char hex[24];
-
-	if (e->kind == PTBPF_EV_STOP && kind)
-		json_str(j, "kind", kind);
-	if (e->kind == PTBPF_EV_STOP && e->stop_kind == PTBPF_STOP_PTRACE_EVENT)
-		json_u64(j, "ptrace_event", e->ptrace_event);
-	if ((e->kind == PTBPF_EV_FATAL && e->si_code) ||
-	    (e->kind == PTBPF_EV_STOP && e->stop_kind >= PTBPF_STOP_SIGNAL &&
-	     e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT)) {
-		json_i64(j, "si_code", e->si_code);
-		if (code)
-			json_str(j, "si_code_name", code);
-	}
-	if (e->ip)
-		json_str(j, "ip", fmt_addr(e->ip, hex, sizeof(hex)));
-	if (e->flags & PTBPF_F_ADDR)
-		json_str(j, "addr", fmt_addr(e->addr, hex, sizeof(hex)));
-}
-
-/* "tid 12 (SIGTRAP, breakpoint at 0x401136)" for the terminal line. */
-static void detail_line(const struct ptbpf_event *e, const char *sig, const char *cause, char *buf,
-			size_t len)
-{
-	const char *kind = e->kind == PTBPF_EV_STOP ? eventlog_stop_kind(e->stop_kind) : NULL,
-		   *code = e->kind == PTBPF_EV_FATAL ? signals_code_name(e->sig, e->si_code) : NULL;
-	size_t n;
-
-	n = snprintf(buf, len, "tid %u", e->tid);
-	if (!e->sig && !cause)
-		return;
-	n += snprintf(buf + n, n < len ? len - n : 0, " (%s%s%s", e->sig ? sig : "",
-		      e->sig ? ", " : "",
-		      kind  ? kind :
-		      code  ? code :
-		      cause ? cause :
-			      "");
-	if (e->ip)
-		n += snprintf(buf + n, n < len ? len - n : 0, " at 0x%llx",
-			      (unsigned long long)e->ip);
-	if (e->flags & PTBPF_F_ADDR)
-		n += snprintf(buf + n, n < len ? len - n : 0, ", address 0x%llx",
-			      (unsigned long long)e->addr);
-	snprintf(buf + n, n < len ? len - n : 0, ")");
+	ctllog_announce(&c->log, c->target == PTBPF_PROC_STOPPED, c->sampling_line);
 }
 
 /* The point a trigger event names; one of no point is "?" (no snapshot). */
@@ -373,11 +206,6 @@ static const struct hitpoint *point_of(const struct control *c, unsigned int poi
 	static const struct hitpoint unknown = { .spec = "?" };
 
 	return point < c->nr_points ? &c->points[point] : &unknown;
-}
-
-static const char *point_name(const struct control *c, unsigned int point)
-{
-	return point_of(c, point)->spec;
 }
 
 /* Why a trigger makes no snapshot, or NULL when it makes one. */
@@ -390,92 +218,24 @@ static const char *trigger_ignored(const struct control *c, const struct ptbpf_e
 	return NULL;
 }
 
-static void trigger_log(const struct control *c, struct json *j, const struct ptbpf_event *e)
+/* Says @e, as applied or seen late; a hit with what the policy made of it. */
+static void say_event(struct control *c, const struct ptbpf_event *e, uint64_t recv_ns)
 {
-	const struct hitpoint *p = point_of(c, e->point);
-	const char *why = trigger_ignored(c, e);
-
-	json_u64(j, "point", e->point);
-	json_str(j, "spec", p->spec);
-	if (p->symbol[0])
-		json_str(j, "symbol", p->symbol);
-	if (p->path[0])
-		json_str(j, "object", p->path);
-	if (why)
-		json_str(j, "ignored", why);
-}
-
-static void log_event(struct control *c, const struct ptbpf_event *e, uint64_t recv_ns)
-{
-	const char *cause = e->cause < 4 ? cause_names[e->cause] : NULL;
-	char sig[24], detail[200];
-	const char *name = kind_names[e->kind];
-	struct json *j;
-
-	if (!signals_name(e->sig, sig, sizeof(sig)))
-		sig[0] = '\0';
-	j = eventlog_begin(c->log, name, e->ts, c->pid);
-	json_u64(j, "tid", e->tid);
-	json_u64(j, "cpu", e->cpu);
-	if (e->sig)
-		json_str(j, "signal", sig);
-	if (cause)
-		json_str(j, "cause", cause);
-	log_details(j, e);
-	json_u64(j, "delivery_ns", recv_ns > e->ts ? recv_ns - e->ts : 0);
-	json_u64(j, "threads", e->nr_threads);
-	if (e->seq)
-		json_u64(j, "seq", e->seq);
-	json_strn(j, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
-	if (e->kind == PTBPF_EV_EXIT) {
-		/* the wait status layout: code << 8, or the signal */
-		if (e->exit_code & 0x7f)
-			json_i64(j, "exit_signal", e->exit_code & 0x7f);
-		else
-			json_i64(j, "exit_code", (e->exit_code >> 8) & 0xff);
-	}
-	if (e->kind == PTBPF_EV_CGROUP_LEFT)
-		json_str(j, "reason", "cgroup_left");
 	if (e->kind == PTBPF_EV_TRIGGER)
-		trigger_log(c, j, e);
-	if (e->kind == PTBPF_EV_EXEC || e->kind == PTBPF_EV_JOIN) {
-		json_strn(j, "filename", e->filename, strnlen(e->filename, sizeof(e->filename)));
-		json_u64(j, "old_tid", e->old_tid);
-	}
-	if (e->kind == PTBPF_EV_FORK || e->kind == PTBPF_EV_JOIN)
-		json_u64(j, "ppid", e->ppid);
-	eventlog_end(c->log);
-
-	if (e->kind == PTBPF_EV_EXEC)
-		snprintf(detail, sizeof(detail), "%.*s", (int)sizeof(e->filename), e->filename);
-	else if (e->kind == PTBPF_EV_TRIGGER)
-		snprintf(detail, sizeof(detail), "tid %u at %s (0x%llx)%s", e->tid,
-			 point_name(c, e->point), (unsigned long long)e->ip,
-			 trigger_ignored(c, e) ? ", ignored" : "");
-	else if (e->kind == PTBPF_EV_CGROUP_LEFT)
-		snprintf(detail, sizeof(detail),
-			 "tid %u left the traced cgroup: its execution is no "
-			 "longer recorded",
-			 e->tid);
-	else if (e->kind == PTBPF_EV_FORK)
-		snprintf(detail, sizeof(detail), "(from pid %u, followed)", e->ppid);
-	else if (e->kind == PTBPF_EV_JOIN)
-		snprintf(detail, sizeof(detail), "%.*s (in the cgroup, followed)",
-			 (int)sizeof(e->filename), e->filename);
-	else if (e->kind == PTBPF_EV_EXIT)
-		snprintf(detail, sizeof(detail), "(%s %d)", e->exit_code & 0x7f ? "signal" : "code",
-			 e->exit_code & 0x7f ? e->exit_code & 0x7f : (e->exit_code >> 8) & 0xff);
+		ctllog_hit(&c->log, &(struct ctllog_hit){
+					    .e = e,
+					    .recv_ns = recv_ns,
+					    .point = point_of(c, e->point),
+					    .ignored = trigger_ignored(c, e),
+				    });
 	else
-		detail_line(e, sig, cause, detail, sizeof(detail));
-	if (c->verbosity > 0 ||
-	    (e->kind != PTBPF_EV_THREAD_START && e->kind != PTBPF_EV_THREAD_EXIT))
-		human(c, e->ts, name, detail);
+		ctllog_event(&c->log, e, recv_ns);
 }
 
 /* ptbpf was stopped: what came meanwhile (control_late_begin()). */
 static struct {
 	bool on;
-	unsigned long long stops, runs, fatals, exits, hits, missed;
+	struct ctllog_late seen;
 } late;
 
 void control_late_begin(void)
@@ -486,58 +246,19 @@ void control_late_begin(void)
 
 static void late_count(const struct ptbpf_event *e)
 {
-	late.stops += e->kind == PTBPF_EV_STOP;
-	late.runs += e->kind == PTBPF_EV_RUN;
-	late.fatals += e->kind == PTBPF_EV_FATAL;
-	late.exits += e->kind == PTBPF_EV_EXIT;
-	late.hits += e->kind == PTBPF_EV_TRIGGER;
-}
-
-/* ": 2 stops", then ", 1 run" into @line at @n when @v; returns the new length. */
-static int late_part(char *line, size_t len, int n, unsigned long long v, const char *what,
-		     bool *first)
-{
-	if (!v || n < 0 || (size_t)n >= len)
-		return n;
-	n += snprintf(line + n, len - n, "%s%llu %s%s", *first ? ": " : ", ", v, what,
-		      v == 1 ? "" : "s");
-	*first = false;
-	return n;
+	late.seen.stops += e->kind == PTBPF_EV_STOP;
+	late.seen.runs += e->kind == PTBPF_EV_RUN;
+	late.seen.fatals += e->kind == PTBPF_EV_FATAL;
+	late.seen.exits += e->kind == PTBPF_EV_EXIT;
+	late.seen.hits += e->kind == PTBPF_EV_TRIGGER;
 }
 
 void control_late_end(struct control *c, uint64_t stopped_ns, uint64_t continued_ns)
 {
-	struct json *j;
-	char line[256];
-	bool first = true;
-	int n;
-
 	late.on = false;
-	j = eventlog_begin(c->log, "suspended", continued_ns, c->pid);
-	json_u64(j, "stopped_ns", continued_ns - stopped_ns);
-	json_u64(j, "stops", late.stops);
-	json_u64(j, "runs", late.runs);
-	json_u64(j, "fatals", late.fatals);
-	json_u64(j, "exits", late.exits);
-	json_u64(j, "hits", late.hits);
-	json_u64(j, "snapshots_missed", late.missed);
-	eventlog_end(c->log);
-	if (c->verbosity < 0)
-		return;
-	n = snprintf(line, sizeof(line), "ptbpf: continued after %.1f s stopped; meanwhile",
-		     (continued_ns - stopped_ns) / 1e9);
-	n = late_part(line, sizeof(line), n, late.stops, "stop", &first);
-	n = late_part(line, sizeof(line), n, late.runs, "run", &first);
-	n = late_part(line, sizeof(line), n, late.fatals, "fatal signal", &first);
-	n = late_part(line, sizeof(line), n, late.exits, "exit", &first);
-	n = late_part(line, sizeof(line), n, late.hits, "trigger hit", &first);
-	if (first && n > 0 && (size_t)n < sizeof(line))
-		n += snprintf(line + n, sizeof(line) - n, " the target's state did not change");
-	if (late.missed && n > 0 && (size_t)n < sizeof(line))
-		snprintf(line + n, sizeof(line) - n,
-			 " (%llu snapshot%s not taken: ptbpf was stopped)", late.missed,
-			 late.missed == 1 ? "" : "s");
-	status_say(line);
+	late.seen.stopped_ns = stopped_ns;
+	late.seen.continued_ns = continued_ns;
+	ctllog_suspended(&c->log, &late.seen);
 }
 
 /* Stages the snapshot of @t, which holds every stop folded since the last. */
@@ -545,7 +266,7 @@ static void take(struct control *c, struct snap_trigger *t)
 {
 	if (late.on) {
 		/* what the buffers hold now is not what they held then */
-		late.missed++;
+		late.seen.missed++;
 		c->folded = c->folded_hits = 0;
 		c->has_pending = false;
 		return;
@@ -676,8 +397,8 @@ static void apply(struct control *c, const struct ptbpf_event *e, uint64_t recv_
 			toggle_do(c, false, e->ts, &t);
 		break;
 	}
-	log_event(c, e, recv_ns);
-	toggle_log(c, &t);
+	say_event(c, e, recv_ns);
+	toggle_say(c, &t, false);
 	if (e->kind == PTBPF_EV_TRIGGER)
 		trigger_hit(c, e);
 	else if (e->kind == PTBPF_EV_STOP)
@@ -752,7 +473,7 @@ void control_event(struct control *c, const struct ptbpf_event *e, uint64_t recv
 	}
 	if (e->seq <= c->seq) {
 		/* older than a resync that already took its effect */
-		log_event(c, e, recv_ns);
+		say_event(c, e, recv_ns);
 		return;
 	}
 	if (e->seq == c->seq + 1) {
@@ -791,45 +512,24 @@ uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t 
 	c->fatal_ns = 0;
 	toggle_do(c, true, now, &t);
 	t.reason = "not_fatal";
-	toggle_log(c, &t);
+	toggle_say(c, &t, false);
 	return 0;
 }
 
 bool control_lost(struct control *c, unsigned long long total)
 {
-	struct json *j;
-
 	if (total <= c->lost_seen)
 		return false;
-	j = eventlog_begin(c->log, "lost_events", clock_now_ns(), c->pid);
-	json_u64(j, "count", total - c->lost_seen);
-	json_u64(j, "total", total);
-	eventlog_end(c->log);
-	human(c, clock_now_ns(), "lost_events", "(BPF ring buffer full)");
+	ctllog_lost(&c->log, total - c->lost_seen, total);
 	c->lost_seen = total;
 	return true;
 }
 
 bool control_follow_full(struct control *c, unsigned long long total)
 {
-	char detail[160];
-	struct json *j;
-
 	if (total <= c->follow_full_seen)
 		return false;
-	j = eventlog_begin(c->log, "warning", clock_now_ns(), c->pid);
-	json_str(j, "reason", "follow_full");
-	json_u64(j, "limit", PTBPF_MAX_FOLLOW);
-	json_u64(j, "count", total - c->follow_full_seen);
-	json_u64(j, "total", total);
-	eventlog_end(c->log);
-	snprintf(detail, sizeof(detail),
-		 "--follow: %d processes followed at once, the limit: %llu new one%s not "
-		 "followed (%llu in all)",
-		 PTBPF_MAX_FOLLOW, total - c->follow_full_seen,
-		 total - c->follow_full_seen == 1 ? "" : "s", total);
-	/* a limit reached is said at most once a second: never folded away */
-	human_line(c, clock_now_ns(), "warning", detail, false);
+	ctllog_follow_full(&c->log, total - c->follow_full_seen, total);
 	c->follow_full_seen = total;
 	return true;
 }
@@ -890,41 +590,15 @@ void control_finish(struct control *c, bool snapshot)
 
 void control_end(struct control *c, const struct control_end_info *end)
 {
-	const char *reason = end->reason;
-	char detail[160];
-	struct json *j;
-
-	j = eventlog_begin(c->log, "end", clock_now_ns(), c->pid);
-	json_str(j, "reason", reason);
-	if (end->status >= 0)
-		json_i64(j, "status", end->status);
-	if (end->ended) {
-		/* for scripts: as asked, by itself or by a signal (runend.h) */
-		json_str(j, "ended", end->ended);
-		json_i64(j, "exit_status", end->exit_status);
-	}
-	if (end->left_running)
-		json_u64(j, "left_running", end->left_running);
-	json_u64(j, "toggles", c->toggles);
-	json_u64(j, "toggle_errors", c->toggle_errors);
-	/* transitions whose record came before an earlier one's */
-	json_u64(j, "reordered", c->reordered);
-	/* human lines a stderr that did not keep up never got */
-	json_u64(j, "stderr_dropped", say_dropped());
-	json_u64(j, "stderr_folded", say_folded());
-	/* the kernel's count: how long the sampling timers ran, all CPUs */
-	if (c->sample_timer_ns >= 0)
-		json_u64(j, "sample_timer_ns", (uint64_t)c->sample_timer_ns);
-	eventlog_end(c->log);
-	if (end->ended) {
-		char *p;
-
-		snprintf(detail, sizeof(detail), "%s, %s: exit status %d", reason, end->ended,
-			 end->exit_status);
-		/* "as_asked" is for scripts; people read "as asked" */
-		for (p = detail + strlen(reason); *p; p++)
-			*p = *p == '_' ? ' ' : *p;
-	} else
-		snprintf(detail, sizeof(detail), "%s", reason);
-	human(c, clock_now_ns(), "end", detail);
+	ctllog_end(&c->log, &(struct ctllog_end){
+				    .reason = end->reason,
+				    .status = end->status,
+				    .ended = end->ended,
+				    .exit_status = end->exit_status,
+				    .left_running = end->left_running,
+				    .toggles = c->toggles,
+				    .toggle_errors = c->toggle_errors,
+				    .reordered = c->reordered,
+				    .sample_timer_ns = c->sample_timer_ns,
+			    });
 }

@@ -4,6 +4,8 @@
  * out. Collection is paused while the target is stopped, has faulted or has
  * exited, and runs while it runs. Knows nothing of BPF or of perf: it drives
  * the collection through control_ops, so tests can drive it with fakes.
+ * It decides; what each decision is said as, in events.jsonl and on stderr,
+ * is ctllog.h's.
  */
 #ifndef PTBPF_CONTROL_H
 #define PTBPF_CONTROL_H
@@ -11,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctllog.h"
 #include "output/eventlog.h"
 #include "target/hitpoint.h"
 #include "base/ptbpf_types.h"
@@ -57,7 +60,7 @@ struct control_ops {
 struct control {
 	const struct control_ops *ops; /* NULL: log transitions only */
 	void *ops_ctx;
-	struct eventlog *log;
+	struct ctllog log; /* what the decisions are said as */
 	int pid;
 	unsigned int triggers; /* enum trigger_bits */
 	bool no_pause;
@@ -73,12 +76,8 @@ struct control {
 	char sampling_line[160];
 	/* sample backend: ns its timers ran, for the end event; -1: unknown */
 	long long sample_timer_ns;
-	int verbosity;
 	bool running; /* collection state */
 	int target; /* enum ptbpf_proc_state */
-	uint64_t t0; /* start, for the human lines */
-	uint64_t real0, mono0; /* the clock pair of the start event */
-	uint64_t start_resume_ns, start_resume_lat; /* the first resume */
 	unsigned long long lost_seen;
 	unsigned long long follow_full_seen; /* forks --follow had no room for */
 	unsigned long long toggles, toggle_errors;
@@ -120,6 +119,13 @@ struct control {
 	const char *end_reason;
 };
 
+/*
+ * The policy for process @pid: @triggers (enum trigger_bits) take
+ * snapshots, @no_pause keeps the collection running, @verbosity is the
+ * human lines' (-1 none, 0 normal, 1 verbose), events go to @log (which
+ * must outlive @c), and @ops (NULL: log transitions only) act on the
+ * collection with @ops_ctx.
+ */
 void control_init(struct control *c, struct eventlog *log, int pid, unsigned int triggers,
 		  bool no_pause, int verbosity, const struct control_ops *ops, void *ops_ctx);
 

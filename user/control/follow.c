@@ -147,11 +147,12 @@ static struct follow_member *join(struct follow *f, pid_t pid)
 	m->f = f;
 	m->pid = pid;
 	m->off = true;
-	control_init(m->ctl, t->log, pid, t->triggers, t->no_pause, t->verbosity, &group_ops, m);
+	control_init(m->ctl, t->log.events, pid, t->triggers, t->no_pause, t->log.verbosity,
+		     &group_ops, m);
 	m->ctl->min_interval_ns = t->min_interval_ns;
-	m->ctl->t0 = t->t0;
-	m->ctl->real0 = t->real0;
-	m->ctl->mono0 = t->mono0;
+	m->ctl->log.t0 = t->log.t0;
+	m->ctl->log.real0 = t->log.real0;
+	m->ctl->log.mono0 = t->log.mono0;
 	control_set_scope(m->ctl, t->scope, t->scope_why, t->kernel_cut);
 	/* forked by a running process, before its own first instruction */
 	m->ctl->target = PTBPF_PROC_RUNNING;

@@ -188,7 +188,7 @@ static int wait_ms(const struct loop_args *a)
 	if (a->follow && (ms < 0 || ms > 1000))
 		ms = 1000;
 	/* lines wait from a full disk: tried again, not only at the next event */
-	if (eventlog_waiting(a->ctl->log) && (ms < 0 || ms > LOG_RETRY_MS))
+	if (eventlog_waiting(a->ctl->log.events) && (ms < 0 || ms > LOG_RETRY_MS))
 		ms = LOG_RETRY_MS;
 	return ms;
 }
@@ -553,7 +553,7 @@ int loop_run(const struct loop_args *a, struct loop_result *res)
 				break;
 			}
 		}
-		eventlog_flush(a->ctl->log);
+		eventlog_flush(a->ctl->log.events);
 		/* a fork --follow had no room for: said, not dropped in silence */
 		if (a->follow)
 			control_follow_full(a->ctl, watch_follow_full(a->watch));

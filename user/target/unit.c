@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/errbuf.h"
+#include "cgroup.h"
 #include "unit.h"
 
 /* `systemctl show` prints KEY=VALUE lines: the value of @key, or NULL. */
@@ -144,4 +145,25 @@ pid_t unit_pick(const pid_t *pids, int n, pid_t main_pid)
 		if (pids[i] == main_pid)
 			return main_pid;
 	return n > 0 ? pids[0] : 0;
+}
+
+pid_t unit_target(const char *unit, char *cg, size_t len, char *err, size_t errlen)
+{
+	char mnt[4096];
+	pid_t main_pid, *pids, pid;
+	int n;
+
+	if (cgroup_mount(mnt, sizeof(mnt)))
+		return errbuf_set(err, errlen, -ENOENT,
+				  "--unit needs cgroup v2, and none is mounted");
+	n = unit_resolve(unit, mnt, cg, len, &main_pid, err, errlen);
+	if (n)
+		return n;
+	n = unit_procs(cg, &pids);
+	pid = n > 0 ? unit_pick(pids, n, main_pid) : 0;
+	free(pids);
+	if (!pid)
+		return errbuf_set(err, errlen, -ESRCH,
+				  "unit %s has no process in %s: is it running?", unit, cg);
+	return pid;
 }

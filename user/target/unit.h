@@ -39,4 +39,14 @@ int unit_procs(const char *cg, pid_t **pids);
  */
 pid_t unit_pick(const pid_t *pids, int n, pid_t main_pid);
 
+/*
+ * The process a run of --unit @unit is rooted at, its unit's cgroup
+ * directory into @cg (@len bytes): the unit's main process when it is in
+ * its cgroup, else the first one there (unit_pick()); the others are the
+ * run's to adopt. Returns the pid, or -errno with one line in @err:
+ * -ENOENT when no cgroup v2 is mounted, unit_resolve()'s errors, -ESRCH
+ * when the cgroup holds no process.
+ */
+pid_t unit_target(const char *unit, char *cg, size_t len, char *err, size_t errlen);
+
 #endif /* PTBPF_UNIT_H */
