@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "output/bundle.h"
-#include "snap.h"
+#include "snapparse.h"
 #include "snapfmt.h"
 #include "output/snapwrite.h"
 #include "proc/vdso.h"
