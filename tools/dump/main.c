@@ -16,6 +16,7 @@
 #include "dumpbe.h"
 #include "symtab.h"
 #include "insn.h"
+#include "last.h"
 #include "lastjoin.h"
 #include "load.h"
 #include "ptpkt.h"
