@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snap.h"
+#include "snapparse.h"
 #include "jsondoc.h"
 
 /* Every value under @v, as the reader's parsers may meet it. */

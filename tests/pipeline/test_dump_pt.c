@@ -19,6 +19,7 @@
 
 #include "insn.h"
 #include "ptpkt.h"
+#include "load.h"
 #include "summary.h"
 #include "timeline.h"
 #include "json.h"

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "insn.h"
+#include "load.h"
 #include "summary.h"
 #include "ptgen.h"
 #include "output/snapwrite.h"

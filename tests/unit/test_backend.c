@@ -2,9 +2,10 @@
 /*
  * The backends' rows: every backend the tracer records with (user/collect/backend.c)
  * has its name, its data event and a row in the reader's table
- * (tools/dump/dumpbe.c); a backend not resolved (auto, or a value out of
- * range) answers "no" to every question in both; --backend auto takes
- * intel-pt where sysfs has its PMU (a fake sysfs root here), else sample.
+ * (tools/dump/dumpbe.c) with its parts of the outputs; a backend not
+ * resolved (auto, or a value out of range) answers "no" to every question
+ * in both; --backend auto takes intel-pt where sysfs has its PMU (a fake
+ * sysfs root here), else sample.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -72,7 +73,11 @@ static void test_unresolved(void **state)
 	}
 }
 
-/* The reader has a row for every backend the tracer writes. */
+/*
+ * The reader has a row for every backend the tracer writes, with its parts
+ * of the summary and the timeline: a backend without them would crash the
+ * outputs, not fail a build.
+ */
 static void test_reader_rows(void **state)
 {
 	const struct backend_ops *be;
@@ -86,9 +91,23 @@ static void test_reader_rows(void **state)
 		/* the tracer's facts, as the reader reads them */
 		assert_int_equal(d->aux, be->aux);
 		assert_int_equal(d->samples, be->samples);
+		/* and its own parts of the outputs */
+		assert_non_null(d->core_sum);
+		assert_non_null(d->core_text);
+		assert_non_null(d->core_json);
+		assert_non_null(d->end_text);
+		assert_non_null(d->end_json);
+		assert_non_null(d->timeline);
 	}
 	assert_ptr_equal(dump_backend(OUT_OF_RANGE), unknown);
 	assert_false(unknown->aux || unknown->samples);
+	/* an unknown backend's records are shown, not counted */
+	assert_null(unknown->core_sum);
+	assert_non_null(unknown->core_text);
+	assert_non_null(unknown->core_json);
+	assert_non_null(unknown->end_text);
+	assert_non_null(unknown->end_json);
+	assert_non_null(unknown->timeline);
 }
 
 static int put_file(const char *path, const char *text)

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 
 #include "insn.h"
+#include "load.h"
+#include "snapparse.h"
 #include "summary.h"
 #include "ptgen.h"
 #include "output/snapwrite.h"

@@ -20,7 +20,7 @@
 
 #include "output/bundle.h"
 #include "output/ptbpfjson.h"
-#include "snap.h"
+#include "snapparse.h"
 #include "snapfmt.h"
 #include "output/snapwrite.h"
 #include "proc/vdso.h"

@@ -1,24 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the reader asks of a snapshot's backend, in one structure per
- * backend (as the tracer's user/collect/backend.h, and perf's struct auxtrace):
- * the facts the loader and the modes ask ("does the trace decode with
- * libipt?", "are the records samples?"). A new backend is one more row in
- * dumpbe.c's table, and one in each table of the backends' parts of the
- * outputs: summary.c's and timeline.c's. Those parts are not in these
- * rows: rows that named them made this module depend on the outputs, which
- * ask it, as do the modules under them (snap.c, last.c): a circle.
+ * What differs between the backends for the reader, in one structure per
+ * backend (as the tracer's user/collect/backend.h, and perf's struct
+ * auxtrace): the facts the loader and the modes ask ("does the trace
+ * decode with libipt?", "are the records samples?"), and the backend's own
+ * parts of the summary and of the timeline. A new backend is one more row
+ * in dumpbe.c's table and the modules of its own that hold its parts
+ * (intel-pt's ptshow.c, sample's sampshow.c).
+ *
+ * The modules depend one way: what asks the rows (the modes: summary.c,
+ * timeline.c, lastjoin.c; the loading: load.c, snapparse.c) is above this
+ * table, the backends' parts below it, and what those use (the model
+ * snap.c, last.c, insn.c, symtab.c, and what the outputs share with them:
+ * sumpart.h, tlout.h) below those; nothing below asks the rows.
  *
  * dump_backend() never returns NULL: a snapshot whose backend this reader
- * does not know (reported when ptbpf.json is read) gets a row whose facts
- * are all false.
+ * does not know (reported when ptbpf.json is read) gets a row that shows
+ * what its records say and decodes nothing.
  */
 #ifndef PTBPF_DUMP_DUMPBE_H
 #define PTBPF_DUMP_DUMPBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "snapdata.h"
+
+struct dump_snap;
+struct dump_core;
+struct dump_core_sum;
+struct dump_log;
+struct dump_symtab;
+struct json;
+struct pt_image;
+struct tl_writer;
 
 struct dump_backend {
 	/*
@@ -35,6 +51,32 @@ struct dump_backend {
 	 * followed processes' summaries count them.
 	 */
 	bool samples;
+	/*
+	 * Core @c's summary into @sum (zeroed); 0 or -ENOMEM. NULL: nothing
+	 * to count.
+	 */
+	int (*core_sum)(const struct dump_snap *s, const struct dump_core *c,
+			struct dump_core_sum *sum, struct dump_log *log);
+	/*
+	 * The summary's lines (members) of one core from @sum, widening the
+	 * snapshot's span [*@first, *@last] where the trace has times.
+	 */
+	void (*core_text)(FILE *out, const struct dump_snap *s, const struct dump_core_sum *sum,
+			  uint64_t *first, uint64_t *last);
+	void (*core_json)(struct json *j, const struct dump_snap *s,
+			  const struct dump_core_sum *sum, uint64_t *first, uint64_t *last);
+	/* After the cores, with their span; 0 or -ENOMEM */
+	int (*end_text)(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab,
+			uint64_t first, uint64_t last);
+	int (*end_json)(struct json *j, const struct dump_snap *s, const struct dump_symtab *tab,
+			uint64_t first, uint64_t last);
+	/*
+	 * The trace's events on the timeline's tracks of @w, after the
+	 * processes, the snapshot's facts and the CPU tracks (@image: when
+	 * aux); 0 or -errno, decoding errors to @log.
+	 */
+	int (*timeline)(struct tl_writer *w, const struct dump_snap *s, struct pt_image *image,
+			const struct dump_symtab *tab, struct dump_log *log);
 };
 
 /* The row of @b; the unknown backend's for BACKEND_AUTO and others. */

@@ -2,12 +2,10 @@
 /*
  * The target's last moments, for the sample backend: what each snapshot
  * spans, which functions were hottest, which ran last before the trigger,
- * and, joined over the stream of snapshots that precede one, everything
- * the target did in its last DURATION (ptbpf-dump --last).
- *
- * Stream snapshots hold what ran since the previous one, --full ones the
- * whole buffer each time: joined samples are sorted by time and the same
- * sample seen in two snapshots is kept once.
+ * and the samples of several snapshots in time order, the same sample seen
+ * in two kept once (stream snapshots hold what ran since the previous one,
+ * --full ones the whole buffer each time): lastjoin.h joins them over a
+ * run for ptbpf-dump --last.
  */
 #ifndef PTBPF_DUMP_LAST_H
 #define PTBPF_DUMP_LAST_H
@@ -48,7 +46,7 @@ void last_moments_free(struct dump_moments *m);
 /*
  * Widens [*@first, *@last] (perf time; *@first > *@last means empty) to
  * the samples and context switches of @s. Returns whether the range is
- * not empty. (intel-pt traces add their first and last TSC: summary.c.)
+ * not empty. (intel-pt traces add their first and last TSC: ptshow.c.)
  */
 bool last_snap_span(const struct dump_snap *s, uint64_t *first, uint64_t *last);
 
@@ -117,31 +115,5 @@ void last_before_text(FILE *out, const struct dump_snap *s, const struct dump_mo
 		      size_t max, const struct dump_symtab *tab, const char *indent);
 void last_before_json(struct json *j, const struct dump_moment *v, size_t n, size_t max,
 		      const struct dump_symtab *tab);
-
-/* Snapshots --last joins at most (older ones are not looked at). */
-#define DUMP_LAST_MAX_SNAPS 4096
-
-/*
- * ptbpf-dump --last: the target's samples in the @dur ns before the
- * trigger of the snapshot in directory @dir, from it and the snapshots
- * before it in the same output directory (as many as the window needs,
- * back to the first of the same process), oldest first, one
- * last_moment_print() line each under a line saying what was joined.
- * Problems are reported to @log (a missing or unreadable snapshot ends the
- * join there, and says so).
- *
- * Returns 0.
- * Returns -EINVAL if an argument is NULL.
- * Returns -ENOENT if @dir is not a snapshot (reported).
- * Returns -EOPNOTSUPP for an intel-pt snapshot (reported: use --insn).
- * Returns -ENOMEM.
- */
-int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log);
-
-/*
- * last_join() for process @pid of a --follow run (0: the process the
- * snapshot's trigger happened in): its samples in every snapshot joined.
- */
-int last_join_pid(FILE *out, const char *dir, uint64_t dur, uint32_t pid, struct dump_log *log);
 
 #endif /* PTBPF_DUMP_LAST_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * load_snapshot(): which files of a snapshot directory are read, in what
- * order, and what one may stand in for another (see snap.h).
+ * order, and what one may stand in for another (see load.h).
  *
  * ptbpf.json first: it says the backend and the exact byte count of each
  * core. Then perf.data, which every backend writes by default and which
@@ -16,7 +16,8 @@
 
 #include "dumpbe.h"
 #include "snapfmt.h"
-#include "snap.h"
+#include "load.h"
+#include "snapparse.h"
 #include "perfread.h"
 
 struct load_ctx {

@@ -17,6 +17,8 @@
 #include "symtab.h"
 #include "insn.h"
 #include "last.h"
+#include "lastjoin.h"
+#include "load.h"
 #include "ptpkt.h"
 #include "snap.h"
 #include "summary.h"

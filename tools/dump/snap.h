@@ -8,6 +8,11 @@
  * each one is reported through a struct dump_log, naming the file (and the
  * byte offset where it applies), and what could be read is kept, so the
  * summary still shows the rest. A loaded snapshot owns all its memory.
+ *
+ * This is the model and its files' reading; which files are read is
+ * load.h's, ptbpf.json's and trace.json's parsing snapparse.h's: those ask
+ * the backends' table (dumpbe.h), whose parts of the outputs read this
+ * model, so the model asks nothing of it.
  */
 #ifndef PTBPF_DUMP_SNAP_H
 #define PTBPF_DUMP_SNAP_H
@@ -221,19 +226,6 @@ struct dump_snap {
 	bool perf_mapped; /* snap_map_file()'s, else malloc'd */
 };
 
-/*
- * Loads the snapshot in directory @dir into @s. Problems in its files are
- * reported to @log and loading goes on with what is left.
- *
- * Returns 0 when the snapshot was read, even with problems in its files
- * (@log->nr_errors says how many).
- * Returns -EINVAL if an argument is NULL.
- * Returns -ENOENT if @dir holds no ptbpf.json (not a snapshot); reported.
- * Returns -ENOMEM if memory runs out.
- * @s is to be released with snap_free() in every case.
- */
-int load_snapshot(const char *dir, struct dump_snap *s, struct dump_log *log);
-
 /* Whether process @pid was traced in @s's run (the target, or followed). */
 bool snap_followed(const struct dump_snap *s, uint32_t pid);
 
@@ -254,47 +246,6 @@ struct dump_proc *snap_proc_get(struct dump_snap *s, uint32_t pid);
  * the copy is not to be freed.
  */
 void snap_read_as(struct dump_snap *s, uint32_t pid);
-
-/*
- * Parses ptbpf.json text @buf of @len bytes into @s (named @file in
- * messages): missing or wrong-typed fields are reported and left at 0.
- *
- * Returns 0, or -EBADMSG if it is not a JSON object (reported), -ENOMEM.
- */
-int snap_parse_meta(struct dump_snap *s, const char *buf, size_t len, const char *file,
-		    struct dump_log *log);
-
-/* One cpus[] entry of trace.json: the files that hold that CPU's trace. */
-struct snap_trace_cpu {
-	int cpu;
-	char *ipt; /* iptTrace, as written: relative to the snapshot */
-	char *sw; /* contextSwitchTrace, the same */
-};
-
-/* The usable cpus[] entries of trace.json, in file order. */
-struct snap_trace_cpus {
-	struct snap_trace_cpu *cpu;
-	size_t nr;
-};
-
-/*
- * Parses trace.json text @buf of @len bytes: the target's modules (which
- * replace any from perf.data) go into @s; each cpu's iptTrace and
- * contextSwitchTrace paths into @cpus, for the loader to read (an entry
- * without all three fields is reported and left out). The paths are not
- * checked: they are still untrusted.
- *
- * Returns 0 and fills @cpus, to be released with snap_trace_cpus_free().
- * Returns -EINVAL if @cpus is NULL.
- * Returns -EBADMSG if it is not a JSON object (reported).
- * Returns -ENOMEM if memory runs out.
- * @cpus is empty on every error.
- */
-int snap_parse_trace_json(struct dump_snap *s, const char *buf, size_t len, const char *file,
-			  struct dump_log *log, struct snap_trace_cpus *cpus);
-
-/* Releases what @cpus holds and empties it; NULL is fine. */
-void snap_trace_cpus_free(struct snap_trace_cpus *cpus);
 
 /* Core @cpu of @s, added when missing; NULL when out of memory. */
 struct dump_core *snap_find_core(struct dump_snap *s, int cpu);

@@ -5,7 +5,9 @@
  * and for intel-pt the packets (PSBs, kinds, overflows, first and last TSC
  * as perf time) and whether they decode, for sample the samples of each
  * thread of the target and of everything else. As text, or as JSON with
- * the same content (--json).
+ * the same content (--json). What differs by backend is each backend's
+ * part, named by its row (dumpbe.h); a backend the reader does not know
+ * gets the row that shows its records and counts nothing.
  */
 #ifndef PTBPF_DUMP_SUMMARY_H
 #define PTBPF_DUMP_SUMMARY_H
@@ -13,41 +15,19 @@
 #include <stdio.h>
 
 #include "symtab.h"
-#include "ptpkt.h"
 #include "snap.h"
+#include "sumpart.h"
 #include "json.h"
 
-#define DUMP_SUM_THREADS 64 /* per-thread sample counts kept per core */
-
-struct dump_core_sum {
-	struct dump_pt_stats pt; /* intel-pt */
-	bool decodes; /* intel-pt: a PSB, and no packet error */
-	uint64_t target_samples, other_samples; /* sample */
-	unsigned int nr_threads;
-	struct {
-		uint32_t tid;
-		uint64_t samples;
-	} threads[DUMP_SUM_THREADS]; /* the target's, the first ones seen */
-	/* --follow: the samples of the run's other processes, per process */
-	uint64_t followed_samples;
-	unsigned int nr_procs;
-	struct {
-		uint32_t pid;
-		uint64_t samples;
-	} procs[DUMP_SUM_THREADS];
-};
-
 /*
- * Summarizes core @c of @s into @sum. A trace without a PSB or with packet
- * errors is reported to @log (file, offset, why).
+ * Summarizes core @c of @s into @sum (zeroed first) by the part of @s's
+ * backend: for intel-pt a trace without a PSB or with packet errors is
+ * reported to @log (file, offset, why).
  *
  * Returns 0, or -ENOMEM.
  */
 int summary_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
 		 struct dump_log *log);
-
-/* Samples listed before the trigger of a stop or fatal snapshot. */
-#define DUMP_SUM_LAST 8
 
 /*
  * Prints the summary of @s to @out as text: per core as above, then the

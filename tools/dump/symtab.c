@@ -552,3 +552,19 @@ const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf,
 	}
 	return buf;
 }
+
+const char *symtab_func_name(const struct dump_symtab *tab, uint64_t ip, char *buf, size_t len)
+{
+	uint64_t off;
+	const char *name = symtab_find(tab, ip, &off);
+	char *plus;
+
+	if (name)
+		return name;
+	symtab_format(tab, ip, buf, len);
+	/* "module+0x..." loses its offset; "0x..." has none */
+	plus = strchr(buf, '+');
+	if (plus && strncmp(buf, "0x", 2))
+		*plus = '\0';
+	return buf;
+}

@@ -109,4 +109,12 @@ const char *symtab_module(const struct dump_symtab *tab, uint64_t ip);
  */
 const char *symtab_format(const struct dump_symtab *tab, uint64_t ip, char *buf, size_t len);
 
+/*
+ * The function holding @ip, without the offset, as a timeline names a
+ * slice: the symbol's name (which lives as long as @tab), else the module
+ * symtab_format() names, written into @buf of @len bytes, else the bare
+ * address there. Returns the name.
+ */
+const char *symtab_func_name(const struct dump_symtab *tab, uint64_t ip, char *buf, size_t len);
+
 #endif /* PTBPF_DUMP_SYMTAB_H */

@@ -21,6 +21,11 @@
  * (trigger, signal, kind, ip, fault address), and sets its cores'
  * "bytes" and "lost bytes" counters; events.jsonl: one instant per line,
  * named after the event, its fields as args.
+ *
+ * This module draws what every snapshot has (processes, threads, the
+ * snapshot's facts, the CPU tracks); the threads' slices are the part of
+ * the snapshot's backend that its row names (dumpbe.h): intel-pt's in
+ * ptshow.c, sample's in sampshow.c.
  */
 #ifndef PTBPF_DUMP_TIMELINE_H
 #define PTBPF_DUMP_TIMELINE_H

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 enum tl_format {
 	TL_FORMAT_JSON = 0, /* Chrome trace event JSON */
@@ -50,6 +51,24 @@ struct tl_arg {
 	double d;
 	bool b;
 };
+
+/* String @s as arg @key; NULL (a fact an older ptbpf.json lacks) is "". */
+static inline struct tl_arg tl_arg_str(const char *key, const char *s)
+{
+	if (!s)
+		s = "";
+	return (struct tl_arg){ .key = key, .type = TLA_STR, .s = s, .len = strlen(s) };
+}
+
+static inline struct tl_arg tl_arg_u64(const char *key, uint64_t v)
+{
+	return (struct tl_arg){ .key = key, .type = TLA_U64, .u = v };
+}
+
+static inline struct tl_arg tl_arg_i64(const char *key, int64_t v)
+{
+	return (struct tl_arg){ .key = key, .type = TLA_I64, .i = v };
+}
 
 /*
  * The pseudo-process the CPU tracks belong to in the JSON file (a pid
@@ -89,8 +108,15 @@ struct tl_writer_ops {
 			const char *name, uint64_t v);
 };
 
-/* The streams a writer keeps apart: the facts, then one per core. */
+/*
+ * The streams a writer keeps apart, each in time order of its own: the
+ * facts (processes, snapshots, events.jsonl), a decoded flow each (a
+ * core's trace, or a thread's samples), a CPU track each.
+ */
 #define TL_SEQS 1025
+#define TL_SEQ_FACTS 0
+#define TL_SEQ_FLOW(i) (1 + (i) % 512)
+#define TL_SEQ_CPU(i) (513 + (i) % 512)
 
 struct tl_writer {
 	const struct tl_writer_ops *ops;
