@@ -1043,6 +1043,36 @@ static void test_process_enable_on_exec(void **state)
 }
 
 /*
+ * A thread found while it runs on a CPU is traced from then on: its group
+ * starts once its output goes into the core's rings, and the kernel names
+ * it in an ITRACE_START. A group opened enabled would not: PT can't start
+ * before its ring has an AUX area (pt_event_start()), and the kernel
+ * tries the group again only at the thread's next schedule-in.
+ */
+static void test_process_add_thread_on_cpu(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+	__u32 who[2];
+
+	proc_config(f, 1);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(sim_pmu_sched_in(f->sim, 3, TPID + 2), 0);
+	assert_int_equal(cores_add_thread(f->c, TPID + 2), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 3, 900), 900);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 3), 0);
+	assert_int_equal(read_core(f, 3, false, &out), 0);
+	assert_int_equal(out.trace_len, 900);
+	assert_non_null(out.ptrec);
+	assert_true(out.ptrec_len >= sizeof(struct perf_event_header) + sizeof(who));
+	assert_int_equal(((const struct perf_event_header *)out.ptrec)->type,
+			 PERF_RECORD_ITRACE_START);
+	memcpy(who, out.ptrec + sizeof(struct perf_event_header), sizeof(who));
+	assert_int_equal(who[1], TPID + 2);
+}
+
+/*
  * The thread whose events own the rings exits: its events are dead, the
  * rings stay, and the other threads' trace still lands there.
  */
@@ -1050,6 +1080,7 @@ static void test_process_owner_exits(void **state)
 {
 	struct fixture *f = *state;
 	struct snap_core out;
+	unsigned long calls;
 
 	proc_config(f, 2);
 	f->cfg.start_running = true;
@@ -1059,9 +1090,11 @@ static void test_process_owner_exits(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -ESRCH);
 	assert_int_equal(run_task(f, 0, TPID + 1, 400), 400);
 	cores_set_offcpu(f->c, true);
+	/* off-CPU: the read pauses nothing */
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
 	assert_int_equal(read_core(f, 0, false, &out), 0);
 	assert_int_equal(out.trace_len, 500);
-	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
 	/* a thread found now is gone: nothing is opened for it */
 	assert_int_equal(cores_add_thread(f->c, TPID), -ESRCH);
 }
@@ -1491,6 +1524,7 @@ int main(void)
 		T(test_process_add_thread),
 		T(test_process_fork_stays_out),
 		T(test_process_enable_on_exec),
+		T(test_process_add_thread_on_cpu),
 		T(test_process_owner_exits),
 		T(test_sim_rules),
 	};
