@@ -1304,6 +1304,70 @@ static void test_sim_rules(void **state)
 	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
 }
 
+/*
+ * The simulated kernel's room in a writable ring, as
+ * ring_buffer_has_space() counts it (kernel/events/ring_buffer.c): one byte
+ * always stays free, forward and write_backward alike. 256 switch records
+ * of 16 bytes would fill a page to the last byte: the 256th is lost, and
+ * once the reader consumed the rest a LOST of 1 comes before the next
+ * record (a write_backward ring's below it, where the reader starts).
+ */
+static void test_sim_ring_space(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .context_switch = 1,
+				     .sample_id_all = 1,
+				     .sample_type = PERF_SAMPLE_IDENTIFIER };
+	const struct perf_event_header *h;
+	struct perf_event_mmap_page *pg;
+	int back, fd, i;
+	__u64 v[2], full, at;
+	__u8 *data, rec[48];
+	void *ring;
+
+	assert_int_equal(sim_pmu_task(f->sim, TPID, TPID), 0);
+	for (back = 0; back < 2; back++) {
+		a.write_backward = back;
+		fd = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+		assert_true(fd >= SIM_FD_BASE);
+		assert_int_equal(
+			ops->mmap(ops->ctx, fd, 2 * 4096, PROT_READ | PROT_WRITE, 0, &ring), 0);
+		pg = ring;
+		data = (__u8 *)ring + 4096;
+		for (i = 0; i < 128; i++) {
+			assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+			assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		}
+		/* 255 records: 4,080 bytes, 15 free, one lost */
+		full = back ? -(__u64)(255 * 16) : 255 * 16;
+		assert_int_equal(pg->data_head, full);
+		pg->data_tail = full;
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		/* LOST (24 and the ID) and the switch-in; then the switch-out */
+		assert_int_equal(pg->data_head, back ? full - 64 : full + 64);
+		/* the LOST: at the old head; backward, below the switch-in it
+		 * came with and above the newer switch-out */
+		at = back ? full - 48 : full;
+		for (i = 0; i < (int)sizeof(rec); i++)
+			rec[i] = data[(at + (unsigned int)i) & 4095];
+		h = (const void *)rec;
+		assert_int_equal(h->type, PERF_RECORD_LOST);
+		assert_int_equal(h->size, 32);
+		memcpy(v, h + 1, sizeof(v));
+		assert_int_equal(v[1], 1);
+		h = (const void *)(rec + 32);
+		assert_int_equal(h->type, PERF_RECORD_SWITCH);
+		assert_int_equal(h->misc, 0);
+		assert_int_equal(ops->munmap(ops->ctx, ring, 2 * 4096), 0);
+		assert_int_equal(ops->close(ops->ctx, fd), 0);
+	}
+}
+
 /* The records of forward ring @ring (2 pages) up to its data_head. */
 static unsigned int ring_recs(void *ring, const struct perf_event_header **recs, unsigned int max)
 {
@@ -1527,6 +1591,7 @@ int main(void)
 		T(test_process_add_thread_on_cpu),
 		T(test_process_owner_exits),
 		T(test_sim_rules),
+		T(test_sim_ring_space),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -318,19 +318,6 @@ static int sim_munmap(void *ctx, void *addr, size_t len)
 	return -EINVAL;
 }
 
-/* Store a record the way a write_backward ring gets it. */
-static void put_backward(struct sim_event *e, const void *rec, size_t len)
-{
-	struct perf_event_mmap_page *pg = (void *)e->base;
-	__u8 *ring = e->base + pg->data_offset;
-	__u64 head = pg->data_head - len;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		ring[(head + i) & (pg->data_size - 1)] = ((const __u8 *)rec)[i];
-	__atomic_store_n(&pg->data_head, head, __ATOMIC_RELEASE);
-}
-
 /*
  * The sample ID of a non-sample record of @e (sample_id_all), in the
  * kernel's order: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. Returns its
@@ -378,7 +365,7 @@ static size_t put_id(struct sim_pmu *sim, const struct sim_event *e, __u32 pid, 
 	return n;
 }
 
-/* Copy @len bytes to a forward ring at @head, wrapping. */
+/* Copy @len bytes into @rb's ring from position @head on, wrapping. */
 static void ring_copy(struct sim_event *rb, __u64 head, const void *rec, size_t len)
 {
 	struct perf_event_mmap_page *pg = (void *)rb->base;
@@ -390,32 +377,44 @@ static void ring_copy(struct sim_event *rb, __u64 head, const void *rec, size_t 
 }
 
 /*
+ * ring_buffer_has_space() (kernel/events/ring_buffer.c): CIRC_SPACE() of
+ * <linux/circ_buf.h>, from head to tail for a forward ring, from tail to
+ * head for a write_backward one (its head counts down), so one byte of
+ * the ring always stays free: a record fits when that many bytes do.
+ */
+static bool has_space(__u64 head, __u64 tail, __u64 size, size_t need, bool backward)
+{
+	__u64 space = backward ? (head - tail - 1) & (size - 1) : (tail - head - 1) & (size - 1);
+
+	return space >= need;
+}
+
+/*
  * Store a record of @e (@len bytes, its sample ID included) in @rb as
  * __perf_output_begin() does: a ring of no data pages is paused (the
- * record is gone, uncounted); a writable forward ring keeps what the
- * reader has not consumed: a record that does not fit is dropped and
- * counted, and the next that fits is preceded by a PERF_RECORD_LOST of
- * the count. Read-only rings overwrite. Returns whether it was stored.
+ * record is gone, uncounted); a writable ring, forward or write_backward,
+ * keeps what the reader has not consumed (data_tail): a record that does
+ * not fit (has_space()) is dropped and counted, and the next that fits is
+ * preceded by a PERF_RECORD_LOST of the count, both in the one space the
+ * kernel reserves (a write_backward ring's below its head, the LOST
+ * lowest). Read-only rings overwrite. The head is published once the
+ * record is in (perf_output_put_handle()). Returns whether it was stored.
  */
 static bool put_record(struct sim_pmu *sim, struct sim_event *rb, const struct sim_event *e,
 		       __u32 pid, __u32 tid, const void *rec, size_t len)
 {
 	struct perf_event_mmap_page *pg = (void *)rb->base;
+	bool back = rb->attr.write_backward;
 	struct {
 		struct perf_event_header h;
 		__u64 id, lost;
 		__u8 sid[48];
 	} lr;
 	size_t lost_len = 0;
-	__u64 head, tail;
+	__u64 head, tail, at;
 
 	if (!pg->data_size || (sim->drop_records && e->kind == SIM_PT))
 		return false;
-	if (rb->attr.write_backward) {
-		put_backward(rb, rec, len);
-		return true;
-	}
-	head = pg->data_head;
 	if (rb->lost) {
 		lr.h = (struct perf_event_header){ PERF_RECORD_LOST, 0, 0 };
 		lr.id = primary_id(sim, e);
@@ -423,18 +422,19 @@ static bool put_record(struct sim_pmu *sim, struct sim_event *rb, const struct s
 		lost_len = 24 + put_id(sim, e, pid, tid, lr.sid);
 		lr.h.size = (__u16)lost_len;
 	}
+	head = pg->data_head;
 	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE);
-	if (rb->writable && head - tail + lost_len + len > pg->data_size) {
+	if (rb->writable && !has_space(head, tail, pg->data_size, lost_len + len, back)) {
 		rb->lost++;
 		return false;
 	}
+	at = back ? head - lost_len - len : head;
 	if (lost_len) {
-		ring_copy(rb, head, &lr, lost_len);
-		head += lost_len;
+		ring_copy(rb, at, &lr, lost_len);
 		rb->lost = 0;
 	}
-	ring_copy(rb, head, rec, len);
-	__atomic_store_n(&pg->data_head, head + len, __ATOMIC_RELEASE);
+	ring_copy(rb, at + lost_len, rec, len);
+	__atomic_store_n(&pg->data_head, back ? at : head + lost_len + len, __ATOMIC_RELEASE);
 	return true;
 }
 

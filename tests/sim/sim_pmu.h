@@ -16,8 +16,12 @@
  *   PERF_RECORD_SWITCH_CPU_WIDE.
  * Records go into write_backward rings as the kernel writes them: data_head
  * counts down, each record is stored below the previous one; other rings
- * are written forward. Side-band records of tasks (MMAP, MMAP2, FORK,
- * EXIT, COMM) are described with sim_pmu_mmap() below.
+ * are written forward. A ring mapped writable, in either direction, keeps
+ * what the reader has not consumed (data_tail) and one byte more free
+ * (ring_buffer_has_space()): a record that does not fit is dropped and
+ * counted, and a PERF_RECORD_LOST of the count goes before the next one
+ * that fits; a read-only ring overwrites. Side-band records of tasks
+ * (MMAP, MMAP2, FORK, EXIT, COMM) are described with sim_pmu_mmap() below.
  *
  * Group ioctls (PERF_IOC_FLAG_GROUP) switch the leader and its members; a
  * member writes only while it and its leader are enabled. Any call can be
@@ -41,9 +45,7 @@
  *   CPU-wide event's first enable), PERF_RECORD_AUX at each stop that had
  *   bytes or flags (perf_aux_output_end(), overwrite mode: OVERWRITE plus
  *   what sim_pmu_aux_flags() set), each with the event's sample ID. A ring
- *   of no data pages drops them all, uncounted (rb->paused); a writable
- *   ring drops what does not fit before data_tail, and writes a
- *   PERF_RECORD_LOST of the count before the next record that fits;
+ *   of no data pages drops them all, uncounted (rb->paused);
  * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
  *   sample id only, no next/prev fields) at its own task's sched-in and
  *   sched-out; CPU-wide ones write PERF_RECORD_SWITCH_CPU_WIDE at every
