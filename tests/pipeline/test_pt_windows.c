@@ -26,10 +26,10 @@
  * ptbpf.json and in ptbpf-dump's summary.
  *
  * The simulated PMU's own rules for that ring are checked directly too
- * (ITRACE_START once per event, AUX per switch-out, LOST after a full
- * ring), and ptbpf's drain of it: a window of more switches than the ring
- * holds keeps its AUX flags, and the loss is said when not drained; the
- * ring counts in the memory plan.
+ * (ITRACE_START at each schedule-in until PT first started, AUX per
+ * switch-out, LOST after a full ring), and ptbpf's drain of it: a window
+ * of more switches than the ring holds keeps its AUX flags, and the loss
+ * is said when not drained; the ring counts in the memory plan.
  *
  * Each test prints "figures:" lines: instructions decoded and decoder
  * errors per snapshot, the issue's measure.
@@ -809,8 +809,8 @@ static const struct perf_event_header *next_rec(const __u8 *ring, size_t size, _
 /*
  * The simulated PMU keeps the kernel's rules for the PT event's own ring
  * (perf_log_itrace_start(), perf_aux_output_end(), __perf_output_begin()),
- * driven directly: ITRACE_START once, at the event's first schedule-in,
- * never again; an AUX record (OVERWRITE) at each switch-out that had
+ * driven directly: ITRACE_START once, at the event's first schedule-in
+ * with its AUX area mapped, never again; an AUX record (OVERWRITE) at each switch-out that had
  * bytes; a writable ring that is full drops the records and counts them,
  * and the first record that fits once the reader moved data_tail is a
  * LOST of that count.
@@ -884,6 +884,104 @@ static void test_sim_records_kernel_rules(void **state)
 	assert_int_equal(ops->close(ops->ctx, fd), 0);
 }
 
+/* The ITRACE_STARTs of forward ring @ring from *@off to @head: their tids. */
+static unsigned int itrace_tids(const __u8 *ring, size_t size, __u64 *off, __u64 head, __u32 *tids,
+				unsigned int max)
+{
+	const struct perf_event_header *h;
+	unsigned int n = 0;
+	__u8 rec[256];
+	__u32 who[2];
+
+	while (*off < head) {
+		h = next_rec(ring, size, off, rec);
+		if (h->type != PERF_RECORD_ITRACE_START)
+			continue;
+		assert_true(n < max);
+		memcpy(who, h + 1, sizeof(who));
+		tids[n++] = who[1];
+	}
+	return n;
+}
+
+/*
+ * perf_log_itrace_start() writes an ITRACE_START at each schedule-in until
+ * PT of the event it checks first started: while no AUX area is mapped PT
+ * can't start (pt_event_start()), so every schedule-in writes one; the
+ * first with the AUX area starts PT (pt_config() sets PERF_ATTACH_ITRACE),
+ * and no other follows. An inherited event checks its parent's: a thread
+ * whose parent event never started writes one at each of its
+ * schedule-ins, though its own PT started.
+ */
+static void test_sim_itrace_start_rules(void **state)
+{
+	struct ptfix *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	size_t pg_size = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PT_TYPE,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU,
+		.disabled = 1,
+		.inherit = 1,
+	};
+	struct perf_event_mmap_page *pg;
+	void *base, *aux;
+	__u64 off = 0;
+	__u32 tids[8];
+	__u8 *ring;
+	int fd, i;
+
+	fd = ops->open(ops->ctx, &a, (pid_t)f->tid, 0, -1, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(ops->mmap(ops->ctx, fd, 2 * pg_size, PROT_READ | PROT_WRITE, 0, &base), 0);
+	pg = base;
+	ring = (__u8 *)base + pg_size;
+	assert_int_equal(ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	/* no AUX area: PT never starts, each schedule-in says it would */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), -ENOENT);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 3);
+	assert_int_equal(pg->data_head, 3 * 48); /* and no AUX record */
+	/* a thread cloned now: its event checks the parent's, not started */
+	assert_int_equal(sim_pmu_clone(f->sim, f->tid, 900, true), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, 900), 0);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 2);
+	assert_int_equal(tids[0], 900);
+	assert_int_equal(tids[1], 900);
+	pg->aux_offset = 2 * pg_size;
+	pg->aux_size = 4 * pg_size;
+	assert_int_equal(ops->mmap(ops->ctx, fd, 4 * pg_size, PROT_READ, 2 * pg_size, &aux), 0);
+	/* the AUX area: the thread's PT starts, but it checks the parent's */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, 900), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 2);
+	assert_int_equal(tids[1], 900);
+	/* the first start of the parent's event writes the last one */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, i == 1 ? 900 : f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 1);
+	assert_int_equal(tids[0], f->tid);
+	assert_int_equal(sim_pmu_exit(f->sim, 900), 0);
+	assert_int_equal(ops->munmap(ops->ctx, aux, 4 * pg_size), 0);
+	assert_int_equal(ops->munmap(ops->ctx, base, 2 * pg_size), 0);
+	assert_int_equal(ops->close(ops->ctx, fd), 0);
+}
+
 static int setup(void **state)
 {
 	return ptfix_setup(state, "win", "test_pt_windows", true);
@@ -911,6 +1009,7 @@ int main(void)
 		T(test_control_records_dropped),
 		T(test_aux_flags_facts),
 		T(test_sim_records_kernel_rules),
+		T(test_sim_itrace_start_rules),
 		T(test_records_drained_between_reads),
 		T(test_control_records_not_drained),
 		T(test_plan_counts_records_ring),

@@ -43,6 +43,11 @@ struct sim_event {
 	__u64 lost;
 	/* intel_pt: pt_config() ran once (PERF_ATTACH_ITRACE is set) */
 	bool itrace_started;
+	/*
+	 * intel_pt: started (hw.state 0): pt_event_start() got its AUX
+	 * handle, so the hardware writes and the stop ends the session.
+	 */
+	bool pt_on;
 	/* intel_pt ring: where the running session began; flags for its end */
 	__u64 aux_start, aux_flags;
 };
@@ -439,10 +444,15 @@ static bool put_record(struct sim_pmu *sim, struct sim_event *rb, const struct s
 }
 
 /*
- * perf_log_itrace_start() at @e's schedule-in: once in the life of the
- * event the record is checked against (an inherited event's parent),
- * before pt_config() sets PERF_ATTACH_ITRACE on @e itself (its first
- * start; never cleared). pid/tid: the task on the CPU.
+ * perf_log_itrace_start(), which event_sched_in() calls at each schedule-in
+ * of @e, before pmu->add(): unless the event it checks (an inherited
+ * event's parent, else @e) has PERF_ATTACH_ITRACE, which only pt_config()
+ * sets, on the event it starts (perf_event_itrace_started(): @e itself,
+ * never its parent), it writes the record into @e's ring, whether or not
+ * an AUX area is mapped there. So it repeats at every schedule-in until
+ * PT first started (an inherited event's: until the parent's did); the
+ * kernel also retries a failed schedule-in on its rotation timer, which
+ * the sim has no clock for. pid/tid: the task on the CPU (current).
  */
 static void itrace_start(struct sim_pmu *sim, struct sim_event *e, struct sim_event *rb)
 {
@@ -454,13 +464,12 @@ static void itrace_start(struct sim_pmu *sim, struct sim_event *e, struct sim_ev
 		__u8 sid[48];
 	} r = { .h = { PERF_RECORD_ITRACE_START, 0, 0 } };
 
-	if (!src->itrace_started) {
-		r.pid = t ? t->pid : 0;
-		r.tid = t ? t->tid : 0;
-		r.h.size = (__u16)(16 + put_id(sim, e, r.pid, r.tid, r.sid));
-		put_record(sim, rb, e, r.pid, r.tid, &r, r.h.size);
-	}
-	e->itrace_started = true;
+	if (src->itrace_started)
+		return;
+	r.pid = t ? t->pid : 0;
+	r.tid = t ? t->tid : 0;
+	r.h.size = (__u16)(16 + put_id(sim, e, r.pid, r.tid, r.sid));
+	put_record(sim, rb, e, r.pid, r.tid, &r, r.h.size);
 }
 
 /*
@@ -501,30 +510,63 @@ static void note_counting(const struct sim_pmu *sim, bool *was)
 }
 
 /*
- * After a change (ioctl, sched in/out, exec): an intel_pt event that
- * stopped had the kernel publish aux_head (pt_event_stop() ->
- * perf_aux_output_end()), only then; one that started begins with a PSB+,
- * so a decoder can sync there.
+ * Schedule-in of intel_pt event @e: its ITRACE_START (itrace_start()),
+ * then pt_event_start(): perf_aux_output_begin() fails without an AUX
+ * area in its ring (rb_has_aux()), and the event stays stopped; else PT
+ * starts, pt_config()'s first round sets PERF_ATTACH_ITRACE on @e, and
+ * the hardware begins with a PSB+, so a decoder can sync there.
+ */
+static void pt_sched_in(struct sim_pmu *sim, struct sim_event *e)
+{
+	struct sim_event *rb = ring_of(sim, e);
+
+	/* no ring: perf_output_begin() finds no rb, the record is not counted */
+	if (!rb)
+		return;
+	itrace_start(sim, e, rb);
+	if (!rb->aux)
+		return;
+	e->pt_on = true;
+	e->itrace_started = true;
+	rb->aux_start = rb->hw_pos;
+	rb->since_psb = sim->psb_every;
+}
+
+/*
+ * Schedule-out (or disable) of intel_pt event @e: pt_event_stop() does
+ * nothing for an event that never started (hw.state PERF_HES_STOPPED);
+ * else the session ends (aux_end()).
+ */
+static void pt_sched_out(struct sim_pmu *sim, struct sim_event *e)
+{
+	struct sim_event *rb = ring_of(sim, e);
+
+	if (!e->pt_on)
+		return;
+	e->pt_on = false;
+	if (rb && rb->aux)
+		aux_end(sim, e, rb);
+}
+
+/*
+ * After a change (ioctl, sched in/out, exec): the intel_pt events that
+ * were scheduled in or out since, as the kernel's pmu->add() and
+ * pmu->del() (pt_event_add(), pt_event_del()) handle them.
  */
 static void apply_counting(struct sim_pmu *sim, const bool *was)
 {
-	struct sim_event *e, *rb;
 	int i;
 
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
-		bool now = counting(sim, &sim->ev[i]);
+		struct sim_event *e = &sim->ev[i];
+		bool now = counting(sim, e);
 
-		e = &sim->ev[i];
-		if (e->kind != SIM_PT || was[i] == now || !(rb = ring_of(sim, e)))
+		if (e->kind != SIM_PT || was[i] == now)
 			continue;
-		if (!now && rb->aux)
-			aux_end(sim, e, rb);
-		if (now && rb->aux) {
-			itrace_start(sim, e, rb);
-			rb->aux_start = rb->hw_pos;
-		}
 		if (now)
-			rb->since_psb = sim->psb_every;
+			pt_sched_in(sim, e);
+		else
+			pt_sched_out(sim, e);
 	}
 }
 
@@ -818,8 +860,11 @@ static struct sim_event *pt_ring(struct sim_pmu *sim, int cpu)
 {
 	struct sim_event *w = writer(sim, cpu, SIM_PT, false);
 
-	/* pt_config_start() returns early while hw.aux_paused is set */
-	if (w && w->aux_paused)
+	/*
+	 * a started event only (pt_sched_in()); pt_config_start() returns
+	 * early while hw.aux_paused is set
+	 */
+	if (w && (!w->pt_on || w->aux_paused))
 		return NULL;
 
 	w = w ? ring_of(sim, w) : NULL;
@@ -1263,7 +1308,7 @@ static int inherit_one(struct sim_pmu *sim, int i, __u32 tid, const int *map)
 	c->base = c->aux = NULL;
 	c->base_len = c->aux_len = 0;
 	c->hw_pos = 0;
-	c->aux_paused = false;
+	c->aux_paused = c->pt_on = false;
 	/* a new event: its own PERF_ATTACH_ITRACE and ring state */
 	c->itrace_started = c->writable = false;
 	c->lost = c->aux_start = c->aux_flags = 0;

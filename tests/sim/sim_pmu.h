@@ -39,12 +39,15 @@
  *   aux_head moves at sched-out as well as at disable;
  * - the intel_pt event's own records go into its ring (after SET_OUTPUT,
  *   the output's), as the kernel writes them: PERF_RECORD_ITRACE_START
- *   at the first start of an event (perf_log_itrace_start(): checked on an
- *   inherited event's parent, set by pt_config() on the event itself, never
- *   cleared: a task-bound event's first schedule-in while enabled, a
- *   CPU-wide event's first enable), PERF_RECORD_AUX at each stop that had
+ *   at each schedule-in (a task-bound event's task coming on its CPU while
+ *   it is enabled, a CPU-wide event's enable) until PT first started
+ *   (perf_log_itrace_start(): PERF_ATTACH_ITRACE, checked on an inherited
+ *   event's parent, set by pt_config() on the event itself, never
+ *   cleared), so at every schedule-in while no AUX area is mapped, where
+ *   PT can't start (pt_event_start(): the event writes no trace and ends
+ *   no session); PERF_RECORD_AUX at each stop of a started event that had
  *   bytes or flags (perf_aux_output_end(), overwrite mode: OVERWRITE plus
- *   what sim_pmu_aux_flags() set), each with the event's sample ID. A ring
+ *   what sim_pmu_aux_flags() set). Each has the event's sample ID; a ring
  *   of no data pages drops them all, uncounted (rb->paused);
  * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
  *   sample id only, no next/prev fields) at its own task's sched-in and
