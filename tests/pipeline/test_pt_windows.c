@@ -26,10 +26,11 @@
  * ptbpf.json and in ptbpf-dump's summary.
  *
  * The simulated PMU's own rules for that ring are checked directly too
- * (ITRACE_START at each schedule-in until PT first started, AUX per
- * switch-out, LOST after a full ring), and ptbpf's drain of it: a window
- * of more switches than the ring holds keeps its AUX flags, and the loss
- * is said when not drained; the ring counts in the memory plan.
+ * (ITRACE_START at each schedule-in until PT first started, AUX of the
+ * whole area at each switch-out, LOST after a full ring), and ptbpf's
+ * drain of it: a window of more switches than the ring holds keeps its
+ * AUX flags, and the loss is said when not drained; a flagged AUX record
+ * of the whole area decodes whole; the ring counts in the memory plan.
  *
  * Each test prints "figures:" lines: instructions decoded and decoder
  * errors per snapshot, the issue's measure.
@@ -685,6 +686,40 @@ static unsigned long events_pt_lost(struct ptfix *f, int id)
 }
 
 /*
+ * The kernel's AUX record in overwrite mode gives the whole AUX area as
+ * its size (pt_event_stop()), not the bytes of the session: a window whose
+ * record has flags (kept for perf.data) still decodes whole, perf reads
+ * that record as the kernel wrote it, and the facts count its flags.
+ */
+static void test_aux_record_whole_area(void **state)
+{
+	struct ptfix *f = *state;
+	char cmd[512], want[96], *out;
+
+	start_on_cpu(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	sim_pmu_aux_flags(f->sim, 0, PERF_AUX_FLAG_COLLISION | PERF_AUX_FLAG_PARTIAL);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
+	check_window(f, 1, "stop, AUX record of the whole area", ptgen_branches_a.n);
+	assert_int_equal(f->bad, 0);
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -D -i %s/snapshot-000001/perf.data 2>&1 | grep 'PERF_RECORD_AUX '",
+		 f->out);
+	out = run_cmd(cmd);
+	print_message("perf: %s", out);
+	snprintf(want, sizeof(want), "size: %#x flags: %#x", (unsigned int)BUF,
+		 PERF_AUX_FLAG_OVERWRITE | PERF_AUX_FLAG_COLLISION | PERF_AUX_FLAG_PARTIAL);
+	assert_non_null(strstr(out, want));
+	free(out);
+	out = aux_facts(f, 1);
+	assert_string_equal(out, "{'truncated': 0, 'collision': 1, 'partial': 1, "
+				 "'records_lost': 0}\n");
+	free(out);
+}
+
+/*
  * @n sessions of this thread on CPU 0 (in, 100 bytes, out), each of which
  * has the kernel write a PERF_RECORD_AUX; session @flagged's carries
  * TRUNCATED. @drain_every: the run's drain, every so many sessions (as
@@ -808,12 +843,15 @@ static const struct perf_event_header *next_rec(const __u8 *ring, size_t size, _
 
 /*
  * The simulated PMU keeps the kernel's rules for the PT event's own ring
- * (perf_log_itrace_start(), perf_aux_output_end(), __perf_output_begin()),
- * driven directly: ITRACE_START once, at the event's first schedule-in
- * with its AUX area mapped, never again; an AUX record (OVERWRITE) at each switch-out that had
- * bytes; a writable ring that is full drops the records and counts them,
- * and the first record that fits once the reader moved data_tail is a
- * LOST of that count.
+ * (perf_log_itrace_start(), pt_event_stop() -> perf_aux_output_end(),
+ * __perf_output_begin()), driven directly: ITRACE_START once, at the
+ * event's first schedule-in with its AUX area mapped, never again; an AUX
+ * record at each switch-out, whatever the session wrote (none too): its
+ * offset the new aux_head, the hardware's position in the AUX area, its
+ * size the whole area's (overwrite mode), its flags OVERWRITE; a writable
+ * ring keeps a byte free, drops the records that don't fit and counts
+ * them, and the first record that fits once the reader moved data_tail
+ * is a LOST of that count.
  */
 static void test_sim_records_kernel_rules(void **state)
 {
@@ -859,13 +897,15 @@ static void test_sim_records_kernel_rules(void **state)
 	memcpy(who, h + 1, sizeof(who));
 	assert_int_equal(who[0], f->pid);
 	assert_int_equal(who[1], f->tid);
-	while (off < head) {
+	for (i = 1; off < head; i++) {
 		h = next_rec(ring, pg_size, &off, rec);
 		assert_int_equal(h->type, PERF_RECORD_AUX);
 		memcpy(v, h + 1, sizeof(v));
-		assert_int_equal(v[1], 100); /* the session's bytes */
+		assert_int_equal(v[0], i * 100); /* aux_head after the i-th stop */
+		assert_int_equal(v[1], 4 * pg_size); /* the whole area, not 100 */
 		assert_int_equal(v[2], PERF_AUX_FLAG_OVERWRITE);
 	}
+	assert_int_equal(pg->aux_head, 7000);
 	/* read: room again; the next switch-out's AUX follows a LOST of 7 */
 	pg->data_tail = head;
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
@@ -878,7 +918,21 @@ static void test_sim_records_kernel_rules(void **state)
 	assert_int_equal(v[1], 7);
 	h = next_rec(ring, pg_size, &off, rec);
 	assert_int_equal(h->type, PERF_RECORD_AUX);
+	memcpy(v, h + 1, sizeof(v));
+	assert_int_equal(v[0], 7100);
+	assert_int_equal(v[1], 4 * pg_size);
 	assert_int_equal(off, pg->data_head);
+	/* a session of no bytes ends with an AUX record all the same */
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_AUX);
+	memcpy(v, h + 1, sizeof(v));
+	assert_int_equal(v[0], 7100);
+	assert_int_equal(v[1], 4 * pg_size);
+	assert_int_equal(v[2], PERF_AUX_FLAG_OVERWRITE);
+	assert_int_equal(off, pg->data_head);
+	assert_int_equal(pg->aux_head, 7100);
 	assert_int_equal(ops->munmap(ops->ctx, aux, 4 * pg_size), 0);
 	assert_int_equal(ops->munmap(ops->ctx, base, 2 * pg_size), 0);
 	assert_int_equal(ops->close(ops->ctx, fd), 0);
@@ -1008,6 +1062,7 @@ int main(void)
 		T(test_command_cgroup_scope),
 		T(test_control_records_dropped),
 		T(test_aux_flags_facts),
+		T(test_aux_record_whole_area),
 		T(test_sim_records_kernel_rules),
 		T(test_sim_itrace_start_rules),
 		T(test_records_drained_between_reads),

@@ -48,8 +48,8 @@ struct sim_event {
 	 * handle, so the hardware writes and the stop ends the session.
 	 */
 	bool pt_on;
-	/* intel_pt ring: where the running session began; flags for its end */
-	__u64 aux_start, aux_flags;
+	/* intel_pt ring: the flags of the running session's end */
+	__u64 aux_flags;
 };
 
 struct sim_fail {
@@ -473,31 +473,35 @@ static void itrace_start(struct sim_pmu *sim, struct sim_event *e, struct sim_ev
 }
 
 /*
- * perf_aux_output_end() at @e's stop, overwrite mode: aux_head is
- * published, and a PERF_RECORD_AUX says where the session's bytes end,
- * how many there were and the flags (OVERWRITE, and what the hardware
- * or sim_pmu_aux_flags() added), when there were bytes or flags.
+ * pt_event_stop(PERF_EF_UPDATE) of a started @e in overwrite (snapshot)
+ * mode: pt_update_head() leaves the hardware's position inside the
+ * buffer, which becomes handle->head, and the size handed to
+ * perf_aux_output_end() is the whole buffer (buf->nr_pages << PAGE_SHIFT),
+ * however many bytes the session wrote, none included. That function
+ * sets aux_head to handle->head, writes a PERF_RECORD_AUX of that offset,
+ * size and flags (OVERWRITE, and what the hardware or sim_pmu_aux_flags()
+ * added) when the size or a flag beside OVERWRITE is non-zero (so at
+ * every stop here), and only then publishes aux_head in the user page.
  */
 static void aux_end(struct sim_pmu *sim, struct sim_event *e, struct sim_event *rb)
 {
 	struct perf_event_mmap_page *pg = (void *)rb->base;
 	struct sim_task *t = task_of(sim, e->task ? e->task : sim->on_cpu[e->cpu]);
-	__u64 size = rb->hw_pos - rb->aux_start;
 	struct {
 		struct perf_event_header h;
 		__u64 offset, size, flags;
 		__u8 sid[48];
 	} r = { .h = { PERF_RECORD_AUX, 0, 0 } };
 
-	__atomic_store_n(&pg->aux_head, rb->hw_pos % rb->aux_len, __ATOMIC_RELEASE);
 	r.offset = rb->hw_pos % rb->aux_len;
-	r.size = size < rb->aux_len ? size : rb->aux_len;
+	r.size = rb->aux_len;
 	r.flags = PERF_AUX_FLAG_OVERWRITE | rb->aux_flags;
 	rb->aux_flags = 0;
-	if (!r.size && !(r.flags & ~(__u64)PERF_AUX_FLAG_OVERWRITE))
-		return;
-	r.h.size = (__u16)(32 + put_id(sim, e, t ? t->pid : 0, t ? t->tid : 0, r.sid));
-	put_record(sim, rb, e, t ? t->pid : 0, t ? t->tid : 0, &r, r.h.size);
+	if (r.size || (r.flags & ~(__u64)PERF_AUX_FLAG_OVERWRITE)) {
+		r.h.size = (__u16)(32 + put_id(sim, e, t ? t->pid : 0, t ? t->tid : 0, r.sid));
+		put_record(sim, rb, e, t ? t->pid : 0, t ? t->tid : 0, &r, r.h.size);
+	}
+	__atomic_store_n(&pg->aux_head, r.offset, __ATOMIC_RELEASE);
 }
 
 /* Which events are scheduled in now, before a change. */
@@ -528,7 +532,6 @@ static void pt_sched_in(struct sim_pmu *sim, struct sim_event *e)
 		return;
 	e->pt_on = true;
 	e->itrace_started = true;
-	rb->aux_start = rb->hw_pos;
 	rb->since_psb = sim->psb_every;
 }
 
@@ -1311,7 +1314,7 @@ static int inherit_one(struct sim_pmu *sim, int i, __u32 tid, const int *map)
 	c->aux_paused = c->pt_on = false;
 	/* a new event: its own PERF_ATTACH_ITRACE and ring state */
 	c->itrace_started = c->writable = false;
-	c->lost = c->aux_start = c->aux_flags = 0;
+	c->lost = c->aux_flags = 0;
 	c->id = ++sim->next_id;
 	return n;
 }

@@ -45,10 +45,13 @@
  *   event's parent, set by pt_config() on the event itself, never
  *   cleared), so at every schedule-in while no AUX area is mapped, where
  *   PT can't start (pt_event_start(): the event writes no trace and ends
- *   no session); PERF_RECORD_AUX at each stop of a started event that had
- *   bytes or flags (perf_aux_output_end(), overwrite mode: OVERWRITE plus
- *   what sim_pmu_aux_flags() set). Each has the event's sample ID; a ring
- *   of no data pages drops them all, uncounted (rb->paused);
+ *   no session); PERF_RECORD_AUX at each stop of a started event
+ *   (pt_event_stop() -> perf_aux_output_end(), overwrite mode): its offset
+ *   the new aux_head (the hardware's position inside the AUX area), its
+ *   size the whole AUX area's, whatever the session wrote (none too), its
+ *   flags OVERWRITE plus what sim_pmu_aux_flags() set; aux_head is
+ *   published after it. Each has the event's sample ID; a ring of no data
+ *   pages drops them all, uncounted (rb->paused);
  * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
  *   sample id only, no next/prev fields) at its own task's sched-in and
  *   sched-out; CPU-wide ones write PERF_RECORD_SWITCH_CPU_WIDE at every

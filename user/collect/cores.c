@@ -772,10 +772,12 @@ static __u64 now_clock(const struct cores *c)
  * snapshot: ITRACE_START (the thread at PT's start), LOST, an AUX record
  * with a flag beside OVERWRITE (data lost or cut in that session), any
  * record of another type. A plain AUX record, which the kernel writes at
- * every stop of PT that had bytes (perf_aux_output_end(): each switch-out
- * of a target thread in process scope), only says where the session's
- * bytes end, which the read of the AUX area tells as well: passing over
- * those keeps the store bounded however many switches a window holds.
+ * every stop of PT (pt_event_stop() -> perf_aux_output_end(): each
+ * switch-out of a target thread in process scope, each pause), only says
+ * where the hardware stopped in the AUX area (its offset, the new
+ * aux_head), which the read of the AUX area tells as well; in overwrite
+ * mode its size is the whole area's, not the session's bytes. Passing
+ * over those keeps the store bounded however many switches a window holds.
  */
 static bool keep_rec(const struct perf_event_header *h, size_t len)
 {
