@@ -186,6 +186,18 @@ static int open_core(struct cores *c, const struct cores_config *cfg, struct cor
 
 	if (late)
 		da.disabled = sa.disabled = 1;
+	/*
+	 * Armed for the exec: the switch event too, though the plan (and
+	 * perf.data) has it enabled behind its disabled leader. Switch
+	 * records are side-band records, which reach every enabled event
+	 * whatever its leader's state (perf_iterate_sb() visits state
+	 * INACTIVE and above): an enabled member would record the held
+	 * child's switches before its exec.
+	 */
+	if (da.enable_on_exec) {
+		sa.disabled = 1;
+		sa.enable_on_exec = 1;
+	}
 	rc = perf_sys_open(c->sys, &da, core->cpu, c->plan.pid, -1, c->plan.flags, err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
