@@ -1368,6 +1368,47 @@ static void test_sim_ring_space(void **state)
 	}
 }
 
+/*
+ * Switch records are side-band records: perf_event_switch() hands them to
+ * perf_iterate_sb(), which gives them to every context_switch event in
+ * state INACTIVE or above, the event enabled itself, whatever its group
+ * leader's state; a disabled one gets none.
+ */
+static void test_sim_switch_sideband(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	struct perf_event_attr lead = { .size = sizeof(lead),
+					.type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_DUMMY,
+					.disabled = 1 },
+			       sw = lead;
+	struct perf_event_mmap_page *pg;
+	int l, m;
+	void *ring;
+
+	sw.context_switch = 1;
+	sw.disabled = 0;
+	assert_int_equal(sim_pmu_task(f->sim, TPID, TPID), 0);
+	l = ops->open(ops->ctx, &lead, TPID, 0, -1, 0);
+	m = ops->open(ops->ctx, &sw, TPID, 0, l, 0);
+	assert_true(l >= SIM_FD_BASE && m >= SIM_FD_BASE);
+	assert_int_equal(ops->mmap(ops->ctx, m, 2 * 4096, PROT_READ, 0, &ring), 0);
+	pg = ring;
+	/* the leader disabled: a switch-in and -out, the header alone */
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(pg->data_head, 2 * 8);
+	/* the member disabled: none */
+	assert_int_equal(ops->ioctl(ops->ctx, m, PERF_EVENT_IOC_DISABLE, 0), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(pg->data_head, 2 * 8);
+	assert_int_equal(ops->munmap(ops->ctx, ring, 2 * 4096), 0);
+	assert_int_equal(ops->close(ops->ctx, m), 0);
+	assert_int_equal(ops->close(ops->ctx, l), 0);
+}
+
 /* The records of forward ring @ring (2 pages) up to its data_head. */
 static unsigned int ring_recs(void *ring, const struct perf_event_header **recs, unsigned int max)
 {
@@ -1592,6 +1633,7 @@ int main(void)
 		T(test_process_owner_exits),
 		T(test_sim_rules),
 		T(test_sim_ring_space),
+		T(test_sim_switch_sideband),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

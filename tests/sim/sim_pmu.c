@@ -1429,10 +1429,14 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid, const char *comm)
 }
 
 /*
- * The switch records of a sched-in or sched-out of @t on @cpu, into every
- * context_switch event scheduled in there: PERF_RECORD_SWITCH for the
+ * The switch records of a sched-in or sched-out of @t on @cpu, as
+ * perf_event_switch() writes them: side-band records, which
+ * perf_iterate_sb() gives every context_switch event of that CPU (the
+ * CPU-wide ones, then @t's own) in state INACTIVE or above: the event
+ * enabled itself, whether or not its group is scheduled in (a disabled
+ * leader, a PT leader that could not start). PERF_RECORD_SWITCH for the
  * task's own events, PERF_RECORD_SWITCH_CPU_WIDE (the other side idle)
- * for CPU-wide ones, as perf_event_switch() writes them.
+ * for CPU-wide ones.
  */
 static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *t, bool out)
 {
@@ -1445,8 +1449,8 @@ static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i], *rb;
 
-		if (e->cpu != cpu || !e->attr.context_switch || !counting(sim, e) ||
-		    !(rb = ring_of(sim, e)))
+		if (!e->used || e->cpu != cpu || !e->attr.context_switch || !e->enabled ||
+		    e->exited || (e->task && e->task != t->tid) || !(rb = ring_of(sim, e)))
 			continue;
 		if (e->task) {
 			/* the header and the sample ID (none without sample_id_all) */

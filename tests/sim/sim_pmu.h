@@ -24,8 +24,11 @@
  * (MMAP, MMAP2, FORK, EXIT, COMM) are described with sim_pmu_mmap() below.
  *
  * Group ioctls (PERF_IOC_FLAG_GROUP) switch the leader and its members; a
- * member writes only while it and its leader are enabled. Any call can be
- * made to fail once with sim_pmu_fail(). Every call is counted.
+ * member counts (writes samples and trace) only while it and its leader
+ * are enabled, but side-band records (switches, and those of
+ * sim_pmu_mmap()) reach every enabled event, whatever its leader's state.
+ * Any call can be made to fail once with sim_pmu_fail(). Every call is
+ * counted.
  *
  * Events opened with pid -1 (or a cgroup) are CPU-wide and behave as above.
  * Events opened with a pid > 0 are bound to a simulated task (made with
@@ -52,11 +55,12 @@
  *   flags OVERWRITE plus what sim_pmu_aux_flags() set; aux_head is
  *   published after it. Each has the event's sample ID; a ring of no data
  *   pages drops them all, uncounted (rb->paused);
- * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
- *   sample id only, no next/prev fields) at its own task's sched-in and
- *   sched-out; CPU-wide ones write PERF_RECORD_SWITCH_CPU_WIDE at every
- *   sched-in/out of the CPU, two each time: the switch-out of the task
- *   going and the switch-in of the one coming, one side idle (pid/tid 0);
+ * - a task-bound context_switch event (enabled, its leader or not) writes
+ *   PERF_RECORD_SWITCH (header and sample id only, no next/prev fields) at
+ *   its own task's sched-in and sched-out; CPU-wide ones write
+ *   PERF_RECORD_SWITCH_CPU_WIDE at every sched-in/out of the CPU, two each
+ *   time: the switch-out of the task going and the switch-in of the one
+ *   coming, one side idle (pid/tid 0);
  * - records carry the primary id: an inherited event's parent's;
  * - PERF_EVENT_IOC_SET_OUTPUT sends an event's records and AUX data into
  *   another event's rings: -EINVAL unless both are on one CPU, write in the
