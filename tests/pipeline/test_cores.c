@@ -1043,6 +1043,36 @@ static void test_process_enable_on_exec(void **state)
 }
 
 /*
+ * A thread found while it runs on a CPU is traced from then on: its group
+ * starts once its output goes into the core's rings, and the kernel names
+ * it in an ITRACE_START. A group opened enabled would not: PT can't start
+ * before its ring has an AUX area (pt_event_start()), and the kernel
+ * tries the group again only at the thread's next schedule-in.
+ */
+static void test_process_add_thread_on_cpu(void **state)
+{
+	struct fixture *f = *state;
+	struct snap_core out;
+	__u32 who[2];
+
+	proc_config(f, 1);
+	f->cfg.start_running = true;
+	assert_non_null(open_sim(f));
+	assert_int_equal(sim_pmu_sched_in(f->sim, 3, TPID + 2), 0);
+	assert_int_equal(cores_add_thread(f->c, TPID + 2), 0);
+	assert_int_equal(sim_pmu_tick(f->sim, 3, 900), 900);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 3), 0);
+	assert_int_equal(read_core(f, 3, false, &out), 0);
+	assert_int_equal(out.trace_len, 900);
+	assert_non_null(out.ptrec);
+	assert_true(out.ptrec_len >= sizeof(struct perf_event_header) + sizeof(who));
+	assert_int_equal(((const struct perf_event_header *)out.ptrec)->type,
+			 PERF_RECORD_ITRACE_START);
+	memcpy(who, out.ptrec + sizeof(struct perf_event_header), sizeof(who));
+	assert_int_equal(who[1], TPID + 2);
+}
+
+/*
  * The thread whose events own the rings exits: its events are dead, the
  * rings stay, and the other threads' trace still lands there.
  */
@@ -1050,6 +1080,7 @@ static void test_process_owner_exits(void **state)
 {
 	struct fixture *f = *state;
 	struct snap_core out;
+	unsigned long calls;
 
 	proc_config(f, 2);
 	f->cfg.start_running = true;
@@ -1059,9 +1090,11 @@ static void test_process_owner_exits(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), -ESRCH);
 	assert_int_equal(run_task(f, 0, TPID + 1, 400), 400);
 	cores_set_offcpu(f->c, true);
+	/* off-CPU: the read pauses nothing */
+	calls = sim_pmu_calls(f->sim, SIM_IOCTL);
 	assert_int_equal(read_core(f, 0, false, &out), 0);
 	assert_int_equal(out.trace_len, 500);
-	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), 0);
+	assert_int_equal(sim_pmu_calls(f->sim, SIM_IOCTL), calls);
 	/* a thread found now is gone: nothing is opened for it */
 	assert_int_equal(cores_add_thread(f->c, TPID), -ESRCH);
 }
@@ -1269,6 +1302,111 @@ static void test_sim_rules(void **state)
 	for (fd = 0; fd < 5; fd++)
 		assert_int_equal(ops->close(ops->ctx, (int[]){ e0, e1, e2, e3, e4 }[fd]), 0);
 	assert_int_equal(sim_pmu_open_fds(f->sim), 0);
+}
+
+/*
+ * The simulated kernel's room in a writable ring, as
+ * ring_buffer_has_space() counts it (kernel/events/ring_buffer.c): one byte
+ * always stays free, forward and write_backward alike. 256 switch records
+ * of 16 bytes would fill a page to the last byte: the 256th is lost, and
+ * once the reader consumed the rest a LOST of 1 comes before the next
+ * record (a write_backward ring's below it, where the reader starts).
+ */
+static void test_sim_ring_space(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .context_switch = 1,
+				     .sample_id_all = 1,
+				     .sample_type = PERF_SAMPLE_IDENTIFIER };
+	const struct perf_event_header *h;
+	struct perf_event_mmap_page *pg;
+	int back, fd, i;
+	__u64 v[2], full, at;
+	__u8 *data, rec[48];
+	void *ring;
+
+	assert_int_equal(sim_pmu_task(f->sim, TPID, TPID), 0);
+	for (back = 0; back < 2; back++) {
+		a.write_backward = back;
+		fd = ops->open(ops->ctx, &a, TPID, 0, -1, 0);
+		assert_true(fd >= SIM_FD_BASE);
+		assert_int_equal(
+			ops->mmap(ops->ctx, fd, 2 * 4096, PROT_READ | PROT_WRITE, 0, &ring), 0);
+		pg = ring;
+		data = (__u8 *)ring + 4096;
+		for (i = 0; i < 128; i++) {
+			assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+			assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		}
+		/* 255 records: 4,080 bytes, 15 free, one lost */
+		full = back ? -(__u64)(255 * 16) : 255 * 16;
+		assert_int_equal(pg->data_head, full);
+		pg->data_tail = full;
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+		/* LOST (24 and the ID) and the switch-in; then the switch-out */
+		assert_int_equal(pg->data_head, back ? full - 64 : full + 64);
+		/* the LOST: at the old head; backward, below the switch-in it
+		 * came with and above the newer switch-out */
+		at = back ? full - 48 : full;
+		for (i = 0; i < (int)sizeof(rec); i++)
+			rec[i] = data[(at + (unsigned int)i) & 4095];
+		h = (const void *)rec;
+		assert_int_equal(h->type, PERF_RECORD_LOST);
+		assert_int_equal(h->size, 32);
+		memcpy(v, h + 1, sizeof(v));
+		assert_int_equal(v[1], 1);
+		h = (const void *)(rec + 32);
+		assert_int_equal(h->type, PERF_RECORD_SWITCH);
+		assert_int_equal(h->misc, 0);
+		assert_int_equal(ops->munmap(ops->ctx, ring, 2 * 4096), 0);
+		assert_int_equal(ops->close(ops->ctx, fd), 0);
+	}
+}
+
+/*
+ * Switch records are side-band records: perf_event_switch() hands them to
+ * perf_iterate_sb(), which gives them to every context_switch event in
+ * state INACTIVE or above, the event enabled itself, whatever its group
+ * leader's state; a disabled one gets none.
+ */
+static void test_sim_switch_sideband(void **state)
+{
+	struct fixture *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	struct perf_event_attr lead = { .size = sizeof(lead),
+					.type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_DUMMY,
+					.disabled = 1 },
+			       sw = lead;
+	struct perf_event_mmap_page *pg;
+	int l, m;
+	void *ring;
+
+	sw.context_switch = 1;
+	sw.disabled = 0;
+	assert_int_equal(sim_pmu_task(f->sim, TPID, TPID), 0);
+	l = ops->open(ops->ctx, &lead, TPID, 0, -1, 0);
+	m = ops->open(ops->ctx, &sw, TPID, 0, l, 0);
+	assert_true(l >= SIM_FD_BASE && m >= SIM_FD_BASE);
+	assert_int_equal(ops->mmap(ops->ctx, m, 2 * 4096, PROT_READ, 0, &ring), 0);
+	pg = ring;
+	/* the leader disabled: a switch-in and -out, the header alone */
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(pg->data_head, 2 * 8);
+	/* the member disabled: none */
+	assert_int_equal(ops->ioctl(ops->ctx, m, PERF_EVENT_IOC_DISABLE, 0), 0);
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, TPID), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	assert_int_equal(pg->data_head, 2 * 8);
+	assert_int_equal(ops->munmap(ops->ctx, ring, 2 * 4096), 0);
+	assert_int_equal(ops->close(ops->ctx, m), 0);
+	assert_int_equal(ops->close(ops->ctx, l), 0);
 }
 
 /* The records of forward ring @ring (2 pages) up to its data_head. */
@@ -1491,8 +1629,11 @@ int main(void)
 		T(test_process_add_thread),
 		T(test_process_fork_stays_out),
 		T(test_process_enable_on_exec),
+		T(test_process_add_thread_on_cpu),
 		T(test_process_owner_exits),
 		T(test_sim_rules),
+		T(test_sim_ring_space),
+		T(test_sim_switch_sideband),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,10 +26,11 @@
  * ptbpf.json and in ptbpf-dump's summary.
  *
  * The simulated PMU's own rules for that ring are checked directly too
- * (ITRACE_START once per event, AUX per switch-out, LOST after a full
- * ring), and ptbpf's drain of it: a window of more switches than the ring
- * holds keeps its AUX flags, and the loss is said when not drained; the
- * ring counts in the memory plan.
+ * (ITRACE_START at each schedule-in until PT first started, AUX of the
+ * whole area at each switch-out, LOST after a full ring), and ptbpf's
+ * drain of it: a window of more switches than the ring holds keeps its
+ * AUX flags, and the loss is said when not drained; a flagged AUX record
+ * of the whole area decodes whole; the ring counts in the memory plan.
  *
  * Each test prints "figures:" lines: instructions decoded and decoder
  * errors per snapshot, the issue's measure.
@@ -685,6 +686,40 @@ static unsigned long events_pt_lost(struct ptfix *f, int id)
 }
 
 /*
+ * The kernel's AUX record in overwrite mode gives the whole AUX area as
+ * its size (pt_event_stop()), not the bytes of the session: a window whose
+ * record has flags (kept for perf.data) still decodes whole, perf reads
+ * that record as the kernel wrote it, and the facts count its flags.
+ */
+static void test_aux_record_whole_area(void **state)
+{
+	struct ptfix *f = *state;
+	char cmd[512], want[96], *out;
+
+	start_on_cpu(f, SCOPE_PROCESS);
+	emit_path(f, 0, &ptgen_branches_a, 2000000);
+	sim_pmu_aux_flags(f->sim, 0, PERF_AUX_FLAG_COLLISION | PERF_AUX_FLAG_PARTIAL);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	ptfix_event(f, PTBPF_EV_STOP);
+	ptfix_drain(f, 1);
+	check_window(f, 1, "stop, AUX record of the whole area", ptgen_branches_a.n);
+	assert_int_equal(f->bad, 0);
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -D -i %s/snapshot-000001/perf.data 2>&1 | grep 'PERF_RECORD_AUX '",
+		 f->out);
+	out = run_cmd(cmd);
+	print_message("perf: %s", out);
+	snprintf(want, sizeof(want), "size: %#x flags: %#x", (unsigned int)BUF,
+		 PERF_AUX_FLAG_OVERWRITE | PERF_AUX_FLAG_COLLISION | PERF_AUX_FLAG_PARTIAL);
+	assert_non_null(strstr(out, want));
+	free(out);
+	out = aux_facts(f, 1);
+	assert_string_equal(out, "{'truncated': 0, 'collision': 1, 'partial': 1, "
+				 "'records_lost': 0}\n");
+	free(out);
+}
+
+/*
  * @n sessions of this thread on CPU 0 (in, 100 bytes, out), each of which
  * has the kernel write a PERF_RECORD_AUX; session @flagged's carries
  * TRUNCATED. @drain_every: the run's drain, every so many sessions (as
@@ -808,12 +843,15 @@ static const struct perf_event_header *next_rec(const __u8 *ring, size_t size, _
 
 /*
  * The simulated PMU keeps the kernel's rules for the PT event's own ring
- * (perf_log_itrace_start(), perf_aux_output_end(), __perf_output_begin()),
- * driven directly: ITRACE_START once, at the event's first schedule-in,
- * never again; an AUX record (OVERWRITE) at each switch-out that had
- * bytes; a writable ring that is full drops the records and counts them,
- * and the first record that fits once the reader moved data_tail is a
- * LOST of that count.
+ * (perf_log_itrace_start(), pt_event_stop() -> perf_aux_output_end(),
+ * __perf_output_begin()), driven directly: ITRACE_START once, at the
+ * event's first schedule-in with its AUX area mapped, never again; an AUX
+ * record at each switch-out, whatever the session wrote (none too): its
+ * offset the new aux_head, the hardware's position in the AUX area, its
+ * size the whole area's (overwrite mode), its flags OVERWRITE; a writable
+ * ring keeps a byte free, drops the records that don't fit and counts
+ * them, and the first record that fits once the reader moved data_tail
+ * is a LOST of that count.
  */
 static void test_sim_records_kernel_rules(void **state)
 {
@@ -859,13 +897,15 @@ static void test_sim_records_kernel_rules(void **state)
 	memcpy(who, h + 1, sizeof(who));
 	assert_int_equal(who[0], f->pid);
 	assert_int_equal(who[1], f->tid);
-	while (off < head) {
+	for (i = 1; off < head; i++) {
 		h = next_rec(ring, pg_size, &off, rec);
 		assert_int_equal(h->type, PERF_RECORD_AUX);
 		memcpy(v, h + 1, sizeof(v));
-		assert_int_equal(v[1], 100); /* the session's bytes */
+		assert_int_equal(v[0], i * 100); /* aux_head after the i-th stop */
+		assert_int_equal(v[1], 4 * pg_size); /* the whole area, not 100 */
 		assert_int_equal(v[2], PERF_AUX_FLAG_OVERWRITE);
 	}
+	assert_int_equal(pg->aux_head, 7000);
 	/* read: room again; the next switch-out's AUX follows a LOST of 7 */
 	pg->data_tail = head;
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
@@ -878,7 +918,119 @@ static void test_sim_records_kernel_rules(void **state)
 	assert_int_equal(v[1], 7);
 	h = next_rec(ring, pg_size, &off, rec);
 	assert_int_equal(h->type, PERF_RECORD_AUX);
+	memcpy(v, h + 1, sizeof(v));
+	assert_int_equal(v[0], 7100);
+	assert_int_equal(v[1], 4 * pg_size);
 	assert_int_equal(off, pg->data_head);
+	/* a session of no bytes ends with an AUX record all the same */
+	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	h = next_rec(ring, pg_size, &off, rec);
+	assert_int_equal(h->type, PERF_RECORD_AUX);
+	memcpy(v, h + 1, sizeof(v));
+	assert_int_equal(v[0], 7100);
+	assert_int_equal(v[1], 4 * pg_size);
+	assert_int_equal(v[2], PERF_AUX_FLAG_OVERWRITE);
+	assert_int_equal(off, pg->data_head);
+	assert_int_equal(pg->aux_head, 7100);
+	assert_int_equal(ops->munmap(ops->ctx, aux, 4 * pg_size), 0);
+	assert_int_equal(ops->munmap(ops->ctx, base, 2 * pg_size), 0);
+	assert_int_equal(ops->close(ops->ctx, fd), 0);
+}
+
+/* The ITRACE_STARTs of forward ring @ring from *@off to @head: their tids. */
+static unsigned int itrace_tids(const __u8 *ring, size_t size, __u64 *off, __u64 head, __u32 *tids,
+				unsigned int max)
+{
+	const struct perf_event_header *h;
+	unsigned int n = 0;
+	__u8 rec[256];
+	__u32 who[2];
+
+	while (*off < head) {
+		h = next_rec(ring, size, off, rec);
+		if (h->type != PERF_RECORD_ITRACE_START)
+			continue;
+		assert_true(n < max);
+		memcpy(who, h + 1, sizeof(who));
+		tids[n++] = who[1];
+	}
+	return n;
+}
+
+/*
+ * perf_log_itrace_start() writes an ITRACE_START at each schedule-in until
+ * PT of the event it checks first started: while no AUX area is mapped PT
+ * can't start (pt_event_start()), so every schedule-in writes one; the
+ * first with the AUX area starts PT (pt_config() sets PERF_ATTACH_ITRACE),
+ * and no other follows. An inherited event checks its parent's: a thread
+ * whose parent event never started writes one at each of its
+ * schedule-ins, though its own PT started.
+ */
+static void test_sim_itrace_start_rules(void **state)
+{
+	struct ptfix *f = *state;
+	const struct perf_sys_ops *ops = sim_pmu_ops(f->sim);
+	size_t pg_size = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PT_TYPE,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU,
+		.disabled = 1,
+		.inherit = 1,
+	};
+	struct perf_event_mmap_page *pg;
+	void *base, *aux;
+	__u64 off = 0;
+	__u32 tids[8];
+	__u8 *ring;
+	int fd, i;
+
+	fd = ops->open(ops->ctx, &a, (pid_t)f->tid, 0, -1, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(ops->mmap(ops->ctx, fd, 2 * pg_size, PROT_READ | PROT_WRITE, 0, &base), 0);
+	pg = base;
+	ring = (__u8 *)base + pg_size;
+	assert_int_equal(ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	/* no AUX area: PT never starts, each schedule-in says it would */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), -ENOENT);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 3);
+	assert_int_equal(pg->data_head, 3 * 48); /* and no AUX record */
+	/* a thread cloned now: its event checks the parent's, not started */
+	assert_int_equal(sim_pmu_clone(f->sim, f->tid, 900, true), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, 900), 0);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 2);
+	assert_int_equal(tids[0], 900);
+	assert_int_equal(tids[1], 900);
+	pg->aux_offset = 2 * pg_size;
+	pg->aux_size = 4 * pg_size;
+	assert_int_equal(ops->mmap(ops->ctx, fd, 4 * pg_size, PROT_READ, 2 * pg_size, &aux), 0);
+	/* the AUX area: the thread's PT starts, but it checks the parent's */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, 900), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 2);
+	assert_int_equal(tids[1], 900);
+	/* the first start of the parent's event writes the last one */
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(sim_pmu_sched_in(f->sim, 0, i == 1 ? 900 : f->tid), 0);
+		assert_int_equal(sim_pmu_tick(f->sim, 0, 100), 100);
+		assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
+	}
+	assert_int_equal(itrace_tids(ring, pg_size, &off, pg->data_head, tids, 8), 1);
+	assert_int_equal(tids[0], f->tid);
+	assert_int_equal(sim_pmu_exit(f->sim, 900), 0);
 	assert_int_equal(ops->munmap(ops->ctx, aux, 4 * pg_size), 0);
 	assert_int_equal(ops->munmap(ops->ctx, base, 2 * pg_size), 0);
 	assert_int_equal(ops->close(ops->ctx, fd), 0);
@@ -910,7 +1062,9 @@ int main(void)
 		T(test_command_cgroup_scope),
 		T(test_control_records_dropped),
 		T(test_aux_flags_facts),
+		T(test_aux_record_whole_area),
 		T(test_sim_records_kernel_rules),
+		T(test_sim_itrace_start_rules),
 		T(test_records_drained_between_reads),
 		T(test_control_records_not_drained),
 		T(test_plan_counts_records_ring),

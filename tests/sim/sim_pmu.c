@@ -43,8 +43,13 @@ struct sim_event {
 	__u64 lost;
 	/* intel_pt: pt_config() ran once (PERF_ATTACH_ITRACE is set) */
 	bool itrace_started;
-	/* intel_pt ring: where the running session began; flags for its end */
-	__u64 aux_start, aux_flags;
+	/*
+	 * intel_pt: started (hw.state 0): pt_event_start() got its AUX
+	 * handle, so the hardware writes and the stop ends the session.
+	 */
+	bool pt_on;
+	/* intel_pt ring: the flags of the running session's end */
+	__u64 aux_flags;
 };
 
 struct sim_fail {
@@ -318,19 +323,6 @@ static int sim_munmap(void *ctx, void *addr, size_t len)
 	return -EINVAL;
 }
 
-/* Store a record the way a write_backward ring gets it. */
-static void put_backward(struct sim_event *e, const void *rec, size_t len)
-{
-	struct perf_event_mmap_page *pg = (void *)e->base;
-	__u8 *ring = e->base + pg->data_offset;
-	__u64 head = pg->data_head - len;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		ring[(head + i) & (pg->data_size - 1)] = ((const __u8 *)rec)[i];
-	__atomic_store_n(&pg->data_head, head, __ATOMIC_RELEASE);
-}
-
 /*
  * The sample ID of a non-sample record of @e (sample_id_all), in the
  * kernel's order: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. Returns its
@@ -378,7 +370,7 @@ static size_t put_id(struct sim_pmu *sim, const struct sim_event *e, __u32 pid, 
 	return n;
 }
 
-/* Copy @len bytes to a forward ring at @head, wrapping. */
+/* Copy @len bytes into @rb's ring from position @head on, wrapping. */
 static void ring_copy(struct sim_event *rb, __u64 head, const void *rec, size_t len)
 {
 	struct perf_event_mmap_page *pg = (void *)rb->base;
@@ -390,32 +382,44 @@ static void ring_copy(struct sim_event *rb, __u64 head, const void *rec, size_t 
 }
 
 /*
+ * ring_buffer_has_space() (kernel/events/ring_buffer.c): CIRC_SPACE() of
+ * <linux/circ_buf.h>, from head to tail for a forward ring, from tail to
+ * head for a write_backward one (its head counts down), so one byte of
+ * the ring always stays free: a record fits when that many bytes do.
+ */
+static bool has_space(__u64 head, __u64 tail, __u64 size, size_t need, bool backward)
+{
+	__u64 space = backward ? (head - tail - 1) & (size - 1) : (tail - head - 1) & (size - 1);
+
+	return space >= need;
+}
+
+/*
  * Store a record of @e (@len bytes, its sample ID included) in @rb as
  * __perf_output_begin() does: a ring of no data pages is paused (the
- * record is gone, uncounted); a writable forward ring keeps what the
- * reader has not consumed: a record that does not fit is dropped and
- * counted, and the next that fits is preceded by a PERF_RECORD_LOST of
- * the count. Read-only rings overwrite. Returns whether it was stored.
+ * record is gone, uncounted); a writable ring, forward or write_backward,
+ * keeps what the reader has not consumed (data_tail): a record that does
+ * not fit (has_space()) is dropped and counted, and the next that fits is
+ * preceded by a PERF_RECORD_LOST of the count, both in the one space the
+ * kernel reserves (a write_backward ring's below its head, the LOST
+ * lowest). Read-only rings overwrite. The head is published once the
+ * record is in (perf_output_put_handle()). Returns whether it was stored.
  */
 static bool put_record(struct sim_pmu *sim, struct sim_event *rb, const struct sim_event *e,
 		       __u32 pid, __u32 tid, const void *rec, size_t len)
 {
 	struct perf_event_mmap_page *pg = (void *)rb->base;
+	bool back = rb->attr.write_backward;
 	struct {
 		struct perf_event_header h;
 		__u64 id, lost;
 		__u8 sid[48];
 	} lr;
 	size_t lost_len = 0;
-	__u64 head, tail;
+	__u64 head, tail, at;
 
 	if (!pg->data_size || (sim->drop_records && e->kind == SIM_PT))
 		return false;
-	if (rb->attr.write_backward) {
-		put_backward(rb, rec, len);
-		return true;
-	}
-	head = pg->data_head;
 	if (rb->lost) {
 		lr.h = (struct perf_event_header){ PERF_RECORD_LOST, 0, 0 };
 		lr.id = primary_id(sim, e);
@@ -423,26 +427,32 @@ static bool put_record(struct sim_pmu *sim, struct sim_event *rb, const struct s
 		lost_len = 24 + put_id(sim, e, pid, tid, lr.sid);
 		lr.h.size = (__u16)lost_len;
 	}
+	head = pg->data_head;
 	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE);
-	if (rb->writable && head - tail + lost_len + len > pg->data_size) {
+	if (rb->writable && !has_space(head, tail, pg->data_size, lost_len + len, back)) {
 		rb->lost++;
 		return false;
 	}
+	at = back ? head - lost_len - len : head;
 	if (lost_len) {
-		ring_copy(rb, head, &lr, lost_len);
-		head += lost_len;
+		ring_copy(rb, at, &lr, lost_len);
 		rb->lost = 0;
 	}
-	ring_copy(rb, head, rec, len);
-	__atomic_store_n(&pg->data_head, head + len, __ATOMIC_RELEASE);
+	ring_copy(rb, at + lost_len, rec, len);
+	__atomic_store_n(&pg->data_head, back ? at : head + lost_len + len, __ATOMIC_RELEASE);
 	return true;
 }
 
 /*
- * perf_log_itrace_start() at @e's schedule-in: once in the life of the
- * event the record is checked against (an inherited event's parent),
- * before pt_config() sets PERF_ATTACH_ITRACE on @e itself (its first
- * start; never cleared). pid/tid: the task on the CPU.
+ * perf_log_itrace_start(), which event_sched_in() calls at each schedule-in
+ * of @e, before pmu->add(): unless the event it checks (an inherited
+ * event's parent, else @e) has PERF_ATTACH_ITRACE, which only pt_config()
+ * sets, on the event it starts (perf_event_itrace_started(): @e itself,
+ * never its parent), it writes the record into @e's ring, whether or not
+ * an AUX area is mapped there. So it repeats at every schedule-in until
+ * PT first started (an inherited event's: until the parent's did); the
+ * kernel also retries a failed schedule-in on its rotation timer, which
+ * the sim has no clock for. pid/tid: the task on the CPU (current).
  */
 static void itrace_start(struct sim_pmu *sim, struct sim_event *e, struct sim_event *rb)
 {
@@ -454,41 +464,44 @@ static void itrace_start(struct sim_pmu *sim, struct sim_event *e, struct sim_ev
 		__u8 sid[48];
 	} r = { .h = { PERF_RECORD_ITRACE_START, 0, 0 } };
 
-	if (!src->itrace_started) {
-		r.pid = t ? t->pid : 0;
-		r.tid = t ? t->tid : 0;
-		r.h.size = (__u16)(16 + put_id(sim, e, r.pid, r.tid, r.sid));
-		put_record(sim, rb, e, r.pid, r.tid, &r, r.h.size);
-	}
-	e->itrace_started = true;
+	if (src->itrace_started)
+		return;
+	r.pid = t ? t->pid : 0;
+	r.tid = t ? t->tid : 0;
+	r.h.size = (__u16)(16 + put_id(sim, e, r.pid, r.tid, r.sid));
+	put_record(sim, rb, e, r.pid, r.tid, &r, r.h.size);
 }
 
 /*
- * perf_aux_output_end() at @e's stop, overwrite mode: aux_head is
- * published, and a PERF_RECORD_AUX says where the session's bytes end,
- * how many there were and the flags (OVERWRITE, and what the hardware
- * or sim_pmu_aux_flags() added), when there were bytes or flags.
+ * pt_event_stop(PERF_EF_UPDATE) of a started @e in overwrite (snapshot)
+ * mode: pt_update_head() leaves the hardware's position inside the
+ * buffer, which becomes handle->head, and the size handed to
+ * perf_aux_output_end() is the whole buffer (buf->nr_pages << PAGE_SHIFT),
+ * however many bytes the session wrote, none included. That function
+ * sets aux_head to handle->head, writes a PERF_RECORD_AUX of that offset,
+ * size and flags (OVERWRITE, and what the hardware or sim_pmu_aux_flags()
+ * added) when the size or a flag beside OVERWRITE is non-zero (so at
+ * every stop here), and only then publishes aux_head in the user page.
  */
 static void aux_end(struct sim_pmu *sim, struct sim_event *e, struct sim_event *rb)
 {
 	struct perf_event_mmap_page *pg = (void *)rb->base;
 	struct sim_task *t = task_of(sim, e->task ? e->task : sim->on_cpu[e->cpu]);
-	__u64 size = rb->hw_pos - rb->aux_start;
 	struct {
 		struct perf_event_header h;
 		__u64 offset, size, flags;
 		__u8 sid[48];
 	} r = { .h = { PERF_RECORD_AUX, 0, 0 } };
 
-	__atomic_store_n(&pg->aux_head, rb->hw_pos % rb->aux_len, __ATOMIC_RELEASE);
 	r.offset = rb->hw_pos % rb->aux_len;
-	r.size = size < rb->aux_len ? size : rb->aux_len;
+	r.size = rb->aux_len;
 	r.flags = PERF_AUX_FLAG_OVERWRITE | rb->aux_flags;
 	rb->aux_flags = 0;
-	if (!r.size && !(r.flags & ~(__u64)PERF_AUX_FLAG_OVERWRITE))
-		return;
-	r.h.size = (__u16)(32 + put_id(sim, e, t ? t->pid : 0, t ? t->tid : 0, r.sid));
-	put_record(sim, rb, e, t ? t->pid : 0, t ? t->tid : 0, &r, r.h.size);
+	if (r.size || (r.flags & ~(__u64)PERF_AUX_FLAG_OVERWRITE)) {
+		r.h.size = (__u16)(32 + put_id(sim, e, t ? t->pid : 0, t ? t->tid : 0, r.sid));
+		put_record(sim, rb, e, t ? t->pid : 0, t ? t->tid : 0, &r, r.h.size);
+	}
+	__atomic_store_n(&pg->aux_head, r.offset, __ATOMIC_RELEASE);
 }
 
 /* Which events are scheduled in now, before a change. */
@@ -501,30 +514,62 @@ static void note_counting(const struct sim_pmu *sim, bool *was)
 }
 
 /*
- * After a change (ioctl, sched in/out, exec): an intel_pt event that
- * stopped had the kernel publish aux_head (pt_event_stop() ->
- * perf_aux_output_end()), only then; one that started begins with a PSB+,
- * so a decoder can sync there.
+ * Schedule-in of intel_pt event @e: its ITRACE_START (itrace_start()),
+ * then pt_event_start(): perf_aux_output_begin() fails without an AUX
+ * area in its ring (rb_has_aux()), and the event stays stopped; else PT
+ * starts, pt_config()'s first round sets PERF_ATTACH_ITRACE on @e, and
+ * the hardware begins with a PSB+, so a decoder can sync there.
+ */
+static void pt_sched_in(struct sim_pmu *sim, struct sim_event *e)
+{
+	struct sim_event *rb = ring_of(sim, e);
+
+	/* no ring: perf_output_begin() finds no rb, the record is not counted */
+	if (!rb)
+		return;
+	itrace_start(sim, e, rb);
+	if (!rb->aux)
+		return;
+	e->pt_on = true;
+	e->itrace_started = true;
+	rb->since_psb = sim->psb_every;
+}
+
+/*
+ * Schedule-out (or disable) of intel_pt event @e: pt_event_stop() does
+ * nothing for an event that never started (hw.state PERF_HES_STOPPED);
+ * else the session ends (aux_end()).
+ */
+static void pt_sched_out(struct sim_pmu *sim, struct sim_event *e)
+{
+	struct sim_event *rb = ring_of(sim, e);
+
+	if (!e->pt_on)
+		return;
+	e->pt_on = false;
+	if (rb && rb->aux)
+		aux_end(sim, e, rb);
+}
+
+/*
+ * After a change (ioctl, sched in/out, exec): the intel_pt events that
+ * were scheduled in or out since, as the kernel's pmu->add() and
+ * pmu->del() (pt_event_add(), pt_event_del()) handle them.
  */
 static void apply_counting(struct sim_pmu *sim, const bool *was)
 {
-	struct sim_event *e, *rb;
 	int i;
 
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
-		bool now = counting(sim, &sim->ev[i]);
+		struct sim_event *e = &sim->ev[i];
+		bool now = counting(sim, e);
 
-		e = &sim->ev[i];
-		if (e->kind != SIM_PT || was[i] == now || !(rb = ring_of(sim, e)))
+		if (e->kind != SIM_PT || was[i] == now)
 			continue;
-		if (!now && rb->aux)
-			aux_end(sim, e, rb);
-		if (now && rb->aux) {
-			itrace_start(sim, e, rb);
-			rb->aux_start = rb->hw_pos;
-		}
 		if (now)
-			rb->since_psb = sim->psb_every;
+			pt_sched_in(sim, e);
+		else
+			pt_sched_out(sim, e);
 	}
 }
 
@@ -818,8 +863,11 @@ static struct sim_event *pt_ring(struct sim_pmu *sim, int cpu)
 {
 	struct sim_event *w = writer(sim, cpu, SIM_PT, false);
 
-	/* pt_config_start() returns early while hw.aux_paused is set */
-	if (w && w->aux_paused)
+	/*
+	 * a started event only (pt_sched_in()); pt_config_start() returns
+	 * early while hw.aux_paused is set
+	 */
+	if (w && (!w->pt_on || w->aux_paused))
 		return NULL;
 
 	w = w ? ring_of(sim, w) : NULL;
@@ -1263,10 +1311,10 @@ static int inherit_one(struct sim_pmu *sim, int i, __u32 tid, const int *map)
 	c->base = c->aux = NULL;
 	c->base_len = c->aux_len = 0;
 	c->hw_pos = 0;
-	c->aux_paused = false;
+	c->aux_paused = c->pt_on = false;
 	/* a new event: its own PERF_ATTACH_ITRACE and ring state */
 	c->itrace_started = c->writable = false;
-	c->lost = c->aux_start = c->aux_flags = 0;
+	c->lost = c->aux_flags = 0;
 	c->id = ++sim->next_id;
 	return n;
 }
@@ -1381,10 +1429,14 @@ int sim_pmu_exec(struct sim_pmu *sim, __u32 tid, const char *comm)
 }
 
 /*
- * The switch records of a sched-in or sched-out of @t on @cpu, into every
- * context_switch event scheduled in there: PERF_RECORD_SWITCH for the
+ * The switch records of a sched-in or sched-out of @t on @cpu, as
+ * perf_event_switch() writes them: side-band records, which
+ * perf_iterate_sb() gives every context_switch event of that CPU (the
+ * CPU-wide ones, then @t's own) in state INACTIVE or above: the event
+ * enabled itself, whether or not its group is scheduled in (a disabled
+ * leader, a PT leader that could not start). PERF_RECORD_SWITCH for the
  * task's own events, PERF_RECORD_SWITCH_CPU_WIDE (the other side idle)
- * for CPU-wide ones, as perf_event_switch() writes them.
+ * for CPU-wide ones.
  */
 static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *t, bool out)
 {
@@ -1397,8 +1449,8 @@ static void write_switches(struct sim_pmu *sim, int cpu, const struct sim_task *
 	for (i = 0; i < SIM_MAX_EVENTS; i++) {
 		struct sim_event *e = &sim->ev[i], *rb;
 
-		if (e->cpu != cpu || !e->attr.context_switch || !counting(sim, e) ||
-		    !(rb = ring_of(sim, e)))
+		if (!e->used || e->cpu != cpu || !e->attr.context_switch || !e->enabled ||
+		    e->exited || (e->task && e->task != t->tid) || !(rb = ring_of(sim, e)))
 			continue;
 		if (e->task) {
 			/* the header and the sample ID (none without sample_id_all) */

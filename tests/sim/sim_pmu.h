@@ -16,12 +16,19 @@
  *   PERF_RECORD_SWITCH_CPU_WIDE.
  * Records go into write_backward rings as the kernel writes them: data_head
  * counts down, each record is stored below the previous one; other rings
- * are written forward. Side-band records of tasks (MMAP, MMAP2, FORK,
- * EXIT, COMM) are described with sim_pmu_mmap() below.
+ * are written forward. A ring mapped writable, in either direction, keeps
+ * what the reader has not consumed (data_tail) and one byte more free
+ * (ring_buffer_has_space()): a record that does not fit is dropped and
+ * counted, and a PERF_RECORD_LOST of the count goes before the next one
+ * that fits; a read-only ring overwrites. Side-band records of tasks
+ * (MMAP, MMAP2, FORK, EXIT, COMM) are described with sim_pmu_mmap() below.
  *
  * Group ioctls (PERF_IOC_FLAG_GROUP) switch the leader and its members; a
- * member writes only while it and its leader are enabled. Any call can be
- * made to fail once with sim_pmu_fail(). Every call is counted.
+ * member counts (writes samples and trace) only while it and its leader
+ * are enabled, but side-band records (switches, and those of
+ * sim_pmu_mmap()) reach every enabled event, whatever its leader's state.
+ * Any call can be made to fail once with sim_pmu_fail(). Every call is
+ * counted.
  *
  * Events opened with pid -1 (or a cgroup) are CPU-wide and behave as above.
  * Events opened with a pid > 0 are bound to a simulated task (made with
@@ -35,20 +42,25 @@
  *   aux_head moves at sched-out as well as at disable;
  * - the intel_pt event's own records go into its ring (after SET_OUTPUT,
  *   the output's), as the kernel writes them: PERF_RECORD_ITRACE_START
- *   at the first start of an event (perf_log_itrace_start(): checked on an
- *   inherited event's parent, set by pt_config() on the event itself, never
- *   cleared: a task-bound event's first schedule-in while enabled, a
- *   CPU-wide event's first enable), PERF_RECORD_AUX at each stop that had
- *   bytes or flags (perf_aux_output_end(), overwrite mode: OVERWRITE plus
- *   what sim_pmu_aux_flags() set), each with the event's sample ID. A ring
- *   of no data pages drops them all, uncounted (rb->paused); a writable
- *   ring drops what does not fit before data_tail, and writes a
- *   PERF_RECORD_LOST of the count before the next record that fits;
- * - a task-bound context_switch event writes PERF_RECORD_SWITCH (header and
- *   sample id only, no next/prev fields) at its own task's sched-in and
- *   sched-out; CPU-wide ones write PERF_RECORD_SWITCH_CPU_WIDE at every
- *   sched-in/out of the CPU, two each time: the switch-out of the task
- *   going and the switch-in of the one coming, one side idle (pid/tid 0);
+ *   at each schedule-in (a task-bound event's task coming on its CPU while
+ *   it is enabled, a CPU-wide event's enable) until PT first started
+ *   (perf_log_itrace_start(): PERF_ATTACH_ITRACE, checked on an inherited
+ *   event's parent, set by pt_config() on the event itself, never
+ *   cleared), so at every schedule-in while no AUX area is mapped, where
+ *   PT can't start (pt_event_start(): the event writes no trace and ends
+ *   no session); PERF_RECORD_AUX at each stop of a started event
+ *   (pt_event_stop() -> perf_aux_output_end(), overwrite mode): its offset
+ *   the new aux_head (the hardware's position inside the AUX area), its
+ *   size the whole AUX area's, whatever the session wrote (none too), its
+ *   flags OVERWRITE plus what sim_pmu_aux_flags() set; aux_head is
+ *   published after it. Each has the event's sample ID; a ring of no data
+ *   pages drops them all, uncounted (rb->paused);
+ * - a task-bound context_switch event (enabled, its leader or not) writes
+ *   PERF_RECORD_SWITCH (header and sample id only, no next/prev fields) at
+ *   its own task's sched-in and sched-out; CPU-wide ones write
+ *   PERF_RECORD_SWITCH_CPU_WIDE at every sched-in/out of the CPU, two each
+ *   time: the switch-out of the task going and the switch-in of the one
+ *   coming, one side idle (pid/tid 0);
  * - records carry the primary id: an inherited event's parent's;
  * - PERF_EVENT_IOC_SET_OUTPUT sends an event's records and AUX data into
  *   another event's rings: -EINVAL unless both are on one CPU, write in the

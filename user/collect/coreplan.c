@@ -126,7 +126,11 @@ static void scope_attrs(struct coreplan *plan, const struct cores_config *cfg)
 	plan->data_attr.inherit = 1;
 	plan->data_attr.inherit_thread = !cfg->follow;
 	if (cfg->enable_on_exec) {
-		/* the leader only: siblings follow it in and out */
+		/*
+		 * the leader only: siblings follow it in and out (cores.c
+		 * opens the switch event armed too: side-band records reach
+		 * an enabled member whatever its leader's state)
+		 */
 		plan->data_attr.disabled = 1;
 		plan->data_attr.enable_on_exec = 1;
 		plan->sb_attr.disabled = 0;

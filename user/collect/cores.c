@@ -162,14 +162,43 @@ static int open_actions(struct cores *c, const struct cores_config *cfg, int cpu
 	return 0;
 }
 
+/*
+ * Whether a data event's group that should run at once (@running) is
+ * opened disabled and enabled by an ioctl once its rings are in place:
+ * an AUX backend's always. The kernel's pt_event_start() can't start PT
+ * before the AUX area is mapped in the event's ring (perf_aux_output_begin()
+ * finds none), so a group opened enabled fails to schedule in and is tried
+ * again only at its next schedule-in or rotation: PT would start late,
+ * and each try writes an ITRACE_START (perf_log_itrace_start()).
+ */
+static bool enable_late(const struct cores *c, bool running)
+{
+	return running && c->plan.ops->aux;
+}
+
 /* Open @core; 1 when its CPU turned out to be offline (skip it). */
 static int open_core(struct cores *c, const struct cores_config *cfg, struct core *core, char *err,
 		     size_t errlen)
 {
+	struct perf_event_attr da = c->plan.data_attr, sa = c->plan.sb_attr;
+	bool late = enable_late(c, !da.disabled);
 	int rc;
 
-	rc = perf_sys_open(c->sys, &c->plan.data_attr, core->cpu, c->plan.pid, -1, c->plan.flags,
-			   err, errlen);
+	if (late)
+		da.disabled = sa.disabled = 1;
+	/*
+	 * Armed for the exec: the switch event too, though the plan (and
+	 * perf.data) has it enabled behind its disabled leader. Switch
+	 * records are side-band records, which reach every enabled event
+	 * whatever its leader's state (perf_iterate_sb() visits state
+	 * INACTIVE and above): an enabled member would record the held
+	 * child's switches before its exec.
+	 */
+	if (da.enable_on_exec) {
+		sa.disabled = 1;
+		sa.enable_on_exec = 1;
+	}
+	rc = perf_sys_open(c->sys, &da, core->cpu, c->plan.pid, -1, c->plan.flags, err, errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc == -EINVAL) {
@@ -180,8 +209,8 @@ static int open_core(struct cores *c, const struct cores_config *cfg, struct cor
 		return rc;
 	core->data_fd = rc;
 	/* in the data event's group: one ioctl switches both */
-	rc = perf_sys_open(c->sys, &c->plan.sb_attr, core->cpu, c->plan.pid, core->data_fd,
-			   c->plan.flags, err, errlen);
+	rc = perf_sys_open(c->sys, &sa, core->cpu, c->plan.pid, core->data_fd, c->plan.flags, err,
+			   errlen);
 	if (rc == -ENODEV || rc == -ENOENT)
 		return 1;
 	if (rc < 0)
@@ -196,6 +225,8 @@ static int open_core(struct cores *c, const struct cores_config *cfg, struct cor
 		rc = perf_sys_id(c->sys, core->data_fd, core->cpu, &core->data_id, err, errlen);
 	if (!rc)
 		rc = perf_sys_id(c->sys, core->sb_fd, core->cpu, &core->sb_id, err, errlen);
+	if (!rc && late)
+		rc = perf_sys_enable(c->sys, core->data_fd, core->cpu, true, err, errlen);
 	return rc;
 }
 
@@ -280,6 +311,7 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err, s
 {
 	struct perf_event_attr da = c->plan.data_attr, sa = c->plan.sb_attr;
 	struct thread_group group = { -1, -1, { .n = 0 } };
+	bool running = core->state == CORE_RUNNING, late = enable_late(c, running);
 	int rc;
 
 	if (core->nr_extra == core->cap_extra) {
@@ -291,7 +323,8 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err, s
 		core->extra = p;
 		core->cap_extra = cap;
 	}
-	da.disabled = sa.disabled = core->state != CORE_RUNNING;
+	/* once its output goes into the core's rings (enable_late()) */
+	da.disabled = sa.disabled = !running || late;
 	da.enable_on_exec = sa.enable_on_exec = 0;
 	rc = perf_sys_open(c->sys, &da, core->cpu, tid, -1, 0, err, errlen);
 	if (rc < 0)
@@ -308,7 +341,10 @@ static int add_group(struct cores *c, struct core *core, pid_t tid, char *err, s
 	if (!rc)
 		rc = open_actions(c, NULL, core->cpu, tid, group.data_fd, &group.act, false, err,
 				  errlen);
+	if (!rc && late)
+		rc = perf_sys_enable(c->sys, group.data_fd, core->cpu, true, err, errlen);
 	if (rc < 0) {
+		auxact_close(c->sys, &group.act);
 		perf_sys_close(c->sys, &group.sb_fd);
 		perf_sys_close(c->sys, &group.data_fd);
 		return rc;
@@ -748,10 +784,12 @@ static __u64 now_clock(const struct cores *c)
  * snapshot: ITRACE_START (the thread at PT's start), LOST, an AUX record
  * with a flag beside OVERWRITE (data lost or cut in that session), any
  * record of another type. A plain AUX record, which the kernel writes at
- * every stop of PT that had bytes (perf_aux_output_end(): each switch-out
- * of a target thread in process scope), only says where the session's
- * bytes end, which the read of the AUX area tells as well: passing over
- * those keeps the store bounded however many switches a window holds.
+ * every stop of PT (pt_event_stop() -> perf_aux_output_end(): each
+ * switch-out of a target thread in process scope, each pause), only says
+ * where the hardware stopped in the AUX area (its offset, the new
+ * aux_head), which the read of the AUX area tells as well; in overwrite
+ * mode its size is the whole area's, not the session's bytes. Passing
+ * over those keeps the store bounded however many switches a window holds.
  */
 static bool keep_rec(const struct perf_event_header *h, size_t len)
 {

@@ -22,8 +22,8 @@
 
 /*
  * The PT event's records ring, in pages. The kernel writes an AUX record
- * (64 bytes with the sample IDs ptbpf asks) at each stop of PT that had
- * bytes: each switch-out of a target thread in process scope. 16 pages
+ * (64 bytes with the sample IDs ptbpf asks) at each stop of PT, whatever
+ * it wrote: each switch-out of a target thread in process scope. 16 pages
  * hold about 1,000 of them; ptbpf drains the ring every PTBE_DRAIN_NS
  * (cores_drain_records()), so a CPU loses records only past some 10,000
  * switch-outs a second.

@@ -6,10 +6,10 @@
  *
  * Why: a PT window (the bytes since the last read) starts wherever the
  * last read left off, often in the middle of a thread's time on the CPU.
- * Its switch-in, or the kernel's ITRACE_START (written once, at the
- * event's first start), lies in an earlier window, and a decoder that
- * learns the thread only from those attributes the start of the window
- * to no thread at all. The cores keep the thread each CPU runs across
+ * Its switch-in, or the kernel's ITRACE_START (written at the
+ * schedule-ins until the event's PT first started), lies in an earlier
+ * window, and a decoder that learns the thread only from those
+ * attributes the start of the window to no thread at all. The cores keep the thread each CPU runs across
  * reads, so the writer can name it at the start of each window.
  */
 #ifndef PTBPF_PTRECS_H
