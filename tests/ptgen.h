@@ -191,7 +191,7 @@ static inline int ptgen_snapshot_init(struct snapshot *s, struct snap_core *core
 	memset(core, 0, sizeof(*core));
 	s->id = 1;
 	s->run.backend = backend;
-	s->why.kind = SNAPTRIG_STOP;
+	s->why.kind = SNAPCAUSE_STOP;
 	s->run.pid = pid;
 	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;
 	s->run.sb_attr.config = PERF_COUNT_SW_DUMMY;

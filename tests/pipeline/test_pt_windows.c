@@ -241,7 +241,7 @@ static void test_requested_then_stop(void **state)
 	for (round = 0; round < 3; round++) {
 		emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-		control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+		control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 		ptfix_wait_written(f, id++);
 		emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
@@ -293,7 +293,7 @@ static void two_windows(struct ptfix *f, enum win_end end, const char *how)
 	char what[64];
 
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	if (end == END_STOP) {
@@ -335,7 +335,7 @@ static void test_wrapped_window(void **state)
 
 	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	for (i = 0; i * 100 < 2 * BUF; i++)
 		emit_path(f, 0, i & 1 ? &ptgen_branches_a : &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -417,10 +417,10 @@ static void test_full_windows(void **state)
 	f->full = true;
 	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 2);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid2), 0);
@@ -540,11 +540,11 @@ static void test_follow_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 1, (__u32)child), 0);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 2);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -722,7 +722,7 @@ static void test_records_drained_between_reads(void **state)
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 100);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	ptfix_drain(f, 1);
 	out = aux_facts(f, 1);
@@ -740,10 +740,10 @@ static void test_control_records_not_drained(void **state)
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 0);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	many_sessions(f, 1, 1, 0);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 2);
 	ptfix_drain(f, 2);
 	out = aux_facts(f, 1);

@@ -161,7 +161,7 @@ static const struct snap_run *describe(struct fx *f)
 static int64_t stage(struct fx *f, int i)
 {
 	return snapstage_stage(f->w.stage, &(struct snap_trigger){
-						   .kind = SNAPTRIG_STOP,
+						   .kind = SNAPCAUSE_STOP,
 						   .ts = i,
 						   .sig = 19,
 					   });

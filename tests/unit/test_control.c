@@ -58,10 +58,10 @@ static int fake_snapshot(void *ctx, const struct snap_trigger *t)
 	int n;
 
 	if (t->spec)
-		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", snaptrig_name(t->kind), t->spec,
+		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", snapcause_name(t->kind), t->spec,
 			     (unsigned long long)t->ts);
 	else
-		n = snprintf(s, sizeof(s), "S(%s", snaptrig_name(t->kind));
+		n = snprintf(s, sizeof(s), "S(%s", snapcause_name(t->kind));
 	if (t->folded)
 		n += snprintf(s + n, sizeof(s) - n, "+%u", t->folded);
 	/* --trigger-on hits folded in: counted apart from stops */

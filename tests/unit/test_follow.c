@@ -56,7 +56,7 @@ static int fake_snapshot(void *ctx, const struct snap_trigger *t)
 {
 	char s[64];
 
-	snprintf(s, sizeof(s), "S(%s:%u)", snaptrig_name(t->kind), t->pid);
+	snprintf(s, sizeof(s), "S(%s:%u)", snapcause_name(t->kind), t->pid);
 	note(ctx, s);
 	return 0;
 }

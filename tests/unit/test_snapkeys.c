@@ -58,7 +58,7 @@ static void fill(struct fixture *fx)
 	s->run.cpu_info.tsc_ctc_ratio_d = 2;
 	s->run.cpu_info.max_nonturbo_ratio = 21;
 	s->why = (struct snap_trigger){
-		.kind = SNAPTRIG_FATAL,
+		.kind = SNAPCAUSE_FATAL,
 		.ts = 5555,
 		.sig = 11,
 		.tid = 1003,
@@ -167,7 +167,7 @@ static void test_ptbpf_json_round_trip(void **state)
 	assert_int_equal(d.trigger_pid, 2000);
 	assert_int_equal(d.pid, 2000);
 	assert_string_equal(d.trigger, "fatal");
-	assert_int_equal(d.trigger_kind, SNAPTRIG_FATAL);
+	assert_int_equal(d.trigger_kind, SNAPCAUSE_FATAL);
 	assert_string_equal(d.signal, "SIGSEGV");
 	assert_int_equal(d.trigger_ts, 5555);
 	assert_int_equal(d.trigger_tid, 1003);

@@ -49,7 +49,7 @@ static int setup(void **state)
 	s = &fx->snap;
 	s->id = 7;
 	s->run.backend = BACKEND_INTEL_PT;
-	s->why.kind = SNAPTRIG_STOP;
+	s->why.kind = SNAPCAUSE_STOP;
 	s->run.pid = 4242;
 	s->run.data_attr.type = 8;
 	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;

@@ -224,8 +224,8 @@ void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_m
 
 bool last_stops(const struct dump_snap *s)
 {
-	return s->trigger_kind == SNAPTRIG_STOP || s->trigger_kind == SNAPTRIG_FATAL ||
-	       s->trigger_kind == SNAPTRIG_HIT;
+	return s->trigger_kind == SNAPCAUSE_STOP || s->trigger_kind == SNAPCAUSE_FATAL ||
+	       s->trigger_kind == SNAPCAUSE_HIT;
 }
 
 int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n)
@@ -270,8 +270,8 @@ void last_before_text(FILE *out, const struct dump_snap *s, const struct dump_mo
 	size_t i;
 
 	fprintf(out, "%slast before the %s (newest first):%s\n", indent,
-		s->trigger_kind == SNAPTRIG_HIT ? "hit" :
-						  textesc_str(trig, sizeof(trig), s->trigger),
+		s->trigger_kind == SNAPCAUSE_HIT ? "hit" :
+						   textesc_str(trig, sizeof(trig), s->trigger),
 		n ? "" : " no samples");
 	for (i = 0; i < n && i < max; i++)
 		last_moment_print(out, s, &v[n - 1 - i], s->trigger_ts, tab);

@@ -404,7 +404,7 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 			meta_proc(pr, o, file, at, log);
 		}
 	}
-	if (jsondoc_get_u64(root, SNAPKEY_TRIGGER_PID, &trig) || !trig || trig > UINT32_MAX)
+	if (jsondoc_get_u64(root, SNAPKEY_CAUSE_PID, &trig) || !trig || trig > UINT32_MAX)
 		return;
 	s->trigger_pid = (uint32_t)trig;
 	if (trig == s->pid)
@@ -541,7 +541,7 @@ static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 
 	if (!jsondoc_get_str(root, SNAPKEY_STOP_KIND, &str))
 		snprintf(s->stop_kind, sizeof(s->stop_kind), "%s", str);
-	if (!jsondoc_get_u64(root, SNAPKEY_TRIGGER_TID, &v))
+	if (!jsondoc_get_u64(root, SNAPKEY_CAUSE_TID, &v))
 		s->trigger_tid = (uint32_t)v;
 	if (!jsondoc_get_i64(root, SNAPKEY_SI_CODE, &i)) {
 		s->has_si_code = true;
@@ -567,10 +567,10 @@ static void meta_head(struct dump_snap *s, const struct json_object *root, const
 	need_str(root, SNAPKEY_BACKEND, backend, sizeof(backend), file, "", log, false);
 	if (snapfmt_backend_parse(backend, false, &s->backend) && backend[0])
 		snap_error(log, file, -1, "unknown backend \"%s\"", backend);
-	need_str(root, SNAPKEY_TRIGGER, s->trigger, sizeof(s->trigger), file, "", log, false);
-	s->trigger_kind = snaptrig_parse(s->trigger);
+	need_str(root, SNAPKEY_CAUSE, s->trigger, sizeof(s->trigger), file, "", log, false);
+	s->trigger_kind = snapcause_parse(s->trigger);
 	need_str(root, SNAPKEY_SIGNAL, s->signal, sizeof(s->signal), file, "", log, true);
-	s->trigger_ts = need_u64(root, SNAPKEY_TRIGGER_TS, file, "", log);
+	s->trigger_ts = need_u64(root, SNAPKEY_CAUSE_TS, file, "", log);
 	s->pid = (uint32_t)need_u64(root, SNAPKEY_PID, file, "", log);
 	meta_trigger(s, root);
 	/* older snapshots may lack it: a stream, as before --full existed */

@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "snapdata.h"
-#include "snaptrig.h"
+#include "snapcause.h"
 
 struct dump_uwctx;
 
@@ -139,7 +139,7 @@ struct dump_snap {
 	enum ptbpf_backend backend;
 	/* the trigger as named (a newer ptbpf's unknown kind is still shown) */
 	char trigger[16], signal[16];
-	enum snaptrig trigger_kind; /* read from @trigger once, compared */
+	enum snap_cause_kind trigger_kind; /* read from @trigger once, compared */
 	uint64_t trigger_ts;
 	/* what the trigger was; absent (0, "") in older ptbpf.json files */
 	char stop_kind[24];

@@ -198,9 +198,9 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 	sig = signals_number(s->signal);
 	/* --trigger-on: the target reached a function, it did not stop */
 	fprintf(out, "  %s:",
-		s->trigger_kind == SNAPTRIG_FATAL ? "fault" :
-		s->trigger_kind == SNAPTRIG_HIT	  ? "hit" :
-						    "stopped");
+		s->trigger_kind == SNAPCAUSE_FATAL ? "fault" :
+		s->trigger_kind == SNAPCAUSE_HIT   ? "hit" :
+						     "stopped");
 	if (s->trigger_tid)
 		fprintf(out, " tid %u,", s->trigger_tid);
 	if (s->stop_kind[0]) {

@@ -16,7 +16,7 @@
 #include <linux/perf_event.h>
 
 #include "snapdata.h"
-#include "snaptrig.h"
+#include "snapcause.h"
 
 struct vdso_image;
 
@@ -137,7 +137,7 @@ struct snap_process {
  * or a request. Strings are static.
  */
 struct snap_trigger {
-	enum snaptrig kind;
+	enum snap_cause_kind kind;
 	__u64 ts; /* CLOCK_MONOTONIC ns of the transition */
 	int sig; /* 0 when none */
 	__u32 tid; /* the thread that stopped last or faulted; 0: none */

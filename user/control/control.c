@@ -310,7 +310,7 @@ static void unfold_pending(struct control *c)
 }
 
 static void trigger(struct control *c, unsigned int bit, const struct ptbpf_event *e,
-		    enum snaptrig kind)
+		    enum snap_cause_kind kind)
 {
 	struct snap_trigger t = {
 		.kind = kind,
@@ -349,7 +349,7 @@ static void trigger(struct control *c, unsigned int bit, const struct ptbpf_even
 static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 {
 	struct snap_trigger t = {
-		.kind = SNAPTRIG_HIT,
+		.kind = SNAPCAUSE_HIT,
 		.ts = e->ts,
 		.tid = e->tid,
 		.ip = e->ip,
@@ -402,11 +402,11 @@ static void apply(struct control *c, const struct ptbpf_event *e, uint64_t recv_
 	if (e->kind == PTBPF_EV_TRIGGER)
 		trigger_hit(c, e);
 	else if (e->kind == PTBPF_EV_STOP)
-		trigger(c, TRIGGER_STOP, e, SNAPTRIG_STOP);
+		trigger(c, TRIGGER_STOP, e, SNAPCAUSE_STOP);
 	else if (e->kind == PTBPF_EV_FATAL)
-		trigger(c, TRIGGER_FATAL, e, SNAPTRIG_FATAL);
+		trigger(c, TRIGGER_FATAL, e, SNAPCAUSE_FATAL);
 	else if (e->kind == PTBPF_EV_EXIT)
-		trigger(c, TRIGGER_EXIT, e, SNAPTRIG_EXIT);
+		trigger(c, TRIGGER_EXIT, e, SNAPCAUSE_EXIT);
 }
 
 uint64_t control_deadline(const struct control *c)
@@ -552,11 +552,11 @@ void control_resync(struct control *c, int state, uint64_t seq)
 	if (state == PTBPF_PROC_STOPPED) {
 		struct ptbpf_event e = { .kind = PTBPF_EV_STOP, .ts = clock_now_ns() };
 
-		trigger(c, TRIGGER_STOP, &e, SNAPTRIG_STOP);
+		trigger(c, TRIGGER_STOP, &e, SNAPCAUSE_STOP);
 	}
 }
 
-void control_snapshot_now(struct control *c, enum snaptrig kind)
+void control_snapshot_now(struct control *c, enum snap_cause_kind kind)
 {
 	struct snap_trigger t = { .kind = kind, .ts = clock_now_ns(), .pid = (__u32)c->pid };
 
@@ -580,7 +580,7 @@ void control_finish(struct control *c, bool snapshot)
 
 	toggle(c, false, clock_now_ns());
 	if (snapshot) {
-		control_snapshot_now(c, SNAPTRIG_END);
+		control_snapshot_now(c, SNAPCAUSE_END);
 	} else if (c->has_pending) {
 		/* the last stop gets its snapshot, even cut short */
 		unfold_pending(c);

@@ -39,7 +39,7 @@ struct control_ops {
 	int (*resume)(void *ctx, uint64_t *done_ns);
 	/*
 	 * Stage a snapshot (memory copies only) and queue it for writing.
-	 * @t->kind: what asked for it (snaptrig.h). Returns 0,
+	 * @t->kind: what asked for it (snapcause.h). Returns 0,
 	 * -ENODATA when there were no new bytes (nothing written), or -errno.
 	 */
 	int (*snapshot)(void *ctx, const struct snap_trigger *t);
@@ -253,10 +253,10 @@ uint64_t control_deadline(const struct control *c);
 void control_tick(struct control *c, uint64_t now);
 
 /*
- * A snapshot now, with the target running or not: SNAPTRIG_REQUESTED
- * (SIGUSR2) or SNAPTRIG_END (the run's last data).
+ * A snapshot now, with the target running or not: SNAPCAUSE_REQUESTED
+ * (SIGUSR2) or SNAPCAUSE_END (the run's last data).
  */
-void control_snapshot_now(struct control *c, enum snaptrig kind);
+void control_snapshot_now(struct control *c, enum snap_cause_kind kind);
 
 /* A folded stop's snapshot, now (its process is gone: no tick will come). */
 void control_flush(struct control *c);

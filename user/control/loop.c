@@ -295,7 +295,7 @@ static int end_child(const struct loop_args *a, int sfd, int status)
 		if (!(p[1].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGUSR2)
-			control_snapshot_now(a->ctl, SNAPTRIG_REQUESTED);
+			control_snapshot_now(a->ctl, SNAPCAUSE_REQUESTED);
 		else if (si.ssi_signo == SIGTERM ||
 			 (si.ssi_signo == SIGINT && !jobctl_terminal_signal(a->jc, si.ssi_code)))
 			kill_now = true;
@@ -354,7 +354,7 @@ static int end_run(const struct loop_args *a, int sfd, const char *reason, struc
 	res->snapshot = true;
 	/* a command we started (maybe gone already, its forks not) */
 	if (a->target->child || a->target->name) {
-		control_snapshot_now(a->ctl, SNAPTRIG_END);
+		control_snapshot_now(a->ctl, SNAPCAUSE_END);
 		res->snapshot = false;
 		res->status = end_child(a, sfd, res->status);
 		drain(a);
@@ -425,7 +425,7 @@ static int on_signal(const struct loop_args *a, int sfd, struct loop_result *res
 	if (si.ssi_signo == SIGINT && jobctl_terminal_signal(a->jc, si.ssi_code))
 		return 0;
 	if (si.ssi_signo == SIGUSR2) {
-		control_snapshot_now(a->ctl, SNAPTRIG_REQUESTED);
+		control_snapshot_now(a->ctl, SNAPCAUSE_REQUESTED);
 		return 0;
 	}
 	/* the last events before ending, then a snapshot of where it was */

@@ -60,19 +60,19 @@ void snapjson_trigger(struct json *j, const struct snapshot *s)
 	const char *abbrev = t->sig > 0 ? sigabbrev_np(t->sig) : NULL;
 	char hex[24], sig[32];
 
-	json_str(j, SNAPKEY_TRIGGER, snaptrig_name(t->kind));
+	json_str(j, SNAPKEY_CAUSE, snapcause_name(t->kind));
 	if (abbrev) {
 		snprintf(sig, sizeof(sig), "SIG%s", abbrev);
 		json_str(j, SNAPKEY_SIGNAL, sig);
 	} else {
 		json_null(j, SNAPKEY_SIGNAL);
 	}
-	json_u64(j, SNAPKEY_TRIGGER_TS, t->ts);
+	json_u64(j, SNAPKEY_CAUSE_TS, t->ts);
 	/* --follow: the process the stop or fault was in */
 	if (t->pid)
-		json_u64(j, SNAPKEY_TRIGGER_PID, t->pid);
+		json_u64(j, SNAPKEY_CAUSE_PID, t->pid);
 	if (t->tid)
-		json_u64(j, SNAPKEY_TRIGGER_TID, t->tid);
+		json_u64(j, SNAPKEY_CAUSE_TID, t->tid);
 	if (t->stop_kind)
 		json_str(j, SNAPKEY_STOP_KIND, t->stop_kind);
 	if (t->has_si_code)

@@ -58,7 +58,7 @@ void snaplog_written(struct eventlog *log, const struct snapshot *snap, const ch
 		return;
 	/* one write: the control thread prints lines of its own meanwhile */
 	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
-		     (unsigned long long)snap->id, snaptrig_name(snap->why.kind), path,
+		     (unsigned long long)snap->id, snapcause_name(snap->why.kind), path,
 		     bytes / 1024.0, wrapped ? ", wrapped" : "");
 	if (snap->why.folded)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,

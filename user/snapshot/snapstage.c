@@ -102,7 +102,7 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 {
 	struct json *j = eventlog_begin(s->log, "snapshot_skipped", clock_now_ns(), s->run.pid);
 
-	json_str(j, "trigger", snaptrig_name(t->kind));
+	json_str(j, "trigger", snapcause_name(t->kind));
 	json_u64(j, "trigger_ts", t->ts);
 	json_str(j, "reason", "no new bytes");
 	eventlog_end(s->log);
@@ -110,7 +110,7 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
 		char line[96];
 
 		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes",
-			 snaptrig_name(t->kind));
+			 snapcause_name(t->kind));
 		status_say_limited(line);
 	}
 }
@@ -218,7 +218,7 @@ static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
 	struct snapshot *snap = &buf->snap;
 	struct snap_crash *k = &s->crash;
 
-	if (!k->valid || snap->why.kind != SNAPTRIG_FATAL || k->pid != snap->why.pid ||
+	if (!k->valid || snap->why.kind != SNAPCAUSE_FATAL || k->pid != snap->why.pid ||
 	    (snap->why.tid && k->tid != snap->why.tid))
 		return;
 	if (!buf->crash_mem) {
