@@ -176,7 +176,7 @@ void ptfix_trigger_hit(struct ptfix *f, __u64 ip)
 {
 	struct ptbpf_event e;
 
-	event_of(f, PTBPF_EV_TRIGGER, &e);
+	event_of(f, PTBPF_EV_HIT, &e);
 	e.ip = ip;
 	control_event(&f->ctl, &e, ptfix_now());
 }

@@ -47,8 +47,8 @@ struct config {
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	unsigned int crash_stack; /* --crash-stack: bytes of stack at a fault */
 	/* --trigger-on SPEC, as given, in order (hitpoint.h parses them) */
-	const char **trigger_on;
-	unsigned int nr_trigger_on;
+	const char **hit_specs;
+	unsigned int nr_hit_specs;
 	unsigned long long trigger_limit; /* --trigger-limit; 0: none */
 	unsigned long long duration_ns; /* --duration; 0: until the end */
 	unsigned long long min_history_ns; /* --min-history; 0: none */
@@ -62,7 +62,7 @@ struct config {
  * Fills @cfg from @argc/@argv. On error writes one line (no prefix, no
  * newline) into @err and returns -EINVAL. --help and --version set their
  * flag and return 0 without checking the rest. @cfg->cpus and
- * @cfg->trigger_on are malloc'd: release with args_free().
+ * @cfg->hit_specs are malloc'd: release with args_free().
  */
 int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
 void args_free(struct config *cfg);

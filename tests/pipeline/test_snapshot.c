@@ -160,7 +160,7 @@ static const struct snap_run *describe(struct fx *f)
 
 static int64_t stage(struct fx *f, int i)
 {
-	return snapstage_stage(f->w.stage, &(struct snap_trigger){
+	return snapstage_stage(f->w.stage, &(struct snap_cause){
 						   .kind = SNAPCAUSE_STOP,
 						   .ts = i,
 						   .sig = 19,

@@ -52,7 +52,7 @@ static int fake_resume(void *ctx, uint64_t *done)
 	return fake_toggle(ctx, done, "R");
 }
 
-static int fake_snapshot(void *ctx, const struct snap_trigger *t)
+static int fake_snapshot(void *ctx, const struct snap_cause *t)
 {
 	char s[96];
 	int n;
@@ -314,7 +314,7 @@ static void test_min_interval(void **state)
 
 static void feed_trigger(struct fx *f, uint64_t ts, unsigned int point)
 {
-	struct ptbpf_event e = ev(PTBPF_EV_TRIGGER, ts, 0);
+	struct ptbpf_event e = ev(PTBPF_EV_HIT, ts, 0);
 
 	e.cause = PTBPF_CAUSE_NONE;
 	e.point = point;
@@ -391,7 +391,7 @@ static void test_trigger_on(void **state)
 
 	init(f, TRIGGER_STOP, false);
 	control_set_points(&f->ctl, specs, 2);
-	control_set_trigger_limits(&f->ctl, 1000, 3);
+	control_set_hit_limits(&f->ctl, 1000, 3);
 	control_set_min_interval(&f->ctl, 500);
 	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
 	f->ctl.history_from = 10000; /* collection started then */
@@ -412,7 +412,7 @@ static void test_trigger_on(void **state)
 	assert_string_equal(f->fake.calls, "R S(trigger:malloc@libc.so.6@11000) "
 					   "S(trigger:leaf@11200) "
 					   "S(trigger:leaf@20000)");
-	assert_int_equal(f->ctl.triggers_taken, 3);
+	assert_int_equal(f->ctl.hits_taken, 3);
 	events(f, seq, sizeof(seq));
 	assert_string_equal(seq, "start resume trigger trigger trigger trigger trigger");
 	trigger_str(f, 0, "ignored", s, sizeof(s));

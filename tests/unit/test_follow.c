@@ -52,7 +52,7 @@ static int fake_resume(void *ctx, uint64_t *done)
 	return 0;
 }
 
-static int fake_snapshot(void *ctx, const struct snap_trigger *t)
+static int fake_snapshot(void *ctx, const struct snap_cause *t)
 {
 	char s[64];
 

@@ -57,7 +57,7 @@ static void fill(struct fixture *fx)
 	s->run.cpu_info.tsc_ctc_ratio_n = 200;
 	s->run.cpu_info.tsc_ctc_ratio_d = 2;
 	s->run.cpu_info.max_nonturbo_ratio = 21;
-	s->why = (struct snap_trigger){
+	s->why = (struct snap_cause){
 		.kind = SNAPCAUSE_FATAL,
 		.ts = 5555,
 		.sig = 11,

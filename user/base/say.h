@@ -39,7 +39,7 @@ void say_v(const char *fmt, va_list ap);
 
 /*
  * say() for the lines that come as often as the target makes them (stops,
- * runs, triggers, snapshots, lost events): rate-limited (SAY_BURST,
+ * runs, hits, snapshots, lost events): rate-limited (SAY_BURST,
  * SAY_RATE); the lines past the limit are folded and a line says how many,
  * before the next line that goes out, a second after, or at say_stop().
  */

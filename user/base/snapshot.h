@@ -133,10 +133,10 @@ struct snap_process {
 };
 
 /*
- * What asked for a snapshot: a transition, as the BPF program reported it,
- * or a request. Strings are static.
+ * What asked for a snapshot, its cause: a transition or a hit, as the BPF
+ * program reported it, or a request. Strings are static.
  */
-struct snap_trigger {
+struct snap_cause {
 	enum snap_cause_kind kind;
 	__u64 ts; /* CLOCK_MONOTONIC ns of the transition */
 	int sig; /* 0 when none */
@@ -152,7 +152,7 @@ struct snap_trigger {
 	/* --follow: the process it happened in; 0: the target */
 	__u32 pid;
 	/*
-	 * --trigger-on: the point as given (NULL for other triggers) and its
+	 * --trigger-on: the point as given (NULL for other causes) and its
 	 * index. @ts is the hit's kernel time: the data is cut there.
 	 */
 	const char *spec;
@@ -237,7 +237,7 @@ struct snap_run {
 struct snapshot {
 	__u64 id; /* 1, 2, ... in the order taken */
 	struct snap_run run; /* the run's facts */
-	struct snap_trigger why; /* what asked for it */
+	struct snap_cause why; /* what asked for it */
 	struct snap_cut cut;
 	/* CLOCK_REALTIME and CLOCK_MONOTONIC ns, read together at staging */
 	__u64 realtime_ns, monotonic_ns;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Policy: process transitions in, collection toggles and snapshot triggers
- * out. Collection is paused while the target is stopped, has faulted or has
+ * Policy: process transitions and hits in, collection toggles and
+ * snapshots out. Collection is paused while the target is stopped, has faulted or has
  * exited, and runs while it runs. Knows nothing of BPF or of perf: it drives
  * the collection through control_ops, so tests can drive it with fakes.
  * It decides; what each decision is said as, in events.jsonl and on stderr,
@@ -42,7 +42,7 @@ struct control_ops {
 	 * @t->kind: what asked for it (snapcause.h). Returns 0,
 	 * -ENODATA when there were no new bytes (nothing written), or -errno.
 	 */
-	int (*snapshot)(void *ctx, const struct snap_trigger *t);
+	int (*snapshot)(void *ctx, const struct snap_cause *cause);
 	/*
 	 * Optional. The target has no thread that can run (@off: stopped or
 	 * exited) or has one again. Memory only: it runs on the control path.
@@ -89,7 +89,7 @@ struct control {
 	uint64_t min_interval_ns;
 	uint64_t last_snap_ns; /* when the last snapshot was staged; 0: none */
 	bool has_pending; /* a folded stop waits for its snapshot */
-	struct snap_trigger pending;
+	struct snap_cause pending;
 	unsigned int folded; /* stops since the last snapshot, without one */
 	unsigned int folded_hits; /* --trigger-on hits, the same way */
 	/*
@@ -106,15 +106,15 @@ struct control {
 	uint64_t fatal_ns;
 	/*
 	 * --trigger-on: the points as given (index = the event's point),
-	 * --min-history (no trigger snapshot before history_from plus it;
+	 * --min-history (no hit's snapshot before history_from plus it;
 	 * history_from is when collection started), --trigger-limit (0: none)
-	 * and the trigger snapshots taken. Set with control_set_points() and
-	 * control_set_trigger_limits().
+	 * and the hits that took a snapshot. Set with control_set_points() and
+	 * control_set_hit_limits().
 	 */
 	const struct hitpoint *points;
 	unsigned int nr_points;
 	uint64_t min_history_ns, history_from;
-	unsigned long long trigger_limit, triggers_taken;
+	unsigned long long hit_limit, hits_taken;
 	/* why the run should end now (--trigger-limit reached), or NULL */
 	const char *end_reason;
 };
@@ -139,17 +139,16 @@ uint64_t control_started_ns(const struct control *c);
 void control_set_min_interval(struct control *c, uint64_t ns);
 
 /*
- * --trigger-on: @points, indexed by the trigger event's point; they and
+ * --trigger-on: @points, indexed by the hit event's point; they and
  * their strings must outlive @c. Call after control_init().
  */
 void control_set_points(struct control *c, const struct hitpoint *points, unsigned int nr);
 
 /*
- * --min-history (@min_history_ns of collection before a trigger counts)
+ * --min-history (@min_history_ns of collection before a hit counts)
  * and --trigger-limit (@limit hits end the run; 0: none).
  */
-void control_set_trigger_limits(struct control *c, uint64_t min_history_ns,
-				unsigned long long limit);
+void control_set_hit_limits(struct control *c, uint64_t min_history_ns, unsigned long long limit);
 
 /* Why the run should end now (--trigger-limit reached), or NULL. */
 const char *control_end_reason(const struct control *c);

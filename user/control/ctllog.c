@@ -23,7 +23,7 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_CGROUP_LEFT] = "warning",
 	[PTBPF_EV_FORK] = "fork",
 	[PTBPF_EV_JOIN] = "join",
-	[PTBPF_EV_TRIGGER] = "trigger",
+	[PTBPF_EV_HIT] = "trigger",
 };
 
 static const char *const cause_names[] = {

@@ -95,7 +95,7 @@ void ctllog_toggle_failed(struct ctllog *l, bool run, int err);
 /*
  * An event of the BPF program, applied (or older than a resync): a
  * transition (run, stop, fatal, exit) or what the target did (exec, a
- * thread started or ended, fork, join, left the cgroup), not a trigger
+ * thread started or ended, fork, join, left the cgroup), not a hit
  * (ctllog_hit()). @recv_ns: when user space got it. Thread starts and exits
  * have a line only at verbosity 1.
  */

@@ -348,7 +348,7 @@ void loop_say_left(const struct loop_result *res)
 static int end_run(const struct loop_args *a, int sfd, const char *reason, struct loop_result *res)
 {
 	/* no hit is wanted now: the drain then ends, whatever the target calls */
-	watch_triggers_off(a->watch);
+	watch_hitpoints_off(a->watch);
 	drain(a);
 	res->reason = reason;
 	res->snapshot = true;

@@ -166,7 +166,7 @@ static void crash_json(const struct snapshot *s, struct json *j)
 }
 
 /*
- * What only ptbpf.json holds of the snapshot beside its trigger: the crash
+ * What only ptbpf.json holds of the snapshot beside its cause: the crash
  * record, and the clock pair that turns any CLOCK_MONOTONIC "ts" into a
  * time of day.
  */
@@ -195,7 +195,7 @@ static void head_json(const struct snapshot *s, const struct ptbpfjson_dir *dir,
 	if (s->run.scope_why && *s->run.scope_why)
 		json_str(j, "scope_fallback", s->run.scope_why);
 	sampling_json(&s->run.sampling, j);
-	snapjson_trigger(j, s);
+	snapjson_cause(j, s);
 	when_json(s, j);
 	json_u64(j, SNAPKEY_PID, s->run.pid);
 	json_bool(j, SNAPKEY_FULL, s->run.full);

@@ -43,7 +43,7 @@ void snaplog_written(struct eventlog *log, const struct snapshot *snap, const ch
 	bytes = snapjson_staged(snap, &lost, &pmax, &psum);
 	for (i = 0; i < snap->nr_cores; i++)
 		wrapped |= snap->cores[i].wrapped;
-	/* --follow: the line names the process the trigger was in */
+	/* --follow: the line names the process the cause was in */
 	j = eventlog_begin(log, "snapshot", clock_now_ns(),
 			   snap->why.pid ? snap->why.pid : snap->run.pid);
 	snapjson_line(j, snap, path, write_ns);

@@ -79,7 +79,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	int ret;
 
 	proccache_fill(q->cfg.procs, &buf->snap, &threads);
-	/* a trigger's snapshot ends at the hit: what came after is left out */
+	/* a hit's snapshot ends at the hit: what came after is left out */
 	if (buf->snap.why.spec && backend_ops(buf->snap.run.backend)->samples)
 		snapcut_snapshot(&buf->snap);
 	ret = snapkeep_make_room(&q->keep, &buf->snap, &rm, err, sizeof(err));

@@ -98,19 +98,19 @@ static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
 	return true;
 }
 
-static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
+static void log_skipped(struct snapstage *s, const struct snap_cause *cause)
 {
 	struct json *j = eventlog_begin(s->log, "snapshot_skipped", clock_now_ns(), s->run.pid);
 
-	json_str(j, "trigger", snapcause_name(t->kind));
-	json_u64(j, "trigger_ts", t->ts);
+	json_str(j, "trigger", snapcause_name(cause->kind));
+	json_u64(j, "trigger_ts", cause->ts);
 	json_str(j, "reason", "no new bytes");
 	eventlog_end(s->log);
 	if (s->cfg.verbosity > 0) {
 		char line[96];
 
 		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes",
-			 snapcause_name(t->kind));
+			 snapcause_name(cause->kind));
 		status_say_limited(line);
 	}
 }
@@ -130,16 +130,16 @@ static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
 	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
 }
 
-/* The staged bytes become snapshot @id of the run, triggered by @t. */
+/* The staged bytes become snapshot @id of the run, asked for by @cause. */
 static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
-			  const struct snap_trigger *t)
+			  const struct snap_cause *cause)
 {
 	struct snapshot *snap = &buf->snap;
 	uint64_t real, mono;
 
 	snap->id = s->next_id++;
 	snap->run = s->run;
-	snap->why = *t;
+	snap->why = *cause;
 	if (!snap->why.pid)
 		snap->why.pid = s->run.pid;
 	clock_pair(&real, &mono);
@@ -234,7 +234,7 @@ static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
 	k->valid = false;
 }
 
-int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
+int64_t snapstage_stage(struct snapstage *s, const struct snap_cause *cause)
 {
 	struct snapqueue_buf *buf;
 	uint64_t dropped;
@@ -254,10 +254,10 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 	ret = stage_cores(s, buf);
 	if (!ret && !s->run.full && nothing_new(buf, s->nr_cores)) {
 		snapqueue_put_back(s->queue, buf);
-		log_skipped(s, t);
+		log_skipped(s, cause);
 		return -ENODATA;
 	}
-	fill_snapshot(s, buf, t);
+	fill_snapshot(s, buf, cause);
 	stage_crash(s, buf);
 	snapqueue_push(s->queue, buf);
 	if (ret)

@@ -34,8 +34,8 @@ struct watch {
 	void *ctx;
 	pid_t tgid;
 	bool follow;
-	struct bpf_link *triggers[WATCH_MAX_TRIGGERS];
-	unsigned int nr_triggers;
+	struct bpf_link *hit_links[WATCH_MAX_HITPOINTS];
+	unsigned int nr_hit_links;
 };
 
 /* Every tracepoint the program attaches to, as its BTF typedef names it. */
@@ -471,17 +471,17 @@ bool watch_cpu_take(struct watch *w, int cpu)
 	       __atomic_load_n(&bss->cpu_on[i], __ATOMIC_SEQ_CST);
 }
 
-int watch_trigger(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
-		  char *err, size_t errlen)
+int watch_hitpoint(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
+		   char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = point);
 	struct bpf_link *l;
 
 	if (!w || !path)
 		return -EINVAL;
-	if (w->nr_triggers == WATCH_MAX_TRIGGERS)
+	if (w->nr_hit_links == WATCH_MAX_HITPOINTS)
 		return errbuf_set(err, errlen, -ENOSPC, "more than %d trigger points",
-				  WATCH_MAX_TRIGGERS);
+				  WATCH_MAX_HITPOINTS);
 	/* pid -1: every process; is_target() picks the target's hits */
 	l = bpf_program__attach_uprobe_opts(w->skel->progs.trigger_hit, -1, path, (size_t)offset,
 					    &opts);
@@ -491,7 +491,7 @@ int watch_trigger(struct watch *w, const char *path, unsigned long long offset, 
 		return errbuf_set(err, errlen, ret, "can't put a uprobe in %s at offset 0x%llx: %s",
 				  path, offset, strerror(-ret));
 	}
-	w->triggers[w->nr_triggers++] = l;
+	w->hit_links[w->nr_hit_links++] = l;
 	return 0;
 }
 
@@ -508,22 +508,22 @@ unsigned long long watch_crash_lost(const struct watch *w)
 	return w ? __atomic_load_n(&w->skel->bss->crash_lost, __ATOMIC_RELAXED) : 0;
 }
 
-void watch_triggers_off(struct watch *w)
+void watch_hitpoints_off(struct watch *w)
 {
 	unsigned int i;
 
 	if (!w)
 		return;
-	for (i = 0; i < w->nr_triggers; i++)
-		bpf_link__destroy(w->triggers[i]);
-	w->nr_triggers = 0;
+	for (i = 0; i < w->nr_hit_links; i++)
+		bpf_link__destroy(w->hit_links[i]);
+	w->nr_hit_links = 0;
 }
 
 void watch_close(struct watch *w)
 {
 	if (!w)
 		return;
-	watch_triggers_off(w);
+	watch_hitpoints_off(w);
 	ring_buffer__free(w->rb);
 	ring_buffer__free(w->crash_rb);
 	/* destroying the skeleton detaches every link and closes every fd */

@@ -121,11 +121,11 @@ bool watch_cpu_take(struct watch *w, int cpu);
  * --trigger-on: a uprobe on the file @path at file offset @offset, for
  * every process (the BPF side keeps the target's hits), whose events carry
  * @point. Returns 0, or -errno with one line in @err: -ENOSPC past
- * WATCH_MAX_TRIGGERS, else what the kernel refused.
+ * WATCH_MAX_HITPOINTS, else what the kernel refused.
  */
-#define WATCH_MAX_TRIGGERS 64
-int watch_trigger(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
-		  char *err, size_t errlen);
+#define WATCH_MAX_HITPOINTS 64
+int watch_hitpoint(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
+		   char *err, size_t errlen);
 
 /*
  * Detaches every --trigger-on uprobe (the run needs no more hits: its
@@ -133,7 +133,7 @@ int watch_trigger(struct watch *w, const char *path, unsigned long long offset, 
  * the target and elsewhere, and stops filling the event ring. Safe on
  * NULL and when there are none.
  */
-void watch_triggers_off(struct watch *w);
+void watch_hitpoints_off(struct watch *w);
 
 /* Detaches and unloads everything; safe on NULL. */
 /*
