@@ -164,13 +164,13 @@ static void test_ptbpf_json_round_trip(void **state)
 	assert_int_equal(d.run_start_ns, 123456789);
 	assert_int_equal(d.run_pid, 1000);
 	/* read as the process the trigger was in, one the run followed */
-	assert_int_equal(d.trigger_pid, 2000);
+	assert_int_equal(d.cause_pid, 2000);
 	assert_int_equal(d.pid, 2000);
-	assert_string_equal(d.trigger, "fatal");
-	assert_int_equal(d.trigger_kind, SNAPCAUSE_FATAL);
+	assert_string_equal(d.cause, "fatal");
+	assert_int_equal(d.cause_kind, SNAPCAUSE_FATAL);
 	assert_string_equal(d.signal, "SIGSEGV");
-	assert_int_equal(d.trigger_ts, 5555);
-	assert_int_equal(d.trigger_tid, 1003);
+	assert_int_equal(d.cause_ts, 5555);
+	assert_int_equal(d.cause_tid, 1003);
 	assert_string_equal(d.stop_kind, "signal_delivery");
 	assert_true(d.has_si_code);
 	assert_int_equal(d.si_code, -6);

@@ -209,14 +209,14 @@ const char *last_stack_str(const struct dump_sample *smp, const struct dump_symt
 }
 
 void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_moment *m,
-		       uint64_t trigger, const struct dump_symtab *tab)
+		       uint64_t cause_ts, const struct dump_symtab *tab)
 {
 	char when[48], stack[1024];
 	const struct dump_sample *smp = m->smp;
 
 	fprintf(out, "    %s  %+9.3f ms  tid %u cpu %d  0x%" PRIx64 "  %s\n",
 		last_time_str(s, smp->time, when, sizeof(when)),
-		((double)smp->time - (double)trigger) / 1e6, smp->tid, m->cpu, smp->ip,
+		((double)smp->time - (double)cause_ts) / 1e6, smp->tid, m->cpu, smp->ip,
 		last_stack_str(smp, tab, 8, stack, sizeof(stack)));
 }
 
@@ -224,8 +224,8 @@ void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_m
 
 bool last_stops(const struct dump_snap *s)
 {
-	return s->trigger_kind == SNAPCAUSE_STOP || s->trigger_kind == SNAPCAUSE_FATAL ||
-	       s->trigger_kind == SNAPCAUSE_HIT;
+	return s->cause_kind == SNAPCAUSE_STOP || s->cause_kind == SNAPCAUSE_FATAL ||
+	       s->cause_kind == SNAPCAUSE_HIT;
 }
 
 int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n)
@@ -242,7 +242,7 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 			"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 			"trigger\n",
 			last_time_str(s, first, a, sizeof(a)), last_time_str(s, last, b, sizeof(b)),
-			(double)(last - first) / 1e6, ((double)last - (double)s->trigger_ts) / 1e6);
+			(double)(last - first) / 1e6, ((double)last - (double)s->cause_ts) / 1e6);
 	else
 		fputs("  span: no timed records\n", out);
 	nh = last_hottest(s, tab, hot, HOT_MAX, &total);
@@ -255,7 +255,7 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 			100.0 * (double)hot[i].samples / (double)total, hot[i].name, hot[i].module);
 	if (!last_stops(s) || !n)
 		return 0;
-	if (last_moments_add(&m, s, 0, s->trigger_ts))
+	if (last_moments_add(&m, s, 0, s->cause_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
 	last_before_text(out, s, m.v, m.n, n, tab, "  ");
@@ -266,15 +266,15 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 void last_before_text(FILE *out, const struct dump_snap *s, const struct dump_moment *v, size_t n,
 		      size_t max, const struct dump_symtab *tab, const char *indent)
 {
-	char trig[TEXTESC_SIZE(sizeof(s->trigger))];
+	char cause[TEXTESC_SIZE(sizeof(s->cause))];
 	size_t i;
 
 	fprintf(out, "%slast before the %s (newest first):%s\n", indent,
-		s->trigger_kind == SNAPCAUSE_HIT ? "hit" :
-						   textesc_str(trig, sizeof(trig), s->trigger),
+		s->cause_kind == SNAPCAUSE_HIT ? "hit" :
+						 textesc_str(cause, sizeof(cause), s->cause),
 		n ? "" : " no samples");
 	for (i = 0; i < n && i < max; i++)
-		last_moment_print(out, s, &v[n - 1 - i], s->trigger_ts, tab);
+		last_moment_print(out, s, &v[n - 1 - i], s->cause_ts, tab);
 }
 
 void last_before_json(struct json *j, const struct dump_moment *v, size_t n, size_t max,
@@ -326,7 +326,7 @@ int last_json(struct json *j, const struct dump_snap *s, const struct dump_symta
 	json_arr_end(j);
 	if (!last_stops(s))
 		return 0;
-	if (last_moments_add(&m, s, 0, s->trigger_ts))
+	if (last_moments_add(&m, s, 0, s->cause_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
 	last_before_json(j, m.v, m.n, n, tab);
@@ -391,7 +391,7 @@ static int join_older(struct join *j, const char *out_dir, uint64_t from, bool *
 		if (ret <= 0)
 			return ret;
 		/* the run's target: a --follow run's snapshots are read as
-		 * the process each one triggered in */
+		 * the process each one's cause was in */
 		if (j->v[j->n - 1].run_pid != j->v[0].run_pid) {
 			/* another run's: the target's history ends here */
 			snap_free(&j->v[--j->n]);
@@ -404,30 +404,29 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur, const stru
 		       bool covered, const struct dump_symtab *tab)
 {
 	const struct dump_snap *s = &j->v[0];
-	char when[48], trig[TEXTESC_SIZE(sizeof(s->trigger))];
+	char when[48], cause[TEXTESC_SIZE(sizeof(s->cause))];
 	size_t i;
 
 	textesc_fputs(s->dir, out);
 	fprintf(out,
 		": the last %.3f ms before the %s at %s: %zu samples of "
 		"pid %u from snapshot%s %" PRIu64 "..%" PRIu64 "\n",
-		(double)dur / 1e6,
-		textesc_str(trig, sizeof(trig), s->trigger[0] ? s->trigger : "?"),
-		last_time_str(s, s->trigger_ts, when, sizeof(when)), m->n, s->pid,
+		(double)dur / 1e6, textesc_str(cause, sizeof(cause), s->cause[0] ? s->cause : "?"),
+		last_time_str(s, s->cause_ts, when, sizeof(when)), m->n, s->pid,
 		j->n > 1 ? "s" : "", j->v[j->n - 1].id, s->id);
 	if (!covered)
 		fputs("  (nothing older was recorded, or it is gone: the "
 		      "window starts later)\n",
 		      out);
 	for (i = 0; i < m->n; i++)
-		last_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
+		last_moment_print(out, s, &m->v[i], s->cause_ts, tab);
 }
 
 static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t dur, uint32_t pid,
 		      struct dump_log *log)
 {
 	struct dump_snap *s = &j->v[0];
-	uint64_t to = s->trigger_ts, from = to > dur ? to - dur : 0;
+	uint64_t to = s->cause_ts, from = to > dur ? to - dur : 0;
 	struct dump_log quiet = { NULL, 0 };
 	struct dump_moments m = { 0 };
 	struct dump_symtab tab = { 0 };
@@ -437,7 +436,7 @@ static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t d
 
 	ret = join_older(j, out_dir, from, &covered);
 	/* one process's samples in each, read as that process (its name,
-	 * its modules): the trigger's, or --pid's */
+	 * its modules): the cause's, or --pid's */
 	if (!pid)
 		pid = s->pid;
 	for (i = 0; !ret && i < j->n; i++) {

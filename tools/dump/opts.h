@@ -20,7 +20,7 @@ struct dump_opts {
 	const char *timeline; /* --timeline FILE */
 	const char *timeline_format; /* --timeline-format; NULL: by FILE's name */
 	unsigned long long last_ns; /* --last DURATION */
-	unsigned int pid; /* --last --pid: this process of a --follow run; 0: the trigger's */
+	unsigned int pid; /* --last --pid: this process of a --follow run; 0: the cause's */
 	char **dirs; /* the DIR arguments */
 	int nr_dirs;
 	bool help, version;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The health check of a snapshot, `ptbpf-dump DIR`'s default output: the
- * trigger, and per core the bytes, whether the ring wrapped, what was lost,
+ * cause, and per core the bytes, whether the ring wrapped, what was lost,
  * and for intel-pt the packets (PSBs, kinds, overflows, first and last TSC
  * as perf time) and whether they decode, for sample the samples of each
  * thread of the target and of everything else. As text, or as JSON with
@@ -46,13 +46,13 @@ struct dump_core_sum {
 int summary_core(const struct dump_snap *s, const struct dump_core *c, struct dump_core_sum *sum,
 		 struct dump_log *log);
 
-/* Samples listed before the trigger of a stop or fatal snapshot. */
+/* Samples listed before the cause of a stop or fatal snapshot. */
 #define DUMP_SUM_LAST 8
 
 /*
  * Prints the summary of @s to @out as text: per core as above, then the
  * time span of its records, and for the sample backend the target's
- * hottest functions and last samples before a stop or fatal trigger, named
+ * hottest functions and last samples before a stop or fatal cause, named
  * from @tab (may be NULL: addresses only).
  *
  * Returns 0, or -ENOMEM.
