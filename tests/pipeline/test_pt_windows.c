@@ -443,7 +443,7 @@ static void test_full_windows(void **state)
  * snapshot is read while both threads run on, so the next window starts
  * in the middle of their time on the CPUs; the stop after them too.
  */
-static void test_trigger_windows(void **state)
+static void test_hit_windows(void **state)
 {
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
@@ -457,11 +457,11 @@ static void test_trigger_windows(void **state)
 	control_set_points(&f->ctl, specs, 1);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
-	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 2);
 	emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -480,7 +480,7 @@ static void test_trigger_windows(void **state)
  * thread still there, and the next window starts at its switch-in; the
  * helper on CPU 1 runs through the read.
  */
-static void test_trigger_cut_windows(void **state)
+static void test_hit_cut_windows(void **state)
 {
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
@@ -502,7 +502,7 @@ static void test_trigger_cut_windows(void **state)
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path, f->points[0].offset), 1);
-	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 1);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
@@ -903,8 +903,8 @@ int main(void)
 		T(test_fatal_while_on_cpu),
 		T(test_command_exec_on_cpu),
 		T(test_full_windows),
-		T(test_trigger_windows),
-		T(test_trigger_cut_windows),
+		T(test_hit_windows),
+		T(test_hit_cut_windows),
 		T(test_follow_windows),
 		T(test_command_cpu_scope),
 		T(test_command_cgroup_scope),

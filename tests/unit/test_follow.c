@@ -52,11 +52,11 @@ static int fake_resume(void *ctx, uint64_t *done)
 	return 0;
 }
 
-static int fake_snapshot(void *ctx, const struct snap_cause *t)
+static int fake_snapshot(void *ctx, const struct snap_cause *cause)
 {
 	char s[64];
 
-	snprintf(s, sizeof(s), "S(%s:%u)", snapcause_name(t->kind), t->pid);
+	snprintf(s, sizeof(s), "S(%s:%u)", snapcause_name(cause->kind), cause->pid);
 	note(ctx, s);
 	return 0;
 }

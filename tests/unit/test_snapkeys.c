@@ -163,7 +163,7 @@ static void test_ptbpf_json_round_trip(void **state)
 	assert_true(d.full);
 	assert_int_equal(d.run_start_ns, 123456789);
 	assert_int_equal(d.run_pid, 1000);
-	/* read as the process the trigger was in, one the run followed */
+	/* read as the process the cause was in, one the run followed */
 	assert_int_equal(d.cause_pid, 2000);
 	assert_int_equal(d.pid, 2000);
 	assert_string_equal(d.cause, "fatal");
