@@ -101,7 +101,7 @@ int samprate_recheck(const struct samprate_in *in, unsigned int cur_hz, struct s
 
 int samprate_read_sysctl(const char *path, unsigned int *v)
 {
-	__u64 n;
+	uint64_t n;
 	int rc;
 
 	if (!path || !v)
