@@ -94,7 +94,7 @@ static void stop_snapshots(struct app *app)
 }
 
 /* --follow: the BPF side's state of each process, the snapshots' list. */
-static int probe_state(void *ctx, pid_t pid, unsigned long long *seq)
+static int probe_state(void *ctx, pid_t pid, uint64_t *seq)
 {
 	struct app *app = ctx;
 

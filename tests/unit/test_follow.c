@@ -25,7 +25,7 @@
 struct fake {
 	char calls[512]; /* "P R O1 O0 S(stop:101) +101 -101" in order */
 	int state[1024]; /* the fake BPF side's state of pid N */
-	unsigned long long seq[1024];
+	uint64_t seq[1024];
 	int off; /* the last offcpu said, -1: none yet */
 	pid_t listed[8]; /* what the fake BPF map holds */
 	int nr_listed;
@@ -79,7 +79,7 @@ static const struct control_ops ops = {
 	.offcpu = fake_offcpu,
 };
 
-static int probe_state(void *ctx, pid_t pid, unsigned long long *seq)
+static int probe_state(void *ctx, pid_t pid, uint64_t *seq)
 {
 	struct fake *f = ctx;
 

@@ -255,7 +255,7 @@ void follow_root_gone(struct follow *f)
 
 static void resync_one(struct follow *f, struct follow_member *m)
 {
-	unsigned long long seq = 0;
+	uint64_t seq = 0;
 	int state = f->probe.state ? f->probe.state(f->probe.ctx, m->pid, &seq) :
 				     PTBPF_PROC_UNKNOWN;
 

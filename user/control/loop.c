@@ -119,7 +119,7 @@ static int add(int ep, int fd, int tag)
 
 static void resync(const struct loop_args *a)
 {
-	unsigned long long seq;
+	uint64_t seq;
 	int state = watch_state(a->watch, &seq);
 
 	control_resync(a->ctl, state, seq);
