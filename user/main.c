@@ -562,7 +562,7 @@ static int run(struct app *app)
 	struct loop_result res;
 	struct run_end end;
 	enum runend_how how;
-	__u64 timer_ns;
+	uint64_t timer_ns;
 	int ret, status, sig;
 	__u64 drain_ns;
 

@@ -6,7 +6,7 @@
 static int ops_pause(void *ctx, uint64_t *done)
 {
 	struct ctlops *hands = ctx;
-	__u64 done_ns = 0;
+	uint64_t done_ns = 0;
 	int ret = cores_pause_all(hands->cores, &done_ns);
 
 	*done = done_ns;
@@ -16,7 +16,7 @@ static int ops_pause(void *ctx, uint64_t *done)
 static int ops_resume(void *ctx, uint64_t *done)
 {
 	struct ctlops *hands = ctx;
-	__u64 done_ns = 0;
+	uint64_t done_ns = 0;
 	int ret = cores_resume_all(hands->cores, &done_ns);
 
 	*done = done_ns;
