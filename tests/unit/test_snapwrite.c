@@ -345,7 +345,7 @@ static void test_remove_stale(void **state)
 					    "snapshot-000011.tmp", ".snapshot-0000011.tmp" };
 	struct fixture *fx = *state;
 	char p[256], got[512], target[256];
-	unsigned long long bytes;
+	uint64_t bytes;
 	unsigned int i;
 	int fd, dfd;
 
@@ -434,7 +434,7 @@ static void test_list_remove(void **state)
 {
 	struct fixture *fx = *state;
 	char p[256], got[512];
-	unsigned long long *ids;
+	uint64_t *ids;
 	unsigned int i;
 	size_t n;
 	int fd, dfd;

@@ -258,7 +258,7 @@ void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf)
 	pthread_mutex_unlock(&q->lock);
 }
 
-__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx)
+uint8_t *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx)
 {
 	return buf->mem + idx * (q->cfg.trace_cap + q->cfg.sb_cap);
 }

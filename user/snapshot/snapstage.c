@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Snapshots staged on the control path (snapstage.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ struct snapstage {
 	uint64_t next_id;
 	/* the newest crash record, until a fatal snapshot takes it */
 	struct snap_crash crash;
-	__u8 *crash_stack;
+	uint8_t *crash_stack;
 };
 
 void snapstage_layout(struct cores *cores, struct snapqueue_config *qc)
@@ -68,8 +69,8 @@ static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
 	int ret = 0;
 
 	for (i = 0; i < s->nr_cores; i++) {
-		__u8 *trace = snapqueue_core_mem(s->queue, buf, i);
-		__u8 *sideband = trace + s->trace_cap;
+		uint8_t *trace = snapqueue_core_mem(s->queue, buf, i);
+		uint8_t *sideband = trace + s->trace_cap;
 		int cpu = -1;
 
 		cores_info(s->cores, i, &cpu, NULL, NULL);
@@ -121,7 +122,7 @@ static void log_skipped(struct snapstage *s, const struct snap_cause *cause)
  * otherwise, and on the other CPUs, the data goes on up to the staging at
  * most. Sample snapshots are cut by time when written (snapcut.h).
  */
-static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
+static void stage_cut(struct snapstage *s, struct snapshot *snap, uint64_t mono)
 {
 	memset(&snap->cut, 0, sizeof(snap->cut));
 	if (!snap->why.spec || backend_ops(snap->run.backend)->samples)
@@ -176,7 +177,7 @@ void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t le
 	_Static_assert(SNAP_CRASH_NR_REGS == PTBPF_CRASH_NR_REGS, "one register layout");
 	memcpy(k->regs, c->regs, sizeof(k->regs));
 	k->sp = c->sp;
-	k->stack_len = (__u32)n;
+	k->stack_len = (uint32_t)n;
 	k->stack_want = c->stack_want;
 	k->cost_ns = c->cost_ns;
 	memcpy(s->crash_stack, c->stack, n);
@@ -189,11 +190,11 @@ void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t le
  * offset of that clock, the TSC through the mmap page's conversion, from
  * CLOCK_MONOTONIC now. Unchanged where there is no conversion.
  */
-static __u64 perf_clock_of(const struct snap_run *run, __u64 mono)
+static uint64_t perf_clock_of(const struct snap_run *run, uint64_t mono)
 {
 #if defined(__x86_64__)
 	const struct snap_tsc_conv *c = &run->conv;
-	__u64 tsc, quot, rem, perf_now, mono_now;
+	uint64_t tsc, quot, rem, perf_now, mono_now;
 
 	if (!backend_ops(run->backend)->tsc || run->data_attr.use_clockid || !c->valid)
 		return mono;
@@ -246,8 +247,7 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_cause *cause)
 		return -EBUSY;
 	if (dropped) {
 		snprintf(reason, sizeof(reason),
-			 "the writer fell behind: snapshot %llu dropped unwritten",
-			 (unsigned long long)dropped);
+			 "the writer fell behind: snapshot %" PRIu64 " dropped unwritten", dropped);
 		snaplog_lost(s->log, s->run.pid, dropped, reason, s->cfg.verbosity);
 	}
 	memset(&buf->snap, 0, sizeof(buf->snap));
