@@ -194,9 +194,9 @@ static int parse_pct(const char *s, double *out)
 	return 0;
 }
 
-int args_parse_size(const char *s, unsigned long long *out)
+int args_parse_size(const char *s, uint64_t *out)
 {
-	unsigned long long v, mult = 1;
+	uint64_t v, mult = 1;
 	char *end;
 
 	if (!s || !out || *s < '0' || *s > '9')
@@ -237,7 +237,7 @@ int args_parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;
 
@@ -250,9 +250,9 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return *end ? -EINVAL : 0;
 }
 
-int args_parse_duration(const char *s, unsigned long long max_ms, unsigned long long *out)
+int args_parse_duration(const char *s, uint64_t max_ms, uint64_t *out)
 {
-	unsigned long long v, mult;
+	uint64_t v, mult;
 	char *end;
 
 	if (!s || !out || *s < '0' || *s > '9')
@@ -277,7 +277,7 @@ int args_parse_duration(const char *s, unsigned long long max_ms, unsigned long 
 
 int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode, unsigned int *stack)
 {
-	unsigned long long v;
+	uint64_t v;
 
 	if (!s || !mode || !stack)
 		return -EINVAL;
@@ -308,7 +308,7 @@ static int cmp_int(const void *a, const void *b)
 int args_parse_cpus(const char *s, int **cpus, unsigned int *nr)
 {
 	static unsigned char seen[ARGS_MAX_CPUS];
-	unsigned long long lo, hi, c;
+	uint64_t lo, hi, c;
 	char *copy, *rest, *tok, *dash;
 	unsigned int n = 0;
 	int *arr, ret = 0;
@@ -395,7 +395,7 @@ static int parse_unit(struct config *cfg, const char *arg, char *err, size_t err
 
 static int parse_pid(const char *s, pid_t *pid)
 {
-	unsigned long long v;
+	uint64_t v;
 	int ret = parse_uint(s, INT_MAX, &v);
 
 	if (ret || v == 0)
@@ -443,7 +443,7 @@ static int add_hit_spec(struct config *cfg, const char *arg, char *err, size_t e
 static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, size_t errlen)
 {
 	enum ptbpf_scope v_scope;
-	unsigned long long v;
+	uint64_t v;
 
 	switch (opt) {
 	case 'p':

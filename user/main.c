@@ -564,7 +564,7 @@ static int run(struct app *app)
 	enum runend_how how;
 	uint64_t timer_ns;
 	int ret, status, sig;
-	__u64 drain_ns;
+	uint64_t drain_ns;
 
 	if (setup(app)) {
 		sig = loop_setup_interrupted(app->err, sizeof(app->err));

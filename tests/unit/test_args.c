@@ -400,7 +400,7 @@ static void test_durations(void **state)
 	static const struct {
 		const char *s;
 		int ret;
-		unsigned long long ms;
+		uint64_t ms;
 	} cases[] = {
 		{ "0", 0, 0 },		{ "3", 0, 3000 },
 		{ "3s", 0, 3000 },	{ "500ms", 0, 500 },
@@ -409,7 +409,7 @@ static void test_durations(void **state)
 		{ "", -EINVAL, 0 },	{ "-1", -EINVAL, 0 },
 		{ "1.5s", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 },
 	};
-	unsigned long long v;
+	uint64_t v;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -458,7 +458,7 @@ static void test_help_version(void **state)
 struct size_case {
 	const char *s;
 	int ret;
-	unsigned long long v;
+	uint64_t v;
 };
 
 static const struct size_case size_cases[] = {
@@ -482,7 +482,7 @@ static const struct size_case size_cases[] = {
 
 static void test_sizes(void **state)
 {
-	unsigned long long v;
+	uint64_t v;
 	size_t i;
 
 	for (i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {

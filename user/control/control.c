@@ -36,7 +36,7 @@ void control_set_points(struct control *c, const struct hitpoint *points, unsign
 	c->nr_points = nr;
 }
 
-void control_set_hit_limits(struct control *c, uint64_t min_history_ns, unsigned long long limit)
+void control_set_hit_limits(struct control *c, uint64_t min_history_ns, uint64_t limit)
 {
 	c->min_history_ns = min_history_ns;
 	c->hit_limit = limit;
@@ -144,9 +144,9 @@ void control_rate(struct control *c, unsigned int old_hz, const struct snap_samp
 	ctllog_rate(&c->log, old_hz, sp);
 }
 
-void control_set_sample_timer(struct control *c, unsigned long long ns)
+void control_set_sample_timer(struct control *c, uint64_t ns)
 {
-	c->sample_timer_ns = (long long)ns;
+	c->sample_timer_ns = (int64_t)ns;
 }
 
 static void offcpu(struct control *c, bool off)
@@ -163,8 +163,8 @@ static bool pauses(const struct control *c, int kind)
 	return !c->kernel_cut || kind == PTBPF_EV_FATAL;
 }
 
-void control_start(struct control *c, int state, const char *backend,
-		   unsigned long long buffer_size, const char *command)
+void control_start(struct control *c, int state, const char *backend, uint64_t buffer_size,
+		   const char *command)
 {
 	uint64_t ts = clock_now_ns();
 
@@ -323,7 +323,7 @@ static void trigger(struct control *c, unsigned int bit, const struct ptbpf_even
 		.has_si_code = e->kind == PTBPF_EV_FATAL ||
 			       (e->stop_kind >= PTBPF_STOP_SIGNAL &&
 				e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT),
-		.pid = (__u32)c->pid,
+		.pid = (uint32_t)c->pid,
 	};
 
 	if (!c->ops || !c->ops->snapshot || !(c->triggers & bit))
@@ -515,7 +515,7 @@ uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t 
 	return 0;
 }
 
-bool control_lost(struct control *c, unsigned long long total)
+bool control_lost(struct control *c, uint64_t total)
 {
 	if (total <= c->lost_seen)
 		return false;
@@ -524,7 +524,7 @@ bool control_lost(struct control *c, unsigned long long total)
 	return true;
 }
 
-bool control_follow_full(struct control *c, unsigned long long total)
+bool control_follow_full(struct control *c, uint64_t total)
 {
 	if (total <= c->follow_full_seen)
 		return false;
@@ -557,7 +557,7 @@ void control_resync(struct control *c, int state, uint64_t seq)
 
 void control_snapshot_now(struct control *c, enum snap_cause_kind kind)
 {
-	struct snap_cause cause = { .kind = kind, .ts = clock_now_ns(), .pid = (__u32)c->pid };
+	struct snap_cause cause = { .kind = kind, .ts = clock_now_ns(), .pid = (uint32_t)c->pid };
 
 	if (c->ops && c->ops->snapshot)
 		take(c, &cause);

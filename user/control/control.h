@@ -75,12 +75,12 @@ struct control {
 	struct snap_sampling sampling;
 	char sampling_line[160];
 	/* sample backend: ns its timers ran, for the end event; -1: unknown */
-	long long sample_timer_ns;
+	int64_t sample_timer_ns;
 	bool running; /* collection state */
 	int target; /* enum ptbpf_proc_state */
-	unsigned long long lost_seen;
-	unsigned long long follow_full_seen; /* forks --follow had no room for */
-	unsigned long long toggles, toggle_errors;
+	uint64_t lost_seen;
+	uint64_t follow_full_seen; /* forks --follow had no room for */
+	uint64_t toggles, toggle_errors;
 	/*
 	 * --min-interval: a stop closer than this to the last snapshot is
 	 * folded into the next one; 0: every stop has its own. Set with
@@ -101,7 +101,7 @@ struct control {
 	struct ptbpf_event held[CONTROL_REORDER];
 	unsigned int nr_held;
 	uint64_t gap_ns;
-	unsigned long long reordered;
+	uint64_t reordered;
 	/* a pause for a fatal signal the target has not yet died of, or 0 */
 	uint64_t fatal_ns;
 	/*
@@ -114,7 +114,7 @@ struct control {
 	const struct hitpoint *points;
 	unsigned int nr_points;
 	uint64_t min_history_ns, history_from;
-	unsigned long long hit_limit, hits_taken;
+	uint64_t hit_limit, hits_taken;
 	/* why the run should end now (--trigger-limit reached), or NULL */
 	const char *end_reason;
 };
@@ -148,7 +148,7 @@ void control_set_points(struct control *c, const struct hitpoint *points, unsign
  * --min-history (@min_history_ns of collection before a hit counts)
  * and --trigger-limit (@limit hits end the run; 0: none).
  */
-void control_set_hit_limits(struct control *c, uint64_t min_history_ns, unsigned long long limit);
+void control_set_hit_limits(struct control *c, uint64_t min_history_ns, uint64_t limit);
 
 /* Why the run should end now (--trigger-limit reached), or NULL. */
 const char *control_end_reason(const struct control *c);
@@ -180,15 +180,15 @@ void control_set_sampling(struct control *c, const struct snap_sampling *sp, con
 void control_rate(struct control *c, unsigned int old_hz, const struct snap_sampling *sp);
 
 /* Sample backend: the ns its timers ran, for the end event. */
-void control_set_sample_timer(struct control *c, unsigned long long ns);
+void control_set_sample_timer(struct control *c, uint64_t ns);
 
 /*
  * The target's state once watching began (PTBPF_PROC_RUNNING or _STOPPED):
  * logs "start" and enables collection if the target runs (or --no-pause).
  * @backend and @buffer_size are logged as they were chosen.
  */
-void control_start(struct control *c, int state, const char *backend,
-		   unsigned long long buffer_size, const char *command);
+void control_start(struct control *c, int state, const char *backend, uint64_t buffer_size,
+		   const char *command);
 
 /* Whether the target is stopped, as the last transition applied says. */
 bool control_target_stopped(const struct control *c);
@@ -222,7 +222,7 @@ uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t 
  * The BPF program's count of events it could not send, so far. Returns
  * true when it grew since the last call (a transition may be among them).
  */
-bool control_lost(struct control *c, unsigned long long total);
+bool control_lost(struct control *c, uint64_t total);
 
 /*
  * --follow: the BPF program's count of forks it could not follow (its map
@@ -230,7 +230,7 @@ bool control_lost(struct control *c, unsigned long long total);
  * event (`"reason":"follow_full"`) and a line, so a limit reached is never
  * silent. Returns true when it grew.
  */
-bool control_follow_full(struct control *c, unsigned long long total);
+bool control_follow_full(struct control *c, uint64_t total);
 
 /*
  * Brings the collection in line with @state (enum ptbpf_proc_state, as the

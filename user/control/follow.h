@@ -56,7 +56,7 @@ struct follow {
 	unsigned int nr_can_run; /* members with a thread that can run */
 	bool real_on, real_off;
 	bool root_gone;
-	unsigned long long joined, left; /* processes, over the run */
+	uint64_t joined, left; /* processes, over the run */
 	/* what a new member's control is set up with: the target's */
 	struct control *tmpl;
 };
