@@ -33,7 +33,7 @@ int smallfile_read(const char *path, char *buf, size_t cap)
 int smallfile_u64(const char *path, uint64_t *v)
 {
 	char text[32], *end;
-	unsigned long long n;
+	uint64_t n;
 	int rc;
 
 	rc = smallfile_read(path, text, sizeof(text));
