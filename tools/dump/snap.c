@@ -2,6 +2,7 @@
 /* Loading a snapshot directory: see snap.h (perf.data in perfread.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 #include "jsondoc.h"
 #include "textesc.h"
 
-void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
+void snap_error(struct dump_log *log, const char *file, int64_t off, const char *fmt, ...)
 {
 	char why[1024];
 	va_list ap;
@@ -35,7 +36,7 @@ void snap_error(struct dump_log *log, const char *file, long long off, const cha
 		fputs(": ", log->err);
 	}
 	if (off >= 0)
-		fprintf(log->err, "offset 0x%llx: ", (unsigned long long)off);
+		fprintf(log->err, "offset 0x%" PRIx64 ": ", (uint64_t)off);
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
@@ -591,7 +592,7 @@ static int parse_object(const char *buf, size_t len, const char *file, struct du
 
 	ret = jsondoc_parse(buf, len, root, &e);
 	if (ret == -EBADMSG)
-		snap_error(log, file, (long long)e.off, "not JSON: %s", e.why);
+		snap_error(log, file, (int64_t)e.off, "not JSON: %s", e.why);
 	if (ret)
 		return ret;
 	if (jsondoc_type(*root) == JSONDOC_OBJECT)

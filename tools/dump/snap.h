@@ -32,7 +32,7 @@ struct dump_log {
  * Reports one problem with @file (NULL: none) at byte offset @off (-1:
  * none) to @log, printf-style, and counts it.
  */
-void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
+void snap_error(struct dump_log *log, const char *file, int64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* A context switch on one core, reduced to who runs after it. */

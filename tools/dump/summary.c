@@ -80,10 +80,10 @@ static int summary_pt_core(const struct dump_snap *s, const struct dump_core *c,
 		return ret;
 	sum->decodes = sum->pt.has_psb && !sum->pt.errors;
 	if (c->trace_len && !sum->pt.has_psb)
-		snap_error(log, c->trace_file, (long long)c->trace_off,
+		snap_error(log, c->trace_file, (int64_t)c->trace_off,
 			   "cpu %d: no PSB in %zu bytes of trace", c->cpu, c->trace_len);
 	if (sum->pt.errors)
-		snap_error(log, c->trace_file, (long long)(c->trace_off + sum->pt.first_error_off),
+		snap_error(log, c->trace_file, (int64_t)(c->trace_off + sum->pt.first_error_off),
 			   "cpu %d: %" PRIu64 " packet errors, the first at "
 			   "trace offset 0x%" PRIx64 ": %s",
 			   c->cpu, sum->pt.errors, sum->pt.first_error_off, sum->pt.first_error);

@@ -241,7 +241,7 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off, con
 	(void)resync;
 	/* the flow is lost here: what was open cannot be closed later */
 	close_run(r);
-	snap_error(r->log, c->trace_file, (long long)(c->trace_off + off),
+	snap_error(r->log, c->trace_file, (int64_t)(c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
 }
 
@@ -604,12 +604,12 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len, size_t off
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		snap_error(log, file, (long long)(off + e.off), "not JSON: %s", e.why);
+		snap_error(log, file, (int64_t)(off + e.off), "not JSON: %s", e.why);
 		return 0;
 	}
 	if (jsondoc_get_str(o, "event", &name) || jsondoc_get_u64(o, "ts", &ts) ||
 	    jsondoc_get_u64(o, "pid", &pid) || pid > UINT32_MAX) {
-		snap_error(log, file, (long long)off,
+		snap_error(log, file, (int64_t)off,
 			   "needs a string \"event\" and numbers \"ts\" and "
 			   "\"pid\"");
 		jsondoc_free(o);
