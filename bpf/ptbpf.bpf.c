@@ -956,9 +956,11 @@ int BPF_PROG(handle_waitfor, struct task_struct *p, pid_t old_pid, struct linux_
 /*
  * --trigger-on: one uprobe link per point, attached to its file
  * for every process (pid -1), so that any process that is a target, by
- * whatever is_target() says, triggers; the others are dropped here. The
+ * whatever is_target() says, makes a hit; the others are dropped here. The
  * attach cookie is the point's index. The event's ts is the hit's kernel
- * time: a snapshot's data is cut there.
+ * time: a snapshot's data is cut there. The program is a hit's, but keeps
+ * the name it was loaded under: bpftool, the kernel's symbols and
+ * libbpf's lines under -v show it.
  */
 SEC("uprobe")
 int trigger_hit(struct pt_regs *ctx)
@@ -969,7 +971,7 @@ int trigger_hit(struct pt_regs *ctx)
 
 	if (!p)
 		return 0;
-	e = reserve(PTBPF_EV_TRIGGER, cur, p);
+	e = reserve(PTBPF_EV_HIT, cur, p);
 	if (!e)
 		return 0;
 	e->ip = PT_REGS_IP(ctx);

@@ -34,7 +34,7 @@ enum ptbpf_event_kind {
 	 */
 	PTBPF_EV_JOIN = 10,
 	/* --trigger-on: a target thread reached a traced function's entry */
-	PTBPF_EV_TRIGGER = 11,
+	PTBPF_EV_HIT = 11,
 	PTBPF_EV_MAX,
 };
 
@@ -125,7 +125,7 @@ struct ptbpf_event {
 	__u32 old_tid; /* exec: the tid that called execve */
 	union {
 		__u32 ppid; /* fork, join: its parent process (pid: the new one) */
-		__u32 point; /* trigger: which --trigger-on (0, 1, ...) */
+		__u32 point; /* hit: which --trigger-on (0, 1, ...) */
 	};
 	char comm[PTBPF_COMM_LEN];
 	char filename[PTBPF_FILENAME_LEN]; /* exec: the new program */
@@ -133,7 +133,7 @@ struct ptbpf_event {
 	__u64 seq;
 	/*
 	 * stop: the user-space IP of the thread that stopped last;
-	 * fatal: the faulting instruction; trigger: where the uprobe hit.
+	 * fatal: the faulting instruction; hit: where the uprobe hit.
 	 * 0 when unknown.
 	 */
 	__u64 ip;

@@ -172,11 +172,11 @@ void ptfix_event(struct ptfix *f, enum ptbpf_event_kind kind)
 	ctlops_event(&f->hands, &e);
 }
 
-void ptfix_trigger_hit(struct ptfix *f, __u64 ip)
+void ptfix_hit(struct ptfix *f, __u64 ip)
 {
 	struct ptbpf_event e;
 
-	event_of(f, PTBPF_EV_TRIGGER, &e);
+	event_of(f, PTBPF_EV_HIT, &e);
 	e.ip = ip;
 	control_event(&f->ctl, &e, ptfix_now());
 }

@@ -92,7 +92,7 @@ void ptfix_start(struct ptfix *f, enum ptbpf_scope scope, int state, unsigned in
 void ptfix_event(struct ptfix *f, enum ptbpf_event_kind kind);
 
 /* A --trigger-on hit of this thread at @ip, as the BPF uprobe sends it. */
-void ptfix_trigger_hit(struct ptfix *f, __u64 ip);
+void ptfix_hit(struct ptfix *f, __u64 ip);
 
 /* The writer has written @n snapshots (events.jsonl says so). */
 void ptfix_wait_written(struct ptfix *f, unsigned int n);

@@ -176,7 +176,7 @@ static inline void ptgen_pt_attr(struct perf_event_attr *a)
 
 /*
  * Zeroes @s and @core and fills what every backend shares, as ptbpf would
- * for one core (cpu 0) of this process: trigger "stop", the switch
+ * for one core (cpu 0) of this process: cause "stop", the switch
  * sideband attr, perf time == TSC (mult 1, shift 0, zero 0), the CPU, the
  * record IDs and the process. The caller sets the data attr, the core's
  * TSC, trace and sideband, and releases @s->proc with procinfo_free().
@@ -191,7 +191,7 @@ static inline int ptgen_snapshot_init(struct snapshot *s, struct snap_core *core
 	memset(core, 0, sizeof(*core));
 	s->id = 1;
 	s->run.backend = backend;
-	s->why.kind = SNAPTRIG_STOP;
+	s->why.kind = SNAPCAUSE_STOP;
 	s->run.pid = pid;
 	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;
 	s->run.sb_attr.config = PERF_COUNT_SW_DUMMY;

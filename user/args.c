@@ -194,9 +194,9 @@ static int parse_pct(const char *s, double *out)
 	return 0;
 }
 
-int args_parse_size(const char *s, unsigned long long *out)
+int args_parse_size(const char *s, uint64_t *out)
 {
-	unsigned long long v, mult = 1;
+	uint64_t v, mult = 1;
 	char *end;
 
 	if (!s || !out || *s < '0' || *s > '9')
@@ -237,7 +237,7 @@ int args_parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;
 
@@ -250,9 +250,9 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return *end ? -EINVAL : 0;
 }
 
-int args_parse_duration(const char *s, unsigned long long max_ms, unsigned long long *out)
+int args_parse_duration(const char *s, uint64_t max_ms, uint64_t *out)
 {
-	unsigned long long v, mult;
+	uint64_t v, mult;
 	char *end;
 
 	if (!s || !out || *s < '0' || *s > '9')
@@ -277,7 +277,7 @@ int args_parse_duration(const char *s, unsigned long long max_ms, unsigned long 
 
 int args_parse_callgraph(const char *s, enum ptbpf_callgraph *mode, unsigned int *stack)
 {
-	unsigned long long v;
+	uint64_t v;
 
 	if (!s || !mode || !stack)
 		return -EINVAL;
@@ -308,7 +308,7 @@ static int cmp_int(const void *a, const void *b)
 int args_parse_cpus(const char *s, int **cpus, unsigned int *nr)
 {
 	static unsigned char seen[ARGS_MAX_CPUS];
-	unsigned long long lo, hi, c;
+	uint64_t lo, hi, c;
 	char *copy, *rest, *tok, *dash;
 	unsigned int n = 0;
 	int *arr, ret = 0;
@@ -395,7 +395,7 @@ static int parse_unit(struct config *cfg, const char *arg, char *err, size_t err
 
 static int parse_pid(const char *s, pid_t *pid)
 {
-	unsigned long long v;
+	uint64_t v;
 	int ret = parse_uint(s, INT_MAX, &v);
 
 	if (ret || v == 0)
@@ -420,7 +420,7 @@ static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL, TRIGGE
 					     TRIGGER_STEP, 0 };
 
 /* One more --trigger-on: kept as given, parsed once the target is known. */
-static int add_trigger_on(struct config *cfg, const char *arg, char *err, size_t errlen)
+static int add_hit_spec(struct config *cfg, const char *arg, char *err, size_t errlen)
 {
 	const char **grown;
 
@@ -428,14 +428,14 @@ static int add_trigger_on(struct config *cfg, const char *arg, char *err, size_t
 		return errbuf_set(err, errlen, -EINVAL,
 				  "empty --trigger-on: give SYMBOL[@OBJECT], 0xADDR "
 				  "or OBJECT:OFFSET");
-	if (cfg->nr_trigger_on == ARGS_MAX_TRIGGER_ON)
+	if (cfg->nr_hit_specs == ARGS_MAX_TRIGGER_ON)
 		return errbuf_set(err, errlen, -EINVAL, "more than %d --trigger-on options",
 				  ARGS_MAX_TRIGGER_ON);
-	grown = realloc(cfg->trigger_on, (cfg->nr_trigger_on + 1) * sizeof(*grown));
+	grown = realloc(cfg->hit_specs, (cfg->nr_hit_specs + 1) * sizeof(*grown));
 	if (!grown)
 		return errbuf_set(err, errlen, -EINVAL, "out of memory");
-	cfg->trigger_on = grown;
-	cfg->trigger_on[cfg->nr_trigger_on++] = arg;
+	cfg->hit_specs = grown;
+	cfg->hit_specs[cfg->nr_hit_specs++] = arg;
 	return 0;
 }
 
@@ -443,7 +443,7 @@ static int add_trigger_on(struct config *cfg, const char *arg, char *err, size_t
 static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, size_t errlen)
 {
 	enum ptbpf_scope v_scope;
-	unsigned long long v;
+	uint64_t v;
 
 	switch (opt) {
 	case 'p':
@@ -550,7 +550,7 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		cfg->grace_ms = (unsigned int)v;
 		return 0;
 	case OPT_TRIGGER_ON:
-		return add_trigger_on(cfg, arg, err, errlen);
+		return add_hit_spec(cfg, arg, err, errlen);
 	case OPT_TRIGGER_LIMIT:
 		if (parse_uint(arg, ULLONG_MAX, &v) || !v)
 			return errbuf_set(err, errlen, -EINVAL,
@@ -696,11 +696,11 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errl
 		return errbuf_set(
 			err, errlen, -EINVAL,
 			"-F and --overhead: give one (-F fixes the rate, --overhead picks it)");
-	if (cfg->trigger_limit && !cfg->nr_trigger_on)
+	if (cfg->trigger_limit && !cfg->nr_hit_specs)
 		return errbuf_set(err, errlen, -EINVAL,
 				  "--trigger-limit counts --trigger-on hits: "
 				  "give --trigger-on too");
-	if (cfg->min_history_ns && !cfg->nr_trigger_on)
+	if (cfg->min_history_ns && !cfg->nr_hit_specs)
 		return errbuf_set(err, errlen, -EINVAL,
 				  "--min-history holds back --trigger-on snapshots: "
 				  "give --trigger-on too");
@@ -714,7 +714,7 @@ void args_free(struct config *cfg)
 	free(cfg->cpus);
 	cfg->cpus = NULL;
 	cfg->nr_cpus = 0;
-	free(cfg->trigger_on);
-	cfg->trigger_on = NULL;
-	cfg->nr_trigger_on = 0;
+	free(cfg->hit_specs);
+	cfg->hit_specs = NULL;
+	cfg->nr_hit_specs = 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -30,8 +31,8 @@ struct config {
 	unsigned int nr_cpus;
 	unsigned int triggers; /* enum trigger_bits */
 	unsigned int max_snapshots; /* 0: keep all */
-	unsigned long long max_size; /* bytes of snapshots kept; 0: no limit */
-	unsigned long long min_interval_ns; /* 0: a snapshot per stop */
+	uint64_t max_size; /* bytes of snapshots kept; 0: no limit */
+	uint64_t min_interval_ns; /* 0: a snapshot per stop */
 	unsigned int formats; /* SNAPWRITE_* (snapwrite.h) */
 	bool full;
 	bool no_pause;
@@ -47,11 +48,11 @@ struct config {
 	unsigned int stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	unsigned int crash_stack; /* --crash-stack: bytes of stack at a fault */
 	/* --trigger-on SPEC, as given, in order (hitpoint.h parses them) */
-	const char **trigger_on;
-	unsigned int nr_trigger_on;
-	unsigned long long trigger_limit; /* --trigger-limit; 0: none */
-	unsigned long long duration_ns; /* --duration; 0: until the end */
-	unsigned long long min_history_ns; /* --min-history; 0: none */
+	const char **hit_specs;
+	unsigned int nr_hit_specs;
+	uint64_t trigger_limit; /* --trigger-limit; 0: none */
+	uint64_t duration_ns; /* --duration; 0: until the end */
+	uint64_t min_history_ns; /* --min-history; 0: none */
 	bool no_buildid_cache; /* -N: perf's $HOME/.debug left alone */
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
 	bool help;
@@ -62,7 +63,7 @@ struct config {
  * Fills @cfg from @argc/@argv. On error writes one line (no prefix, no
  * newline) into @err and returns -EINVAL. --help and --version set their
  * flag and return 0 without checking the rest. @cfg->cpus and
- * @cfg->trigger_on are malloc'd: release with args_free().
+ * @cfg->hit_specs are malloc'd: release with args_free().
  */
 int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
 void args_free(struct config *cfg);
@@ -71,7 +72,7 @@ void args_free(struct config *cfg);
  * "4M", "64K", "1G", "4096": bytes into @out. Returns -EINVAL on a malformed
  * value, -ERANGE when it does not fit.
  */
-int args_parse_size(const char *s, unsigned long long *out);
+int args_parse_size(const char *s, uint64_t *out);
 
 /* The default --grace: how long a command has to end after SIGTERM. */
 #define ARGS_GRACE_MS_DEFAULT 3000
@@ -89,7 +90,7 @@ int args_parse_size(const char *s, unsigned long long *out);
  * "3", "3s", "500ms", "2m", "0": milliseconds into @out (no unit: seconds).
  * Returns -EINVAL on a malformed value, -ERANGE above @max_ms.
  */
-int args_parse_duration(const char *s, unsigned long long max_ms, unsigned long long *out);
+int args_parse_duration(const char *s, uint64_t max_ms, uint64_t *out);
 
 /*
  * "0-3,8" into a sorted array without duplicates (malloc'd). Returns

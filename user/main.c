@@ -94,7 +94,7 @@ static void stop_snapshots(struct app *app)
 }
 
 /* --follow: the BPF side's state of each process, the snapshots' list. */
-static int probe_state(void *ctx, pid_t pid, unsigned long long *seq)
+static int probe_state(void *ctx, pid_t pid, uint64_t *seq)
 {
 	struct app *app = ctx;
 
@@ -261,7 +261,7 @@ static int open_cores(struct app *app)
 	cc.stack_size = app->cfg.stack_size;
 	cc.cgroup_fd = app->scope.cgroup_fd;
 	cc.pause_points = app->points;
-	cc.nr_pause_points = app->points ? app->cfg.nr_trigger_on : 0;
+	cc.nr_pause_points = app->points ? app->cfg.nr_hit_specs : 0;
 	cc.report = report;
 	cc.report_ctx = app;
 	app->cores = cores_open(&cc, NULL, app->err, sizeof(app->err));
@@ -401,8 +401,8 @@ static int start_watching(struct app *app)
 	}
 	control_set_min_interval(&app->ctl, app->cfg.min_interval_ns);
 	control_set_t0(&app->ctl, app->start_ns);
-	control_set_points(&app->ctl, app->points, app->points ? app->cfg.nr_trigger_on : 0);
-	control_set_trigger_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
+	control_set_points(&app->ctl, app->points, app->points ? app->cfg.nr_hit_specs : 0);
+	control_set_hit_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope.kind), app->scope.why,
 			  app->scope.kind == SCOPE_PROCESS);
 	if (runrate_summary(&app->rate, line, sizeof(line)))
@@ -450,13 +450,13 @@ static int resolve_points(struct app *app)
 	unsigned int i;
 	int ret;
 
-	if (!app->cfg.nr_trigger_on)
+	if (!app->cfg.nr_hit_specs)
 		return 0;
-	app->points = calloc(app->cfg.nr_trigger_on, sizeof(*app->points));
+	app->points = calloc(app->cfg.nr_hit_specs, sizeof(*app->points));
 	if (!app->points)
 		return -ENOMEM;
-	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
-		ret = hitpoint_parse(app->cfg.trigger_on[i], &app->points[i], app->err,
+	for (i = 0; i < app->cfg.nr_hit_specs; i++) {
+		ret = hitpoint_parse(app->cfg.hit_specs[i], &app->points[i], app->err,
 				     sizeof(app->err));
 		if (!ret)
 			ret = hitpoint_resolve(&app->points[i], &w, app->err, sizeof(app->err));
@@ -473,9 +473,9 @@ static int attach_points(struct app *app)
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < app->cfg.nr_trigger_on; i++) {
-		ret = watch_trigger(app->watch, app->points[i].path, app->points[i].offset, i,
-				    app->err, sizeof(app->err));
+	for (i = 0; i < app->cfg.nr_hit_specs; i++) {
+		ret = watch_hitpoint(app->watch, app->points[i].path, app->points[i].offset, i,
+				     app->err, sizeof(app->err));
 		if (ret)
 			return ret;
 	}
@@ -562,9 +562,9 @@ static int run(struct app *app)
 	struct loop_result res;
 	struct run_end end;
 	enum runend_how how;
-	__u64 timer_ns;
+	uint64_t timer_ns;
 	int ret, status, sig;
-	__u64 drain_ns;
+	uint64_t drain_ns;
 
 	if (setup(app)) {
 		sig = loop_setup_interrupted(app->err, sizeof(app->err));

@@ -223,7 +223,7 @@ static void dump_reads_worker(struct fx *f, int id, pid_t w)
 static void test_follow_worker_stop(void **state)
 {
 	struct fx *f = *state;
-	char trig[32];
+	char cause[32];
 	pid_t w;
 	int k, i, n, st;
 
@@ -242,8 +242,8 @@ static void test_follow_worker_stop(void **state)
 		n = count_events(f->out, "snapshot");
 		for (k = 0; k < n; k++)
 			if (event_field(f->out, "snapshot", k, "pid") == w &&
-			    !event_str(f->out, "snapshot", k, "trigger", trig, sizeof(trig)) &&
-			    !strcmp(trig, "stop"))
+			    !event_str(f->out, "snapshot", k, "trigger", cause, sizeof(cause)) &&
+			    !strcmp(cause, "stop"))
 				break;
 		if (k < n)
 			break;
@@ -265,15 +265,15 @@ static void test_follow_worker_stop(void **state)
 static int stop_snapshot(struct fx *f, pid_t pid)
 {
 	double end = mono_s() + 60;
-	char trig[32];
+	char cause[32];
 	int k, n;
 
 	do {
 		n = count_events(f->out, "snapshot");
 		for (k = 0; k < n; k++)
 			if (event_field(f->out, "snapshot", k, "pid") == pid &&
-			    !event_str(f->out, "snapshot", k, "trigger", trig, sizeof(trig)) &&
-			    !strcmp(trig, "stop"))
+			    !event_str(f->out, "snapshot", k, "trigger", cause, sizeof(cause)) &&
+			    !strcmp(cause, "stop"))
 				return (int)event_field(f->out, "snapshot", k, "snapshot");
 		msleep(50);
 	} while (mono_s() < end);

@@ -35,7 +35,7 @@ struct tally {
 	__u64 min_time, max_time;
 };
 
-static __u64 now_ns(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -58,7 +58,7 @@ static unsigned int count_fds(void)
 /* Spin for @ms, sleeping a little now and then to force switches. */
 static void busy(unsigned int ms)
 {
-	__u64 end = now_ns() + ms * 1000000ULL;
+	uint64_t end = now_ns() + ms * 1000000ULL;
 	volatile unsigned long x = 0;
 
 	while (now_ns() < end) {
@@ -138,7 +138,7 @@ static void test_real_sample(void **state)
 	static __u8 tb[BUF], sb[SB];
 	struct cores_config cfg;
 	struct tally t;
-	__u64 t_resume, t_paused, t_resume2;
+	uint64_t t_resume, t_paused, t_resume2;
 	unsigned int fds = count_fds(), n;
 	char err[256] = "";
 	struct cores *c;

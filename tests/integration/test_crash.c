@@ -89,12 +89,12 @@ static int record(const char *out, const char *prog, const char *mode)
 /* The directory of the snapshot the fatal trigger took in @out. */
 static void fatal_snap(const char *out, char *buf, size_t len)
 {
-	char trig[32];
+	char cause[32];
 	int i, n = count_events(out, "snapshot");
 
 	for (i = 0; i < n; i++) {
-		event_str(out, "snapshot", i, "trigger", trig, sizeof(trig));
-		if (!strcmp(trig, "fatal")) {
+		event_str(out, "snapshot", i, "trigger", cause, sizeof(cause));
+		if (!strcmp(cause, "fatal")) {
 			snprintf(buf, len, "%s/snapshot-%06lld", out,
 				 event_field(out, "snapshot", i, "snapshot"));
 			return;

@@ -82,7 +82,7 @@ static long perf_samples(const char *perf_data, pid_t pid)
 	return n;
 }
 
-/* The summary: trigger, signal, pid, and the target's sample count. */
+/* The summary: cause, signal, pid, and the target's sample count. */
 static void test_summary(void **state)
 {
 	char cmd[512], want[256], path[256], *o, *p;
@@ -204,7 +204,7 @@ static void test_timeline(void **state)
 			continue;
 		}
 		assert_int_equal(pid, target);
-		/* each snapshot, with its facts, on its trigger's track */
+		/* each snapshot, with its facts, on its cause's track */
 		if (!strcmp(ph, "i") && !strncmp(name, "snapshot ", 9)) {
 			assert_int_equal(jsondoc_get_str(jsondoc_get(e, "args"), "trigger", &name),
 					 0);

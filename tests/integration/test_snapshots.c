@@ -264,7 +264,7 @@ static void test_stops_give_snapshots(void **state)
 	 */
 	char *targv[] = { PROGS "demo", "busy", NULL };
 	struct fx *f = *state;
-	long long *stop_ts, *pause_ts, *res_ts, *res_lat, *snap_id, *trig_ts;
+	long long *stop_ts, *pause_ts, *res_ts, *res_lat, *snap_id, *cause_ts;
 	char dir[700], path[700], cmd[800], *seq, *rep;
 	const int N = 5;
 	int i, funcs = 0, calls = 0, hashes = 0;
@@ -287,7 +287,7 @@ static void test_stops_give_snapshots(void **state)
 	assert_int_equal(event_values(f->out, "resume", "ts", &res_ts), N + 1);
 	event_values(f->out, "resume", "latency_ns", &res_lat);
 	assert_int_equal(event_values(f->out, "snapshot", "snapshot", &snap_id), N);
-	event_values(f->out, "snapshot", "trigger_ts", &trig_ts);
+	event_values(f->out, "snapshot", "trigger_ts", &cause_ts);
 	rep = malloc(1);
 	rep[0] = '\0';
 	for (i = 0; i < N; i++) {
@@ -297,7 +297,7 @@ static void test_stops_give_snapshots(void **state)
 
 		snap_dir(f, i + 1, dir, sizeof(dir));
 		assert_int_equal(snap_id[i], i + 1);
-		assert_int_equal(trig_ts[i], stop_ts[i]);
+		assert_int_equal(cause_ts[i], stop_ts[i]);
 		event_str(f->out, "snapshot", i, "path", path, sizeof(path));
 		assert_string_equal(path, dir);
 		event_str(f->out, "snapshot", i, "trigger", path, sizeof(path));
@@ -367,7 +367,7 @@ static void test_stops_give_snapshots(void **state)
 	free(res_ts);
 	free(res_lat);
 	free(snap_id);
-	free(trig_ts);
+	free(cause_ts);
 	assert_int_equal(finish(f), 0);
 }
 
@@ -383,7 +383,7 @@ static void test_sigusr2_while_running(void **state)
 	char *targv[] = { PROGS "demo", NULL };
 	struct fx *f = *state;
 	unsigned long long last1 = 0, first2 = ~0ULL;
-	char dir[700], trig[32];
+	char dir[700], cause[32];
 	struct smps s1, s2;
 	size_t k;
 
@@ -403,8 +403,8 @@ static void test_sigusr2_while_running(void **state)
 	assert_false(all_stopped(f->target));
 	kill(f->ptbpf, SIGUSR2);
 	assert_true(wait_events(f->out, "snapshot", 2, 60));
-	event_str(f->out, "snapshot", 0, "trigger", trig, sizeof(trig));
-	assert_string_equal(trig, "requested");
+	event_str(f->out, "snapshot", 0, "trigger", cause, sizeof(cause));
+	assert_string_equal(cause, "requested");
 	/* running cores, paused for the copy only: no pause events */
 	assert_true(event_field(f->out, "snapshot", 0, "paused_max_ns") > 0);
 	assert_int_equal(count_events(f->out, "pause"), 0);
@@ -476,7 +476,7 @@ static void test_crash_fatal_snapshot(void **state)
 	char *targv[] = { PROGS "crash", "400", NULL };
 	struct fx *f = *state;
 	unsigned long long fatal, last = 0, last_work = 0;
-	char dir[700], trig[32], sig[32], tail[400] = "";
+	char dir[700], cause[32], sig[32], tail[400] = "";
 	size_t k, mine = 0, work_rank = 0;
 	struct smps s;
 	int i, id = -1, n;
@@ -491,8 +491,8 @@ static void test_crash_fatal_snapshot(void **state)
 	fatal = event_field(f->out, "fatal", 0, "ts");
 	n = count_events(f->out, "snapshot");
 	for (i = 0; i < n; i++) {
-		event_str(f->out, "snapshot", i, "trigger", trig, sizeof(trig));
-		if (!strcmp(trig, "fatal"))
+		event_str(f->out, "snapshot", i, "trigger", cause, sizeof(cause));
+		if (!strcmp(cause, "fatal"))
 			id = (int)event_field(f->out, "snapshot", i, "snapshot");
 	}
 	assert_true(id > 0);

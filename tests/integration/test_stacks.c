@@ -76,12 +76,12 @@ static int teardown_group(void **state)
 /* The directory of the snapshot the fatal trigger took in @out. */
 static void fatal_snap(const char *out, char *buf, size_t len)
 {
-	char trig[32];
+	char cause[32];
 	int i, n = count_events(out, "snapshot");
 
 	for (i = 0; i < n; i++) {
-		event_str(out, "snapshot", i, "trigger", trig, sizeof(trig));
-		if (!strcmp(trig, "fatal")) {
+		event_str(out, "snapshot", i, "trigger", cause, sizeof(cause));
+		if (!strcmp(cause, "fatal")) {
 			snprintf(buf, len, "%s/snapshot-%06lld", out,
 				 event_field(out, "snapshot", i, "snapshot"));
 			return;
@@ -824,18 +824,18 @@ static char *dump_window(const char *snap, const char *dur, int *joined)
 
 static void check_last(const char *out, pid_t pid, int n, bool full)
 {
-	unsigned long long trig, prev, dur = 50000000ULL;
+	unsigned long long cause_ts, prev, dur = 50000000ULL;
 	char snap[300], *want, *got;
 	int joined, lines = 0;
 	const char *p;
 
 	snprintf(snap, sizeof(snap), "%s/snapshot-%06d", out, n);
-	trig = (unsigned long long)event_field(out, "stop", n - 1, "ts");
+	cause_ts = (unsigned long long)event_field(out, "stop", n - 1, "ts");
 	prev = (unsigned long long)event_field(out, "stop", n - 2, "ts");
-	assert_int_equal(event_field(out, "snapshot", n - 1, "trigger_ts"), trig);
+	assert_int_equal(event_field(out, "snapshot", n - 1, "trigger_ts"), cause_ts);
 	got = dump_window(snap, "50ms", &joined);
 	/* a --full snapshot holds the whole buffer: it alone is the truth */
-	want = perf_window(out, full ? n : 1, n, pid, trig - dur, trig);
+	want = perf_window(out, full ? n : 1, n, pid, cause_ts - dur, cause_ts);
 	for (p = got; (p = strchr(p, '\n')); p++)
 		lines++;
 	print_message("%s: --last 50ms: %d samples from %d snapshot(s)\n", out, lines, joined);
@@ -853,9 +853,9 @@ static void check_last(const char *out, pid_t pid, int n, bool full)
 	 * holds (since the stop before): 15 ms apart on a quiet machine, but
 	 * a loaded one may space the stops by more than the window.
 	 */
-	if (!full && trig - prev < dur)
+	if (!full && cause_ts - prev < dur)
 		assert_true(joined >= 2);
-	print_message("  the stop before: %.3f ms earlier\n", (trig - prev) / 1e6);
+	print_message("  the stop before: %.3f ms earlier\n", (cause_ts - prev) / 1e6);
 	free(got);
 	free(want);
 }

@@ -9,14 +9,14 @@
  *   is stamped after the hit's kernel time, and the newest sample is within
  *   the target's last 1 ms of CPU before it (its off-CPU time, from the
  *   snapshot's own switch records, does not count). An untraced copy of
- *   the program calling leaf at the same time triggers nothing;
- * - a hit from a second thread triggers, with that thread's tid;
+ *   the program calling leaf at the same time makes no hit;
+ * - a hit from a second thread takes one, with that thread's tid;
  * - --pid and a library (fflush@libc.so.6): only the target's hits,
  *   though another process calls it too;
  * - a missing and an ambiguous symbol (two local twin()) are one line and
  *   exit 1 before anything is attached: no output directory, no BPF
  *   object left;
- * - --trigger-limit 2 ends the run after 2 trigger snapshots, the command
+ * - --trigger-limit 2 ends the run after 2 hits took a snapshot, the command
  *   ended as on SIGINT; --duration 2s ends a run in 2 s (a generous
  *   window); --min-history 1s ignores the hit at 0.5 s and takes the one
  *   at 1.5 s.
@@ -74,28 +74,28 @@ static int run_ptbpf(const char *args, char *err, size_t len, double *secs)
 	return run_bpf(args, err, len, secs, true);
 }
 
-/* How many snapshot events of this run say trigger @name. */
+/* How many snapshot events of this run say their cause is @name. */
 static int snapshots_of(const char *name)
 {
 	int i, n = 0, total = count_events(out, "snapshot");
-	char trig[32];
+	char cause[32];
 
 	for (i = 0; i < total; i++)
-		if (!event_str(out, "snapshot", i, "trigger", trig, sizeof(trig)) &&
-		    !strcmp(trig, name))
+		if (!event_str(out, "snapshot", i, "trigger", cause, sizeof(cause)) &&
+		    !strcmp(cause, name))
 			n++;
 	return n;
 }
 
-/* The snapshot number of the @nth snapshot event whose trigger is @name. */
+/* The snapshot number of the @nth snapshot event whose cause is @name. */
 static int nth_snapshot(const char *name, int nth)
 {
 	int i, total = count_events(out, "snapshot");
-	char trig[32];
+	char cause[32];
 
 	for (i = 0; i < total; i++)
-		if (!event_str(out, "snapshot", i, "trigger", trig, sizeof(trig)) &&
-		    !strcmp(trig, name) && nth-- == 0)
+		if (!event_str(out, "snapshot", i, "trigger", cause, sizeof(cause)) &&
+		    !strcmp(cause, name) && nth-- == 0)
 			return (int)event_field(out, "snapshot", i, "snapshot");
 	return -1;
 }
@@ -155,9 +155,9 @@ static unsigned long long cpu_before_hit(int id, pid_t pid, pid_t tid, unsigned 
 }
 
 /*
- * 5 calls of leaf: 5 trigger snapshots while the program runs on, each
+ * 5 calls of leaf: 5 hits, 5 snapshots while the program runs on, each
  * ending at its hit, the newest sample within 1 ms of the target's CPU
- * before it. An untraced copy calling leaf meanwhile triggers nothing.
+ * before it. An untraced copy calling leaf meanwhile makes no hit.
  */
 static void test_five_calls(void **state)
 {
@@ -242,7 +242,7 @@ static void test_five_calls(void **state)
 	}
 }
 
-/* A hit from a second thread triggers, and says which thread it was. */
+/* A hit from a second thread takes a snapshot, and says which thread it was. */
 static void test_second_thread(void **state)
 {
 	char err[4096];
@@ -266,7 +266,7 @@ static void test_second_thread(void **state)
  * --pid, a library function: fflush@libc.so.6 (leaf calls it), with an
  * untraced copy of the program calling it too (as every process on the
  * machine that calls fflush takes the uprobe): only the target's hits
- * trigger, from libc, and --trigger-limit 2 ends the run, the target
+ * count, from libc, and --trigger-limit 2 ends the run, the target
  * running on.
  */
 static void test_pid_library(void **state)
@@ -390,7 +390,7 @@ static void test_ifunc(void **state)
 	check_refused("--trigger-on cosf32@libm.so.6 -- " PROGS "ifunc 1 1", "; candidates: ");
 }
 
-/* --trigger-limit 2: two trigger snapshots, then the end as on SIGINT. */
+/* --trigger-limit 2: two hits, two snapshots, then the end as on SIGINT. */
 static void test_trigger_limit(void **state)
 {
 	char err[4096], reason[32];

@@ -529,7 +529,7 @@ static void test_lost_events_resync(void **state)
 {
 	struct fx *f = *state;
 	char *targv[] = { PROGS "spin", "1", "storm", NULL };
-	char *seq, *p, trig[32];
+	char *seq, *p, cause[32];
 	long long lost0;
 	double deadline;
 
@@ -568,8 +568,8 @@ static void test_lost_events_resync(void **state)
 	free(seq);
 	/* and the stop it missed still has its snapshot */
 	assert_true(wait_events(f->dir, "snapshot", 1, 60));
-	event_str(f->dir, "snapshot", 0, "trigger", trig, sizeof(trig));
-	assert_string_equal(trig, "stop");
+	event_str(f->dir, "snapshot", 0, "trigger", cause, sizeof(cause));
+	assert_string_equal(cause, "stop");
 	end_target(f);
 }
 

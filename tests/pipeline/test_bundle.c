@@ -68,7 +68,7 @@ static int setup(void **state)
 	s = &fx->snap;
 	s->id = 3;
 	s->run.backend = BACKEND_INTEL_PT;
-	s->why.kind = SNAPTRIG_FATAL;
+	s->why.kind = SNAPCAUSE_FATAL;
 	s->why.sig = 11;
 	s->why.ts = 123456789;
 	s->run.pid = 100;

@@ -146,7 +146,7 @@ static void test_open_paused(void **state)
 {
 	struct fixture *f = *state;
 	enum core_state st;
-	__u64 id, sb, ids[2 * NCPU];
+	uint64_t id, sb, ids[2 * NCPU];
 	unsigned int i, j;
 	int cpu;
 
@@ -186,7 +186,7 @@ static void test_open_paused(void **state)
 static void test_same_state_no_call(void **state)
 {
 	struct fixture *f = *state;
-	__u64 done = 0, before;
+	uint64_t done = 0, before;
 	struct timespec ts;
 
 	assert_non_null(open_sim(f));
@@ -265,7 +265,7 @@ static void test_read_while_running(void **state)
 	struct snap_core out;
 	enum core_state st;
 	unsigned long calls;
-	__u64 id;
+	uint64_t id;
 
 	f->cfg.start_running = true;
 	assert_non_null(open_sim(f));
@@ -663,7 +663,7 @@ static long run_task(struct fixture *f, int cpu, __u32 tid, size_t nbytes)
 
 struct sw_rec {
 	__u32 type, misc, pid, tid;
-	__u64 id;
+	uint64_t id;
 };
 
 /* The switch records of @out, oldest first. */
@@ -752,7 +752,7 @@ static void test_process_threads_share_ring(void **state)
 	struct fixture *f = *state;
 	struct sw_rec sw[8];
 	struct snap_core out;
-	__u64 sb_id;
+	uint64_t sb_id;
 	unsigned int i;
 
 	proc_config(f, 2);
@@ -971,7 +971,7 @@ static void test_process_fork_stays_out(void **state)
 	struct fixture *f = *state;
 	struct sw_rec sw[4];
 	struct snap_core out;
-	__u64 sb_id;
+	uint64_t sb_id;
 	unsigned int i;
 
 	proc_config(f, 1);
@@ -1138,7 +1138,7 @@ static void test_sideband_task_records(void **state)
 	struct task_rec tr[3];
 	unsigned int nt = 0, nm = 0, nsw = 0;
 	struct snap_core out;
-	__u64 sb_id, id;
+	uint64_t sb_id, id;
 	size_t off = 0;
 
 	proc_config(f, 1);

@@ -515,7 +515,7 @@ static void test_timeline(void **state)
 			continue;
 		}
 		if (!strcmp(name, "snapshot 1: stop")) {
-			/* the snapshot's facts, on its process (no trigger tid) */
+			/* the snapshot's facts, on its process (no cause tid) */
 			assert_string_equal(ph, "i");
 			assert_int_equal(jsondoc_get_str(jsondoc_get(e, "args"), "signal", &name),
 					 0);

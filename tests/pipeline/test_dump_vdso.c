@@ -238,7 +238,7 @@ static void test_insn_without_image(void **state)
 
 /*
  * A 32-bit target's [vdso] is another image: none is saved, and the
- * summary says why under the trigger; its code is not decoded with ours.
+ * summary says why under the cause; its code is not decoded with ours.
  */
 static void test_foreign_not_saved(void **state)
 {

@@ -56,7 +56,7 @@ static int teardown(void **state)
 static void test_real_tree(void **state)
 {
 	struct fixture *f = *state;
-	__u64 v = 0;
+	uint64_t v = 0;
 
 	assert_int_equal(sim_sysfs_intel_pt(f->root, 8), 0);
 	assert_int_equal(pmu_intel_pt_probe(f->root, &f->pmu, f->err, sizeof(f->err)), 0);
@@ -315,7 +315,7 @@ static void test_set_field(void **state)
 	assert_int_equal(pmu_set_field(NULL, &fl, 1), -EINVAL);
 	assert_int_equal(pmu_set_field(&a, NULL, 1), -EINVAL);
 	assert_null(pmu_field(NULL, "pt"));
-	assert_int_equal(pmu_cap(NULL, "mtc", &a.config), -EINVAL);
+	assert_int_equal(pmu_cap(NULL, "mtc", &(uint64_t){ 0 }), -EINVAL);
 	assert_int_equal(pmu_cpu_info(NULL, &a, NULL), -EINVAL);
 }
 

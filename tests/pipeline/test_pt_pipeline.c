@@ -25,7 +25,7 @@
  * ioctl once it stopped. The same schedule in cpu scope is the control.
  *
  * --trigger-on with aux-action: a uprobe event with aux_pause in each PT
- * group stops PT at the hit on ptgen_inner's entry, so the trigger
+ * group stops PT at the hit on ptgen_inner's entry, so the hit's
  * snapshot's last decoded instruction is the call into it, although the
  * target ran on into ptgen_inner before the snapshot was staged; its next
  * switch-out resumes PT. Without aux-action (the kernel refuses the bit)
@@ -980,12 +980,12 @@ static __u64 last_insn(struct ptfix *f, int id, int cpu, unsigned int *n)
 /*
  * This thread, on CPU 0, runs ptgen_outer into ptgen_inner, where a
  * --trigger-on uprobe hits; it runs on (the rest of the path) before the
- * trigger event reaches the controller, which stages the snapshot with the
+ * hit event reaches the controller, which stages the snapshot with the
  * thread still on the CPU. Then it switches out, and runs the path once
  * more. Returns the PT bytes the hardware wrote after the hit, before the
  * snapshot.
  */
-static long trigger_run(struct ptfix *f, bool aux_action)
+static long hit_run(struct ptfix *f, bool aux_action)
 {
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_inner", .symbol = "ptgen_inner", .path = "/proc/self/exe" },
@@ -1014,8 +1014,8 @@ static long trigger_run(struct ptfix *f, bool aux_action)
 	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path, f->points[0].offset),
 			 aux_action ? 1 : 0);
 	after = sim_pmu_emit(f->sim, 0, b, lb);
-	/* the trigger event, as the BPF uprobe sends it */
-	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_inner);
+	/* the hit event, as the BPF uprobe sends it */
+	ptfix_hit(f, (__u64)(uintptr_t)ptgen_inner);
 	/* its next switch-out resumes PT: the next run is traced again */
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
@@ -1030,14 +1030,14 @@ static long trigger_run(struct ptfix *f, bool aux_action)
  * instruction is the call into ptgen_inner, and nothing of ptgen_inner is
  * in it, though the thread ran on there before the snapshot was staged.
  */
-static void test_trigger_cut_by_kernel(void **state)
+static void test_hit_cut_by_kernel(void **state)
 {
 	struct ptfix *f = *state;
 	unsigned int n;
 	__u64 last;
 	char *out;
 
-	assert_int_equal(trigger_run(f, true), 0);
+	assert_int_equal(hit_run(f, true), 0);
 	last = last_insn(f, 1, 0, &n);
 	assert_int_equal(n, 4); /* xor, cmp, jne, call */
 	/* ptgen_outer+0xa: call ptgen_inner (ptgen.h) */
@@ -1060,14 +1060,14 @@ static void test_trigger_cut_by_kernel(void **state)
  * ptgen_inner and back (its last instruction ptgen_outer's ret); it says
  * "staged".
  */
-static void test_trigger_staged_without_aux_action(void **state)
+static void test_hit_staged_without_aux_action(void **state)
 {
 	struct ptfix *f = *state;
 	unsigned int n;
 	__u64 last;
 	char *out;
 
-	assert_true(trigger_run(f, false) > 0);
+	assert_true(hit_run(f, false) > 0);
 	last = last_insn(f, 1, 0, &n);
 	assert_int_equal(n, 7); /* ... call, add, ret, ret */
 	assert_int_equal(last, (__u64)(uintptr_t)ptgen_outer + 0xf);
@@ -1096,8 +1096,8 @@ int main(void)
 		T(test_no_follow_fork_untraced),
 		T(test_kernel_maps_name_code),
 		T(test_cpu_scope_has_other),
-		T(test_trigger_cut_by_kernel),
-		T(test_trigger_staged_without_aux_action),
+		T(test_hit_cut_by_kernel),
+		T(test_hit_staged_without_aux_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,7 +242,7 @@ static void test_requested_then_stop(void **state)
 	for (round = 0; round < 3; round++) {
 		emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-		control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+		control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 		ptfix_wait_written(f, id++);
 		emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 		emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
@@ -294,7 +294,7 @@ static void two_windows(struct ptfix *f, enum win_end end, const char *how)
 	char what[64];
 
 	emit_path(f, 0, &ptgen_branches_a, 2000000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, 2100000);
 	if (end == END_STOP) {
@@ -336,7 +336,7 @@ static void test_wrapped_window(void **state)
 
 	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	for (i = 0; i * 100 < 2 * BUF; i++)
 		emit_path(f, 0, i & 1 ? &ptgen_branches_a : &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -418,10 +418,10 @@ static void test_full_windows(void **state)
 	f->full = true;
 	start_on_cpu(f, SCOPE_PROCESS);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 2);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid2), 0);
@@ -444,7 +444,7 @@ static void test_full_windows(void **state)
  * snapshot is read while both threads run on, so the next window starts
  * in the middle of their time on the CPUs; the stop after them too.
  */
-static void test_trigger_windows(void **state)
+static void test_hit_windows(void **state)
 {
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
@@ -458,11 +458,11 @@ static void test_trigger_windows(void **state)
 	control_set_points(&f->ctl, specs, 1);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
-	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 2);
 	emit_path(f, 0, &ptgen_branches_a, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -481,7 +481,7 @@ static void test_trigger_windows(void **state)
  * thread still there, and the next window starts at its switch-in; the
  * helper on CPU 1 runs through the read.
  */
-static void test_trigger_cut_windows(void **state)
+static void test_hit_cut_windows(void **state)
 {
 	static const struct hitpoint specs[] = {
 		{ .spec = "ptgen_branches", .symbol = "ptgen_branches", .path = "/proc/self/exe" },
@@ -503,7 +503,7 @@ static void test_trigger_cut_windows(void **state)
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_uprobe_hit(f->sim, 0, f->points[0].path, f->points[0].offset), 1);
-	ptfix_trigger_hit(f, (__u64)(uintptr_t)ptgen_branches);
+	ptfix_hit(f, (__u64)(uintptr_t)ptgen_branches);
 	ptfix_wait_written(f, 1);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
 	assert_int_equal(sim_pmu_sched_in(f->sim, 0, f->tid), 0);
@@ -541,11 +541,11 @@ static void test_follow_windows(void **state)
 	assert_int_equal(sim_pmu_sched_in(f->sim, 1, (__u32)child), 0);
 	emit_path(f, 0, &ptgen_branches_a, tsc);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	emit_path(f, 0, &ptgen_branches_b, tsc += 10000);
 	emit_path(f, 1, &ptgen_branches_a, tsc += 10000);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 2);
 	emit_path(f, 1, &ptgen_branches_b, tsc += 10000);
 	assert_int_equal(sim_pmu_sched_out(f->sim, 0), 0);
@@ -757,7 +757,7 @@ static void test_records_drained_between_reads(void **state)
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 100);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	ptfix_drain(f, 1);
 	out = aux_facts(f, 1);
@@ -775,10 +775,10 @@ static void test_control_records_not_drained(void **state)
 
 	start(f, SCOPE_PROCESS);
 	many_sessions(f, 1500, 1400, 0);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 1);
 	many_sessions(f, 1, 1, 0);
-	control_snapshot_now(&f->ctl, SNAPTRIG_REQUESTED);
+	control_snapshot_now(&f->ctl, SNAPCAUSE_REQUESTED);
 	ptfix_wait_written(f, 2);
 	ptfix_drain(f, 2);
 	out = aux_facts(f, 1);
@@ -1055,8 +1055,8 @@ int main(void)
 		T(test_fatal_while_on_cpu),
 		T(test_command_exec_on_cpu),
 		T(test_full_windows),
-		T(test_trigger_windows),
-		T(test_trigger_cut_windows),
+		T(test_hit_windows),
+		T(test_hit_cut_windows),
 		T(test_follow_windows),
 		T(test_command_cpu_scope),
 		T(test_command_cgroup_scope),

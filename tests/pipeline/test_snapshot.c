@@ -160,8 +160,8 @@ static const struct snap_run *describe(struct fx *f)
 
 static int64_t stage(struct fx *f, int i)
 {
-	return snapstage_stage(f->w.stage, &(struct snap_trigger){
-						   .kind = SNAPTRIG_STOP,
+	return snapstage_stage(f->w.stage, &(struct snap_cause){
+						   .kind = SNAPCAUSE_STOP,
 						   .ts = i,
 						   .sig = 19,
 					   });
@@ -182,7 +182,7 @@ static struct snapstage *wire(struct fx *f, struct snapqueue_config *qc)
 
 	assert_non_null(
 		snapwire_start(&f->w, &wo, &sc, qc, f->cores, &f->log, f->proc, err, sizeof(err)));
-	assert_int_equal(cores_resume_all(f->cores, &(__u64){ 0 }), 0);
+	assert_int_equal(cores_resume_all(f->cores, &(uint64_t){ 0 }), 0);
 	return f->w.stage;
 }
 

@@ -169,8 +169,8 @@ static void test_defaults(void **state)
 	assert_false(cfg.follow);
 	assert_null(cfg.wait_for);
 	assert_null(cfg.unit);
-	assert_null(cfg.trigger_on);
-	assert_int_equal(cfg.nr_trigger_on, 0);
+	assert_null(cfg.hit_specs);
+	assert_int_equal(cfg.nr_hit_specs, 0);
 	assert_int_equal(cfg.trigger_limit, 0);
 	assert_int_equal(cfg.duration_ns, 0);
 	assert_int_equal(cfg.min_history_ns, 0);
@@ -287,15 +287,15 @@ static void test_trigger_options(void **state)
 			       "--min-history 500ms -- ./a",
 			       &cfg, err, sizeof(err)),
 			 0);
-	assert_int_equal(cfg.nr_trigger_on, 3);
-	assert_string_equal(cfg.trigger_on[0], "leaf");
-	assert_string_equal(cfg.trigger_on[1], "malloc@libc.so.6");
-	assert_string_equal(cfg.trigger_on[2], "libx.so:0x1130");
+	assert_int_equal(cfg.nr_hit_specs, 3);
+	assert_string_equal(cfg.hit_specs[0], "leaf");
+	assert_string_equal(cfg.hit_specs[1], "malloc@libc.so.6");
+	assert_string_equal(cfg.hit_specs[2], "libx.so:0x1130");
 	assert_int_equal(cfg.trigger_limit, 7);
 	assert_int_equal(cfg.duration_ns, 60000000000ULL);
 	assert_int_equal(cfg.min_history_ns, 500000000ULL);
 	args_free(&cfg);
-	assert_null(cfg.trigger_on);
+	assert_null(cfg.hit_specs);
 	assert_int_equal(parse("--duration 2s -p 1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.duration_ns, 2000000000ULL);
 	args_free(&cfg);
@@ -400,7 +400,7 @@ static void test_durations(void **state)
 	static const struct {
 		const char *s;
 		int ret;
-		unsigned long long ms;
+		uint64_t ms;
 	} cases[] = {
 		{ "0", 0, 0 },		{ "3", 0, 3000 },
 		{ "3s", 0, 3000 },	{ "500ms", 0, 500 },
@@ -409,7 +409,7 @@ static void test_durations(void **state)
 		{ "", -EINVAL, 0 },	{ "-1", -EINVAL, 0 },
 		{ "1.5s", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 },
 	};
-	unsigned long long v;
+	uint64_t v;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -458,7 +458,7 @@ static void test_help_version(void **state)
 struct size_case {
 	const char *s;
 	int ret;
-	unsigned long long v;
+	uint64_t v;
 };
 
 static const struct size_case size_cases[] = {
@@ -482,7 +482,7 @@ static const struct size_case size_cases[] = {
 
 static void test_sizes(void **state)
 {
-	unsigned long long v;
+	uint64_t v;
 	size_t i;
 
 	for (i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {

@@ -52,21 +52,21 @@ static int fake_resume(void *ctx, uint64_t *done)
 	return fake_toggle(ctx, done, "R");
 }
 
-static int fake_snapshot(void *ctx, const struct snap_trigger *t)
+static int fake_snapshot(void *ctx, const struct snap_cause *cause)
 {
 	char s[96];
 	int n;
 
-	if (t->spec)
-		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", snaptrig_name(t->kind), t->spec,
-			     (unsigned long long)t->ts);
+	if (cause->spec)
+		n = snprintf(s, sizeof(s), "S(%s:%s@%llu", snapcause_name(cause->kind), cause->spec,
+			     (unsigned long long)cause->ts);
 	else
-		n = snprintf(s, sizeof(s), "S(%s", snaptrig_name(t->kind));
-	if (t->folded)
-		n += snprintf(s + n, sizeof(s) - n, "+%u", t->folded);
+		n = snprintf(s, sizeof(s), "S(%s", snapcause_name(cause->kind));
+	if (cause->folded)
+		n += snprintf(s + n, sizeof(s) - n, "+%u", cause->folded);
 	/* --trigger-on hits folded in: counted apart from stops */
-	if (t->folded_hits)
-		n += snprintf(s + n, sizeof(s) - n, "+%uh", t->folded_hits);
+	if (cause->folded_hits)
+		n += snprintf(s + n, sizeof(s) - n, "+%uh", cause->folded_hits);
 	snprintf(s + n, sizeof(s) - n, ")");
 	note(ctx, s);
 	return 0;
@@ -312,9 +312,9 @@ static void test_min_interval(void **state)
 			    "R P S(stop) R P R P S(stop+1) R P R P S(fatal+1) R P S(stop)");
 }
 
-static void feed_trigger(struct fx *f, uint64_t ts, unsigned int point)
+static void feed_hit(struct fx *f, uint64_t ts, unsigned int point)
 {
-	struct ptbpf_event e = ev(PTBPF_EV_TRIGGER, ts, 0);
+	struct ptbpf_event e = ev(PTBPF_EV_HIT, ts, 0);
 
 	e.cause = PTBPF_CAUSE_NONE;
 	e.point = point;
@@ -322,8 +322,8 @@ static void feed_trigger(struct fx *f, uint64_t ts, unsigned int point)
 	control_event(&f->ctl, &e, ts + 100);
 }
 
-/* The value of "@key":"..." in the @nth trigger line of the log, or "". */
-static void trigger_str(struct fx *f, int nth, const char *key, char *out, size_t len)
+/* The value of "@key":"..." in the @nth hit line ("trigger") of the log, or "". */
+static void hit_str(struct fx *f, int nth, const char *key, char *out, size_t len)
 {
 	static const char head[] = "{\"event\":\"trigger\"";
 	char path[128], line[1024], pat[64], *p;
@@ -361,13 +361,13 @@ static void test_folded_hits(void **state)
 	control_set_points(&f->ctl, specs, 1);
 	control_set_min_interval(&f->ctl, 1000);
 	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
-	feed_trigger(f, 11000, 0);
-	feed_trigger(f, 11100, 0); /* folded */
-	feed_trigger(f, 11200, 0); /* folded: the one waiting */
+	feed_hit(f, 11000, 0);
+	feed_hit(f, 11100, 0); /* folded */
+	feed_hit(f, 11200, 0); /* folded: the one waiting */
 	control_tick(&f->ctl, 12000);
 	assert_string_equal(f->fake.calls, "R S(trigger:leaf@11000) S(trigger:leaf@11200+1h)");
-	feed_trigger(f, 12100, 0); /* folded */
-	feed_trigger(f, 12150, 0); /* folded */
+	feed_hit(f, 12100, 0); /* folded */
+	feed_hit(f, 12150, 0); /* folded */
 	feed_stop(f, 12180, PTBPF_STOP_BREAKPOINT); /* folded: the one waiting */
 	control_tick(&f->ctl, 12200);
 	assert_string_equal(f->fake.calls, "R S(trigger:leaf@11000) S(trigger:leaf@11200+1h) P "
@@ -391,43 +391,43 @@ static void test_trigger_on(void **state)
 
 	init(f, TRIGGER_STOP, false);
 	control_set_points(&f->ctl, specs, 2);
-	control_set_trigger_limits(&f->ctl, 1000, 3);
+	control_set_hit_limits(&f->ctl, 1000, 3);
 	control_set_min_interval(&f->ctl, 500);
 	control_start(&f->ctl, PTBPF_PROC_RUNNING, NULL, 0, NULL);
 	f->ctl.history_from = 10000; /* collection started then */
-	feed_trigger(f, 10500, 0); /* 500 ns of history: too soon */
+	feed_hit(f, 10500, 0); /* 500 ns of history: too soon */
 	assert_string_equal(f->fake.calls, "R");
-	feed_trigger(f, 11000, 1);
+	feed_hit(f, 11000, 1);
 	assert_string_equal(f->fake.calls, "R S(trigger:malloc@libc.so.6@11000)");
-	feed_trigger(f, 11200, 0); /* 200 ns after the last: folded */
+	feed_hit(f, 11200, 0); /* 200 ns after the last: folded */
 	assert_int_equal(control_deadline(&f->ctl), 11500);
 	control_tick(&f->ctl, 11500);
 	assert_string_equal(f->fake.calls, "R S(trigger:malloc@libc.so.6@11000) "
 					   "S(trigger:leaf@11200)");
 	assert_null(f->ctl.end_reason);
-	feed_trigger(f, 20000, 0); /* the third: the limit */
+	feed_hit(f, 20000, 0); /* the third: the limit */
 	assert_non_null(f->ctl.end_reason);
 	assert_string_equal(f->ctl.end_reason, "trigger_limit");
-	feed_trigger(f, 20100, 0);
+	feed_hit(f, 20100, 0);
 	assert_string_equal(f->fake.calls, "R S(trigger:malloc@libc.so.6@11000) "
 					   "S(trigger:leaf@11200) "
 					   "S(trigger:leaf@20000)");
-	assert_int_equal(f->ctl.triggers_taken, 3);
+	assert_int_equal(f->ctl.hits_taken, 3);
 	events(f, seq, sizeof(seq));
 	assert_string_equal(seq, "start resume trigger trigger trigger trigger trigger");
-	trigger_str(f, 0, "ignored", s, sizeof(s));
+	hit_str(f, 0, "ignored", s, sizeof(s));
 	assert_string_equal(s, "min_history");
-	trigger_str(f, 1, "ignored", s, sizeof(s));
+	hit_str(f, 1, "ignored", s, sizeof(s));
 	assert_string_equal(s, "");
-	trigger_str(f, 1, "spec", s, sizeof(s));
+	hit_str(f, 1, "spec", s, sizeof(s));
 	assert_string_equal(s, "malloc@libc.so.6");
-	trigger_str(f, 1, "symbol", s, sizeof(s));
+	hit_str(f, 1, "symbol", s, sizeof(s));
 	assert_string_equal(s, "malloc");
-	trigger_str(f, 1, "object", s, sizeof(s));
+	hit_str(f, 1, "object", s, sizeof(s));
 	assert_string_equal(s, "/lib/libc.so.6");
-	trigger_str(f, 4, "ignored", s, sizeof(s));
+	hit_str(f, 4, "ignored", s, sizeof(s));
 	assert_string_equal(s, "trigger_limit");
-	trigger_str(f, 4, "ip", s, sizeof(s));
+	hit_str(f, 4, "ip", s, sizeof(s));
 	assert_string_equal(s, "0x401136");
 }
 

@@ -166,7 +166,7 @@ static void test_hit(void **state)
 {
 	struct fx *f = *state;
 	struct hitpoint p = { .spec = "main" };
-	struct ptbpf_event e = ev(PTBPF_EV_TRIGGER, 1001000);
+	struct ptbpf_event e = ev(PTBPF_EV_HIT, 1001000);
 
 	strcpy(p.symbol, "main");
 	strcpy(p.path, "/bin/prog");

@@ -17,9 +17,9 @@
 #define GARBAGE 0xa5
 
 /* The k-th byte any writer produces: period 251, so a lap changes bytes. */
-static __u8 stream(__u64 k)
+static uint8_t stream(uint64_t k)
 {
-	return (__u8)(k % 251 + 1);
+	return (uint8_t)(k % 251 + 1);
 }
 
 /* ---- cyclic_copy ---- */
@@ -27,7 +27,7 @@ static __u8 stream(__u64 k)
 static const struct copy_case {
 	const char *name;
 	size_t size;
-	__u64 from;
+	uint64_t from;
 	size_t len;
 	int rc;
 } copy_cases[] = {
@@ -46,12 +46,12 @@ static const struct copy_case {
 
 static void test_copy(void **state)
 {
-	__u8 ring[16], out[32];
+	uint8_t ring[16], out[32];
 	unsigned int i;
 	size_t j;
 
 	for (j = 0; j < sizeof(ring); j++)
-		ring[j] = (__u8)(0x40 + j);
+		ring[j] = (uint8_t)(0x40 + j);
 	for (i = 0; i < sizeof(copy_cases) / sizeof(copy_cases[0]); i++) {
 		const struct copy_case *c = &copy_cases[i];
 
@@ -69,7 +69,7 @@ static void test_copy(void **state)
 
 static void test_copy_null(void **state)
 {
-	__u8 b[4];
+	uint8_t b[4];
 
 	assert_int_equal(cyclic_copy(NULL, 4, 0, 1, b), -EINVAL);
 	assert_int_equal(cyclic_copy(b, 4, 0, 1, NULL), -EINVAL);
@@ -78,8 +78,8 @@ static void test_copy_null(void **state)
 /* ---- AUX overwrite ring ---- */
 
 struct aux_sim {
-	__u8 ring[RING];
-	__u64 written; /* running total: the hardware position */
+	uint8_t ring[RING];
+	uint64_t written; /* running total: the hardware position */
 };
 
 static void aux_write(struct aux_sim *s, size_t n)
@@ -96,7 +96,7 @@ static const struct aux_case {
 	size_t cap;
 	size_t len;
 	bool wrapped;
-	__u64 lost;
+	uint64_t lost;
 } aux_cases[] = {
 	{ "empty", 0, 0, false, false, RING, 0, false, 0 },
 	{ "not wrapped", 0, 100, false, false, RING, 100, false, 0 },
@@ -115,7 +115,7 @@ static const struct aux_case {
 	{ "caller buffer short", 0, 100, false, false, 40, 40, false, 60 },
 };
 
-static void check_aux_bytes(const struct aux_case *c, const struct aux_sim *s, const __u8 *out)
+static void check_aux_bytes(const struct aux_case *c, const struct aux_sim *s, const uint8_t *out)
 {
 	size_t j;
 
@@ -133,11 +133,11 @@ static void check_aux_bytes(const struct aux_case *c, const struct aux_sim *s, c
 static void test_aux(void **state)
 {
 	static struct aux_sim s;
-	__u8 out[2 * RING];
+	uint8_t out[2 * RING];
 	struct cyclic_result r;
 	struct cyclic_aux st;
 	unsigned int i;
-	__u64 head;
+	uint64_t head;
 
 	for (i = 0; i < sizeof(aux_cases) / sizeof(aux_cases[0]); i++) {
 		const struct aux_case *c = &aux_cases[i];
@@ -174,7 +174,7 @@ static void test_aux(void **state)
 
 static void test_aux_null(void **state)
 {
-	__u8 ring[RING] = { 0 }, out[RING];
+	uint8_t ring[RING] = { 0 }, out[RING];
 	struct cyclic_result r;
 	struct cyclic_aux st;
 
@@ -192,17 +192,17 @@ static void test_aux_null(void **state)
 /* ---- backward data rings ---- */
 
 struct bwd_sim {
-	__u8 ring[RING];
-	__u64 head; /* counts down from 0 */
-	__u32 seq;
+	uint8_t ring[RING];
+	uint64_t head; /* counts down from 0 */
+	uint32_t seq;
 };
 
 /* A record of @size bytes whose payload is its sequence number. */
-static void bwd_put(struct bwd_sim *s, __u16 size)
+static void bwd_put(struct bwd_sim *s, uint16_t size)
 {
-	__u8 rec[64] = { 0 };
+	uint8_t rec[64] = { 0 };
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, size };
-	__u16 i;
+	uint16_t i;
 
 	memcpy(rec, &h, sizeof(h));
 	memcpy(rec + sizeof(h), &s->seq, sizeof(s->seq));
@@ -212,9 +212,9 @@ static void bwd_put(struct bwd_sim *s, __u16 size)
 		s->ring[(s->head + i) % RING] = rec[i];
 }
 
-static __u32 seq_of(const __u8 *rec)
+static uint32_t seq_of(const uint8_t *rec)
 {
-	__u32 v;
+	uint32_t v;
 
 	memcpy(&v, rec + sizeof(struct perf_event_header), sizeof(v));
 	return v;
@@ -226,9 +226,9 @@ static const struct bwd_case {
 	bool full;
 	size_t cap;
 	unsigned int nrec; /* records in the second read */
-	__u32 first_seq;
+	uint32_t first_seq;
 	bool wrapped;
-	__u64 lost;
+	uint64_t lost;
 } bwd_cases[] = {
 	{ "empty", 0, 0, false, RING, 0, 0, false, 0 },
 	{ "one record", 0, 1, false, RING, 1, 0, false, 0 },
@@ -244,10 +244,10 @@ static const struct bwd_case {
 static void test_backward(void **state)
 {
 	static struct bwd_sim s;
-	__u8 out[RING + 8];
+	uint8_t out[RING + 8];
 	struct cyclic_result r;
 	unsigned int i, k;
-	__u64 prev;
+	uint64_t prev;
 
 	for (i = 0; i < sizeof(bwd_cases) / sizeof(bwd_cases[0]); i++) {
 		const struct bwd_case *c = &bwd_cases[i];
@@ -287,12 +287,12 @@ static void test_backward(void **state)
 static void test_backward_mixed_sizes(void **state)
 {
 	static struct bwd_sim s;
-	static const __u16 sizes[] = { 16, 48, 24, 64, 8 + 8, 32, 40, 56 };
+	static const uint16_t sizes[] = { 16, 48, 24, 64, 8 + 8, 32, 40, 56 };
 	const struct perf_event_header *h;
-	__u8 out[RING];
+	uint8_t out[RING];
 	struct cyclic_result r;
 	size_t off = 0;
-	__u64 prev = 0;
+	uint64_t prev = 0;
 	unsigned int k, n = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -311,12 +311,12 @@ static void test_backward_mixed_sizes(void **state)
 
 static void test_backward_corrupt(void **state)
 {
-	__u8 ring[RING] = { 0 }, out[RING];
+	uint8_t ring[RING] = { 0 }, out[RING];
 	struct cyclic_result r;
-	__u64 prev = 0;
+	uint64_t prev = 0;
 
 	/* A zero header stops the walk instead of looping forever. */
-	assert_int_equal(cyclic_backward_read(&prev, ring, RING, (__u64)-64, false, out,
+	assert_int_equal(cyclic_backward_read(&prev, ring, RING, (uint64_t)-64, false, out,
 					      sizeof(out), &r),
 			 0);
 	assert_int_equal(r.len, 0);
@@ -324,7 +324,7 @@ static void test_backward_corrupt(void **state)
 }
 
 /* Put a record of @size bytes, type @type, at @p. */
-static void put_rec(__u8 *p, __u16 size, __u32 type)
+static void put_rec(uint8_t *p, uint16_t size, uint32_t type)
 {
 	struct perf_event_header h = { .type = type, .size = size };
 
@@ -339,13 +339,13 @@ static void put_rec(__u8 *p, __u16 size, __u32 type)
  */
 static void test_backward_order(void **state)
 {
-	static const __u16 sizes[] = { 24, 8, 48, 16 }; /* newest first */
-	__u8 raw[256] __attribute__((aligned(8)));
+	static const uint16_t sizes[] = { 24, 8, 48, 16 }; /* newest first */
+	uint8_t raw[256] __attribute__((aligned(8)));
 	const struct perf_event_header *h;
 	size_t off, len, k, shift;
 
 	for (shift = 0; shift < 8; shift++) {
-		__u8 *buf = raw + shift;
+		uint8_t *buf = raw + shift;
 
 		memset(raw, GARBAGE, sizeof(raw));
 		for (k = 0, off = 0; k < 4; off += sizes[k], k++)
@@ -368,9 +368,9 @@ static void test_backward_order(void **state)
 
 static void test_backward_null(void **state)
 {
-	__u8 ring[RING] = { 0 }, out[RING];
+	uint8_t ring[RING] = { 0 }, out[RING];
 	struct cyclic_result r;
-	__u64 prev = 0;
+	uint64_t prev = 0;
 
 	assert_int_equal(cyclic_backward_read(NULL, ring, RING, 0, false, out, RING, &r), -EINVAL);
 	assert_int_equal(cyclic_backward_read(&prev, NULL, RING, 0, false, out, RING, &r), -EINVAL);
@@ -381,26 +381,26 @@ static void test_backward_null(void **state)
 
 static void test_next_record(void **state)
 {
-	__u64 buf[4] = { 0 };
+	uint64_t buf[4] = { 0 };
 	struct perf_event_header *h = (void *)buf;
 	const struct perf_event_header *got = NULL;
 	size_t off = 0;
 
 	*h = (struct perf_event_header){ PERF_RECORD_SAMPLE, 0, 16 };
 	h[2] = (struct perf_event_header){ PERF_RECORD_LOST, 0, 4 };
-	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, &got), 1);
+	assert_int_equal(perfrec_next((uint8_t *)buf, 32, &off, &got), 1);
 	assert_ptr_equal(got, h);
 	assert_int_equal(off, 16);
 	/* Shorter than its own header. */
-	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, &got), -EBADMSG);
+	assert_int_equal(perfrec_next((uint8_t *)buf, 32, &off, &got), -EBADMSG);
 	/* Running past the end. */
 	off = 0;
-	assert_int_equal(perfrec_next((__u8 *)buf, 12, &off, &got), -EBADMSG);
+	assert_int_equal(perfrec_next((uint8_t *)buf, 12, &off, &got), -EBADMSG);
 	off = 32;
-	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, &got), 0);
+	assert_int_equal(perfrec_next((uint8_t *)buf, 32, &off, &got), 0);
 	assert_int_equal(perfrec_next(NULL, 32, &off, &got), -EINVAL);
-	assert_int_equal(perfrec_next((__u8 *)buf, 32, NULL, &got), -EINVAL);
-	assert_int_equal(perfrec_next((__u8 *)buf, 32, &off, NULL), -EINVAL);
+	assert_int_equal(perfrec_next((uint8_t *)buf, 32, NULL, &got), -EINVAL);
+	assert_int_equal(perfrec_next((uint8_t *)buf, 32, &off, NULL), -EINVAL);
 }
 
 int main(void)

@@ -25,7 +25,7 @@
 struct fake {
 	char calls[512]; /* "P R O1 O0 S(stop:101) +101 -101" in order */
 	int state[1024]; /* the fake BPF side's state of pid N */
-	unsigned long long seq[1024];
+	uint64_t seq[1024];
 	int off; /* the last offcpu said, -1: none yet */
 	pid_t listed[8]; /* what the fake BPF map holds */
 	int nr_listed;
@@ -52,11 +52,11 @@ static int fake_resume(void *ctx, uint64_t *done)
 	return 0;
 }
 
-static int fake_snapshot(void *ctx, const struct snap_trigger *t)
+static int fake_snapshot(void *ctx, const struct snap_cause *cause)
 {
 	char s[64];
 
-	snprintf(s, sizeof(s), "S(%s:%u)", snaptrig_name(t->kind), t->pid);
+	snprintf(s, sizeof(s), "S(%s:%u)", snapcause_name(cause->kind), cause->pid);
 	note(ctx, s);
 	return 0;
 }
@@ -79,7 +79,7 @@ static const struct control_ops ops = {
 	.offcpu = fake_offcpu,
 };
 
-static int probe_state(void *ctx, pid_t pid, unsigned long long *seq)
+static int probe_state(void *ctx, pid_t pid, uint64_t *seq)
 {
 	struct fake *f = ctx;
 

@@ -19,9 +19,9 @@
  */
 static void test_median_of_pairs(void **state)
 {
-	const __u64 plain[] = { 5000000, 5010000, 4000000, 4990000, 9000000 };
-	const __u64 sampled[] = { 5500000, 5510000, 5490000, 5480000, 9600000 };
-	const __u64 taken[] = { 10, 10, 10, 10, 10 };
+	const uint64_t plain[] = { 5000000, 5010000, 4000000, 4990000, 9000000 };
+	const uint64_t sampled[] = { 5500000, 5510000, 5490000, 5480000, 9600000 };
+	const uint64_t taken[] = { 10, 10, 10, 10, 10 };
 	struct sampcost c = { 0 };
 
 	(void)state;
@@ -37,9 +37,9 @@ static void test_median_of_pairs(void **state)
 /* Quicker sampled than plain is noise: the cost is 0, never negative. */
 static void test_never_negative(void **state)
 {
-	const __u64 plain[] = { 5000000, 5000000, 5000000 };
-	const __u64 sampled[] = { 4990000, 4980000, 5010000 };
-	const __u64 taken[] = { 2, 2, 2 };
+	const uint64_t plain[] = { 5000000, 5000000, 5000000 };
+	const uint64_t sampled[] = { 4990000, 4980000, 5010000 };
+	const uint64_t taken[] = { 2, 2, 2 };
 	struct sampcost c = { 0 };
 
 	(void)state;
@@ -50,9 +50,9 @@ static void test_never_negative(void **state)
 /* A pair with no sample counts 0; the others decide. */
 static void test_pair_without_samples(void **state)
 {
-	const __u64 plain[] = { 1000, 1000, 1000 };
-	const __u64 sampled[] = { 1300, 900000, 1400 };
-	const __u64 taken[] = { 3, 0, 2 };
+	const uint64_t plain[] = { 1000, 1000, 1000 };
+	const uint64_t sampled[] = { 1300, 900000, 1400 };
+	const uint64_t taken[] = { 3, 0, 2 };
 	struct sampcost c = { 0 };
 
 	(void)state;
@@ -65,7 +65,7 @@ static void test_pair_without_samples(void **state)
 /* No pairs, or more than it keeps: defined figures, nothing read past. */
 static void test_bounds(void **state)
 {
-	__u64 v[SAMPCOST_MAX_PAIRS + 8] = { 0 };
+	uint64_t v[SAMPCOST_MAX_PAIRS + 8] = { 0 };
 	struct sampcost c = { .sample_ns = 7 };
 	unsigned int i;
 

@@ -66,7 +66,7 @@ static void test_u64(void **state)
 	static const struct {
 		const char *text;
 		int rc;
-		__u64 v;
+		uint64_t v;
 	} cases[] = {
 		{ "100000\n", 0, 100000 },
 		{ "18446744073709551615", 0, ~0ULL },
@@ -80,7 +80,7 @@ static void test_u64(void **state)
 		{ "", -EINVAL, 0 },
 	};
 	unsigned int i;
-	__u64 v;
+	uint64_t v;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		v = 12345;

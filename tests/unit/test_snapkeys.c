@@ -57,8 +57,8 @@ static void fill(struct fixture *fx)
 	s->run.cpu_info.tsc_ctc_ratio_n = 200;
 	s->run.cpu_info.tsc_ctc_ratio_d = 2;
 	s->run.cpu_info.max_nonturbo_ratio = 21;
-	s->why = (struct snap_trigger){
-		.kind = SNAPTRIG_FATAL,
+	s->why = (struct snap_cause){
+		.kind = SNAPCAUSE_FATAL,
 		.ts = 5555,
 		.sig = 11,
 		.tid = 1003,
@@ -163,14 +163,14 @@ static void test_ptbpf_json_round_trip(void **state)
 	assert_true(d.full);
 	assert_int_equal(d.run_start_ns, 123456789);
 	assert_int_equal(d.run_pid, 1000);
-	/* read as the process the trigger was in, one the run followed */
-	assert_int_equal(d.trigger_pid, 2000);
+	/* read as the process the cause was in, one the run followed */
+	assert_int_equal(d.cause_pid, 2000);
 	assert_int_equal(d.pid, 2000);
-	assert_string_equal(d.trigger, "fatal");
-	assert_int_equal(d.trigger_kind, SNAPTRIG_FATAL);
+	assert_string_equal(d.cause, "fatal");
+	assert_int_equal(d.cause_kind, SNAPCAUSE_FATAL);
 	assert_string_equal(d.signal, "SIGSEGV");
-	assert_int_equal(d.trigger_ts, 5555);
-	assert_int_equal(d.trigger_tid, 1003);
+	assert_int_equal(d.cause_ts, 5555);
+	assert_int_equal(d.cause_tid, 1003);
 	assert_string_equal(d.stop_kind, "signal_delivery");
 	assert_true(d.has_si_code);
 	assert_int_equal(d.si_code, -6);

@@ -49,7 +49,7 @@ static int setup(void **state)
 	s = &fx->snap;
 	s->id = 7;
 	s->run.backend = BACKEND_INTEL_PT;
-	s->why.kind = SNAPTRIG_STOP;
+	s->why.kind = SNAPCAUSE_STOP;
 	s->run.pid = 4242;
 	s->run.data_attr.type = 8;
 	s->run.sb_attr.type = PERF_TYPE_SOFTWARE;
@@ -345,7 +345,7 @@ static void test_remove_stale(void **state)
 					    "snapshot-000011.tmp", ".snapshot-0000011.tmp" };
 	struct fixture *fx = *state;
 	char p[256], got[512], target[256];
-	unsigned long long bytes;
+	uint64_t bytes;
 	unsigned int i;
 	int fd, dfd;
 
@@ -434,7 +434,7 @@ static void test_list_remove(void **state)
 {
 	struct fixture *fx = *state;
 	char p[256], got[512];
-	unsigned long long *ids;
+	uint64_t *ids;
 	unsigned int i;
 	size_t n;
 	int fd, dfd;

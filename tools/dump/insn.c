@@ -644,7 +644,7 @@ static void print_error(void *ctx, const struct dump_insn_at *at, uint64_t off, 
 		fprintf(p->out, "resync at 0x%" PRIx64 "\n", resync);
 	else
 		fprintf(p->out, "no PSB after it\n");
-	snap_error(p->log, c->trace_file, (long long)(c->trace_off + off),
+	snap_error(p->log, c->trace_file, (int64_t)(c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
 }
 

@@ -205,14 +205,14 @@ const char *last_stack_str(const struct dump_sample *smp, const struct dump_symt
 }
 
 void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_moment *m,
-		       uint64_t trigger, const struct dump_symtab *tab)
+		       uint64_t cause_ts, const struct dump_symtab *tab)
 {
 	char when[48], stack[1024];
 	const struct dump_sample *smp = m->smp;
 
 	fprintf(out, "    %s  %+9.3f ms  tid %u cpu %d  0x%" PRIx64 "  %s\n",
 		last_time_str(s, smp->time, when, sizeof(when)),
-		((double)smp->time - (double)trigger) / 1e6, smp->tid, m->cpu, smp->ip,
+		((double)smp->time - (double)cause_ts) / 1e6, smp->tid, m->cpu, smp->ip,
 		last_stack_str(smp, tab, 8, stack, sizeof(stack)));
 }
 
@@ -220,8 +220,8 @@ void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_m
 
 bool last_stops(const struct dump_snap *s)
 {
-	return s->trigger_kind == SNAPTRIG_STOP || s->trigger_kind == SNAPTRIG_FATAL ||
-	       s->trigger_kind == SNAPTRIG_HIT;
+	return s->cause_kind == SNAPCAUSE_STOP || s->cause_kind == SNAPCAUSE_FATAL ||
+	       s->cause_kind == SNAPCAUSE_HIT;
 }
 
 int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n)
@@ -238,7 +238,7 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 			"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 			"trigger\n",
 			last_time_str(s, first, a, sizeof(a)), last_time_str(s, last, b, sizeof(b)),
-			(double)(last - first) / 1e6, ((double)last - (double)s->trigger_ts) / 1e6);
+			(double)(last - first) / 1e6, ((double)last - (double)s->cause_ts) / 1e6);
 	else
 		fputs("  span: no timed records\n", out);
 	nh = last_hottest(s, tab, hot, HOT_MAX, &total);
@@ -251,7 +251,7 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 			100.0 * (double)hot[i].samples / (double)total, hot[i].name, hot[i].module);
 	if (!last_stops(s) || !n)
 		return 0;
-	if (last_moments_add(&m, s, 0, s->trigger_ts))
+	if (last_moments_add(&m, s, 0, s->cause_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
 	last_before_text(out, s, m.v, m.n, n, tab, "  ");
@@ -262,15 +262,15 @@ int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *ta
 void last_before_text(FILE *out, const struct dump_snap *s, const struct dump_moment *v, size_t n,
 		      size_t max, const struct dump_symtab *tab, const char *indent)
 {
-	char trig[TEXTESC_SIZE(sizeof(s->trigger))];
+	char cause[TEXTESC_SIZE(sizeof(s->cause))];
 	size_t i;
 
 	fprintf(out, "%slast before the %s (newest first):%s\n", indent,
-		s->trigger_kind == SNAPTRIG_HIT ? "hit" :
-						  textesc_str(trig, sizeof(trig), s->trigger),
+		s->cause_kind == SNAPCAUSE_HIT ? "hit" :
+						 textesc_str(cause, sizeof(cause), s->cause),
 		n ? "" : " no samples");
 	for (i = 0; i < n && i < max; i++)
-		last_moment_print(out, s, &v[n - 1 - i], s->trigger_ts, tab);
+		last_moment_print(out, s, &v[n - 1 - i], s->cause_ts, tab);
 }
 
 void last_before_json(struct json *j, const struct dump_moment *v, size_t n, size_t max,
@@ -322,7 +322,7 @@ int last_json(struct json *j, const struct dump_snap *s, const struct dump_symta
 	json_arr_end(j);
 	if (!last_stops(s))
 		return 0;
-	if (last_moments_add(&m, s, 0, s->trigger_ts))
+	if (last_moments_add(&m, s, 0, s->cause_ts))
 		return -ENOMEM;
 	last_moments_sort(&m);
 	last_before_json(j, m.v, m.n, n, tab);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The target's last moments, for the sample backend: what each snapshot
- * spans, which functions were hottest, which ran last before the trigger,
+ * spans, which functions were hottest, which ran last before the cause,
  * and the samples of several snapshots in time order, the same sample seen
  * in two kept once (stream snapshots hold what ran since the previous one,
  * --full ones the whole buffer each time): lastjoin.h joins them over a
@@ -82,15 +82,15 @@ const char *last_stack_str(const struct dump_sample *smp, const struct dump_symt
 
 /*
  * One line per moment: time (of day when known), its distance from
- * @trigger in ms, tid, cpu, the IP and the stack.
+ * @cause_ts in ms, tid, cpu, the IP and the stack.
  */
 void last_moment_print(FILE *out, const struct dump_snap *s, const struct dump_moment *m,
-		       uint64_t trigger, const struct dump_symtab *tab);
+		       uint64_t cause_ts, const struct dump_symtab *tab);
 
 /*
  * The summary's part about the last moments, for the sample backend: span,
  * hottest functions, and for a stop or fatal snapshot the last @n samples
- * before the trigger, newest first. As text, or as members of the JSON
+ * before the cause, newest first. As text, or as members of the JSON
  * object @j has open. Return 0, or -ENOMEM.
  */
 int last_text(FILE *out, const struct dump_snap *s, const struct dump_symtab *tab, unsigned int n);
@@ -99,13 +99,13 @@ int last_json(struct json *j, const struct dump_snap *s, const struct dump_symta
 
 /*
  * A stop, a fatal signal or a --trigger-on hit: the moments before the
- * trigger are the question.
+ * cause are the question.
  */
 bool last_stops(const struct dump_snap *s);
 
 /*
- * The last of the @n moments @v (in time order, none after @s's trigger),
- * newest first, at most @max: as text under "last before the TRIGGER
+ * The last of the @n moments @v (in time order, none after @s's cause),
+ * newest first, at most @max: as text under "last before the CAUSE
  * (newest first):" (" no samples" when @n is 0), that line indented by
  * @indent and the moments by last_moment_print(); or as the "last" array
  * of the JSON object @j has open. last_text(), last_json() and the

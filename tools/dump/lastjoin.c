@@ -74,7 +74,7 @@ static int join_older(struct join *j, const char *out_dir, uint64_t from, bool *
 		if (ret <= 0)
 			return ret;
 		/* the run's target: a --follow run's snapshots are read as
-		 * the process each one triggered in */
+		 * the process each one's cause was in */
 		if (j->v[j->n - 1].run_pid != j->v[0].run_pid) {
 			/* another run's: the target's history ends here */
 			snap_free(&j->v[--j->n]);
@@ -87,30 +87,29 @@ static void print_join(FILE *out, const struct join *j, uint64_t dur, const stru
 		       bool covered, const struct dump_symtab *tab)
 {
 	const struct dump_snap *s = &j->v[0];
-	char when[48], trig[TEXTESC_SIZE(sizeof(s->trigger))];
+	char when[48], trig[TEXTESC_SIZE(sizeof(s->cause))];
 	size_t i;
 
 	textesc_fputs(s->dir, out);
 	fprintf(out,
 		": the last %.3f ms before the %s at %s: %zu samples of "
 		"pid %u from snapshot%s %" PRIu64 "..%" PRIu64 "\n",
-		(double)dur / 1e6,
-		textesc_str(trig, sizeof(trig), s->trigger[0] ? s->trigger : "?"),
-		last_time_str(s, s->trigger_ts, when, sizeof(when)), m->n, s->pid,
+		(double)dur / 1e6, textesc_str(trig, sizeof(trig), s->cause[0] ? s->cause : "?"),
+		last_time_str(s, s->cause_ts, when, sizeof(when)), m->n, s->pid,
 		j->n > 1 ? "s" : "", j->v[j->n - 1].id, s->id);
 	if (!covered)
 		fputs("  (nothing older was recorded, or it is gone: the "
 		      "window starts later)\n",
 		      out);
 	for (i = 0; i < m->n; i++)
-		last_moment_print(out, s, &m->v[i], s->trigger_ts, tab);
+		last_moment_print(out, s, &m->v[i], s->cause_ts, tab);
 }
 
 static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t dur, uint32_t pid,
 		      struct dump_log *log)
 {
 	struct dump_snap *s = &j->v[0];
-	uint64_t to = s->trigger_ts, from = to > dur ? to - dur : 0;
+	uint64_t to = s->cause_ts, from = to > dur ? to - dur : 0;
 	struct dump_log quiet = { NULL, 0 };
 	struct dump_moments m = { 0 };
 	struct dump_symtab tab = { 0 };
@@ -120,7 +119,7 @@ static int join_print(FILE *out, struct join *j, const char *out_dir, uint64_t d
 
 	ret = join_older(j, out_dir, from, &covered);
 	/* one process's samples in each, read as that process (its name,
-	 * its modules): the trigger's, or --pid's */
+	 * its modules): the cause's, or --pid's */
 	if (!pid)
 		pid = s->pid;
 	for (i = 0; !ret && i < j->n; i++) {

@@ -17,7 +17,7 @@
 
 /*
  * ptbpf-dump --last: the target's samples in the @dur ns before the
- * trigger of the snapshot in directory @dir, from it and the snapshots
+ * cause of the snapshot in directory @dir, from it and the snapshots
  * before it in the same output directory (as many as the window needs,
  * back to the first of the same process), oldest first, one
  * last_moment_print() line each under a line saying what was joined.
@@ -34,7 +34,7 @@ int last_join(FILE *out, const char *dir, uint64_t dur, struct dump_log *log);
 
 /*
  * last_join() for process @pid of a --follow run (0: the process the
- * snapshot's trigger happened in): its samples in every snapshot joined.
+ * snapshot's cause happened in): its samples in every snapshot joined.
  */
 int last_join_pid(FILE *out, const char *dir, uint64_t dur, uint32_t pid, struct dump_log *log);
 

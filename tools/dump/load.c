@@ -10,6 +10,7 @@
  * (--format lldb), the cpus/ files stand in for its AUXTRACE and switches.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
@@ -164,8 +165,8 @@ static void find_vdso(struct load_ctx *x, struct dump_snap *s)
 	}
 	snap_unmap_file(buf, len);
 	if (len != s->vdso_bytes) {
-		snap_error(x->log, x->path, -1, "ptbpf.json says %llu bytes, found %zu",
-			   (unsigned long long)s->vdso_bytes, len);
+		snap_error(x->log, x->path, -1, "ptbpf.json says %" PRIu64 " bytes, found %zu",
+			   s->vdso_bytes, len);
 		return;
 	}
 	s->vdso_path = strdup(x->path);
@@ -183,9 +184,9 @@ static void check_cores(struct load_ctx *x, struct dump_snap *s)
 		c = &s->cores[i];
 		if (c->in_meta && c->trace_len < c->bytes)
 			snap_error(x->log, c->trace_file[0] ? c->trace_file : s->dir, -1,
-				   "cpu %d: ptbpf.json says %llu bytes of trace, "
+				   "cpu %d: ptbpf.json says %" PRIu64 " bytes of trace, "
 				   "found %zu",
-				   c->cpu, (unsigned long long)c->bytes, c->trace_len);
+				   c->cpu, c->bytes, c->trace_len);
 	}
 }
 

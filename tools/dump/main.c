@@ -118,7 +118,7 @@ static int sample_list(struct dump_run *r, const struct dump_snap *s)
 		       m.n);
 		for (i = 0; i < m.n; i++)
 			if (r->o.cpu < 0 || r->o.cpu == m.v[i].cpu)
-				last_moment_print(stdout, s, &m.v[i], s->trigger_ts, &tab);
+				last_moment_print(stdout, s, &m.v[i], s->cause_ts, &tab);
 	}
 	last_moments_free(&m);
 	symtab_free(&tab);

@@ -78,7 +78,7 @@ static int parse_cpu(const char *arg, struct dump_opts *o, char *err, size_t len
 	return 0;
 }
 
-int opts_parse_duration(const char *s, unsigned long long *ns)
+int opts_parse_duration(const char *s, uint64_t *ns)
 {
 	static const struct {
 		const char *unit;
@@ -102,7 +102,7 @@ int opts_parse_duration(const char *s, unsigned long long *ns)
 	v *= units[i].mult;
 	if (v < 1 || v > 86400e9)
 		return -EINVAL;
-	*ns = (unsigned long long)v;
+	*ns = (uint64_t)v;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #define PTBPF_DUMP_OPTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum dump_mode {
 	DUMP_SUMMARY = 0,
@@ -19,8 +20,8 @@ struct dump_opts {
 	int cpu; /* only this core; -1: all */
 	const char *timeline; /* --timeline FILE */
 	const char *timeline_format; /* --timeline-format; NULL: by FILE's name */
-	unsigned long long last_ns; /* --last DURATION */
-	unsigned int pid; /* --last --pid: this process of a --follow run; 0: the trigger's */
+	uint64_t last_ns; /* --last DURATION */
+	unsigned int pid; /* --last --pid: this process of a --follow run; 0: the cause's */
 	char **dirs; /* the DIR arguments */
 	int nr_dirs;
 	bool help, version;
@@ -38,7 +39,7 @@ int opts_parse(int argc, char **argv, struct dump_opts *o, char *err, size_t len
  * "50ms", "2s", "300us", "1500000ns", "0.5s": a duration into *@ns.
  * Returns 0, or -EINVAL when malformed, zero or above a day.
  */
-int opts_parse_duration(const char *s, unsigned long long *ns);
+int opts_parse_duration(const char *s, uint64_t *ns);
 
 /* The --help text. */
 extern const char opts_usage[];

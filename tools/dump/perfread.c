@@ -6,6 +6,7 @@
  * checked against the buffer before use.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -131,13 +132,13 @@ int perfread_switches(struct dump_core *core, const uint8_t *buf, size_t len, ui
 		if (ret == -ENOMEM)
 			return ret;
 		if (ret) {
-			snap_error(log, file, (long long)(off - h->size),
+			snap_error(log, file, (int64_t)(off - h->size),
 				   "context switch record too short (%u bytes)", h->size);
 			return -EBADMSG;
 		}
 	}
 	if (ret == -EBADMSG)
-		snap_error(log, file, (long long)off,
+		snap_error(log, file, (int64_t)off,
 			   "bad record header: cut off, or a size that is 0, "
 			   "not a multiple of 8 or past the end");
 	return ret;
@@ -154,10 +155,9 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 	if (asz < PERF_ATTR_SIZE_VER0 + sizeof(ids) || asz > 4096 || !fh->attrs_size ||
 	    fh->attrs_size % asz || !inside(x->len, fh->attrs_off, fh->attrs_size)) {
 		snap_error(x->log, x->file, 16,
-			   "bad attrs section (attr_size %llu, offset %llu, "
+			   "bad attrs section (attr_size %" PRIu64 ", offset %llu, "
 			   "size %llu)",
-			   (unsigned long long)asz, (unsigned long long)fh->attrs_off,
-			   (unsigned long long)fh->attrs_size);
+			   asz, fh->attrs_off, fh->attrs_size);
 		return -EBADMSG;
 	}
 	n = fh->attrs_size / asz;
@@ -183,8 +183,8 @@ static int read_attrs(struct perf_ctx *x, const struct perffile_header *fh)
 				    (attr.sample_type & PERF_SAMPLE_REGS_USER);
 		memcpy(&ids, a + asz - sizeof(ids), sizeof(ids));
 		if (ids.size % 8 || !inside(x->len, ids.offset, ids.size)) {
-			snap_error(x->log, x->file, (long long)(fh->attrs_off + i * asz),
-				   "attr %llu: ID array out of the file", (unsigned long long)i);
+			snap_error(x->log, x->file, (int64_t)(fh->attrs_off + i * asz),
+				   "attr %" PRIu64 ": ID array out of the file", i);
 			continue;
 		}
 		for (k = 0; k < ids.size / 8; k++) {
@@ -557,18 +557,18 @@ static int64_t one_auxtrace(struct perf_ctx *x, size_t off, size_t end)
 		return -EBADMSG;
 	avail = end - off - h->size;
 	if (size > avail || size % 8) {
-		snap_error(x->log, x->file, (long long)off,
-			   "AUXTRACE of cpu %u: %llu bytes of trace, %zu in "
+		snap_error(x->log, x->file, (int64_t)off,
+			   "AUXTRACE of cpu %u: %" PRIu64 " bytes of trace, %zu in "
 			   "the file (truncated?)",
-			   cpu, (unsigned long long)size, avail);
+			   cpu, size, avail);
 		size = size > avail ? avail : size;
 	}
 	c = snap_find_core(x->s, (int)cpu);
 	if (!c)
 		return -ENOMEM;
 	if (c->trace) {
-		snap_error(x->log, x->file, (long long)off,
-			   "a second AUXTRACE for cpu %u: left out", cpu);
+		snap_error(x->log, x->file, (int64_t)off, "a second AUXTRACE for cpu %u: left out",
+			   cpu);
 		return (int64_t)size;
 	}
 	c->trace = r + h->size;
@@ -620,21 +620,21 @@ static void walk_data(struct perf_ctx *x, const struct perffile_header *fh)
 
 	if (end < fh->data_off || end > x->len) {
 		snap_error(x->log, x->file, 56,
-			   "data section ends at %llu, the file at %zu "
+			   "data section ends at %" PRIu64 ", the file at %zu "
 			   "(truncated?)",
-			   (unsigned long long)end, x->len);
+			   end, x->len);
 		end = x->len;
 	}
 	while (off < end) {
 		/* perf writes every record 8-byte aligned; headers are read
 		 * in place */
 		if (off % 8) {
-			snap_error(x->log, x->file, (long long)off, "record not 8-byte aligned");
+			snap_error(x->log, x->file, (int64_t)off, "record not 8-byte aligned");
 			return;
 		}
 		h = (const void *)(x->buf + off);
 		if (end - off < 8 || h->size < 8 || h->size > end - off) {
-			snap_error(x->log, x->file, (long long)off,
+			snap_error(x->log, x->file, (int64_t)off,
 				   "record cut off or of a bad size");
 			return;
 		}
@@ -642,8 +642,8 @@ static void walk_data(struct perf_ctx *x, const struct perffile_header *fh)
 		if (ret == -ENOMEM)
 			return;
 		if (ret)
-			snap_error(x->log, x->file, (long long)off, "record of type %u: %s",
-				   h->type, ret == -ENOENT ? "no attr has its ID" : "malformed");
+			snap_error(x->log, x->file, (int64_t)off, "record of type %u: %s", h->type,
+				   ret == -ENOENT ? "no attr has its ID" : "malformed");
 		off += h->size + (size_t)skip;
 	}
 }

@@ -7,6 +7,8 @@
 #ifndef PTBPF_DUMP_PERFREAD_H
 #define PTBPF_DUMP_PERFREAD_H
 
+#include <stdint.h>
+
 #include "snap.h"
 
 /*

@@ -72,12 +72,12 @@ static void view_close(struct proc_view *p)
 	last_moments_free(&p->all);
 }
 
-/* How many of its samples came before the trigger: the last ones listed. */
-static size_t before_trigger(const struct proc_view *p)
+/* How many of its samples came before the cause: the last ones listed. */
+static size_t before_cause(const struct proc_view *p)
 {
 	size_t n = 0;
 
-	while (n < p->all.n && p->all.v[n].smp->time <= p->v.trigger_ts)
+	while (n < p->all.n && p->all.v[n].smp->time <= p->v.cause_ts)
 		n++;
 	return n;
 }
@@ -138,7 +138,7 @@ static int text_one(FILE *out, const struct dump_snap *s, uint32_t pid)
 	for (i = 0; i < (size_t)nh; i++)
 		fprintf(out, "    %5.1f%%  %-32s %s\n",
 			100.0 * (double)hot[i].samples / (double)total, hot[i].name, hot[i].module);
-	n = before_trigger(&p);
+	n = before_cause(&p);
 	if (last_stops(s) && n)
 		last_before_text(out, v, p.all.v, n, DUMP_PROC_LAST, &p.tab, "    ");
 	view_close(&p);
@@ -223,7 +223,7 @@ static int json_one(struct json *j, const struct dump_snap *s, uint32_t pid)
 			json_obj_end(j);
 		}
 		json_arr_end(j);
-		n = last_stops(s) ? before_trigger(&p) : 0;
+		n = last_stops(s) ? before_cause(&p) : 0;
 		last_before_json(j, p.all.v, n, DUMP_PROC_LAST, &p.tab);
 	}
 	json_obj_end(j);

@@ -4,8 +4,8 @@
  * snapshot's own process is: its threads and the samples of each, its
  * modules, its hottest functions and, before a stop, a fault or a hit,
  * its last samples, named from its own modules. The summary reads the
- * snapshot as the process the trigger was in; these follow it, the run's
- * target first when the trigger was elsewhere.
+ * snapshot as the process the cause was in; these follow it, the run's
+ * target first when the cause was elsewhere.
  */
 #ifndef PTBPF_DUMP_PROCSUM_H
 #define PTBPF_DUMP_PROCSUM_H
@@ -15,7 +15,7 @@
 #include "snap.h"
 #include "json.h"
 
-/* Samples listed before the trigger per followed process. */
+/* Samples listed before the cause per followed process. */
 #define DUMP_PROC_LAST 4
 
 /*

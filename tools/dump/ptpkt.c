@@ -553,7 +553,7 @@ static void print_err(void *ctx, uint64_t off, const char *why, uint64_t next)
 			"%0*" PRIx64 "  end: no PSB after the error, "
 			"%" PRIu64 " bytes skipped\n",
 			(int)x->width, end, end - off);
-	snap_error(x->log, x->c->trace_file, (long long)(x->c->trace_off + off),
+	snap_error(x->log, x->c->trace_file, (int64_t)(x->c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", x->c->cpu, off, why);
 }
 
@@ -591,7 +591,7 @@ int ptpkt_print(FILE *out, const struct dump_snap *s, const struct dump_core *c,
 			"%0*x  error: no PSB in %zu bytes: nothing "
 			"decodes\n",
 			(int)x.width, 0, c->trace_len);
-		snap_error(log, c->trace_file, (long long)c->trace_off,
+		snap_error(log, c->trace_file, (int64_t)c->trace_off,
 			   "cpu %d: no PSB in %zu bytes of trace", c->cpu, c->trace_len);
 	}
 	return 0;

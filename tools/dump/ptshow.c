@@ -38,10 +38,10 @@ int ptshow_core_sum(const struct dump_snap *s, const struct dump_core *c, struct
 		return ret;
 	sum->decodes = sum->pt.has_psb && !sum->pt.errors;
 	if (c->trace_len && !sum->pt.has_psb)
-		snap_error(log, c->trace_file, (long long)c->trace_off,
+		snap_error(log, c->trace_file, (int64_t)c->trace_off,
 			   "cpu %d: no PSB in %zu bytes of trace", c->cpu, c->trace_len);
 	if (sum->pt.errors)
-		snap_error(log, c->trace_file, (long long)(c->trace_off + sum->pt.first_error_off),
+		snap_error(log, c->trace_file, (int64_t)(c->trace_off + sum->pt.first_error_off),
 			   "cpu %d: %" PRIu64 " packet errors, the first at "
 			   "trace offset 0x%" PRIx64 ": %s",
 			   c->cpu, sum->pt.errors, sum->pt.first_error_off, sum->pt.first_error);
@@ -131,7 +131,7 @@ int ptshow_end_text(FILE *out, const struct dump_snap *s, const struct dump_symt
 		"  span: %s .. %s (%.3f ms), ending %+.3f ms from the "
 		"trigger\n",
 		last_time_str(s, first, a, sizeof(a)), last_time_str(s, last, b, sizeof(b)),
-		(double)(last - first) / 1e6, ((double)last - (double)s->trigger_ts) / 1e6);
+		(double)(last - first) / 1e6, ((double)last - (double)s->cause_ts) / 1e6);
 	return 0;
 }
 
@@ -241,7 +241,7 @@ static void tl_error(void *ctx, const struct dump_insn_at *at, uint64_t off, con
 	(void)resync;
 	/* the flow is lost here: what was open cannot be closed later */
 	close_run(r);
-	snap_error(r->log, c->trace_file, (long long)(c->trace_off + off),
+	snap_error(r->log, c->trace_file, (int64_t)(c->trace_off + off),
 		   "cpu %d trace offset 0x%" PRIx64 ": %s", c->cpu, off, why);
 }
 

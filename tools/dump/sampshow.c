@@ -10,7 +10,7 @@
 #include "perfread.h"
 #include "sampshow.h"
 
-/* Samples listed before the trigger of a stop or fatal snapshot. */
+/* Samples listed before the cause of a stop or fatal snapshot. */
 #define DUMP_SUM_LAST 8
 
 static void count_proc(struct dump_core_sum *sum, uint32_t pid)

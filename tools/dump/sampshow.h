@@ -44,7 +44,7 @@ void sampshow_core_json(struct json *j, const struct dump_snap *s, const struct 
 
 /*
  * After the cores: the target's span, hottest functions and last samples
- * before a stop or fatal trigger, named from @tab (may be NULL), and as
+ * before a stop or fatal cause, named from @tab (may be NULL), and as
  * text whether its frame-pointer chains held. @first and @last are not
  * used: the span is the samples' own.
  *

@@ -2,6 +2,7 @@
 /* The snapshot's model and its files: see snap.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "snap.h"
 #include "textesc.h"
 
-void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
+void snap_error(struct dump_log *log, const char *file, int64_t off, const char *fmt, ...)
 {
 	char why[1024];
 	va_list ap;
@@ -31,7 +32,7 @@ void snap_error(struct dump_log *log, const char *file, long long off, const cha
 		fputs(": ", log->err);
 	}
 	if (off >= 0)
-		fprintf(log->err, "offset 0x%llx: ", (unsigned long long)off);
+		fprintf(log->err, "offset 0x%" PRIx64 ": ", (uint64_t)off);
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);

@@ -23,7 +23,7 @@
 #include <stdio.h>
 
 #include "snapdata.h"
-#include "snaptrig.h"
+#include "snapcause.h"
 
 struct dump_uwctx;
 
@@ -37,7 +37,7 @@ struct dump_log {
  * Reports one problem with @file (NULL: none) at byte offset @off (-1:
  * none) to @log, printf-style, and counts it.
  */
-void snap_error(struct dump_log *log, const char *file, long long off, const char *fmt, ...)
+void snap_error(struct dump_log *log, const char *file, int64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* A context switch on one core, reduced to who runs after it. */
@@ -142,13 +142,13 @@ struct dump_snap {
 	char *dir;
 	uint64_t id;
 	enum ptbpf_backend backend;
-	/* the trigger as named (a newer ptbpf's unknown kind is still shown) */
-	char trigger[16], signal[16];
-	enum snaptrig trigger_kind; /* read from @trigger once, compared */
-	uint64_t trigger_ts;
-	/* what the trigger was; absent (0, "") in older ptbpf.json files */
+	/* the cause as named (a newer ptbpf's unknown kind is still shown) */
+	char cause[16], signal[16];
+	enum snap_cause_kind cause_kind; /* read from @cause once, compared */
+	uint64_t cause_ts;
+	/* what the cause was; absent (0, "") in older ptbpf.json files */
 	char stop_kind[24];
-	uint32_t trigger_tid;
+	uint32_t cause_tid;
 	bool has_si_code;
 	int si_code;
 	uint64_t ip; /* the stop's user IP, or the faulting one; 0: none */
@@ -159,7 +159,7 @@ struct dump_snap {
 	uint64_t realtime_ns, monotonic_ns; /* the clock pair; 0: none */
 	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: none */
 	/*
-	 * The process the snapshot is read as: the trigger's (trigger_pid)
+	 * The process the snapshot is read as: the cause's (cause_pid)
 	 * in a --follow run, else the run's target (run_pid); followed: the
 	 * other processes the run followed, whose samples are not "others".
 	 */
@@ -168,7 +168,7 @@ struct dump_snap {
 	uint32_t run_pid;
 	uint32_t *followed;
 	unsigned int nr_followed;
-	uint32_t trigger_pid; /* ptbpf.json's, 0 when it has none */
+	uint32_t cause_pid; /* ptbpf.json's, 0 when it has none */
 	struct snap_tsc_conv conv;
 	struct snap_cpu_info cpu;
 	uint64_t pt_config; /* the intel_pt attr config */

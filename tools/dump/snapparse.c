@@ -224,7 +224,7 @@ static void meta_vdso(struct dump_snap *s, const struct json_object *root, const
 /*
  * --follow, --unit: the processes followed besides the run's target, each
  * a process of the snapshot with its name and threads, and the one the
- * trigger happened in, which the snapshot is then read as (its samples
+ * cause happened in, which the snapshot is then read as (its samples
  * are the target's; the run's target is one of the followed). Without
  * trigger_pid, or with the target's: as before.
  */
@@ -253,9 +253,9 @@ static void meta_followed(struct dump_snap *s, const struct json_object *root, c
 			meta_proc(pr, o, file, at, log);
 		}
 	}
-	if (jsondoc_get_u64(root, SNAPKEY_TRIGGER_PID, &trig) || !trig || trig > UINT32_MAX)
+	if (jsondoc_get_u64(root, SNAPKEY_CAUSE_PID, &trig) || !trig || trig > UINT32_MAX)
 		return;
-	s->trigger_pid = (uint32_t)trig;
+	s->cause_pid = (uint32_t)trig;
 	if (trig == s->pid)
 		return;
 	for (i = 0; i < s->nr_followed; i++)
@@ -317,8 +317,8 @@ static void meta_cpu(struct dump_snap *s, const struct json_object *root, const 
 	meta_ptxed(s, jsondoc_get(root, SNAPKEY_PTXED));
 }
 
-/* The trigger's details and the clock pair: optional, newer ptbpf only. */
-static void meta_trigger(struct dump_snap *s, const struct json_object *root)
+/* The cause's details and the clock pair: optional, newer ptbpf only. */
+static void meta_cause(struct dump_snap *s, const struct json_object *root)
 {
 	const struct json_object *clock = jsondoc_get(root, SNAPKEY_CLOCK);
 	const char *str;
@@ -327,8 +327,8 @@ static void meta_trigger(struct dump_snap *s, const struct json_object *root)
 
 	if (!jsondoc_get_str(root, SNAPKEY_STOP_KIND, &str))
 		snprintf(s->stop_kind, sizeof(s->stop_kind), "%s", str);
-	if (!jsondoc_get_u64(root, SNAPKEY_TRIGGER_TID, &v))
-		s->trigger_tid = (uint32_t)v;
+	if (!jsondoc_get_u64(root, SNAPKEY_CAUSE_TID, &v))
+		s->cause_tid = (uint32_t)v;
 	if (!jsondoc_get_i64(root, SNAPKEY_SI_CODE, &i)) {
 		s->has_si_code = true;
 		s->si_code = (int)i;
@@ -353,12 +353,12 @@ static void meta_head(struct dump_snap *s, const struct json_object *root, const
 	need_str(root, SNAPKEY_BACKEND, backend, sizeof(backend), file, "", log, false);
 	if (snapfmt_backend_parse(backend, false, &s->backend) && backend[0])
 		snap_error(log, file, -1, "unknown backend \"%s\"", backend);
-	need_str(root, SNAPKEY_TRIGGER, s->trigger, sizeof(s->trigger), file, "", log, false);
-	s->trigger_kind = snaptrig_parse(s->trigger);
+	need_str(root, SNAPKEY_CAUSE, s->cause, sizeof(s->cause), file, "", log, false);
+	s->cause_kind = snapcause_parse(s->cause);
 	need_str(root, SNAPKEY_SIGNAL, s->signal, sizeof(s->signal), file, "", log, true);
-	s->trigger_ts = need_u64(root, SNAPKEY_TRIGGER_TS, file, "", log);
+	s->cause_ts = need_u64(root, SNAPKEY_CAUSE_TS, file, "", log);
 	s->pid = (uint32_t)need_u64(root, SNAPKEY_PID, file, "", log);
-	meta_trigger(s, root);
+	meta_cause(s, root);
 	/* older snapshots may lack it: a stream, as before --full existed */
 	if (jsondoc_get_bool(root, SNAPKEY_FULL, &s->full))
 		s->full = false;
@@ -376,7 +376,7 @@ static int parse_object(const char *buf, size_t len, const char *file, struct du
 
 	ret = jsondoc_parse(buf, len, root, &e);
 	if (ret == -EBADMSG)
-		snap_error(log, file, (long long)e.off, "not JSON: %s", e.why);
+		snap_error(log, file, (int64_t)e.off, "not JSON: %s", e.why);
 	if (ret)
 		return ret;
 	if (jsondoc_type(*root) == JSONDOC_OBJECT)

@@ -41,7 +41,7 @@ static void print_when(FILE *out, const struct dump_snap *s, uint64_t ns)
  * "  stopped: tid 12, breakpoint, si_code 128 (SI_KERNEL), at
  * report+0x4 (0x401136)": the function from the snapshot's modules.
  */
-static void text_trigger(FILE *out, const struct dump_snap *s)
+static void text_cause(FILE *out, const struct dump_snap *s)
 {
 	struct dump_log quiet = { NULL, 0 }; /* a module missing is no error here */
 	const char *code;
@@ -54,11 +54,11 @@ static void text_trigger(FILE *out, const struct dump_snap *s)
 	sig = signals_number(s->signal);
 	/* --trigger-on: the target reached a function, it did not stop */
 	fprintf(out, "  %s:",
-		s->trigger_kind == SNAPTRIG_FATAL ? "fault" :
-		s->trigger_kind == SNAPTRIG_HIT	  ? "hit" :
-						    "stopped");
-	if (s->trigger_tid)
-		fprintf(out, " tid %u,", s->trigger_tid);
+		s->cause_kind == SNAPCAUSE_FATAL ? "fault" :
+		s->cause_kind == SNAPCAUSE_HIT	 ? "hit" :
+						   "stopped");
+	if (s->cause_tid)
+		fprintf(out, " tid %u,", s->cause_tid);
 	if (s->stop_kind[0]) {
 		fputc(' ', out);
 		textesc_fputs(s->stop_kind, out);
@@ -128,16 +128,16 @@ static void json_head(struct json *j, const struct dump_snap *s)
 	json_str(j, "dir", s->dir);
 	json_u64(j, "snapshot", s->id);
 	json_str(j, "backend", snapfmt_backend_name(s->backend));
-	json_str(j, "trigger", s->trigger);
+	json_str(j, "trigger", s->cause);
 	if (s->signal[0])
 		json_str(j, "signal", s->signal);
 	else
 		json_null(j, "signal");
-	json_u64(j, "trigger_ts", s->trigger_ts);
+	json_u64(j, "trigger_ts", s->cause_ts);
 	if (s->stop_kind[0])
 		json_str(j, "stop_kind", s->stop_kind);
-	if (s->trigger_tid)
-		json_u64(j, "trigger_tid", s->trigger_tid);
+	if (s->cause_tid)
+		json_u64(j, "trigger_tid", s->cause_tid);
 	if (s->has_si_code)
 		json_i64(j, "si_code", s->si_code);
 	if (s->ip)
@@ -149,8 +149,7 @@ static void json_head(struct json *j, const struct dump_snap *s)
 	if (s->folded_hits)
 		json_u64(j, "folded_hits", s->folded_hits);
 	if (s->realtime_ns)
-		json_u64(j, "trigger_realtime_ns",
-			 s->realtime_ns + s->trigger_ts - s->monotonic_ns);
+		json_u64(j, "trigger_realtime_ns", s->realtime_ns + s->cause_ts - s->monotonic_ns);
 	json_u64(j, "pid", s->pid);
 	json_str(j, "comm", s->comm);
 }
@@ -179,18 +178,18 @@ int summary_text(FILE *out, const struct dump_snap *s, const struct dump_symtab 
 	textesc_fputs(s->dir, out);
 	fprintf(out, ": snapshot %" PRIu64 ", %s, trigger ", s->id,
 		name ? name : "unknown backend");
-	textesc_fputs(s->trigger[0] ? s->trigger : "?", out);
+	textesc_fputs(s->cause[0] ? s->cause : "?", out);
 	if (s->signal[0]) {
 		fputs(" (", out);
 		textesc_fputs(s->signal, out);
 		fputc(')', out);
 	}
 	fputs(" at ", out);
-	print_when(out, s, s->trigger_ts);
+	print_when(out, s, s->cause_ts);
 	fprintf(out, ", pid %u (", s->pid);
 	textesc_fputs(s->comm, out);
 	fputs(")\n", out);
-	text_trigger(out, s);
+	text_cause(out, s);
 	/* a [vdso] the snapshot has no image of: frames there stay unnamed */
 	if (s->vdso && s->vdso[0] && strcmp(s->vdso, SNAPFMT_VDSO)) {
 		fputs("  [vdso]: ", out);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The health check of a snapshot, `ptbpf-dump DIR`'s default output: the
- * trigger, and per core the bytes, whether the ring wrapped, what was lost,
+ * cause, and per core the bytes, whether the ring wrapped, what was lost,
  * and for intel-pt the packets (PSBs, kinds, overflows, first and last TSC
  * as perf time) and whether they decode, for sample the samples of each
  * thread of the target and of everything else. As text, or as JSON with
@@ -32,7 +32,7 @@ int summary_core(const struct dump_snap *s, const struct dump_core *c, struct du
 /*
  * Prints the summary of @s to @out as text: per core as above, then the
  * time span of its records, and for the sample backend the target's
- * hottest functions and last samples before a stop or fatal trigger, named
+ * hottest functions and last samples before a stop or fatal cause, named
  * from @tab (may be NULL: addresses only).
  *
  * Returns 0, or -ENOMEM.

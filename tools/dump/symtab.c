@@ -66,7 +66,7 @@ static int segments(Elf *e, struct dump_elf *m, uint64_t load, struct pt_image *
 		isid = pt_iscache_add_file(iscache, m->path, ph.p_offset, ph.p_filesz,
 					   ph.p_vaddr + m->bias);
 		if (isid < 0 || pt_image_add_cached(image, iscache, isid, NULL) < 0)
-			snap_error(log, m->path, (long long)ph.p_offset,
+			snap_error(log, m->path, (int64_t)ph.p_offset,
 				   "segment not usable by the decoder");
 	}
 	return first ? -EBADMSG : 0;
@@ -130,7 +130,7 @@ static int add_symtab(Elf *e, struct dump_elf *m)
 static int debug_symtab(const char *path, struct dump_elf *m)
 {
 	char hex[2 * BUILDID_MAX + 1], dbg[128];
-	__u8 id[BUILDID_MAX];
+	uint8_t id[BUILDID_MAX];
 	int fd, ret = -ENOENT;
 	size_t len;
 	Elf *e;

@@ -54,7 +54,7 @@ int timeline_end(struct dump_tl *tl)
 struct tl_procs {
 	struct dump_proc *v;
 	size_t n;
-	uint32_t trigger_pid; /* the process of the stop; 0: the target */
+	uint32_t cause_pid; /* the process of the stop; 0: the target */
 };
 
 static void procs_free(struct tl_procs *ps)
@@ -81,7 +81,7 @@ static int procs_load(struct tl_procs *ps, const struct dump_snap *s)
 	for (i = 0; i < s->nr_procs; i++)
 		if (s->procs[i].pid != s->pid)
 			ps->v[ps->n++] = s->procs[i];
-	ps->trigger_pid = s->trigger_pid;
+	ps->cause_pid = s->cause_pid;
 	return 0;
 }
 
@@ -145,14 +145,14 @@ static void cpu_track(struct dump_tl *tl, const struct dump_snap *s, unsigned in
 	}
 	/* still on the core when the snapshot was taken */
 	if (tid >= 0)
-		w->ops->end_slice(w, &t, s->trigger_ts > last ? s->trigger_ts : last, NULL);
+		w->ops->end_slice(w, &t, s->cause_ts > last ? s->cause_ts : last, NULL);
 }
 
 /* The snapshot itself: an instant with its facts, and its counters. */
 static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const struct tl_procs *ps)
 {
-	uint32_t pid = ps->trigger_pid ? ps->trigger_pid : s->pid;
-	struct tl_track t = { s->trigger_tid ? TL_THREAD : TL_PROCESS, pid, s->trigger_tid };
+	uint32_t pid = ps->cause_pid ? ps->cause_pid : s->pid;
+	struct tl_track t = { s->cause_tid ? TL_THREAD : TL_PROCESS, pid, s->cause_tid };
 	/* what ptbpf.json named; its reading said when it was no backend */
 	const char *be = s->backend != BACKEND_AUTO ? snapfmt_backend_name(s->backend) : NULL;
 	struct tl_writer *w = &tl->w;
@@ -163,16 +163,16 @@ static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const 
 
 	w->ops->sequence(w, TL_SEQ_FACTS);
 	snprintf(name, sizeof(name), "snapshot %" PRIu64 ": %s", s->id,
-		 s->trigger[0] ? s->trigger : "?");
+		 s->cause[0] ? s->cause : "?");
 	a[n++] = tl_arg_str("dir", s->dir);
-	a[n++] = tl_arg_str("trigger", s->trigger);
+	a[n++] = tl_arg_str("trigger", s->cause);
 	a[n++] = tl_arg_str("backend", be ? be : "unknown");
 	if (s->signal[0])
 		a[n++] = tl_arg_str("signal", s->signal);
 	if (s->stop_kind[0])
 		a[n++] = tl_arg_str("kind", s->stop_kind);
-	if (s->trigger_tid)
-		a[n++] = tl_arg_u64("tid", s->trigger_tid);
+	if (s->cause_tid)
+		a[n++] = tl_arg_u64("tid", s->cause_tid);
 	a[n++] = tl_arg_u64("pid", pid);
 	if (s->has_si_code)
 		a[n++] = tl_arg_i64("si_code", s->si_code);
@@ -186,7 +186,7 @@ static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const 
 	}
 	if (s->folded_stops)
 		a[n++] = tl_arg_u64("folded_stops", s->folded_stops);
-	w->ops->instant(w, &t, s->trigger_ts, name, a, n);
+	w->ops->instant(w, &t, s->cause_ts, name, a, n);
 	/* how full each core's buffer was, and what it lost */
 	for (i = 0; i < s->nr_cores; i++) {
 		const struct dump_core *c = &s->cores[i];
@@ -195,10 +195,10 @@ static void snapshot_facts(struct dump_tl *tl, const struct dump_snap *s, const 
 		if (c->cpu < 0 || c->cpu > 0xffffff)
 			continue;
 		ct.id = (uint32_t)c->cpu << 8 | TL_CNT_BYTES;
-		w->ops->counter(w, &ct, s->trigger_ts, tl_counter_name(&ct, name, sizeof(name)),
+		w->ops->counter(w, &ct, s->cause_ts, tl_counter_name(&ct, name, sizeof(name)),
 				c->bytes);
 		ct.id = (uint32_t)c->cpu << 8 | TL_CNT_LOST;
-		w->ops->counter(w, &ct, s->trigger_ts, tl_counter_name(&ct, name, sizeof(name)),
+		w->ops->counter(w, &ct, s->cause_ts, tl_counter_name(&ct, name, sizeof(name)),
 				c->lost_bytes);
 	}
 }
@@ -280,12 +280,12 @@ static int one_line(struct dump_tl *tl, const char *line, size_t len, size_t off
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		snap_error(log, file, (long long)(off + e.off), "not JSON: %s", e.why);
+		snap_error(log, file, (int64_t)(off + e.off), "not JSON: %s", e.why);
 		return 0;
 	}
 	if (jsondoc_get_str(o, "event", &name) || jsondoc_get_u64(o, "ts", &ts) ||
 	    jsondoc_get_u64(o, "pid", &pid) || pid > UINT32_MAX) {
-		snap_error(log, file, (long long)off,
+		snap_error(log, file, (int64_t)off,
 			   "needs a string \"event\" and numbers \"ts\" and "
 			   "\"pid\"");
 		jsondoc_free(o);

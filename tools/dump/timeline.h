@@ -17,8 +17,8 @@
  * or one period, whichever is first (so slices on a track never overlap);
  * frames that consecutive samples share stay one slice. On a CPU's track,
  * a slice for each time a traced thread ran there (its switch records).
- * Each snapshot is an instant on its trigger's thread, with its facts
- * (trigger, signal, kind, ip, fault address), and sets its cores'
+ * Each snapshot is an instant on its cause's thread, with its facts
+ * (cause, signal, kind, ip, fault address), and sets its cores'
  * "bytes" and "lost bytes" counters; events.jsonl: one instant per line,
  * named after the event, its fields as args.
  *

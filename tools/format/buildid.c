@@ -15,7 +15,7 @@
 #endif
 
 /* Looks for the note in one SHT_NOTE section or PT_NOTE segment. */
-static int from_notes(Elf_Data *d, __u8 *id, size_t *len)
+static int from_notes(Elf_Data *d, uint8_t *id, size_t *len)
 {
 	size_t off = 0, next, name_off, desc_off;
 	GElf_Nhdr nh;
@@ -32,7 +32,7 @@ static int from_notes(Elf_Data *d, __u8 *id, size_t *len)
 	return -ENOENT;
 }
 
-static int scan(Elf *e, __u8 *id, size_t *len)
+static int scan(Elf *e, uint8_t *id, size_t *len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -54,7 +54,7 @@ static int scan(Elf *e, __u8 *id, size_t *len)
 	return -ENOENT;
 }
 
-int buildid_read(const char *path, __u8 *id, size_t *len)
+int buildid_read(const char *path, uint8_t *id, size_t *len)
 {
 	int fd, rc;
 	Elf *e;
@@ -74,7 +74,7 @@ int buildid_read(const char *path, __u8 *id, size_t *len)
 	return rc;
 }
 
-int buildid_mem(const void *buf, size_t size, __u8 *id, size_t *len)
+int buildid_mem(const void *buf, size_t size, uint8_t *id, size_t *len)
 {
 	char *copy;
 	int rc;
@@ -95,7 +95,7 @@ int buildid_mem(const void *buf, size_t size, __u8 *id, size_t *len)
 	return rc;
 }
 
-void buildid_hex(const __u8 *id, size_t len, char *buf)
+void buildid_hex(const uint8_t *id, size_t len, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i;

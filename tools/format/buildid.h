@@ -8,7 +8,7 @@
 #define PTBPF_BUILDID_H
 
 #include <stddef.h>
-#include <linux/types.h>
+#include <stdint.h>
 
 /* perf keeps at most 20 bytes (SHA-1); longer ids are cut to that */
 #define BUILDID_MAX 20
@@ -23,16 +23,16 @@
  * Returns -ENOEXEC if it is not an ELF file.
  * Returns the -errno of opening it.
  */
-int buildid_read(const char *path, __u8 *id, size_t *len);
+int buildid_read(const char *path, uint8_t *id, size_t *len);
 
 /*
  * As buildid_read(), of the ELF image of @size bytes at @buf (read only:
  * a copy is parsed, so @buf may be read-only memory).
  * Returns -ENOMEM when the copy can't be made.
  */
-int buildid_mem(const void *buf, size_t size, __u8 *id, size_t *len);
+int buildid_mem(const void *buf, size_t size, uint8_t *id, size_t *len);
 
 /* Writes @id (@len bytes) as lower-case hex into @buf (2 * @len + 1). */
-void buildid_hex(const __u8 *id, size_t len, char *buf);
+void buildid_hex(const uint8_t *id, size_t len, char *buf);
 
 #endif /* PTBPF_BUILDID_H */

@@ -9,6 +9,7 @@
 #ifndef PTBPF_FMTNUM_H
 #define PTBPF_FMTNUM_H
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,7 +143,7 @@ static inline void fmt_out_commit(struct fmt_out *o, const char *end)
 /* "0x401136" into @buf of @len bytes; returns @buf. */
 static inline const char *fmt_addr(uint64_t v, char *buf, size_t len)
 {
-	snprintf(buf, len, "0x%llx", (unsigned long long)v);
+	snprintf(buf, len, "0x%" PRIx64, v);
 	return buf;
 }
 

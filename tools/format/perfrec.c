@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* perf record layouts, sample IDs and the record walker: see perfrec.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "perfrec.h"
@@ -42,7 +43,7 @@ static size_t fields_size(const struct id_field *s, size_t n, __u64 type)
 	return sz;
 }
 
-static void fields_put(__u8 *p, const struct id_field *s, size_t n, __u64 type,
+static void fields_put(uint8_t *p, const struct id_field *s, size_t n, __u64 type,
 		       const struct perfrec_id *id)
 {
 	__u32 w[2];
@@ -75,7 +76,7 @@ static void fields_put(__u8 *p, const struct id_field *s, size_t n, __u64 type,
 	}
 }
 
-static void fields_get(const __u8 *p, const struct id_field *s, size_t n, __u64 type,
+static void fields_get(const uint8_t *p, const struct id_field *s, size_t n, __u64 type,
 		       struct perfrec_id *id)
 {
 	__u32 w[2];
@@ -135,7 +136,7 @@ int perfrec_id_get(const void *rec, size_t len, __u64 type, struct perfrec_id *i
 		return -EINVAL;
 	if (len < sizeof(struct perf_event_header) + sz)
 		return -EBADMSG;
-	fields_get((const __u8 *)rec + len - sz, id_fields, NFIELDS(id_fields), type, id);
+	fields_get((const uint8_t *)rec + len - sz, id_fields, NFIELDS(id_fields), type, id);
 	return 0;
 }
 
@@ -149,11 +150,11 @@ int perfrec_next(const void *buf, size_t len, size_t *off, const struct perf_eve
 		return 0;
 	if (len - *off < sizeof(h))
 		return -EBADMSG;
-	memcpy(&h, (const __u8 *)buf + *off, sizeof(h));
+	memcpy(&h, (const uint8_t *)buf + *off, sizeof(h));
 	/* the kernel keeps every record 8-byte sized (perf_event_open(2)) */
 	if (h.size < sizeof(h) || h.size % 8 || h.size > len - *off)
 		return -EBADMSG;
-	*hdr = (const void *)((const __u8 *)buf + *off);
+	*hdr = (const void *)((const uint8_t *)buf + *off);
 	*off += h.size;
 	return 1;
 }

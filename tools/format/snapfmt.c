@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Snapshot directory names: see snapfmt.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +9,10 @@
 
 #include "snapfmt.h"
 
-unsigned long long snapfmt_parse_name(const char *name)
+uint64_t snapfmt_parse_name(const char *name)
 {
 	size_t plen = strlen(SNAPFMT_PREFIX);
-	unsigned long long id;
+	uint64_t id;
 	char *end, canon[64];
 
 	if (!name || strncmp(name, SNAPFMT_PREFIX, plen))

@@ -8,11 +8,13 @@
 #ifndef PTBPF_SNAPFMT_H
 #define PTBPF_SNAPFMT_H
 
+#include <inttypes.h>
+
 #include "snapdata.h"
 
 /* A snapshot directory is SNAPFMT_PREFIX and six digits (SNAPFMT_ID_MAX). */
 #define SNAPFMT_PREFIX "snapshot-"
-#define SNAPFMT_NAME_FMT SNAPFMT_PREFIX "%06llu"
+#define SNAPFMT_NAME_FMT SNAPFMT_PREFIX "%06" PRIu64
 #define SNAPFMT_ID_MAX 999999ULL
 
 /* Files of an output directory and of a snapshot directory. */
@@ -31,7 +33,7 @@
  * the id written as SNAPFMT_NAME_FMT writes it, 1 to SNAPFMT_ID_MAX.
  * Returns 0 for any other name (and for NULL).
  */
-unsigned long long snapfmt_parse_name(const char *name);
+uint64_t snapfmt_parse_name(const char *name);
 
 /*
  * The name of backend @b (snapfmt.c's table, one name per value of enum

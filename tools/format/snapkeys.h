@@ -17,12 +17,16 @@
 #define SNAPKEY_FULL "full"
 #define SNAPKEY_RUN_START_NS "run_start_ns"
 
-/* What asked for the snapshot: ptbpf.json and events.jsonl alike */
-#define SNAPKEY_TRIGGER "trigger"
+/*
+ * What asked for the snapshot, its cause (snapcause.h): ptbpf.json and
+ * events.jsonl alike. The keys say "trigger", as they did before the
+ * cause had its own word; readers depend on them.
+ */
+#define SNAPKEY_CAUSE "trigger"
 #define SNAPKEY_SIGNAL "signal"
-#define SNAPKEY_TRIGGER_TS "trigger_ts"
-#define SNAPKEY_TRIGGER_PID "trigger_pid"
-#define SNAPKEY_TRIGGER_TID "trigger_tid"
+#define SNAPKEY_CAUSE_TS "trigger_ts"
+#define SNAPKEY_CAUSE_PID "trigger_pid"
+#define SNAPKEY_CAUSE_TID "trigger_tid"
 #define SNAPKEY_STOP_KIND "stop_kind"
 #define SNAPKEY_SI_CODE "si_code"
 #define SNAPKEY_IP "ip"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Human lines that never block their writer: see say.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -33,7 +34,7 @@ static struct {
 	char status[512];
 	bool status_shown, status_dirty;
 	int fd;
-	unsigned long long dropped;
+	uint64_t dropped;
 	/*
 	 * say_limited(): a token bucket of @burst lines, refilled at @rate a
 	 * second; lines past it are folded, counted in @folded until a
@@ -42,7 +43,7 @@ static struct {
 	double tokens;
 	unsigned int burst, rate;
 	struct timespec refilled, first_fold;
-	unsigned long long folded, folded_total;
+	uint64_t folded, folded_total;
 	pthread_t thread;
 } q = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -147,7 +148,7 @@ static void fold_notice(void)
 	if (!q.folded)
 		return;
 	n = snprintf(line, sizeof(line),
-		     "ptbpf: %llu line%s folded (more than %u a second; events.jsonl has "
+		     "ptbpf: %" PRIu64 " line%s folded (more than %u a second; events.jsonl has "
 		     "every event)\n",
 		     q.folded, q.folded == 1 ? "" : "s", q.rate);
 	q.folded_total += q.folded;
@@ -312,9 +313,9 @@ void say_set_limit(unsigned int burst, unsigned int rate)
 	pthread_mutex_unlock(&q.lock);
 }
 
-unsigned long long say_folded(void)
+uint64_t say_folded(void)
 {
-	unsigned long long n;
+	uint64_t n;
 
 	pthread_mutex_lock(&q.lock);
 	n = q.folded_total + q.folded;
@@ -340,9 +341,9 @@ void say_status(const char *line)
 	pthread_mutex_unlock(&q.lock);
 }
 
-unsigned long long say_dropped(void)
+uint64_t say_dropped(void)
 {
-	unsigned long long n;
+	uint64_t n;
 
 	pthread_mutex_lock(&q.lock);
 	n = q.dropped;

@@ -14,6 +14,7 @@
 #define PTBPF_SAY_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 /* Bytes of lines that may wait for a slow stderr. */
 #define SAY_RING_SIZE (64 * 1024)
@@ -39,7 +40,7 @@ void say_v(const char *fmt, va_list ap);
 
 /*
  * say() for the lines that come as often as the target makes them (stops,
- * runs, triggers, snapshots, lost events): rate-limited (SAY_BURST,
+ * runs, hits, snapshots, lost events): rate-limited (SAY_BURST,
  * SAY_RATE); the lines past the limit are folded and a line says how many,
  * before the next line that goes out, a second after, or at say_stop().
  */
@@ -49,7 +50,7 @@ void say_limited(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void say_set_limit(unsigned int burst, unsigned int rate);
 
 /* Lines say_limited() folded so far. */
-unsigned long long say_folded(void);
+uint64_t say_folded(void);
 
 /*
  * The status line (status.h) below the lines, kept there: the writer
@@ -67,7 +68,7 @@ void say_status(const char *line);
 int say_flush(unsigned int wait_ms);
 
 /* Lines dropped so far because stderr did not keep up. */
-unsigned long long say_dropped(void);
+uint64_t say_dropped(void);
 
 /*
  * Waits up to @wait_ms for the queued lines to be written, then stops the

@@ -30,10 +30,10 @@ int smallfile_read(const char *path, char *buf, size_t cap)
 	return (int)n;
 }
 
-int smallfile_u64(const char *path, __u64 *v)
+int smallfile_u64(const char *path, uint64_t *v)
 {
 	char text[32], *end;
-	unsigned long long n;
+	uint64_t n;
 	int rc;
 
 	rc = smallfile_read(path, text, sizeof(text));

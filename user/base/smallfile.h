@@ -8,7 +8,7 @@
 #define PTBPF_SMALLFILE_H
 
 #include <stddef.h>
-#include <linux/types.h>
+#include <stdint.h>
 
 /*
  * Reads @path into @buf (@cap bytes, @cap > 1), NUL-terminated, without
@@ -23,6 +23,6 @@ int smallfile_read(const char *path, char *buf, size_t cap);
  * -errno of opening or reading it, or -EINVAL when it holds anything else
  * (an empty file included).
  */
-int smallfile_u64(const char *path, __u64 *v);
+int smallfile_u64(const char *path, uint64_t *v);
 
 #endif /* PTBPF_SMALLFILE_H */

@@ -12,11 +12,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <linux/types.h>
+#include <stdint.h>
 #include <linux/perf_event.h>
 
 #include "snapdata.h"
-#include "snaptrig.h"
+#include "snapcause.h"
 
 struct vdso_image;
 
@@ -49,63 +49,63 @@ struct snap_core {
 	 * sample: perf records (PERF_RECORD_SAMPLE ...) from the data ring,
 	 * oldest first, as the kernel wrote them.
 	 */
-	__u8 *trace;
+	uint8_t *trace;
 	size_t trace_len;
 	/* perf records of the context-switch sideband event, oldest first */
-	__u8 *sideband;
+	uint8_t *sideband;
 	size_t sideband_len;
 	bool wrapped; /* the ring overwrote data not yet snapshotted */
-	__u64 lost_bytes; /* bytes known to be lost since the last snapshot */
-	__u64 head; /* aux_head (intel-pt) or data_head at the read */
-	__u64 tsc; /* TSC (or perf clock) at the read: AUXTRACE reference */
-	__u64 data_id; /* PERF_EVENT_IOC_ID of the data event */
-	__u64 sb_id; /* PERF_EVENT_IOC_ID of the sideband event */
+	uint64_t lost_bytes; /* bytes known to be lost since the last snapshot */
+	uint64_t head; /* aux_head (intel-pt) or data_head at the read */
+	uint64_t tsc; /* TSC (or perf clock) at the read: AUXTRACE reference */
+	uint64_t data_id; /* PERF_EVENT_IOC_ID of the data event */
+	uint64_t sb_id; /* PERF_EVENT_IOC_ID of the sideband event */
 	/*
 	 * Process scope, --pid: other threads' events write here too
 	 * (SET_OUTPUT), each record with its own event's id; a writer must
 	 * put data_id/sb_id in every record.
 	 */
 	bool mixed_ids;
-	__u64 paused_ns; /* how long the core was paused for this copy */
-	__u64 copy_ns; /* how long the copy of its rings took */
+	uint64_t paused_ns; /* how long the core was paused for this copy */
+	uint64_t copy_ns; /* how long the copy of its rings took */
 	/* not read: the target did not run on this CPU since the last read */
 	bool unchanged;
 	/* the sideband ring overwrote switch records not yet snapshotted */
 	bool sb_wrapped;
-	__u64 sb_lost_bytes;
+	uint64_t sb_lost_bytes;
 	/*
 	 * intel-pt: the PT event's own records since the last read
 	 * (ITRACE_START, AUX, LOST), oldest first, in the caller's sideband
 	 * buffer after the switch records.
 	 */
-	__u8 *ptrec;
+	uint8_t *ptrec;
 	size_t ptrec_len;
 	/*
 	 * The thread on this CPU when the window began, as the records read
 	 * before it tell (ptrecs.h): the writer names it at the window's
 	 * start. start_tid 0: none of interest, or not known.
 	 */
-	__u32 start_pid, start_tid;
+	uint32_t start_pid, start_tid;
 	/*
 	 * What the window's AUX records say: PT sessions the kernel marked
 	 * truncated (data lost), collided (another user of the AUX area) or
 	 * partial (cut short, e.g. by VMX); and records of the PT event the
 	 * kernel dropped for want of room (their facts are unknown).
 	 */
-	__u32 aux_truncated, aux_collision, aux_partial;
-	__u64 ptrec_lost;
+	uint32_t aux_truncated, aux_collision, aux_partial;
+	uint64_t ptrec_lost;
 };
 
 struct snap_thread {
-	__u32 tid;
+	uint32_t tid;
 	char comm[16];
 };
 
 struct snap_map {
-	__u64 start, len, pgoff;
-	__u32 prot; /* PROT_* */
-	__u32 maj, min;
-	__u64 ino;
+	uint64_t start, len, pgoff;
+	uint32_t prot; /* PROT_* */
+	uint32_t maj, min;
+	uint64_t ino;
 	char *path; /* NULL for anonymous mappings */
 };
 
@@ -122,7 +122,7 @@ enum snap_vdso {
 
 /* The target as /proc showed it at snapshot time. */
 struct snap_process {
-	__u32 pid;
+	uint32_t pid;
 	char comm[16];
 	char *exe; /* /proc/PID/exe, NULL when gone */
 	unsigned int nr_threads;
@@ -133,26 +133,26 @@ struct snap_process {
 };
 
 /*
- * What asked for a snapshot: a transition, as the BPF program reported it,
- * or a request. Strings are static.
+ * What asked for a snapshot, its cause: a transition or a hit, as the BPF
+ * program reported it, or a request. Strings are static.
  */
-struct snap_trigger {
-	enum snaptrig kind;
-	__u64 ts; /* CLOCK_MONOTONIC ns of the transition */
+struct snap_cause {
+	enum snap_cause_kind kind;
+	uint64_t ts; /* CLOCK_MONOTONIC ns of the transition */
 	int sig; /* 0 when none */
-	__u32 tid; /* the thread that stopped last or faulted; 0: none */
+	uint32_t tid; /* the thread that stopped last or faulted; 0: none */
 	const char *stop_kind; /* "breakpoint", "group_stop"...; NULL: none */
 	bool has_si_code;
 	int si_code;
-	__u64 ip; /* user-space IP at the stop, or the faulting one; 0: none */
+	uint64_t ip; /* user-space IP at the stop, or the faulting one; 0: none */
 	bool has_addr;
-	__u64 addr; /* the fault address (SIGSEGV, SIGBUS), when has_addr */
+	uint64_t addr; /* the fault address (SIGSEGV, SIGBUS), when has_addr */
 	unsigned int folded; /* earlier stops whose bytes this one holds */
 	unsigned int folded_hits; /* earlier --trigger-on hits, the same way */
 	/* --follow: the process it happened in; 0: the target */
-	__u32 pid;
+	uint32_t pid;
 	/*
-	 * --trigger-on: the point as given (NULL for other triggers) and its
+	 * --trigger-on: the point as given (NULL for other causes) and its
 	 * index. @ts is the hit's kernel time: the data is cut there.
 	 */
 	const char *spec;
@@ -171,9 +171,9 @@ struct snap_trigger {
  */
 struct snap_cut {
 	const char *how; /* NULL: not a --trigger-on snapshot */
-	__u64 after_hit_ns; /* how far past the hit the data went, before the cut */
-	__u64 records; /* records left out ("time") */
-	__u64 bytes; /* their bytes */
+	uint64_t after_hit_ns; /* how far past the hit the data went, before the cut */
+	uint64_t records; /* records left out ("time") */
+	uint64_t bytes; /* their bytes */
 };
 
 /*
@@ -186,16 +186,16 @@ struct snap_cut {
 
 struct snap_crash {
 	bool valid;
-	__u32 pid, tid;
+	uint32_t pid, tid;
 	int sig;
 	const char *at; /* "fault" (in the thread itself) or "delivery" */
 	/* ns of the capture: CLOCK_MONOTONIC, or for intel-pt the perf clock */
-	__u64 ts;
-	__u64 regs[SNAP_CRASH_NR_REGS]; /* by perf register number */
-	__u64 sp; /* where the stack copy starts */
-	__u32 stack_len, stack_want; /* bytes copied, bytes asked for */
-	__u64 cost_ns; /* what the capture cost at the fault (BPF) */
-	__u8 *stack; /* stack_len bytes; owned by the staging buffer */
+	uint64_t ts;
+	uint64_t regs[SNAP_CRASH_NR_REGS]; /* by perf register number */
+	uint64_t sp; /* where the stack copy starts */
+	uint32_t stack_len, stack_want; /* bytes copied, bytes asked for */
+	uint64_t cost_ns; /* what the capture cost at the fault (BPF) */
+	uint8_t *stack; /* stack_len bytes; owned by the staging buffer */
 };
 
 /*
@@ -207,7 +207,7 @@ struct snap_sampling {
 	const char *how;
 	unsigned int hz;
 	const char *why; /* "budget", "fixed", "lowered" */
-	__u64 sample_ns; /* one sample's cost, measured at start; 0: unknown */
+	uint64_t sample_ns; /* one sample's cost, measured at start; 0: unknown */
 	double cost_pct; /* the target's estimated cost at hz; < 0: unknown */
 	double budget_pct; /* --overhead; 0 with -F */
 };
@@ -222,9 +222,9 @@ struct snap_run {
 	enum ptbpf_scope scope;
 	const char *scope_why; /* why auto fell back; NULL or "" when not */
 	struct snap_sampling sampling; /* sample backend */
-	__u32 pid;
+	uint32_t pid;
 	bool full; /* --full: whole buffers, not only new data */
-	__u64 run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: unknown */
+	uint64_t run_start_ns; /* CLOCK_MONOTONIC of the run's start; 0: unknown */
 	struct perf_event_attr data_attr; /* intel_pt or cpu-clock */
 	struct perf_event_attr sb_attr; /* dummy, context_switch=1 */
 	struct snap_tsc_conv conv;
@@ -235,12 +235,12 @@ struct snap_run {
 };
 
 struct snapshot {
-	__u64 id; /* 1, 2, ... in the order taken */
+	uint64_t id; /* 1, 2, ... in the order taken */
 	struct snap_run run; /* the run's facts */
-	struct snap_trigger why; /* what asked for it */
+	struct snap_cause why; /* what asked for it */
 	struct snap_cut cut;
 	/* CLOCK_REALTIME and CLOCK_MONOTONIC ns, read together at staging */
-	__u64 realtime_ns, monotonic_ns;
+	uint64_t realtime_ns, monotonic_ns;
 
 	/* this snapshot's bytes, core by core, and /proc at writing time */
 	unsigned int nr_cores;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The status line on a terminal: see status.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -25,7 +26,7 @@ static struct {
 	bool hidden; /* last drawn while the shell had the terminal */
 	int fd;
 	char state[160];
-	unsigned long long stops, snaps, bytes, dir_used, max_size;
+	uint64_t stops, snaps, bytes, dir_used, max_size;
 	uint64_t drawn_ns;
 } st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -54,7 +55,8 @@ static void draw(bool force)
 	}
 	st.dirty = false;
 	st.drawn_ns = now;
-	n = snprintf(line, sizeof(line), "ptbpf: %s | %llu stop%s | %llu snapshot%s, %.1f MiB",
+	n = snprintf(line, sizeof(line),
+		     "ptbpf: %s | %" PRIu64 " stop%s | %" PRIu64 " snapshot%s, %.1f MiB",
 		     st.state[0] ? st.state : "starting", st.stops, st.stops == 1 ? "" : "s",
 		     st.snaps, st.snaps == 1 ? "" : "s", st.bytes / 1048576.0);
 	if (st.max_size && n > 0 && (size_t)n < sizeof(line))
@@ -204,8 +206,8 @@ void status_close(void)
 	if (st.on) {
 		/* what the status line said, for good, as a plain line */
 		say_status(NULL);
-		say("ptbpf: %llu stop%s, %llu snapshot%s written (%.1f MiB)\n", st.stops,
-		    st.stops == 1 ? "" : "s", st.snaps, st.snaps == 1 ? "" : "s",
+		say("ptbpf: %" PRIu64 " stop%s, %" PRIu64 " snapshot%s written (%.1f MiB)\n",
+		    st.stops, st.stops == 1 ? "" : "s", st.snaps, st.snaps == 1 ? "" : "s",
 		    st.bytes / 1048576.0);
 	}
 	st.on = false;

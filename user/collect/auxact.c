@@ -28,7 +28,7 @@ void auxact_set(struct perf_event_attr *attr, __u32 bits)
 int auxact_uprobe_type(const char *sysfs_root, __u32 *type)
 {
 	char path[256];
-	__u64 v;
+	uint64_t v;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/bus/event_source/devices/uprobe/type",

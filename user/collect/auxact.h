@@ -6,7 +6,7 @@
  * user space in the way. ptbpf puts, in each PT group of process scope:
  *
  * - one uprobe event per --trigger-on point with aux_pause: PT stops at the
- *   hit itself, so a trigger snapshot of that CPU ends there;
+ *   hit itself, so a hit's snapshot of that CPU ends there;
  * - one software context-switches event with aux_resume: the thread's next
  *   switch-out resumes PT (a paused event stays paused until a resume:
  *   hw.aux_paused survives disable, enable and sched-out), so tracing goes

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
@@ -48,7 +49,7 @@ struct backend_ops {
 	 */
 	bool aux;
 	unsigned int rec_pages; /* 0: no records ring beside the trace */
-	__u64 drain_ns; /* 0: no records ring to drain */
+	uint64_t drain_ns; /* 0: no records ring to drain */
 	/*
 	 * With @aux: perf.data's PERF_RECORD_AUXTRACE_INFO, the AUX format's
 	 * type (perf's enum auxtrace_type) and its private words for @run

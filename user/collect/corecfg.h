@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <linux/types.h>
 
@@ -36,7 +37,7 @@ struct cores_config {
 	unsigned int nr_cpus;
 	size_t buffer_size; /* per-core trace bytes requested; 0: default */
 	size_t sideband_size; /* per-core sideband bytes; 0: default */
-	__u64 total_limit; /* all buffers of all cores; 0: default */
+	uint64_t total_limit; /* all buffers of all cores; 0: default */
 	bool start_running; /* initial state; false: paused */
 	bool kernel; /* trace kernel space too */
 	int cgroup_fd; /* cgroup v2 directory fd, or -1 */

@@ -4,6 +4,7 @@
  * coreplan.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -141,9 +142,9 @@ static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg, siz
 		      unsigned int nr_cpus, char *err, size_t errlen)
 {
 	size_t req = cfg->buffer_size ? cfg->buffer_size : CORES_DEFAULT_BUFFER;
-	__u64 limit = cfg->total_limit ? cfg->total_limit : CORES_DEFAULT_TOTAL_LIMIT;
+	uint64_t limit = cfg->total_limit ? cfg->total_limit : CORES_DEFAULT_TOTAL_LIMIT;
 	char buf_str[32], psb_str[32];
-	__u64 total;
+	uint64_t total;
 
 	if (coreplan_round_size(req, plan->page_size, &plan->buf_size) ||
 	    coreplan_round_size(cfg->sideband_size ? cfg->sideband_size : CORES_DEFAULT_SIDEBAND,
@@ -161,15 +162,14 @@ static int pick_sizes(struct coreplan *plan, const struct cores_config *cfg, siz
 				  human(psb, psb_str, sizeof(psb_str)), psb_str);
 	plan->rec_size = plan->ops->rec_pages * plan->page_size;
 	/* what each core maps: two rings' metadata pages and data, the AUX area */
-	total = (__u64)nr_cpus *
+	total = (uint64_t)nr_cpus *
 		(plan->buf_size + plan->sb_size + plan->rec_size + 2 * plan->page_size);
 	if (total > limit)
 		return errbuf_set(err, errlen, -E2BIG,
-				  "buffers of %u cores need %llu MiB, more than the "
-				  "limit of %llu MiB: lower --buffer-size (now %s) "
+				  "buffers of %u cores need %" PRIu64 " MiB, more than the "
+				  "limit of %" PRIu64 " MiB: lower --buffer-size (now %s) "
 				  "or trace fewer CPUs with --cpus",
-				  nr_cpus, (unsigned long long)(total >> 20),
-				  (unsigned long long)(limit >> 20),
+				  nr_cpus, total >> 20, limit >> 20,
 				  human(plan->buf_size, buf_str, sizeof(buf_str)));
 	return 0;
 }

@@ -41,7 +41,7 @@ struct core {
 	size_t data_map_len, sb_map_len;
 	void *aux; /* intel-pt: the AUX area, read-only */
 	struct cyclic_aux aux_state;
-	__u64 data_prev, sb_prev; /* data_head at the last read */
+	uint64_t data_prev, sb_prev; /* data_head at the last read */
 	struct ptrecs_cpu on_cpu; /* the thread the CPU runs, at the last read */
 	struct ptrecs_hist hist; /* --full: the CPU's steps (ptrecs.h); lazily */
 	/*
@@ -49,9 +49,9 @@ struct core {
 	 * last read and kept (keep_rec()), plan.rec_size bytes at most; how
 	 * many found no room there.
 	 */
-	__u8 *kept;
+	uint8_t *kept;
 	size_t kept_len;
-	__u64 kept_dropped;
+	uint64_t kept_dropped;
 	int toggle_rc; /* parallel toggles: this core's result and message */
 	char toggle_err[160];
 };
@@ -411,7 +411,7 @@ unsigned long cores_event_count(const struct cores *c)
 	return n;
 }
 
-int cores_sample_ns(const struct cores *c, __u64 *ns)
+int cores_sample_ns(const struct cores *c, uint64_t *ns)
 {
 	unsigned int i, j;
 	__u64 v;
@@ -595,7 +595,8 @@ const char *cores_last_error(const struct cores *c)
 	return c ? c->err : "";
 }
 
-int cores_info(const struct cores *c, unsigned int idx, int *cpu, __u64 *data_id, __u64 *sb_id)
+int cores_info(const struct cores *c, unsigned int idx, int *cpu, uint64_t *data_id,
+	       uint64_t *sb_id)
 {
 	if (!c || idx >= c->nr)
 		return -EINVAL;
@@ -728,7 +729,7 @@ static int set_one(void *ctx, unsigned int idx)
 	return core->toggle_rc;
 }
 
-static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
+static int set_all(struct cores *c, enum core_state st, uint64_t *done_ns)
 {
 	unsigned int i;
 	int rc, first = 0;
@@ -759,18 +760,18 @@ static int set_all(struct cores *c, enum core_state st, __u64 *done_ns)
 	return first;
 }
 
-int cores_pause_all(struct cores *c, __u64 *done_ns)
+int cores_pause_all(struct cores *c, uint64_t *done_ns)
 {
 	return set_all(c, CORE_PAUSED, done_ns);
 }
 
-int cores_resume_all(struct cores *c, __u64 *done_ns)
+int cores_resume_all(struct cores *c, uint64_t *done_ns)
 {
 	return set_all(c, CORE_RUNNING, done_ns);
 }
 
 /* "Now" in the data event's clock, for AUXTRACE's reference. */
-static __u64 now_clock(const struct cores *c)
+static uint64_t now_clock(const struct cores *c)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (c->plan.ops->tsc)
@@ -812,9 +813,9 @@ static bool keep_rec(const struct perf_event_header *h, size_t len)
 static void drain_core(struct cores *c, struct core *core)
 {
 	struct perf_event_mmap_page *pg = core->data_page;
-	const __u8 *ring = (const __u8 *)pg + c->plan.page_size;
+	const uint8_t *ring = (const uint8_t *)pg + c->plan.page_size;
 	size_t size = c->plan.rec_size, i, n;
-	__u8 rec[sizeof(struct perf_event_header) + 3 * sizeof(__u64)];
+	uint8_t rec[sizeof(struct perf_event_header) + 3 * sizeof(__u64)];
 	struct perf_event_header *h = (void *)rec;
 	__u64 head, tail;
 
@@ -866,7 +867,7 @@ int cores_drain_records(struct cores *c)
  * intel-pt: the PT event's records since the last read, drained and kept,
  * into @dst (@cap bytes; the store's size suffices).
  */
-static size_t read_ptrec(struct cores *c, struct core *core, __u8 *dst, size_t cap)
+static size_t read_ptrec(struct cores *c, struct core *core, uint8_t *dst, size_t cap)
 {
 	size_t n;
 
@@ -883,9 +884,9 @@ static size_t read_ptrec(struct cores *c, struct core *core, __u8 *dst, size_t c
  * are put in order by order_rings() once the core runs again.
  */
 static void read_rings(struct cores *c, struct core *core, bool full, struct snap_core *out,
-		       __u8 *tbuf, size_t tcap, __u8 *sbuf, size_t scap)
+		       uint8_t *tbuf, size_t tcap, uint8_t *sbuf, size_t scap)
 {
-	const __u8 *sb_ring = (const __u8 *)core->sb_page + c->plan.page_size;
+	const uint8_t *sb_ring = (const uint8_t *)core->sb_page + c->plan.page_size;
 	struct cyclic_result trace_res, sb_res;
 	__u64 head;
 
@@ -896,7 +897,7 @@ static void read_rings(struct cores *c, struct core *core, bool full, struct sna
 	} else {
 		head = __atomic_load_n(&core->data_page->data_head, __ATOMIC_ACQUIRE);
 		cyclic_backward_take(&core->data_prev,
-				     (const __u8 *)core->data_page + c->plan.page_size,
+				     (const uint8_t *)core->data_page + c->plan.page_size,
 				     c->plan.buf_size, head, full, tbuf, tcap, &trace_res);
 	}
 	head = __atomic_load_n(&core->sb_page->data_head, __ATOMIC_ACQUIRE);
@@ -989,12 +990,12 @@ static void order_rings(struct cores *c, struct snap_core *out)
 	out->sb_lost_bytes = sb_res.lost_bytes;
 }
 
-int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *out, __u8 *trace_buf,
-	       size_t trace_cap, __u8 *sb_buf, size_t sb_cap)
+int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *out,
+	       uint8_t *trace_buf, size_t trace_cap, uint8_t *sb_buf, size_t sb_cap)
 {
 	enum core_state was;
 	struct core *core;
-	__u64 t0, t_copy;
+	uint64_t t0, t_copy;
 	int rc;
 
 	if (!c || idx >= c->nr || !out || !trace_buf || !sb_buf)
@@ -1030,8 +1031,8 @@ int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *o
 	return rc;
 }
 
-int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out, __u8 *trace_buf,
-			 __u8 *sb_buf)
+int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out,
+			 uint8_t *trace_buf, uint8_t *sb_buf)
 {
 	struct core *core;
 

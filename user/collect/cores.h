@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
@@ -117,7 +118,7 @@ void cores_set_offcpu(struct cores *c, bool off);
  * -ENOENT for a backend without samples, -EINVAL for NULL arguments, else
  * the first read's -errno.
  */
-int cores_sample_ns(const struct cores *c, __u64 *ns);
+int cores_sample_ns(const struct cores *c, uint64_t *ns);
 
 /*
  * A backend whose records are samples: sample at @hz from now on, on every
@@ -143,7 +144,8 @@ const char *cores_last_error(const struct cores *c);
  * The CPU number and the PERF_EVENT_IOC_ID ids of core @idx; @data_id and
  * @sb_id may be NULL. Returns -EINVAL for a NULL @c or @idx out of range.
  */
-int cores_info(const struct cores *c, unsigned int idx, int *cpu, __u64 *data_id, __u64 *sb_id);
+int cores_info(const struct cores *c, unsigned int idx, int *cpu, uint64_t *data_id,
+	       uint64_t *sb_id);
 
 /*
  * The TSC <-> perf time conversion of the first core's mmap page
@@ -188,8 +190,8 @@ int cores_set_state(struct cores *c, unsigned int idx, enum core_state state);
  * returned. Returns 0, -EINVAL for a NULL @c, or the first ioctl's -errno
  * (cores_last_error() names its CPU).
  */
-int cores_pause_all(struct cores *c, __u64 *done_ns);
-int cores_resume_all(struct cores *c, __u64 *done_ns);
+int cores_pause_all(struct cores *c, uint64_t *done_ns);
+int cores_resume_all(struct cores *c, uint64_t *done_ns);
 
 /*
  * Stage core @idx: remember its state, pause it, copy what was recorded
@@ -209,8 +211,8 @@ int cores_resume_all(struct cores *c, __u64 *done_ns);
  * pause failed (nothing read), or when the restore failed (@out is filled
  * all the same and the core stays paused).
  */
-int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *out, __u8 *trace_buf,
-	       size_t trace_cap, __u8 *sb_buf, size_t sb_cap);
+int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *out,
+	       uint8_t *trace_buf, size_t trace_cap, uint8_t *sb_buf, size_t sb_cap);
 
 /*
  * Fill @out for core @idx as a read that found nothing new, without
@@ -218,8 +220,8 @@ int cores_read(struct cores *c, unsigned int idx, bool full, struct snap_core *o
  * since the last read (nothing else writes there). The next cores_read()
  * starts where the last one ended. Returns -EINVAL for bad arguments.
  */
-int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out, __u8 *trace_buf,
-			 __u8 *sb_buf);
+int cores_read_unchanged(struct cores *c, unsigned int idx, struct snap_core *out,
+			 uint8_t *trace_buf, uint8_t *sb_buf);
 
 /*
  * An AUX backend: move the records the kernel wrote into each data event's

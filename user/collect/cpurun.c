@@ -85,13 +85,13 @@ static void futex_wake(unsigned int *word, int nr)
 /* Watch *@word for @val for up to CPURUN_SPIN_NS (why: cpurun.h). */
 static bool spin_for(const unsigned int *word, unsigned int val)
 {
-	__u64 end = 0;
+	uint64_t end = 0;
 	unsigned int n = 0;
 
 	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) {
 		/* The clock every 64 rounds: it costs more than a load. */
 		if (!(n++ & 63)) {
-			__u64 t = clock_now_ns();
+			uint64_t t = clock_now_ns();
 
 			if (!end)
 				end = t + CPURUN_SPIN_NS;

@@ -12,7 +12,7 @@ static bool pow2(size_t n)
 	return n && !(n & (n - 1));
 }
 
-int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out)
+int cyclic_copy(const uint8_t *ring, size_t size, uint64_t from, size_t len, uint8_t *out)
 {
 	size_t start, first;
 
@@ -31,22 +31,22 @@ int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out
 }
 
 /* Remember the bytes just before @end: the writer overwrites them last. */
-static void aux_remember(struct cyclic_aux *st, const __u8 *ring, __u64 end)
+static void aux_remember(struct cyclic_aux *st, const uint8_t *ring, uint64_t end)
 {
 	st->end = end;
 	st->window_len = st->size < CYCLIC_WINDOW ? st->size : CYCLIC_WINDOW;
 	cyclic_copy(ring, st->size, end - st->window_len, st->window_len, st->window);
 }
 
-static bool aux_window_changed(const struct cyclic_aux *st, const __u8 *ring)
+static bool aux_window_changed(const struct cyclic_aux *st, const uint8_t *ring)
 {
-	__u8 now[CYCLIC_WINDOW];
+	uint8_t now[CYCLIC_WINDOW];
 
 	cyclic_copy(ring, st->size, st->end - st->window_len, st->window_len, now);
 	return memcmp(now, st->window, st->window_len) != 0;
 }
 
-int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size)
+int cyclic_aux_init(struct cyclic_aux *st, const uint8_t *ring, size_t size)
 {
 	if (!st || !ring || !pow2(size))
 		return -EINVAL;
@@ -56,10 +56,10 @@ int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size)
 	return 0;
 }
 
-int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head, bool full, __u8 *out,
-		    size_t cap, struct cyclic_result *res)
+int cyclic_aux_read(struct cyclic_aux *st, const uint8_t *ring, uint64_t aux_head, bool full,
+		    uint8_t *out, size_t cap, struct cyclic_result *res)
 {
-	__u64 head, from;
+	uint64_t head, from;
 	size_t len;
 
 	if (!st || !ring || !out || !res || !pow2(st->size))
@@ -94,9 +94,9 @@ int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head, boo
  * @total bytes. Returns the bytes walked.
  */
 /* Reverse the order of the @n 8-byte words at @p, in place, any alignment. */
-static void reverse_words(__u8 *p, size_t n)
+static void reverse_words(uint8_t *p, size_t n)
 {
-	__u64 a, b;
+	uint64_t a, b;
 	size_t i;
 
 	for (i = 0; i < n / 2; i++) {
@@ -107,7 +107,7 @@ static void reverse_words(__u8 *p, size_t n)
 	}
 }
 
-size_t cyclic_backward_order(__u8 *buf, size_t len)
+size_t cyclic_backward_order(uint8_t *buf, size_t len)
 {
 	struct perf_event_header h;
 	size_t off = 0;
@@ -130,10 +130,10 @@ size_t cyclic_backward_order(__u8 *buf, size_t len)
 	return off;
 }
 
-int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
-			 bool full, __u8 *out, size_t cap, struct cyclic_result *res)
+int cyclic_backward_take(uint64_t *prev_head, const uint8_t *ring, size_t size, uint64_t data_head,
+			 bool full, uint8_t *out, size_t cap, struct cyclic_result *res)
 {
-	__u64 written, avail;
+	uint64_t written, avail;
 	size_t limit;
 
 	if (!prev_head || !ring || !out || !res || !pow2(size))
@@ -154,16 +154,16 @@ int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size, __u64 
 	return 0;
 }
 
-void cyclic_backward_done(__u8 *out, struct cyclic_result *res)
+void cyclic_backward_done(uint8_t *out, struct cyclic_result *res)
 {
-	__u64 written = res->lost_bytes;
+	uint64_t written = res->lost_bytes;
 
 	res->len = cyclic_backward_order(out, res->len);
 	res->lost_bytes = written > res->len ? written - res->len : 0;
 }
 
-int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
-			 bool full, __u8 *out, size_t cap, struct cyclic_result *res)
+int cyclic_backward_read(uint64_t *prev_head, const uint8_t *ring, size_t size, uint64_t data_head,
+			 bool full, uint8_t *out, size_t cap, struct cyclic_result *res)
 {
 	int rc = cyclic_backward_take(prev_head, ring, size, data_head, full, out, cap, res);
 

@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
@@ -47,16 +48,16 @@
 struct cyclic_result {
 	size_t len; /* bytes written to the caller's buffer */
 	bool wrapped; /* the ring overwrote bytes not yet read */
-	__u64 lost_bytes; /* bytes known to be lost since the last read */
-	__u64 head; /* the head the read ended at */
+	uint64_t lost_bytes; /* bytes known to be lost since the last read */
+	uint64_t head; /* the head the read ended at */
 };
 
 /* Per-ring state of the AUX reader. */
 struct cyclic_aux {
 	size_t size;
-	__u64 end; /* where the last snapshot ended, 0..size-1 */
+	uint64_t end; /* where the last snapshot ended, 0..size-1 */
 	size_t window_len;
-	__u8 window[CYCLIC_WINDOW];
+	uint8_t window[CYCLIC_WINDOW];
 };
 
 /*
@@ -66,7 +67,7 @@ struct cyclic_aux {
  * Returns -EINVAL if @ring or @out is NULL (with @len > 0), if @size is not
  * a power of two, or if @len > @size.
  */
-int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out);
+int cyclic_copy(const uint8_t *ring, size_t size, uint64_t from, size_t len, uint8_t *out);
 
 /*
  * Start reading the AUX area @ring of @size bytes from position 0, the
@@ -74,7 +75,7 @@ int cyclic_copy(const __u8 *ring, size_t size, __u64 from, size_t len, __u8 *out
  *
  * Returns -EINVAL if @st or @ring is NULL or @size is not a power of two.
  */
-int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size);
+int cyclic_aux_init(struct cyclic_aux *st, const uint8_t *ring, size_t size);
 
 /*
  * Copy what the writer added since the last read, oldest first, into @out
@@ -87,8 +88,8 @@ int cyclic_aux_init(struct cyclic_aux *st, const __u8 *ring, size_t size);
  * Returns -EINVAL if @st, @ring, @out or @res is NULL or @st was not set up
  * by cyclic_aux_init().
  */
-int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head, bool full, __u8 *out,
-		    size_t cap, struct cyclic_result *res);
+int cyclic_aux_read(struct cyclic_aux *st, const uint8_t *ring, uint64_t aux_head, bool full,
+		    uint8_t *out, size_t cap, struct cyclic_result *res);
 
 /*
  * Read the whole records of a write_backward ring @ring of @size bytes
@@ -101,8 +102,8 @@ int cyclic_aux_read(struct cyclic_aux *st, const __u8 *ring, __u64 aux_head, boo
  * Returns -EINVAL if @prev_head, @ring, @out or @res is NULL or @size is
  * not a power of two.
  */
-int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
-			 bool full, __u8 *out, size_t cap, struct cyclic_result *res);
+int cyclic_backward_read(uint64_t *prev_head, const uint8_t *ring, size_t size, uint64_t data_head,
+			 bool full, uint8_t *out, size_t cap, struct cyclic_result *res);
 
 /*
  * cyclic_backward_read() in two steps, so that only the copy happens while
@@ -113,9 +114,9 @@ int cyclic_backward_read(__u64 *prev_head, const __u8 *ring, size_t size, __u64 
  *
  * cyclic_backward_take() returns -EINVAL as cyclic_backward_read() does.
  */
-int cyclic_backward_take(__u64 *prev_head, const __u8 *ring, size_t size, __u64 data_head,
-			 bool full, __u8 *out, size_t cap, struct cyclic_result *res);
-void cyclic_backward_done(__u8 *out, struct cyclic_result *res);
+int cyclic_backward_take(uint64_t *prev_head, const uint8_t *ring, size_t size, uint64_t data_head,
+			 bool full, uint8_t *out, size_t cap, struct cyclic_result *res);
+void cyclic_backward_done(uint8_t *out, struct cyclic_result *res);
 
 /*
  * Lays the records of @len bytes at @buf, newest first as
@@ -123,6 +124,6 @@ void cyclic_backward_done(__u8 *out, struct cyclic_result *res);
  * the first record that is not intact (shorter than its header, past
  * @len, or not a multiple of 8 bytes). Returns the bytes kept (0 for NULL).
  */
-size_t cyclic_backward_order(__u8 *buf, size_t len);
+size_t cyclic_backward_order(uint8_t *buf, size_t len);
 
 #endif /* PTBPF_CYCLIC_H */

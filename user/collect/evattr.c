@@ -84,7 +84,7 @@ int evattr_sample_callgraph(struct perf_event_attr *attr, enum ptbpf_callgraph m
 
 int evattr_sample_freq(unsigned int want, const char *path, unsigned int *got)
 {
-	__u64 max = 0;
+	uint64_t max = 0;
 
 	if (!got)
 		return -EINVAL;

@@ -19,7 +19,7 @@
 #define PT_DIR "bus/event_source/devices/intel_pt"
 
 /* Parse all of @s as an unsigned number in @base. */
-static int parse_u64(const char *s, int base, __u64 *v)
+static int parse_u64(const char *s, int base, uint64_t *v)
 {
 	char *end;
 
@@ -145,7 +145,7 @@ static int add_cap(struct pmu_intel_pt *pmu, const char *name, const char *path,
 	if (!strcmp(name, "max_nonturbo_ratio")) {
 		if (parse_u64(text, 10, &c->value) || c->value > UINT32_MAX)
 			return malformed(err, errlen, path, text);
-		pmu->max_nonturbo_ratio = (__u32)c->value;
+		pmu->max_nonturbo_ratio = (uint32_t)c->value;
 		return 0;
 	}
 	/* The kernel prints every other intel_pt cap with "%x". */
@@ -156,7 +156,7 @@ static int add_cap(struct pmu_intel_pt *pmu, const char *name, const char *path,
 	return 0;
 }
 
-static int read_number(const char *dir, const char *file, __u64 *v, char *err, size_t errlen)
+static int read_number(const char *dir, const char *file, uint64_t *v, char *err, size_t errlen)
 {
 	char path[PMU_PATH_MAX + 64], text[64];
 	int rc;
@@ -173,7 +173,7 @@ static int read_number(const char *dir, const char *file, __u64 *v, char *err, s
 static int probe_files(struct pmu_intel_pt *pmu, char *err, size_t errlen)
 {
 	char dir[PMU_PATH_MAX + 16], text[64];
-	__u64 v;
+	uint64_t v;
 	int rc;
 
 	rc = read_number(pmu->path, "type", &v, err, errlen);
@@ -191,7 +191,7 @@ static int probe_files(struct pmu_intel_pt *pmu, char *err, size_t errlen)
 	rc = read_number(pmu->path, "max_nonturbo_ratio", &v, err, errlen);
 	if (rc && rc != -ENOENT)
 		return rc;
-	pmu->max_nonturbo_ratio = rc ? 0 : (__u32)v;
+	pmu->max_nonturbo_ratio = rc ? 0 : (uint32_t)v;
 	snprintf(dir, sizeof(dir), "%s/tsc_art_ratio", pmu->path);
 	rc = smallfile_read(dir, text, sizeof(text));
 	if (rc < 0 && rc != -ENOENT)
@@ -253,7 +253,7 @@ int pmu_set_field(struct perf_event_attr *attr, const struct pmu_field *f, __u64
 	return 0;
 }
 
-int pmu_cap(const struct pmu_intel_pt *pmu, const char *name, __u64 *value)
+int pmu_cap(const struct pmu_intel_pt *pmu, const char *name, uint64_t *value)
 {
 	unsigned int i;
 
@@ -281,7 +281,7 @@ static int set_opt(const struct pmu_intel_pt *pmu, struct perf_event_attr *attr,
  * From a bitmap of supported values (caps/psb_periods, mtc_periods): 3,
  * perf's default for both, when supported, else the smallest supported.
  */
-static int pick_period(__u64 bitmap)
+static int pick_period(uint64_t bitmap)
 {
 	if (bitmap & (1u << 3))
 		return 3;
@@ -291,7 +291,7 @@ static int pick_period(__u64 bitmap)
 static int set_periods(const struct pmu_intel_pt *pmu, struct perf_event_attr *attr,
 		       size_t *psb_bytes)
 {
-	__u64 cap, map;
+	uint64_t cap, map;
 	int p, rc = 0;
 
 	/* PSBFreq n means a PSB every 2^(n+11) bytes; 0 is the default. */
@@ -395,6 +395,6 @@ int pmu_cpu_info(const struct pmu_intel_pt *pmu, const struct perf_event_attr *a
 	info->tsc_ctc_ratio_d = pmu->tsc_art_d;
 	info->max_nonturbo_ratio = pmu->max_nonturbo_ratio;
 	info->mtc = get_field(pmu, attr, "mtc") != 0;
-	info->mtc_freq = info->mtc ? (__u32)get_field(pmu, attr, "mtc_period") : 0;
+	info->mtc_freq = info->mtc ? (uint32_t)get_field(pmu, attr, "mtc_period") : 0;
 	return 0;
 }

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 #include <linux/perf_event.h>
 
@@ -36,7 +37,7 @@ struct pmu_field {
 
 struct pmu_cap {
 	char name[PMU_NAME_MAX];
-	__u64 value;
+	uint64_t value;
 };
 
 struct pmu_intel_pt {
@@ -46,8 +47,8 @@ struct pmu_intel_pt {
 	struct pmu_field formats[PMU_MAX_FORMATS];
 	unsigned int nr_caps;
 	struct pmu_cap caps[PMU_MAX_CAPS];
-	__u32 tsc_art_n, tsc_art_d; /* caps/tsc_art_ratio; 0 when absent */
-	__u32 max_nonturbo_ratio; /* 0 when the file is absent */
+	uint32_t tsc_art_n, tsc_art_d; /* caps/tsc_art_ratio; 0 when absent */
+	uint32_t max_nonturbo_ratio; /* 0 when the file is absent */
 };
 
 /*
@@ -77,7 +78,7 @@ const struct pmu_field *pmu_field(const struct pmu_intel_pt *pmu, const char *na
 int pmu_set_field(struct perf_event_attr *attr, const struct pmu_field *f, __u64 value);
 
 /* The value of caps/@name. Returns -ENOENT when absent, -EINVAL for NULL. */
-int pmu_cap(const struct pmu_intel_pt *pmu, const char *name, __u64 *value);
+int pmu_cap(const struct pmu_intel_pt *pmu, const char *name, uint64_t *value);
 
 /*
  * The intel_pt data event: pt and branch on, TSC on (per-core traces are

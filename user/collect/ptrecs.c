@@ -10,7 +10,7 @@
 
 /* One record of a stream, with its time; h NULL at the end. */
 struct cursor {
-	const __u8 *buf;
+	const uint8_t *buf;
 	size_t len, off;
 	__u64 type;
 	const struct perf_event_header *h;
@@ -29,7 +29,7 @@ static void advance(struct cursor *c)
 static void apply(struct ptrecs_cpu *st, const struct perf_event_header *h,
 		  const struct perfrec_id *id)
 {
-	const __u8 *body = (const __u8 *)(h + 1);
+	const uint8_t *body = (const uint8_t *)(h + 1);
 	bool out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
 	__u32 v[2];
 
@@ -93,7 +93,7 @@ static struct ptrecs_step *nth(const struct ptrecs_hist *h, unsigned int i)
 }
 
 /* The CPU runs @st from @time on. */
-static void hist_put(struct ptrecs_hist *h, __u64 time, const struct ptrecs_cpu *st)
+static void hist_put(struct ptrecs_hist *h, uint64_t time, const struct ptrecs_cpu *st)
 {
 	struct ptrecs_step *last = h->n ? nth(h, h->n - 1) : NULL;
 
@@ -114,7 +114,7 @@ static void hist_put(struct ptrecs_hist *h, __u64 time, const struct ptrecs_cpu 
 	*nth(h, h->n++) = (struct ptrecs_step){ time, st->pid, st->tid };
 }
 
-bool ptrecs_hist_before(const struct ptrecs_hist *h, __u64 time, struct ptrecs_cpu *st)
+bool ptrecs_hist_before(const struct ptrecs_hist *h, uint64_t time, struct ptrecs_cpu *st)
 {
 	unsigned int i = h->n;
 
@@ -134,8 +134,8 @@ bool ptrecs_hist_before(const struct ptrecs_hist *h, __u64 time, struct ptrecs_c
 	return true;
 }
 
-void ptrecs_follow(struct ptrecs_cpu *st, struct ptrecs_hist *h, const __u8 *sb, size_t sb_len,
-		   __u64 sb_type, const __u8 *pt, size_t pt_len, __u64 pt_type)
+void ptrecs_follow(struct ptrecs_cpu *st, struct ptrecs_hist *h, const uint8_t *sb, size_t sb_len,
+		   __u64 sb_type, const uint8_t *pt, size_t pt_len, __u64 pt_type)
 {
 	struct cursor a = { .buf = sb, .len = sb ? sb_len : 0, .type = sb_type };
 	struct cursor b = { .buf = pt, .len = pt ? pt_len : 0, .type = pt_type };
@@ -153,8 +153,8 @@ void ptrecs_follow(struct ptrecs_cpu *st, struct ptrecs_hist *h, const __u8 *sb,
 	}
 }
 
-bool ptrecs_first_time(const __u8 *sb, size_t sb_len, __u64 sb_type, const __u8 *pt, size_t pt_len,
-		       __u64 pt_type, __u64 *time)
+bool ptrecs_first_time(const uint8_t *sb, size_t sb_len, __u64 sb_type, const uint8_t *pt,
+		       size_t pt_len, __u64 pt_type, __u64 *time)
 {
 	struct cursor a = { .buf = sb, .len = sb ? sb_len : 0, .type = sb_type };
 	struct cursor b = { .buf = pt, .len = pt ? pt_len : 0, .type = pt_type };

@@ -17,19 +17,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 
 #include "base/snapshot.h"
 
 /* The thread on one CPU as the records so far tell; tid 0: none known. */
 struct ptrecs_cpu {
-	__u32 pid, tid;
+	uint32_t pid, tid;
 };
 
 /* From @time on, the CPU ran @pid/@tid (0: none known). */
 struct ptrecs_step {
-	__u64 time;
-	__u32 pid, tid;
+	uint64_t time;
+	uint32_t pid, tid;
 };
 
 /*
@@ -55,7 +56,7 @@ void ptrecs_hist_gap(struct ptrecs_hist *h);
  * The thread on the CPU just before @time into @st, from @h. Returns
  * false when @h does not reach back that far (or lost records there).
  */
-bool ptrecs_hist_before(const struct ptrecs_hist *h, __u64 time, struct ptrecs_cpu *st);
+bool ptrecs_hist_before(const struct ptrecs_hist *h, uint64_t time, struct ptrecs_cpu *st);
 
 /*
  * Follow one CPU through a window's records in time order: the switch
@@ -67,15 +68,15 @@ bool ptrecs_hist_before(const struct ptrecs_hist *h, __u64 time, struct ptrecs_c
  * are passed over. @h (NULL: none) gets each step newer than its last
  * (a --full read holds records an earlier read had).
  */
-void ptrecs_follow(struct ptrecs_cpu *st, struct ptrecs_hist *h, const __u8 *sb, size_t sb_len,
-		   __u64 sb_type, const __u8 *pt, size_t pt_len, __u64 pt_type);
+void ptrecs_follow(struct ptrecs_cpu *st, struct ptrecs_hist *h, const uint8_t *sb, size_t sb_len,
+		   __u64 sb_type, const uint8_t *pt, size_t pt_len, __u64 pt_type);
 
 /*
  * The time of the oldest record of @sb and @pt (as ptrecs_follow() takes
  * them) into @time; false when there is none.
  */
-bool ptrecs_first_time(const __u8 *sb, size_t sb_len, __u64 sb_type, const __u8 *pt, size_t pt_len,
-		       __u64 pt_type, __u64 *time);
+bool ptrecs_first_time(const uint8_t *sb, size_t sb_len, __u64 sb_type, const uint8_t *pt,
+		       size_t pt_len, __u64 pt_type, __u64 *time);
 
 /*
  * The AUX flags and losses of @core's PT records (core->ptrec) into its

@@ -62,11 +62,11 @@ bool runrate_summary(const struct runrate *r, char *buf, size_t len)
 }
 
 /* PTBPF_RATE_RECHECK_MS: the re-check's period (the tests shorten it). */
-static unsigned long long recheck_period(void)
+static uint64_t recheck_period(void)
 {
 	const char *v = getenv("PTBPF_RATE_RECHECK_MS");
 
-	return v && atoll(v) > 0 ? (unsigned long long)atoll(v) * 1000000ULL : 0;
+	return v && atoll(v) > 0 ? (uint64_t)atoll(v) * 1000000ULL : 0;
 }
 
 void runrate_watch(struct runrate *r, enum ptbpf_scope scope)

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -28,7 +29,7 @@ struct calib {
 	struct perf_event_attr attr;
 	int cpu;
 	unsigned int max_hz;
-	__u64 spin_ns;
+	uint64_t spin_ns;
 	struct sampcost out;
 	int rc;
 	char err[160];
@@ -46,16 +47,16 @@ static __attribute__((noinline)) void spin(unsigned long n)
 }
 
 /* This thread's run_delay (ns waited on a run queue), -1 when unknown. */
-static long long run_delay(int fd)
+static int64_t run_delay(int fd)
 {
-	unsigned long long run, delay;
+	uint64_t run, delay;
 	char buf[128];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? (long long)delay : -1;
+	return sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &delay) == 2 ? (int64_t)delay : -1;
 }
 
 /*
@@ -64,37 +65,37 @@ static long long run_delay(int fd)
  * thread is back on its CPU, so every wait between the reads lies within
  * the clock's span, and none is taken out twice.
  */
-static int timed_spin(int sfd, unsigned long n, __u64 *ns)
+static int timed_spin(int sfd, unsigned long n, uint64_t *ns)
 {
-	__u64 t0 = clock_now_ns(), t1;
-	long long d0 = run_delay(sfd), d1;
+	uint64_t t0 = clock_now_ns(), t1;
+	int64_t d0 = run_delay(sfd), d1;
 
 	spin(n);
 	d1 = run_delay(sfd);
 	t1 = clock_now_ns();
 	if (d0 < 0 || d1 < d0)
 		return -EIO;
-	*ns = t1 - t0 > (__u64)(d1 - d0) ? t1 - t0 - (__u64)(d1 - d0) : 0;
+	*ns = t1 - t0 > (uint64_t)(d1 - d0) ? t1 - t0 - (uint64_t)(d1 - d0) : 0;
 	return 0;
 }
 
-static int cmp_s64(const void *a, const void *b)
+static int cmp_i64(const void *a, const void *b)
 {
-	long long x = *(const long long *)a, y = *(const long long *)b;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static long long median(long long *v, unsigned int n)
+static int64_t median(int64_t *v, unsigned int n)
 {
-	qsort(v, n, sizeof(*v), cmp_s64);
+	qsort(v, n, sizeof(*v), cmp_i64);
 	return v[n / 2];
 }
 
-void sampcost_from_pairs(const __u64 *plain, const __u64 *sampled, const __u64 *taken,
+void sampcost_from_pairs(const uint64_t *plain, const uint64_t *sampled, const uint64_t *taken,
 			 unsigned int n, struct sampcost *out)
 {
-	long long per[SAMPCOST_MAX_PAIRS], p[SAMPCOST_MAX_PAIRS], s[SAMPCOST_MAX_PAIRS],
+	int64_t per[SAMPCOST_MAX_PAIRS], p[SAMPCOST_MAX_PAIRS], s[SAMPCOST_MAX_PAIRS],
 		t[SAMPCOST_MAX_PAIRS], cost;
 	unsigned int i;
 
@@ -108,19 +109,18 @@ void sampcost_from_pairs(const __u64 *plain, const __u64 *sampled, const __u64 *
 	}
 	for (i = 0; i < n; i++) {
 		/* a pair with no sample says nothing of a sample's cost */
-		per[i] = taken[i] ? ((long long)sampled[i] - (long long)plain[i]) /
-					    (long long)taken[i] :
+		per[i] = taken[i] ? ((int64_t)sampled[i] - (int64_t)plain[i]) / (int64_t)taken[i] :
 				    0;
-		p[i] = (long long)plain[i];
-		s[i] = (long long)sampled[i];
-		t[i] = (long long)taken[i];
+		p[i] = (int64_t)plain[i];
+		s[i] = (int64_t)sampled[i];
+		t[i] = (int64_t)taken[i];
 	}
-	out->plain_ns = (__u64)median(p, n);
-	out->sampled_ns = (__u64)median(s, n);
-	out->samples = (__u64)median(t, n);
+	out->plain_ns = (uint64_t)median(p, n);
+	out->sampled_ns = (uint64_t)median(s, n);
+	out->samples = (uint64_t)median(t, n);
 	cost = median(per, n);
 	/* quicker with samples than without is noise: a sample costs no less than 0 */
-	out->sample_ns = cost > 0 ? (__u64)cost : 0;
+	out->sample_ns = cost > 0 ? (uint64_t)cost : 0;
 }
 
 /*
@@ -128,9 +128,9 @@ void sampcost_from_pairs(const __u64 *plain, const __u64 *sampled, const __u64 *
  * the sampled one: their times and the samples the timer took.
  */
 static int one_pair(int sfd, int fd, unsigned long rounds, __u64 period, bool sampled_first,
-		    __u64 *plain, __u64 *sampled, __u64 *taken)
+		    uint64_t *plain, uint64_t *sampled, uint64_t *taken)
 {
-	__u64 c0, c1;
+	__u64 c0, c1; /* the counter, as read(2) gives it */
 	int rc = 0;
 
 	if (!sampled_first)
@@ -160,7 +160,8 @@ static int one_pair(int sfd, int fd, unsigned long rounds, __u64 period, bool sa
  */
 static int phase(struct calib *k, int sfd, unsigned long rounds, unsigned int hz)
 {
-	__u64 plain[PAIRS], sampled[PAIRS], taken[PAIRS], period = 1000000000ULL / hz;
+	uint64_t plain[PAIRS], sampled[PAIRS], taken[PAIRS];
+	__u64 period = 1000000000ULL / hz; /* attr.sample_period */
 	struct perf_event_attr a = k->attr;
 	size_t len = (RING_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
 	unsigned int i;
@@ -196,10 +197,10 @@ static int phase(struct calib *k, int sfd, unsigned long rounds, unsigned int hz
 }
 
 /* Rounds of spin() that take about @ns here (the least of 3 tries). */
-static unsigned long rounds_for(int sfd, __u64 ns)
+static unsigned long rounds_for(int sfd, uint64_t ns)
 {
 	unsigned long n = 100000;
-	__u64 t, best;
+	uint64_t t, best;
 	int i;
 
 	for (;;) {
@@ -263,7 +264,7 @@ static void *calib_main(void *arg)
 struct sampcost_job {
 	struct calib k;
 	pthread_t th;
-	__u64 t0;
+	uint64_t t0;
 };
 
 struct sampcost_job *sampcost_start(const struct perf_event_attr *attr, int cpu,

@@ -22,16 +22,16 @@
 #define PTBPF_SAMPCOST_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/perf_event.h>
-#include <linux/types.h>
 
 struct sampcost {
-	__u64 sample_ns; /* the cost of one sample */
+	uint64_t sample_ns; /* the cost of one sample */
 	unsigned int hz; /* the rate of the phase it comes from */
 	unsigned int reps; /* pairs of spins in that phase */
-	__u64 plain_ns, sampled_ns; /* the median spin of each kind */
-	__u64 samples; /* samples in a sampled spin (median) */
-	__u64 took_ns; /* the whole calibration, wall clock */
+	uint64_t plain_ns, sampled_ns; /* the median spin of each kind */
+	uint64_t samples; /* samples in a sampled spin (median) */
+	uint64_t took_ns; /* the whole calibration, wall clock */
 };
 
 #define SAMPCOST_MAX_PAIRS 64
@@ -43,7 +43,7 @@ struct sampcost {
  * and sample_ns: the median over the pairs of (sampled - plain) / taken,
  * a pair with no sample counting 0, and 0 when that median is negative.
  */
-void sampcost_from_pairs(const __u64 *plain, const __u64 *sampled, const __u64 *taken,
+void sampcost_from_pairs(const uint64_t *plain, const uint64_t *sampled, const uint64_t *taken,
 			 unsigned int n, struct sampcost *out);
 
 /*

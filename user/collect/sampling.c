@@ -148,14 +148,14 @@ struct sampling_watcher {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
-	__u64 period_ns;
+	uint64_t period_ns;
 	/*
 	 * what the thread measured last; fresh until sampling_poll() takes it.
 	 * The rate follows the median of the last 3: one disturbed
 	 * measurement moves nothing.
 	 */
 	struct sampcost cost;
-	__u64 last[3];
+	uint64_t last[3];
 	unsigned int nr_last;
 	bool fresh;
 	struct perf_event_attr attr;
@@ -197,7 +197,7 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int sampling_watch(struct sampling *s, __u64 period_ns)
+int sampling_watch(struct sampling *s, uint64_t period_ns)
 {
 	struct sampling_watcher *w;
 	pthread_condattr_t ca;
@@ -241,8 +241,8 @@ int sampling_poll(struct sampling *s, unsigned int *old_hz)
 	cost = w->cost;
 	/* the median of the last 3, the cost in force filling in */
 	if (w->nr_last) {
-		__u64 a = w->last[0], b = w->nr_last >= 2 ? w->last[1] : s->in.sample_ns,
-		      c = w->nr_last >= 3 ? w->last[2] : s->in.sample_ns;
+		uint64_t a = w->last[0], b = w->nr_last >= 2 ? w->last[1] : s->in.sample_ns,
+			 c = w->nr_last >= 3 ? w->last[2] : s->in.sample_ns;
 
 		cost.sample_ns = a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
 	}

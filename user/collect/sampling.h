@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
@@ -86,7 +87,7 @@ void sampling_summary(const struct sampling *s, char *buf, size_t len);
  * (not with -F). Nothing else runs on it: the control thread asks with
  * sampling_poll(). Returns 0, or -errno of pthread_create.
  */
-int sampling_watch(struct sampling *s, __u64 period_ns);
+int sampling_watch(struct sampling *s, uint64_t period_ns);
 
 /*
  * On the control thread: when a measurement came in since the last call

@@ -12,7 +12,7 @@
 #include "samprate.h"
 #include "base/smallfile.h"
 
-static double cost_pct(__u64 sample_ns, unsigned int hz)
+static double cost_pct(uint64_t sample_ns, unsigned int hz)
 {
 	return sample_ns ? (double)sample_ns * hz / 1e7 : -1;
 }
@@ -101,7 +101,7 @@ int samprate_recheck(const struct samprate_in *in, unsigned int cur_hz, struct s
 
 int samprate_read_sysctl(const char *path, unsigned int *v)
 {
-	__u64 n;
+	uint64_t n;
 	int rc;
 
 	if (!path || !v)

@@ -15,6 +15,7 @@
 #define PTBPF_SAMPRATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 
 #define SAMPRATE_DEFAULT_PCT 2.0 /* --overhead */
@@ -24,7 +25,7 @@
 #define SAMPRATE_DEFAULT_CPU_PCT 25 /* kernel.perf_cpu_time_max_percent */
 
 struct samprate_in {
-	__u64 sample_ns; /* one sample's cost; 0: unknown or too small */
+	uint64_t sample_ns; /* one sample's cost; 0: unknown or too small */
 	double budget_pct; /* --overhead; ignored with @fixed_hz */
 	unsigned int fixed_hz; /* -F; 0: none */
 	unsigned int max_rate; /* kernel.perf_event_max_sample_rate; 0: none */

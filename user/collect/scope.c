@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The collection scope: see scope.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,14 +36,14 @@ int scope_parse(const char *name, enum ptbpf_scope *out)
 	return -EINVAL;
 }
 
-unsigned long long scope_events(unsigned int nr_threads, unsigned int nr_cpus)
+uint64_t scope_events(unsigned int nr_threads, unsigned int nr_cpus)
 {
-	return (unsigned long long)nr_threads * nr_cpus * SCOPE_EVENTS_PER_GROUP;
+	return (uint64_t)nr_threads * nr_cpus * SCOPE_EVENTS_PER_GROUP;
 }
 
 int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why, size_t whylen)
 {
-	unsigned long long need, limit, room;
+	uint64_t need, limit, room;
 	unsigned int threads;
 	char what[160];
 
@@ -50,14 +51,15 @@ int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why
 		return -EINVAL;
 	why[0] = '\0';
 	limit = req->max_events ? req->max_events : SCOPE_DEFAULT_MAX_EVENTS;
-	snprintf(what, sizeof(what), "the limit of %llu (--max-events)", limit);
+	snprintf(what, sizeof(what), "the limit of %" PRIu64 " (--max-events)", limit);
 	if (req->nofile) {
 		/* each event is a descriptor: `ulimit -n` may be the bound */
 		room = req->nofile > SCOPE_FD_RESERVE ? req->nofile - SCOPE_FD_RESERVE : 0;
 		if (room < limit) {
 			limit = room;
 			snprintf(what, sizeof(what),
-				 "the %llu descriptors left by the limit of %llu open files "
+				 "the %" PRIu64 " descriptors left by the limit of %" PRIu64
+				 " open files "
 				 "(RLIMIT_NOFILE, ulimit -n; %d kept for the rest)",
 				 room, req->nofile, SCOPE_FD_RESERVE);
 		}
@@ -82,7 +84,7 @@ int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why
 		if (req->scope == SCOPE_PROCESS && need > limit) {
 			snprintf(why, whylen,
 				 "--scope process: %u threads x %u CPUs x %d "
-				 "needs %llu events, over %s",
+				 "needs %" PRIu64 " events, over %s",
 				 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, what);
 			return -EINVAL;
 		}
@@ -101,7 +103,8 @@ int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why
 	}
 	if (need > limit) {
 		*out = SCOPE_CPU;
-		snprintf(why, whylen, "cpu: %u threads x %u CPUs x %d needs %llu events, over %s",
+		snprintf(why, whylen,
+			 "cpu: %u threads x %u CPUs x %d needs %" PRIu64 " events, over %s",
 			 threads, req->nr_cpus, SCOPE_EVENTS_PER_GROUP, need, what);
 		return 0;
 	}

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/snapshot.h"
 
@@ -49,7 +50,7 @@ struct scope_request {
 	 * opened under, SCOPE_FD_RESERVE of it kept for the rest; 0: none.
 	 * When it leaves less room than max_events, it is the limit named.
 	 */
-	unsigned long long nofile;
+	uint64_t nofile;
 };
 
 /* Descriptors kept for everything but the per-thread events. */
@@ -70,6 +71,6 @@ struct scope_request {
 int scope_plan(const struct scope_request *req, enum ptbpf_scope *out, char *why, size_t whylen);
 
 /* The events a process-scope run opens for @nr_threads x @nr_cpus. */
-unsigned long long scope_events(unsigned int nr_threads, unsigned int nr_cpus);
+uint64_t scope_events(unsigned int nr_threads, unsigned int nr_cpus);
 
 #endif /* PTBPF_SCOPE_H */

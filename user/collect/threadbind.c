@@ -118,7 +118,7 @@ int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid, cha
 	return ret;
 }
 
-unsigned long long threadbind_nofile(void)
+uint64_t threadbind_nofile(void)
 {
 	struct rlimit rl;
 
@@ -129,7 +129,7 @@ unsigned long long threadbind_nofile(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
-	return rl.rlim_cur == RLIM_INFINITY ? 0 : (unsigned long long)rl.rlim_cur;
+	return rl.rlim_cur == RLIM_INFINITY ? 0 : (uint64_t)rl.rlim_cur;
 }
 
 void threadbind_free(struct threadbind *tb)

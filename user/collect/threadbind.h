@@ -13,6 +13,7 @@
 #define PTBPF_THREADBIND_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct cores;
@@ -60,7 +61,7 @@ int threadbind_descendants(struct cores *cores, const char *proc, pid_t pid, cha
  * descriptor) and returns it, for scope_plan() to name when it is what
  * bounds the events; 0 when unknown or unlimited.
  */
-unsigned long long threadbind_nofile(void);
+uint64_t threadbind_nofile(void);
 
 /* Releases the list. */
 void threadbind_free(struct threadbind *tb);

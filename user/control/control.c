@@ -36,11 +36,10 @@ void control_set_points(struct control *c, const struct hitpoint *points, unsign
 	c->nr_points = nr;
 }
 
-void control_set_trigger_limits(struct control *c, uint64_t min_history_ns,
-				unsigned long long limit)
+void control_set_hit_limits(struct control *c, uint64_t min_history_ns, uint64_t limit)
 {
 	c->min_history_ns = min_history_ns;
-	c->trigger_limit = limit;
+	c->hit_limit = limit;
 }
 
 const char *control_end_reason(const struct control *c)
@@ -145,9 +144,9 @@ void control_rate(struct control *c, unsigned int old_hz, const struct snap_samp
 	ctllog_rate(&c->log, old_hz, sp);
 }
 
-void control_set_sample_timer(struct control *c, unsigned long long ns)
+void control_set_sample_timer(struct control *c, uint64_t ns)
 {
-	c->sample_timer_ns = (long long)ns;
+	c->sample_timer_ns = (int64_t)ns;
 }
 
 static void offcpu(struct control *c, bool off)
@@ -164,8 +163,8 @@ static bool pauses(const struct control *c, int kind)
 	return !c->kernel_cut || kind == PTBPF_EV_FATAL;
 }
 
-void control_start(struct control *c, int state, const char *backend,
-		   unsigned long long buffer_size, const char *command)
+void control_start(struct control *c, int state, const char *backend, uint64_t buffer_size,
+		   const char *command)
 {
 	uint64_t ts = clock_now_ns();
 
@@ -200,7 +199,7 @@ void control_announce(struct control *c)
 	ctllog_announce(&c->log, c->target == PTBPF_PROC_STOPPED, c->sampling_line);
 }
 
-/* The point a trigger event names; one of no point is "?" (no snapshot). */
+/* The point a hit event names; one of no point is "?" (no snapshot). */
 static const struct hitpoint *point_of(const struct control *c, unsigned int point)
 {
 	static const struct hitpoint unknown = { .spec = "?" };
@@ -208,10 +207,10 @@ static const struct hitpoint *point_of(const struct control *c, unsigned int poi
 	return point < c->nr_points ? &c->points[point] : &unknown;
 }
 
-/* Why a trigger makes no snapshot, or NULL when it makes one. */
-static const char *trigger_ignored(const struct control *c, const struct ptbpf_event *e)
+/* Why a hit makes no snapshot, or NULL when it makes one. */
+static const char *hit_ignored(const struct control *c, const struct ptbpf_event *e)
 {
-	if (c->trigger_limit && c->triggers_taken >= c->trigger_limit)
+	if (c->hit_limit && c->hits_taken >= c->hit_limit)
 		return "trigger_limit";
 	if (c->min_history_ns && e->ts < c->history_from + c->min_history_ns)
 		return "min_history";
@@ -221,12 +220,12 @@ static const char *trigger_ignored(const struct control *c, const struct ptbpf_e
 /* Says @e, as applied or seen late; a hit with what the policy made of it. */
 static void say_event(struct control *c, const struct ptbpf_event *e, uint64_t recv_ns)
 {
-	if (e->kind == PTBPF_EV_TRIGGER)
+	if (e->kind == PTBPF_EV_HIT)
 		ctllog_hit(&c->log, &(struct ctllog_hit){
 					    .e = e,
 					    .recv_ns = recv_ns,
 					    .point = point_of(c, e->point),
-					    .ignored = trigger_ignored(c, e),
+					    .ignored = hit_ignored(c, e),
 				    });
 	else
 		ctllog_event(&c->log, e, recv_ns);
@@ -250,7 +249,7 @@ static void late_count(const struct ptbpf_event *e)
 	late.seen.runs += e->kind == PTBPF_EV_RUN;
 	late.seen.fatals += e->kind == PTBPF_EV_FATAL;
 	late.seen.exits += e->kind == PTBPF_EV_EXIT;
-	late.seen.hits += e->kind == PTBPF_EV_TRIGGER;
+	late.seen.hits += e->kind == PTBPF_EV_HIT;
 }
 
 void control_late_end(struct control *c, uint64_t stopped_ns, uint64_t continued_ns)
@@ -261,8 +260,8 @@ void control_late_end(struct control *c, uint64_t stopped_ns, uint64_t continued
 	ctllog_suspended(&c->log, &late.seen);
 }
 
-/* Stages the snapshot of @t, which holds every stop folded since the last. */
-static void take(struct control *c, struct snap_trigger *t)
+/* Stages the snapshot of @cause, which holds every stop folded since the last. */
+static void take(struct control *c, struct snap_cause *cause)
 {
 	if (late.on) {
 		/* what the buffers hold now is not what they held then */
@@ -271,29 +270,29 @@ static void take(struct control *c, struct snap_trigger *t)
 		c->has_pending = false;
 		return;
 	}
-	t->folded = c->folded;
-	t->folded_hits = c->folded_hits;
+	cause->folded = c->folded;
+	cause->folded_hits = c->folded_hits;
 	c->folded = c->folded_hits = 0;
 	c->has_pending = false;
-	/* the trigger's time: stops are compared with it, on their own clock */
-	c->last_snap_ns = t->ts;
-	c->ops->snapshot(c->ops_ctx, t);
+	/* the cause's time: stops are compared with it, on their own clock */
+	c->last_snap_ns = cause->ts;
+	c->ops->snapshot(c->ops_ctx, cause);
 }
 
 /*
  * --min-interval: a snapshot closer than that to the last one waits (the
  * newest waiting one is taken when due, the others folded into it).
- * Returns true when @t was held back.
+ * Returns true when @cause was held back.
  */
-static bool fold(struct control *c, const struct snap_trigger *t)
+static bool fold(struct control *c, const struct snap_cause *cause)
 {
 	if (!c->min_interval_ns || !c->last_snap_ns ||
-	    t->ts >= c->last_snap_ns + c->min_interval_ns)
+	    cause->ts >= c->last_snap_ns + c->min_interval_ns)
 		return false;
-	c->pending = *t;
+	c->pending = *cause;
 	c->has_pending = true;
 	/* a hit folded is a hit, not a stop (--trigger-on) */
-	if (t->spec)
+	if (cause->spec)
 		c->folded_hits++;
 	else
 		c->folded++;
@@ -310,9 +309,9 @@ static void unfold_pending(struct control *c)
 }
 
 static void trigger(struct control *c, unsigned int bit, const struct ptbpf_event *e,
-		    enum snaptrig kind)
+		    enum snap_cause_kind kind)
 {
-	struct snap_trigger t = {
+	struct snap_cause cause = {
 		.kind = kind,
 		.ts = e->ts,
 		.sig = e->sig,
@@ -324,32 +323,32 @@ static void trigger(struct control *c, unsigned int bit, const struct ptbpf_even
 		.has_si_code = e->kind == PTBPF_EV_FATAL ||
 			       (e->stop_kind >= PTBPF_STOP_SIGNAL &&
 				e->stop_kind <= PTBPF_STOP_HW_BREAKPOINT),
-		.pid = (__u32)c->pid,
+		.pid = (uint32_t)c->pid,
 	};
 
 	if (!c->ops || !c->ops->snapshot || !(c->triggers & bit))
 		return;
 	if (e->kind == PTBPF_EV_STOP) {
-		t.stop_kind = eventlog_stop_kind(e->stop_kind);
+		cause.stop_kind = eventlog_stop_kind(e->stop_kind);
 		/* a debugger stepping over its breakpoint: bytes go to the next */
 		if (e->stop_kind == PTBPF_STOP_SINGLESTEP && !(c->triggers & TRIGGER_STEP)) {
 			c->folded++;
 			return;
 		}
-		if (fold(c, &t))
+		if (fold(c, &cause))
 			return;
 	}
-	take(c, &t);
+	take(c, &cause);
 }
 
 /*
  * --trigger-on: a hit makes a snapshot whose data ends at the hit (e->ts),
  * with the target running on; --min-interval folds it as it folds stops.
  */
-static void trigger_hit(struct control *c, const struct ptbpf_event *e)
+static void hit(struct control *c, const struct ptbpf_event *e)
 {
-	struct snap_trigger t = {
-		.kind = SNAPTRIG_HIT,
+	struct snap_cause cause = {
+		.kind = SNAPCAUSE_HIT,
 		.ts = e->ts,
 		.tid = e->tid,
 		.ip = e->ip,
@@ -359,15 +358,15 @@ static void trigger_hit(struct control *c, const struct ptbpf_event *e)
 		.point = e->point,
 	};
 
-	if (!c->ops || !c->ops->snapshot || trigger_ignored(c, e))
+	if (!c->ops || !c->ops->snapshot || hit_ignored(c, e))
 		return;
-	c->triggers_taken++;
-	if (c->trigger_limit && c->triggers_taken >= c->trigger_limit)
+	c->hits_taken++;
+	if (c->hit_limit && c->hits_taken >= c->hit_limit)
 		c->end_reason = "trigger_limit";
 	/* the last one before the end is not held back */
-	if (!c->end_reason && fold(c, &t))
+	if (!c->end_reason && fold(c, &cause))
 		return;
-	take(c, &t);
+	take(c, &cause);
 }
 
 /* One event, now: the collection state first, then the log, then snapshots. */
@@ -399,14 +398,14 @@ static void apply(struct control *c, const struct ptbpf_event *e, uint64_t recv_
 	}
 	say_event(c, e, recv_ns);
 	toggle_say(c, &t, false);
-	if (e->kind == PTBPF_EV_TRIGGER)
-		trigger_hit(c, e);
+	if (e->kind == PTBPF_EV_HIT)
+		hit(c, e);
 	else if (e->kind == PTBPF_EV_STOP)
-		trigger(c, TRIGGER_STOP, e, SNAPTRIG_STOP);
+		trigger(c, TRIGGER_STOP, e, SNAPCAUSE_STOP);
 	else if (e->kind == PTBPF_EV_FATAL)
-		trigger(c, TRIGGER_FATAL, e, SNAPTRIG_FATAL);
+		trigger(c, TRIGGER_FATAL, e, SNAPCAUSE_FATAL);
 	else if (e->kind == PTBPF_EV_EXIT)
-		trigger(c, TRIGGER_EXIT, e, SNAPTRIG_EXIT);
+		trigger(c, TRIGGER_EXIT, e, SNAPCAUSE_EXIT);
 }
 
 uint64_t control_deadline(const struct control *c)
@@ -416,13 +415,13 @@ uint64_t control_deadline(const struct control *c)
 
 void control_tick(struct control *c, uint64_t now)
 {
-	struct snap_trigger t;
+	struct snap_cause cause;
 
 	if (!c->has_pending || now < control_deadline(c))
 		return;
-	t = c->pending;
+	cause = c->pending;
 	unfold_pending(c); /* the pending one is this snapshot's own */
-	take(c, &t);
+	take(c, &cause);
 }
 
 /* Applies the held transitions that follow c->seq, in order. */
@@ -516,7 +515,7 @@ uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t 
 	return 0;
 }
 
-bool control_lost(struct control *c, unsigned long long total)
+bool control_lost(struct control *c, uint64_t total)
 {
 	if (total <= c->lost_seen)
 		return false;
@@ -525,7 +524,7 @@ bool control_lost(struct control *c, unsigned long long total)
 	return true;
 }
 
-bool control_follow_full(struct control *c, unsigned long long total)
+bool control_follow_full(struct control *c, uint64_t total)
 {
 	if (total <= c->follow_full_seen)
 		return false;
@@ -552,39 +551,39 @@ void control_resync(struct control *c, int state, uint64_t seq)
 	if (state == PTBPF_PROC_STOPPED) {
 		struct ptbpf_event e = { .kind = PTBPF_EV_STOP, .ts = clock_now_ns() };
 
-		trigger(c, TRIGGER_STOP, &e, SNAPTRIG_STOP);
+		trigger(c, TRIGGER_STOP, &e, SNAPCAUSE_STOP);
 	}
 }
 
-void control_snapshot_now(struct control *c, enum snaptrig kind)
+void control_snapshot_now(struct control *c, enum snap_cause_kind kind)
 {
-	struct snap_trigger t = { .kind = kind, .ts = clock_now_ns(), .pid = (__u32)c->pid };
+	struct snap_cause cause = { .kind = kind, .ts = clock_now_ns(), .pid = (uint32_t)c->pid };
 
 	if (c->ops && c->ops->snapshot)
-		take(c, &t);
+		take(c, &cause);
 }
 
 void control_flush(struct control *c)
 {
-	struct snap_trigger t = c->pending;
+	struct snap_cause cause = c->pending;
 
 	if (!c->has_pending)
 		return;
 	unfold_pending(c); /* the pending one is this snapshot's own */
-	take(c, &t);
+	take(c, &cause);
 }
 
 void control_finish(struct control *c, bool snapshot)
 {
-	struct snap_trigger t = c->pending;
+	struct snap_cause cause = c->pending;
 
 	toggle(c, false, clock_now_ns());
 	if (snapshot) {
-		control_snapshot_now(c, SNAPTRIG_END);
+		control_snapshot_now(c, SNAPCAUSE_END);
 	} else if (c->has_pending) {
 		/* the last stop gets its snapshot, even cut short */
 		unfold_pending(c);
-		take(c, &t);
+		take(c, &cause);
 	}
 }
 

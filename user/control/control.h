@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Policy: process transitions in, collection toggles and snapshot triggers
- * out. Collection is paused while the target is stopped, has faulted or has
+ * Policy: process transitions and hits in, collection toggles and
+ * snapshots out. Collection is paused while the target is stopped, has faulted or has
  * exited, and runs while it runs. Knows nothing of BPF or of perf: it drives
  * the collection through control_ops, so tests can drive it with fakes.
  * It decides; what each decision is said as, in events.jsonl and on stderr,
@@ -39,10 +39,10 @@ struct control_ops {
 	int (*resume)(void *ctx, uint64_t *done_ns);
 	/*
 	 * Stage a snapshot (memory copies only) and queue it for writing.
-	 * @t->kind: what asked for it (snaptrig.h). Returns 0,
+	 * @t->kind: what asked for it (snapcause.h). Returns 0,
 	 * -ENODATA when there were no new bytes (nothing written), or -errno.
 	 */
-	int (*snapshot)(void *ctx, const struct snap_trigger *t);
+	int (*snapshot)(void *ctx, const struct snap_cause *cause);
 	/*
 	 * Optional. The target has no thread that can run (@off: stopped or
 	 * exited) or has one again. Memory only: it runs on the control path.
@@ -75,12 +75,12 @@ struct control {
 	struct snap_sampling sampling;
 	char sampling_line[160];
 	/* sample backend: ns its timers ran, for the end event; -1: unknown */
-	long long sample_timer_ns;
+	int64_t sample_timer_ns;
 	bool running; /* collection state */
 	int target; /* enum ptbpf_proc_state */
-	unsigned long long lost_seen;
-	unsigned long long follow_full_seen; /* forks --follow had no room for */
-	unsigned long long toggles, toggle_errors;
+	uint64_t lost_seen;
+	uint64_t follow_full_seen; /* forks --follow had no room for */
+	uint64_t toggles, toggle_errors;
 	/*
 	 * --min-interval: a stop closer than this to the last snapshot is
 	 * folded into the next one; 0: every stop has its own. Set with
@@ -89,7 +89,7 @@ struct control {
 	uint64_t min_interval_ns;
 	uint64_t last_snap_ns; /* when the last snapshot was staged; 0: none */
 	bool has_pending; /* a folded stop waits for its snapshot */
-	struct snap_trigger pending;
+	struct snap_cause pending;
 	unsigned int folded; /* stops since the last snapshot, without one */
 	unsigned int folded_hits; /* --trigger-on hits, the same way */
 	/*
@@ -101,20 +101,20 @@ struct control {
 	struct ptbpf_event held[CONTROL_REORDER];
 	unsigned int nr_held;
 	uint64_t gap_ns;
-	unsigned long long reordered;
+	uint64_t reordered;
 	/* a pause for a fatal signal the target has not yet died of, or 0 */
 	uint64_t fatal_ns;
 	/*
 	 * --trigger-on: the points as given (index = the event's point),
-	 * --min-history (no trigger snapshot before history_from plus it;
+	 * --min-history (no hit's snapshot before history_from plus it;
 	 * history_from is when collection started), --trigger-limit (0: none)
-	 * and the trigger snapshots taken. Set with control_set_points() and
-	 * control_set_trigger_limits().
+	 * and the hits that took a snapshot. Set with control_set_points() and
+	 * control_set_hit_limits().
 	 */
 	const struct hitpoint *points;
 	unsigned int nr_points;
 	uint64_t min_history_ns, history_from;
-	unsigned long long trigger_limit, triggers_taken;
+	uint64_t hit_limit, hits_taken;
 	/* why the run should end now (--trigger-limit reached), or NULL */
 	const char *end_reason;
 };
@@ -139,17 +139,16 @@ uint64_t control_started_ns(const struct control *c);
 void control_set_min_interval(struct control *c, uint64_t ns);
 
 /*
- * --trigger-on: @points, indexed by the trigger event's point; they and
+ * --trigger-on: @points, indexed by the hit event's point; they and
  * their strings must outlive @c. Call after control_init().
  */
 void control_set_points(struct control *c, const struct hitpoint *points, unsigned int nr);
 
 /*
- * --min-history (@min_history_ns of collection before a trigger counts)
+ * --min-history (@min_history_ns of collection before a hit counts)
  * and --trigger-limit (@limit hits end the run; 0: none).
  */
-void control_set_trigger_limits(struct control *c, uint64_t min_history_ns,
-				unsigned long long limit);
+void control_set_hit_limits(struct control *c, uint64_t min_history_ns, uint64_t limit);
 
 /* Why the run should end now (--trigger-limit reached), or NULL. */
 const char *control_end_reason(const struct control *c);
@@ -181,15 +180,15 @@ void control_set_sampling(struct control *c, const struct snap_sampling *sp, con
 void control_rate(struct control *c, unsigned int old_hz, const struct snap_sampling *sp);
 
 /* Sample backend: the ns its timers ran, for the end event. */
-void control_set_sample_timer(struct control *c, unsigned long long ns);
+void control_set_sample_timer(struct control *c, uint64_t ns);
 
 /*
  * The target's state once watching began (PTBPF_PROC_RUNNING or _STOPPED):
  * logs "start" and enables collection if the target runs (or --no-pause).
  * @backend and @buffer_size are logged as they were chosen.
  */
-void control_start(struct control *c, int state, const char *backend,
-		   unsigned long long buffer_size, const char *command);
+void control_start(struct control *c, int state, const char *backend, uint64_t buffer_size,
+		   const char *command);
 
 /* Whether the target is stopped, as the last transition applied says. */
 bool control_target_stopped(const struct control *c);
@@ -223,7 +222,7 @@ uint64_t control_fatal_check(struct control *c, bool dying, int state, uint64_t 
  * The BPF program's count of events it could not send, so far. Returns
  * true when it grew since the last call (a transition may be among them).
  */
-bool control_lost(struct control *c, unsigned long long total);
+bool control_lost(struct control *c, uint64_t total);
 
 /*
  * --follow: the BPF program's count of forks it could not follow (its map
@@ -231,7 +230,7 @@ bool control_lost(struct control *c, unsigned long long total);
  * event (`"reason":"follow_full"`) and a line, so a limit reached is never
  * silent. Returns true when it grew.
  */
-bool control_follow_full(struct control *c, unsigned long long total);
+bool control_follow_full(struct control *c, uint64_t total);
 
 /*
  * Brings the collection in line with @state (enum ptbpf_proc_state, as the
@@ -253,10 +252,10 @@ uint64_t control_deadline(const struct control *c);
 void control_tick(struct control *c, uint64_t now);
 
 /*
- * A snapshot now, with the target running or not: SNAPTRIG_REQUESTED
- * (SIGUSR2) or SNAPTRIG_END (the run's last data).
+ * A snapshot now, with the target running or not: SNAPCAUSE_REQUESTED
+ * (SIGUSR2) or SNAPCAUSE_END (the run's last data).
  */
-void control_snapshot_now(struct control *c, enum snaptrig kind);
+void control_snapshot_now(struct control *c, enum snap_cause_kind kind);
 
 /* A folded stop's snapshot, now (its process is gone: no tick will come). */
 void control_flush(struct control *c);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the control policy's decisions are said as (ctllog.h). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +24,7 @@ static const char *const kind_names[PTBPF_EV_MAX] = {
 	[PTBPF_EV_CGROUP_LEFT] = "warning",
 	[PTBPF_EV_FORK] = "fork",
 	[PTBPF_EV_JOIN] = "join",
-	[PTBPF_EV_TRIGGER] = "trigger",
+	[PTBPF_EV_HIT] = "trigger",
 };
 
 static const char *const cause_names[] = {
@@ -110,9 +111,9 @@ void ctllog_announce(struct ctllog *l, bool stopped, const char *sampling_line)
 	/* the one line that ties the +seconds to a time of day */
 	if (l->real0 && localtime_r(&secs, &tm) &&
 	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(detail, sizeof(detail), "(%s) at %s.%06llu%s%s", state, when,
-			 (unsigned long long)(real % 1000000000ULL) / 1000,
-			 sampling_line[0] ? ", " : "", sampling_line);
+		snprintf(detail, sizeof(detail), "(%s) at %s.%06" PRIu64 "%s%s", state, when,
+			 (uint64_t)(real % 1000000000ULL) / 1000, sampling_line[0] ? ", " : "",
+			 sampling_line);
 	else
 		snprintf(detail, sizeof(detail), "(%s)%s%s", state, sampling_line[0] ? ", " : "",
 			 sampling_line);
@@ -235,11 +236,9 @@ static void detail_line(const struct ptbpf_event *e, const char *sig, char *buf,
 		      cause ? cause :
 			      "");
 	if (e->ip)
-		n += snprintf(buf + n, n < len ? len - n : 0, " at 0x%llx",
-			      (unsigned long long)e->ip);
+		n += snprintf(buf + n, n < len ? len - n : 0, " at 0x%llx", e->ip);
 	if (e->flags & PTBPF_F_ADDR)
-		n += snprintf(buf + n, n < len ? len - n : 0, ", address 0x%llx",
-			      (unsigned long long)e->addr);
+		n += snprintf(buf + n, n < len ? len - n : 0, ", address 0x%llx", e->addr);
 	snprintf(buf + n, n < len ? len - n : 0, ")");
 }
 
@@ -307,8 +306,8 @@ void ctllog_hit(struct ctllog *l, const struct ctllog_hit *hit)
 	if (hit->ignored)
 		json_str(j, "ignored", hit->ignored);
 	eventlog_end(l->events);
-	snprintf(detail, sizeof(detail), "tid %u at %s (0x%llx)%s", e->tid, p->spec,
-		 (unsigned long long)e->ip, hit->ignored ? ", ignored" : "");
+	snprintf(detail, sizeof(detail), "tid %u at %s (0x%llx)%s", e->tid, p->spec, e->ip,
+		 hit->ignored ? ", ignored" : "");
 	human(l, e->ts, kind_names[e->kind], detail);
 }
 
@@ -327,7 +326,7 @@ void ctllog_rate(struct ctllog *l, unsigned int old_hz, const struct snap_sampli
 	human(l, now, "rate", msg);
 }
 
-void ctllog_lost(struct ctllog *l, unsigned long long count, unsigned long long total)
+void ctllog_lost(struct ctllog *l, uint64_t count, uint64_t total)
 {
 	struct json *j;
 
@@ -338,7 +337,7 @@ void ctllog_lost(struct ctllog *l, unsigned long long count, unsigned long long 
 	human(l, clock_now_ns(), "lost_events", "(BPF ring buffer full)");
 }
 
-void ctllog_follow_full(struct ctllog *l, unsigned long long count, unsigned long long total)
+void ctllog_follow_full(struct ctllog *l, uint64_t count, uint64_t total)
 {
 	char detail[160];
 	struct json *j;
@@ -350,20 +349,19 @@ void ctllog_follow_full(struct ctllog *l, unsigned long long count, unsigned lon
 	json_u64(j, "total", total);
 	eventlog_end(l->events);
 	snprintf(detail, sizeof(detail),
-		 "--follow: %d processes followed at once, the limit: %llu new one%s not "
-		 "followed (%llu in all)",
+		 "--follow: %d processes followed at once, the limit: %" PRIu64 " new one%s not "
+		 "followed (%" PRIu64 " in all)",
 		 PTBPF_MAX_FOLLOW, count, count == 1 ? "" : "s", total);
 	/* a limit reached is said at most once a second: never folded away */
 	human_line(l, clock_now_ns(), "warning", detail, false);
 }
 
 /* ": 2 stops", then ", 1 run" into @line at @n when @v; returns the new length. */
-static int late_part(char *line, size_t len, int n, unsigned long long v, const char *what,
-		     bool *first)
+static int late_part(char *line, size_t len, int n, uint64_t v, const char *what, bool *first)
 {
 	if (!v || n < 0 || (size_t)n >= len)
 		return n;
-	n += snprintf(line + n, len - n, "%s%llu %s%s", *first ? ": " : ", ", v, what,
+	n += snprintf(line + n, len - n, "%s%" PRIu64 " %s%s", *first ? ": " : ", ", v, what,
 		      v == 1 ? "" : "s");
 	*first = false;
 	return n;
@@ -399,7 +397,7 @@ void ctllog_suspended(struct ctllog *l, const struct ctllog_late *late)
 		n += snprintf(line + n, sizeof(line) - n, " the target's state did not change");
 	if (late->missed && n > 0 && (size_t)n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n,
-			 " (%llu snapshot%s not taken: ptbpf was stopped)", late->missed,
+			 " (%" PRIu64 " snapshot%s not taken: ptbpf was stopped)", late->missed,
 			 late->missed == 1 ? "" : "s");
 	status_say(line);
 }

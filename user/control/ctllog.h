@@ -49,7 +49,7 @@ struct ctllog_start {
 	uint64_t ts; /* when collection started */
 	bool stopped; /* the target's state then (else running) */
 	const char *backend; /* NULL: not said */
-	unsigned long long buffer_size; /* 0: not said */
+	uint64_t buffer_size; /* 0: not said */
 	const char *scope; /* NULL: not said */
 	const char *scope_why; /* why auto fell back; NULL or "": it did not */
 	const struct snap_sampling *sampling; /* sample backend; how NULL: none */
@@ -95,7 +95,7 @@ void ctllog_toggle_failed(struct ctllog *l, bool run, int err);
 /*
  * An event of the BPF program, applied (or older than a resync): a
  * transition (run, stop, fatal, exit) or what the target did (exec, a
- * thread started or ended, fork, join, left the cgroup), not a trigger
+ * thread started or ended, fork, join, left the cgroup), not a hit
  * (ctllog_hit()). @recv_ns: when user space got it. Thread starts and exits
  * have a line only at verbosity 1.
  */
@@ -122,20 +122,20 @@ void ctllog_rate(struct ctllog *l, unsigned int old_hz, const struct snap_sampli
  * The BPF program could not send @count events more (@total so far): a
  * "lost_events" event and a line.
  */
-void ctllog_lost(struct ctllog *l, unsigned long long count, unsigned long long total);
+void ctllog_lost(struct ctllog *l, uint64_t count, uint64_t total);
 
 /*
  * --follow had no room for @count forks more (@total so far, at
  * PTBPF_MAX_FOLLOW processes): a "warning" event ("follow_full") and a
  * line that is never folded away.
  */
-void ctllog_follow_full(struct ctllog *l, unsigned long long count, unsigned long long total);
+void ctllog_follow_full(struct ctllog *l, uint64_t count, uint64_t total);
 
 /* What the target did while ptbpf was stopped (Ctrl-Z). */
 struct ctllog_late {
 	uint64_t stopped_ns, continued_ns; /* when ptbpf stopped, went on */
-	unsigned long long stops, runs, fatals, exits, hits;
-	unsigned long long missed; /* snapshots not taken */
+	uint64_t stops, runs, fatals, exits, hits;
+	uint64_t missed; /* snapshots not taken */
 };
 
 /* ptbpf went on after a stop: a "suspended" event and one line. */
@@ -148,9 +148,9 @@ struct ctllog_end {
 	const char *ended; /* how (runend.h); NULL: not said (ptbpf failed) */
 	int exit_status; /* ptbpf's, said with @ended */
 	unsigned int left_running; /* --follow: processes left, unrecorded */
-	unsigned long long toggles, toggle_errors;
-	unsigned long long reordered; /* transitions that came out of order */
-	long long sample_timer_ns; /* the sampling timers' ns; -1: unknown */
+	uint64_t toggles, toggle_errors;
+	uint64_t reordered; /* transitions that came out of order */
+	int64_t sample_timer_ns; /* the sampling timers' ns; -1: unknown */
 };
 
 /*

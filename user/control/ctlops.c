@@ -6,7 +6,7 @@
 static int ops_pause(void *ctx, uint64_t *done)
 {
 	struct ctlops *hands = ctx;
-	__u64 done_ns = 0;
+	uint64_t done_ns = 0;
 	int ret = cores_pause_all(hands->cores, &done_ns);
 
 	*done = done_ns;
@@ -16,17 +16,17 @@ static int ops_pause(void *ctx, uint64_t *done)
 static int ops_resume(void *ctx, uint64_t *done)
 {
 	struct ctlops *hands = ctx;
-	__u64 done_ns = 0;
+	uint64_t done_ns = 0;
 	int ret = cores_resume_all(hands->cores, &done_ns);
 
 	*done = done_ns;
 	return ret;
 }
 
-static int ops_snapshot(void *ctx, const struct snap_trigger *t)
+static int ops_snapshot(void *ctx, const struct snap_cause *cause)
 {
 	struct ctlops *hands = ctx;
-	int64_t id = snapstage_stage(hands->stage, t);
+	int64_t id = snapstage_stage(hands->stage, cause);
 
 	return id < 0 ? (int)id : 0;
 }
@@ -64,8 +64,8 @@ int ctlops_event(void *ctx, const struct ptbpf_event *e)
 	 * --trigger-limit reached: no more hits wanted, and a hot function's
 	 * would flood the ring faster than the run's end could drain it
 	 */
-	if (e->kind == PTBPF_EV_TRIGGER && control_end_reason(hands->ctl))
-		watch_triggers_off(hands->watch);
+	if (e->kind == PTBPF_EV_HIT && control_end_reason(hands->ctl))
+		watch_hitpoints_off(hands->watch);
 	/* the loader maps the new image's libraries right after the exec */
 	if (e->kind == PTBPF_EV_EXEC)
 		snapqueue_refresh_proc(hands->queue);

@@ -56,11 +56,11 @@ static int group_resume(void *ctx, uint64_t *done)
 	return set_on(ctx, true, done);
 }
 
-static int group_snapshot(void *ctx, const struct snap_trigger *t)
+static int group_snapshot(void *ctx, const struct snap_cause *cause)
 {
 	struct follow *f = ((struct follow_member *)ctx)->f;
 
-	return f->ops && f->ops->snapshot ? f->ops->snapshot(f->ops_ctx, t) : 0;
+	return f->ops && f->ops->snapshot ? f->ops->snapshot(f->ops_ctx, cause) : 0;
 }
 
 static void group_offcpu(void *ctx, bool off)
@@ -199,7 +199,7 @@ void follow_event(struct follow *f, const struct ptbpf_event *e, uint64_t recv_n
 	 * A --trigger-on hit in any process is the run's: its limit and its
 	 * --min-history are the target's control's to count.
 	 */
-	if ((pid_t)e->tgid == f->root.pid || e->kind == PTBPF_EV_TRIGGER)
+	if ((pid_t)e->tgid == f->root.pid || e->kind == PTBPF_EV_HIT)
 		m = &f->root;
 	else if (e->kind == PTBPF_EV_FORK || e->kind == PTBPF_EV_JOIN)
 		m = join(f, (pid_t)e->tgid);
@@ -255,7 +255,7 @@ void follow_root_gone(struct follow *f)
 
 static void resync_one(struct follow *f, struct follow_member *m)
 {
-	unsigned long long seq = 0;
+	uint64_t seq = 0;
 	int state = f->probe.state ? f->probe.state(f->probe.ctx, m->pid, &seq) :
 				     PTBPF_PROC_UNKNOWN;
 

@@ -32,7 +32,7 @@ struct follow_member {
 /* What the group asks of the BPF side (watch.h), and of the snapshots. */
 struct follow_probe {
 	/* process @pid's state (enum ptbpf_proc_state) and last seq */
-	int (*state)(void *ctx, pid_t pid, unsigned long long *seq);
+	int (*state)(void *ctx, pid_t pid, uint64_t *seq);
 	/* process @pid took a fatal signal with its default action */
 	bool (*dying)(void *ctx, pid_t pid);
 	/* @pid joined the run (@gone false) or left it: for the snapshots */
@@ -56,7 +56,7 @@ struct follow {
 	unsigned int nr_can_run; /* members with a thread that can run */
 	bool real_on, real_off;
 	bool root_gone;
-	unsigned long long joined, left; /* processes, over the run */
+	uint64_t joined, left; /* processes, over the run */
 	/* what a new member's control is set up with: the target's */
 	struct control *tmpl;
 };

@@ -119,7 +119,7 @@ static int add(int ep, int fd, int tag)
 
 static void resync(const struct loop_args *a)
 {
-	unsigned long long seq;
+	uint64_t seq;
 	int state = watch_state(a->watch, &seq);
 
 	control_resync(a->ctl, state, seq);
@@ -295,7 +295,7 @@ static int end_child(const struct loop_args *a, int sfd, int status)
 		if (!(p[1].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGUSR2)
-			control_snapshot_now(a->ctl, SNAPTRIG_REQUESTED);
+			control_snapshot_now(a->ctl, SNAPCAUSE_REQUESTED);
 		else if (si.ssi_signo == SIGTERM ||
 			 (si.ssi_signo == SIGINT && !jobctl_terminal_signal(a->jc, si.ssi_code)))
 			kill_now = true;
@@ -348,13 +348,13 @@ void loop_say_left(const struct loop_result *res)
 static int end_run(const struct loop_args *a, int sfd, const char *reason, struct loop_result *res)
 {
 	/* no hit is wanted now: the drain then ends, whatever the target calls */
-	watch_triggers_off(a->watch);
+	watch_hitpoints_off(a->watch);
 	drain(a);
 	res->reason = reason;
 	res->snapshot = true;
 	/* a command we started (maybe gone already, its forks not) */
 	if (a->target->child || a->target->name) {
-		control_snapshot_now(a->ctl, SNAPTRIG_END);
+		control_snapshot_now(a->ctl, SNAPCAUSE_END);
 		res->snapshot = false;
 		res->status = end_child(a, sfd, res->status);
 		drain(a);
@@ -425,7 +425,7 @@ static int on_signal(const struct loop_args *a, int sfd, struct loop_result *res
 	if (si.ssi_signo == SIGINT && jobctl_terminal_signal(a->jc, si.ssi_code))
 		return 0;
 	if (si.ssi_signo == SIGUSR2) {
-		control_snapshot_now(a->ctl, SNAPTRIG_REQUESTED);
+		control_snapshot_now(a->ctl, SNAPCAUSE_REQUESTED);
 		return 0;
 	}
 	/* the last events before ending, then a snapshot of where it was */

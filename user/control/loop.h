@@ -7,6 +7,7 @@
 #define PTBPF_LOOP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct control;
@@ -30,7 +31,7 @@ struct loop_args {
 	 * --duration: when the run ends (CLOCK_MONOTONIC ns), as on SIGINT;
 	 * 0: none.
 	 */
-	unsigned long long end_ns;
+	uint64_t end_ns;
 	/*
 	 * No command (--pid, --wait-for, --unit): SIGTSTP (Ctrl-Z) stops
 	 * ptbpf as any foreground program; continued (fg, bg), it catches up
@@ -44,7 +45,7 @@ struct loop_args {
 	 */
 	void (*periodic)(void *ctx);
 	void *periodic_ctx;
-	unsigned long long periodic_ns;
+	uint64_t periodic_ns;
 };
 
 /* At most this many pids of those left running are named on stderr. */

@@ -156,7 +156,7 @@ int buildcache_add(const char *dir, const char *path, const char *hexid)
 int buildcache_add_process(const char *dir, const struct snap_process *p)
 {
 	char hex[2 * BUILDID_MAX + 1];
-	__u8 id[BUILDID_MAX];
+	uint8_t id[BUILDID_MAX];
 	unsigned int i, k;
 	int rc, first = 0;
 	size_t len;

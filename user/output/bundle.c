@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The LLDB bundle, trace.json and context-switch files: see bundle.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,11 @@ int bundle_cpu_path(char *buf, size_t len, int cpu, const char *suffix)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static void json_hex(struct json *j, const char *key, __u64 v)
+static void json_hex(struct json *j, const char *key, uint64_t v)
 {
 	char tmp[24];
 
-	snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)v);
+	snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
 	json_str(j, key, tmp);
 }
 
@@ -41,7 +42,7 @@ static bool is_file(const struct snap_map *m)
 }
 
 /* The first mapping of @m's file, and its lowest load address. */
-static bool first_of_module(const struct snap_process *p, unsigned int i, __u64 *load)
+static bool first_of_module(const struct snap_process *p, unsigned int i, uint64_t *load)
 {
 	const struct snap_map *m = &p->maps[i];
 	unsigned int k;
@@ -87,7 +88,7 @@ static void trace_vdso(bool vdso_saved, const struct snap_process *p, struct jso
 static void trace_process(bool vdso_saved, const struct snap_process *p, struct json *j)
 {
 	unsigned int i;
-	__u64 load;
+	uint64_t load;
 
 	json_obj_begin(j, NULL);
 	json_u64(j, "pid", p->pid);
@@ -174,9 +175,9 @@ int bundle_trace_json(const struct snapshot *snap, bool vdso_saved, struct json 
  * event does not see the other task).
  */
 static ssize_t cpu_wide(const struct perf_event_header *h, const struct recwrite_conv *conv,
-			__u8 *dst, size_t cap)
+			uint8_t *dst, size_t cap)
 {
-	__u8 wide[PERFREC_MAX + 1];
+	uint8_t wide[PERFREC_MAX + 1];
 	struct perf_event_header *w = (struct perf_event_header *)wide;
 	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
 	size_t body = h->size - sizeof(*h);
@@ -192,7 +193,7 @@ static ssize_t cpu_wide(const struct perf_event_header *h, const struct recwrite
 }
 
 /* A switch-in of @pid/@tid at perf time @time, as LLDB reads it; its size. */
-static size_t switch_in(__u32 pid, __u32 tid, __u64 time, __u8 *dst)
+static size_t switch_in(__u32 pid, __u32 tid, __u64 time, uint8_t *dst)
 {
 	struct perf_event_header h = { PERF_RECORD_SWITCH_CPU_WIDE, 0, 0 };
 	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
@@ -215,7 +216,7 @@ static size_t switch_in(__u32 pid, __u32 tid, __u64 time, __u8 *dst)
  * like perf, learns a CPU's thread from a switch-in, which may lie in an
  * earlier window. Returns the record's size, 0 when there is none.
  */
-static size_t window_start(const struct snapshot *snap, const struct snap_core *c, __u8 *dst)
+static size_t window_start(const struct snapshot *snap, const struct snap_core *c, uint8_t *dst)
 {
 	if (!c->start_tid || !snap->run.conv.valid)
 		return 0;
@@ -254,8 +255,8 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 	struct fileout *o;
 	size_t off = 0, pt_off = 0;
 	bool have_it, written = false;
-	__u64 last = 0;
-	__u8 *rec;
+	uint64_t last = 0;
+	uint8_t *rec;
 	ssize_t n;
 	int ret;
 
@@ -270,7 +271,7 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 	o = malloc(sizeof(*o) + PERFREC_MAX + 1);
 	if (!o)
 		return -ENOMEM;
-	rec = (__u8 *)(o + 1);
+	rec = (uint8_t *)(o + 1);
 	fileout_init(o, fd);
 	n = (ssize_t)window_start(snap, c, rec);
 	if (n) {

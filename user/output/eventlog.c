@@ -2,6 +2,7 @@
 /* events.jsonl: see eventlog.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -210,12 +211,11 @@ static void rot_rotate(struct eventlog *log)
 	log->gen = rot->gen;
 	rot->lost_bytes += lost;
 	n = snprintf(line, sizeof(line),
-		     "{\"event\":\"warning\",\"ts\":%llu,\"pid\":0%s%s%s,\"reason\":"
-		     "\"events_rotated\",\"max_bytes\":%llu,\"lost_bytes\":%llu,"
-		     "\"lost_total\":%llu}\n",
-		     (unsigned long long)clock_now_ns(), log->run[0] ? ",\"run\":\"" : "", log->run,
-		     log->run[0] ? "\"" : "", (unsigned long long)rot->cap,
-		     (unsigned long long)lost, (unsigned long long)rot->lost_bytes);
+		     "{\"event\":\"warning\",\"ts\":%" PRIu64 ",\"pid\":0%s%s%s,\"reason\":"
+		     "\"events_rotated\",\"max_bytes\":%" PRIu64 ",\"lost_bytes\":%" PRIu64 ","
+		     "\"lost_total\":%" PRIu64 "}\n",
+		     clock_now_ns(), log->run[0] ? ",\"run\":\"" : "", log->run,
+		     log->run[0] ? "\"" : "", rot->cap, lost, rot->lost_bytes);
 	rot->bytes = write(fd, line, (size_t)n) == n ? (uint64_t)n : 0;
 }
 
@@ -232,16 +232,16 @@ void eventlog_set_run(struct eventlog *log, const char *run)
 
 void eventlog_new_run(char *buf)
 {
-	unsigned long long v = 0;
+	uint64_t v = 0;
 	struct timespec ts;
 
 	/* unique enough to tell runs apart; not a secret */
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		v = (unsigned long long)ts.tv_sec * 1000000007ULL ^ (unsigned long long)ts.tv_nsec ^
-		    ((unsigned long long)getpid() << 40);
+		v = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
+		    ((uint64_t)getpid() << 40);
 	}
-	snprintf(buf, EVENTLOG_RUN_LEN + 1, "%016llx", v);
+	snprintf(buf, EVENTLOG_RUN_LEN + 1, "%016" PRIx64, v);
 }
 
 struct json *eventlog_begin(struct eventlog *log, const char *event, uint64_t ts, int pid)

@@ -72,7 +72,7 @@ struct eventlog {
 	struct json j;
 	char line[EVENTLOG_LINE_MAX];
 	size_t pending_len; /* bytes waiting in pending[] */
-	unsigned long long dropped; /* lines that found pending[] full */
+	uint64_t dropped; /* lines that found pending[] full */
 	char pending[EVENTLOG_PENDING_MAX];
 };
 

@@ -8,7 +8,7 @@
 
 int fileout_write_all(int fd, const void *buf, size_t len, fileout_write_fn fn)
 {
-	const __u8 *p = buf;
+	const uint8_t *p = buf;
 	ssize_t n;
 
 	if (fd < 0 || (!buf && len))
@@ -70,7 +70,7 @@ void fileout_write(struct fileout *o, const void *buf, size_t len)
 
 void fileout_zero(struct fileout *o, size_t len)
 {
-	static const __u8 zeros[256];
+	static const uint8_t zeros[256];
 	size_t n;
 
 	while (len && !o->err) {
@@ -86,9 +86,9 @@ int fileout_flush(struct fileout *o)
 	return o->err;
 }
 
-int fileout_pwrite(struct fileout *o, const void *buf, size_t len, __u64 off)
+int fileout_pwrite(struct fileout *o, const void *buf, size_t len, uint64_t off)
 {
-	const __u8 *p = buf;
+	const uint8_t *p = buf;
 	ssize_t n;
 
 	if (fileout_flush(o))
@@ -102,7 +102,7 @@ int fileout_pwrite(struct fileout *o, const void *buf, size_t len, __u64 off)
 		if (n <= 0)
 			return o->err = (n < 0 && errno) ? -errno : -EIO;
 		p += n;
-		off += (__u64)n;
+		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
 	return 0;

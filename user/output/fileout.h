@@ -13,6 +13,7 @@
 #define PTBPF_FILEOUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <linux/types.h>
 
@@ -23,10 +24,10 @@ typedef ssize_t (*fileout_write_fn)(int fd, const void *buf, size_t len);
 struct fileout {
 	int fd;
 	int err; /* 0 or -errno, sticky */
-	__u64 off; /* bytes accepted so far: the file offset once flushed */
+	uint64_t off; /* bytes accepted so far: the file offset once flushed */
 	size_t len; /* bytes waiting in buf */
 	fileout_write_fn write_fn; /* write(2); tests put a fake here */
-	__u8 buf[FILEOUT_BUF_SIZE];
+	uint8_t buf[FILEOUT_BUF_SIZE];
 };
 
 /*
@@ -66,6 +67,6 @@ int fileout_flush(struct fileout *o);
  *
  * Returns 0 or the first error (sticky), -EINVAL for a NULL @buf.
  */
-int fileout_pwrite(struct fileout *o, const void *buf, size_t len, __u64 off);
+int fileout_pwrite(struct fileout *o, const void *buf, size_t len, uint64_t off);
 
 #endif /* PTBPF_FILEOUT_H */

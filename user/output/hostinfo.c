@@ -2,6 +2,7 @@
 /* The machine, for perf.data's header: see hostinfo.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static void read_cpudesc(struct hostinfo *h, const char *root)
 static void read_mem(struct hostinfo *h, const char *root)
 {
 	char path[512], line[256];
-	unsigned long long kb;
+	uint64_t kb;
 	FILE *f;
 
 	path_of(path, sizeof(path), root, "/proc/meminfo");
@@ -62,7 +63,7 @@ static void read_mem(struct hostinfo *h, const char *root)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+		if (sscanf(line, "MemTotal: %" SCNu64 " kB", &kb) == 1) {
 			h->host.total_mem_kb = kb;
 			break;
 		}
@@ -101,7 +102,7 @@ static int read_cmdline(struct hostinfo *h, const char *root)
 	return 0;
 }
 
-static __s32 topo_id(const char *root, unsigned int cpu, const char *name)
+static int32_t topo_id(const char *root, unsigned int cpu, const char *name)
 {
 	char path[512], p[128], line[32];
 	char *end;
@@ -111,7 +112,7 @@ static __s32 topo_id(const char *root, unsigned int cpu, const char *name)
 	path_of(path, sizeof(path), root, p);
 	first_line(path, line, sizeof(line));
 	v = strtol(line, &end, 10);
-	return *line && !*end ? (__s32)v : -1;
+	return *line && !*end ? (int32_t)v : -1;
 }
 
 /* Adds @list to the distinct lists of one kind; returns -ENOMEM. */
@@ -191,9 +192,9 @@ static int read_topology(struct hostinfo *h, const char *root, unsigned int nr_c
 	return 0;
 }
 
-static __u64 ns_of(const struct timespec *t)
+static uint64_t ns_of(const struct timespec *t)
 {
-	return (__u64)t->tv_sec * 1000000000ULL + (__u64)t->tv_nsec;
+	return (uint64_t)t->tv_sec * 1000000000ULL + (uint64_t)t->tv_nsec;
 }
 
 /* perf's CLOCK_DATA: the clock and the time of day, read back to back. */

@@ -30,12 +30,12 @@ struct writer {
 	struct fileout out;
 	struct perf_event_attr attr[NR_ATTRS];
 	__u64 *ids[NR_ATTRS]; /* one per core */
-	__u8 rec[PERFREC_MAX + 1];
+	uint8_t rec[PERFREC_MAX + 1];
 };
 
 /* A growing byte buffer for one header feature. */
 struct blob {
-	__u8 *p;
+	uint8_t *p;
 	size_t len, cap;
 	int err;
 };
@@ -43,7 +43,7 @@ struct blob {
 static void blob_put(struct blob *b, const void *src, size_t n)
 {
 	size_t cap;
-	__u8 *p;
+	uint8_t *p;
 
 	if (b->err)
 		return;
@@ -130,7 +130,7 @@ ssize_t perfdata_auxtrace_info(const struct snapshot *snap, void *dst, size_t ca
 	r.header.size = (__u16)size;
 	r.type = be->auxtrace_type;
 	memcpy(dst, &r, sizeof(r));
-	memcpy((__u8 *)dst + sizeof(r), priv, (size_t)n * sizeof(priv[0]));
+	memcpy((uint8_t *)dst + sizeof(r), priv, (size_t)n * sizeof(priv[0]));
 	return (ssize_t)size;
 }
 
@@ -215,7 +215,7 @@ static bool stream_as_is(const struct writer *w, const struct perf_event_attr *f
 }
 
 /* Copies a staged record stream, re-encoding each record's sample ID. */
-static int put_stream(struct writer *w, const __u8 *buf, size_t len,
+static int put_stream(struct writer *w, const uint8_t *buf, size_t len,
 		      const struct perf_event_attr *from, int which, unsigned int idx)
 {
 	const struct perf_event_header *h;
@@ -329,7 +329,7 @@ static void crash_attr(const struct snapshot *s, struct perf_event_attr *a)
 	a->sample_stack_user = (s->crash.stack_len + 7) & ~7U;
 }
 
-static void rec_put(__u8 *rec, size_t *off, const void *v, size_t n)
+static void rec_put(uint8_t *rec, size_t *off, const void *v, size_t n)
 {
 	memcpy(rec + *off, v, n);
 	*off += n;
@@ -341,7 +341,7 @@ ssize_t perfdata_crash_record(const struct snapshot *s, __u64 id, void *dst, siz
 	__u64 size = (k->stack_len + 7) & ~7ULL, v;
 	struct perf_event_header h;
 	__u32 cpu[2] = { 0, 0 };
-	__u8 *rec = dst;
+	uint8_t *rec = dst;
 	size_t off = sizeof(h);
 	unsigned int r;
 
@@ -571,7 +571,7 @@ static bool seen_in_earlier(const struct snapshot *s, unsigned int k, const char
  * (perf's host machine), 20 bytes of id, its size, padding, then the name
  * NUL-padded to NAME_ALIGN. Here: those of process @k not listed before.
  */
-static void put_build_id(struct blob *b, const __u8 *id, size_t len, const char *name)
+static void put_build_id(struct blob *b, const uint8_t *id, size_t len, const char *name)
 {
 	struct perffile_build_id rec;
 	size_t name_len = strlen(name) + 1;
@@ -579,7 +579,7 @@ static void put_build_id(struct blob *b, const __u8 *id, size_t len, const char 
 
 	memset(&rec, 0, sizeof(rec));
 	memcpy(rec.build_id, id, len);
-	rec.build_id[BUILDID_MAX] = (__u8)len;
+	rec.build_id[BUILDID_MAX] = (uint8_t)len;
 	rec.pid = -1;
 	rec.header.misc = PERF_RECORD_MISC_USER | PERFFILE_MISC_BUILD_ID_SIZE;
 	rec.header.size = (__u16)(sizeof(rec) + padded);
@@ -589,10 +589,10 @@ static void put_build_id(struct blob *b, const __u8 *id, size_t len, const char 
 }
 
 static void build_ids_of(const struct snapshot *s, unsigned int k,
-			 int (*get)(const char *, __u8 *, size_t *), struct blob *b)
+			 int (*get)(const char *, uint8_t *, size_t *), struct blob *b)
 {
 	const struct snap_process *p = nth_process(s, k);
-	__u8 id[BUILDID_MAX];
+	uint8_t id[BUILDID_MAX];
 	unsigned int i;
 	size_t len;
 
@@ -628,7 +628,7 @@ static void build_id_vdso(const struct snapshot *s, struct blob *b)
 
 static bool feat_build_id(const struct snapshot *s, const struct perfhost *h, struct blob *b)
 {
-	int (*get)(const char *, __u8 *, size_t *) = h->build_id ? h->build_id : buildid_read;
+	int (*get)(const char *, uint8_t *, size_t *) = h->build_id ? h->build_id : buildid_read;
 	unsigned int k;
 
 	for (k = 0; k <= s->nr_more; k++)

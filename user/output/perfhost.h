@@ -11,11 +11,12 @@
 #define PTBPF_PERFHOST_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 
 /* One CPU's place in the machine (CPU_TOPOLOGY); -1 when unknown. */
 struct perfhost_cpu_topo {
-	__s32 core_id, socket_id, die_id;
+	int32_t core_id, socket_id, die_id;
 };
 
 /*
@@ -33,15 +34,15 @@ struct perfhost_topology {
 struct perfhost {
 	const char *hostname, *osrelease, *version, *arch;
 	const char *cpudesc; /* /proc/cpuinfo "model name" */
-	__u64 total_mem_kb;
+	uint64_t total_mem_kb;
 	unsigned int argc; /* CMDLINE: ptbpf's own command line */
 	const char *const *argv;
 	const struct perfhost_topology *topo;
 	/* CLOCKID/CLOCK_DATA (when the data event has use_clockid): the
 	 * clock's resolution, and one reading of it next to CLOCK_REALTIME */
-	__u64 clock_res_ns, clock_tod_ns, clock_ns;
+	uint64_t clock_res_ns, clock_tod_ns, clock_ns;
 	/* BUILD_ID: reads the GNU build-id of @path; NULL: buildid_read() */
-	int (*build_id)(const char *path, __u8 *id, size_t *len);
+	int (*build_id)(const char *path, uint8_t *id, size_t *len);
 };
 
 #endif /* PTBPF_PERFHOST_H */

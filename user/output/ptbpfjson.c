@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ptbpf.json: see ptbpfjson.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,11 +19,11 @@
 #define PTBPF_VERSION "unknown"
 #endif
 
-static void json_hex(struct json *j, const char *key, __u64 v)
+static void json_hex(struct json *j, const char *key, uint64_t v)
 {
 	char tmp[24];
 
-	snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)v);
+	snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
 	json_str(j, key, tmp);
 }
 
@@ -155,9 +156,9 @@ static void crash_json(const struct snapshot *s, struct json *j)
 	json_u64(j, "tid", k->tid);
 	json_u64(j, "ts", k->ts);
 	json_str(j, SNAPKEY_CRASH_AT, k->at);
-	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)k->regs[PERFDATA_REG_IP]);
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, k->regs[PERFDATA_REG_IP]);
 	json_str(j, "ip", hex);
-	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)k->sp);
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, k->sp);
 	json_str(j, "sp", hex);
 	json_u64(j, "stack_bytes", k->stack_len);
 	json_u64(j, SNAPKEY_CRASH_STACK_ASKED, k->stack_want);
@@ -166,7 +167,7 @@ static void crash_json(const struct snapshot *s, struct json *j)
 }
 
 /*
- * What only ptbpf.json holds of the snapshot beside its trigger: the crash
+ * What only ptbpf.json holds of the snapshot beside its cause: the crash
  * record, and the clock pair that turns any CLOCK_MONOTONIC "ts" into a
  * time of day.
  */
@@ -195,7 +196,7 @@ static void head_json(const struct snapshot *s, const struct ptbpfjson_dir *dir,
 	if (s->run.scope_why && *s->run.scope_why)
 		json_str(j, "scope_fallback", s->run.scope_why);
 	sampling_json(&s->run.sampling, j);
-	snapjson_trigger(j, s);
+	snapjson_cause(j, s);
 	when_json(s, j);
 	json_u64(j, SNAPKEY_PID, s->run.pid);
 	json_bool(j, SNAPKEY_FULL, s->run.full);

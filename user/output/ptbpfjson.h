@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ptbpf.json, ptbpf's own metadata for every snapshot of every backend:
- * version, snapshot id, backend, scope, sampling, trigger, crash record
+ * version, snapshot id, backend, scope, sampling, cause, crash record
  * and clocks, pid, per-core bytes and losses, the attrs, the time
  * conversion, the CPU with the options ptxed needs, the processes, and
  * which files the snapshot directory holds.
@@ -36,7 +36,7 @@ struct ptbpfjson_dir {
 
 /*
  * Builds ptbpf.json for @snap, whose directory holds what @dir says, in
- * @j: version, snapshot id, backend, scope, sampling, trigger, crash
+ * @j: version, snapshot id, backend, scope, sampling, cause, crash
  * record, clocks, pid, "files" (@dir->files), "vdso" (when @dir->vdso),
  * per-core bytes, wrapped, lost_bytes, head and pause time, the attrs (PMU
  * type, config, sample_type), time conversion, the CPU identification with

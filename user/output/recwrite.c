@@ -20,8 +20,8 @@ static void fill_id(struct perfrec_id *id, __u64 had, const struct recwrite_conv
 	id->cpu = c->cpu;
 }
 
-static ssize_t convert_sample(const __u8 *rec, size_t len, const struct recwrite_conv *c, __u8 *dst,
-			      size_t cap)
+static ssize_t convert_sample(const uint8_t *rec, size_t len, const struct recwrite_conv *c,
+			      uint8_t *dst, size_t cap)
 {
 	size_t hs = sizeof(struct perf_event_header);
 	size_t from = perfrec_sample_size(c->from_type);
@@ -49,8 +49,8 @@ static ssize_t convert_sample(const __u8 *rec, size_t len, const struct recwrite
 	return (ssize_t)out;
 }
 
-static ssize_t convert_other(const __u8 *rec, size_t len, const struct recwrite_conv *c, __u8 *dst,
-			     size_t cap)
+static ssize_t convert_other(const uint8_t *rec, size_t len, const struct recwrite_conv *c,
+			     uint8_t *dst, size_t cap)
 {
 	size_t from = c->from_id_all ? perfrec_id_size(c->from_type) : 0;
 	size_t to = c->to_id_all ? perfrec_id_size(c->to_type) : 0;
@@ -103,7 +103,7 @@ static ssize_t put_named(void *dst, size_t cap, __u32 type, __u16 misc, const vo
 	size_t name_sz = (name_len + 1 + 7) & ~(size_t)7;
 	size_t idsz = perfrec_id_size(id_type);
 	size_t size = sizeof(h) + body_len + name_sz + idsz;
-	__u8 *p = dst;
+	uint8_t *p = dst;
 
 	if (size > PERFREC_MAX)
 		return -ENAMETOOLONG;
@@ -130,8 +130,8 @@ ssize_t recwrite_comm(void *dst, size_t cap, __u32 pid, __u32 tid, const char *c
 	if (!dst || !comm || !id)
 		return -EINVAL;
 	/* the kernel's comm is TASK_COMM_LEN (16) with its NUL */
-	return put_named(dst, cap, PERF_RECORD_COMM, 0, (const __u8 *)&rec + hs, sizeof(rec) - hs,
-			 comm, strnlen(comm, 15), type, id);
+	return put_named(dst, cap, PERF_RECORD_COMM, 0, (const uint8_t *)&rec + hs,
+			 sizeof(rec) - hs, comm, strnlen(comm, 15), type, id);
 }
 
 ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid, const struct snap_map *m, __u64 type,
@@ -158,5 +158,5 @@ ssize_t recwrite_mmap2(void *dst, size_t cap, __u32 pid, const struct snap_map *
 	return put_named(
 		dst, cap, PERF_RECORD_MMAP2,
 		PERF_RECORD_MISC_USER | (m->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA),
-		(const __u8 *)&rec + hs, sizeof(rec) - hs, m->path, strlen(m->path), type, id);
+		(const uint8_t *)&rec + hs, sizeof(rec) - hs, m->path, strlen(m->path), type, id);
 }

@@ -31,20 +31,20 @@ uint64_t snapjson_staged(const struct snapshot *s, uint64_t *lost, uint64_t *pau
 /* --trigger-on: the point, and how the data was made to end at its hit. */
 static void hit_json(struct json *j, const struct snapshot *s)
 {
-	const struct snap_trigger *t = &s->why;
+	const struct snap_cause *cause = &s->why;
 	char hex[24];
 
 	json_obj_begin(j, "hit");
-	json_str(j, "spec", t->spec);
-	if (t->symbol)
-		json_str(j, "symbol", t->symbol);
-	if (t->object)
-		json_str(j, "object", t->object);
-	json_u64(j, "point", t->point);
+	json_str(j, "spec", cause->spec);
+	if (cause->symbol)
+		json_str(j, "symbol", cause->symbol);
+	if (cause->object)
+		json_str(j, "object", cause->object);
+	json_u64(j, "point", cause->point);
 	/* the hit whole on its own, as ptbpf.json always had it */
-	json_u64(j, "tid", t->tid);
-	json_str(j, "ip", fmt_addr(t->ip, hex, sizeof(hex)));
-	json_u64(j, "ts", t->ts);
+	json_u64(j, "tid", cause->tid);
+	json_str(j, "ip", fmt_addr(cause->ip, hex, sizeof(hex)));
+	json_u64(j, "ts", cause->ts);
 	if (s->cut.how) {
 		json_str(j, "cut", s->cut.how);
 		json_u64(j, "after_hit_ns", s->cut.after_hit_ns);
@@ -54,38 +54,38 @@ static void hit_json(struct json *j, const struct snapshot *s)
 	json_obj_end(j);
 }
 
-void snapjson_trigger(struct json *j, const struct snapshot *s)
+void snapjson_cause(struct json *j, const struct snapshot *s)
 {
-	const struct snap_trigger *t = &s->why;
-	const char *abbrev = t->sig > 0 ? sigabbrev_np(t->sig) : NULL;
+	const struct snap_cause *cause = &s->why;
+	const char *abbrev = cause->sig > 0 ? sigabbrev_np(cause->sig) : NULL;
 	char hex[24], sig[32];
 
-	json_str(j, SNAPKEY_TRIGGER, snaptrig_name(t->kind));
+	json_str(j, SNAPKEY_CAUSE, snapcause_name(cause->kind));
 	if (abbrev) {
 		snprintf(sig, sizeof(sig), "SIG%s", abbrev);
 		json_str(j, SNAPKEY_SIGNAL, sig);
 	} else {
 		json_null(j, SNAPKEY_SIGNAL);
 	}
-	json_u64(j, SNAPKEY_TRIGGER_TS, t->ts);
+	json_u64(j, SNAPKEY_CAUSE_TS, cause->ts);
 	/* --follow: the process the stop or fault was in */
-	if (t->pid)
-		json_u64(j, SNAPKEY_TRIGGER_PID, t->pid);
-	if (t->tid)
-		json_u64(j, SNAPKEY_TRIGGER_TID, t->tid);
-	if (t->stop_kind)
-		json_str(j, SNAPKEY_STOP_KIND, t->stop_kind);
-	if (t->has_si_code)
-		json_i64(j, SNAPKEY_SI_CODE, t->si_code);
-	if (t->ip)
-		json_str(j, SNAPKEY_IP, fmt_addr(t->ip, hex, sizeof(hex)));
-	if (t->has_addr)
-		json_str(j, SNAPKEY_ADDR, fmt_addr(t->addr, hex, sizeof(hex)));
-	if (t->folded)
-		json_u64(j, SNAPKEY_FOLDED_STOPS, t->folded);
-	if (t->folded_hits)
-		json_u64(j, SNAPKEY_FOLDED_HITS, t->folded_hits);
-	if (t->spec)
+	if (cause->pid)
+		json_u64(j, SNAPKEY_CAUSE_PID, cause->pid);
+	if (cause->tid)
+		json_u64(j, SNAPKEY_CAUSE_TID, cause->tid);
+	if (cause->stop_kind)
+		json_str(j, SNAPKEY_STOP_KIND, cause->stop_kind);
+	if (cause->has_si_code)
+		json_i64(j, SNAPKEY_SI_CODE, cause->si_code);
+	if (cause->ip)
+		json_str(j, SNAPKEY_IP, fmt_addr(cause->ip, hex, sizeof(hex)));
+	if (cause->has_addr)
+		json_str(j, SNAPKEY_ADDR, fmt_addr(cause->addr, hex, sizeof(hex)));
+	if (cause->folded)
+		json_u64(j, SNAPKEY_FOLDED_STOPS, cause->folded);
+	if (cause->folded_hits)
+		json_u64(j, SNAPKEY_FOLDED_HITS, cause->folded_hits);
+	if (cause->spec)
 		hit_json(j, s);
 }
 
@@ -116,7 +116,7 @@ void snapjson_line(struct json *j, const struct snapshot *s, const char *path, u
 	}
 	json_u64(j, SNAPKEY_SNAPSHOT, s->id);
 	json_str(j, "path", path);
-	snapjson_trigger(j, s);
+	snapjson_cause(j, s);
 	json_u64(j, "bytes", bytes);
 	json_u64(j, "lost_bytes", lost);
 	json_bool(j, "wrapped", wrapped);

@@ -29,11 +29,11 @@ uint64_t snapjson_staged(const struct snapshot *s, uint64_t *lost, uint64_t *pau
  * hit whole on its own), and how the data ends at the hit ("cut",
  * "after_hit_ns", "cut_records", "cut_bytes").
  */
-void snapjson_trigger(struct json *j, const struct snapshot *s);
+void snapjson_cause(struct json *j, const struct snapshot *s);
 
 /*
  * The body of events.jsonl's "snapshot" line for @s, written at @path in
- * @write_ns: "snapshot", "path", the trigger (snapjson_trigger), and the
+ * @write_ns: "snapshot", "path", the cause (snapjson_cause), and the
  * line's own sums over the cores, which ptbpf.json gives core by core
  * instead: "bytes", "lost_bytes", "wrapped", "sideband_wrapped",
  * "sideband_lost_bytes", "pt_records_lost" (intel-pt), "paused_max_ns",

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,7 +25,7 @@
 #include "snapwrite.h"
 #include "proc/vdso.h"
 
-#define TMP_FMT "." SNAPFMT_PREFIX "%06llu.tmp"
+#define TMP_FMT "." SNAPFMT_PREFIX "%06" PRIu64 ".tmp"
 #define FINAL_FMT SNAPFMT_NAME_FMT
 
 struct snapwrite_job {
@@ -45,8 +46,8 @@ static int fail(struct snapwrite_job *job, int ret, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (job->err && job->err_len)
-		snprintf(job->err, job->err_len, "snapshot %llu: %s: %s",
-			 (unsigned long long)job->snap->id, what, strerror(-ret));
+		snprintf(job->err, job->err_len, "snapshot %" PRIu64 ": %s: %s", job->snap->id,
+			 what, strerror(-ret));
 	return ret;
 }
 
@@ -69,7 +70,7 @@ static int chown_to_user(int fd, const struct snapwrite_opts *opts)
 	return fchown(fd, opts->uid, opts->gid) ? -errno : 0;
 }
 
-static void tree_bytes(int fd, int depth, unsigned long long *sum);
+static void tree_bytes(int fd, int depth, uint64_t *sum);
 
 /* Removes everything under directory @fd (two levels deep at most). */
 static void empty_dir(int fd, int depth)
@@ -500,7 +501,7 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
 		       size_t path_len, char *err, size_t err_len)
 {
 	struct snapwrite_job job = { snap, opts, -1, false, err, err_len };
-	unsigned long long id;
+	uint64_t id;
 	char tmp[64], final[64];
 	int outfd, ret;
 
@@ -537,9 +538,9 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
 	return ret;
 }
 
-int snapwrite_remove_stale(int outfd, unsigned long long *bytes)
+int snapwrite_remove_stale(int outfd, uint64_t *bytes)
 {
-	unsigned long long sum = 0;
+	uint64_t sum = 0;
 	struct dirent *de;
 	int fd, sub, removed = 0;
 	DIR *d;
@@ -573,16 +574,16 @@ int snapwrite_remove_stale(int outfd, unsigned long long *bytes)
 
 static int cmp_desc(const void *pa, const void *pb)
 {
-	unsigned long long left = *(const unsigned long long *)pa;
-	unsigned long long right = *(const unsigned long long *)pb;
+	uint64_t left = *(const uint64_t *)pa;
+	uint64_t right = *(const uint64_t *)pb;
 
 	return left < right ? 1 : left > right ? -1 : 0;
 }
 
 /* Collects the ids of the snapshot directories in @d. */
-static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
+static int list_ids(DIR *d, uint64_t **ids, size_t *n)
 {
-	unsigned long long id, *p;
+	uint64_t id, *p;
 	struct dirent *de;
 	size_t cap = 0;
 
@@ -608,7 +609,7 @@ static int list_ids(DIR *d, unsigned long long **ids, size_t *n)
 	return 0;
 }
 
-int snapwrite_list(int outfd, unsigned long long **ids, size_t *n)
+int snapwrite_list(int outfd, uint64_t **ids, size_t *n)
 {
 	DIR *d;
 	int fd, ret;
@@ -635,7 +636,7 @@ int snapwrite_list(int outfd, unsigned long long **ids, size_t *n)
  * take on disk, as du(1) counts it: their blocks, not their apparent size
  * (a 100-byte file takes a 4 KiB block, a directory one too).
  */
-static void tree_bytes(int fd, int depth, unsigned long long *sum)
+static void tree_bytes(int fd, int depth, uint64_t *sum)
 {
 	struct dirent *de;
 	struct stat st;
@@ -651,12 +652,12 @@ static void tree_bytes(int fd, int depth, unsigned long long *sum)
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (S_ISREG(st.st_mode))
-			*sum += (unsigned long long)st.st_blocks * 512;
+			*sum += (uint64_t)st.st_blocks * 512;
 		else if (S_ISDIR(st.st_mode) && depth > 0) {
 			int sub = openat(dirfd(d), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-			*sum += (unsigned long long)st.st_blocks * 512;
+			*sum += (uint64_t)st.st_blocks * 512;
 			if (sub >= 0)
 				tree_bytes(sub, depth - 1, sum);
 		}
@@ -664,7 +665,7 @@ static void tree_bytes(int fd, int depth, unsigned long long *sum)
 	closedir(d);
 }
 
-int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes)
+int snapwrite_size(int outfd, uint64_t id, uint64_t *bytes)
 {
 	char name[64];
 	int fd;
@@ -678,12 +679,12 @@ int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes)
 	if (fd < 0)
 		return -errno;
 	/* the directory itself takes its blocks too */
-	*bytes = fstat(fd, &st) ? 0 : (unsigned long long)st.st_blocks * 512;
+	*bytes = fstat(fd, &st) ? 0 : (uint64_t)st.st_blocks * 512;
 	tree_bytes(fd, 2, bytes);
 	return 0;
 }
 
-int snapwrite_remove(int outfd, unsigned long long id)
+int snapwrite_remove(int outfd, uint64_t id)
 {
 	char name[64];
 

@@ -134,21 +134,21 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
  * a live run's. *@bytes (may be NULL) gets what they held.
  * Returns the number removed (>= 0), or -errno of reading @outfd.
  */
-int snapwrite_remove_stale(int outfd, unsigned long long *bytes);
+int snapwrite_remove_stale(int outfd, uint64_t *bytes);
 
 /*
  * The ids of the snapshot directories in the output directory @outfd,
  * highest first, into *@ids (malloc'd) and *@n. Returns 0, -EINVAL, or
  * -errno of reading @outfd, -ENOMEM.
  */
-int snapwrite_list(int outfd, unsigned long long **ids, size_t *n);
+int snapwrite_list(int outfd, uint64_t **ids, size_t *n);
 
 /*
  * The bytes snapshot @id takes on disk in @outfd: the blocks of its files
  * and directories, itself included (what `du -s -B1` counts).
  * Returns 0, or -errno (-ENOENT: no such snapshot).
  */
-int snapwrite_size(int outfd, unsigned long long id, unsigned long long *bytes);
+int snapwrite_size(int outfd, uint64_t id, uint64_t *bytes);
 
 /*
  * Whether @snap is written with the vDSO image (SNAPFMT_VDSO): ptbpf has
@@ -167,6 +167,6 @@ void snapwrite_contents(const struct snapshot *snap, unsigned int written,
 			struct ptbpfjson_file *files, struct ptbpfjson_dir *dir);
 
 /* Removes snapshot @id from @outfd. Returns 0 or -errno. */
-int snapwrite_remove(int outfd, unsigned long long id);
+int snapwrite_remove(int outfd, uint64_t id);
 
 #endif /* PTBPF_SNAPWRITE_H */

@@ -23,7 +23,7 @@ static int push(struct snap_map *v, unsigned int *n, const struct snap_map *m, b
 
 int kmaps_add(struct snap_process *p, const struct snap_map *m)
 {
-	__u64 lo = m->start, hi = m->start + m->len;
+	uint64_t lo = m->start, hi = m->start + m->len;
 	struct snap_map *v, part;
 	unsigned int i, n = 0;
 	bool placed = false;
@@ -35,7 +35,7 @@ int kmaps_add(struct snap_process *p, const struct snap_map *m)
 		return -ENOMEM;
 	for (i = 0; i < p->nr_maps && !ret; i++) {
 		const struct snap_map *e = &p->maps[i];
-		__u64 e_hi = e->start + e->len;
+		uint64_t e_hi = e->start + e->len;
 
 		if (!placed && e->start >= lo) {
 			ret = push(v, &n, m, true);
@@ -81,7 +81,7 @@ int kmaps_add(struct snap_process *p, const struct snap_map *m)
 }
 
 /* The process of @more (or @p) with @pid, or NULL. */
-static struct snap_process *owner(__u32 pid, struct snap_process *p, struct snap_process *more,
+static struct snap_process *owner(uint32_t pid, struct snap_process *p, struct snap_process *more,
 				  unsigned int nr_more)
 {
 	unsigned int i;

@@ -8,7 +8,7 @@
 #include "mapline.h"
 
 /* Parses a hex number ending at @end's char; advances *@s. */
-static int hex(const char **s, char end, __u64 *v)
+static int hex(const char **s, char end, uint64_t *v)
 {
 	char *e;
 
@@ -23,7 +23,7 @@ static int hex(const char **s, char end, __u64 *v)
 /* "start-end perms offset maj:min inode" */
 static int parse_fields(const char **s, struct snap_map *m, char perms[5])
 {
-	__u64 start, end, maj, min;
+	uint64_t start, end, maj, min;
 	char *e;
 
 	if (hex(s, '-', &start) || hex(s, ' ', &end) || end < start)
@@ -42,8 +42,8 @@ static int parse_fields(const char **s, struct snap_map *m, char perms[5])
 	*s = e;
 	m->start = start;
 	m->len = end - start;
-	m->maj = (__u32)maj;
-	m->min = (__u32)min;
+	m->maj = (uint32_t)maj;
+	m->min = (uint32_t)min;
 	return 0;
 }
 

@@ -57,9 +57,9 @@ static void apply_news(struct proccache *pc)
 		long v = pc->news[i];
 
 		if (v > 0)
-			procset_add(&pc->followed, (__u32)v); /* else: unnamed */
+			procset_add(&pc->followed, (uint32_t)v); /* else: unnamed */
 		else
-			procset_gone(&pc->followed, (__u32)-v);
+			procset_gone(&pc->followed, (uint32_t)-v);
 	}
 	pc->nr_news = 0;
 }

@@ -72,7 +72,7 @@ static int cmp_tid(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int add_thread(struct snap_process *p, const char *base, __u32 tid)
+static int add_thread(struct snap_process *p, const char *base, uint32_t tid)
 {
 	struct snap_thread *t;
 	char path[PATH_MAX];
@@ -108,7 +108,7 @@ static int read_threads(struct snap_process *p, const char *base)
 		tid = strtoul(de->d_name, &end, 10);
 		if (errno || *end || end == de->d_name || !tid || tid > UINT32_MAX)
 			continue;
-		ret = add_thread(p, base, (__u32)tid);
+		ret = add_thread(p, base, (uint32_t)tid);
 	}
 	closedir(d);
 	if (!ret && p->nr_threads)
@@ -220,7 +220,7 @@ static enum snap_vdso vdso_of(const struct snap_process *p, const char *base)
 										SNAP_VDSO_OTHER;
 }
 
-int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p)
+int procinfo_read(const char *proc_root, uint32_t pid, struct snap_process *p)
 {
 	char base[BASE_MAX], path[PATH_MAX];
 	FILE *f;

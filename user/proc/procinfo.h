@@ -8,7 +8,7 @@
 #ifndef PTBPF_PROCINFO_H
 #define PTBPF_PROCINFO_H
 
-#include <linux/types.h>
+#include <stdint.h>
 
 #include "base/snapshot.h"
 
@@ -29,7 +29,7 @@
  * Returns -EBADMSG if the maps file holds a line that is not a mapping.
  * Returns -ENOMEM if memory runs out.
  */
-int procinfo_read(const char *proc_root, __u32 pid, struct snap_process *p);
+int procinfo_read(const char *proc_root, uint32_t pid, struct snap_process *p);
 
 /* Frees what procinfo_read() allocated and zeroes @p; NULL is a no-op. */
 void procinfo_free(struct snap_process *p);

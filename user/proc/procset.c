@@ -7,7 +7,7 @@
 #include "procinfo.h"
 #include "procset.h"
 
-static int find(const struct procset *ps, __u32 pid)
+static int find(const struct procset *ps, uint32_t pid)
 {
 	unsigned int i;
 
@@ -55,7 +55,7 @@ static int make_room(struct procset *ps)
 	return 0;
 }
 
-int procset_add(struct procset *ps, __u32 pid)
+int procset_add(struct procset *ps, uint32_t pid)
 {
 	int ret;
 
@@ -73,7 +73,7 @@ int procset_add(struct procset *ps, __u32 pid)
 	return 0;
 }
 
-void procset_gone(struct procset *ps, __u32 pid)
+void procset_gone(struct procset *ps, uint32_t pid)
 {
 	int i = ps ? find(ps, pid) : -1;
 

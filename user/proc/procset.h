@@ -27,10 +27,10 @@ struct procset {
  * procset_refresh(). Returns 0, or -ENOMEM; -ENOSPC when PROCSET_MAX live
  * processes are kept (then it is not added).
  */
-int procset_add(struct procset *ps, __u32 pid);
+int procset_add(struct procset *ps, uint32_t pid);
 
 /* Process @pid exited: its last reading stays, it is read no more. */
-void procset_gone(struct procset *ps, __u32 pid);
+void procset_gone(struct procset *ps, uint32_t pid);
 
 /*
  * Reads every live process again from @proc_root/PID; a reading without

@@ -7,7 +7,7 @@
 
 #include "threadnames.h"
 
-int threadnames_note(struct threadnames *t, __u32 tid, const char *comm)
+int threadnames_note(struct threadnames *t, uint32_t tid, const char *comm)
 {
 	unsigned int i, max;
 	struct snap_thread *v;
@@ -38,7 +38,7 @@ int threadnames_note(struct threadnames *t, __u32 tid, const char *comm)
 	return 0;
 }
 
-static bool is_live(const struct snap_process *p, __u32 tid)
+static bool is_live(const struct snap_process *p, uint32_t tid)
 {
 	unsigned int i;
 

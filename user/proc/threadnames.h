@@ -24,7 +24,7 @@ struct threadnames {
  * Notes that thread @tid is (or was last) called @comm (at most 15 bytes
  * kept). Returns 0, -EINVAL for NULL arguments, -ENOMEM.
  */
-int threadnames_note(struct threadnames *t, __u32 tid, const char *comm);
+int threadnames_note(struct threadnames *t, uint32_t tid, const char *comm);
 
 /*
  * The threads of @live (as /proc shows them; their names win) followed by

@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/types.h>
 
 #include "buildid.h"
 
@@ -25,7 +24,7 @@ struct vdso_image {
 	size_t len; /* the ELF file's bytes: headers, segments, section table */
 	uint64_t addr; /* where it is mapped in ptbpf */
 	/* its GNU build-id, perf's name for it (BUILD_ID, the cache); 0: none */
-	__u8 build_id[BUILDID_MAX];
+	uint8_t build_id[BUILDID_MAX];
 	size_t build_id_len;
 };
 

@@ -140,9 +140,9 @@ int outdir_open(const char *arg, int uid, int gid, char *err, size_t errlen)
 	return fd;
 }
 
-unsigned long long outdir_last_snapshot(int dirfd)
+uint64_t outdir_last_snapshot(int dirfd)
 {
-	unsigned long long v, max = 0;
+	uint64_t v, max = 0;
 	struct dirent *de;
 	DIR *d;
 	int fd;

@@ -7,6 +7,7 @@
 #define PTBPF_OUTDIR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Opens @path as the output directory, creating it when missing, once:
@@ -24,6 +25,6 @@ int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen);
  * The highest N of the snapshot-NNNNNN directories in @dirfd (0 when none),
  * so a new run continues the numbering instead of colliding.
  */
-unsigned long long outdir_last_snapshot(int dirfd);
+uint64_t outdir_last_snapshot(int dirfd);
 
 #endif /* PTBPF_OUTDIR_H */

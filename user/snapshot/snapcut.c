@@ -23,7 +23,7 @@ static bool record_time(const struct perf_event_header *h, __u64 type, int id_al
 		       8 * !!(type & PERF_SAMPLE_TID);
 		if (off + 8 > h->size)
 			return false;
-		memcpy(t, (const __u8 *)h + off, 8);
+		memcpy(t, (const uint8_t *)h + off, 8);
 		return true;
 	}
 	if (!id_all || h->type >= PERF_RECORD_MAX || perfrec_id_get(h, h->size, type, &id))
@@ -32,12 +32,13 @@ static bool record_time(const struct perf_event_header *h, __u64 type, int id_al
 	return true;
 }
 
-int snapcut_stream(__u8 *buf, size_t *len, __u64 sample_type, int id_all, __u64 ts,
+int snapcut_stream(uint8_t *buf, size_t *len, __u64 sample_type, int id_all, uint64_t ts,
 		   struct snap_cut *cut)
 {
 	const struct perf_event_header *h;
 	size_t off = 0, keep = 0, start;
-	__u64 t, latest = 0, recs = 0, bytes = 0;
+	__u64 t; /* a record's TIME */
+	uint64_t latest = 0, recs = 0, bytes = 0;
 	int ret;
 
 	if (!len || (!buf && *len))

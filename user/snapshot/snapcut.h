@@ -10,6 +10,7 @@
 #define PTBPF_SNAPCUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 
 #include "base/snapshot.h"
@@ -25,7 +26,7 @@
  * Returns 0, -EINVAL for NULL @buf or @len, or -EBADMSG for a malformed
  * stream (then nothing is changed).
  */
-int snapcut_stream(__u8 *buf, size_t *len, __u64 sample_type, int id_all, __u64 ts,
+int snapcut_stream(uint8_t *buf, size_t *len, __u64 sample_type, int id_all, uint64_t ts,
 		   struct snap_cut *cut);
 
 /*

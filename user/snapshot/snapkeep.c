@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Which snapshots the output directory keeps (snapkeep.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,10 @@
 #include "snaplog.h"
 #include "base/status.h"
 
-int snapkeep_init(struct snapkeep *k, const struct snapwrite_opts *write,
-		  unsigned long long max_size, unsigned int max_snapshots, struct eventlog *log,
-		  uint32_t pid)
+int snapkeep_init(struct snapkeep *k, const struct snapwrite_opts *write, uint64_t max_size,
+		  unsigned int max_snapshots, struct eventlog *log, uint32_t pid)
 {
-	unsigned long long *ids, bytes;
+	uint64_t *ids, bytes;
 	struct stat st;
 	size_t n, i;
 	int ret;
@@ -46,7 +46,7 @@ int snapkeep_init(struct snapkeep *k, const struct snapwrite_opts *write,
 
 void snapkeep_remove_stale(struct snapkeep *k, int verbosity)
 {
-	unsigned long long bytes;
+	uint64_t bytes;
 	struct json *j;
 	int n;
 
@@ -116,8 +116,9 @@ int snapkeep_make_room(struct snapkeep *k, const struct snapshot *snap, struct s
 	/* removing the others would not make it fit */
 	if (k->budget.max_bytes && est > k->budget.max_bytes)
 		return errbuf_set(err, errlen, -EFBIG,
-				  "snapshot %llu: about %llu bytes, more than --max-size",
-				  (unsigned long long)snap->id, (unsigned long long)est);
+				  "snapshot %" PRIu64 ": about %" PRIu64
+				  " bytes, more than --max-size",
+				  snap->id, est);
 	excess = budget_excess(&k->budget, est, 0, UINT64_MAX, &why_size);
 	evict(k, excess, why_size, rm);
 	return 0;
@@ -125,7 +126,7 @@ int snapkeep_make_room(struct snapkeep *k, const struct snapshot *snap, struct s
 
 void snapkeep_account(struct snapkeep *k, const struct snapshot *snap, struct snapkeep_removed *rm)
 {
-	unsigned long long bytes = 0;
+	uint64_t bytes = 0;
 	int why_size;
 	size_t excess;
 

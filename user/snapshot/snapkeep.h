@@ -23,7 +23,7 @@
 
 struct snapkeep {
 	const struct snapwrite_opts *write; /* the directory and the formats */
-	unsigned long long max_size; /* bytes of snapshots and events.jsonl; 0: any */
+	uint64_t max_size; /* bytes of snapshots and events.jsonl; 0: any */
 	bool limits; /* max_size or max_snapshots */
 	struct budget budget;
 	unsigned long block; /* the output directory's block size */
@@ -44,9 +44,8 @@ struct snapkeep_removed {
  * are told in @log, in the name of process @pid.
  * Returns 0, -ENOMEM, or the -errno of reading the directory.
  */
-int snapkeep_init(struct snapkeep *k, const struct snapwrite_opts *write,
-		  unsigned long long max_size, unsigned int max_snapshots, struct eventlog *log,
-		  uint32_t pid);
+int snapkeep_init(struct snapkeep *k, const struct snapwrite_opts *write, uint64_t max_size,
+		  unsigned int max_snapshots, struct eventlog *log, uint32_t pid);
 
 /*
  * Removes the temporary directories a killed run left (they would take

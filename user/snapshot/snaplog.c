@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What is said of each snapshot (snaplog.h). */
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 
@@ -25,8 +26,7 @@ void snaplog_lost(struct eventlog *log, uint32_t pid, uint64_t id, const char *r
 	snaplog_error(log, pid, id, reason);
 	if (verbosity < 0)
 		return;
-	snprintf(line, sizeof(line), "ptbpf: snapshot %llu lost: %s", (unsigned long long)id,
-		 reason);
+	snprintf(line, sizeof(line), "ptbpf: snapshot %" PRIu64 " lost: %s", id, reason);
 	status_say_limited(line);
 }
 
@@ -43,7 +43,7 @@ void snaplog_written(struct eventlog *log, const struct snapshot *snap, const ch
 	bytes = snapjson_staged(snap, &lost, &pmax, &psum);
 	for (i = 0; i < snap->nr_cores; i++)
 		wrapped |= snap->cores[i].wrapped;
-	/* --follow: the line names the process the trigger was in */
+	/* --follow: the line names the process the cause was in */
 	j = eventlog_begin(log, "snapshot", clock_now_ns(),
 			   snap->why.pid ? snap->why.pid : snap->run.pid);
 	snapjson_line(j, snap, path, write_ns);
@@ -57,9 +57,9 @@ void snaplog_written(struct eventlog *log, const struct snapshot *snap, const ch
 	    !books->removed)
 		return;
 	/* one write: the control thread prints lines of its own meanwhile */
-	n = snprintf(line, sizeof(line), "ptbpf: snapshot %llu (%s): %s, %.1f KiB%s",
-		     (unsigned long long)snap->id, snaptrig_name(snap->why.kind), path,
-		     bytes / 1024.0, wrapped ? ", wrapped" : "");
+	n = snprintf(line, sizeof(line), "ptbpf: snapshot %" PRIu64 " (%s): %s, %.1f KiB%s",
+		     snap->id, snapcause_name(snap->why.kind), path, bytes / 1024.0,
+		     wrapped ? ", wrapped" : "");
 	if (snap->why.folded)
 		n += snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0,
 			      ", %u earlier stop%s folded in", snap->why.folded,

@@ -79,7 +79,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	int ret;
 
 	proccache_fill(q->cfg.procs, &buf->snap, &threads);
-	/* a trigger's snapshot ends at the hit: what came after is left out */
+	/* a hit's snapshot ends at the hit: what came after is left out */
 	if (buf->snap.why.spec && backend_ops(buf->snap.run.backend)->samples)
 		snapcut_snapshot(&buf->snap);
 	ret = snapkeep_make_room(&q->keep, &buf->snap, &rm, err, sizeof(err));
@@ -258,7 +258,7 @@ void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf)
 	pthread_mutex_unlock(&q->lock);
 }
 
-__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx)
+uint8_t *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx)
 {
 	return buf->mem + idx * (q->cfg.trace_cap + q->cfg.sb_cap);
 }

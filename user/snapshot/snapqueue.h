@@ -39,7 +39,7 @@ struct snapqueue_config {
 	struct proccache *procs;
 	const char *run_id; /* the run's id for events.jsonl, or NULL */
 	unsigned int max_snapshots; /* 0: keep all */
-	unsigned long long max_size; /* bytes of snapshots in the directory; 0: any */
+	uint64_t max_size; /* bytes of snapshots in the directory; 0: any */
 	/* --max-size: events.jsonl's rotation, shared with the control's log */
 	struct eventlog_rot *events_rot;
 	unsigned int queue_len; /* 0: SNAPQUEUE_DEFAULT_LEN */
@@ -54,9 +54,9 @@ struct snapqueue_config {
 struct snapqueue_buf {
 	struct snapshot snap; /* snap.cores: the buffer's nr_cores entries */
 	struct snap_core *cores;
-	__u8 *mem; /* one mapping: every core's trace then sideband bytes */
+	uint8_t *mem; /* one mapping: every core's trace then sideband bytes */
 	size_t mem_len;
-	__u8 *crash_mem; /* snap.crash.stack: allocated at its first crash */
+	uint8_t *crash_mem; /* snap.crash.stack: allocated at its first crash */
 	int state; /* the queue's: free, queued, taken */
 };
 
@@ -88,7 +88,7 @@ void snapqueue_put_back(struct snapqueue *q, struct snapqueue_buf *buf);
  * Where core @idx's bytes go in @buf: trace_cap bytes for its trace, then
  * sb_cap bytes for its sideband.
  */
-__u8 *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx);
+uint8_t *snapqueue_core_mem(const struct snapqueue *q, struct snapqueue_buf *buf, unsigned int idx);
 
 /*
  * --follow: process @pid joined (@gone false) or exited: told to the

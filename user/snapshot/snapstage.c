@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Snapshots staged on the control path (snapstage.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ struct snapstage {
 	uint64_t next_id;
 	/* the newest crash record, until a fatal snapshot takes it */
 	struct snap_crash crash;
-	__u8 *crash_stack;
+	uint8_t *crash_stack;
 };
 
 void snapstage_layout(struct cores *cores, struct snapqueue_config *qc)
@@ -68,8 +69,8 @@ static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
 	int ret = 0;
 
 	for (i = 0; i < s->nr_cores; i++) {
-		__u8 *trace = snapqueue_core_mem(s->queue, buf, i);
-		__u8 *sideband = trace + s->trace_cap;
+		uint8_t *trace = snapqueue_core_mem(s->queue, buf, i);
+		uint8_t *sideband = trace + s->trace_cap;
 		int cpu = -1;
 
 		cores_info(s->cores, i, &cpu, NULL, NULL);
@@ -98,19 +99,19 @@ static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
 	return true;
 }
 
-static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
+static void log_skipped(struct snapstage *s, const struct snap_cause *cause)
 {
 	struct json *j = eventlog_begin(s->log, "snapshot_skipped", clock_now_ns(), s->run.pid);
 
-	json_str(j, "trigger", snaptrig_name(t->kind));
-	json_u64(j, "trigger_ts", t->ts);
+	json_str(j, "trigger", snapcause_name(cause->kind));
+	json_u64(j, "trigger_ts", cause->ts);
 	json_str(j, "reason", "no new bytes");
 	eventlog_end(s->log);
 	if (s->cfg.verbosity > 0) {
 		char line[96];
 
 		snprintf(line, sizeof(line), "ptbpf: no snapshot (%s): no new bytes",
-			 snaptrig_name(t->kind));
+			 snapcause_name(cause->kind));
 		status_say_limited(line);
 	}
 }
@@ -121,7 +122,7 @@ static void log_skipped(struct snapstage *s, const struct snap_trigger *t)
  * otherwise, and on the other CPUs, the data goes on up to the staging at
  * most. Sample snapshots are cut by time when written (snapcut.h).
  */
-static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
+static void stage_cut(struct snapstage *s, struct snapshot *snap, uint64_t mono)
 {
 	memset(&snap->cut, 0, sizeof(snap->cut));
 	if (!snap->why.spec || backend_ops(snap->run.backend)->samples)
@@ -130,16 +131,16 @@ static void stage_cut(struct snapstage *s, struct snapshot *snap, __u64 mono)
 	snap->cut.after_hit_ns = mono > snap->why.ts ? mono - snap->why.ts : 0;
 }
 
-/* The staged bytes become snapshot @id of the run, triggered by @t. */
+/* The staged bytes become snapshot @id of the run, asked for by @cause. */
 static void fill_snapshot(struct snapstage *s, struct snapqueue_buf *buf,
-			  const struct snap_trigger *t)
+			  const struct snap_cause *cause)
 {
 	struct snapshot *snap = &buf->snap;
 	uint64_t real, mono;
 
 	snap->id = s->next_id++;
 	snap->run = s->run;
-	snap->why = *t;
+	snap->why = *cause;
 	if (!snap->why.pid)
 		snap->why.pid = s->run.pid;
 	clock_pair(&real, &mono);
@@ -176,7 +177,7 @@ void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t le
 	_Static_assert(SNAP_CRASH_NR_REGS == PTBPF_CRASH_NR_REGS, "one register layout");
 	memcpy(k->regs, c->regs, sizeof(k->regs));
 	k->sp = c->sp;
-	k->stack_len = (__u32)n;
+	k->stack_len = (uint32_t)n;
 	k->stack_want = c->stack_want;
 	k->cost_ns = c->cost_ns;
 	memcpy(s->crash_stack, c->stack, n);
@@ -189,11 +190,11 @@ void snapstage_crash(struct snapstage *s, const struct ptbpf_crash *c, size_t le
  * offset of that clock, the TSC through the mmap page's conversion, from
  * CLOCK_MONOTONIC now. Unchanged where there is no conversion.
  */
-static __u64 perf_clock_of(const struct snap_run *run, __u64 mono)
+static uint64_t perf_clock_of(const struct snap_run *run, uint64_t mono)
 {
 #if defined(__x86_64__)
 	const struct snap_tsc_conv *c = &run->conv;
-	__u64 tsc, quot, rem, perf_now, mono_now;
+	uint64_t tsc, quot, rem, perf_now, mono_now;
 
 	if (!backend_ops(run->backend)->tsc || run->data_attr.use_clockid || !c->valid)
 		return mono;
@@ -218,7 +219,7 @@ static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
 	struct snapshot *snap = &buf->snap;
 	struct snap_crash *k = &s->crash;
 
-	if (!k->valid || snap->why.kind != SNAPTRIG_FATAL || k->pid != snap->why.pid ||
+	if (!k->valid || snap->why.kind != SNAPCAUSE_FATAL || k->pid != snap->why.pid ||
 	    (snap->why.tid && k->tid != snap->why.tid))
 		return;
 	if (!buf->crash_mem) {
@@ -234,7 +235,7 @@ static void stage_crash(struct snapstage *s, struct snapqueue_buf *buf)
 	k->valid = false;
 }
 
-int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
+int64_t snapstage_stage(struct snapstage *s, const struct snap_cause *cause)
 {
 	struct snapqueue_buf *buf;
 	uint64_t dropped;
@@ -246,18 +247,17 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t)
 		return -EBUSY;
 	if (dropped) {
 		snprintf(reason, sizeof(reason),
-			 "the writer fell behind: snapshot %llu dropped unwritten",
-			 (unsigned long long)dropped);
+			 "the writer fell behind: snapshot %" PRIu64 " dropped unwritten", dropped);
 		snaplog_lost(s->log, s->run.pid, dropped, reason, s->cfg.verbosity);
 	}
 	memset(&buf->snap, 0, sizeof(buf->snap));
 	ret = stage_cores(s, buf);
 	if (!ret && !s->run.full && nothing_new(buf, s->nr_cores)) {
 		snapqueue_put_back(s->queue, buf);
-		log_skipped(s, t);
+		log_skipped(s, cause);
 		return -ENODATA;
 	}
-	fill_snapshot(s, buf, t);
+	fill_snapshot(s, buf, cause);
 	stage_crash(s, buf);
 	snapqueue_push(s->queue, buf);
 	if (ret)

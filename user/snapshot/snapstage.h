@@ -62,13 +62,13 @@ struct snapstage *snapstage_start(const struct snapstage_config *cfg, struct cor
 /*
  * Stages a snapshot of every core and queues it for the writer. Only
  * memory copies and the pause/restore ioctls: for the control path.
- * @t->kind: what asked for it (snaptrig.h). Returns the
+ * @cause->kind: what asked for it (snapcause.h). Returns the
  * snapshot's id (> 0), or -errno: -EIO when a core could not be read (the
  * rest are staged all the same and the snapshot is still queued), -ENODATA
  * when no core had new bytes (nothing is queued; a snapshot_skipped event
  * says so), -EBUSY when no staging buffer could be had.
  */
-int64_t snapstage_stage(struct snapstage *s, const struct snap_trigger *t);
+int64_t snapstage_stage(struct snapstage *s, const struct snap_cause *cause);
 
 /*
  * Keeps crash record @c (@len bytes of it) for the fatal snapshot of its

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --trigger-on points: see hitpoint.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,8 +259,8 @@ static void ambiguous(const struct hitpoint *p, const struct elfsym_match *m, un
 				"--trigger-on %s: %u functions named %s in %s:", p->spec, nr,
 				p->symbol, p->path);
 	for (i = 0; i < nr && i < ELFSYM_MAX_MATCHES && used < errlen; i++)
-		used += (size_t)snprintf(err + used, errlen - used, "%s %s at 0x%llx (%s)",
-					 i ? "," : "", p->symbol, (unsigned long long)m[i].addr,
+		used += (size_t)snprintf(err + used, errlen - used, "%s %s at 0x%" PRIx64 " (%s)",
+					 i ? "," : "", p->symbol, m[i].addr,
 					 m[i].local ? "local" : "global");
 	if (used < errlen)
 		snprintf(err + used, errlen - used, "; name one as OBJECT:OFFSET or 0xADDR");
@@ -284,8 +285,8 @@ static int resolve_ifunc(struct hitpoint *p, const struct hitpoint_where *w, cha
 	p->offset = impl.offset;
 	snprintf(p->note, sizeof(p->note),
 		 "--trigger-on %s: an IFUNC; probed at the implementation its resolver chooses "
-		 "here, %s%s0x%llx",
-		 p->spec, impl.name, impl.name[0] ? " at " : "", (unsigned long long)impl.addr);
+		 "here, %s%s0x%" PRIx64,
+		 p->spec, impl.name, impl.name[0] ? " at " : "", impl.addr);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,8 +35,8 @@ struct watch {
 	void *ctx;
 	pid_t tgid;
 	bool follow;
-	struct bpf_link *triggers[WATCH_MAX_TRIGGERS];
-	unsigned int nr_triggers;
+	struct bpf_link *hit_links[WATCH_MAX_HITPOINTS];
+	unsigned int nr_hit_links;
 };
 
 /* Every tracepoint the program attaches to, as its BTF typedef names it. */
@@ -365,12 +366,12 @@ int watch_consume(struct watch *w)
 	return ring_buffer__consume(w->rb);
 }
 
-unsigned long long watch_lost(const struct watch *w)
+uint64_t watch_lost(const struct watch *w)
 {
 	return __atomic_load_n(&w->skel->bss->lost_events, __ATOMIC_RELAXED);
 }
 
-int watch_state(const struct watch *w, unsigned long long *seq)
+int watch_state(const struct watch *w, uint64_t *seq)
 {
 	__u64 word = __atomic_load_n(&w->skel->bss->root.word, __ATOMIC_SEQ_CST);
 
@@ -401,7 +402,7 @@ static bool child_state(const struct watch *w, pid_t pid, struct ptbpf_proc *p)
 	       0;
 }
 
-int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq)
+int watch_proc_state(const struct watch *w, pid_t pid, uint64_t *seq)
 {
 	struct ptbpf_proc p;
 
@@ -442,7 +443,7 @@ int watch_children(const struct watch *w, pid_t *pids, int max)
 	return n;
 }
 
-unsigned long long watch_follow_full(const struct watch *w)
+uint64_t watch_follow_full(const struct watch *w)
 {
 	return __atomic_load_n(&w->skel->bss->follow_full, __ATOMIC_RELAXED);
 }
@@ -471,27 +472,28 @@ bool watch_cpu_take(struct watch *w, int cpu)
 	       __atomic_load_n(&bss->cpu_on[i], __ATOMIC_SEQ_CST);
 }
 
-int watch_trigger(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
-		  char *err, size_t errlen)
+int watch_hitpoint(struct watch *w, const char *path, uint64_t offset, unsigned int point,
+		   char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = point);
 	struct bpf_link *l;
 
 	if (!w || !path)
 		return -EINVAL;
-	if (w->nr_triggers == WATCH_MAX_TRIGGERS)
+	if (w->nr_hit_links == WATCH_MAX_HITPOINTS)
 		return errbuf_set(err, errlen, -ENOSPC, "more than %d trigger points",
-				  WATCH_MAX_TRIGGERS);
+				  WATCH_MAX_HITPOINTS);
 	/* pid -1: every process; is_target() picks the target's hits */
 	l = bpf_program__attach_uprobe_opts(w->skel->progs.trigger_hit, -1, path, (size_t)offset,
 					    &opts);
 	if (!l) {
 		int ret = -errno;
 
-		return errbuf_set(err, errlen, ret, "can't put a uprobe in %s at offset 0x%llx: %s",
-				  path, offset, strerror(-ret));
+		return errbuf_set(err, errlen, ret,
+				  "can't put a uprobe in %s at offset 0x%" PRIx64 ": %s", path,
+				  offset, strerror(-ret));
 	}
-	w->triggers[w->nr_triggers++] = l;
+	w->hit_links[w->nr_hit_links++] = l;
 	return 0;
 }
 
@@ -503,27 +505,27 @@ void watch_crashes(struct watch *w, unsigned int stack, watch_crash_cb cb)
 	w->skel->data->crash_stack = stack > PTBPF_CRASH_STACK_MAX ? PTBPF_CRASH_STACK_MAX : stack;
 }
 
-unsigned long long watch_crash_lost(const struct watch *w)
+uint64_t watch_crash_lost(const struct watch *w)
 {
 	return w ? __atomic_load_n(&w->skel->bss->crash_lost, __ATOMIC_RELAXED) : 0;
 }
 
-void watch_triggers_off(struct watch *w)
+void watch_hitpoints_off(struct watch *w)
 {
 	unsigned int i;
 
 	if (!w)
 		return;
-	for (i = 0; i < w->nr_triggers; i++)
-		bpf_link__destroy(w->triggers[i]);
-	w->nr_triggers = 0;
+	for (i = 0; i < w->nr_hit_links; i++)
+		bpf_link__destroy(w->hit_links[i]);
+	w->nr_hit_links = 0;
 }
 
 void watch_close(struct watch *w)
 {
 	if (!w)
 		return;
-	watch_triggers_off(w);
+	watch_hitpoints_off(w);
 	ring_buffer__free(w->rb);
 	ring_buffer__free(w->crash_rb);
 	/* destroying the skeleton detaches every link and closes every fd */

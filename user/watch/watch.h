@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "base/ptbpf_types.h"
@@ -68,14 +69,14 @@ int watch_fd(const struct watch *w);
 int watch_consume(struct watch *w);
 
 /* Events the BPF program could not reserve ring-buffer space for, so far. */
-unsigned long long watch_lost(const struct watch *w);
+uint64_t watch_lost(const struct watch *w);
 
 /*
  * The process state as the BPF program holds it now (enum
  * ptbpf_proc_state); @seq (may be NULL) gets the number of the last
  * transition, the seq of its event.
  */
-int watch_state(const struct watch *w, unsigned long long *seq);
+int watch_state(const struct watch *w, uint64_t *seq);
 
 /*
  * True once the target took a fatal signal with its default action (the
@@ -88,7 +89,7 @@ bool watch_dying(const struct watch *w);
  * it follows. A followed process that is no longer in the BPF map has
  * exited (PTBPF_PROC_EXITED, @seq 0).
  */
-int watch_proc_state(const struct watch *w, pid_t pid, unsigned long long *seq);
+int watch_proc_state(const struct watch *w, pid_t pid, uint64_t *seq);
 bool watch_proc_dying(const struct watch *w, pid_t pid);
 
 /*
@@ -98,7 +99,7 @@ bool watch_proc_dying(const struct watch *w, pid_t pid);
 int watch_children(const struct watch *w, pid_t *pids, int max);
 
 /* --follow: processes created that the BPF map had no room to follow. */
-unsigned long long watch_follow_full(const struct watch *w);
+uint64_t watch_follow_full(const struct watch *w);
 
 /*
  * Cgroup scope: the BPF side reports (PTBPF_EV_CGROUP_LEFT, once) a target
@@ -121,11 +122,11 @@ bool watch_cpu_take(struct watch *w, int cpu);
  * --trigger-on: a uprobe on the file @path at file offset @offset, for
  * every process (the BPF side keeps the target's hits), whose events carry
  * @point. Returns 0, or -errno with one line in @err: -ENOSPC past
- * WATCH_MAX_TRIGGERS, else what the kernel refused.
+ * WATCH_MAX_HITPOINTS, else what the kernel refused.
  */
-#define WATCH_MAX_TRIGGERS 64
-int watch_trigger(struct watch *w, const char *path, unsigned long long offset, unsigned int point,
-		  char *err, size_t errlen);
+#define WATCH_MAX_HITPOINTS 64
+int watch_hitpoint(struct watch *w, const char *path, uint64_t offset, unsigned int point,
+		   char *err, size_t errlen);
 
 /*
  * Detaches every --trigger-on uprobe (the run needs no more hits: its
@@ -133,7 +134,7 @@ int watch_trigger(struct watch *w, const char *path, unsigned long long offset, 
  * the target and elsewhere, and stops filling the event ring. Safe on
  * NULL and when there are none.
  */
-void watch_triggers_off(struct watch *w);
+void watch_hitpoints_off(struct watch *w);
 
 /* Detaches and unloads everything; safe on NULL. */
 /*
@@ -144,7 +145,7 @@ void watch_triggers_off(struct watch *w);
 void watch_crashes(struct watch *w, unsigned int stack, watch_crash_cb cb);
 
 /* Crash records the BPF side could not make (ring full, stack unreadable). */
-unsigned long long watch_crash_lost(const struct watch *w);
+uint64_t watch_crash_lost(const struct watch *w);
 
 void watch_close(struct watch *w);
 
