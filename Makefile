@@ -58,7 +58,7 @@ DUMP_INC := -Itools/dump $(FORMAT_INC)
 TEST_INC := $(TRACER_INC) -Itools/dump -Itests -Itests/sim
 
 FORMAT_LDLIBS := -lelf -lz
-TRACER_LDLIBS := -lbpf $(FORMAT_LDLIBS) -lpthread
+TRACER_LDLIBS := -lbpf -ldw $(FORMAT_LDLIBS) -lpthread
 DUMP_LDLIBS := -lipt -lcapstone -ljson-c -ldw $(FORMAT_LDLIBS)
 TEST_LDLIBS := $(TRACER_LDLIBS) -lipt -lcapstone -ljson-c -ldw -lcmocka
 
