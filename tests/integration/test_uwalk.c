@@ -329,6 +329,19 @@ static void test_every_step_O2(void **state)
 	run_case("uwstack-O2", "plain", "s:*uw_b:600", true, 30, "uw_leaf uw_c uw_b");
 }
 
+/*
+ * uw_noreturn's last instruction calls uw_exit, which does not return: its
+ * return address is past uw_noreturn's FDE (the next function, or padding
+ * without CFI); the call's own byte, one back, has uw_noreturn's row
+ */
+static void test_noreturn_call(void **state)
+{
+	run_case("uwstack-O2", "noreturn", "b:*uw_leaf b:*uw_exit", false, 2,
+		 "uw_leaf uw_exit uw_noreturn uw_c");
+	run_case("uwstack-O0", "noreturn", "b:*uw_leaf b:uw_exit", false, 2,
+		 "uw_leaf uw_exit uw_noreturn uw_c");
+}
+
 static void test_recursion(void **state)
 {
 	run_case("uwstack-O2", "recurse", "b:*uw_leaf b:*uw_rec", false, 2, "uw_leaf uw_rec uw_c");
@@ -409,12 +422,12 @@ static int teardown_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain_O0),	  cmocka_unit_test(test_plain_O2),
-		cmocka_unit_test(test_every_step_O0),	  cmocka_unit_test(test_every_step_O2),
-		cmocka_unit_test(test_recursion),	  cmocka_unit_test(test_qsort_callback),
-		cmocka_unit_test(test_signal_handler),	  cmocka_unit_test(test_second_thread),
-		cmocka_unit_test(test_frameless_library), cmocka_unit_test(test_plt_stub),
-		cmocka_unit_test(test_dlopen_library),
+		cmocka_unit_test(test_plain_O0),       cmocka_unit_test(test_plain_O2),
+		cmocka_unit_test(test_every_step_O0),  cmocka_unit_test(test_every_step_O2),
+		cmocka_unit_test(test_noreturn_call),  cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_qsort_callback), cmocka_unit_test(test_signal_handler),
+		cmocka_unit_test(test_second_thread),  cmocka_unit_test(test_frameless_library),
+		cmocka_unit_test(test_plt_stub),       cmocka_unit_test(test_dlopen_library),
 	};
 
 	integ_filter();

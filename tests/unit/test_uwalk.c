@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uwalk.c, the reference stack walker, over stacks made by hand: each
- * kind of row (rsp, rbp with rbp restored, the PLT's nibble), a caller's
+ * kind of row (rsp, rbp, rbp restored where it was saved, the PLT's
+ * nibble), a caller's
  * pc looked up one byte back (a return address that is the next
  * function's first byte), the frame-pointer step where there is no CFI
  * (marked), and each way a walk ends (the end row, a zero return address,
@@ -54,6 +55,9 @@ static int read_stack(void *ctx, uint64_t addr, size_t len, void *buf)
  *   0x1030 outer:   the end row (_start's)
  *   0x1040 plt:     a lazy PLT entry, k = 11
  *   0x1050..        no CFI
+ *   0x1060 gpr:     pushed rbp and uses it as a register: rsp + 24, the
+ *                   caller's rbp at CFA - 24
+ *   0x1070..        no CFI
  */
 static struct cfitab_row rows[16];
 static struct cfitab tab = { .rows = rows,
@@ -74,6 +78,8 @@ static int setup(void **state)
 	rows[n++] = (struct cfitab_row){ 0x1030, CFITAB_END };
 	rows[n++] = (struct cfitab_row){ 0x1040, cfitab_rule(CFITAB_PLT, 8, 0, 11) };
 	rows[n++] = (struct cfitab_row){ 0x1050, CFITAB_NO_CFI };
+	rows[n++] = (struct cfitab_row){ 0x1060, cfitab_rule(CFITAB_RSP, 24, 1, -24) };
+	rows[n++] = (struct cfitab_row){ 0x1070, CFITAB_NO_CFI };
 	tab.nr = n;
 	memset(stack, 0, sizeof(stack));
 	return uwalk_map_init(&map, MAP_START, MAP_START + 0x2000, 0, &tab);
@@ -136,6 +142,26 @@ static void test_pc_minus_one(void **state)
 	assert_int_equal(out.stop, UWALK_STOP_READ);
 }
 
+/*
+ * gpr (rbp a register there, holding anything) <- framed, whose CFA is
+ * rbp's: the walk needs the rbp gpr saved, not the one it holds.
+ */
+static void test_rbp_restored(void **state)
+{
+	uint64_t sp = STACK_TOP - 0x200, fp = STACK_TOP - 0x100;
+	struct uwalk_regs r = { .pc = CODE(0x1064), .sp = sp, .bp = 0x1234 };
+	struct uwalk_result out;
+
+	*slot(sp + 16) = CODE(0x1018);
+	*slot(sp) = fp;
+	*slot(fp + 8) = CODE(0x1034);
+	walk(&r, &out);
+	assert_int_equal(out.n, 3);
+	assert_int_equal(out.pc[1], CODE(0x1018));
+	assert_int_equal(out.pc[2], CODE(0x1034));
+	assert_int_equal(out.stop, UWALK_STOP_END);
+}
+
 /* inside the PLT entry: before its push rsp + 8, after it rsp + 16 */
 static void test_plt_nibble(void **state)
 {
@@ -161,13 +187,13 @@ static void test_frame_pointer_fallback(void **state)
 	struct uwalk_regs r = { .pc = 0x400000, .sp = sp, .bp = fp };
 	struct uwalk_result out;
 
-	*slot(fp + 8) = CODE(0x1060);
+	*slot(fp + 8) = CODE(0x1058);
 	*slot(fp) = fp2;
 	*slot(fp2 + 8) = CODE(0x1034);
 	*slot(fp2) = 0;
 	walk(&r, &out);
 	assert_int_equal(out.n, 3);
-	assert_int_equal(out.pc[1], CODE(0x1060));
+	assert_int_equal(out.pc[1], CODE(0x1058));
 	assert_int_equal(out.pc[2], CODE(0x1034));
 	assert_int_equal(out.fallback, (1u << 1) | (1u << 2));
 	assert_int_equal(out.stop, UWALK_STOP_END);
@@ -193,7 +219,7 @@ static void test_stops(void **state)
 	walk(&r, &out);
 	assert_int_equal(out.stop, UWALK_STOP_READ);
 	/* no CFI and rbp below rsp: no frame there */
-	r = (struct uwalk_regs){ .pc = CODE(0x1060), .sp = sp, .bp = sp - 64 };
+	r = (struct uwalk_regs){ .pc = CODE(0x1078), .sp = sp, .bp = sp - 64 };
 	walk(&r, &out);
 	assert_int_equal(out.n, 1);
 	assert_int_equal(out.stop, UWALK_STOP_STACK);
@@ -322,6 +348,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_rsp_rbp_end, setup),
 		cmocka_unit_test_setup(test_pc_minus_one, setup),
+		cmocka_unit_test_setup(test_rbp_restored, setup),
 		cmocka_unit_test_setup(test_plt_nibble, setup),
 		cmocka_unit_test_setup(test_frame_pointer_fallback, setup),
 		cmocka_unit_test_setup(test_stops, setup),

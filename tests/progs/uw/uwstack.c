@@ -13,6 +13,8 @@
  *            no frame pointers), called through the program's PLT
  *   dlopen   libuwlib.so dlopen()ed: uwlib_entry -> uwlib_mid ->
  *            uw_cb, back in the program -> uw_leaf
+ *   noreturn uw_noreturn, whose last instruction calls uw_exit (which
+ *            exits) -> uw_leaf
  *
  * Built at -O0 with frame pointers and at -O2 without (the Makefile);
  * every function is a real frame (NOINLINE) that works after its call,
@@ -122,6 +124,26 @@ NOINLINE long uw_dl(long v)
 	return entry(uw_cb, v) + 1;
 }
 
+/* it never returns: the call to it can be its caller's last byte */
+NOINLINE __attribute__((noreturn)) void uw_exit(long v)
+{
+	sink += uw_leaf(v);
+	exit(0);
+}
+
+/*
+ * It ends in that call: its return address is past its own last byte (on
+ * the next function's first, or on padding without CFI), and only the
+ * call's own byte, the return address less one, finds its row.
+ */
+NOINLINE void uw_noreturn(long v)
+{
+	volatile long pad[4] = { v, v + 1 };
+
+	sink += pad[0];
+	uw_exit(v + pad[1]);
+}
+
 /* a frame with room of its own: the CFA is not the entry's rsp + 8 */
 NOINLINE long uw_c(long v)
 {
@@ -138,6 +160,8 @@ NOINLINE long uw_c(long v)
 		r = lib_entry(nodes, v);
 	else if (!strcmp(mode, "dlopen"))
 		r = uw_dl(v);
+	else if (!strcmp(mode, "noreturn"))
+		uw_noreturn(v), r = 0;
 	else
 		r = uw_leaf(v);
 	sink += r + pad[0] + pad[1];
