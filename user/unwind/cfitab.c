@@ -340,6 +340,7 @@ static int read_fdes(struct build *b, Elf_Data *data, uint64_t addr, bool eh, Dw
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
 	unsigned int i;
+	bool in_code;
 	int rc, enc;
 
 	b->cie_enc = -1;
@@ -369,20 +370,19 @@ static int read_fdes(struct build *b, Elf_Data *data, uint64_t addr, bool eh, Dw
 			continue;
 		if (rc)
 			return rc;
-		if (!len)
-			continue;
-		b->tab->fdes++;
-		b->tab->fdes_debug += !eh;
-		for (i = 0; i < b->nr_code; i++) {
+		for (i = 0, in_code = false; i < b->nr_code; i++) {
 			uint64_t lo = start > b->code_lo[i] ? start : b->code_lo[i];
 			uint64_t hi = start + len < b->code_hi[i] ? start + len : b->code_hi[i];
 
-			if (lo < hi) {
-				rc = fde_rows(iv, cfi, lo, hi);
-				if (rc)
-					return rc;
-			}
+			if (lo >= hi)
+				continue;
+			in_code = true;
+			rc = fde_rows(iv, cfi, lo, hi);
+			if (rc)
+				return rc;
 		}
+		b->tab->fdes += in_code;
+		b->tab->fdes_debug += in_code && !eh;
 	}
 	return 0;
 }
@@ -557,7 +557,11 @@ static int read_eh_frame(struct build *b)
 	return rc;
 }
 
-/* .debug_frame's, where there is one: libdw reads it through the Dwarf handle. */
+/*
+ * .debug_frame's, where there is one: libdw reads it through the Dwarf
+ * handle. It only adds to .eh_frame's: one that libdw cannot read adds no
+ * row, and fails nothing.
+ */
 static int read_debug_frame(struct build *b)
 {
 	Dwarf_CFI *cfi;
@@ -572,16 +576,18 @@ static int read_debug_frame(struct build *b)
 	/* first libdw: it decompresses the section in place (SHF_COMPRESSED) */
 	dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
 	if (!dw)
-		return -EBADMSG;
+		return 0;
 	cfi = dwarf_getcfi(dw);
 	scn = section(b->elf, ".debug_frame", &sh);
 	data = scn && !(sh.sh_flags & SHF_COMPRESSED) ? elf_getdata(scn, NULL) : NULL;
-	if (!cfi || !data || !data->d_buf) {
-		dwarf_end(dw);
-		return -EBADMSG;
-	}
-	rc = read_fdes(b, data, 0, false, cfi, &b->debug);
+	rc = cfi && data && data->d_buf ? read_fdes(b, data, 0, false, cfi, &b->debug) : -EBADMSG;
 	dwarf_end(dw);
+	if (rc && rc != -ENOMEM) {
+		b->debug.n = 0;
+		b->tab->fdes -= b->tab->fdes_debug;
+		b->tab->fdes_debug = 0;
+		rc = 0;
+	}
 	return rc;
 }
 

@@ -55,9 +55,10 @@
  * Hand-written assembly with CFI of the kinds above is covered like
  * compiled code; without CFI it is CFITAB_NO_CFI (frame pointers too).
  * Not read: .eh_frame of a file without section headers (only
- * PT_GNU_EH_FRAME), a separate debug file's .debug_frame, FDE addresses
- * encoded other than absolute or pc-relative, and files that are not
- * 64-bit little-endian x86-64.
+ * PT_GNU_EH_FRAME), a separate debug file's .debug_frame, a .debug_frame
+ * libdw cannot read (.eh_frame's rows stay), FDE addresses encoded other
+ * than absolute or pc-relative, and files that are not 64-bit
+ * little-endian x86-64.
  */
 #ifndef PTBPF_CFITAB_H
 #define PTBPF_CFITAB_H
@@ -111,7 +112,7 @@ struct cfitab {
 	struct cfitab_seg seg[CFITAB_MAX_SEGS];
 	unsigned int nr_seg;
 	/* what it was read from */
-	uint32_t fdes; /* FDEs whose rows the table holds, both sections */
+	uint32_t fdes; /* FDEs of code whose rows were read, both sections */
 	uint32_t fdes_debug; /* of which from .debug_frame */
 };
 
@@ -178,7 +179,8 @@ int cfitab_build(const char *path, struct cfitab *tab);
  *
  * Returns 0.
  * Returns -EINVAL if @elf or @tab is NULL.
- * Returns -ENOEXEC if @elf is not an ELF file with program headers.
+ * Returns -ENOEXEC if @elf is not an ELF file, or its program headers
+ * cannot be read (a file without any has no code: no rows).
  * Returns -ENOTSUP if it is not 64-bit little-endian x86-64, or has more
  * than CFITAB_MAX_SEGS executable segments.
  * Returns -EBADMSG if libdw cannot read its CFI, or an FDE's rows.

@@ -82,9 +82,9 @@ int uwalk_map_init(struct uwalk_map *m, uint64_t start, uint64_t end, uint64_t o
 		   const struct cfitab *tab);
 
 /*
- * The mapping of @maps (@nr of them, sorted by start, disjoint) that
- * holds @addr, by a binary search of at most UWALK_MAP_STEPS steps, or
- * NULL.
+ * The mapping of @maps (@nr of them, sorted by start, disjoint; nr <=
+ * 2^UWALK_MAP_STEPS) that holds @addr, by a binary search of at most
+ * UWALK_MAP_STEPS + 1 steps, or NULL.
  */
 const struct uwalk_map *uwalk_find_map(const struct uwalk_map *maps, unsigned int nr,
 				       uint64_t addr);
