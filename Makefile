@@ -58,7 +58,7 @@ DUMP_INC := -Itools/dump $(FORMAT_INC)
 TEST_INC := $(TRACER_INC) -Itools/dump -Itests -Itests/sim
 
 FORMAT_LDLIBS := -lelf -lz
-TRACER_LDLIBS := -lbpf $(FORMAT_LDLIBS) -lpthread
+TRACER_LDLIBS := -lbpf -ldw $(FORMAT_LDLIBS) -lpthread
 DUMP_LDLIBS := -lipt -lcapstone -ljson-c -ldw $(FORMAT_LDLIBS)
 TEST_LDLIBS := $(TRACER_LDLIBS) -lipt -lcapstone -ljson-c -ldw -lcmocka
 
@@ -93,10 +93,13 @@ test_bins = $(patsubst tests/$(1)/%.c,$(OUTPUT)/tests/$(1)/%,$(wildcard tests/$(
 UNIT_BINS := $(call test_bins,unit)
 PIPELINE_BINS := $(call test_bins,pipeline)
 INTEG_BINS := $(call test_bins,integration)
+# the stack walker's corpus (tests/progs/uw/uwstack.c), below
+UWSTACK_BINS := $(addprefix $(OUTPUT)/tests/progs/,uwstack-O0 uwstack-O2 uwstack-ibt libuwlib.so)
 HELPER_SRCS := $(wildcard tests/progs/*.c)
 HELPER_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/tests/progs/%,$(HELPER_SRCS)) \
 	$(OUTPUT)/tests/progs/callstack-nofp $(OUTPUT)/tests/progs/crashpath-O0 \
-	$(OUTPUT)/tests/progs/crashpath-O2 $(OUTPUT)/tests/progs/libcrashlib.so
+	$(OUTPUT)/tests/progs/crashpath-O2 $(OUTPUT)/tests/progs/libcrashlib.so \
+	$(UWSTACK_BINS)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 
@@ -214,6 +217,30 @@ $(OUTPUT)/tests/progs/crashlib: tests/progs/crashlib.c $(OUTPUT)/tests/progs/lib
 	$(call msg,PROG,$@)
 	$(Q)$(CC) -g -O1 -fno-omit-frame-pointer -fno-inline -Wall -D_GNU_SOURCE $< \
 		-L$(OUTPUT)/tests/progs -lcrashlib -Wl,-rpath,'$$ORIGIN' -o $@
+
+# The stack walker's corpus (tests/integration/test_uwalk.c walks it under
+# gdb, tests/unit/test_cfitab.c checks its tables): at -O0 with frame
+# pointers, at -O2 without (as Debian builds), and -O2 with IBT's PLT
+# (-fcf-protection: .plt.sec, and a lazy .plt whose expression differs),
+# each calling libcrashlib.so through its PLT; libuwlib.so, dlopen()ed,
+# without frame pointers and with its CFI in .debug_frame alone.
+UWSTACK_LIBS := -L$(OUTPUT)/tests/progs -lcrashlib -Wl,-rpath,'$$ORIGIN' -lpthread
+$(OUTPUT)/tests/progs/uwstack-O0: tests/progs/uw/uwstack.c $(OUTPUT)/tests/progs/libcrashlib.so
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O0 -fno-omit-frame-pointer -Wall -D_GNU_SOURCE $< $(UWSTACK_LIBS) -o $@
+$(OUTPUT)/tests/progs/uwstack-O2: tests/progs/uw/uwstack.c $(OUTPUT)/tests/progs/libcrashlib.so
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O2 -fomit-frame-pointer -Wall -D_GNU_SOURCE $< $(UWSTACK_LIBS) -o $@
+$(OUTPUT)/tests/progs/uwstack-ibt: tests/progs/uw/uwstack.c $(OUTPUT)/tests/progs/libcrashlib.so
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O2 -fomit-frame-pointer -fcf-protection -Wall -D_GNU_SOURCE $< \
+		$(UWSTACK_LIBS) -Wl,-z,ibtplt -o $@
+$(OUTPUT)/tests/progs/libuwlib.so: tests/progs/lib/uwlib.c | $(OUTPUT)/tests/progs
+	$(call msg,PROG,$@)
+	$(Q)$(CC) -g -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fPIC -shared \
+		-Wall $< -o $@
+# the tables' unit test reads the corpus
+$(OUTPUT)/tests/unit/test_cfitab: | $(UWSTACK_BINS)
 
 # Two local functions named twin, one in each file: a name --trigger-on
 # finds twice.

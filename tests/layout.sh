@@ -39,7 +39,7 @@ check_tree tools/dump tools/format
 # "folder/x.h", and only from a folder below it; main.c and args.c, at the
 # top, include from any folder. Everything may use the shared format, the
 # BPF header and the skeleton the tracer's build generates into .output.
-layers=(control snapshot output collect watch target proc base)
+layers=(control snapshot output collect watch target unwind proc base)
 rank() {
 	local i
 	for i in "${!layers[@]}"; do

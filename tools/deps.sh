@@ -7,8 +7,9 @@
 set -eu
 
 # Build: the compilers, libbpf and bpftool, the libraries both programs link
-# (the reader unwinds stacks with elfutils' libdw and decodes instructions
-# within a PT block with capstone).
+# (elfutils' libdw: the reader unwinds stacks with it, the tracer compiles
+# unwind tables from CFI with it; the reader decodes instructions within a
+# PT block with capstone).
 # Tests, demo and bench also run: perf (its script, report, archive, which
 # packs with tar and bzip2), gdb, lldb-19, python3, readelf and nm
 # (binutils), groff (the man page check), systemd-analyze (the unit
