@@ -10,6 +10,7 @@
 #include "collect/backend.h"
 #include "base/clock.h"
 #include "base/errbuf.h"
+#include "perfrec.h"
 #include "snaplog.h"
 #include "snapstage.h"
 #include "base/status.h"
@@ -84,19 +85,56 @@ static int stage_cores(struct snapstage *s, struct snapqueue_buf *buf)
 	return ret;
 }
 
-/* Nothing new on any core: no snapshot (bytes lost are news, though). */
-static bool nothing_new(const struct snapqueue_buf *buf, unsigned int nr)
+/*
+ * Whether core @c holds history: PT bytes, or for a backend whose records
+ * are samples (@samples) one sample at least; the other records (a
+ * thread's EXIT, THROTTLE ...) say nothing of where the target was. A
+ * stream that can't be walked is kept, as history.
+ */
+static bool has_history(const struct snap_core *c, bool samples)
 {
+	const struct perf_event_header *h;
+	size_t off = 0;
+	int ret;
+
+	if (!samples)
+		return c->trace_len > 0;
+	while ((ret = perfrec_next(c->trace, c->trace_len, &off, &h)) > 0)
+		if (h->type == PERF_RECORD_SAMPLE)
+			return true;
+	return ret < 0;
+}
+
+/*
+ * Nothing new on any core: no snapshot (bytes lost are news, though). A
+ * core's switch records alone are not: written, a snapshot of them would
+ * hold no history, and with --max-snapshots or --max-size it would remove
+ * an older one that does (the exit snapshot after the end snapshot of a
+ * run ptbpf ended).
+ */
+static bool nothing_new(const struct snapstage *s, const struct snapqueue_buf *buf)
+{
+	bool samples = backend_ops(s->run.backend)->samples;
 	unsigned int i;
 
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < s->nr_cores; i++) {
 		const struct snap_core *core = &buf->cores[i];
 
-		if (core->trace_len || core->sideband_len || core->wrapped || core->lost_bytes ||
+		if (has_history(core, samples) || core->wrapped || core->lost_bytes ||
 		    core->sb_wrapped || core->sb_lost_bytes)
 			return false;
 	}
 	return true;
+}
+
+/* A crash record waits for the fatal snapshot of @cause (see stage_crash). */
+static bool crash_waits(const struct snapstage *s, const struct snap_cause *cause)
+{
+	const struct snap_crash *k = &s->crash;
+	uint32_t pid = cause->pid ? cause->pid : s->run.pid;
+
+	return k->valid && cause->kind == SNAPCAUSE_FATAL && k->pid == pid &&
+	       (!cause->tid || k->tid == cause->tid);
 }
 
 static void log_skipped(struct snapstage *s, const struct snap_cause *cause)
@@ -252,7 +290,8 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_cause *cause)
 	}
 	memset(&buf->snap, 0, sizeof(buf->snap));
 	ret = stage_cores(s, buf);
-	if (!ret && !s->run.full && nothing_new(buf, s->nr_cores)) {
+	/* a crash record is news of its own */
+	if (!ret && !s->run.full && nothing_new(s, buf) && !crash_waits(s, cause)) {
 		snapqueue_put_back(s->queue, buf);
 		log_skipped(s, cause);
 		return -ENODATA;
