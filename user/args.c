@@ -2,6 +2,7 @@
 /* The command line: see args.h. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "args.h"
 #include "base/errbuf.h"
 #include "collect/backend.h"
+#include "collect/corecfg.h"
 #include "collect/scope.h"
 #include "output/snapwrite.h"
 
@@ -120,7 +122,8 @@ void args_usage(FILE *f)
 	      "                           (0, the default, keeps them all)\n"
 	      "      --max-size SIZE      keep the output directory within SIZE bytes on disk,\n"
 	      "                           e.g. 100M (the oldest snapshots are removed first;\n"
-	      "                           events.jsonl, an eighth of it, is rotated)\n"
+	      "                           events.jsonl, an eighth of it, is rotated); at\n"
+	      "                           least twice --buffer-size (8M by default)\n"
 	      "      --min-interval TIME  fold stops closer than TIME (e.g. 500ms) to the\n"
 	      "                           last snapshot into the next; the last stop\n"
 	      "                           always gets one\n"
@@ -167,7 +170,8 @@ void args_usage(FILE *f)
 	      "\n"
 	      "Exit status:\n"
 	      "  0        the run ended as asked: --duration, --trigger-limit, SIGINT,\n"
-	      "           SIGTERM or SIGHUP to ptbpf (a command is then ended by ptbpf),\n"
+	      "           SIGTERM or SIGHUP to ptbpf (a command is then ended by ptbpf;\n"
+	      "           one that had ended, or died of another signal: as below),\n"
 	      "           the command's own exit 0; --pid and the like: the target's end\n"
 	      "  N        the command ended by itself with exit status N\n"
 	      "  128+N    the command was killed by signal N, not sent by ptbpf\n"
@@ -660,6 +664,24 @@ static int check_target(const struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --max-size holds one snapshot at least: events.jsonl takes up to half
+ * of it, and a snapshot of a core whose ring wrapped is its whole
+ * --buffer-size. Below that every snapshot could be lost, and the run
+ * would say so only snapshot by snapshot.
+ */
+static int check_max_size(const struct config *cfg, char *err, size_t errlen)
+{
+	uint64_t buf = cfg->buffer_size ? cfg->buffer_size : CORES_DEFAULT_BUFFER;
+
+	if (!cfg->max_size || cfg->max_size >= 2 * buf)
+		return 0;
+	return errbuf_set(err, errlen, -EINVAL,
+			  "--max-size %" PRIu64 " can't hold one snapshot: give at least %" PRIu64
+			  "K (twice --buffer-size)",
+			  cfg->max_size, 2 * buf / 1024);
+}
+
 int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
 	int opt, ret;
@@ -696,6 +718,9 @@ int args_parse(struct config *cfg, int argc, char **argv, char *err, size_t errl
 		return errbuf_set(
 			err, errlen, -EINVAL,
 			"-F and --overhead: give one (-F fixes the rate, --overhead picks it)");
+	ret = check_max_size(cfg, err, errlen);
+	if (ret)
+		return ret;
 	if (cfg->trigger_limit && !cfg->nr_hit_specs)
 		return errbuf_set(err, errlen, -EINVAL,
 				  "--trigger-limit counts --trigger-on hits: "
