@@ -627,6 +627,7 @@ static int run(struct app *app)
 		.launched = app->cfg.cmd != NULL,
 		.status = res.status,
 		.killed_by = app->target.killed_by,
+		.gone_first = res.gone_first,
 	};
 	how = runend_how(&end);
 	control_end(&app->ctl, &(struct control_end_info){

@@ -13,6 +13,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -310,6 +311,17 @@ static int end_child(const struct loop_args *a, int sfd, int status)
 	return status;
 }
 
+/* Whether the command we started has ended (not reaped: still ours to). */
+static bool child_gone(const struct target *t)
+{
+	siginfo_t si;
+
+	if (!t->child)
+		return false;
+	memset(&si, 0, sizeof(si));
+	return !waitid(P_PID, t->pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == t->pid;
+}
+
 /*
  * --follow without a command: the processes followed are not ptbpf's to
  * end. They are left running, no longer recorded (loop_say_left()).
@@ -356,6 +368,7 @@ static int end_run(const struct loop_args *a, int sfd, const char *reason, struc
 	if (a->target->child || a->target->name) {
 		control_snapshot_now(a->ctl, SNAPCAUSE_END);
 		res->snapshot = false;
+		res->gone_first = child_gone(a->target);
 		res->status = end_child(a, sfd, res->status);
 		drain(a);
 	} else {

@@ -59,6 +59,8 @@ struct loop_result {
 	const char *reason;
 	bool snapshot; /* the run ends on a signal: take a last snapshot */
 	int status; /* a started command's shell-style status, else -1 */
+	/* the run ended as asked: the command had ended before ptbpf's SIGTERM */
+	bool gone_first;
 	/* --follow without a command: processes left running at the end */
 	unsigned int nr_left;
 	pid_t left[LOOP_LEFT_SHOWN]; /* the first of them */

@@ -5,7 +5,9 @@
  *   0      the run ended as asked: --duration, --trigger-limit, SIGINT,
  *          SIGTERM or SIGHUP to ptbpf (a launched command is then ended by
  *          ptbpf: its SIGTERM, at worst SIGKILL after --grace, is not the
- *          command's failure), the command's own exit 0; without a command
+ *          command's failure, unless it had ended already, or died of
+ *          another signal: then N or 128+N below), the command's own exit
+ *          0; without a command
  *          (--pid, --wait-for, --unit) also the target's end, whatever it
  *          was (its status is its parent's; the exit event has it)
  *   N      the command ended by itself with exit status N
@@ -30,6 +32,8 @@ struct run_end {
 	bool launched; /* -- COMMAND */
 	int status; /* the command's status as a shell says it; -1: none */
 	int killed_by; /* the signal the command died of; 0: it exited */
+	/* ptbpf ended the run: the command had ended before its SIGTERM */
+	bool gone_first;
 };
 
 enum runend_how runend_how(const struct run_end *e);
