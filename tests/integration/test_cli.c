@@ -77,6 +77,8 @@ static const struct cli_case usage_cases[] = {
 	{ "--pid 1 -- /bin/true", 2, "not several" },
 	{ "--unit nginx", 2, "invalid unit 'nginx'" },
 	{ "-b quantum --pid 1", 2, "unknown backend 'quantum'" },
+	/* a run that would lose every snapshot, then exit 0 */
+	{ "--max-size 1 -- /bin/true", 2, "--max-size 1 can't hold one snapshot" },
 };
 
 static void test_usage_errors(void **state)

@@ -252,7 +252,9 @@ static unsigned long long snap_bytes(const char *out)
 static void test_never_true_condition(void **state)
 {
 	/* 4M: events.jsonl's share (512K) holds every line of the run */
-	const char *const opts[] = { "--min-interval", "500ms", "--max-size", "4M", NULL };
+	const char *const opts[] = {
+		"--min-interval", "500ms", "-s", "2M", "--max-size", "4M", NULL
+	};
 	struct fx *f = *state;
 	unsigned long long used, most = 0, first, last, max = 4 << 20;
 	char cmd[1024], *l;
@@ -367,7 +369,7 @@ static bool answered(const char *dir, unsigned long long ts)
 
 static void test_max_size_100_stops(void **state)
 {
-	const char *const opts[] = { "--max-size", "1M", NULL };
+	const char *const opts[] = { "-s", "512K", "--max-size", "1M", NULL };
 	struct fx *f = *state;
 	unsigned long long used, most = 0, id, prev, ts = 0;
 	char path[700], *log;

@@ -876,9 +876,42 @@ static void test_stale_tmp(void **state)
  * share, the loss said), and the directories. 150 stop/continue cycles
  * write far more than 256 KiB of both.
  */
+/*
+ * -n 1 --duration: ptbpf ends the command, then its exit, with nothing new
+ * since the end snapshot, is skipped (said), not written: the end snapshot,
+ * with the run's history, is the one kept, not removed for an empty one.
+ */
+static void test_empty_keeps_history(void **state)
+{
+	struct fx *f = *state;
+	char err[8192], cause[32], path[PATH_MAX + 128];
+	struct held h;
+	struct stat st;
+	int i, end = -1;
+
+	need_root();
+	assert_int_equal(run_ptbpf_held(NULL, f->out, "-v -n 1 --duration 1500ms -- " PROGS "spin",
+					err, sizeof(err), &h, 120),
+			 0);
+	for (i = 0; i < count_events(f->out, "snapshot"); i++)
+		if (!event_str(f->out, "snapshot", i, "trigger", cause, sizeof(cause)) &&
+		    !strcmp(cause, "end"))
+			end = (int)event_field(f->out, "snapshot", i, "snapshot");
+	assert_true(end > 0);
+	/* the kept one is the end snapshot, and it holds bytes */
+	snprintf(path, sizeof(path), "%s/snapshot-%06d", f->out, end);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(count_events(f->out, "snapshot_removed") == 0);
+	assert_true(count_events(f->out, "snapshot_skipped") >= 1);
+	assert_int_equal(event_str(f->out, "snapshot_skipped", 0, "trigger", cause, sizeof(cause)),
+			 0);
+	assert_string_equal(cause, "exit");
+}
+
 static void test_max_size_everything(void **state)
 {
-	static const char *const opts[] = { "-q", "-t", "stop", "--max-size", "256K", NULL };
+	static const char *const opts[] = { "-q",   "-t",	  "stop", "-s",
+					    "128K", "--max-size", "256K", NULL };
 	char *targv[] = { PROGS "spin", NULL };
 	struct fx *f = *state;
 	char cmd[PATH_MAX + 64], old[PATH_MAX + 32], *out;
@@ -1996,6 +2029,7 @@ int main(void)
 		T(test_two_runs_one_dir),
 		T(test_stale_tmp),
 		T(test_max_size_everything),
+		T(test_empty_keeps_history),
 		T(test_stderr_folded),
 		T(test_grace),
 		T(test_full_disk),

@@ -416,6 +416,27 @@ static void test_trigger_limit(void **state)
 }
 
 /*
+ * --trigger-limit 1 at the entry of the function that crashes: the limit
+ * ends the run, but the command died of its SIGSEGV, no signal of
+ * ptbpf's: 128 + SIGSEGV, as a crash without the limit, not 0.
+ */
+static void test_trigger_limit_crashed(void **state)
+{
+	char err[4096], reason[32];
+
+	need_root();
+	assert_int_equal(run_ptbpf("--trigger-limit 1 --trigger-on crash -- " PROGS "crash 200",
+				   err, sizeof(err), NULL),
+			 128 + SIGSEGV);
+	assert_int_equal(event_str(out, "end", 0, "reason", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "trigger_limit");
+	assert_int_equal(event_str(out, "end", 0, "ended", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "by_signal");
+	assert_int_equal(event_field(out, "end", 0, "exit_status"), 128 + SIGSEGV);
+	assert_int_equal(event_field(out, "end", 0, "status"), 128 + SIGSEGV);
+}
+
+/*
  * --trigger-limit on a function the target calls without pause (demo's
  * strlen, millions of times a second): the run still ends by itself at
  * the limit. The uprobes are detached then; before, the hits past the
@@ -513,10 +534,10 @@ static void test_min_history(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_five_calls),	   T(test_second_thread),     T(test_bad_symbols),
-		T(test_pid_library),	   T(test_trigger_limit),     T(test_duration),
-		T(test_min_history),	   T(test_min_interval_hits), T(test_ifunc),
-		T(test_trigger_limit_hot),
+		T(test_five_calls),	   T(test_second_thread),	  T(test_bad_symbols),
+		T(test_pid_library),	   T(test_trigger_limit),	  T(test_duration),
+		T(test_min_history),	   T(test_min_interval_hits),	  T(test_ifunc),
+		T(test_trigger_limit_hot), T(test_trigger_limit_crashed),
 	};
 
 	integ_filter();

@@ -80,6 +80,10 @@ static const struct bad_case bad_cases[] = {
 	{ "--cgroup= -p 1", "empty cgroup path" },
 	{ "--max-size 0 -p 1", "invalid --max-size '0'" },
 	{ "--max-size 1T -p 1", "invalid --max-size" },
+	/* too small for one snapshot: twice --buffer-size at least */
+	{ "--max-size 1 -p 1", "--max-size 1 can't hold one snapshot: give at least 8192K" },
+	{ "--max-size 8191K -p 1", "give at least 8192K (twice --buffer-size)" },
+	{ "-s 1M --max-size 1M -p 1", "give at least 2048K" },
 	{ "--min-interval 5x -p 1", "invalid --min-interval '5x'" },
 	{ "--min-interval -1s -p 1", "invalid --min-interval" },
 	{ "-t stop,steps -p 1", "invalid trigger list" },
@@ -272,6 +276,10 @@ static void test_targets(void **state)
 	args_free(&cfg);
 	assert_int_equal(parse("--unit a.service --scope cgroup", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.scope, SCOPE_CGROUP);
+	args_free(&cfg);
+	/* --max-size twice --buffer-size: enough, whichever comes first */
+	assert_int_equal(parse("--max-size 2M -s 1M -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.max_size, 2ULL << 20);
 	args_free(&cfg);
 }
 
