@@ -547,6 +547,40 @@ static void test_hard_link_sudo(void **state)
 	assert_int_equal(st.st_nlink, 1);
 }
 
+/*
+ * Another user's symlink in -o's parent path (fs.protected_symlinks may
+ * be off): refused with one line, nothing made at its target; once the
+ * link is the sudo user's own, the run goes on through it.
+ */
+static void test_others_link_parent(void **state)
+{
+	char link[128], there[128], args[256], err[1024];
+	int lines = 0;
+	char *p;
+
+	need_root();
+	snprintf(there, sizeof(there), "%s/elsewhere", dir);
+	assert_int_equal(mkdir(there, 0755), 0);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(symlink(there, link), 0);
+	assert_int_equal(lchown(link, 65533, 65533), 0);
+	snprintf(args, sizeof(args), "-o %s/out -- /bin/true", link);
+	setenv("SUDO_GID", "65534", 1); /* run_ptbpf() takes one variable */
+	assert_int_equal(run_ptbpf("SUDO_UID=65534", args, err, sizeof(err)), 1);
+	for (p = err; *p; p++)
+		lines += *p == '\n';
+	if (lines != 1 || strncmp(err, "ptbpf: ", 7) ||
+	    !strstr(err, "is owned by uid 65533: refusing to follow it"))
+		fail_msg("stderr '%s'", err);
+	snprintf(there, sizeof(there), "%s/elsewhere/out", dir);
+	assert_int_equal(access(there, F_OK), -1);
+
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	assert_int_equal(run_ptbpf("SUDO_UID=65534", args, err, sizeof(err)), 0);
+	unsetenv("SUDO_GID");
+	assert_int_equal(access(there, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -559,6 +593,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verbose_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_others_link_parent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_buildid_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_collection, setup, teardown),

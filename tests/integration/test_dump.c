@@ -313,12 +313,54 @@ static void test_packets_on_sample(void **state)
 	free(o);
 }
 
+/*
+ * --timeline FILE where FILE is another user's symlink to their file
+ * (fs.protected_symlinks may be off): one line, exit 1, the file
+ * unchanged; a new path beside it is written.
+ */
+static void test_timeline_symlink(void **state)
+{
+	char victim[128], link[128], cmd[512], want[512], err[1024], *buf;
+	int fd;
+
+	if (!dir[0] || access(DUMP_BIN, X_OK))
+		skip();
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "secret\n", 7), 7);
+	close(fd);
+	assert_int_equal(chown(victim, 65534, 65534), 0);
+	snprintf(link, sizeof(link), "%s/tl-link.json", dir);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	snprintf(cmd, sizeof(cmd), "%s --timeline %s %s", DUMP_BIN, link, dir);
+	assert_int_equal(run_capture(cmd, err, sizeof(err)), 1);
+	snprintf(want, sizeof(want), "ptbpf-dump: %s: is a symlink: refusing to write through it\n",
+		 link);
+	assert_string_equal(err, want);
+	buf = slurp(victim);
+	assert_non_null(buf);
+	assert_string_equal(buf, "secret\n");
+	free(buf);
+
+	need_run();
+	snprintf(link, sizeof(link), "%s/tl-new.json", dir);
+	snprintf(cmd, sizeof(cmd), "%s --timeline %s %s", DUMP_BIN, link, out);
+	assert_int_equal(run_capture(cmd, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	buf = slurp(link);
+	assert_non_null(buf);
+	assert_non_null(strstr(buf, "traceEvents"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),	 cmocka_unit_test(test_json),
 		cmocka_unit_test(test_timeline), cmocka_unit_test(test_packets_on_sample),
-		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_bad_args), cmocka_unit_test(test_timeline_symlink),
 	};
 
 	integ_filter();

@@ -23,6 +23,7 @@
 #include "snap.h"
 #include "summary.h"
 #include "timeline.h"
+#include "tlfile.h"
 #include "json.h"
 #include "opts.h"
 #include "snapfmt.h"
@@ -224,13 +225,18 @@ static int one_dir(struct dump_run *r, const char *dir)
 static int begin(struct dump_run *r)
 {
 	enum tl_format fmt;
+	char err[512];
+	int ret;
 
 	if (r->o.mode == DUMP_TIMELINE) {
 		/* "-": standard output, as for most tools that write a file */
-		r->tl_file = strcmp(r->o.timeline, "-") ? fopen(r->o.timeline, "w") : stdout;
+		r->tl_file = strcmp(r->o.timeline, "-") ?
+				     tlfile_open(r->o.timeline, err, sizeof(err)) :
+				     stdout;
 		if (!r->tl_file) {
-			fprintf(stderr, "ptbpf-dump: %s: %s\n", r->o.timeline, strerror(errno));
-			return -errno;
+			ret = -errno;
+			fprintf(stderr, "ptbpf-dump: %s\n", err);
+			return ret;
 		}
 		if (r->o.timeline_format)
 			fmt = strcmp(r->o.timeline_format, "perfetto") ? TL_FORMAT_JSON :

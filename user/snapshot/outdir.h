@@ -15,9 +15,13 @@
  * the path for a symlink later changes nothing. Refuses a symlink (also
  * written "link/"), a non-directory, a directory owned by anyone but us or
  * @uid, and a directory another ptbpf run holds (flock on it, released
- * when the fd is closed).
+ * when the fd is closed). The path is walked a component at a time from /
+ * (or the current directory), following a symlink on the way only when it
+ * is owned by @uid (us when -1), or by root in a directory only root or
+ * @uid can write to: another user's symlink is refused, not followed.
  * Returns a directory fd, or -errno with one line in @err (-EWOULDBLOCK:
- * in use by another run).
+ * in use by another run; -EPERM: a symlink on the way refused, or the
+ * directory not ours; -ENOENT: a parent missing).
  */
 int outdir_open(const char *path, int uid, int gid, char *err, size_t errlen);
 
