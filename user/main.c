@@ -670,7 +670,11 @@ static void cleanup(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .outfd = -1 };
+	/*
+	 * Static: some 130 KB, more than a small stack limit (ulimit -s 128)
+	 * holds; ptbpf's SIGSEGV would then read as the command's 139.
+	 */
+	static struct app app = { .outfd = -1 };
 	int ret;
 
 	target_init(&app.target);
