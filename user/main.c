@@ -410,6 +410,12 @@ static int start_watching(struct app *app)
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
 	adopt_existing(app);
+	/*
+	 * A SIGINT or SIGTERM of setup (BPF loading, the cost's calibration)
+	 * ends the run here, before its "start": the command never runs.
+	 */
+	if (loop_setup_cancelled())
+		return -EINTR;
 	control_start(&app->ctl, state, snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores), app->cfg.cmd ? app->cfg.cmd[0] : NULL);
 	if (app->target.child && target_release(&app->target, app->err, sizeof(app->err))) {
