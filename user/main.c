@@ -664,6 +664,8 @@ static void cleanup(struct app *app)
 	target_close(&app->target);
 	/* the snapshot writer's log is closed: this one is the file's last */
 	eventlog_trim(&app->log);
+	/* a setup that failed made it for nothing: nothing is left of it */
+	eventlog_drop_unused(&app->log, app->outfd);
 	eventlog_close(&app->log);
 	/* the command's leaf is removed before the guardian goes */
 	runscope_close(&app->scope);
