@@ -52,6 +52,12 @@ CFLAGS += $(SAN_FLAGS)
 # -MMD -MP: each object lists the headers it included, for the next make
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -DPTBPF_VERSION='"$(VERSION)"' -MMD -MP
 
+# The tracer's frames: none past 64 KiB. `ulimit -s 128` gives ptbpf's main
+# thread and each of its threads 128 KiB of stack; a frame past half of it
+# leaves too little for what it calls, and ptbpf's SIGSEGV (139) would read
+# as the command's. Big objects go static or on the heap. Not under the
+# sanitizers, whose redzones make every frame bigger.
+STACK_WARN := $(if $(SANITIZE),,-Wstack-usage=65536)
 FORMAT_INC := -Itools/format
 TRACER_INC := -I$(OUTPUT) -Ibpf -Iuser $(FORMAT_INC)
 DUMP_INC := -Itools/dump $(FORMAT_INC)
@@ -138,7 +144,7 @@ $(OUTPUT)/format/%.o: tools/format/%.c | $(OUTPUT)/format
 $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(TRACER_INC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(TRACER_INC) $(CFLAGS) $(STACK_WARN) -c $< -o $@
 
 $(OUTPUT)/dump/%.o: tools/dump/%.c | $(OUTPUT)/dump
 	$(call msg,CC,$@)

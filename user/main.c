@@ -410,6 +410,12 @@ static int start_watching(struct app *app)
 	if (app->cfg.follow)
 		follow_start(&app->follow, &app->ctl, app->target.pid);
 	adopt_existing(app);
+	/*
+	 * A SIGINT or SIGTERM of setup (BPF loading, the cost's calibration)
+	 * ends the run here, before its "start": the command never runs.
+	 */
+	if (loop_setup_cancelled())
+		return -EINTR;
 	control_start(&app->ctl, state, snapfmt_backend_name(cores_backend(app->cores)),
 		      cores_buffer_size(app->cores), app->cfg.cmd ? app->cfg.cmd[0] : NULL);
 	if (app->target.child && target_release(&app->target, app->err, sizeof(app->err))) {
@@ -659,6 +665,8 @@ static void cleanup(struct app *app)
 	target_close(&app->target);
 	/* the snapshot writer's log is closed: this one is the file's last */
 	eventlog_trim(&app->log);
+	/* a setup that failed made it for nothing: nothing is left of it */
+	eventlog_drop_unused(&app->log, app->outfd);
 	eventlog_close(&app->log);
 	/* the command's leaf is removed before the guardian goes */
 	runscope_close(&app->scope);
@@ -671,7 +679,11 @@ static void cleanup(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = { .outfd = -1 };
+	/*
+	 * Static: some 130 KB, more than a small stack limit (ulimit -s 128)
+	 * holds; ptbpf's SIGSEGV would then read as the command's 139.
+	 */
+	static struct app app = { .outfd = -1 };
 	int ret;
 
 	target_init(&app.target);

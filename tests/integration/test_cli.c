@@ -470,6 +470,157 @@ static void test_sigint_anywhere_in_setup(void **state)
 		fail_msg("%s", bad);
 }
 
+/*
+ * A small stack limit (ulimit -s 128: 128 KiB for the main thread and, as
+ * glibc sizes them from it, for each thread): ptbpf runs as it does
+ * without, no SIGSEGV whose 139 would read as the command's.
+ */
+static void test_small_stack(void **state)
+{
+	char cmd[512], out_dir[128], *out;
+	int st;
+
+	need_root();
+	snprintf(out_dir, sizeof(out_dir), "%s/stack", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "bash -c 'ulimit -s 128; exec " PTBPF_BIN " -q -o %s -- true' 2>&1", out_dir);
+	out = run_out(cmd, &st);
+	print_message("exit %d: %s", st, out ? out : "");
+	assert_int_equal(st, 0);
+	assert_string_equal(out ? out : "", "");
+	free(out);
+	assert_int_equal(count_events(out_dir, "start"), 1);
+	assert_int_equal(count_events(out_dir, "end"), 1);
+}
+
+/*
+ * A setup that fails (here: too small a virtual memory limit, at whichever
+ * step it bites) leaves no empty events.jsonl it made; one that was there
+ * (a reused directory) stays.
+ */
+static void test_small_vm_no_empty_log(void **state)
+{
+	static const int limits_kb[] = { 30000, 40000, 50000, 60000, 70000, 90000 };
+	char cmd[512], out_dir[128], events[160], *out;
+	struct stat sb;
+	size_t i;
+	int st, fd, failed = 0;
+
+	need_root();
+	snprintf(out_dir, sizeof(out_dir), "%s/vm", dir);
+	snprintf(events, sizeof(events), "%s/events.jsonl", out_dir);
+	snprintf(cmd, sizeof(cmd),
+		 "bash -c 'ulimit -v \"$1\"; exec " PTBPF_BIN " -q -o %s -- true' sh ", out_dir);
+	for (i = 0; i < sizeof(limits_kb) / sizeof(limits_kb[0]); i++) {
+		char run[600];
+
+		snprintf(run, sizeof(run), "%s%d 2>&1", cmd, limits_kb[i]);
+		rm_rf(out_dir);
+		out = run_out(run, &st);
+		print_message("ulimit -v %d: exit %d: %s", limits_kb[i], st, out ? out : "");
+		free(out);
+		if (st != 1)
+			continue;
+		failed++;
+		if (!stat(events, &sb))
+			fail_msg("ulimit -v %d: setup failed, events.jsonl left (%lld bytes)",
+				 limits_kb[i], (long long)sb.st_size);
+		/* a reused directory's events.jsonl, even empty, is not ours */
+		mkdir(out_dir, 0700); /* not made when setup failed before it */
+		fd = open(events, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		out = run_out(run, &st);
+		free(out);
+		assert_int_equal(st, 1);
+		assert_int_equal(stat(events, &sb), 0);
+	}
+	assert_true(failed > 0);
+}
+
+/* The first child of @pid (its main thread's), or 0. */
+static pid_t first_child(pid_t pid)
+{
+	char path[64], *list;
+	pid_t c = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	list = slurp(path);
+	if (list)
+		c = (pid_t)atoi(list);
+	free(list);
+	return c;
+}
+
+/*
+ * SIGINT while setup runs (after the command is forked and held, before
+ * the run's "start"), where no system call fails of it (the BPF side's
+ * load, the sample cost's calibration): the run ends there. The command
+ * never runs (the file it would make is not there, it wrote nothing),
+ * ptbpf says it was interrupted and exits 130 (--help: 128+N, "signal N
+ * reached ptbpf during setup"), and leaves no held process and no cgroup
+ * leaf. ptbpf is stopped (SIGSTOP) while the signal is sent: it arrives
+ * before "start" whatever the machine's speed, no guessed sleep.
+ */
+static void test_sigint_before_start(void **state)
+{
+	static const char line[] =
+		"ptbpf: interrupted by SIGINT during setup: nothing was traced\n";
+	char log[128], outdir[128], mark[128], script[256], leaf[PATH_MAX], *out, *cg;
+	char *argv[] = { PTBPF_BIN, "-o", outdir, "--", "sh", "-c", script, NULL };
+	pid_t p, child = 0;
+	int st, fd, i;
+
+	need_root();
+	snprintf(log, sizeof(log), "%s/early.log", dir);
+	snprintf(outdir, sizeof(outdir), "%s/early", dir);
+	snprintf(mark, sizeof(mark), "%s/ran", dir);
+	snprintf(script, sizeof(script), "echo ran; touch %s", mark);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	p = fork();
+	if (p == 0) {
+		setpgid(0, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fd);
+	/* the command forked and held: ptbpf's handlers are set, setup goes on */
+	for (i = 0; i < 30000 && !(child = first_child(p)); i++)
+		usleep(200);
+	assert_true(child > 0);
+	kill(p, SIGSTOP);
+	assert_true(wait_stopped(p, 1, 30));
+	if (count_events(outdir, "start") > 0) {
+		kill(p, SIGCONT);
+		kill_wait(p);
+		skip(); /* setup was over before the command was seen */
+	}
+	kill(p, SIGINT);
+	kill(p, SIGCONT);
+	st = wait_exit(p, 60);
+	if (st < 0)
+		kill_wait(p);
+	out = slurp(log);
+	print_message("exit %d: %s", st, out ? out : "");
+	assert_int_equal(st, 128 + SIGINT);
+	assert_string_equal(out ? out : "", line);
+	free(out);
+	assert_int_not_equal(access(mark, F_OK), 0);
+	assert_int_equal(count_events(outdir, "start"), 0);
+	/* the held command is gone, reaped; its cgroup leaf too */
+	assert_int_equal(kill(child, 0), -1);
+	cg = slurp("/proc/self/cgroup");
+	if (cg && !strncmp(cg, "0::", 3)) {
+		cg[strcspn(cg, "\n")] = 0;
+		snprintf(leaf, sizeof(leaf), "/sys/fs/cgroup%s/ptbpf-%d.%d", cg + 3, child, p);
+		assert_int_not_equal(access(leaf, F_OK), 0);
+	}
+	free(cg);
+}
+
 /* Collection that can't be set up: one line, nothing made, nothing left. */
 static void test_bad_collection(void **state)
 {
@@ -602,6 +753,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hard_link_sudo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigint_during_setup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigint_anywhere_in_setup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigint_before_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_small_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_small_vm_no_empty_log, setup, teardown),
 	};
 
 	integ_filter();

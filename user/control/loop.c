@@ -102,6 +102,23 @@ void loop_block_signals(void)
 		raise(setup_signal); /* pending now: the signalfd has it */
 }
 
+int loop_setup_cancelled(void)
+{
+	static const int ends[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t pending;
+	size_t i;
+
+	if (setup_signal || sigpending(&pending))
+		return setup_signal;
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		if (sigismember(&pending, ends[i]) == 1) {
+			setup_signal = ends[i];
+			break;
+		}
+	}
+	return setup_signal;
+}
+
 int loop_set_realtime(void)
 {
 	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };

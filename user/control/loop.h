@@ -99,10 +99,20 @@ int loop_setup_interrupted(char *err, size_t errlen);
  * Blocks the signals the loop takes through its signalfd (SIGINT, SIGTERM,
  * SIGHUP, SIGUSR2, SIGCONT, SIGTSTP), once setup is done and before the
  * command is let go.
- * A terminating signal that came during setup is raised again: the loop
- * ends the run on it at once.
+ * A terminating signal that came during setup is raised again: it stays
+ * pending, for loop_setup_cancelled() and then the loop.
  */
 void loop_block_signals(void);
+
+/*
+ * After loop_block_signals(), the last look before the run starts (its
+ * "start" event, a command let go): whether a terminating signal (SIGINT,
+ * SIGTERM, SIGHUP) came during setup, caught by the handler or pending
+ * since the block. Such a run ends there, the command never run: the
+ * signal is noted as one of setup, for loop_setup_interrupted(). Returns
+ * the signal, or 0 when none came.
+ */
+int loop_setup_cancelled(void);
 
 /*
  * Puts the control path (this thread) in SCHED_FIFO at the lowest real-time

@@ -15,6 +15,9 @@
 #include "proc/vdso.h"
 #include "buildid.h"
 
+/* copy_file() reads and writes this much at a time */
+#define COPY_CHUNK 65536
+
 const char *buildcache_dir(char *buf, size_t len)
 {
 	const char *home = getenv("HOME");
@@ -74,21 +77,30 @@ static int tmp_publish(int fd, const char *tmp, const char *to, int rc)
 
 static int copy_file(const char *from, const char *to)
 {
-	char tmp[PATH_MAX + 8], buf[65536];
+	char tmp[PATH_MAX + 8], *buf;
 	int in, out, rc = 0;
 	ssize_t n;
 
+	/* on the heap: the writer thread's stack is the stack limit's size */
+	buf = malloc(COPY_CHUNK);
+	if (!buf)
+		return -ENOMEM;
 	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
+	if (in < 0) {
+		rc = -errno;
+		free(buf);
+		return rc;
+	}
 	out = tmp_open(to, tmp, sizeof(tmp));
 	if (out < 0) {
 		close(in);
+		free(buf);
 		return out;
 	}
-	while (!rc && (n = read(in, buf, sizeof(buf))) != 0)
+	while (!rc && (n = read(in, buf, COPY_CHUNK)) != 0)
 		rc = n < 0 ? -errno : fileout_write_all(out, buf, (size_t)n, NULL);
 	close(in);
+	free(buf);
 	return tmp_publish(out, tmp, to, rc);
 }
 

@@ -172,12 +172,11 @@ int bundle_trace_json(const struct snapshot *snap, bool vdso_saved, struct json 
  * the header and the sample ID, nothing of the other task. LLDB reads only
  * PERF_RECORD_SWITCH_CPU_WIDE, and of it only the sample ID's pid, tid and
  * time, so the record becomes one with next_prev_pid/tid -1 (unknown: the
- * event does not see the other task).
+ * event does not see the other task), built in @wide (PERFREC_MAX + 1 bytes).
  */
 static ssize_t cpu_wide(const struct perf_event_header *h, const struct recwrite_conv *conv,
-			uint8_t *dst, size_t cap)
+			uint8_t *wide, uint8_t *dst, size_t cap)
 {
-	uint8_t wide[PERFREC_MAX + 1];
 	struct perf_event_header *w = (struct perf_event_header *)wide;
 	const __u32 unknown[2] = { (__u32)-1, (__u32)-1 };
 	size_t body = h->size - sizeof(*h);
@@ -256,7 +255,7 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 	size_t off = 0, pt_off = 0;
 	bool have_it, written = false;
 	uint64_t last = 0;
-	uint8_t *rec;
+	uint8_t *rec, *wide;
 	ssize_t n;
 	int ret;
 
@@ -268,10 +267,12 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 	conv.to_type = LLDB_SWITCH_TYPE;
 	conv.to_id_all = true;
 	conv.cpu = (__u32)c->cpu;
-	o = malloc(sizeof(*o) + PERFREC_MAX + 1);
+	/* rec, then cpu_wide()'s record: a record's size is too much for a stack */
+	o = malloc(sizeof(*o) + 2 * (PERFREC_MAX + 1));
 	if (!o)
 		return -ENOMEM;
 	rec = (uint8_t *)(o + 1);
+	wide = rec + PERFREC_MAX + 1;
 	fileout_init(o, fd);
 	n = (ssize_t)window_start(snap, c, rec);
 	if (n) {
@@ -306,7 +307,7 @@ int bundle_write_switch_trace(int fd, const struct snapshot *snap, unsigned int 
 			written = true;
 		}
 		if (h->type == PERF_RECORD_SWITCH)
-			n = cpu_wide(h, &conv, rec, PERFREC_MAX + 1);
+			n = cpu_wide(h, &conv, wide, rec, PERFREC_MAX + 1);
 		else
 			n = recwrite_convert(h, h->size, &conv, rec, PERFREC_MAX + 1);
 		if (n < 0) {

@@ -54,6 +54,7 @@ int eventlog_open(struct eventlog *log, int dirfd, int uid, int gid)
 			ret = -errno;
 			goto fail;
 		}
+		log->created = true;
 		return 0;
 	}
 	if (errno != EEXIST)
@@ -366,6 +367,7 @@ static int write_line(struct eventlog *log)
 	ssize_t n;
 	int ret;
 
+	log->used = true;
 	ret = flush_pending(log);
 	if (ret) {
 		/* after the ones that wait, in order */
@@ -421,6 +423,20 @@ void eventlog_close(struct eventlog *log)
 		close(log->fd);
 	}
 	log->fd = -1;
+}
+
+bool eventlog_drop_unused(struct eventlog *log, int dirfd)
+{
+	struct stat mine, named;
+
+	if (log->fd < 0 || !log->created || log->used || dirfd < 0 || fstat(log->fd, &mine) ||
+	    mine.st_size)
+		return false;
+	/* the name is looked at last: a file put there since is not ours */
+	if (fstatat(dirfd, SNAPFMT_EVENTS, &named, AT_SYMLINK_NOFOLLOW) ||
+	    named.st_dev != mine.st_dev || named.st_ino != mine.st_ino)
+		return false;
+	return !unlinkat(dirfd, SNAPFMT_EVENTS, 0);
 }
 
 static const char *const stop_kinds[PTBPF_STOP_KIND_MAX] = {

@@ -68,6 +68,8 @@ struct eventlog {
 	bool reserved; /* blocks past the file's end are ours to give back */
 	uint64_t unreserved; /* bytes written since the reserve was renewed */
 	bool no_reserve; /* the filesystem has no fallocate(2) */
+	bool created; /* events.jsonl was made by eventlog_open() */
+	bool used; /* a line was written, or tried */
 	char run[EVENTLOG_RUN_LEN + 1]; /* "" until eventlog_set_run() */
 	struct json j;
 	char line[EVENTLOG_LINE_MAX];
@@ -136,6 +138,15 @@ int eventlog_flush(struct eventlog *log);
 void eventlog_trim(struct eventlog *log);
 /* Writes what waits, if it can, and closes the file. */
 void eventlog_close(struct eventlog *log);
+/*
+ * A run that failed at setup leaves no empty events.jsonl behind: removes
+ * the file from the directory @dirfd when @log made it, no line went to it
+ * through @log, it is still empty (the snapshot writer's log writes to it
+ * too) and the name still is that file. One that was there before is kept,
+ * as is one a run wrote to. Call before eventlog_close().
+ * Returns true when it removed the file.
+ */
+bool eventlog_drop_unused(struct eventlog *log, int dirfd);
 
 /* "breakpoint" for PTBPF_STOP_BREAKPOINT...; NULL for unknown. */
 const char *eventlog_stop_kind(unsigned int kind);
