@@ -568,36 +568,46 @@ static void test_sigint_before_start(void **state)
 		"ptbpf: interrupted by SIGINT during setup: nothing was traced\n";
 	char log[128], outdir[128], mark[128], script[256], leaf[PATH_MAX], *out, *cg;
 	char *argv[] = { PTBPF_BIN, "-o", outdir, "--", "sh", "-c", script, NULL };
-	pid_t p, child = 0;
-	int st, fd, i;
+	pid_t p = -1, child = 0;
+	int st, fd, i, attempt;
 
 	need_root();
 	snprintf(log, sizeof(log), "%s/early.log", dir);
-	snprintf(outdir, sizeof(outdir), "%s/early", dir);
 	snprintf(mark, sizeof(mark), "%s/ran", dir);
 	snprintf(script, sizeof(script), "echo ran; touch %s", mark);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(fd >= 0);
-	p = fork();
-	if (p == 0) {
-		setpgid(0, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(fd);
-	/* the command forked and held: ptbpf's handlers are set, setup goes on */
-	for (i = 0; i < 30000 && !(child = first_child(p)); i++)
-		usleep(200);
-	assert_true(child > 0);
-	kill(p, SIGSTOP);
-	assert_true(wait_stopped(p, 1, 30));
-	if (count_events(outdir, "start") > 0) {
+	/*
+	 * The held command shows early in setup, long before "start" (BPF,
+	 * the cost calibration); on a loaded machine this test may still be
+	 * stopped itself until ptbpf is past it. Then that run says nothing
+	 * of the case: it is ended and tried again, never skipped.
+	 */
+	for (attempt = 0; attempt < 10; attempt++) {
+		snprintf(outdir, sizeof(outdir), "%s/early%d", dir, attempt);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		p = fork();
+		if (p == 0) {
+			setpgid(0, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execv(argv[0], argv);
+			_exit(127);
+		}
+		close(fd);
+		/* the command forked and held: ptbpf's handlers are set */
+		for (i = 0, child = 0; i < 30000 && !(child = first_child(p)); i++)
+			usleep(200);
+		assert_true(child > 0);
+		kill(p, SIGSTOP);
+		assert_true(wait_stopped(p, 1, 30));
+		if (count_events(outdir, "start") == 0)
+			break;
 		kill(p, SIGCONT);
 		kill_wait(p);
-		skip(); /* setup was over before the command was seen */
+		unlink(mark);
 	}
+	if (attempt == 10)
+		fail_msg("ptbpf reached its start event before it could be stopped, 10 runs of 10");
 	kill(p, SIGINT);
 	kill(p, SIGCONT);
 	st = wait_exit(p, 60);
