@@ -27,6 +27,11 @@ struct snapstage {
 	/* the newest crash record, until a fatal snapshot takes it */
 	struct snap_crash crash;
 	uint8_t *crash_stack;
+	/*
+	 * The run's end snapshot was asked: the launched command's exit that
+	 * follows (ptbpf ended the run) is news only with history of its own
+	 */
+	bool ended;
 };
 
 void snapstage_layout(struct cores *cores, struct snapqueue_config *qc)
@@ -106,22 +111,27 @@ static bool has_history(const struct snap_core *c, bool samples)
 }
 
 /*
- * Nothing new on any core: no snapshot (bytes lost are news, though). A
- * core's switch records alone are not: written, a snapshot of them would
- * hold no history, and with --max-snapshots or --max-size it would remove
- * an older one that does (the exit snapshot after the end snapshot of a
- * run ptbpf ended).
+ * Nothing new on any core: no snapshot (bytes lost are news, though). Any
+ * record is news for a stop, a hit or a request: the switches of a target
+ * that slept say when it ran. The command's exit after the run's end
+ * snapshot is news only with history (samples, PT bytes): its switch and
+ * exit records alone hold none, and written, with --max-snapshots or
+ * --max-size, it would remove the end snapshot, which does.
  */
-static bool nothing_new(const struct snapstage *s, const struct snapqueue_buf *buf)
+static bool nothing_new(const struct snapstage *s, const struct snapqueue_buf *buf,
+			const struct snap_cause *cause)
 {
 	bool samples = backend_ops(s->run.backend)->samples;
+	bool after_end = s->ended && cause->kind == SNAPCAUSE_EXIT;
 	unsigned int i;
 
 	for (i = 0; i < s->nr_cores; i++) {
 		const struct snap_core *core = &buf->cores[i];
+		bool news = after_end ? has_history(core, samples) :
+					core->trace_len || core->sideband_len;
 
-		if (has_history(core, samples) || core->wrapped || core->lost_bytes ||
-		    core->sb_wrapped || core->sb_lost_bytes)
+		if (news || core->wrapped || core->lost_bytes || core->sb_wrapped ||
+		    core->sb_lost_bytes)
 			return false;
 	}
 	return true;
@@ -291,7 +301,9 @@ int64_t snapstage_stage(struct snapstage *s, const struct snap_cause *cause)
 	memset(&buf->snap, 0, sizeof(buf->snap));
 	ret = stage_cores(s, buf);
 	/* a crash record is news of its own */
-	if (!ret && !s->run.full && nothing_new(s, buf) && !crash_waits(s, cause)) {
+	if (cause->kind == SNAPCAUSE_END)
+		s->ended = true;
+	if (!ret && !s->run.full && nothing_new(s, buf, cause) && !crash_waits(s, cause)) {
 		snapqueue_put_back(s->queue, buf);
 		log_skipped(s, cause);
 		return -ENODATA;
