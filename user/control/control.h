@@ -74,6 +74,11 @@ struct control {
 	/* sample backend: how and at what rate (start event, start line) */
 	struct snap_sampling sampling;
 	char sampling_line[160];
+	/* the output directory's bounds, for the start event; 0: none */
+	uint64_t max_size;
+	unsigned int max_snapshots;
+	/* a followed process (not the target): said so in its lines */
+	bool member;
 	/* sample backend: ns its timers ran, for the end event; -1: unknown */
 	int64_t sample_timer_ns;
 	bool running; /* collection state */
@@ -172,6 +177,12 @@ void control_set_scope(struct control *c, const char *name, const char *why, boo
  * event) and @line for the start line; before control_start().
  */
 void control_set_sampling(struct control *c, const struct snap_sampling *sp, const char *line);
+
+/*
+ * The output directory's bounds (--max-size @max_size bytes, --max-snapshots
+ * @max_snapshots; 0: none), for the start event; before control_start().
+ */
+void control_set_bounds(struct control *c, uint64_t max_size, unsigned int max_snapshots);
 
 /*
  * The rate changed from @old_hz to @sp->hz (a re-check of the cost): a

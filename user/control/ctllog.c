@@ -96,6 +96,11 @@ void ctllog_started(struct ctllog *l, const struct ctllog_start *s)
 	sampling_json(s->sampling, j);
 	if (s->command)
 		json_str(j, "command", s->command);
+	/* what the run may keep on disk: a reader knows old ones went */
+	if (s->max_size)
+		json_u64(j, "max_size", s->max_size);
+	if (s->max_snapshots)
+		json_u64(j, "max_snapshots", s->max_snapshots);
 	json_str(j, "version", PTBPF_VERSION);
 	eventlog_end(l->events);
 }

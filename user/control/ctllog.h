@@ -54,6 +54,8 @@ struct ctllog_start {
 	const char *scope_why; /* why auto fell back; NULL or "": it did not */
 	const struct snap_sampling *sampling; /* sample backend; how NULL: none */
 	const char *command; /* a launched command's argv[0]; NULL: none */
+	uint64_t max_size; /* --max-size in force; 0: none (not said) */
+	unsigned int max_snapshots; /* --max-snapshots; 0: none (not said) */
 };
 
 /*
