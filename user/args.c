@@ -116,8 +116,10 @@ void args_usage(FILE *f)
 	fprintf(f, "%s\n", names);
 	fputs("  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
 	      "  -C, --cpus LIST          CPUs to trace, e.g. 0-3,8 (default: all online)\n"
-	      "  -t, --trigger LIST       stop,fatal,exit,step,none (default stop,fatal,exit;\n"
-	      "                           step: a debugger's single-steps get snapshots too)\n"
+	      "  -t, --trigger LIST       stop,fatal,exit,step,child-exit,none (default\n"
+	      "                           stop,fatal,exit; step: a debugger's single-steps get\n"
+	      "                           snapshots too; child-exit: --follow, a followed\n"
+	      "                           process's exit() too, not only its death by a signal)\n"
 	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
 	      "                           (0, the default, keeps them all)\n"
 	      "      --max-size SIZE      keep the output directory within SIZE bytes on disk,\n"
@@ -423,9 +425,10 @@ static void defaults(struct config *cfg)
 	cfg->max_size_default = true;
 }
 
-static const char *const trigger_names[] = { "stop", "fatal", "exit", "step", "none", NULL };
-static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL, TRIGGER_EXIT,
-					     TRIGGER_STEP, 0 };
+static const char *const trigger_names[] = { "stop",	   "fatal", "exit", "step",
+					     "child-exit", "none",  NULL };
+static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,      TRIGGER_EXIT,
+					     TRIGGER_STEP, TRIGGER_CHILD_EXIT, 0 };
 
 /* One more --trigger-on: kept as given, parsed once the target is known. */
 static int add_hit_spec(struct config *cfg, const char *arg, char *err, size_t errlen)
@@ -490,7 +493,8 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		if (parse_list(arg, trigger_names, trigger_bits, &cfg->triggers))
 			return errbuf_set(
 				err, errlen, -EINVAL,
-				"invalid trigger list '%s': use stop,fatal,exit,step or none", arg);
+				"invalid trigger list '%s': use stop,fatal,exit,step,child-exit or none",
+				arg);
 		return 0;
 	case 'n':
 		if (parse_uint(arg, UINT_MAX, &v))

@@ -25,6 +25,11 @@ enum trigger_bits {
 	TRIGGER_FATAL = 1 << 1,
 	TRIGGER_EXIT = 1 << 2,
 	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
+	/*
+	 * --follow: a followed process's ordinary exit (exit(), any code)
+	 * gets a snapshot too; without it only a death by a signal does.
+	 */
+	TRIGGER_CHILD_EXIT = 1 << 4,
 };
 
 struct control_ops {
