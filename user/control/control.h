@@ -82,8 +82,6 @@ struct control {
 	/* the output directory's bounds, for the start event; 0: none */
 	uint64_t max_size;
 	unsigned int max_snapshots;
-	/* a followed process (not the target): said so in its lines */
-	bool member;
 	/* sample backend: ns its timers ran, for the end event; -1: unknown */
 	int64_t sample_timer_ns;
 	bool running; /* collection state */

@@ -166,6 +166,7 @@ static struct follow_member *join(struct follow *f, pid_t pid)
 	control_init(m->ctl, t->log.events, pid, t->triggers, t->no_pause, t->log.verbosity,
 		     &group_ops, m);
 	m->ctl->min_interval_ns = t->min_interval_ns;
+	m->ctl->log.member = true;
 	m->ctl->log.t0 = t->log.t0;
 	m->ctl->log.real0 = t->log.real0;
 	m->ctl->log.mono0 = t->log.mono0;
