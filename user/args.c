@@ -116,14 +116,18 @@ void args_usage(FILE *f)
 	fprintf(f, "%s\n", names);
 	fputs("  -s, --buffer-size SIZE   per-core buffer, e.g. 4M\n"
 	      "  -C, --cpus LIST          CPUs to trace, e.g. 0-3,8 (default: all online)\n"
-	      "  -t, --trigger LIST       stop,fatal,exit,step,none (default stop,fatal,exit;\n"
-	      "                           step: a debugger's single-steps get snapshots too)\n"
+	      "  -t, --trigger LIST       stop,fatal,exit,step,child-exit,none (default\n"
+	      "                           stop,fatal,exit; step: a debugger's single-steps get\n"
+	      "                           snapshots too; child-exit: --follow, a followed\n"
+	      "                           process's exit() too, not only its death by a signal)\n"
 	      "  -n, --max-snapshots N    keep only the newest N snapshot directories\n"
 	      "                           (0, the default, keeps them all)\n"
 	      "      --max-size SIZE      keep the output directory within SIZE bytes on disk,\n"
 	      "                           e.g. 100M (the oldest snapshots are removed first;\n"
 	      "                           events.jsonl, an eighth of it, is rotated); at\n"
-	      "                           least twice --buffer-size (8M by default)\n"
+	      "                           least twice --buffer-size (8M by default);\n"
+	      "                           default 1G (or twice a larger --buffer-size),\n"
+	      "                           0: no limit\n"
 	      "      --min-interval TIME  fold stops closer than TIME (e.g. 500ms) to the\n"
 	      "                           last snapshot into the next; the last stop\n"
 	      "                           always gets one\n"
@@ -417,11 +421,14 @@ static void defaults(struct config *cfg)
 	cfg->formats = SNAPWRITE_ALL;
 	cfg->grace_ms = ARGS_GRACE_MS_DEFAULT;
 	cfg->crash_stack = ARGS_CRASH_STACK_DEFAULT;
+	cfg->max_size = ARGS_MAX_SIZE_DEFAULT;
+	cfg->max_size_default = true;
 }
 
-static const char *const trigger_names[] = { "stop", "fatal", "exit", "step", "none", NULL };
-static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL, TRIGGER_EXIT,
-					     TRIGGER_STEP, 0 };
+static const char *const trigger_names[] = { "stop",	   "fatal", "exit", "step",
+					     "child-exit", "none",  NULL };
+static const unsigned int trigger_bits[] = { TRIGGER_STOP, TRIGGER_FATAL,      TRIGGER_EXIT,
+					     TRIGGER_STEP, TRIGGER_CHILD_EXIT, 0 };
 
 /* One more --trigger-on: kept as given, parsed once the target is known. */
 static int add_hit_spec(struct config *cfg, const char *arg, char *err, size_t errlen)
@@ -486,7 +493,8 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		if (parse_list(arg, trigger_names, trigger_bits, &cfg->triggers))
 			return errbuf_set(
 				err, errlen, -EINVAL,
-				"invalid trigger list '%s': use stop,fatal,exit,step or none", arg);
+				"invalid trigger list '%s': use stop,fatal,exit,step,child-exit or none",
+				arg);
 		return 0;
 	case 'n':
 		if (parse_uint(arg, UINT_MAX, &v))
@@ -494,10 +502,12 @@ static int parse_opt(struct config *cfg, int opt, const char *arg, char *err, si
 		cfg->max_snapshots = (unsigned int)v;
 		return 0;
 	case OPT_MAX_SIZE:
-		if (args_parse_size(arg, &v) || v == 0)
+		/* 0: no limit, for whoever watches the disk themselves */
+		if (args_parse_size(arg, &v))
 			return errbuf_set(err, errlen, -EINVAL,
-					  "invalid --max-size '%s': use e.g. 500M, 2G", arg);
+					  "invalid --max-size '%s': use e.g. 500M, 2G, or 0", arg);
 		cfg->max_size = v;
+		cfg->max_size_default = false;
 		return 0;
 	case OPT_MIN_INTERVAL:
 		if (args_parse_duration(arg, ARGS_MIN_INTERVAL_MS_MAX, &v))
@@ -670,9 +680,13 @@ static int check_target(const struct config *cfg, char *err, size_t errlen)
  * --buffer-size. Below that every snapshot could be lost, and the run
  * would say so only snapshot by snapshot.
  */
-static int check_max_size(const struct config *cfg, char *err, size_t errlen)
+static int check_max_size(struct config *cfg, char *err, size_t errlen)
 {
 	uint64_t buf = cfg->buffer_size ? cfg->buffer_size : CORES_DEFAULT_BUFFER;
+
+	/* the default bounds the disk; it never refuses a -s the user gave */
+	if (cfg->max_size_default && cfg->max_size < 2 * buf)
+		cfg->max_size = 2 * buf;
 
 	if (!cfg->max_size || cfg->max_size >= 2 * buf)
 		return 0;

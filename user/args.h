@@ -32,6 +32,7 @@ struct config {
 	unsigned int triggers; /* enum trigger_bits */
 	unsigned int max_snapshots; /* 0: keep all */
 	uint64_t max_size; /* bytes of snapshots kept; 0: no limit */
+	bool max_size_default; /* max_size is ARGS_MAX_SIZE_DEFAULT (or grown) */
 	uint64_t min_interval_ns; /* 0: a snapshot per stop */
 	unsigned int formats; /* SNAPWRITE_* (snapwrite.h) */
 	bool full;
@@ -78,6 +79,11 @@ int args_parse_size(const char *s, uint64_t *out);
 #define ARGS_GRACE_MS_DEFAULT 3000
 /* --crash-stack: bpf/ptbpf.h's PTBPF_CRASH_STACK_DEFAULT and _MAX */
 #define ARGS_CRASH_STACK_DEFAULT 32768
+/*
+ * --max-size when none is given: what the systemd unit keeps, so a run left
+ * on fills no disk (grown to twice a larger --buffer-size).
+ */
+#define ARGS_MAX_SIZE_DEFAULT (1ULL << 30)
 #define ARGS_CRASH_STACK_MAX 64512
 #define ARGS_GRACE_MS_MAX (3600 * 1000)
 #define ARGS_MIN_INTERVAL_MS_MAX (24 * 3600 * 1000ULL)

@@ -4,6 +4,7 @@
  * args -> target -> watch -> cores -> output -> snapshots -> control -> loop.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -405,6 +406,7 @@ static int start_watching(struct app *app)
 	control_set_hit_limits(&app->ctl, app->cfg.min_history_ns, app->cfg.trigger_limit);
 	control_set_scope(&app->ctl, scope_name(app->scope.kind), app->scope.why,
 			  app->scope.kind == SCOPE_PROCESS);
+	control_set_bounds(&app->ctl, app->cfg.max_size, app->cfg.max_snapshots);
 	if (runrate_summary(&app->rate, line, sizeof(line)))
 		control_set_sampling(&app->ctl, &app->rate.said, line);
 	if (app->cfg.follow)
@@ -436,6 +438,11 @@ static int start_watching(struct app *app)
 	if (app->cfg.verbosity >= 0 && app->notes[0])
 		say("%s", app->notes);
 	control_announce(&app->ctl);
+	/* a bound the user did not give is said: old snapshots will go */
+	if (app->cfg.verbosity >= 0 && app->cfg.max_size_default)
+		say("ptbpf: %s kept within %" PRIu64 "M (the default --max-size; "
+		    "--max-size 0: no limit)\n",
+		    app->cfg.output, app->cfg.max_size >> 20);
 	/* --overhead: the cost is measured again while the run goes on */
 	runrate_watch(&app->rate, app->scope.kind);
 	return 0;

@@ -512,6 +512,50 @@ static void test_follow_pid_existing(void **state)
 	}
 }
 
+/* Snapshots (written or skipped) of process @pid for @trigger. */
+static int snaps_of(const char *dir, pid_t pid, const char *trigger)
+{
+	static const char *const names[] = { "snapshot", "snapshot_skipped" };
+	char t[32];
+	int i, k, n, c = 0;
+
+	for (k = 0; k < 2; k++) {
+		n = count_events(dir, names[k]);
+		for (i = 0; i < n; i++)
+			if (event_field(dir, names[k], i, "pid") == pid &&
+			    !event_str(dir, names[k], i, "trigger", t, sizeof(t)) &&
+			    !strcmp(t, trigger))
+				c++;
+	}
+	return c;
+}
+
+/*
+ * A fork-per-request server: the workers that end by exit() get no
+ * snapshot of their exit; one killed by SIGSEGV gets its fatal one, and
+ * the target's own exit (the run's last) its exit snapshot.
+ */
+static void test_follow_quiet_exits(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	need_root();
+	launch(f, "--follow", "3 400 500");
+	assert_int_equal(read_workers(f, f->log, 3, 30), 3);
+	assert_int_equal(kill(f->workers[0], SIGSEGV), 0);
+	assert_int_equal(finish(f, 60), 0);
+	assert_true(snaps_of(f->out, f->workers[0], "fatal") +
+			    snaps_of(f->out, f->workers[0], "exit") >=
+		    1);
+	for (i = 1; i < 3; i++) {
+		assert_true(nth_with_pid(f->out, "exit", f->workers[i]) >= 0);
+		assert_int_equal(snaps_of(f->out, f->workers[i], "exit"), 0);
+	}
+	/* >= 1: a worker's snapshot_skipped names the run's pid */
+	assert_true(snaps_of(f->out, f->target, "exit") >= 1);
+}
+
 /* Waits until process @pid is gone (or a zombie nobody reaps yet). */
 static bool wait_gone(pid_t pid, double secs)
 {
@@ -599,6 +643,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_follow_outlives_target, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid_existing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_quiet_exits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_sigint_ends_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follow_pid_sigint_leaves, setup, teardown),
 	};

@@ -1926,6 +1926,41 @@ static void test_cgroup_stale_leaves(void **state)
 }
 
 /*
+ * A run given no bound keeps its output within the default --max-size: the
+ * start event says the bound in force and a line says it at the start;
+ * --max-size 0 keeps no limit (no key, no line).
+ */
+static void test_default_max_size(void **state)
+{
+	static const char *const none[] = { "-t", "none", NULL };
+	static const char *const unbounded[] = { "-t", "none", "--max-size", "0", NULL };
+	char *targv[] = { PROGS "spin", "1", NULL };
+	struct fx *f = *state;
+	char *log;
+
+	need_root();
+	start(f, none, targv, true);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(event_field(f->out, "start", 0, "max_size"), 1LL << 30);
+	log = slurp(f->log);
+	assert_non_null(log);
+	if (!strstr(log, " kept within 1024M (the default --max-size; --max-size 0: no limit)"))
+		fail_msg("no line of the default bound: %s", log);
+	free(log);
+	kill_wait(f->target);
+	f->target = 0;
+	rm_rf(f->out);
+	memset(&f->held, 0, sizeof(f->held));
+	start(f, unbounded, targv, true);
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(event_field(f->out, "start", 0, "max_size"), -1);
+	log = slurp(f->log);
+	assert_non_null(log);
+	assert_null(strstr(log, "the default --max-size"));
+	free(log);
+}
+
+/*
  * auto falls back to cpu scope past --max-events, and says why; an
  * explicit --scope process past it, and --no-pause outside cpu scope, are
  * refused with one line.
@@ -2047,6 +2082,7 @@ int main(void)
 		T(test_scope_cgroup_command),
 		T(test_cgroup_leaf_kill9),
 		T(test_cgroup_stale_leaves),
+		T(test_default_max_size),
 		T(test_scope_fallback),
 		T(test_scope_reads_only_its_cpus),
 	};

@@ -78,7 +78,7 @@ static const struct bad_case bad_cases[] = {
 	{ "--format json -p 1", "invalid format list" },
 	{ "-n -1 -p 1", "invalid snapshot count" },
 	{ "--cgroup= -p 1", "empty cgroup path" },
-	{ "--max-size 0 -p 1", "invalid --max-size '0'" },
+	{ "--max-size x -p 1", "invalid --max-size 'x': use e.g. 500M, 2G, or 0" },
 	{ "--max-size 1T -p 1", "invalid --max-size" },
 	/* too small for one snapshot: twice --buffer-size at least */
 	{ "--max-size 1 -p 1", "--max-size 1 can't hold one snapshot: give at least 8192K" },
@@ -160,7 +160,9 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.crash_stack, 0);
 	assert_int_equal(parse("--pid 4242", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.max_snapshots, 0);
-	assert_int_equal(cfg.max_size, 0);
+	/* a run left on fills no disk: 1 GiB, as the systemd unit keeps */
+	assert_int_equal(cfg.max_size, 1ULL << 30);
+	assert_true(cfg.max_size_default);
 	assert_int_equal(cfg.min_interval_ns, 0);
 	assert_int_equal(cfg.grace_ms, 3000);
 	assert_false(cfg.full || cfg.no_pause || cfg.kernel || cfg.cgroup);
@@ -280,6 +282,38 @@ static void test_targets(void **state)
 	/* --max-size twice --buffer-size: enough, whichever comes first */
 	assert_int_equal(parse("--max-size 2M -s 1M -p 1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.max_size, 2ULL << 20);
+	assert_false(cfg.max_size_default);
+	args_free(&cfg);
+}
+
+/*
+ * The default bound: 1 GiB, grown to twice a larger --buffer-size (never
+ * a refusal of a -s the user gave); --max-size 0 keeps no limit.
+ */
+static void test_max_size_default(void **state)
+{
+	struct config cfg;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(parse("-p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.max_size, ARGS_MAX_SIZE_DEFAULT);
+	assert_true(cfg.max_size_default);
+	args_free(&cfg);
+	assert_int_equal(parse("-s 1G -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.max_size, 2ULL << 30);
+	assert_true(cfg.max_size_default);
+	args_free(&cfg);
+	assert_int_equal(parse("--max-size 0 -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.max_size, 0);
+	assert_false(cfg.max_size_default);
+	args_free(&cfg);
+	assert_int_equal(parse("--max-size 0 -s 1G -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.max_size, 0);
+	args_free(&cfg);
+	assert_int_equal(parse("--max-size 100M -p 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.max_size, 100ULL << 20);
+	assert_false(cfg.max_size_default);
 	args_free(&cfg);
 }
 
@@ -561,14 +595,23 @@ static void test_null(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad),	     cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_targets),	     cmocka_unit_test(test_trigger_options),
-		cmocka_unit_test(test_everything),   cmocka_unit_test(test_command_options),
-		cmocka_unit_test(test_help_version), cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_durations),    cmocka_unit_test(test_callgraph),
-		cmocka_unit_test(test_cpus),	     cmocka_unit_test(test_scope),
-		cmocka_unit_test(test_null),	     cmocka_unit_test(test_no_buildid_cache),
-		cmocka_unit_test(test_help_text),    cmocka_unit_test(test_overhead),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_trigger_options),
+		cmocka_unit_test(test_everything),
+		cmocka_unit_test(test_command_options),
+		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_max_size_default),
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_callgraph),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_no_buildid_cache),
+		cmocka_unit_test(test_help_text),
+		cmocka_unit_test(test_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

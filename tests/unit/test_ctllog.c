@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "control/ctllog.h"
+#include "base/say.h"
 
 struct fx {
 	struct eventlog log;
@@ -141,6 +142,52 @@ static void test_stop(void **state)
 			    "\"delivery_ns\":100,\"threads\":2,\"seq\":7,\"comm\":\"worker\"}\n");
 	assert_string_equal(human(f), "ptbpf:  +0.003000s stop         pid 42 tid 42 (SIGTRAP, "
 				      "breakpoint at 0x401136)\n");
+}
+
+/* How many times @needle is in @hay. */
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/*
+ * Lines past the rate limit are folded, but never the target's first stop
+ * line nor its first fatal line of a second: with --follow the followed
+ * processes' lines (their stops too) used up the limit and the stop the
+ * user caused was folded away.
+ */
+static void test_own_stop_not_folded(void **state)
+{
+	struct fx *f = *state;
+	struct ptbpf_event e = ev(PTBPF_EV_RUN, 2000000);
+	struct ctllog kid;
+	const char *out;
+
+	say_set_limit(1, 1);
+	ctllog_init(&kid, &f->log, 43, 0);
+	kid.member = true;
+	kid.t0 = 1000;
+	ctllog_event(&f->l, &e, 2000100); /* takes the one line the limit has */
+	e = ev(PTBPF_EV_STOP, 3000000);
+	e.sig = 19;
+	e.tgid = e.tid = 43;
+	ctllog_event(&kid, &e, 3000100); /* a followed process's: folded */
+	e.tgid = e.tid = 42;
+	ctllog_event(&f->l, &e, 3000200); /* the target's: said */
+	ctllog_event(&f->l, &e, 3000300); /* its second this second: folded */
+	e = ev(PTBPF_EV_FATAL, 4000000);
+	e.sig = 11;
+	ctllog_event(&f->l, &e, 4000100); /* the target's fatal: said */
+	out = human(f);
+	say_set_limit(SAY_BURST, SAY_RATE);
+	assert_int_equal(count(out, "run          pid 42"), 1);
+	assert_int_equal(count(out, "stop         pid 42"), 1);
+	assert_int_equal(count(out, "fatal        pid 42"), 1);
+	assert_int_equal(count(out, "pid 43"), 0);
 }
 
 /* An exit says its code; a thread's start has a line only with -v. */
@@ -282,6 +329,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_stop_not_folded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_and_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_toggles, setup, teardown),

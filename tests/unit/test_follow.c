@@ -266,6 +266,46 @@ static void test_exits(void **state)
 	assert_int_equal(x->f.left, 1);
 }
 
+/* A followed process's exit: @sig is what killed it (0: exit()). */
+static void exit_ev(struct fx *x, pid_t pid, int sig, uint64_t seq)
+{
+	struct ptbpf_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = 1000 + seq;
+	e.kind = PTBPF_EV_EXIT;
+	e.tgid = (__u32)pid;
+	e.tid = (__u32)pid;
+	e.seq = seq;
+	e.sig = sig;
+	e.exit_code = sig ? sig : 3 << 8;
+	follow_event(&x->f, &e, 2000 + seq);
+}
+
+/*
+ * A fork-per-request server: a child's exit() (any code) is no snapshot,
+ * a child killed by a signal still gets one; child-exit brings back one
+ * per exit.
+ */
+static void test_quiet_exits(void **state)
+{
+	struct fx *x = *state;
+
+	start(x, false);
+	ev(x, 101, PTBPF_EV_FORK, 0);
+	ev(x, 102, PTBPF_EV_FORK, 0);
+	x->fake.calls[0] = '\0';
+	exit_ev(x, 101, 0, 1);
+	expect(x, "-101");
+	exit_ev(x, 102, SIGSEGV, 1);
+	expect(x, "S(exit:102) -102");
+	x->root.triggers |= TRIGGER_CHILD_EXIT;
+	ev(x, 103, PTBPF_EV_FORK, 0);
+	x->fake.calls[0] = '\0';
+	exit_ev(x, 103, 0, 1);
+	expect(x, "S(exit:103) -103");
+}
+
 /*
  * Lost events: every worker takes its state from the BPF side; one gone
  * from the BPF map has exited and leaves.
@@ -333,6 +373,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pause_when_all_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quiet_exits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_adopt, setup, teardown),

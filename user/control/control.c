@@ -138,6 +138,12 @@ void control_set_sampling(struct control *c, const struct snap_sampling *sp, con
 	snprintf(c->sampling_line, sizeof(c->sampling_line), "%s", line ? line : "");
 }
 
+void control_set_bounds(struct control *c, uint64_t max_size, unsigned int max_snapshots)
+{
+	c->max_size = max_size;
+	c->max_snapshots = max_snapshots;
+}
+
 void control_rate(struct control *c, unsigned int old_hz, const struct snap_sampling *sp)
 {
 	c->sampling = *sp;
@@ -179,6 +185,8 @@ void control_start(struct control *c, int state, const char *backend, uint64_t b
 					.scope_why = c->scope_why,
 					.sampling = &c->sampling,
 					.command = command,
+					.max_size = c->max_size,
+					.max_snapshots = c->max_snapshots,
 				});
 	offcpu(c, state != PTBPF_PROC_RUNNING);
 	if (c->no_pause || state == PTBPF_PROC_RUNNING || c->kernel_cut) {

@@ -25,6 +25,11 @@ enum trigger_bits {
 	TRIGGER_FATAL = 1 << 1,
 	TRIGGER_EXIT = 1 << 2,
 	TRIGGER_STEP = 1 << 3, /* single-step stops get their own snapshot */
+	/*
+	 * --follow: a followed process's ordinary exit (exit(), any code)
+	 * gets a snapshot too; without it only a death by a signal does.
+	 */
+	TRIGGER_CHILD_EXIT = 1 << 4,
 };
 
 struct control_ops {
@@ -74,6 +79,9 @@ struct control {
 	/* sample backend: how and at what rate (start event, start line) */
 	struct snap_sampling sampling;
 	char sampling_line[160];
+	/* the output directory's bounds, for the start event; 0: none */
+	uint64_t max_size;
+	unsigned int max_snapshots;
 	/* sample backend: ns its timers ran, for the end event; -1: unknown */
 	int64_t sample_timer_ns;
 	bool running; /* collection state */
@@ -172,6 +180,12 @@ void control_set_scope(struct control *c, const char *name, const char *why, boo
  * event) and @line for the start line; before control_start().
  */
 void control_set_sampling(struct control *c, const struct snap_sampling *sp, const char *line);
+
+/*
+ * The output directory's bounds (--max-size @max_size bytes, --max-snapshots
+ * @max_snapshots; 0: none), for the start event; before control_start().
+ */
+void control_set_bounds(struct control *c, uint64_t max_size, unsigned int max_snapshots);
 
 /*
  * The rate changed from @old_hz to @sp->hz (a re-check of the cost): a

@@ -69,10 +69,32 @@ static void human_line(const struct ctllog *l, uint64_t ts, const char *what, co
 		status_say(line);
 }
 
-static void human(const struct ctllog *l, uint64_t ts, const char *what, const char *detail)
+/* Whether @what is the target's first stop or fatal line this second. */
+static bool own_first(struct ctllog *l, const char *what)
+{
+	uint64_t now, *said;
+
+	if (l->member)
+		return false;
+	if (!strcmp(what, "stop"))
+		said = &l->stop_said_ns;
+	else if (!strcmp(what, "fatal"))
+		said = &l->fatal_said_ns;
+	else
+		return false;
+	now = clock_now_ns();
+	if (*said && now - *said < 1000000000ULL)
+		return false;
+	*said = now;
+	return true;
+}
+
+static void human(struct ctllog *l, uint64_t ts, const char *what, const char *detail)
 {
 	/* a debugger or a hot --trigger-on makes thousands: rate-limited */
-	human_line(l, ts, what, detail, strcmp(what, "start") && strcmp(what, "end"));
+	bool limited = strcmp(what, "start") && strcmp(what, "end") && !own_first(l, what);
+
+	human_line(l, ts, what, detail, limited);
 }
 
 void ctllog_started(struct ctllog *l, const struct ctllog_start *s)
@@ -96,6 +118,11 @@ void ctllog_started(struct ctllog *l, const struct ctllog_start *s)
 	sampling_json(s->sampling, j);
 	if (s->command)
 		json_str(j, "command", s->command);
+	/* what the run may keep on disk: a reader knows old ones went */
+	if (s->max_size)
+		json_u64(j, "max_size", s->max_size);
+	if (s->max_snapshots)
+		json_u64(j, "max_snapshots", s->max_snapshots);
 	json_str(j, "version", PTBPF_VERSION);
 	eventlog_end(l->events);
 }

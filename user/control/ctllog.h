@@ -35,6 +35,15 @@ struct ctllog {
 	uint64_t real0, mono0; /* the start event's clock pair */
 	/* the first resume: its line comes after the start line */
 	uint64_t start_resume_ns, start_resume_lat;
+	/*
+	 * A process --follow followed, not the target: its stop and fatal
+	 * lines are rate-limited as the rest. The target's first stop line
+	 * and first fatal line of each second never are (when they were said,
+	 * CLOCK_MONOTONIC): the stop a user caused stays in sight however
+	 * many lines the followed processes make.
+	 */
+	bool member;
+	uint64_t stop_said_ns, fatal_said_ns;
 };
 
 /*
@@ -54,6 +63,8 @@ struct ctllog_start {
 	const char *scope_why; /* why auto fell back; NULL or "": it did not */
 	const struct snap_sampling *sampling; /* sample backend; how NULL: none */
 	const char *command; /* a launched command's argv[0]; NULL: none */
+	uint64_t max_size; /* --max-size in force; 0: none (not said) */
+	unsigned int max_snapshots; /* --max-snapshots; 0: none (not said) */
 };
 
 /*

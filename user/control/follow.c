@@ -56,9 +56,25 @@ static int group_resume(void *ctx, uint64_t *done)
 	return set_on(ctx, true, done);
 }
 
+/*
+ * A followed process's exit by exit() (any code: no signal) is no
+ * snapshot: a fork-per-request server would write one a request. The
+ * target's own exit, and the last exit of the run, still are.
+ */
+static bool quiet_exit(const struct follow_member *m, const struct snap_cause *cause)
+{
+	const struct follow *f = m->f;
+
+	return cause->kind == SNAPCAUSE_EXIT && !cause->sig && m != &f->root && f->tmpl &&
+	       !(f->tmpl->triggers & TRIGGER_CHILD_EXIT) && follow_live(f) > 1;
+}
+
 static int group_snapshot(void *ctx, const struct snap_cause *cause)
 {
 	struct follow *f = ((struct follow_member *)ctx)->f;
+
+	if (quiet_exit(ctx, cause))
+		return 0;
 
 	return f->ops && f->ops->snapshot ? f->ops->snapshot(f->ops_ctx, cause) : 0;
 }
@@ -150,6 +166,7 @@ static struct follow_member *join(struct follow *f, pid_t pid)
 	control_init(m->ctl, t->log.events, pid, t->triggers, t->no_pause, t->log.verbosity,
 		     &group_ops, m);
 	m->ctl->min_interval_ns = t->min_interval_ns;
+	m->ctl->log.member = true;
 	m->ctl->log.t0 = t->log.t0;
 	m->ctl->log.real0 = t->log.real0;
 	m->ctl->log.mono0 = t->log.mono0;
