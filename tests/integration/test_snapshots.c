@@ -838,6 +838,56 @@ static void test_two_runs_one_dir(void **state)
 }
 
 /*
+ * Numbering goes on past six digits: an -o that holds snapshot-999999 (the
+ * first run's snapshot 1, renamed and renumbered by hand, as a long-lived
+ * unit would get there) gets snapshot-1000000 from the next run, not a
+ * "snapshot 1000000 lost", and ptbpf-dump OUT lists the two by number.
+ */
+static void test_past_six_digits(void **state)
+{
+	static const char *const opts[] = { "-q", "-t", "stop", NULL };
+	char *targv[] = { PROGS "spin", NULL };
+	struct fx *f = *state;
+	char cmd[PATH_MAX + 256], want[PATH_MAX + 64], *ls, *o, *a, *b;
+	int st;
+
+	need_root();
+	start(f, opts, targv, true);
+	/* something new for its end snapshot: the target's CPU time */
+	assert_true(wait_cpu(f->target, 100, 30));
+	assert_int_equal(finish(f), 0);
+	kill_wait(f->target);
+	memset(&f->held, 0, sizeof(f->held));
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && mv snapshot-000001 snapshot-999999 && "
+		 "sed -i 's/\"snapshot\":1,/\"snapshot\":999999,/' snapshot-999999/ptbpf.json",
+		 f->out);
+	free(run_out(cmd, &st));
+	assert_int_equal(st, 0);
+	ls = list_dir(f->out);
+	assert_string_equal(ls, "events.jsonl snapshot-999999 ");
+	free(ls);
+	start(f, opts, targv, true);
+	assert_true(wait_cpu(f->target, 100, 30));
+	assert_int_equal(finish(f), 0);
+	assert_int_equal(count_events(f->out, "snapshot_error"), 0);
+	assert_int_equal(event_field(f->out, "snapshot", 1, "snapshot"), 1000000);
+	ls = list_dir(f->out);
+	assert_string_equal(ls, "events.jsonl snapshot-1000000 snapshot-999999 ");
+	free(ls);
+	snprintf(cmd, sizeof(cmd), "./ptbpf-dump '%s'", f->out);
+	o = run_out(cmd, &st);
+	assert_int_equal(st, 0);
+	snprintf(want, sizeof(want), "%s/snapshot-999999: snapshot 999999, ", f->out);
+	a = strstr(o, want);
+	snprintf(want, sizeof(want), "%s/snapshot-1000000: snapshot 1000000, ", f->out);
+	b = strstr(o, want);
+	if (!a || !b || a > b)
+		fail_msg("not both, by number: %s", o);
+	free(o);
+}
+
+/*
  * A run killed while it wrote snapshot 1 left OUT/.snapshot-000001.tmp: the
  * next run removes it (a warning says so) and its own snapshot 1 is
  * written, not lost to the name.
@@ -2063,6 +2113,7 @@ int main(void)
 		T(test_long_path),
 		T(test_two_runs_one_dir),
 		T(test_stale_tmp),
+		T(test_past_six_digits),
 		T(test_max_size_everything),
 		T(test_empty_keeps_history),
 		T(test_stderr_folded),

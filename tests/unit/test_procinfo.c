@@ -232,12 +232,13 @@ static void vdso_with_exe(const char *root, const char *exe, const char *target,
 
 /*
  * Whose [vdso] a process maps, by its executable's ELF header: a 64-bit
- * x86-64 program's is ptbpf's own image, a 32-bit one's (or one whose
- * executable can't be read) is not.
+ * x86-64 program's is ptbpf's own image, a 32-bit one's is not; one whose
+ * executable can't be read is told by the file the maps name, or the
+ * [vdso]'s address, else unknown.
  */
 static void test_vdso_abi(void **state)
 {
-	char root[] = "/tmp/ptbpf-procinfo-XXXXXX", cmd[PATH_MAX + 16];
+	char root[] = "/tmp/ptbpf-procinfo-XXXXXX", cmd[PATH_MAX + 16], map[512];
 
 	assert_non_null(mkdtemp(root));
 	mk(root, "77");
@@ -253,8 +254,32 @@ static void test_vdso_abi(void **state)
 	put_elf(root, "prog32", 1 /* ELFCLASS32 */, 3 /* EM_386 */);
 	vdso_with_exe(root, "77/exe", "prog64", SNAP_VDSO_NATIVE);
 	vdso_with_exe(root, "77/exe", "prog32", SNAP_VDSO_OTHER);
-	/* an executable that can't be read: not known to be ours */
+	/*
+	 * an executable that can't be read (a process read as it died), and
+	 * nothing else that tells: unknown, not "not a 64-bit program"
+	 */
+	vdso_with_exe(root, "77/exe", "/nonexistent/prog", SNAP_VDSO_UNKNOWN);
+	/* ... but the file the maps name still can be */
+	snprintf(map, sizeof(map),
+		 "400000-401000 r-xp 00000000 fd:01 1 %s/prog64\n"
+		 "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n",
+		 root);
+	put(root, "77/maps", map);
+	vdso_with_exe(root, "77/exe", "/nonexistent/prog", SNAP_VDSO_NATIVE);
+	snprintf(map, sizeof(map),
+		 "400000-401000 r-xp 00000000 fd:01 1 %s/prog32\n"
+		 "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n",
+		 root);
+	put(root, "77/maps", map);
 	vdso_with_exe(root, "77/exe", "/nonexistent/prog", SNAP_VDSO_OTHER);
+	/* ... or a [vdso] above 4 GiB, where only a 64-bit task maps */
+	put(root, "77/maps",
+	    "400000-401000 r-xp 00000000 fd:01 1 /nonexistent/prog\n"
+	    "7ffd5a1f1000-7ffd5a1f3000 r-xp 00000000 00:00 0 [vdso]\n");
+	vdso_with_exe(root, "77/exe", "/nonexistent/prog", SNAP_VDSO_NATIVE);
+	put(root, "77/maps",
+	    "400000-401000 r-xp 00000000 fd:01 1 /usr/bin/prog\n"
+	    "7ffd1000-7ffd3000 r-xp 00000000 00:00 0 [vdso]\n");
 	/* a zombie leader has no exe: a live thread's tells */
 	mk(root, "77/task/78");
 	put(root, "77/task/78/comm", "worker\n");

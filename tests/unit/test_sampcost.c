@@ -62,6 +62,23 @@ static void test_pair_without_samples(void **state)
 	assert_int_equal(c.samples, 2);
 }
 
+/*
+ * A rate capped by kernel.perf_event_max_sample_rate: the spins grow so
+ * that each takes samples, and past SAMPCOST_MAX_SPIN_MS no calibration
+ * can measure (0), rather than a cost of 0 from spins without samples.
+ */
+static void test_spin_for_capped_rate(void **state)
+{
+	(void)state;
+	assert_int_equal(sampcost_spin_ns(4000, 0), 5000000);
+	assert_int_equal(sampcost_spin_ns(4000, 2000000), 2000000);
+	assert_int_equal(sampcost_spin_ns(100, 0), 40000000);
+	assert_int_equal(sampcost_spin_ns(80, 0), 50000000);
+	assert_int_equal(sampcost_spin_ns(79, 0), 0);
+	assert_int_equal(sampcost_spin_ns(5, 0), 0);
+	assert_int_equal(sampcost_spin_ns(0, 0), 0);
+}
+
 /* No pairs, or more than it keeps: defined figures, nothing read past. */
 static void test_bounds(void **state)
 {
@@ -84,10 +101,9 @@ static void test_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_median_of_pairs),
-		cmocka_unit_test(test_never_negative),
-		cmocka_unit_test(test_pair_without_samples),
-		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_median_of_pairs),	     cmocka_unit_test(test_never_negative),
+		cmocka_unit_test(test_pair_without_samples), cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_spin_for_capped_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,6 +55,31 @@ static void test_budget_unknown_cost(void **state)
 	assert_int_equal(out.hz, 1000);
 }
 
+/*
+ * kernel.perf_event_max_sample_rate lowered below the floor, the cost
+ * unknown (no calibration counts samples at such a rate): the line names
+ * the sysctl, never "a sample costs 0.0 us ... -1.00 %".
+ */
+static void test_budget_capped_unknown_cost(void **state)
+{
+	struct samprate_in in = { .sample_ns = 0, .budget_pct = 2, .max_rate = 5 };
+	struct samprate out;
+
+	(void)state;
+	assert_int_equal(samprate_pick(&in, &out), 0);
+	assert_int_equal(out.hz, 5);
+	assert_string_equal(out.why, "lowered");
+	assert_string_equal(out.line, "--overhead 2: kernel.perf_event_max_sample_rate is 5 Hz, "
+				      "below 10 Hz: sampling at 5 Hz");
+	assert_null(strstr(out.line, "-1.00"));
+	/* measured at the cap: the budget, within the cap */
+	in.max_rate = 100;
+	in.sample_ns = 400000; /* 2 % is 50 Hz */
+	assert_int_equal(samprate_pick(&in, &out), 0);
+	assert_int_equal(out.hz, 50);
+	assert_string_equal(out.why, "budget");
+}
+
 /* A budget even the floor exceeds: the floor, and one line. */
 static void test_budget_floor(void **state)
 {
@@ -156,10 +181,14 @@ static void test_sysctl(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_budget_picks), cmocka_unit_test(test_budget_unknown_cost),
-		cmocka_unit_test(test_budget_floor), cmocka_unit_test(test_fixed),
-		cmocka_unit_test(test_bad),	     cmocka_unit_test(test_recheck),
+		cmocka_unit_test(test_budget_picks),
+		cmocka_unit_test(test_budget_unknown_cost),
+		cmocka_unit_test(test_budget_floor),
+		cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_recheck),
 		cmocka_unit_test(test_sysctl),
+		cmocka_unit_test(test_budget_capped_unknown_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

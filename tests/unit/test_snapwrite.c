@@ -24,6 +24,7 @@
 #include "output/snapwrite.h"
 #include "testio.h"
 #include "proc/vdso.h"
+#include "snapfmt.h"
 
 struct fixture {
 	char dir[64];
@@ -512,8 +513,16 @@ static void test_invalid_args(void **state)
 	assert_int_equal(snapwrite_snapshot(&fx->snap, NULL, NULL, 0, NULL, 0), -EINVAL);
 	o.out_dir = NULL;
 	assert_int_equal(snapwrite_snapshot(&fx->snap, &o, NULL, 0, NULL, 0), -EINVAL);
-	fx->snap.id = 1000000;
-	assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, NULL, 0), -EINVAL);
+	/* past the names' range: refused, and the reason said (never "") */
+	fx->snap.id = SNAPFMT_ID_MAX + 1;
+	{
+		char err[256] = "";
+
+		assert_int_equal(snapwrite_snapshot(&fx->snap, &fx->o, NULL, 0, err, sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, "snapshot 1000000000000: number outside 1 to "
+					 "999999999999, the names' range");
+	}
 	/* a broken staged record: the error names the file */
 	fx->snap.id = 3;
 	fx->core[0].sideband = fx->pt;

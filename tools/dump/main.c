@@ -164,6 +164,12 @@ static int is_snapshot_name(const struct dirent *de)
 	return snapfmt_parse_name(de->d_name) != 0;
 }
 
+/* by number: snapshot-1000000 after snapshot-999999, as alphasort would not */
+static int by_snapshot_number(const struct dirent **a, const struct dirent **b)
+{
+	return snapfmt_compare_names((*a)->d_name, (*b)->d_name);
+}
+
 /* events.jsonl of an output directory, into the timeline. */
 static void run_timeline_events(struct dump_run *r, const char *out_dir)
 {
@@ -199,7 +205,7 @@ static int one_dir(struct dump_run *r, const char *dir)
 			run_timeline_events(r, dirname(copy));
 		return ret;
 	}
-	n = scandir(dir, &names, is_snapshot_name, alphasort);
+	n = scandir(dir, &names, is_snapshot_name, by_snapshot_number);
 	if (n <= 0) {
 		snap_error(&r->log, dir, -1,
 			   n < 0 ? "%s" :

@@ -28,6 +28,15 @@ uint64_t snapfmt_parse_name(const char *name)
 	return strcmp(canon, name) ? 0 : id;
 }
 
+int snapfmt_compare_names(const char *a, const char *b)
+{
+	uint64_t x = snapfmt_parse_name(a), y = snapfmt_parse_name(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return x ? 0 : strcmp(a ? a : "", b ? b : "");
+}
+
 static const char *const backend_names[] = {
 	[BACKEND_AUTO] = "auto",
 	[BACKEND_INTEL_PT] = "intel-pt",

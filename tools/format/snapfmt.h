@@ -12,10 +12,18 @@
 
 #include "snapdata.h"
 
-/* A snapshot directory is SNAPFMT_PREFIX and six digits (SNAPFMT_ID_MAX). */
+/*
+ * A snapshot directory is SNAPFMT_PREFIX and its number in at least six
+ * digits: snapshot-000001 to snapshot-999999, then snapshot-1000000 and on
+ * (numbering carries over between runs, so a long-lived unit gets past six
+ * digits). The names no longer sort by number: order by
+ * snapfmt_compare_names(). SNAPFMT_ID_MAX, twelve digits, keeps a number
+ * exact in a JSON number read as a double (below 2^53) and a name within
+ * the short buffers that spell it.
+ */
 #define SNAPFMT_PREFIX "snapshot-"
 #define SNAPFMT_NAME_FMT SNAPFMT_PREFIX "%06" PRIu64
-#define SNAPFMT_ID_MAX 999999ULL
+#define SNAPFMT_ID_MAX 999999999999ULL
 
 /* Files of an output directory and of a snapshot directory. */
 #define SNAPFMT_EVENTS "events.jsonl"
@@ -34,6 +42,17 @@
  * Returns 0 for any other name (and for NULL).
  */
 uint64_t snapfmt_parse_name(const char *name);
+
+/*
+ * Orders two snapshot directory names @a and @b by their numbers
+ * (snapfmt_parse_name()), so snapshot-999999 comes before
+ * snapshot-1000000; a name that is not a snapshot's (number 0) comes first,
+ * and two such names are ordered by strcmp().
+ *
+ * Returns less than, equal to or greater than 0 as @a orders before, with
+ * or after @b.
+ */
+int snapfmt_compare_names(const char *a, const char *b);
 
 /*
  * The name of backend @b (snapfmt.c's table, one name per value of enum

@@ -111,13 +111,15 @@ struct snap_map {
 
 /*
  * What a process's [vdso] mapping is: none, the image ptbpf saves with a
- * snapshot (a 64-bit x86-64 program: vdso.h), or another ABI's (a 32-bit
- * or x32 program, or one whose ELF header could not be read), not saved.
+ * snapshot (a 64-bit x86-64 program: vdso.h), another ABI's (a 32-bit or
+ * x32 program), not saved, or unknown: its executable could not be read
+ * (a process that died as it was read) and nothing else told.
  */
 enum snap_vdso {
 	SNAP_VDSO_NONE = 0,
 	SNAP_VDSO_NATIVE,
 	SNAP_VDSO_OTHER,
+	SNAP_VDSO_UNKNOWN,
 };
 
 /* The target as /proc showed it at snapshot time. */

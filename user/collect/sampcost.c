@@ -123,6 +123,19 @@ void sampcost_from_pairs(const uint64_t *plain, const uint64_t *sampled, const u
 	out->sample_ns = cost > 0 ? (uint64_t)cost : 0;
 }
 
+uint64_t sampcost_spin_ns(unsigned int hz, uint64_t spin_ns)
+{
+	uint64_t need;
+
+	if (!hz)
+		return 0;
+	spin_ns = spin_ns ? spin_ns : 5000000ULL;
+	need = (SAMPCOST_MIN_SAMPLES * 1000000000ULL + hz - 1) / hz;
+	if (need > SAMPCOST_MAX_SPIN_MS * 1000000ULL)
+		return 0;
+	return need > spin_ns ? need : spin_ns;
+}
+
 /*
  * One spin of each kind, in the order @sampled_first says, @fd enabled for
  * the sampled one: their times and the samples the timer took.
@@ -240,8 +253,16 @@ static void *calib_main(void *arg)
 		k->rc = errbuf_set(k->err, sizeof(k->err), -errno, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	rounds = rounds_for(sfd, k->spin_ns);
 	hz = k->max_hz < FIRST_HZ ? k->max_hz : FIRST_HZ;
+	/* a capped rate: spins long enough to take samples, or no figure at all */
+	k->spin_ns = sampcost_spin_ns(hz, k->spin_ns);
+	if (!k->spin_ns) {
+		k->rc = errbuf_set(k->err, sizeof(k->err), -ERANGE,
+				   "%u Hz takes too few samples to measure", hz);
+		close(sfd);
+		return NULL;
+	}
+	rounds = rounds_for(sfd, k->spin_ns);
 	k->rc = phase(k, sfd, rounds, hz);
 	/*
 	 * Under 5 % at the first rate: sample faster, to about 10 %, so that

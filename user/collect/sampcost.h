@@ -35,6 +35,21 @@ struct sampcost {
 };
 
 #define SAMPCOST_MAX_PAIRS 64
+/* a sampled spin takes at least this many samples, else it says nothing */
+#define SAMPCOST_MIN_SAMPLES 4
+/* no spin longer: the calibration's pairs would take seconds */
+#define SAMPCOST_MAX_SPIN_MS 50
+
+/*
+ * How long a spin must be for @hz to take SAMPCOST_MIN_SAMPLES samples in
+ * it: @spin_ns (0: 5 ms) or longer. A low @hz (the kernel lowers
+ * kernel.perf_event_max_sample_rate by itself on a slow machine) needs
+ * longer spins.
+ *
+ * Returns the spin in ns, or 0 when it would pass SAMPCOST_MAX_SPIN_MS
+ * (or @hz is 0): at @hz no calibration can measure a sample's cost.
+ */
+uint64_t sampcost_spin_ns(unsigned int hz, uint64_t spin_ns);
 
 /*
  * The figures of @n pairs of spins (at most SAMPCOST_MAX_PAIRS): the time
@@ -51,8 +66,10 @@ void sampcost_from_pairs(const uint64_t *plain, const uint64_t *sampled, const u
  * its period, inherit and enable bits are set here), sampling at most at
  * @max_hz, for spins of about @spin_ms each (0: 5 ms).
  *
- * Returns 0; -EINVAL for bad arguments; else the -errno of the thread, the
- * event or the schedstat file, with the line in @err.
+ * Returns 0; -EINVAL for bad arguments; -ERANGE when @max_hz is too low
+ * a rate for any spin to take samples (sampcost_spin_ns()); else the
+ * -errno of the thread, the event or the schedstat file, with the line in
+ * @err.
  */
 int sampcost_measure(const struct perf_event_attr *attr, int cpu, unsigned int max_hz,
 		     unsigned int spin_ms, struct sampcost *out, char *err, size_t errlen);

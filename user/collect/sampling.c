@@ -36,6 +36,23 @@ static void read_limits(struct sampling *s)
 		s->in.max_cpu_pct = 100;
 }
 
+/*
+ * Why a sample's cost is unknown, in s->note: the kernel's own cap on the
+ * rate when that is what left the calibration no samples to count
+ * (-ERANGE), so the user sees the sysctl to raise, not a cost of 0.
+ */
+static void cost_note(struct sampling *s, int rc, const char *why)
+{
+	if (rc == -ERANGE && s->in.max_rate)
+		snprintf(s->note, sizeof(s->note),
+			 "a sample's cost can't be measured: kernel.perf_event_max_sample_rate "
+			 "is %u Hz, too few samples to count",
+			 s->in.max_rate);
+	else
+		snprintf(s->note, sizeof(s->note), "a sample's cost could not be measured (%s)",
+			 why);
+}
+
 static int measure(struct sampling *s)
 {
 	unsigned int max = s->in.max_rate ? s->in.max_rate : 100000;
@@ -45,8 +62,7 @@ static int measure(struct sampling *s)
 	rc = sampcost_measure(&s->attr, s->cpu, max, 0, &s->cost, why, sizeof(why));
 	s->measured = !rc;
 	if (rc)
-		snprintf(s->note, sizeof(s->note), "a sample's cost could not be measured (%s)",
-			 why);
+		cost_note(s, rc, why);
 	return rc;
 }
 
@@ -98,8 +114,7 @@ int sampling_start(struct sampling *s, const struct sampling_req *req, char *err
 		s->job = NULL;
 		s->measured = !rc;
 		if (rc)
-			snprintf(s->note, sizeof(s->note),
-				 "a sample's cost could not be measured (%s)", why);
+			cost_note(s, rc, why);
 	} else {
 		measure(s);
 	}
@@ -160,6 +175,8 @@ struct sampling_watcher {
 	bool fresh;
 	struct perf_event_attr attr;
 	int cpu;
+	/* kernel.perf_event_max_sample_rate at the start (100000: none) */
+	unsigned int max_hz;
 };
 
 static void *watch_main(void *arg)
@@ -184,7 +201,8 @@ static void *watch_main(void *arg)
 			break;
 		pthread_mutex_unlock(&w->lock);
 		/* unlocked: a calibration takes a fraction of a second */
-		if (!sampcost_measure(&w->attr, w->cpu, 100000, 0, &cost, why, sizeof(why))) {
+		/* within the kernel's cap: a throttled sample would count as free */
+		if (!sampcost_measure(&w->attr, w->cpu, w->max_hz, 0, &cost, why, sizeof(why))) {
 			pthread_mutex_lock(&w->lock);
 			w->cost = cost;
 			w->last[w->nr_last++ % 3] = cost.sample_ns;
@@ -211,6 +229,7 @@ int sampling_watch(struct sampling *s, uint64_t period_ns)
 	w->period_ns = period_ns ? period_ns : SAMPLING_RECHECK_NS;
 	w->attr = s->attr;
 	w->cpu = s->cpu;
+	w->max_hz = s->in.max_rate ? s->in.max_rate : 100000;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

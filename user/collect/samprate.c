@@ -77,7 +77,14 @@ int samprate_pick(const struct samprate_in *in, struct samprate *out)
 			     SAMPRATE_FALLBACK_HZ;
 	if (hz > top)
 		hz = top;
-	if (hz < SAMPRATE_MIN_HZ) {
+	if (hz < SAMPRATE_MIN_HZ && !in->sample_ns) {
+		/* the kernel's cap alone: no cost to speak of, the cap is why */
+		out->why = "lowered";
+		snprintf(out->line, sizeof(out->line),
+			 "--overhead %g: kernel.perf_event_max_sample_rate is %u Hz, below %u Hz: "
+			 "sampling at %u Hz",
+			 in->budget_pct, top, SAMPRATE_MIN_HZ, (unsigned int)hz);
+	} else if (hz < SAMPRATE_MIN_HZ) {
 		hz = SAMPRATE_MIN_HZ < top ? SAMPRATE_MIN_HZ : top;
 		out->why = "lowered";
 		snprintf(out->line, sizeof(out->line),

@@ -110,13 +110,15 @@ static void ptxed_json(const struct snapshot *s, struct json *j)
 
 /*
  * What backs @p's [vdso]: the saved image, or why none does (another
- * ABI's); NULL when there is nothing to say (no [vdso], or ptbpf has no
+ * ABI's, or not known whose); NULL when there is nothing to say (no [vdso], or ptbpf has no
  * image of its own: a kernel booted with vdso=0 maps none anywhere).
  */
 static const char *vdso_backing(const struct ptbpfjson_dir *dir, const struct snap_process *p)
 {
 	if (p->vdso == SNAP_VDSO_OTHER)
 		return "not saved: not a 64-bit x86-64 program, its vDSO is not ptbpf's";
+	if (p->vdso == SNAP_VDSO_UNKNOWN)
+		return "not saved: executable unreadable at exit, whose vDSO it maps unknown";
 	return p->vdso == SNAP_VDSO_NATIVE && dir->vdso ? SNAPFMT_VDSO : NULL;
 }
 

@@ -505,8 +505,16 @@ int snapwrite_snapshot(const struct snapshot *snap, const struct snapwrite_opts 
 	char tmp[64], final[64];
 	int outfd, ret;
 
-	if (!snap || !opts || !opts->out_dir || !snap->id || snap->id > SNAPFMT_ID_MAX)
+	if (!snap || !opts || !opts->out_dir)
 		return -EINVAL;
+	/* a snapshot lost says why, never an empty reason */
+	if (!snap->id || snap->id > SNAPFMT_ID_MAX) {
+		if (err && err_len)
+			snprintf(err, err_len,
+				 "snapshot %" PRIu64 ": number outside 1 to %llu, the names' range",
+				 snap->id, SNAPFMT_ID_MAX);
+		return -EINVAL;
+	}
 	id = snap->id;
 	snprintf(tmp, sizeof(tmp), TMP_FMT, id);
 	snprintf(final, sizeof(final), FINAL_FMT, id);

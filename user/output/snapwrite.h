@@ -104,7 +104,7 @@ struct snapwrite_opts {
 
 /*
  * Writes @snap under @opts->out_dir as "snapshot-NNNNNN" (NNNNNN =
- * @snap->id, zero-padded to six digits): the formats of @opts->formats
+ * @snap->id, zero-padded to at least six digits, SNAPFMT_NAME_FMT): the formats of @opts->formats
  * that the snapshot's backend writes (snapwrite_formats_for; all it writes
  * when it writes none of them), and ptbpf.json always. On success the final path is
  * copied to @path (@path_len bytes; may be NULL).
@@ -113,8 +113,8 @@ struct snapwrite_opts {
  * file and the reason, and no directory of this snapshot is left.
  *
  * Returns 0 on success.
- * Returns -EINVAL if @snap, @opts or @opts->out_dir is NULL, @snap->id
- * is 0 or above SNAPFMT_ID_MAX.
+ * Returns -EINVAL if @snap, @opts or @opts->out_dir is NULL, or @snap->id
+ * is 0 or above SNAPFMT_ID_MAX (then @err says so).
  * Returns -EEXIST if the final directory already exists, or something that
  * is not a directory (a symlink) has the temporary one's name; a temporary
  * directory a killed run left is removed first.

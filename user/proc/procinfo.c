@@ -188,36 +188,72 @@ static int read_from_thread(struct snap_process *p, const char *base)
 }
 
 /*
- * Whose [vdso] @p maps: ptbpf's own image only when its executable is a
- * 64-bit x86-64 ELF file (read through /proc: the file may be gone from
- * its path); a 32-bit or x32 program maps another one.
+ * The ABI of the ELF file @path by its header: SNAP_VDSO_NATIVE for a
+ * 64-bit x86-64 one, SNAP_VDSO_OTHER for another, SNAP_VDSO_UNKNOWN when
+ * it can't be opened or read.
  */
-static enum snap_vdso vdso_of(const struct snap_process *p, const char *base)
+static enum snap_vdso elf_abi(const char *path)
 {
 	unsigned char hdr[ELF_ABI_BYTES];
-	char path[PATH_MAX];
-	unsigned int i;
 	ssize_t n;
 	FILE *f;
 
-	for (i = 0; i < p->nr_maps; i++)
-		if (p->maps[i].path && !strcmp(p->maps[i].path, "[vdso]"))
-			break;
-	if (i == p->nr_maps)
-		return SNAP_VDSO_NONE;
-	snprintf(path, sizeof(path), "%s/exe", base);
 	f = fopen(path, "re");
-	/* a zombie leader has none: its live threads' is the process's */
-	for (i = 0; !f && i < p->nr_threads; i++) {
-		snprintf(path, sizeof(path), "%s/task/%u/exe", base, p->threads[i].tid);
-		f = fopen(path, "re");
-	}
 	if (!f)
-		return SNAP_VDSO_OTHER;
+		return SNAP_VDSO_UNKNOWN;
 	n = (ssize_t)fread(hdr, 1, sizeof(hdr), f);
 	fclose(f);
-	return n == (ssize_t)sizeof(hdr) && vdso_abi_native(hdr, sizeof(hdr)) ? SNAP_VDSO_NATIVE :
-										SNAP_VDSO_OTHER;
+	if (n != (ssize_t)sizeof(hdr))
+		return SNAP_VDSO_UNKNOWN;
+	return vdso_abi_native(hdr, sizeof(hdr)) ? SNAP_VDSO_NATIVE : SNAP_VDSO_OTHER;
+}
+
+/* The executable's path as the maps name it: the first file mapped. */
+static const char *mapped_exe(const struct snap_process *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_maps; i++)
+		if (p->maps[i].path && p->maps[i].path[0] == '/')
+			return p->maps[i].path;
+	return NULL;
+}
+
+/*
+ * Whose [vdso] @p maps: ptbpf's own image only when its executable is a
+ * 64-bit x86-64 ELF file; a 32-bit or x32 program maps another one. The
+ * header is read through /proc (the file may be gone from its path), a
+ * live thread's for a zombie leader; a process read as it dies has no exe
+ * there any more (about one crash in 25), so then the file by its path
+ * (readlink's, else the maps'), and last the [vdso]'s own address: above
+ * 4 GiB only a 64-bit task maps anything (a 32-bit or x32 one is limited
+ * to 4 GiB). Below it, nothing tells: unknown, never a false "not 64-bit".
+ */
+static enum snap_vdso vdso_of(const struct snap_process *p, const char *base)
+{
+	enum snap_vdso abi;
+	char path[PATH_MAX];
+	unsigned int i, v;
+
+	for (v = 0; v < p->nr_maps; v++)
+		if (p->maps[v].path && !strcmp(p->maps[v].path, "[vdso]"))
+			break;
+	if (v == p->nr_maps)
+		return SNAP_VDSO_NONE;
+	snprintf(path, sizeof(path), "%s/exe", base);
+	abi = elf_abi(path);
+	/* a zombie leader has none: its live threads' is the process's */
+	for (i = 0; abi == SNAP_VDSO_UNKNOWN && i < p->nr_threads; i++) {
+		snprintf(path, sizeof(path), "%s/task/%u/exe", base, p->threads[i].tid);
+		abi = elf_abi(path);
+	}
+	if (abi == SNAP_VDSO_UNKNOWN && p->exe)
+		abi = elf_abi(p->exe);
+	if (abi == SNAP_VDSO_UNKNOWN && mapped_exe(p))
+		abi = elf_abi(mapped_exe(p));
+	if (abi == SNAP_VDSO_UNKNOWN && p->maps[v].start > 0xffffffffULL)
+		abi = SNAP_VDSO_NATIVE;
+	return abi;
 }
 
 int procinfo_read(const char *proc_root, uint32_t pid, struct snap_process *p)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The snapshot writer thread and its bounded queue (snapqueue.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -73,7 +74,7 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 {
 	struct snapkeep_removed rm = { 0 };
 	struct snaplog_books books;
-	char path[PATH_MAX + 32], err[PATH_MAX + 256];
+	char path[PATH_MAX + 32], err[PATH_MAX + 256] = "";
 	struct snap_thread *threads;
 	uint64_t t0 = clock_now_ns();
 	int ret;
@@ -89,6 +90,10 @@ static void write_one(struct snapqueue *q, struct snapqueue_buf *buf)
 	proccache_put(&buf->snap);
 	free(threads);
 	if (ret) {
+		/* a step that failed without a word: its error, never "" */
+		if (!err[0])
+			snprintf(err, sizeof(err), "snapshot %" PRIu64 ": %s", buf->snap.id,
+				 strerror(-ret));
 		snaplog_lost(&q->wlog, q->cfg.pid, buf->snap.id, err, q->cfg.verbosity);
 		return;
 	}
