@@ -43,6 +43,7 @@
 #include "watch/watch.h"
 #include "base/clock.h"
 #include "proc/vdso.h"
+#include "textesc.h"
 
 #define EXIT_SETUP 1
 #define EXIT_USAGE 2
@@ -130,9 +131,21 @@ static bool cpu_ran(void *ctx, int cpu)
 	return watch_cpu_take(app->watch, cpu);
 }
 
+/*
+ * Says the error line @err (errbuf.h: ptbpf's own words and the values it
+ * quotes) on stderr: a path quoted in it is escaped (textesc.h), so that a
+ * newline in a path never makes a line of its own in the journal.
+ */
+static void say_error(const char *err)
+{
+	char esc[TEXTESC_SIZE(sizeof(((struct app *)0)->err))];
+
+	say("ptbpf: %s\n", textesc_str(esc, sizeof(esc), err));
+}
+
 static int fail(struct app *app)
 {
-	say("ptbpf: %s\n", app->err);
+	say_error(app->err);
 	return EXIT_SETUP;
 }
 
@@ -145,7 +158,10 @@ static void report(void *ctx, const char *msg)
 	struct app *app = ctx;
 	size_t len = strlen(app->notes);
 
-	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n", msg);
+	char esc[TEXTESC_SIZE(256)];
+
+	snprintf(app->notes + len, sizeof(app->notes) - len, "ptbpf: %s\n",
+		 textesc_str(esc, sizeof(esc), msg));
 }
 
 /* Processes there before the run are followed from now on. */
@@ -651,7 +667,7 @@ static int run(struct app *app)
 				       .left_running = res.nr_left,
 			       });
 	if (ret) {
-		say("ptbpf: %s\n", res.error);
+		say_error(res.error);
 		return EXIT_SETUP;
 	}
 	return runend_exit_status(&end);
@@ -698,7 +714,10 @@ int main(int argc, char **argv)
 	guardian_init(&app.guard);
 	eventlog_init(&app.log);
 	if (args_parse(&app.cfg, argc, argv, app.err, sizeof(app.err))) {
-		fprintf(stderr, "ptbpf: %s\n", app.err);
+		/* an argument quoted in it is the caller's: escaped too */
+		fputs("ptbpf: ", stderr);
+		textesc_fputs(app.err, stderr);
+		fputs("\n", stderr);
 		args_free(&app.cfg);
 		return EXIT_USAGE;
 	}

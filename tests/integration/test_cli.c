@@ -742,6 +742,61 @@ static void test_others_link_parent(void **state)
 	assert_int_equal(access(there, F_OK), 0);
 }
 
+/*
+ * Fails the test when a line of @err does not start with "ptbpf: ", or is
+ * the one the paths below make up: a newline in a value that ptbpf quoted
+ * made a line of its own, which the journal would show as ptbpf's.
+ */
+static void only_ptbpf_lines(const char *err)
+{
+	const char *p = err;
+
+	while (*p) {
+		if (strncmp(p, "ptbpf: ", 7) || !strncmp(p, "ptbpf: FAKE", 11))
+			fail_msg("a line not ptbpf's at '%.60s' in stderr '%s'", p, err);
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+}
+
+/*
+ * A launched program's path and -o's with a newline in them: each is
+ * shown escaped on its line ("\n" as the two characters), and no line of
+ * stderr is one that the path made up ("ptbpf: FAKE ...").
+ */
+static void test_newline_paths(void **state)
+{
+	char prog[PATH_MAX], target[256], out[256], gone[256], err[16384];
+	char *argv[] = { "./ptbpf", "-o", out, "--", target, "300", NULL };
+	struct held h;
+
+	need_root();
+	assert_non_null(realpath(PROGS "crash", prog));
+	snprintf(target, sizeof(target), "%s/x\nptbpf: FAKE end exit status 0", dir);
+	assert_int_equal(symlink(prog, target), 0);
+	snprintf(out, sizeof(out), "%s/o\nptbpf: FAKE snapshot", dir);
+	/* a crash: the exec line names the program, the snapshot line -o */
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 60), 128 + SIGSEGV);
+	only_ptbpf_lines(err);
+	if (!strstr(err, "/x\\nptbpf: FAKE end exit status 0") ||
+	    !strstr(err, "/o\\nptbpf: FAKE snapshot/"))
+		fail_msg("escaped paths not shown: stderr '%s'", err);
+
+	/* the error lines that quote them: a command not there, no -o parent */
+	snprintf(target, sizeof(target), "%s/none\nptbpf: FAKE end", dir);
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 30), 127);
+	only_ptbpf_lines(err);
+	assert_non_null(strstr(err, "/none\\nptbpf: FAKE end"));
+	snprintf(gone, sizeof(gone), "%s/gone\nptbpf: FAKE/out", dir);
+	argv[2] = gone;
+	argv[4] = "/bin/true";
+	assert_int_equal(run_held(NULL, argv, err, sizeof(err), &h, 30), 1);
+	only_ptbpf_lines(err);
+	assert_non_null(strstr(err, "/gone\\nptbpf: FAKE does not exist"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -755,6 +810,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verbose_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_others_link_parent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newline_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_buildid_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_as_sudo_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_collection, setup, teardown),

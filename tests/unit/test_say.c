@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -164,13 +165,35 @@ static void test_flush(void **state)
 	close(p[1]);
 }
 
+/*
+ * A stderr pipe whose reader exited (EPIPE): the lines said after it are
+ * lost, and counted as dropped, so that the "end" event tells.
+ */
+static void test_closed_pipe(void **state)
+{
+	unsigned long long dropped = say_dropped();
+	int p[2], i;
+
+	signal(SIGPIPE, SIG_IGN); /* as ptbpf's loop does */
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	assert_int_equal(say_start(p[1]), 0);
+	for (i = 0; i < 5; i++)
+		say("ptbpf: line %d nobody reads\n", i);
+	say_stop(1000);
+	assert_int_equal(say_dropped() - dropped, 5);
+	/* before say_start() too: written straight, and lost */
+	say("ptbpf: one more\n");
+	assert_int_equal(say_dropped() - dropped, 6);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stalled_reader),
-		cmocka_unit_test(test_flush),
-		cmocka_unit_test(test_long_line),
-		cmocka_unit_test(test_flood_folded),
+		cmocka_unit_test(test_stalled_reader), cmocka_unit_test(test_flush),
+		cmocka_unit_test(test_long_line),      cmocka_unit_test(test_flood_folded),
+		cmocka_unit_test(test_closed_pipe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,7 +54,26 @@ static struct {
 	.rate = SAY_RATE,
 };
 
-static void write_all(int fd, const char *p, size_t n)
+/*
+ * Lines ended in @n bytes of @p: a line whose end was not written is lost,
+ * counted once even when the writer's chunk cut it in two.
+ */
+static uint64_t lines_in(const char *p, size_t n)
+{
+	uint64_t lines = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		lines += p[i] == '\n';
+	return lines;
+}
+
+/*
+ * Writes @n bytes of @p to @fd. Returns how many lines of them were lost
+ * (EPIPE: the reader of a pipe exited; EBADF...): nobody can hear them,
+ * but say_dropped() counts them, so that the "end" event tells.
+ */
+static uint64_t write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
@@ -62,10 +81,11 @@ static void write_all(int fd, const char *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return; /* EPIPE, EBADF...: nobody can hear it */
+			return lines_in(p, n);
 		p += w;
 		n -= (size_t)w;
 	}
+	return 0;
 }
 
 /* Our job has the terminal: a shell's prompt is not on the last line. */
@@ -156,7 +176,7 @@ static void fold_notice(void)
 	if (q.running)
 		enqueue(line, (size_t)n);
 	else
-		write_all(q.fd, line, (size_t)n);
+		q.dropped += write_all(q.fd, line, (size_t)n);
 }
 
 /* A second after the first folded line, the notice is due. With the lock. */
@@ -183,6 +203,7 @@ static void *say_main(void *arg)
 {
 	static char chunk[4096];
 	size_t n, first;
+	uint64_t lost;
 
 	pthread_mutex_lock(&q.lock);
 	for (;;) {
@@ -211,8 +232,9 @@ static void *say_main(void *arg)
 		q.len -= n;
 		q.busy = true;
 		pthread_mutex_unlock(&q.lock);
-		write_all(q.fd, chunk, n); /* may block: nobody waits on it */
+		lost = write_all(q.fd, chunk, n); /* may block: nobody waits on it */
 		pthread_mutex_lock(&q.lock);
+		q.dropped += lost;
 		q.busy = false;
 		pthread_cond_broadcast(&q.cond);
 	}
@@ -281,8 +303,13 @@ static void put(const char *fmt, va_list ap, bool limited)
 	}
 	fold_notice();
 	if (!q.running) {
+		uint64_t lost;
+
 		pthread_mutex_unlock(&q.lock);
-		write_all(q.fd, line, n); /* before say_start: setup */
+		lost = write_all(q.fd, line, n); /* before say_start: setup */
+		pthread_mutex_lock(&q.lock);
+		q.dropped += lost;
+		pthread_mutex_unlock(&q.lock);
 		return;
 	}
 	enqueue(line, n);

@@ -67,7 +67,10 @@ void say_status(const char *line);
  */
 int say_flush(unsigned int wait_ms);
 
-/* Lines dropped so far because stderr did not keep up. */
+/*
+ * Lines dropped so far: stderr did not keep up (the ring was full), or a
+ * write failed (EPIPE: the reader of a pipe exited) and they were lost.
+ */
 uint64_t say_dropped(void);
 
 /*

@@ -126,7 +126,13 @@ void status_say(const char *line)
 
 void status_say_limited(const char *line)
 {
-	say_limited("%s\n", line);
+	char shown[TEXTESC_SIZE(PATH_MAX + 256)];
+
+	/*
+	 * As status_say(): an exec's file name or a snapshot's path with a
+	 * newline in it would make a line of its own in the journal.
+	 */
+	say_limited("%s\n", textesc_str(shown, sizeof(shown), line));
 }
 
 void status_say_f(const char *fmt, ...)

@@ -43,10 +43,19 @@ bool status_shared(int fd, const char *proc, pid_t pid);
 /* True while the status line is on (it may not be drawn: see below). */
 bool status_on(void);
 
-/* A plain line (no newline in @line): above the status line when shown. */
+/*
+ * A plain line (no newline in @line): above the status line when shown.
+ * Every byte of @line that a terminal would act on, a newline included,
+ * is shown escaped (textesc.h): ptbpf's own words have none, so what is
+ * escaped is the values that come from outside (paths, comm, a program's
+ * arguments), and one of them never makes a line of its own on stderr.
+ */
 void status_say(const char *line);
 
-/* status_say() of a line that comes as often as the target makes it. */
+/*
+ * status_say() of a line that comes as often as the target makes it:
+ * escaped the same way, then rate-limited (say_limited()).
+ */
 void status_say_limited(const char *line);
 
 /* status_say() of a printf-style line. */

@@ -6,6 +6,7 @@
 
 #include "runrate.h"
 #include "base/say.h"
+#include "textesc.h"
 
 int runrate_begin(struct runrate *r, const struct runrate_opts *o, char *err, size_t errlen)
 {
@@ -93,7 +94,11 @@ int runrate_tick(struct runrate *r, struct cores *cores, unsigned int *old_hz)
 	if (ret != 1)
 		return 0;
 	if (cores_set_rate(cores, r->s.pick.hz)) {
-		say("ptbpf: can't change the sample rate: %s\n", cores_last_error(cores));
+		char esc[TEXTESC_SIZE(256)];
+
+		/* the error may quote a path: escaped, one line */
+		say("ptbpf: can't change the sample rate: %s\n",
+		    textesc_str(esc, sizeof(esc), cores_last_error(cores)));
 		return 0;
 	}
 	sampling_describe(&r->s, cores_sampling(cores), &r->said);

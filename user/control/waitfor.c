@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --wait-for: see waitfor.h. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "loop.h"
 #include "base/say.h"
 #include "target/target.h"
+#include "textesc.h"
 #include "waitfor.h"
 #include "watch/watch.h"
 
@@ -132,6 +134,7 @@ pid_t waitfor_exec(const char *name, int verbosity, char *err, size_t errlen)
 	struct ptbpf_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
 	struct bpf_link *link = NULL;
+	char shown[TEXTESC_SIZE(PATH_MAX)];
 	pid_t pid = 0, held = 0;
 	int ret;
 
@@ -151,7 +154,8 @@ pid_t waitfor_exec(const char *name, int verbosity, char *err, size_t errlen)
 		goto out;
 	}
 	if (verbosity >= 0)
-		say("ptbpf: waiting for a process to exec %s\n", name);
+		say("ptbpf: waiting for a process to exec %s\n",
+		    textesc_str(shown, sizeof(shown), name));
 	ret = wait_pid(skel, rb, &pid, name, err, errlen);
 out:
 	ring_buffer__free(rb);
