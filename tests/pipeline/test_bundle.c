@@ -42,10 +42,11 @@ static const char *const odd_paths[] = {
 };
 #define NR_ODD (sizeof(odd_paths) / sizeof(odd_paths[0]))
 
-/* What Python decodes: invalid bytes come back as U+00XX of the byte. */
+/* What Python decodes: an invalid byte comes back as U+FFFD, and LLDB's
+ * schema takes no systemPath_hex. */
 static const char odd_expected[] = "[\"/opt/a \\\"quoted\\\" dir/lib.so\", "
 				   "\"/opt/back\\\\slash/t\\tab.so\", \"/opt/new\\\\012line.so\", "
-				   "\"/opt/bad\\u00ffbyte.so\", \"/opt/\\u00e9t\\u00e9.so\"]\n";
+				   "\"/opt/bad\\ufffdbyte.so\", \"/opt/\\u00e9t\\u00e9.so\"]\n";
 
 struct fixture {
 	char dir[64];

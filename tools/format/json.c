@@ -34,6 +34,11 @@ void json_free(struct json *j)
 	j->len = j->cap = 0;
 }
 
+void json_no_hex(struct json *j)
+{
+	j->no_hex = true;
+}
+
 /* Room for @n more bytes plus the final NUL. */
 static bool reserve(struct json *j, size_t n)
 {
@@ -108,13 +113,19 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void put_escaped(struct json *j, const char *val, size_t n)
+/*
+ * The escaped text of @val (@n bytes), without quotes. Each byte that does
+ * not start a valid UTF-8 sequence is written as U+FFFD, so the output is
+ * valid UTF-8 whatever the input. Returns true when there was such a byte:
+ * the text alone then no longer says which bytes they were.
+ */
+static bool put_body(struct json *j, const char *val, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)val;
+	bool bad = false;
 	char esc[8];
 	size_t i = 0, l;
 
-	putc_(j, '"');
 	while (i < n && !j->err) {
 		unsigned char c = s[i];
 
@@ -156,14 +167,52 @@ static void put_escaped(struct json *j, const char *val, size_t n)
 		}
 		l = utf8_len(s + i, n - i);
 		if (!l) {
-			/* not UTF-8: keep the byte's value visible */
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			put(j, esc, 6);
+			/*
+			 * Not UTF-8. \u00XX of the byte would name the
+			 * character U+00XX, another file's name once read
+			 * back; the bytes go to the "<key>_hex" member.
+			 */
+			put(j, "\\ufffd", 6);
+			bad = true;
 			i++;
 			continue;
 		}
 		put(j, val + i, l);
 		i += l;
+	}
+	return bad;
+}
+
+static bool put_escaped(struct json *j, const char *val, size_t n)
+{
+	bool bad;
+
+	putc_(j, '"');
+	bad = put_body(j, val, n);
+	putc_(j, '"');
+	return bad;
+}
+
+/*
+ * The member "<@key>_hex" after the one put_body() could not keep whole:
+ * @val's @n bytes in lowercase hex, two digits a byte. Written in pieces,
+ * so no buffer bounds the key (the writer does not allocate).
+ */
+static void put_hex_member(struct json *j, const char *key, const char *val, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)val;
+	char two[2];
+	size_t i;
+
+	putc_(j, ',');
+	putc_(j, '"');
+	put_body(j, key, strlen(key));
+	put(j, "_hex\":\"", 7);
+	for (i = 0; i < n && !j->err; i++) {
+		two[0] = digits[s[i] >> 4];
+		two[1] = digits[s[i] & 0xf];
+		put(j, two, 2);
 	}
 	putc_(j, '"');
 }
@@ -242,8 +291,11 @@ void json_strn(struct json *j, const char *key, const char *val, size_t len)
 	if (!val && len && !j->err)
 		j->err = -EINVAL;
 	member(j, key);
-	if (!j->err)
-		put_escaped(j, val, len);
+	if (j->err)
+		return;
+	/* a value in an array or at the top level has no name to pair with */
+	if (put_escaped(j, val, len) && key && !j->no_hex)
+		put_hex_member(j, key, val, len);
 }
 
 void json_str(struct json *j, const char *key, const char *val)

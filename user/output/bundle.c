@@ -141,6 +141,8 @@ int bundle_trace_json(const struct snapshot *snap, bool vdso_saved, struct json 
 	    (snap->nr_cores && !snap->cores))
 		return -EINVAL;
 	ci = &snap->run.cpu_info;
+	/* LLDB's schema: a path that is not UTF-8 gets U+FFFD, no _hex */
+	json_no_hex(j);
 	json_obj_begin(j, NULL);
 	json_str(j, "type", "intel-pt");
 	json_obj_begin(j, "cpuInfo");
