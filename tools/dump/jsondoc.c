@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
 
@@ -286,14 +287,6 @@ int jsondoc_get_bool(const struct json_object *obj, const char *key, bool *out)
 	return ret ? ret : jsondoc_bool(v, out);
 }
 
-int jsondoc_get_str(const struct json_object *obj, const char *key, const char **out)
-{
-	struct json_object *v;
-	int ret = member(obj, key, &v);
-
-	return ret ? ret : jsondoc_str(v, out, NULL);
-}
-
 static int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -303,6 +296,68 @@ static int hex_digit(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+static void free_bytes(struct json_object *v, void *bytes)
+{
+	(void)v;
+	free(bytes);
+}
+
+/*
+ * The bytes the "<key>_hex" member @hex spells, into *@out. Decoded once
+ * and kept as @hex's userdata, released with the tree: every caller gets
+ * the same pointer, valid as long as the tree is.
+ */
+static int hex_bytes(struct json_object *hex, const char **out)
+{
+	const char *s;
+	size_t len, i;
+	char *b;
+	int hi, lo;
+
+	b = json_object_get_userdata(hex);
+	if (b) {
+		*out = b;
+		return 0;
+	}
+	if (jsondoc_str(hex, &s, &len) || len % 2)
+		return -EINVAL;
+	b = malloc(len / 2 + 1);
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < len / 2; i++) {
+		hi = hex_digit(s[2 * i]);
+		lo = hex_digit(s[2 * i + 1]);
+		if (hi < 0 || lo < 0) {
+			free(b);
+			return -EINVAL;
+		}
+		b[i] = (char)(hi << 4 | lo);
+	}
+	b[len / 2] = '\0';
+	json_object_set_userdata(hex, b, free_bytes);
+	*out = b;
+	return 0;
+}
+
+int jsondoc_get_str(const struct json_object *obj, const char *key, const char **out)
+{
+	struct json_object *v, *hex;
+	char name[128];
+	int ret = member(obj, key, &v);
+
+	if (ret)
+		return ret;
+	ret = jsondoc_str(v, out, NULL);
+	if (ret)
+		return ret;
+	/* the writer's twin of a value that is not UTF-8 (json.h): its bytes */
+	if (snprintf(name, sizeof(name), "%s_hex", key) >= (int)sizeof(name))
+		return 0;
+	if (member(obj, name, &hex))
+		return 0;
+	return hex_bytes(hex, out);
 }
 
 int jsondoc_get_hex(const struct json_object *obj, const char *key, uint64_t *out)

@@ -139,7 +139,14 @@ int jsondoc_str(const struct json_object *v, const char **out, size_t *len);
 int jsondoc_get_u64(const struct json_object *obj, const char *key, uint64_t *out);
 int jsondoc_get_i64(const struct json_object *obj, const char *key, int64_t *out);
 int jsondoc_get_bool(const struct json_object *obj, const char *key, bool *out);
-/* *@out points into the tree: valid until the root is released. */
+/*
+ * *@out points into the tree: valid until the root is released. When @obj
+ * also has "<@key>_hex", the JSON writer's exact bytes of a value that is
+ * not UTF-8 (tools/format/json.h), *@out is those bytes decoded instead of
+ * the string's U+FFFD stand-ins. Besides the above it returns -EINVAL if
+ * that member is not a string of pairs of hex digits, -ENOMEM if memory
+ * for the bytes runs out.
+ */
 int jsondoc_get_str(const struct json_object *obj, const char *key, const char **out);
 /* A u64 written as a "0x..." string (ptbpf.json's config, trace.json's
  * loadAddress) or as a plain number. */
