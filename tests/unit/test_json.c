@@ -61,14 +61,14 @@ static const struct esc_case esc_cases[] = {
 	{ S("\n\t\r\b\f"), "\"\\n\\t\\r\\b\\f\"", "\"\\n\\t\\r\\b\\f\"" },
 	{ S("\x01\x1f\x7f"), "\"\\u0001\\u001f\\u007f\"", "\"\\u0001\\u001f\\u007f\"" },
 	{ S("nul\0byte"), "\"nul\\u0000byte\"", "\"nul\\u0000byte\"" },
-	/* not UTF-8: a lone byte, an overlong '/', a surrogate, a cut-off
-	 * sequence, a code point past U+10FFFF */
-	{ S("\xff"), "\"\\u00ff\"", "\"\\u00ff\"" },
-	{ S("\xc0\xaf"), "\"\\u00c0\\u00af\"", "\"\\u00c0\\u00af\"" },
-	{ S("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"", "\"\\u00ed\\u00a0\\u0080\"" },
-	{ S("\xe2\x82"), "\"\\u00e2\\u0082\"", "\"\\u00e2\\u0082\"" },
-	{ S("\xf4\x90\x80\x80"), "\"\\u00f4\\u0090\\u0080\\u0080\"",
-	  "\"\\u00f4\\u0090\\u0080\\u0080\"" },
+	/* not UTF-8, each byte U+FFFD: a lone byte, an overlong '/', a
+	 * surrogate, a cut-off sequence, a code point past U+10FFFF */
+	{ S("\xff"), "\"\\ufffd\"", "\"\\ufffd\"" },
+	{ S("\xc0\xaf"), "\"\\ufffd\\ufffd\"", "\"\\ufffd\\ufffd\"" },
+	{ S("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"", "\"\\ufffd\\ufffd\\ufffd\"" },
+	{ S("\xe2\x82"), "\"\\ufffd\\ufffd\"", "\"\\ufffd\\ufffd\"" },
+	{ S("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"",
+	  "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
 	/* valid UTF-8 is kept as is */
 	{ S("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"), "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
 	  "\"\\u00e9\\u20ac\\ud83d\\ude00\"" },
@@ -108,8 +108,78 @@ static void test_odd_keys(void **state)
 	json_str(&j, "\xff", NULL);
 	json_obj_end(&j);
 	assert_int_equal(json_finish(&j), 0);
-	assert_string_equal(buf, "{\"k\\\"ey\\n\":\"v\",\"\\u00ff\":null}");
-	python_reads(buf, "{\"k\\\"ey\\n\": \"v\", \"\\u00ff\": null}");
+	assert_string_equal(buf, "{\"k\\\"ey\\n\":\"v\",\"\\ufffd\":null}");
+	python_reads(buf, "{\"k\\\"ey\\n\": \"v\", \"\\ufffd\": null}");
+}
+
+struct hex_case {
+	const char *in;
+	size_t len;
+	const char *out; /* the object json.c writes around member "p" */
+};
+
+/*
+ * A member that is not UTF-8 keeps valid UTF-8 (U+FFFD for each bad byte)
+ * and is followed by "<key>_hex", the exact bytes; a member that is UTF-8,
+ * multi-byte characters included, is written as before and has no _hex.
+ */
+static const struct hex_case hex_cases[] = {
+	/* a path byte 0xff: once \u00ff, which reads back as c3 bf */
+	{ S("/tmp/a\xff"), "{\"p\":\"/tmp/a\\ufffd\",\"p_hex\":\"2f746d702f61ff\",\"n\":1}" },
+	/* overlong '/' (c0 af) and a sequence cut short (e2 82) */
+	{ S("\xc0\xaf"), "{\"p\":\"\\ufffd\\ufffd\",\"p_hex\":\"c0af\",\"n\":1}" },
+	{ S("x\xe2\x82"), "{\"p\":\"x\\ufffd\\ufffd\",\"p_hex\":\"78e282\",\"n\":1}" },
+	/* escapes still apply next to a bad byte; NUL is kept in the hex */
+	{ S("\"\n\0\xfe"), "{\"p\":\"\\\"\\n\\u0000\\ufffd\",\"p_hex\":\"220a00fe\",\"n\":1}" },
+	/* UTF-8: as is, no _hex */
+	{ S("/tmp/\xc3\xbf\xe2\x82\xac\xf0\x9f\x98\x80"),
+	  "{\"p\":\"/tmp/\xc3\xbf\xe2\x82\xac\xf0\x9f\x98\x80\",\"n\":1}" },
+	{ S("a\tb\x01"), "{\"p\":\"a\\tb\\u0001\",\"n\":1}" },
+	{ S(""), "{\"p\":\"\",\"n\":1}" },
+};
+
+static void test_hex_member(void **state)
+{
+	unsigned int i;
+	struct json j;
+
+	for (i = 0; i < sizeof(hex_cases) / sizeof(hex_cases[0]); i++) {
+		const struct hex_case *c = &hex_cases[i];
+
+		json_init_dyn(&j);
+		json_obj_begin(&j, NULL);
+		json_strn(&j, "p", c->in, c->len);
+		json_u64(&j, "n", 1);
+		json_obj_end(&j);
+		assert_int_equal(json_finish(&j), 0);
+		assert_string_equal(j.buf, c->out);
+		/* and a JSON reader takes it */
+		python_reads(j.buf, NULL);
+		json_free(&j);
+	}
+}
+
+/* json_str() goes the same way; a key that needs escaping keeps it in
+ * its _hex twin; a fixed buffer too small for the _hex is -ENOSPC. */
+static void test_hex_member_str(void **state)
+{
+	char buf[64];
+	struct json j;
+
+	json_init(&j, buf, sizeof(buf));
+	json_obj_begin(&j, NULL);
+	json_str(&j, "a\"b", "\xff\xfe");
+	json_obj_end(&j);
+	assert_int_equal(json_finish(&j), 0);
+	assert_string_equal(buf, "{\"a\\\"b\":\"\\ufffd\\ufffd\",\"a\\\"b_hex\":\"fffe\"}");
+	python_reads(buf, "{\"a\\\"b\": \"\\ufffd\\ufffd\", \"a\\\"b_hex\": \"fffe\"}");
+
+	/* 19 bytes hold {"p":"\ufffd"} but not the _hex after it */
+	json_init(&j, buf, 19);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "p", "\xff");
+	json_obj_end(&j);
+	assert_int_equal(json_finish(&j), -ENOSPC);
 }
 
 static void test_nesting_and_numbers(void **state)
@@ -278,6 +348,8 @@ int main(void)
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_enospc),
 		cmocka_unit_test(test_invalid_init),
+		cmocka_unit_test(test_hex_member),
+		cmocka_unit_test(test_hex_member_str),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

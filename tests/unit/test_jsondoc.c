@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "json.h"
 #include "jsondoc.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -337,13 +338,67 @@ static void test_invalid_args(void **state)
 	jsondoc_free(v);
 }
 
+/* Writes {"p": @len bytes of @val} with the JSON writer, parses it back. */
+static struct json_object *write_read(const char *val, size_t len)
+{
+	struct json_object *v;
+	struct json j;
+
+	json_init_dyn(&j);
+	json_obj_begin(&j, NULL);
+	json_strn(&j, "p", val, len);
+	json_obj_end(&j);
+	assert_int_equal(json_finish(&j), 0);
+	v = parse_ok(j.buf);
+	json_free(&j);
+	return v;
+}
+
+/*
+ * A value that is not UTF-8 reads back as the very bytes written (from
+ * "p_hex", not U+00FF's c3 bf nor U+FFFD's ef bf bd), the same pointer on
+ * each call; UTF-8 reads back as is; a "_hex" that is no hex is refused.
+ */
+static void test_hex_twin(void **state)
+{
+	static const char *const vals[] = {
+		"/tmp/a\xff",
+		"\xc0\xaf\xe2\x82 x\xed\xa0\x80\xf4\x90\x80\x80",
+		"/tmp/\xc3\xbf\xe2\x82\xac\xf0\x9f\x98\x80",
+	};
+	static const char *const bad[] = {
+		"{\"p\":\"\\ufffd\",\"p_hex\":\"f\"}",
+		"{\"p\":\"\\ufffd\",\"p_hex\":\"zz\"}",
+		"{\"p\":\"\\ufffd\",\"p_hex\":255}",
+	};
+	struct json_object *v;
+	const char *s, *again;
+	size_t i;
+
+	for (i = 0; i < N(vals); i++) {
+		v = write_read(vals[i], strlen(vals[i]));
+		assert_int_equal(jsondoc_get_str(v, "p", &s), 0);
+		assert_string_equal(s, vals[i]);
+		assert_int_equal(jsondoc_get_str(v, "p", &again), 0);
+		assert_ptr_equal(again, s);
+		/* only the values that are not UTF-8 have the twin */
+		assert_int_equal(jsondoc_has(v, "p_hex"), i < 2);
+		jsondoc_free(v);
+	}
+	for (i = 0; i < N(bad); i++) {
+		v = parse_ok(bad[i]);
+		assert_int_equal(jsondoc_get_str(v, "p", &s), -EINVAL);
+		jsondoc_free(v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64_exact),     cmocka_unit_test(test_bad_documents),
 		cmocka_unit_test(test_depth_bounded), cmocka_unit_test(test_values),
 		cmocka_unit_test(test_members),	      cmocka_unit_test(test_getters),
-		cmocka_unit_test(test_invalid_args),
+		cmocka_unit_test(test_invalid_args),  cmocka_unit_test(test_hex_twin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
