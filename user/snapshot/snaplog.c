@@ -41,6 +41,13 @@ void snaplog_written(struct eventlog *log, const struct snapshot *snap, const ch
 	size_t n;
 
 	bytes = snapjson_staged(snap, &lost, &pmax, &psum);
+	/*
+	 * The line tells what the snapshot holds: a fatal one written for its
+	 * crash record alone (nothing new on the cores) holds the record, not
+	 * 0.0 KiB. The event's "bytes" stay the cores' (snapjson.h).
+	 */
+	if (snap->crash.valid)
+		bytes += sizeof(snap->crash.regs) + snap->crash.stack_len;
 	for (i = 0; i < snap->nr_cores; i++)
 		wrapped |= snap->cores[i].wrapped;
 	/* --follow: the line names the process the cause was in */
