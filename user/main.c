@@ -455,15 +455,10 @@ static int start_watching(struct app *app)
 		say("%s", app->notes);
 	control_announce(&app->ctl);
 	/* a bound the user did not give is said: old snapshots will go */
-	if (app->cfg.verbosity >= 0 && app->cfg.max_size_default) {
-		/* the path is the user's: escaped, it can't make a line of its own */
-		char *dir = textesc_dup(app->cfg.output);
-
-		say("ptbpf: %s kept within %" PRIu64 "M (the default --max-size; "
-		    "--max-size 0: no limit)\n",
-		    dir ? dir : "the output directory", app->cfg.max_size >> 20);
-		free(dir);
-	}
+	if (app->cfg.verbosity >= 0 && app->cfg.max_size_default)
+		status_say_f("ptbpf: %s kept within %" PRIu64 "M (the default --max-size; "
+			     "--max-size 0: no limit)",
+			     app->cfg.output, app->cfg.max_size >> 20);
 	/* --overhead: the cost is measured again while the run goes on */
 	runrate_watch(&app->rate, app->scope.kind);
 	return 0;

@@ -6,7 +6,7 @@
 
 #include "runrate.h"
 #include "base/say.h"
-#include "textesc.h"
+#include "base/status.h"
 
 int runrate_begin(struct runrate *r, const struct runrate_opts *o, char *err, size_t errlen)
 {
@@ -94,11 +94,8 @@ int runrate_tick(struct runrate *r, struct cores *cores, unsigned int *old_hz)
 	if (ret != 1)
 		return 0;
 	if (cores_set_rate(cores, r->s.pick.hz)) {
-		char esc[TEXTESC_SIZE(256)];
-
-		/* the error may quote a path: escaped, one line */
-		say("ptbpf: can't change the sample rate: %s\n",
-		    textesc_str(esc, sizeof(esc), cores_last_error(cores)));
+		/* the error may quote a path: status_say_f() escapes it */
+		status_say_f("ptbpf: can't change the sample rate: %s", cores_last_error(cores));
 		return 0;
 	}
 	sampling_describe(&r->s, cores_sampling(cores), &r->said);

@@ -16,8 +16,8 @@
 #include "ptbpf.skel.h"
 #include "loop.h"
 #include "base/say.h"
+#include "base/status.h"
 #include "target/target.h"
-#include "textesc.h"
 #include "waitfor.h"
 #include "watch/watch.h"
 
@@ -134,7 +134,6 @@ pid_t waitfor_exec(const char *name, int verbosity, char *err, size_t errlen)
 	struct ptbpf_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
 	struct bpf_link *link = NULL;
-	char shown[TEXTESC_SIZE(PATH_MAX)];
 	pid_t pid = 0, held = 0;
 	int ret;
 
@@ -154,8 +153,7 @@ pid_t waitfor_exec(const char *name, int verbosity, char *err, size_t errlen)
 		goto out;
 	}
 	if (verbosity >= 0)
-		say("ptbpf: waiting for a process to exec %s\n",
-		    textesc_str(shown, sizeof(shown), name));
+		status_say_f("ptbpf: waiting for a process to exec %s", name);
 	ret = wait_pid(skel, rb, &pid, name, err, errlen);
 out:
 	ring_buffer__free(rb);
