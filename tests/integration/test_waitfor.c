@@ -238,6 +238,14 @@ static pid_t spawn_in(const char *cg, char *const argv[])
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	/*
+	 * The parent sets the group too: the caller signals it at once, and
+	 * on a loaded machine the child may not have run its setpgid() yet
+	 * (kill(-pid) then fails with ESRCH). After the exec this one fails
+	 * harmlessly: the child's own call came first.
+	 */
+	if (pid > 0)
+		setpgid(pid, pid);
 	return pid;
 }
 
